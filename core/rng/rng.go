@@ -1,0 +1,165 @@
+// Package rng derives independent, named random streams from one seed.
+//
+// Every random choice in ULDP Lab draws from a named stream ("tdlap", "gauss",
+// "at-threshold", …). Streams are derived from the seed and the name alone, so
+// drawing more or fewer numbers from one stream never shifts another, and
+// re-rolling one source (Reroll) changes that stream only. This is what lets a
+// lesson re-draw R1 while keeping the Gaussian noise fixed, and what makes
+// "same seed ⇒ same trace" hold when an edited dataset consumes a different
+// number of draws from some stream (common random numbers).
+//
+// Seeded streams are for teaching and testing: anyone who knows the seed knows
+// the noise. Real releases use NewCrypto, whose streams read the operating
+// system's cryptographic generator and cannot be replayed.
+package rng
+
+import (
+	crand "crypto/rand"
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"sort"
+)
+
+// Names of the streams the algorithms use. Any non-empty name is allowed;
+// these constants keep the spelling in one place.
+const (
+	Data        = "data"         // dataset generators
+	Perm        = "perm"         // random allocation of items to users
+	TDLap       = "tdlap"        // DelOutputPert's R1
+	Gauss       = "gauss"        // Gaussian output noise
+	Laplace     = "laplace"      // Laplace noise outside AboveThreshold
+	DLaplace    = "dlaplace"     // discrete Laplace noise
+	ATThreshold = "at-threshold" // AboveThreshold's threshold noise
+	ATQuery     = "at-query"     // AboveThreshold's per-query noise
+	Keep        = "keep"         // ORME's keep coins
+	Smoothing   = "smoothing"    // randomized-smoothing perturbations
+)
+
+// Streams hands out one generator per name. The zero value is not usable; call
+// New or NewCrypto. A Streams is not safe for concurrent use: give each
+// goroutine its own (see Fresh).
+type Streams struct {
+	seed    uint64
+	crypto  bool
+	rerolls map[string]uint64
+	live    map[string]*rand.Rand
+}
+
+// New returns seeded, replayable streams. Use it for lessons and tests only:
+// the seed determines every draw.
+func New(seed uint64) *Streams {
+	return &Streams{seed: seed, rerolls: map[string]uint64{}, live: map[string]*rand.Rand{}}
+}
+
+// NewCrypto returns streams backed by crypto/rand, for runs whose output is
+// meant to be private. They cannot be replayed, so a Stepper built on them
+// cannot branch with common random numbers.
+func NewCrypto() *Streams {
+	return &Streams{crypto: true, rerolls: map[string]uint64{}, live: map[string]*rand.Rand{}}
+}
+
+// Seed returns the root seed (0 for crypto streams).
+func (s *Streams) Seed() uint64 { return s.seed }
+
+// IsCrypto reports whether the streams read the cryptographic generator.
+func (s *Streams) IsCrypto() bool { return s.crypto }
+
+// Get returns the generator for name. Repeated calls with the same name return
+// the same generator, continuing where the last caller stopped.
+func (s *Streams) Get(name string) *rand.Rand {
+	if r, ok := s.live[name]; ok {
+		return r
+	}
+	r := rand.New(s.Source(name))
+	s.live[name] = r
+	return r
+}
+
+// Source returns a fresh source for name, positioned at the stream's start.
+// Most callers want Get; Source suits gonum-style distributions that hold a
+// rand.Source.
+func (s *Streams) Source(name string) rand.Source {
+	if name == "" {
+		// An unnamed stream would silently alias another caller's draws.
+		panic("rng: empty stream name")
+	}
+	if s.crypto {
+		return cryptoSource{}
+	}
+	hi, lo := derive(s.seed, name, s.rerolls[name])
+	return rand.NewPCG(hi, lo)
+}
+
+// Reroll gives name a new, independent sequence (and restarts it); every
+// other stream is untouched.
+func (s *Streams) Reroll(name string) {
+	s.rerolls[name]++
+	delete(s.live, name)
+}
+
+// Rerolls returns the names that have been re-rolled with their counts,
+// sorted by name, so a front end can show and share them.
+func (s *Streams) Rerolls() []Reroll {
+	out := make([]Reroll, 0, len(s.rerolls))
+	for n, c := range s.rerolls {
+		if c > 0 {
+			out = append(out, Reroll{Name: n, Count: c})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Reroll records how often a stream was re-rolled.
+type Reroll struct {
+	Name  string `json:"name"`
+	Count uint64 `json:"count"`
+}
+
+// Fresh returns unconsumed streams with the same seed and re-rolls: a replay
+// of the same randomness from the start.
+func (s *Streams) Fresh() *Streams {
+	f := &Streams{seed: s.seed, crypto: s.crypto, rerolls: make(map[string]uint64, len(s.rerolls)), live: map[string]*rand.Rand{}}
+	for n, c := range s.rerolls {
+		f.rerolls[n] = c
+	}
+	return f
+}
+
+// String describes the streams for logs and readouts.
+func (s *Streams) String() string {
+	if s.crypto {
+		return "crypto/rand (not replayable)"
+	}
+	return fmt.Sprintf("seed %d", s.seed)
+}
+
+// derive mixes the seed, the name and the re-roll count into a PCG state.
+// FNV-1a spreads the name; two SplitMix64 rounds decorrelate nearby seeds.
+func derive(seed uint64, name string, reroll uint64) (uint64, uint64) {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	key := h.Sum64()
+	hi := splitmix(seed ^ splitmix(key))
+	lo := splitmix(hi ^ splitmix(key+reroll*0x9e3779b97f4a7c15))
+	return hi, lo
+}
+
+func splitmix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+// cryptoSource reads 8 bytes from crypto/rand per draw.
+type cryptoSource struct{}
+
+func (cryptoSource) Uint64() uint64 {
+	var b [8]byte
+	// crypto/rand.Read never returns an error on supported platforms (Go 1.24+).
+	_, _ = crand.Read(b[:])
+	return binary.LittleEndian.Uint64(b[:])
+}
