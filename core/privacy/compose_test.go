@@ -1,0 +1,160 @@
+package privacy
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestComposeBasicAndAdvanced(t *testing.T) {
+	c, err := Compose(Basic, Budget{0.1, 1e-7}, 100, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near(t, "basic ε", c.Total.Eps, 10, 1e-12)
+	near(t, "basic δ", c.Total.Delta, 1e-5, 1e-12)
+
+	// Worked by hand: √(200·ln 1e5)·0.1 + 100·0.1·(e^0.1 − 1) = 4.798526 + 1.051709 = 5.850235.
+	c, err = Compose(Advanced, Budget{0.1, 0}, 100, 1e-5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near(t, "advanced ε", c.Total.Eps, 5.850235, 1e-6)
+	near(t, "advanced δ", c.Total.Delta, 1e-5, 1e-12)
+	near(t, "basic for comparison", c.Basic.Eps, 10, 1e-12)
+
+	if _, err := Compose(Advanced, Budget{0.1, 0}, 100, 0); err == nil || !strings.Contains(err.Error(), "delta-slack") {
+		t.Errorf("advanced without slack: %v", err)
+	}
+	if _, err := Compose(Basic, Budget{0.1, 0}, 0, 0); err == nil {
+		t.Error("k = 0 accepted")
+	}
+	if _, err := Compose("sum", Budget{0.1, 0}, 1, 0); err == nil {
+		t.Error("unknown rule accepted")
+	}
+}
+
+func TestComposeZCDP(t *testing.T) {
+	// Pure steps: ρ = kε²/2 = 0.05; ε = 0.05 + 2√(0.05 ln 1e6).
+	c, err := Compose(ZCDP, Budget{0.01, 0}, 1000, 1e-6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near(t, "ρ", c.Rho, 0.05, 1e-12)
+	near(t, "zCDP ε", c.Total.Eps, 0.05+2*math.Sqrt(0.05*math.Log(1e6)), 1e-12)
+	if c.Total.Eps >= c.Basic.Eps {
+		t.Errorf("zCDP %v should beat basic %v for many small steps", c.Total.Eps, c.Basic.Eps)
+	}
+	// Gaussian steps: ρ per step is 1/(2(σ/Δ)²) for the analytic σ.
+	c, err = Compose(ZCDP, Budget{0.5, 1e-5}, 10, 1e-6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _ := AnalyticGaussianSigma(0.5, 1e-5, 1)
+	near(t, "ρ Gaussian", c.Rho, 10/(2*g.Scale*g.Scale), 1e-12)
+}
+
+func TestRhoConversionsInvert(t *testing.T) {
+	for _, eps := range []float64{0.1, 1, 8} {
+		for _, delta := range []float64{1e-9, 1e-5, 0.1} {
+			near(t, "ZCDPToDP(RhoFor)", ZCDPToDP(RhoFor(eps, delta), delta), eps, 1e-12)
+		}
+	}
+	near(t, "GaussianRho", GaussianRho(2, 4), 0.125, 0)
+}
+
+func TestLedgerSequentialAndParallel(t *testing.T) {
+	l := NewLedger(Basic, 0)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(l.Add(Spend{Label: "AboveThreshold", Eps: 0.5}))
+	must(l.Add(Spend{Label: "phase 1", Eps: 0.5, Delta: 1e-6, Group: "A"}))
+	must(l.Add(Spend{Label: "phase 2", Eps: 0.25, Delta: 1e-6, Group: "B"}))
+	must(l.Add(Spend{Label: "phase 2b", Eps: 0.25, Delta: 1e-6, Group: "B"}))
+	tot, err := l.Total()
+	must(err)
+	// Group A: 0.5 + 0.5; group B: 0.5 + 0.25 + 0.25; worst is 1.0 with δ 2e-6 (B).
+	near(t, "ε", tot.Eps, 1.0, 1e-15)
+	near(t, "δ", tot.Delta, 2e-6, 1e-15)
+	if len(l.Spends()) != 4 {
+		t.Error("spends lost")
+	}
+	b, _ := json.Marshal(l)
+	if !strings.Contains(string(b), `"total":{"eps":1,"delta":0.000002}`) {
+		t.Errorf("ledger JSON: %s", b)
+	}
+	if err := l.Add(Spend{Label: "bad", Eps: -1}); err == nil || !strings.Contains(err.Error(), `"bad"`) {
+		t.Errorf("negative ε accepted or unnamed: %v", err)
+	}
+}
+
+func TestLedgerZCDPNeedsRho(t *testing.T) {
+	l := NewLedger(ZCDP, 1e-6)
+	if err := l.Add(Spend{Label: "gauss", Eps: 1, Delta: 1e-5, Rho: 0.02}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Add(Spend{Label: "lap", Eps: 0.2}); err != nil {
+		t.Fatal(err)
+	}
+	tot, err := l.Total()
+	if err != nil {
+		t.Fatal(err)
+	}
+	near(t, "ε", tot.Eps, ZCDPToDP(0.02+0.02, 1e-6), 1e-12)
+	if err := l.Add(Spend{Label: "approx", Eps: 1, Delta: 1e-5}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Total(); err == nil || !strings.Contains(err.Error(), "approx") {
+		t.Errorf("an (ε, δ) spend without ρ must be refused under zCDP: %v", err)
+	}
+	b, _ := json.Marshal(l)
+	if !strings.Contains(string(b), `"error"`) {
+		t.Errorf("ledger JSON should carry the error: %s", b)
+	}
+}
+
+func TestGuarantee(t *testing.T) {
+	g := Guarantee{Eps: 1, Delta: 1e-5, Mode: Paper, Preconditions: []Precondition{
+		Require("n ≥ 4κ+2", 14, AtLeast, 14),
+		Require("ε ≤ 1", 1, AtMost, 1),
+	}}
+	if !g.Certified() || len(g.Unmet()) != 0 || !strings.Contains(g.String(), "certified") {
+		t.Errorf("all preconditions met: %v", g)
+	}
+	g.Preconditions = append(g.Preconditions, Require("ε̄ < 1", 4, Below, 1))
+	if g.Certified() || len(g.Unmet()) != 1 || !strings.Contains(g.String(), "NOT certified") {
+		t.Errorf("one unmet: %v", g)
+	}
+	if s := g.Preconditions[2].String(); s != "ε̄ < 1: 4 < 1, NOT met" {
+		t.Errorf("precondition text %q", s)
+	}
+	np := Guarantee{Eps: math.Inf(1), Mode: NonPrivate}
+	b, err := json.Marshal(np)
+	if err != nil || !strings.Contains(string(b), `"eps":null`) || !strings.Contains(string(b), `"certified":false`) {
+		t.Errorf("non-private JSON %s, %v", b, err)
+	}
+	if np.Certified() {
+		t.Error("non-private run certified")
+	}
+}
+
+func TestModeRoundTrip(t *testing.T) {
+	for _, m := range []Mode{Paper, Sound, Teaching, NonPrivate} {
+		b, err := m.MarshalText()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Mode
+		if err := back.UnmarshalText(b); err != nil || back != m {
+			t.Errorf("%v → %s → %v, %v", m, b, back, err)
+		}
+	}
+	if _, err := ParseMode("toy"); err == nil || !strings.Contains(err.Error(), "teaching") {
+		t.Errorf("bad mode error should list the choices: %v", err)
+	}
+}

@@ -1,0 +1,188 @@
+package privacy
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+)
+
+// Spend is one entry in the ledger: a labelled (ε, δ) release, optionally
+// with its zCDP parameter ρ, on all users (Group "") or on one of several
+// disjoint user groups (parallel composition).
+type Spend struct {
+	Label string  `json:"label"`
+	Eps   float64 `json:"eps"`
+	Delta float64 `json:"delta"`
+	// Rho is the step's ρ-zCDP parameter when known (Gaussian steps); 0
+	// means unknown, in which case only pure (δ = 0) steps can enter a zCDP
+	// total, as ρ = ε²/2.
+	Rho   float64 `json:"rho,omitempty"`
+	Group string  `json:"group,omitempty"`
+}
+
+// Ledger records spends and totals them under one rule. Spends on all users
+// compose sequentially; spends on disjoint groups compose in parallel: a user
+// in group g is affected by the all-users spends and by g's, so the total is
+// the worst group.
+type Ledger struct {
+	rule   Rule
+	slack  float64
+	spends []Spend
+}
+
+// NewLedger returns an empty ledger. slack is the δ' of the Advanced and ZCDP
+// rules (ignored by Basic).
+func NewLedger(rule Rule, slack float64) *Ledger {
+	return &Ledger{rule: rule, slack: slack}
+}
+
+// Rule returns the composition rule in force.
+func (l *Ledger) Rule() Rule { return l.rule }
+
+// Add records a spend after checking it.
+func (l *Ledger) Add(s Spend) error {
+	if err := CheckEps(s.Eps); err != nil {
+		return fmt.Errorf("spend %q: %w", s.Label, err)
+	}
+	if !(s.Delta >= 0 && s.Delta < 1) {
+		return fmt.Errorf("spend %q: delta = %v must be in [0, 1)", s.Label, s.Delta)
+	}
+	if !(s.Rho >= 0) || math.IsInf(s.Rho, 1) {
+		return fmt.Errorf("spend %q: rho = %v must be a finite number ≥ 0", s.Label, s.Rho)
+	}
+	l.spends = append(l.spends, s)
+	return nil
+}
+
+// Spends returns the recorded spends in order.
+func (l *Ledger) Spends() []Spend { return append([]Spend(nil), l.spends...) }
+
+// Total returns the guarantee of everything spent so far under the rule.
+func (l *Ledger) Total() (Budget, error) {
+	if err := l.checkSlack(); err != nil {
+		return Budget{}, err
+	}
+	if len(l.spends) == 0 {
+		return Budget{}, nil
+	}
+	var shared []Spend
+	groups := map[string][]Spend{}
+	for _, s := range l.spends {
+		if s.Group == "" {
+			shared = append(shared, s)
+		} else {
+			groups[s.Group] = append(groups[s.Group], s)
+		}
+	}
+	// A user outside every group still sees the shared spends.
+	parts := [][]Spend{shared}
+	names := make([]string, 0, len(groups))
+	for g := range groups {
+		names = append(names, g)
+	}
+	sort.Strings(names)
+	for _, g := range names {
+		parts = append(parts, append(append([]Spend(nil), shared...), groups[g]...))
+	}
+	var worst []Budget
+	for _, p := range parts {
+		if len(p) == 0 {
+			continue
+		}
+		sum, err := l.sum(p)
+		if err != nil {
+			return Budget{}, err
+		}
+		b, _, _ := l.totalOf(sum)
+		worst = append(worst, b)
+	}
+	return Parallel(worst...), nil
+}
+
+func (l *Ledger) checkSlack() error {
+	if _, err := ParseRule(string(l.rule)); err != nil {
+		return err
+	}
+	if l.rule.NeedsSlack() && !(l.slack > 0 && l.slack < 1) {
+		return fmt.Errorf("delta-slack = %v: %s composition needs an extra failure probability 0 < δ' < 1 (e.g. 1e-6)", l.slack, l.rule)
+	}
+	return nil
+}
+
+// sums holds the sufficient statistics of a list of spends.
+type sums struct {
+	eps, eps2, lossMean, delta, rho float64
+}
+
+func (s *sums) scale(k float64) {
+	s.eps *= k
+	s.eps2 *= k
+	s.lossMean *= k
+	s.delta *= k
+	s.rho *= k
+}
+
+func (l *Ledger) sum(spends []Spend) (sums, error) {
+	var s sums
+	for _, sp := range spends {
+		s.eps += sp.Eps
+		s.eps2 += sp.Eps * sp.Eps
+		s.lossMean += sp.Eps * math.Expm1(sp.Eps)
+		switch {
+		case l.rule != ZCDP:
+			s.delta += sp.Delta
+		case sp.Rho > 0:
+			s.rho += sp.Rho
+		case sp.Delta == 0:
+			s.rho += sp.Eps * sp.Eps / 2
+		default:
+			return sums{}, fmt.Errorf("spend %q is (ε = %g, δ = %g)-DP with no ρ: zCDP composition needs each step's ρ (pure ε-DP steps have ρ = ε²/2, Gaussian steps Δ²/(2σ²)); use basic or advanced", sp.Label, sp.Eps, sp.Delta)
+		}
+	}
+	return s, nil
+}
+
+// totalOf applies the rule to the sums and explains the result.
+func (l *Ledger) totalOf(s sums) (Budget, string, []Step) {
+	switch l.rule {
+	case Advanced:
+		root := math.Sqrt(2 * math.Log(1/l.slack) * s.eps2)
+		eps := root + s.lossMean
+		return Budget{eps, s.delta + l.slack},
+			"ε' = √(2 ln(1/δ')·Σε²) + Σε(e^ε − 1), δ = Σδ + δ'",
+			[]Step{{"√(2 ln(1/δ')·Σε²)", "concentration of the privacy loss (Azuma)", root},
+				{"Σε(e^ε − 1)", "expected privacy loss", s.lossMean}, {"ε'", "sum", eps}}
+	case ZCDP:
+		eps := ZCDPToDP(s.rho, l.slack)
+		return Budget{eps, l.slack},
+			"ρ = Σρ_i, ε = ρ + 2√(ρ ln(1/δ')), δ = δ'",
+			[]Step{{"ρ", "Σρ_i", s.rho}, {"ε", "ρ + 2√(ρ ln(1/δ'))", eps}}
+	}
+	return Budget{s.eps, s.delta}, "ε = Σε, δ = Σδ",
+		[]Step{{"ε", "Σε_i", s.eps}, {"δ", "Σδ_i", s.delta}}
+}
+
+// MarshalJSON writes the rule, the spends and the total (or the reason no
+// total exists), so a trace can carry the ledger as it stood.
+func (l *Ledger) MarshalJSON() ([]byte, error) {
+	j := struct {
+		Rule   Rule    `json:"rule"`
+		Slack  float64 `json:"delta_slack,omitempty"`
+		Spends []Spend `json:"spends"`
+		Total  *Budget `json:"total,omitempty"`
+		Error  string  `json:"error,omitempty"`
+	}{Rule: l.rule, Spends: l.Spends()}
+	if j.Spends == nil {
+		j.Spends = []Spend{}
+	}
+	if l.rule.NeedsSlack() {
+		j.Slack = l.slack
+	}
+	if t, err := l.Total(); err != nil {
+		j.Error = err.Error()
+	} else {
+		j.Total = &t
+	}
+	return json.Marshal(j)
+}
