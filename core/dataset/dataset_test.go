@@ -1,0 +1,303 @@
+package dataset
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/uldplab/uldp/core/rng"
+)
+
+func gen(t *testing.T, s Spec, seed uint64) *Dataset {
+	t.Helper()
+	d, err := Generate(s, rng.New(seed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Validate(false); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func TestGenerateShapesAndDeterminism(t *testing.T) {
+	for _, kind := range Kinds {
+		s := Spec{Kind: kind, N: 12, M: 4, D: 3}
+		a, b := gen(t, s, 1), gen(t, s, 1)
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%s: same seed, different data", kind)
+		}
+		if reflect.DeepEqual(a, gen(t, s, 2)) {
+			t.Errorf("%s: seeds 1 and 2 gave the same data", kind)
+		}
+		if a.N() != 12 || a.Dim != 3 {
+			t.Errorf("%s: shape %d×?×%d", kind, a.N(), a.Dim)
+		}
+		if m, ok := a.M(); !ok || m != 4 {
+			t.Errorf("%s: M() = %d, %v", kind, m, ok)
+		}
+		if a.Users[0].ID != "1" || a.Users[11].ID != "12" {
+			t.Errorf("%s: ids %q…%q, want 1…12", kind, a.Users[0].ID, a.Users[11].ID)
+		}
+	}
+}
+
+func TestRerollingPermKeepsTheItems(t *testing.T) {
+	s := Spec{Kind: Gaussian, N: 10, M: 3, D: 2}
+	streams := rng.New(4)
+	a, _ := Generate(s, streams.Fresh())
+	streams.Reroll(rng.Perm)
+	b, _ := Generate(s, streams.Fresh())
+	if reflect.DeepEqual(a, b) {
+		t.Fatal("re-rolling the allocation changed nothing")
+	}
+	multiset := func(d *Dataset) map[[2]float64]int {
+		out := map[[2]float64]int{}
+		for i := range d.Users {
+			for j := range d.Items(i) {
+				it := d.Item(i, j)
+				out[[2]float64{it[0], it[1]}]++
+			}
+		}
+		return out
+	}
+	if !reflect.DeepEqual(multiset(a), multiset(b)) {
+		t.Fatal("re-rolling the allocation changed the items themselves")
+	}
+}
+
+// variance of the users' means along the first coordinate.
+func meanSpread(d *Dataset) float64 {
+	var s, s2 float64
+	for _, m := range d.Means() {
+		s += m[0]
+		s2 += m[0] * m[0]
+	}
+	n := float64(d.N())
+	return (s2 - s*s/n) / (n - 1)
+}
+
+// Per-user means concentrate like spread²/m for i.i.d. items and do not for
+// homogeneous users. With n = 400 the sample variance of the means is within
+// a factor 1.5 of its expectation except with probability < 1e-6 (χ²₃₉₉ tails).
+func TestUserMeansConcentrateOnlyForIIDItems(t *testing.T) {
+	const m = 25
+	iid := meanSpread(gen(t, Spec{Kind: Gaussian, N: 400, M: m, D: 2}, 3))
+	hom := meanSpread(gen(t, Spec{Kind: Homogeneous, N: 400, M: m, D: 2}, 3))
+	if iid > 1.5/m || iid < 1/(1.5*m) {
+		t.Errorf("i.i.d. users: var of means %v, want ≈ 1/m = %v", iid, 1.0/m)
+	}
+	if hom < 1/1.5 || hom > 1.5 {
+		t.Errorf("homogeneous users: var of means %v, want ≈ 1", hom)
+	}
+}
+
+func TestOutliersAndClustersArePlaced(t *testing.T) {
+	d := gen(t, Spec{Kind: Outliers, N: 20, M: 10, D: 2, Outliers: 3, Separation: 50}, 5)
+	for i, mu := range d.Means() {
+		dist := math.Hypot(mu[0], mu[1])
+		// A mean of 10 N(0,1) items per coordinate is within 3 of its centre
+		// except with probability < 1e-20; fixed seed.
+		if outlier := i >= 17; outlier != (dist > 40) {
+			t.Errorf("user %d at distance %.2f (outlier %v)", i+1, dist, outlier)
+		}
+	}
+	c := gen(t, Spec{Kind: Clusters, N: 9, M: 10, D: 1, Clusters: 3, Separation: 20}, 6)
+	for i, mu := range c.Means() {
+		want := []float64{-20, 0, 20}[i%3]
+		if math.Abs(mu[0]-want) > 3 {
+			t.Errorf("user %d mean %.2f, cluster centre %v", i+1, mu[0], want)
+		}
+	}
+	h := gen(t, Spec{Kind: Homogeneous, N: 3, M: 5, D: 2}, 7)
+	for i := range h.Users {
+		for j := 1; j < 5; j++ {
+			if !reflect.DeepEqual(h.Item(i, j), h.Item(i, 0)) {
+				t.Fatalf("homogeneous user %d has differing items", i+1)
+			}
+		}
+	}
+}
+
+func TestSpecValidation(t *testing.T) {
+	for _, c := range []struct {
+		s    Spec
+		want string
+	}{
+		{Spec{Kind: "uniform", N: 1, M: 1, D: 1}, "use one of"},
+		{Spec{Kind: Gaussian, N: 0, M: 1, D: 1}, "≥ 1"},
+		{Spec{Kind: Gaussian, N: 10000, M: 1000, D: 10}, "cap"},
+		{Spec{Kind: Gaussian, N: 2, M: 1, D: 2, Center: []float64{1}}, "center has 1"},
+		{Spec{Kind: Gaussian, N: 2, M: 1, D: 1, Spread: -1}, "spread"},
+		{Spec{Kind: Clusters, N: 2, M: 1, D: 1, Clusters: 5}, "clusters = 5"},
+		{Spec{Kind: HeavyTail, N: 2, M: 1, D: 1, DF: math.Inf(1)}, "df"},
+		{Spec{Kind: Outliers, N: 2, M: 1, D: 1, Outliers: 3}, "outliers = 3"},
+	} {
+		if _, err := Generate(c.s, rng.New(1)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: error %v, want it to mention %q", c.s, err, c.want)
+		}
+	}
+}
+
+func TestNeighbourOperations(t *testing.T) {
+	d := gen(t, Spec{Kind: Gaussian, N: 5, M: 2, D: 2}, 8)
+	orig := d.Clone()
+	r, err := d.Replace(2, User{Points: []float64{9, 9, 9, 9}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range r.Users {
+		changed := !reflect.DeepEqual(r.Users[i], d.Users[i])
+		if changed != (i == 2) {
+			t.Errorf("replace 2: user %d changed = %v", i, changed)
+		}
+	}
+	if r.Users[2].ID != "3" || !reflect.DeepEqual(d, orig) {
+		t.Error("replace renamed the user or modified the original")
+	}
+	del, err := d.Delete(0, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if del.N() != 3 || del.Users[0].ID != "2" || del.Users[2].ID != "5" || !reflect.DeepEqual(d, orig) {
+		t.Errorf("delete {0,3}: ids %v", []string{del.Users[0].ID, del.Users[1].ID, del.Users[2].ID})
+	}
+	for _, bad := range [][]int{{5}, {-1}, {1, 1}} {
+		if _, err := d.Delete(bad...); err == nil {
+			t.Errorf("Delete(%v) accepted", bad)
+		}
+	}
+	if _, err := d.Replace(0, User{Points: []float64{1, 2, 3}}); err == nil {
+		t.Error("replace with a partial item accepted")
+	}
+	if d.Index("4") != 3 || d.Index("nobody") != -1 {
+		t.Error("Index")
+	}
+}
+
+func TestCSVRoundTripIsExact(t *testing.T) {
+	d := gen(t, Spec{Kind: HeavyTail, N: 7, M: 3, D: 2}, 9)
+	var buf bytes.Buffer
+	if err := WriteCSV(&buf, d); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(buf.String(), "user,x1,x2\n1,") {
+		t.Fatalf("CSV starts %q", buf.String()[:20])
+	}
+	back, err := ReadCSV(&buf, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(d, back) {
+		t.Fatal("CSV round trip changed the data")
+	}
+}
+
+func TestCSVInterleavedUsersAndComments(t *testing.T) {
+	in := "user,x1\n# a comment\na,1\nb,2\na,3\nb,4\n"
+	d, err := ReadCSV(strings.NewReader(in), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.N() != 2 || d.Users[0].ID != "a" || !reflect.DeepEqual(d.Users[0].Points, []float64{1, 3}) {
+		t.Fatalf("got %+v", d.Users)
+	}
+}
+
+func TestCSVRejections(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"", "empty file"},
+		{"user,x1\n", "no data rows"},
+		{"id,x1\n1,2\n", `header column 1 is "id", expected "user"`},
+		{"user,x1,y\n1,2,3\n", `expected "x2"`},
+		{"user\n1\n", "no coordinate columns"},
+		{"user,x1\n1,NaN\n", "line 2, column x1: NaN is not allowed"},
+		{"user,x1\n1,2\n1,+Inf\n", "line 3, column x1"},
+		{"user,x1\n1,abc\n", `line 2, column x1: "abc" is not a number`},
+		{"user,x1,x2\n1,2\n", "line 2: wrong number of columns"},
+		{"user,x1\n,2\n", "line 2: the user column is empty"},
+		{"user,x1\n1,1\n1,2\n2,3\n", "same number of items"},
+		{"user,x1\n1,\"2\n", "line 2"},
+	} {
+		_, err := ReadCSV(strings.NewReader(c.in), false)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ReadCSV(%q): error %v, want it to mention %q", c.in, err, c.want)
+		}
+	}
+	if _, err := ReadCSV(strings.NewReader("user,x1\n1,1\n1,2\n2,3\n"), true); err != nil {
+		t.Errorf("ragged users refused with allowRagged: %v", err)
+	}
+}
+
+// endlessCSV yields "user,x1,x2" and then rows forever.
+type endlessCSV struct{ buf []byte }
+
+func (e *endlessCSV) Read(p []byte) (int, error) {
+	if e.buf == nil {
+		e.buf = []byte("user,x1,x2\n")
+	}
+	for len(e.buf) < len(p) {
+		e.buf = append(e.buf, "u,1,2\n"...)
+	}
+	n := copy(p, e.buf)
+	e.buf = e.buf[n:]
+	return n, nil
+}
+
+var _ io.Reader = (*endlessCSV)(nil)
+
+func TestCSVSizeCap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 10 million coordinates")
+	}
+	_, err := ReadCSV(&endlessCSV{}, false)
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprint(MaxValues)) {
+		t.Fatalf("endless CSV: %v", err)
+	}
+}
+
+func TestJSONRoundTripAndRejections(t *testing.T) {
+	d := gen(t, Spec{Kind: Gaussian, N: 3, M: 2, D: 2}, 10)
+	b, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Dataset
+	if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(d, &back) {
+		t.Fatalf("JSON round trip: %v", err)
+	}
+	for _, c := range []struct{ in, want string }{
+		{`{"dim":2,"users":[{"id":"1","items":[[1]]}]}`, "has 1 coordinates but dim = 2"},
+		{`{"dim":1,"user":[]}`, `unknown field "user"`},
+		{`{"dim":1,"users":[{"id":"1","items":[[1]],"weight":2}]}`, `unknown field "weight"`},
+	} {
+		var x Dataset
+		if err := json.Unmarshal([]byte(c.in), &x); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.in, err, c.want)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	for _, c := range []struct {
+		d    Dataset
+		want string
+	}{
+		{Dataset{Dim: 0}, "dim = 0"},
+		{Dataset{Dim: 1}, "no users"},
+		{Dataset{Dim: 1, Users: []User{{ID: "a", Points: []float64{1}}, {ID: "a", Points: []float64{2}}}}, "used by users 1 and 2"},
+		{Dataset{Dim: 1, Users: []User{{ID: "", Points: []float64{1}}}}, "empty id"},
+		{Dataset{Dim: 1, Users: []User{{ID: "a"}}}, "no items"},
+		{Dataset{Dim: 2, Users: []User{{ID: "a", Points: []float64{1, 2, 3}}}}, "not a multiple"},
+		{Dataset{Dim: 1, Users: []User{{ID: "a", Points: []float64{math.Inf(-1)}}}}, "item 1 x1 = -Inf"},
+	} {
+		if err := c.d.Validate(false); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Validate(%+v): %v, want %q", c.d, err, c.want)
+		}
+	}
+}
