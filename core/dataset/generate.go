@@ -60,9 +60,6 @@ func (s Spec) withDefaults() Spec {
 	if s.Spread == 0 {
 		s.Spread = 1
 	}
-	if s.Center == nil && s.D > 0 && s.D <= MaxValues {
-		s.Center = make([]float64, s.D)
-	}
 	if s.Kind == Clusters && s.Clusters == 0 {
 		s.Clusters = 2
 	}
@@ -102,7 +99,7 @@ func (s Spec) Validate() error {
 	if !(s.Spread > 0) || math.IsInf(s.Spread, 0) {
 		return fmt.Errorf("spread = %v: must be a finite number > 0", s.Spread)
 	}
-	if len(s.Center) != s.D {
+	if s.Center != nil && len(s.Center) != s.D {
 		return fmt.Errorf("center has %d coordinates but d = %d: give one per dimension or omit it", len(s.Center), s.D)
 	}
 	for _, c := range s.Center {
@@ -137,6 +134,9 @@ func Generate(s Spec, streams *rng.Streams) (*Dataset, error) {
 		return nil, err
 	}
 	s = s.withDefaults()
+	if s.Center == nil {
+		s.Center = make([]float64, s.D)
+	}
 	r := streams.Get(rng.Data)
 	d := &Dataset{Dim: s.D, Users: make([]User, s.N)}
 	for i := range d.Users {

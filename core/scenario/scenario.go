@@ -1,0 +1,402 @@
+// Package scenario reads and writes ULDP Lab's scenario files: one JSON
+// document holding a dataset (inline, or a generator spec), a mechanism, its
+// parameters, a mode and a seed — everything needed to replay a run exactly.
+//
+// Decoding is strict: unknown fields, wrong types, out-of-range values and
+// missing requirements are errors that name the field (as a path such as
+// params.eps) and say how to fix it.
+//
+//	{
+//	  "version": 1,
+//	  "name": "Three outliers",
+//	  "generator": {"kind": "outliers", "n": 14, "m": 1, "d": 1, "outliers": 3},
+//	  "mechanism": "deloutputpert",
+//	  "params": {"eps": 8, "delta": 0.1, "sens": 0.1},
+//	  "mode": "teaching",
+//	  "seed": 42
+//	}
+package scenario
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/core/rng"
+)
+
+// Version is the scenario format version this package reads and writes.
+const Version = 1
+
+// MaxBytes caps a scenario file (a dataset at dataset.MaxValues written out
+// fits well inside it).
+const MaxBytes = 256 << 20
+
+// Scenario is one replayable run.
+type Scenario struct {
+	Version     int    `json:"version"`
+	Name        string `json:"name,omitempty"`
+	Description string `json:"description,omitempty"`
+	// Exactly one of Data and Generator is set.
+	Data      *dataset.Dataset `json:"dataset,omitempty"`
+	Generator *dataset.Spec    `json:"generator,omitempty"`
+	Mechanism string           `json:"mechanism"`
+	Params    Params           `json:"params"`
+	Mode      privacy.Mode     `json:"mode"`
+	Seed      uint64           `json:"seed"`
+}
+
+// Params are the mechanism parameters a scenario may set. A zero value means
+// "not given"; which ones a mechanism needs, Requires says.
+type Params struct {
+	Eps   float64 `json:"eps"`
+	Delta float64 `json:"delta,omitempty"`
+	// Sens is the sensitivity Δ (target deletion sensitivity for DelOutputPert).
+	Sens float64 `json:"sens,omitempty"`
+	// Tau is the concentration radius τ of ORME and DP-SGD.
+	Tau float64 `json:"tau,omitempty"`
+	// Kappa overrides κ in teaching mode.
+	Kappa int `json:"kappa,omitempty"`
+	// Queries is the number of AboveThreshold queries (T of Paper B).
+	Queries int `json:"queries,omitempty"`
+	// Steps overrides an optimiser's iteration count for demos.
+	Steps int `json:"steps,omitempty"`
+	// F names the released function, e.g. "mean".
+	F string `json:"f,omitempty"`
+	// Rule and DeltaSlack choose the ledger's composition rule.
+	Rule       privacy.Rule `json:"rule,omitempty"`
+	DeltaSlack float64      `json:"delta_slack,omitempty"`
+}
+
+// requirements lists the mechanism names a scenario may use, with the
+// parameters each requires. Algorithms are added here as they are built.
+var requirements = map[string][]string{
+	privacy.MechLaplace:          {"eps", "sens"},
+	privacy.MechGaussian:         {"eps", "delta", "sens"},
+	privacy.MechAnalyticGaussian: {"eps", "delta", "sens"},
+	privacy.MechDelOutputPert:    {"eps", "delta", "sens"},
+	"abovethreshold":             {"eps"},
+	"orme":                       {"eps", "delta", "tau"},
+}
+
+var (
+	topFields   = []string{"version", "name", "description", "dataset", "generator", "mechanism", "params", "mode", "seed"}
+	paramFields = []string{"eps", "delta", "sens", "tau", "kappa", "queries", "steps", "f", "rule", "delta_slack"}
+	genFields   = []string{"kind", "n", "m", "d", "spread", "center", "clusters", "separation", "df", "outliers"}
+)
+
+// MechanismNames returns the mechanisms a scenario may name, sorted.
+func MechanismNames() []string {
+	names := make([]string, 0, len(requirements))
+	for n := range requirements {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Requires returns the parameters mech needs, and whether mech is known.
+func Requires(mech string) ([]string, bool) {
+	need, ok := requirements[mech]
+	return append([]string(nil), need...), ok
+}
+
+// Decode reads and validates one scenario.
+func Decode(r io.Reader) (*Scenario, error) {
+	b, err := io.ReadAll(io.LimitReader(r, MaxBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading scenario: %v", err)
+	}
+	if len(b) > MaxBytes {
+		return nil, fmt.Errorf("scenario is larger than %d MiB: keep large datasets in a CSV file", MaxBytes>>20)
+	}
+	return decode(b)
+}
+
+func decode(b []byte) (*Scenario, error) {
+	top, err := object(b, "scenario", topFields)
+	if err != nil {
+		return nil, err
+	}
+	s := &Scenario{}
+	if err := field(top, "version", "version", &s.Version, true); err != nil {
+		return nil, err
+	}
+	if s.Version != Version {
+		return nil, fmt.Errorf("version = %d: this ULDP Lab reads scenario version %d; set \"version\": %d", s.Version, Version, Version)
+	}
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{{"name", &s.Name}, {"description", &s.Description}, {"mechanism", &s.Mechanism}} {
+		if err := field(top, f.name, f.name, f.dst, f.name == "mechanism"); err != nil {
+			return nil, err
+		}
+	}
+	need, ok := Requires(s.Mechanism)
+	if !ok {
+		return nil, fmt.Errorf("mechanism = %q: use one of %s", s.Mechanism, strings.Join(MechanismNames(), ", "))
+	}
+	if err := decodeData(top, s); err != nil {
+		return nil, err
+	}
+	if err := decodeParams(top, s, need); err != nil {
+		return nil, err
+	}
+	mode := "paper"
+	if err := field(top, "mode", "mode", &mode, false); err != nil {
+		return nil, err
+	}
+	if s.Mode, err = privacy.ParseMode(mode); err != nil {
+		return nil, err
+	}
+	if err := field(top, "seed", "seed", &s.Seed, false); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func decodeData(top map[string]json.RawMessage, s *Scenario) error {
+	_, hasData := top["dataset"]
+	_, hasGen := top["generator"]
+	switch {
+	case hasData && hasGen:
+		return errors.New("both dataset and generator are given: keep one (inline data, or a generator spec to draw it from the seed)")
+	case !hasData && !hasGen:
+		return errors.New("no data: add \"dataset\" (inline users) or \"generator\" (e.g. {\"kind\": \"gaussian\", \"n\": 20, \"m\": 5, \"d\": 2})")
+	case hasData:
+		s.Data = &dataset.Dataset{}
+		if err := json.Unmarshal(top["dataset"], s.Data); err != nil {
+			return fmt.Errorf("dataset: %v", typeErr("dataset", err))
+		}
+		if err := s.Data.Validate(false); err != nil {
+			return fmt.Errorf("dataset: %v", err)
+		}
+	default:
+		g, err := object(top["generator"], "generator", genFields)
+		if err != nil {
+			return err
+		}
+		s.Generator = &dataset.Spec{}
+		if err := strict(top["generator"], s.Generator); err != nil {
+			return typeErr("generator", err)
+		}
+		if _, ok := g["kind"]; !ok {
+			return fmt.Errorf("generator.kind is missing: use one of %s", strings.Join(dataset.Kinds, ", "))
+		}
+		if err := s.Generator.Validate(); err != nil {
+			return fmt.Errorf("generator: %v", err)
+		}
+	}
+	return nil
+}
+
+func decodeParams(top map[string]json.RawMessage, s *Scenario, need []string) error {
+	raw, ok := top["params"]
+	if !ok {
+		return fmt.Errorf("params is missing: %s needs %s", s.Mechanism, strings.Join(need, ", "))
+	}
+	p, err := object(raw, "params", paramFields)
+	if err != nil {
+		return err
+	}
+	if err := strict(raw, &s.Params); err != nil {
+		return typeErr("params", err)
+	}
+	for _, n := range need {
+		if _, ok := p[n]; !ok {
+			return fmt.Errorf("params.%s is missing: %s needs %s", n, s.Mechanism, strings.Join(need, ", "))
+		}
+	}
+	q := s.Params
+	check := func(name string, err error) error {
+		if _, given := p[name]; given && err != nil {
+			return fmt.Errorf("params.%s: %v", name, err)
+		}
+		return nil
+	}
+	positive := func(v float64, what string) error {
+		if !(v > 0) || math.IsInf(v, 1) {
+			return fmt.Errorf("%s must be a finite number > 0, got %v", what, v)
+		}
+		return nil
+	}
+	atLeast1 := func(v int, what string) error {
+		if v < 1 {
+			return fmt.Errorf("%s must be ≥ 1, got %d", what, v)
+		}
+		return nil
+	}
+	var ruleErr error
+	if _, given := p["rule"]; given {
+		_, ruleErr = privacy.ParseRule(string(q.Rule))
+	}
+	return errors.Join(
+		check("eps", privacy.CheckEps(q.Eps)),
+		check("delta", privacy.CheckDelta(q.Delta)),
+		check("sens", positive(q.Sens, "the sensitivity Δ")),
+		check("tau", positive(q.Tau, "the radius τ")),
+		check("kappa", atLeast1(q.Kappa, "κ")),
+		check("queries", atLeast1(q.Queries, "the number of queries")),
+		check("steps", atLeast1(q.Steps, "the number of steps")),
+		check("rule", ruleErr),
+		check("delta_slack", privacy.CheckDelta(q.DeltaSlack)),
+	)
+}
+
+// Build returns the scenario's dataset: a copy of the inline data, or the
+// generator's output drawn from the scenario's seed.
+func (s *Scenario) Build() (*dataset.Dataset, error) {
+	if s.Data != nil {
+		return s.Data.Clone(), nil
+	}
+	if s.Generator == nil {
+		return nil, errors.New("scenario has neither dataset nor generator")
+	}
+	return dataset.Generate(*s.Generator, rng.New(s.Seed))
+}
+
+// Encode writes the scenario as indented JSON that Decode reads back.
+func Encode(w io.Writer, s *Scenario) error {
+	out := *s
+	out.Version = Version
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(&out)
+}
+
+// object decodes b as a JSON object and rejects keys outside known.
+func object(b []byte, where string, known []string) (map[string]json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil || m == nil {
+		if err == nil {
+			err = errors.New("null")
+		}
+		return nil, fmt.Errorf("%s must be a JSON object {…}: %v", where, syntaxErr(b, err))
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !contains(known, k) {
+			msg := fmt.Sprintf("%s: unknown field %q", where, k)
+			if s := closest(k, known); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			return nil, fmt.Errorf("%s; known fields are %s", msg, strings.Join(known, ", "))
+		}
+	}
+	return m, nil
+}
+
+// field decodes m[name] into dst, reporting the path on a type error.
+func field(m map[string]json.RawMessage, name, path string, dst any, required bool) error {
+	raw, ok := m[name]
+	if !ok {
+		if required {
+			return fmt.Errorf("%s is missing", path)
+		}
+		return nil
+	}
+	if err := json.Unmarshal(raw, dst); err != nil {
+		return typeErr(path, err)
+	}
+	return nil
+}
+
+func strict(b []byte, dst any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	return dec.Decode(dst)
+}
+
+// typeErr rewrites encoding/json errors into "path.field: expected …".
+func typeErr(path string, err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		p := path
+		if te.Field != "" {
+			p += "." + te.Field
+		}
+		return fmt.Errorf("%s: expected %s, got %s", p, kindName(te.Type.String()), te.Value)
+	}
+	return fmt.Errorf("%s: %v", path, err)
+}
+
+func kindName(goType string) string {
+	switch goType {
+	case "float64":
+		return "a number"
+	case "int", "uint64":
+		return "a whole number ≥ 0"
+	case "string", "privacy.Rule":
+		return "a string"
+	}
+	return goType
+}
+
+// syntaxErr locates a JSON syntax error by line and column.
+func syntaxErr(b []byte, err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		line, col := 1, 1
+		for _, c := range b[:min(int(se.Offset), len(b))] {
+			if c == '\n' {
+				line, col = line+1, 1
+			} else {
+				col++
+			}
+		}
+		return fmt.Errorf("invalid JSON at line %d, column %d: %v", line, col, se)
+	}
+	return err
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// closest returns the known name within edit distance 2 of s, if any.
+func closest(s string, known []string) string {
+	best, bestD := "", 3
+	for _, k := range known {
+		if d := editDistance(s, k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
