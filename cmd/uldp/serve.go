@@ -1,0 +1,53 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/uldplab/uldp/site"
+)
+
+func cmdServe(e *env, args []string) error {
+	fs := flags(e, "serve", "serve [--addr 127.0.0.1:8080]")
+	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (port 0 picks a free port)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	host, _, err := net.SplitHostPort(*addr)
+	if err != nil {
+		return usagef("--addr %q: write host:port, e.g. 127.0.0.1:8080", *addr)
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("cannot listen on %s: %v (is another server using the port? try --addr 127.0.0.1:0)", *addr, err)
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		fmt.Fprintf(e.stderr, "warning: %s is reachable from other machines; use 127.0.0.1 to keep the site local\n", host)
+	}
+	srv := &http.Server{Handler: site.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(e.stdout, "ULDP Lab is being served at http://%s/ (Ctrl+C to stop)\n", ln.Addr())
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		fmt.Fprintln(e.stdout, "stopped")
+		return nil
+	}
+}
