@@ -1,0 +1,340 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"math"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/uldplab/uldp/core/dataset"
+)
+
+// bin is the uldp binary built once for all tests: the tests run it as a
+// user would, on real files, and check stdout, stderr and the exit status.
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "uldp-cli-test")
+	if err != nil {
+		panic(err)
+	}
+	bin = filepath.Join(dir, "uldp")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		panic("building uldp: " + err.Error())
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+func uldp(t *testing.T, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+// ok runs a command that must succeed and decodes its JSON output.
+func ok(t *testing.T, v any, args ...string) {
+	t.Helper()
+	r := uldp(t, args...)
+	if r.code != 0 {
+		t.Fatalf("uldp %v: exit %d\n%s", args, r.code, r.stderr)
+	}
+	if err := json.Unmarshal([]byte(r.stdout), v); err != nil {
+		t.Fatalf("uldp %v: output is not JSON: %v\n%s", args, err, r.stdout)
+	}
+}
+
+// bad runs a command that must fail with status 2 and a message on stderr
+// containing want.
+func bad(t *testing.T, want string, args ...string) {
+	t.Helper()
+	r := uldp(t, args...)
+	if r.code != 2 || !strings.Contains(r.stderr, want) || r.stdout != "" {
+		t.Errorf("uldp %v: exit %d, stderr %q, stdout %q; want exit 2 with %q", args, r.code, r.stderr, r.stdout, want)
+	}
+}
+
+func TestTDLap(t *testing.T) {
+	var out struct {
+		Kappa      int       `json:"kappa"`
+		Normaliser float64   `json:"normaliser"`
+		PMF        []float64 `json:"pmf"`
+		CDF        []float64 `json:"cdf"`
+	}
+	ok(t, &out, "tdlap", "--eps", "0.5", "--delta", "0.1370343")
+	// Spec 000-002 §9.1, row (ε, δ) = (1, 0.5): κ = 5, Z = 3.829921, pmf(κ) = 0.261102.
+	if out.Kappa != 5 || math.Abs(out.Normaliser-3.829921) > 5e-7 || len(out.PMF) != 11 || math.Abs(out.PMF[5]-0.261102) > 5e-7 || out.CDF[10] != 1 {
+		t.Errorf("tdlap: %+v", out)
+	}
+	r := uldp(t, "tdlap", "--eps", "4", "--kappa", "3", "--format", "text")
+	if r.code != 0 || !strings.Contains(r.stdout, "κ = 3") || !strings.Contains(r.stdout, "chosen by hand") {
+		t.Errorf("text output:\n%s", r.stdout)
+	}
+	bad(t, "exactly one of --delta", "tdlap", "--eps", "1")
+	bad(t, "exactly one of --delta", "tdlap", "--eps", "1", "--delta", "0.1", "--kappa", "3")
+	bad(t, "eps = 0", "tdlap", "--eps", "0", "--delta", "0.1")
+	bad(t, "delta = 2", "tdlap", "--eps", "1", "--delta", "2")
+	bad(t, "invalid value", "tdlap", "--eps", "abc", "--delta", "0.1")
+	bad(t, "missing --eps", "tdlap", "--delta", "0.1")
+	bad(t, "exceeds the cap", "tdlap", "--eps", "1e-9", "--delta", "1e-9")
+}
+
+func TestCalibrate(t *testing.T) {
+	var del struct {
+		Scale float64 `json:"scale"`
+		Kappa int     `json:"kappa"`
+		Valid bool    `json:"valid"`
+		Steps []struct {
+			Symbol string  `json:"symbol"`
+			Value  float64 `json:"value"`
+		} `json:"steps"`
+	}
+	ok(t, &del, "calibrate", "--mech", "deloutputpert", "--eps", "8", "--delta", "0.1", "--sens", "0.1")
+	if math.Abs(del.Scale-3.182084) > 5e-7 || del.Kappa != 3 || del.Valid || len(del.Steps) != 7 {
+		t.Errorf("deloutputpert P1: %+v", del)
+	}
+	var g struct {
+		Mechanism, Formula, Validity, Warning string
+		Scale                                 float64
+		Valid                                 bool
+	}
+	ok(t, &g, "calibrate", "--mech", "gaussian", "--eps", "10", "--delta", "0.3", "--sens", "1")
+	if g.Valid || !strings.Contains(g.Warning, "use analytic-gaussian") || g.Validity == "" {
+		t.Errorf("classical Gaussian outside ε < 1: %+v", g)
+	}
+	ok(t, &g, "calibrate", "--mech", "analytic-gaussian", "--eps", "3", "--delta", "1e-5", "--sens", "1")
+	if !g.Valid || math.Abs(g.Scale-1.3906) > 1e-4 {
+		t.Errorf("analytic: %+v", g)
+	}
+	ok(t, &g, "calibrate", "--mech", "laplace", "--eps", "0.5", "--sens", "2")
+	if g.Scale != 4 {
+		t.Errorf("laplace: %+v", g)
+	}
+	bad(t, "--delta does not apply to laplace", "calibrate", "--mech", "laplace", "--eps", "1", "--delta", "0.1", "--sens", "1")
+	bad(t, "missing --delta", "calibrate", "--mech", "gaussian", "--eps", "1", "--sens", "1")
+	bad(t, `mechanism "fourier"`, "calibrate", "--mech", "fourier", "--eps", "1", "--delta", "0.1", "--sens", "1")
+	bad(t, "sensitivity", "calibrate", "--mech", "gaussian", "--eps", "1", "--delta", "0.1", "--sens", "-1")
+	if r := uldp(t, "calibrate", "--mech", "deloutputpert", "--eps", "1", "--delta", "1e-5", "--sens", "1", "--format", "text"); !strings.Contains(r.stdout, "κ") || !strings.Contains(r.stdout, "3174.59") {
+		t.Errorf("text derivation:\n%s", r.stdout)
+	}
+}
+
+func TestCompose(t *testing.T) {
+	var c struct {
+		Total struct{ Eps, Delta float64 } `json:"total"`
+		Basic struct{ Eps float64 }        `json:"basic"`
+		Rho   float64                      `json:"rho"`
+	}
+	ok(t, &c, "compose", "--rule", "advanced", "--eps", "0.1", "--k", "100", "--delta-slack", "1e-5")
+	if math.Abs(c.Total.Eps-5.850235) > 1e-5 || math.Abs(c.Basic.Eps-10) > 1e-12 {
+		t.Errorf("advanced: %+v", c)
+	}
+	ok(t, &c, "compose", "--rule", "basic", "--eps", "0.5", "--delta", "1e-6", "--k", "4")
+	if c.Total.Eps != 2 || math.Abs(c.Total.Delta-4e-6) > 1e-18 {
+		t.Errorf("basic: %+v", c)
+	}
+	ok(t, &c, "compose", "--rule", "zcdp", "--eps", "0.01", "--k", "1000", "--delta-slack", "1e-6")
+	if math.Abs(c.Rho-0.05) > 1e-12 {
+		t.Errorf("zcdp: %+v", c)
+	}
+	bad(t, "needs --delta-slack", "compose", "--rule", "advanced", "--eps", "0.1", "--k", "10")
+	bad(t, "applies to advanced and zcdp only", "compose", "--rule", "basic", "--eps", "0.1", "--k", "10", "--delta-slack", "1e-6")
+	bad(t, "k = 0", "compose", "--rule", "basic", "--eps", "0.1", "--k", "0")
+	bad(t, `rule "renyi"`, "compose", "--rule", "renyi", "--eps", "0.1", "--k", "3")
+}
+
+func TestSampleIsDeterministic(t *testing.T) {
+	args := []string{"sample", "--dist", "tdlap", "--eps", "0.5", "--kappa", "5", "--n", "1000", "--seed", "7"}
+	a, b := uldp(t, args...), uldp(t, args...)
+	if a.code != 0 || a.stdout != b.stdout {
+		t.Fatal("same seed gave different output")
+	}
+	var out struct {
+		Seed    *uint64   `json:"seed"`
+		Stream  string    `json:"stream"`
+		Samples []float64 `json:"samples"`
+		Mean    float64   `json:"mean"`
+		Theory  struct{ Mean float64 }
+	}
+	if err := json.Unmarshal([]byte(a.stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	if *out.Seed != 7 || out.Stream != "tdlap" || len(out.Samples) != 1000 || out.Theory.Mean != 5 {
+		t.Errorf("sample output: seed %v stream %q n %d", out.Seed, out.Stream, len(out.Samples))
+	}
+	for _, x := range out.Samples {
+		if x != math.Trunc(x) || x < 0 || x > 10 {
+			t.Fatalf("TDLap sample %v outside {0..10}", x)
+		}
+	}
+	if c := uldp(t, "sample", "--dist", "tdlap", "--eps", "0.5", "--kappa", "5", "--n", "1000", "--seed", "8"); c.stdout == a.stdout {
+		t.Error("seeds 7 and 8 gave the same samples")
+	}
+	for _, dist := range [][]string{{"laplace", "--scale", "2"}, {"gaussian", "--sigma", "3", "--mu", "1"}, {"dlaplace", "--scale", "2.5"}} {
+		var o struct{ Samples []float64 }
+		ok(t, &o, append([]string{"sample", "--dist"}, append(dist, "--n", "5")...)...)
+		if len(o.Samples) != 5 {
+			t.Errorf("%s: %d samples", dist[0], len(o.Samples))
+		}
+	}
+	var cr struct {
+		Seed   *uint64 `json:"seed"`
+		Source string  `json:"source"`
+	}
+	ok(t, &cr, "sample", "--dist", "gaussian", "--sigma", "1", "--n", "3", "--crypto")
+	if cr.Seed != nil || !strings.Contains(cr.Source, "crypto") {
+		t.Errorf("crypto draw: %+v", cr)
+	}
+	if r := uldp(t, "sample", "--dist", "laplace", "--scale", "1", "--n", "3", "--format", "text"); r.code != 0 || strings.Count(r.stdout, "\n") != 5 {
+		t.Errorf("text samples:\n%s", r.stdout)
+	}
+	bad(t, "--sigma does not apply to laplace", "sample", "--dist", "laplace", "--scale", "1", "--sigma", "2", "--n", "3")
+	bad(t, "--n = 0", "sample", "--dist", "laplace", "--scale", "1", "--n", "0")
+	bad(t, "--n = 100000000", "sample", "--dist", "laplace", "--scale", "1", "--n", "100000000")
+	bad(t, "exclude each other", "sample", "--dist", "laplace", "--scale", "1", "--n", "3", "--seed", "2", "--crypto")
+	bad(t, `dist "cauchy"`, "sample", "--dist", "cauchy", "--n", "3")
+	bad(t, "--scale", "sample", "--dist", "dlaplace", "--scale", "-2", "--n", "3")
+	bad(t, "must be a finite number > 0", "sample", "--dist", "gaussian", "--n", "3")
+}
+
+func TestScenarioValidate(t *testing.T) {
+	var v struct {
+		Valid     bool
+		Mechanism string
+		Mode      string
+		Users     int
+		Source    string
+	}
+	ok(t, &v, "scenario", "validate", "testdata/outliers.json")
+	if !v.Valid || v.Mechanism != "deloutputpert" || v.Mode != "teaching" || v.Users != 16 || v.Source != "generator outliers" {
+		t.Errorf("validate: %+v", v)
+	}
+	bad(t, "testdata/bad-eps.json: params.eps: eps = -1", "scenario", "validate", "testdata/bad-eps.json")
+	bad(t, "no such file", "scenario", "validate", "testdata/missing.json")
+	bad(t, "usage: uldp scenario validate", "scenario", "check", "x.json")
+	bad(t, "exactly one scenario file", "scenario", "validate")
+	if r := uldp(t, "scenario", "validate", "testdata/outliers.json", "--format", "text"); r.code != 0 || !strings.Contains(r.stdout, "16 users × 1 items") {
+		t.Errorf("text:\n%s", r.stdout)
+	}
+}
+
+func TestDatasetGen(t *testing.T) {
+	dir := t.TempDir()
+	csvPath := filepath.Join(dir, "d.csv")
+	var g struct{ Users, Dim int }
+	ok(t, &g, "dataset", "gen", "--kind", "clusters", "--n", "12", "--m", "3", "--d", "2", "--clusters", "3", "--seed", "5", "--out", csvPath)
+	f, err := os.Open(csvPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := dataset.ReadCSV(f, false)
+	f.Close()
+	if err != nil || d.N() != 12 || d.Dim != 2 || g.Users != 12 {
+		t.Fatalf("generated CSV: %v", err)
+	}
+	// The same spec and seed written as JSON holds the same data.
+	jsonPath := filepath.Join(dir, "d.json")
+	ok(t, &g, "dataset", "gen", "--kind", "clusters", "--n", "12", "--m", "3", "--d", "2", "--clusters", "3", "--seed", "5", "--out", jsonPath)
+	b, _ := os.ReadFile(jsonPath)
+	var fromJSON dataset.Dataset
+	if err := json.Unmarshal(b, &fromJSON); err != nil {
+		t.Fatal(err)
+	}
+	if d.Users[4].Points[1] != fromJSON.Users[4].Points[1] {
+		t.Error("CSV and JSON outputs differ")
+	}
+	r := uldp(t, "dataset", "gen", "--kind", "gaussian", "--n", "2", "--m", "1", "--d", "1", "--out", "-")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "user,x1\n1,") {
+		t.Errorf("CSV to stdout: %q", r.stdout)
+	}
+	bad(t, "must end in .csv or .json", "dataset", "gen", "--kind", "gaussian", "--n", "2", "--m", "1", "--d", "1", "--out", filepath.Join(dir, "d.txt"))
+	bad(t, "cap", "dataset", "gen", "--kind", "gaussian", "--n", "100000", "--m", "100", "--d", "10", "--out", csvPath)
+	bad(t, `generator kind "uniform"`, "dataset", "gen", "--kind", "uniform", "--n", "2", "--m", "1", "--d", "1", "--out", csvPath)
+	bad(t, "missing --out", "dataset", "gen", "--kind", "gaussian", "--n", "2", "--m", "1", "--d", "1")
+	bad(t, `"x" is not a number`, "dataset", "gen", "--kind", "gaussian", "--n", "2", "--m", "1", "--d", "2", "--center", "1,x", "--out", csvPath)
+	bad(t, "center has 1", "dataset", "gen", "--kind", "gaussian", "--n", "2", "--m", "1", "--d", "2", "--center", "1", "--out", csvPath)
+}
+
+func TestServe(t *testing.T) {
+	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := strings.Index(line, "http://")
+	if i < 0 {
+		t.Fatalf("no URL printed: %q", line)
+	}
+	url := strings.Fields(line[i:])[0]
+	client := http.Client{Timeout: 5 * time.Second}
+	res, err := client.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !strings.Contains(string(body), "ULDP Lab") {
+		t.Fatalf("GET %s → %d", url, res.StatusCode)
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("serve did not stop cleanly on Ctrl+C: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("serve did not stop within 10 s of SIGINT")
+	}
+	bad(t, "write host:port", "serve", "--addr", "8080")
+}
+
+func TestTopLevel(t *testing.T) {
+	if r := uldp(t); r.code != 2 || !strings.Contains(r.stdout, "Commands:") {
+		t.Errorf("no arguments: exit %d\n%s", r.code, r.stdout)
+	}
+	if r := uldp(t, "help"); r.code != 0 || !strings.Contains(r.stdout, "calibrate") {
+		t.Errorf("help: exit %d", r.code)
+	}
+	bad(t, `unknown command "calibrat"`, "calibrat")
+	bad(t, "unexpected argument", "compose", "--rule", "basic", "--eps", "1", "--k", "2", "extra")
+	bad(t, "format \"yaml\"", "tdlap", "--eps", "1", "--delta", "0.1", "--format", "yaml")
+	if r := uldp(t, "tdlap", "-h"); r.code != 0 || !strings.Contains(r.stderr, "--kappa") && !strings.Contains(r.stderr, "-kappa") {
+		t.Errorf("tdlap -h: exit %d\n%s", r.code, r.stderr)
+	}
+}
