@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // MaxValues caps n·m·d, the number of coordinates a dataset may hold
@@ -103,6 +104,12 @@ func (d *Dataset) Validate(allowRagged bool) error {
 	for i, u := range d.Users {
 		if u.ID == "" {
 			return fmt.Errorf("user %d has an empty id: give every user a name or number", i+1)
+		}
+		if strings.TrimSpace(u.ID) != u.ID {
+			return fmt.Errorf("user id %q has leading or trailing spaces: remove them (CSV files trim them)", u.ID)
+		}
+		if strings.HasPrefix(u.ID, "#") {
+			return fmt.Errorf("user id %q starts with '#', which marks a comment in CSV files: rename the user", u.ID)
 		}
 		if prev, dup := seen[u.ID]; dup {
 			return fmt.Errorf("user id %q is used by users %d and %d: ids must be unique", u.ID, prev+1, i+1)

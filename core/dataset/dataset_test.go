@@ -223,6 +223,7 @@ func TestCSVRejections(t *testing.T) {
 		{"user,x1\n,2\n", "line 2: the user column is empty"},
 		{"user,x1\n1,1\n1,2\n2,3\n", "same number of items"},
 		{"user,x1\n1,\"2\n", "line 2"},
+		{"user,x1\n\"#a\",1\n", "starts with '#'"},
 	} {
 		_, err := ReadCSV(strings.NewReader(c.in), false)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -292,6 +293,7 @@ func TestValidate(t *testing.T) {
 		{Dataset{Dim: 1}, "no users"},
 		{Dataset{Dim: 1, Users: []User{{ID: "a", Points: []float64{1}}, {ID: "a", Points: []float64{2}}}}, "used by users 1 and 2"},
 		{Dataset{Dim: 1, Users: []User{{ID: "", Points: []float64{1}}}}, "empty id"},
+		{Dataset{Dim: 1, Users: []User{{ID: " a", Points: []float64{1}}}}, "leading or trailing spaces"},
 		{Dataset{Dim: 1, Users: []User{{ID: "a"}}}, "no items"},
 		{Dataset{Dim: 2, Users: []User{{ID: "a", Points: []float64{1, 2, 3}}}}, "not a multiple"},
 		{Dataset{Dim: 1, Users: []User{{ID: "a", Points: []float64{math.Inf(-1)}}}}, "item 1 x1 = -Inf"},

@@ -26,6 +26,12 @@ type TDLap struct {
 	// cut[k] = round(CDF(k)·2⁵³); X = min{k : u < cut[k]} for a 53-bit
 	// uniform u, so Pr[X = k] = (cut[k] − cut[k−1])·2⁻⁵³ exactly.
 	cut []uint64
+	// guide[g] is the smallest k with cut[k] > g·2⁵³/len(guide): a draw
+	// starts its search there and scans at most a few cells (Chen's
+	// cutpoint method), so Rand is O(1) for any κ and returns exactly the
+	// inverse-CDF value.
+	guide      []int32
+	guideShift uint
 	// Src is the generator Rand draws from.
 	Src rand.Source
 }
@@ -72,6 +78,19 @@ func NewTDLapKappa(eps float64, kappa int, src rand.Source) (*TDLap, error) {
 		t.cut[x] = uint64(math.Round(t.CDF(x) * 0x1p53))
 	}
 	t.cut[2*kappa] = 1 << 53
+	bits := uint(1)
+	for 1<<bits < len(t.cut) {
+		bits++
+	}
+	t.guide = make([]int32, 1<<bits)
+	t.guideShift = 53 - bits
+	k := 0
+	for g := range t.guide {
+		for t.cut[k] <= uint64(g)<<t.guideShift {
+			k++
+		}
+		t.guide[g] = int32(k)
+	}
 	return t, nil
 }
 
@@ -138,18 +157,17 @@ func (t *TDLap) Variance() float64 {
 // it is at most δ·e^{−ε}.
 func (t *TDLap) TailDelta() float64 { return t.PMF(0) }
 
-// Rand draws one value by inverse CDF over the 2κ+1 weights, with one 64-bit
-// draw and a binary search over integer cut points.
+// Rand draws one value by inverse CDF over the 2κ+1 weights: one 64-bit
+// draw u, then the smallest k with u < cut[k], found from the guide table.
 func (t *TDLap) Rand() int {
-	u := mustSrc(t.Src).Uint64() >> 11
-	lo, hi := 0, len(t.cut)-1
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		if u < t.cut[mid] {
-			hi = mid
-		} else {
-			lo = mid + 1
-		}
+	return t.inverse(mustSrc(t.Src).Uint64() >> 11)
+}
+
+// inverse returns the smallest k with u < cut[k], for a 53-bit u.
+func (t *TDLap) inverse(u uint64) int {
+	k := int(t.guide[u>>t.guideShift])
+	for u >= t.cut[k] {
+		k++
 	}
-	return lo
+	return k
 }

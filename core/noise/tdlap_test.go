@@ -197,3 +197,34 @@ func TestTDLapSamplerFits(t *testing.T) {
 		}
 	}
 }
+
+// The guide table must return exactly the plain inverse CDF (smallest k with
+// u < cut[k]) for every u, including the cut points themselves.
+func TestTDLapGuideTableIsTheInverseCDF(t *testing.T) {
+	for _, k := range []int{1, 3, 27, 5000} {
+		d, _ := NewTDLapKappa(0.01, k, nil)
+		plain := func(u uint64) int {
+			x := 0
+			for u >= d.cut[x] {
+				x++
+			}
+			return x
+		}
+		r := rng.New(uint64(k)).Get(rng.TDLap)
+		us := []uint64{0, 1<<53 - 1}
+		for _, c := range d.cut[:len(d.cut)-1] {
+			us = append(us, c-1, c, c+1)
+		}
+		for range 100_000 {
+			us = append(us, r.Uint64()>>11)
+		}
+		for _, u := range us {
+			if u >= 1<<53 {
+				continue
+			}
+			if got, want := d.inverse(u), plain(u); got != want {
+				t.Fatalf("κ=%d u=%d: guide gives %d, inverse CDF %d", k, u, got, want)
+			}
+		}
+	}
+}
