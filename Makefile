@@ -1,0 +1,52 @@
+# ULDP Lab. `make run` serves the site; `make test` installs what the tests
+# need (if missing) and runs every test. See README.md.
+
+GO          ?= go
+ADDR        ?= 127.0.0.1:8080
+FUZZTIME    ?= 10s
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.6.1
+WASM_EXEC   := $(shell $(GO) env GOROOT)/lib/wasm/go_js_wasm_exec
+
+.PHONY: run build test test-deps lint test-native test-wasm fuzz bench clean
+
+## run: serve the site on $(ADDR) from one Go binary with embedded assets
+run:
+	$(GO) run ./cmd/uldp serve --addr $(ADDR)
+
+## build: the uldp command-line tool in bin/
+build:
+	$(GO) build -o bin/uldp ./cmd/uldp
+
+## test: everything CI runs
+test: test-deps lint test-native test-wasm fuzz
+
+# node runs the js/wasm tests; on a fresh Debian machine it may be missing.
+test-deps:
+	@command -v node >/dev/null 2>&1 || { \
+	  echo "installing nodejs (runs the WebAssembly tests)"; \
+	  apt-get update -qq && apt-get install -y -qq --no-install-recommends nodejs; }
+
+lint:
+	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt: not formatted:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
+
+test-native:
+	$(GO) test -count=1 ./...
+
+# The core must build and pass under js/wasm (the browser lessons run it).
+# -short skips the one test that streams 10⁷ CSV values.
+test-wasm:
+	GOOS=js GOARCH=wasm $(GO) test -count=1 -short -exec="$(WASM_EXEC)" ./core/...
+
+fuzz:
+	$(GO) test -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=$(FUZZTIME) ./core/scenario
+	$(GO) test -run='^$$' -fuzz='^FuzzReadCSV$$' -fuzztime=$(FUZZTIME) ./core/dataset
+
+## bench: core benchmarks, then the uldp/google throughput ratios
+bench:
+	$(GO) test -run='^$$' -bench=. -benchmem ./core/... | tee bench.out
+	@awk -f .ci/bench-ratios.awk bench.out
+
+clean:
+	rm -rf bin bench.out
