@@ -13,8 +13,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 	"text/tabwriter"
 )
@@ -83,13 +84,8 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "uldp — ULDP Lab, user-level differential privacy for convex optimisation")
 	fmt.Fprintln(w, "\nUsage: uldp <command> [flags]   (uldp <command> -h for the command's flags)")
 	fmt.Fprintln(w, "\nCommands:")
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(commands)) {
 		fmt.Fprintf(tw, "  %s\t%s\n", n, commands[n].summary)
 	}
 	tw.Flush()

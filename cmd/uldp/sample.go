@@ -3,9 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/rand/v2"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/uldplab/uldp/core/noise"
@@ -98,11 +99,7 @@ type moments struct {
 }
 
 func cmdSample(e *env, args []string) error {
-	names := make([]string, 0, len(samplers))
-	for n := range samplers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(samplers))
 	fs := flags(e, "sample", "sample --dist "+strings.Join(names, "|")+" [parameters] --n N [--seed S | --crypto] [--format text]")
 	dist := fs.String("dist", "", "distribution: "+strings.Join(names, ", "))
 	var v sampleFlags
@@ -129,7 +126,7 @@ func cmdSample(e *env, args []string) error {
 	}
 	v.set = given(fs)
 	for name := range v.set {
-		if contains(distParams, name) && !contains(s.flags, name) {
+		if slices.Contains(distParams, name) && !slices.Contains(s.flags, name) {
 			return usagef("--%s does not apply to %s (it takes %s)", name, *dist, "--"+strings.Join(s.flags, ", --"))
 		}
 	}
@@ -175,13 +172,4 @@ func meanVar(xs []float64) (float64, float64) {
 		return m, 0
 	}
 	return m, m2 / float64(len(xs)-1)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -2,8 +2,9 @@ package privacy
 
 import (
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/uldplab/uldp/core/noise"
@@ -65,12 +66,7 @@ func Calibrate(mech string, eps, delta, sens float64) (Calibration, error) {
 
 // CalibratorNames returns the mechanisms Calibrate knows, sorted.
 func CalibratorNames() []string {
-	names := make([]string, 0, len(calibrators))
-	for n := range calibrators {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(calibrators))
 }
 
 // LaplaceScale returns b = Δ/ε: Lap(b) noise on an ℓ₁-sensitivity-Δ query is

@@ -23,8 +23,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/uldplab/uldp/core/dataset"
@@ -94,12 +95,7 @@ var (
 
 // MechanismNames returns the mechanisms a scenario may name, sorted.
 func MechanismNames() []string {
-	names := make([]string, 0, len(requirements))
-	for n := range requirements {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(requirements))
 }
 
 // Requires returns the parameters mech needs, and whether mech is known.
@@ -281,13 +277,8 @@ func object(b []byte, where string, known []string) (map[string]json.RawMessage,
 		}
 		return nil, fmt.Errorf("%s must be a JSON object {…}: %v", where, syntaxErr(b, err))
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if !contains(known, k) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if !slices.Contains(known, k) {
 			msg := fmt.Sprintf("%s: unknown field %q", where, k)
 			if s := closest(k, known); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
@@ -359,15 +350,6 @@ func syntaxErr(b []byte, err error) error {
 		return fmt.Errorf("invalid JSON at line %d, column %d: %v", line, col, se)
 	}
 	return err
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // closest returns the known name within edit distance 2 of s, if any.
