@@ -1,0 +1,232 @@
+package viz
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/uldplab/uldp/core/privacy"
+)
+
+// App is what a backend drives: the scenes, the current one, the keyboard
+// shortcuts, the stepper bar and the shareable state. Backends call Event,
+// Key, Tick and Set, and paint Frame's list when it reports a change.
+type App struct {
+	scenes []Scene
+	cur    int
+	dirty  bool
+	w, h   float64
+	list   *List
+}
+
+// NewApp returns an app showing the first scene.
+func NewApp(scenes ...Scene) *App {
+	return &App{scenes: scenes, dirty: true}
+}
+
+// Scenes returns the scenes' infos in switcher order.
+func (a *App) Scenes() []Info {
+	out := make([]Info, len(a.scenes))
+	for i, s := range a.scenes {
+		out[i] = s.Info()
+	}
+	return out
+}
+
+// Scene returns the current scene.
+func (a *App) Scene() Scene { return a.scenes[a.cur] }
+
+// Switch shows scene i.
+func (a *App) Switch(i int) error {
+	if i < 0 || i >= len(a.scenes) {
+		return fmt.Errorf("scene %d: choose 1 to %d", i+1, len(a.scenes))
+	}
+	a.cur, a.dirty = i, true
+	return nil
+}
+
+// SwitchTo shows the scene with the given name.
+func (a *App) SwitchTo(name string) error {
+	for i, s := range a.scenes {
+		if s.Info().Name == name {
+			return a.Switch(i)
+		}
+	}
+	names := make([]string, len(a.scenes))
+	for i, s := range a.scenes {
+		names[i] = s.Info().Name
+	}
+	return fmt.Errorf("scene %q: choose one of %s", name, strings.Join(names, ", "))
+}
+
+// Controls returns the stepper bar (for stepped scenes) and the scene's own
+// controls.
+func (a *App) Controls() []Control {
+	var out []Control
+	if st, ok := a.Scene().(Stepped); ok {
+		out = append(out, st.Player().Controls()...)
+	}
+	return append(out, a.Scene().Controls()...)
+}
+
+// Set changes a control of the current scene or its stepper bar.
+func (a *App) Set(name, value string) error {
+	var err error
+	if st, ok := a.Scene().(Stepped); ok && IsPlayerControl(name) {
+		err = st.Player().Set(name, value)
+	} else {
+		err = a.Scene().Set(name, value)
+	}
+	if err == nil {
+		a.dirty = true
+	}
+	return err
+}
+
+// Key handles a keyboard shortcut (names as in the browser's KeyboardEvent.key:
+// " " or "Space", "ArrowLeft", "ArrowRight", "r", "s", "1"…"9"); true if it
+// did something. Shortcuts of the scene's controls (Control.Key) work too.
+func (a *App) Key(k string) bool {
+	if k == " " {
+		k = "Space"
+	}
+	if len(k) == 1 && k[0] >= '1' && k[0] <= '9' {
+		return a.Switch(int(k[0]-'1')) == nil
+	}
+	if strings.EqualFold(k, "s") {
+		return a.reseed()
+	}
+	for _, c := range a.Controls() {
+		if c.Key != "" && strings.EqualFold(c.Key, k) && !c.Disabled {
+			return a.Set(c.Name, "") == nil
+		}
+	}
+	return false
+}
+
+// reseed moves the scene to the next seed.
+func (a *App) reseed() bool {
+	for _, c := range a.Controls() {
+		if c.Name == CtlSeed {
+			s, err := strconv.ParseUint(c.Value, 10, 64)
+			if err != nil {
+				return false
+			}
+			return a.Set(CtlSeed, strconv.FormatUint(s+1, 10)) == nil
+		}
+	}
+	return false
+}
+
+// Event forwards pointer input to the scene.
+func (a *App) Event(ev Event) bool {
+	if a.Scene().Pointer(ev) {
+		a.dirty = true
+		return true
+	}
+	return false
+}
+
+// Tick advances a playing stepper by dt seconds.
+func (a *App) Tick(dt float64) bool {
+	if st, ok := a.Scene().(Stepped); ok && st.Player().Tick(dt) {
+		a.dirty = true
+		return true
+	}
+	return false
+}
+
+// Invalidate forces the next Frame to redraw (after a backend-side change).
+func (a *App) Invalidate() { a.dirty = true }
+
+// Frame returns the current figure for a w × h viewport and whether it
+// changed since the last call; scenes redraw only when something changed.
+func (a *App) Frame(w, h float64) (*List, bool) {
+	if !a.dirty && a.list != nil && w == a.w && h == a.h {
+		return a.list, false
+	}
+	a.w, a.h, a.dirty = w, h, false
+	a.list = a.Scene().Draw(w, h)
+	return a.list, true
+}
+
+// Readouts returns the scene's readouts, led by the stepper status.
+func (a *App) Readouts() []Readout {
+	var out []Readout
+	if st, ok := a.Scene().(Stepped); ok {
+		out = append(out, Readout{Name: "status", Label: "step", Text: st.Player().Status()})
+	}
+	return append(out, a.Scene().Readouts()...)
+}
+
+// Guarantee returns the current scene's guarantee.
+func (a *App) Guarantee() privacy.Guarantee { return a.Scene().Guarantee() }
+
+// State returns the shareable state: the scene and every non-button control
+// value, as a URL fragment ("scene=abovethreshold&eps=1&seed=3").
+func (a *App) State() string {
+	v := url.Values{}
+	for _, c := range a.Scene().Controls() {
+		if c.Kind != Button {
+			v.Set(c.Name, c.Value)
+		}
+	}
+	keys := make([]string, 0, len(v))
+	for k := range v {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := []string{"scene=" + url.QueryEscape(a.Scene().Info().Name)}
+	for _, k := range keys {
+		parts = append(parts, url.QueryEscape(k)+"="+url.QueryEscape(v.Get(k)))
+	}
+	return strings.Join(parts, "&")
+}
+
+// Restore applies a state written by State (a leading '#' is ignored).
+// Settings that fail are skipped and reported together; the others apply,
+// so a hand-edited link with one bad value still opens the lesson.
+func (a *App) Restore(state string) error {
+	v, err := url.ParseQuery(strings.TrimPrefix(state, "#"))
+	if err != nil {
+		return fmt.Errorf("the link's settings cannot be read: %v", err)
+	}
+	var errs []error
+	if name := v.Get("scene"); name != "" {
+		if err := a.SwitchTo(name); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	known := map[string]bool{}
+	for _, c := range a.Scene().Controls() {
+		known[c.Name] = c.Kind != Button
+	}
+	keys := make([]string, 0, len(v))
+	for k := range v {
+		keys = append(keys, k)
+	}
+	// Apply in the scene's declared order: later controls may depend on
+	// earlier ones (n before m, say).
+	order := map[string]int{}
+	for i, c := range a.Scene().Controls() {
+		order[c.Name] = i
+	}
+	sort.Slice(keys, func(i, j int) bool { return order[keys[i]] < order[keys[j]] })
+	for _, k := range keys {
+		if k == "scene" {
+			continue
+		}
+		if !known[k] {
+			errs = append(errs, fmt.Errorf("%s: not a setting of this lesson (ignored)", k))
+			continue
+		}
+		if err := a.Set(k, v.Get(k)); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %v", k, err))
+		}
+	}
+	a.dirty = true
+	return errors.Join(errs...)
+}

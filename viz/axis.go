@@ -1,0 +1,36 @@
+package viz
+
+import (
+	"math"
+	"strconv"
+)
+
+// NiceTicks returns about n round tick values (1, 2 or 5 × 10^k apart)
+// covering [lo, hi].
+func NiceTicks(lo, hi float64, n int) []float64 {
+	if !(hi > lo) || n < 1 {
+		return []float64{lo}
+	}
+	raw := (hi - lo) / float64(n)
+	base := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := base
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*base >= raw {
+			step = m * base
+			break
+		}
+	}
+	var out []float64
+	for v := math.Ceil(lo/step) * step; v <= hi+step*1e-9; v += step {
+		out = append(out, math.Round(v/step)*step)
+	}
+	return out
+}
+
+// TickLabel writes a tick value without float noise.
+func TickLabel(v float64) string {
+	if math.Abs(v) < 1e-12 {
+		return "0"
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}

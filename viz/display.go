@@ -1,0 +1,169 @@
+// Package viz holds ULDP Lab's lesson scenes as pure Go: each scene owns its
+// state, turns input into state changes and draws into a display list —
+// circles, lines, polylines, polygons, rects, arrows and text in screen
+// pixels, coloured from one colour-blind-safe palette. Backends (the
+// Ebitengine desktop app, the browser canvas) only paint lists and forward
+// input, so a scene looks and behaves the same everywhere and its tests
+// assert on lists and state, never on pixels.
+package viz
+
+// Colour indexes the palette. The hues are Okabe & Ito's (2008) set, which
+// stays distinguishable under the common colour-vision deficiencies.
+type Colour uint8
+
+// The palette.
+const (
+	None       Colour = iota // not drawn
+	Ink                      // text and axes
+	Muted                    // secondary text, light marks
+	Grid                     // grid lines
+	Paper                    // background
+	Blue                     // primary data
+	Orange                   // the "private" side, noise
+	Green                    // pass, kept
+	Vermillion               // fail, removed, warnings
+	Sky                      // secondary data
+	Yellow                   // highlights
+	Purple                   // thresholds
+	numColours
+)
+
+// RGBA returns the colour's components.
+func (c Colour) RGBA() (r, g, b, a uint8) {
+	p := palette[c%numColours]
+	return p[0], p[1], p[2], p[3]
+}
+
+var palette = [numColours][4]uint8{
+	None:       {0, 0, 0, 0},
+	Ink:        {27, 27, 31, 255},
+	Muted:      {110, 110, 120, 255},
+	Grid:       {226, 224, 218, 255},
+	Paper:      {251, 250, 247, 255},
+	Blue:       {0, 114, 178, 255},
+	Orange:     {230, 159, 0, 255},
+	Green:      {0, 158, 115, 255},
+	Vermillion: {213, 94, 0, 255},
+	Sky:        {86, 180, 233, 255},
+	Yellow:     {240, 228, 66, 255},
+	Purple:     {204, 121, 167, 255},
+}
+
+// Kind is a display-list primitive.
+type Kind uint8
+
+// The primitives.
+const (
+	Circle   Kind = iota + 1 // P[0] centre, R radius
+	Line                     // P[0] → P[1]
+	Polyline                 // open path through P
+	Polygon                  // closed, filled path through P
+	Rect                     // corners P[0], P[1]
+	Arrow                    // P[0] → P[1] with a head at P[1]
+	Text                     // at P[0], aligned by Align
+)
+
+// Align places text relative to its anchor point.
+type Align uint8
+
+// Text alignments (horizontal; text is vertically centred on its anchor).
+const (
+	Left Align = iota
+	Centre
+	Right
+)
+
+// Point is a position in screen pixels (y down).
+type Point struct{ X, Y float64 }
+
+// Style is how an item is painted. Alpha scales both stroke and fill.
+type Style struct {
+	Stroke Colour
+	Fill   Colour
+	Width  float64 // stroke width in pixels
+	Alpha  float64 // 0 means opaque
+	Dashed bool
+}
+
+// Item is one primitive.
+type Item struct {
+	Kind  Kind
+	Style Style
+	P     []Point
+	R     float64
+	Text  string
+	Size  float64 // text size in pixels
+	Align Align
+	// ID names what the item shows for hit-testing (a user, a bar); 0 is
+	// "nothing".
+	ID int
+}
+
+// List is a frame's display list, painted in order.
+type List struct {
+	Width, Height float64
+	Items         []Item
+}
+
+// Add appends items.
+func (l *List) Add(items ...Item) { l.Items = append(l.Items, items...) }
+
+// Circle adds a circle.
+func (l *List) Circle(c Point, r float64, s Style, id int) {
+	l.Add(Item{Kind: Circle, Style: s, P: []Point{c}, R: r, ID: id})
+}
+
+// Line adds a segment.
+func (l *List) Line(a, b Point, s Style) { l.Add(Item{Kind: Line, Style: s, P: []Point{a, b}}) }
+
+// Arrow adds a segment with a head at b.
+func (l *List) Arrow(a, b Point, s Style) { l.Add(Item{Kind: Arrow, Style: s, P: []Point{a, b}}) }
+
+// Rect adds an axis-aligned rectangle with corners a and b.
+func (l *List) Rect(a, b Point, s Style, id int) {
+	l.Add(Item{Kind: Rect, Style: s, P: []Point{a, b}, ID: id})
+}
+
+// Polyline adds an open path.
+func (l *List) Polyline(pts []Point, s Style) { l.Add(Item{Kind: Polyline, Style: s, P: pts}) }
+
+// Polygon adds a closed, filled path.
+func (l *List) Polygon(pts []Point, s Style) { l.Add(Item{Kind: Polygon, Style: s, P: pts}) }
+
+// Text adds a label.
+func (l *List) Text(at Point, text string, size float64, c Colour, align Align) {
+	l.Add(Item{Kind: Text, Style: Style{Fill: c}, P: []Point{at}, Text: text, Size: size, Align: align})
+}
+
+// Hit returns the ID of the topmost item with an ID under p, within slop
+// pixels for thin shapes, or 0.
+func (l *List) Hit(p Point, slop float64) int {
+	for i := len(l.Items) - 1; i >= 0; i-- {
+		it := &l.Items[i]
+		if it.ID == 0 {
+			continue
+		}
+		switch it.Kind {
+		case Circle:
+			dx, dy := p.X-it.P[0].X, p.Y-it.P[0].Y
+			r := it.R + slop
+			if dx*dx+dy*dy <= r*r {
+				return it.ID
+			}
+		case Rect:
+			x0, x1 := minmax(it.P[0].X, it.P[1].X)
+			y0, y1 := minmax(it.P[0].Y, it.P[1].Y)
+			if p.X >= x0-slop && p.X <= x1+slop && p.Y >= y0-slop && p.Y <= y1+slop {
+				return it.ID
+			}
+		}
+	}
+	return 0
+}
+
+func minmax(a, b float64) (float64, float64) {
+	if a > b {
+		return b, a
+	}
+	return a, b
+}

@@ -1,0 +1,100 @@
+package viz
+
+import "github.com/uldplab/uldp/core/privacy"
+
+// EventKind says what an input event is.
+type EventKind uint8
+
+// Input events the backends forward.
+const (
+	PointerDown EventKind = iota + 1
+	PointerMove
+	PointerUp
+	Wheel // Delta > 0 zooms in
+)
+
+// Event is one pointer or wheel event in figure pixels. Pointer 0 is the
+// mouse; touches are 1, 2, ….
+type Event struct {
+	Kind    EventKind
+	X, Y    float64
+	Pointer int
+	Delta   float64
+}
+
+// Info names a scene.
+type Info struct {
+	// Name is the scene's id in URLs ("#scene=abovethreshold").
+	Name string `json:"name"`
+	// Title is shown in switchers and window titles.
+	Title string `json:"title"`
+	// Summary is one sentence on what the scene teaches.
+	Summary string `json:"summary"`
+}
+
+// ControlKind is the kind of a declared control.
+type ControlKind string
+
+// Control kinds. Backends render them natively: HTML inputs in the browser,
+// a side panel on the desktop.
+const (
+	Slider ControlKind = "slider" // numeric, Min..Max, Step (Log: geometric)
+	Number ControlKind = "number" // numeric text field
+	Toggle ControlKind = "toggle" // "true" / "false"
+	Choice ControlKind = "choice" // one of Choices
+	Button ControlKind = "button" // Set(name, "") performs it
+	// TextField is free text, validated by the scene (e.g. a list of values).
+	TextField ControlKind = "text"
+)
+
+// Control is one declared input with its current value.
+type Control struct {
+	Name    string      `json:"name"`
+	Label   string      `json:"label"`
+	Kind    ControlKind `json:"kind"`
+	Value   string      `json:"value"`
+	Min     float64     `json:"min,omitempty"`
+	Max     float64     `json:"max,omitempty"`
+	Step    float64     `json:"step,omitempty"`
+	Log     bool        `json:"log,omitempty"`
+	Unit    string      `json:"unit,omitempty"`
+	Choices []string    `json:"choices,omitempty"`
+	Help    string      `json:"help,omitempty"`
+	// Key is the keyboard shortcut, if any ("Space", "ArrowRight", "r").
+	Key string `json:"key,omitempty"`
+	// Disabled controls are shown but do nothing now (e.g. step at the end).
+	Disabled bool `json:"disabled,omitempty"`
+}
+
+// Readout is a named number with the formula that produced it.
+type Readout struct {
+	Name    string  `json:"name"`
+	Label   string  `json:"label"`
+	Value   float64 `json:"value"`
+	Text    string  `json:"text"`
+	Formula string  `json:"formula,omitempty"`
+	Warn    bool    `json:"warn,omitempty"`
+}
+
+// Scene is one lesson's interactive figure.
+type Scene interface {
+	Info() Info
+	// Controls declares the scene's inputs with their current values.
+	Controls() []Control
+	// Set changes one control; the error says what is wrong with the value
+	// and the scene stays as it was.
+	Set(name, value string) error
+	Readouts() []Readout
+	// Guarantee is what the scene's current run certifies.
+	Guarantee() privacy.Guarantee
+	// Pointer handles an input event in the figure; true if the state changed.
+	Pointer(ev Event) bool
+	// Draw returns the figure for a w × h pixel viewport.
+	Draw(w, h float64) *List
+}
+
+// Stepped is a scene that runs an algorithm the stepper bar walks through.
+type Stepped interface {
+	Scene
+	Player() *Player
+}

@@ -1,0 +1,254 @@
+package scenes
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/mech"
+	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/core/rng"
+	"github.com/uldplab/uldp/core/trace"
+	"github.com/uldplab/uldp/viz"
+)
+
+// maxQueries bounds the stream so every bar stays wide enough to drag.
+const maxQueries = 24
+
+// simRuns is how many runs "simulate" draws for the empirical halting
+// frequencies.
+const simRuns = 10_000
+
+// AboveThreshold is lesson 3: a stream of queries against one noisy
+// threshold, halting at the first noisy query below it.
+type AboveThreshold struct {
+	eps, threshold float64
+	queries        []float64
+	mode           privacy.Mode
+	streams        *rng.Streams
+
+	player viz.Player
+	result mech.ATResult
+	exact  []float64 // halting distribution, T+1 entries
+	sim    []int     // simulated halting counts, nil until simulated
+
+	// The last Draw's layout and list, for turning pointer positions into
+	// values; while a bar is dragged the value axis stays frozen.
+	plot plotArea
+	last *viz.List
+	drag int // 1-based query being dragged, 0 if none
+}
+
+// NewAboveThreshold returns the scene with its default stream.
+func NewAboveThreshold() *AboveThreshold {
+	s := &AboveThreshold{
+		eps: 1, threshold: 10,
+		queries: []float64{15, 13, 12, 11.5, 10.5, 12, 9, 13},
+		streams: rng.New(1),
+	}
+	if err := s.rerun(); err != nil {
+		panic(err) // the defaults above are valid
+	}
+	return s
+}
+
+// Info names the scene.
+func (s *AboveThreshold) Info() viz.Info {
+	return viz.Info{Name: "abovethreshold", Title: "AboveThreshold",
+		Summary: "One noisy threshold, fresh noise per query, halt at the first noisy query below the threshold."}
+}
+
+// Player returns the stepper bar.
+func (s *AboveThreshold) Player() *viz.Player { return &s.player }
+
+func (s *AboveThreshold) params() mech.ATParams {
+	return mech.ATParams{Eps: s.eps, Threshold: s.threshold, Mode: s.mode}
+}
+
+// run is the trace.Run the stepper branches: the queries are the users'
+// values, one user per query.
+func (s *AboveThreshold) run(ctx context.Context, d *dataset.Dataset, st *rng.Streams) (*trace.Trace, error) {
+	qs := make([]float64, d.N())
+	for i := range qs {
+		qs[i] = d.Users[i].Points[0]
+	}
+	res, tr, err := mech.RunAboveThreshold(ctx, s.params(), qs, st)
+	if err != nil {
+		return nil, err
+	}
+	s.result = res
+	return tr, nil
+}
+
+func (s *AboveThreshold) data() *dataset.Dataset {
+	d := &dataset.Dataset{Dim: 1, Users: make([]dataset.User, len(s.queries))}
+	for i, q := range s.queries {
+		d.Users[i] = dataset.User{ID: strconv.Itoa(i + 1), Points: []float64{q}}
+	}
+	return d
+}
+
+// rerun runs again with the same streams, keeping the stepper position:
+// the noise stays put and only the edited values move (common random numbers).
+func (s *AboveThreshold) rerun() error {
+	st, err := trace.NewStepper(context.Background(), s.run, s.data(), s.streams)
+	if err != nil {
+		return err
+	}
+	if old := s.player.Stepper(); old != nil {
+		_ = st.Seek(min(old.Pos(), st.Len()))
+	}
+	s.player.Load(st)
+	s.exact = mech.ATHaltDistribution(s.params(), s.queries)
+	s.sim = nil
+	return nil
+}
+
+// Controls declares the scene's inputs.
+func (s *AboveThreshold) Controls() []viz.Control {
+	qs := make([]string, len(s.queries))
+	for i, q := range s.queries {
+		qs[i] = viz.FormatNumber(q)
+	}
+	return []viz.Control{
+		{Name: "eps", Label: "ε", Kind: viz.Slider, Value: viz.FormatNumber(s.eps), Min: 0.05, Max: 20, Log: true,
+			Help: "threshold noise Lap(2/ε), query noise Lap(4/ε)"},
+		{Name: "threshold", Label: "threshold Δ", Kind: viz.Slider, Value: viz.FormatNumber(s.threshold), Min: -50, Max: 50, Step: 0.5},
+		{Name: "queries", Label: "query values", Kind: viz.TextField, Value: strings.Join(qs, ","),
+			Help: fmt.Sprintf("1 to %d numbers separated by commas; or drag the bars", maxQueries)},
+		viz.SeedControl(s.streams.Seed()),
+		{Name: "mode", Label: "mode", Kind: viz.Choice, Value: s.mode.String(),
+			Choices: []string{privacy.Paper.String(), privacy.NonPrivate.String()},
+			Help:    "paper: Lap(2/ε) and Lap(4/ε) noise; non-private: exact comparisons"},
+		{Name: "reroll-threshold", Label: "re-roll threshold noise", Kind: viz.Button, Key: "t",
+			Help: "new Λ, same query noise"},
+		{Name: "reroll-queries", Label: "re-roll query noise", Kind: viz.Button, Key: "q",
+			Help: "new ν's, same threshold"},
+		{Name: "simulate", Label: fmt.Sprintf("simulate %d runs", simRuns), Kind: viz.Button, Key: "m",
+			Help: "empirical halting frequencies next to the exact ones"},
+	}
+}
+
+// Set changes one control.
+func (s *AboveThreshold) Set(name, value string) error {
+	c, ok := findControl(s.Controls(), name)
+	if !ok {
+		return fmt.Errorf("no control %q in this lesson", name)
+	}
+	switch name {
+	case "eps", "threshold":
+		x, err := viz.ParseNumber(c, value)
+		if err != nil {
+			return err
+		}
+		if name == "eps" {
+			s.eps = x
+		} else {
+			s.threshold = x
+		}
+	case "queries":
+		qs, err := parseQueries(value)
+		if err != nil {
+			return err
+		}
+		s.queries = qs
+	case viz.CtlSeed:
+		seed, err := viz.ParseSeed(value)
+		if err != nil {
+			return err
+		}
+		s.streams = rng.New(seed)
+	case viz.CtlMode:
+		m, err := privacy.ParseMode(value)
+		if err != nil || (m != privacy.Paper && m != privacy.NonPrivate) {
+			return fmt.Errorf("mode %q: AboveThreshold has paper and non-private modes (its calibration is exact, so sound = paper)", value)
+		}
+		s.mode = m
+	case "reroll-threshold":
+		s.streams.Reroll(rng.ATThreshold)
+	case "reroll-queries":
+		s.streams.Reroll(rng.ATQuery)
+	case "simulate":
+		s.simulate()
+		return nil
+	}
+	return s.rerun()
+}
+
+func parseQueries(v string) ([]float64, error) {
+	fields := strings.Split(v, ",")
+	if len(fields) > maxQueries {
+		return nil, fmt.Errorf("%d query values: give at most %d", len(fields), maxQueries)
+	}
+	out := make([]float64, 0, len(fields))
+	for i, f := range fields {
+		x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, fmt.Errorf("query %d: %q is not a number", i+1, strings.TrimSpace(f))
+		}
+		if math.Abs(x) > 1e6 {
+			return nil, fmt.Errorf("query %d = %v: keep values within ±10⁶", i+1, x)
+		}
+		out = append(out, x)
+	}
+	return out, nil
+}
+
+func findControl(cs []viz.Control, name string) (viz.Control, bool) {
+	for _, c := range cs {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return viz.Control{}, false
+}
+
+// simulate draws simRuns fresh runs from the scene's seed and counts where
+// each halts.
+func (s *AboveThreshold) simulate() {
+	streams := s.streams.Fresh()
+	counts := make([]int, len(s.queries)+1)
+	for range simRuns {
+		res, _, err := mech.RunAboveThreshold(context.Background(), s.params(), s.queries, streams)
+		if err != nil {
+			return
+		}
+		if res.HaltedAt == 0 {
+			counts[len(s.queries)]++
+		} else {
+			counts[res.HaltedAt-1]++
+		}
+	}
+	s.sim = counts
+}
+
+// Readouts lists the numbers the lesson talks about.
+func (s *AboveThreshold) Readouts() []viz.Readout {
+	p := s.params()
+	r := []viz.Readout{
+		{Name: "threshold-scale", Label: "threshold noise scale", Value: p.ThresholdScale(), Text: fmt.Sprintf("%.4g", p.ThresholdScale()), Formula: "2/ε"},
+		{Name: "query-scale", Label: "query noise scale", Value: p.QueryScale(), Text: fmt.Sprintf("%.4g", p.QueryScale()), Formula: "4/ε"},
+		{Name: "noisy-threshold", Label: "noisy threshold Δ̂", Value: s.result.NoisyThreshold, Text: fmt.Sprintf("%.4g", s.result.NoisyThreshold), Formula: "Δ − Λ"},
+		{Name: "p-all-pass", Label: "Pr[every query passes]", Value: s.exact[len(s.queries)], Text: fmt.Sprintf("%.4f", s.exact[len(s.queries)]),
+			Formula: "∫ Lap density of Λ × Π_t Pr[ν_t ≥ Δ − Λ − q_t] dΛ"},
+	}
+	halted := "no ⊥: every query passed"
+	if s.result.HaltedAt > 0 {
+		halted = fmt.Sprintf("⊥ at query %d (exact probability of that: %.4f)", s.result.HaltedAt, s.exact[s.result.HaltedAt-1])
+	}
+	r = append(r, viz.Readout{Name: "halted", Label: "this run", Value: float64(s.result.HaltedAt), Text: halted})
+	if s.sim != nil {
+		worst := 0.0
+		for k, c := range s.sim {
+			worst = math.Max(worst, math.Abs(float64(c)/simRuns-s.exact[k]))
+		}
+		r = append(r, viz.Readout{Name: "sim-gap", Label: "largest |simulated − exact|", Value: worst, Text: fmt.Sprintf("%.4f over %d runs", worst, simRuns)})
+	}
+	return r
+}
+
+// Guarantee is ε-DP for the whole transcript (or none, non-private).
+func (s *AboveThreshold) Guarantee() privacy.Guarantee { return s.params().Guarantee() }

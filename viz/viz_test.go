@@ -1,0 +1,73 @@
+package viz
+
+import (
+	"math"
+	"testing"
+)
+
+func TestHitTopmost(t *testing.T) {
+	var l List
+	l.Circle(Point{10, 10}, 5, Style{}, 1)
+	l.Rect(Point{0, 0}, Point{20, 20}, Style{}, 2)
+	l.Circle(Point{10, 10}, 5, Style{}, 0) // no id: ignored
+	if got := l.Hit(Point{10, 10}, 0); got != 2 {
+		t.Errorf("Hit = %d, want the topmost (2)", got)
+	}
+	if got := l.Hit(Point{23, 10}, 4); got != 2 {
+		t.Errorf("slop: Hit = %d", got)
+	}
+	if got := l.Hit(Point{40, 40}, 4); got != 0 {
+		t.Errorf("miss: Hit = %d", got)
+	}
+}
+
+func TestCameraRoundTripPanZoom(t *testing.T) {
+	c := Fit(-1, 1, -2, 2, 0, 0, 400, 300, 10)
+	p := c.ToScreen(0.3, -0.7)
+	x, y := c.ToWorld(p)
+	if math.Abs(x-0.3) > 1e-12 || math.Abs(y+0.7) > 1e-12 {
+		t.Fatalf("round trip gave (%v, %v)", x, y)
+	}
+	if top := c.ToScreen(0, 2); math.Abs(top.Y-10) > 1e-9 {
+		t.Errorf("fit: y = 2 at pixel %v, want 10 (y grows upward)", top.Y)
+	}
+	c.Zoom(3, p)
+	if q := c.ToScreen(0.3, -0.7); math.Abs(q.X-p.X) > 1e-9 || math.Abs(q.Y-p.Y) > 1e-9 {
+		t.Errorf("zoom moved the point under the cursor: %v → %v", p, q)
+	}
+	before := c.ToScreen(0, 0)
+	c.Pan(15, -5)
+	after := c.ToScreen(0, 0)
+	if math.Abs(after.X-before.X-15) > 1e-9 || math.Abs(after.Y-before.Y+5) > 1e-9 {
+		t.Errorf("pan: %v → %v", before, after)
+	}
+}
+
+func TestScaleBarAndTicks(t *testing.T) {
+	c := Camera{Scale: 37} // 120 px ≈ 3.24 units
+	if w, label := c.ScaleBar(120); w != 2 || label != "2" {
+		t.Errorf("scale bar %v %q", w, label)
+	}
+	c.Scale = 1e-3
+	if w, _ := c.ScaleBar(120); w != 1e5 {
+		t.Errorf("scale bar at tiny scale %v", w)
+	}
+	ticks := NiceTicks(-3.2, 17.9, 5)
+	if ticks[0] != 0 || ticks[len(ticks)-1] != 15 || len(ticks) != 4 {
+		t.Errorf("ticks %v", ticks)
+	}
+	if TickLabel(0.1+0.2) != "0.3" || TickLabel(1e-17) != "0" {
+		t.Errorf("labels %q %q", TickLabel(0.1+0.2), TickLabel(1e-17))
+	}
+}
+
+func TestPalette(t *testing.T) {
+	seen := map[[3]uint8]bool{}
+	for c := Ink; c < numColours; c++ {
+		r, g, b, a := c.RGBA()
+		if a != 255 || seen[[3]uint8{r, g, b}] {
+			t.Errorf("colour %d: %d %d %d %d (duplicate or transparent)", c, r, g, b, a)
+		}
+		seen[[3]uint8{r, g, b}] = true
+	}
+}
