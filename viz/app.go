@@ -1,6 +1,7 @@
 package viz
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"net/url"
@@ -8,7 +9,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/core/trace"
 )
 
 // App is what a backend drives: the scenes, the current one, the keyboard
@@ -62,18 +65,34 @@ func (a *App) SwitchTo(name string) error {
 	return fmt.Errorf("scene %q: choose one of %s", name, strings.Join(names, ", "))
 }
 
+// CtlReseed is the app's "new seed" button (key S), added after a scene's
+// seed field.
+const CtlReseed = "reseed"
+
 // Controls returns the stepper bar (for stepped scenes) and the scene's own
-// controls.
+// controls, with a "new seed" button after the seed field.
 func (a *App) Controls() []Control {
 	var out []Control
 	if st, ok := a.Scene().(Stepped); ok {
 		out = append(out, st.Player().Controls()...)
 	}
-	return append(out, a.Scene().Controls()...)
+	for _, c := range a.Scene().Controls() {
+		out = append(out, c)
+		if c.Name == CtlSeed {
+			out = append(out, Control{Name: CtlReseed, Label: "new seed", Kind: Button, Key: "s", Help: "the next seed: all noise re-drawn"})
+		}
+	}
+	return out
 }
 
 // Set changes a control of the current scene or its stepper bar.
 func (a *App) Set(name, value string) error {
+	if name == CtlReseed {
+		if !a.reseed() {
+			return fmt.Errorf("this lesson has no seed")
+		}
+		return nil
+	}
 	var err error
 	if st, ok := a.Scene().(Stepped); ok && IsPlayerControl(name) {
 		err = st.Player().Set(name, value)
@@ -96,9 +115,6 @@ func (a *App) Key(k string) bool {
 	if len(k) == 1 && k[0] >= '1' && k[0] <= '9' {
 		return a.Switch(int(k[0]-'1')) == nil
 	}
-	if strings.EqualFold(k, "s") {
-		return a.reseed()
-	}
 	for _, c := range a.Controls() {
 		if c.Key != "" && strings.EqualFold(c.Key, k) && !c.Disabled {
 			return a.Set(c.Name, "") == nil
@@ -115,7 +131,11 @@ func (a *App) reseed() bool {
 			if err != nil {
 				return false
 			}
-			return a.Set(CtlSeed, strconv.FormatUint(s+1, 10)) == nil
+			if err := a.Scene().Set(CtlSeed, strconv.FormatUint(s+1, 10)); err != nil {
+				return false
+			}
+			a.dirty = true
+			return true
 		}
 	}
 	return false
@@ -229,4 +249,26 @@ func (a *App) Restore(state string) error {
 	}
 	a.dirty = true
 	return errors.Join(errs...)
+}
+
+// ExportTrace returns the current run's trace as JSON.
+func (a *App) ExportTrace() ([]byte, error) {
+	e, ok := a.Scene().(Exporter)
+	if !ok || e.Trace() == nil {
+		return nil, fmt.Errorf("the %s lesson has no run to export", a.Scene().Info().Title)
+	}
+	var buf bytes.Buffer
+	err := trace.Encode(&buf, e.Trace())
+	return buf.Bytes(), err
+}
+
+// ExportCSV returns the current dataset as CSV.
+func (a *App) ExportCSV() ([]byte, error) {
+	e, ok := a.Scene().(Exporter)
+	if !ok || e.Dataset() == nil {
+		return nil, fmt.Errorf("the %s lesson has no dataset to export", a.Scene().Info().Title)
+	}
+	var buf bytes.Buffer
+	err := dataset.WriteCSV(&buf, e.Dataset())
+	return buf.Bytes(), err
 }

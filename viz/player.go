@@ -121,7 +121,7 @@ func (p *Player) Controls() []Control {
 	if p.playing {
 		play = "⏸ pause"
 	}
-	return []Control{
+	cs := []Control{
 		{Name: CtlReset, Label: "⏮ reset", Kind: Button, Key: "r", Disabled: pos == 0},
 		{Name: CtlBack, Label: "◀ back", Kind: Button, Key: "ArrowLeft", Disabled: pos == 0},
 		{Name: CtlStep, Label: "step ▶", Kind: Button, Key: "ArrowRight", Disabled: pos >= n},
@@ -129,6 +129,10 @@ func (p *Player) Controls() []Control {
 		{Name: CtlPlay, Label: play, Kind: Button, Key: "Space"},
 		{Name: CtlSpeed, Label: "speed", Kind: Slider, Value: strconv.FormatFloat(p.Speed(), 'g', -1, 64), Min: 0.25, Max: 50, Log: true, Unit: "steps/s"},
 	}
+	for i := range cs {
+		cs[i].Group = "stepper"
+	}
+	return cs
 }
 
 // Status is a one-line position readout: "step 3 of 7: <text>".

@@ -1,6 +1,10 @@
 package viz
 
-import "github.com/uldplab/uldp/core/privacy"
+import (
+	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/core/trace"
+)
 
 // EventKind says what an input event is.
 type EventKind uint8
@@ -64,6 +68,9 @@ type Control struct {
 	Key string `json:"key,omitempty"`
 	// Disabled controls are shown but do nothing now (e.g. step at the end).
 	Disabled bool `json:"disabled,omitempty"`
+	// Group lays controls out together: "stepper" for the stepper bar,
+	// "" for the scene's own.
+	Group string `json:"group,omitempty"`
 }
 
 // Readout is a named number with the formula that produced it.
@@ -97,4 +104,11 @@ type Scene interface {
 type Stepped interface {
 	Scene
 	Player() *Player
+}
+
+// Exporter is a scene whose run and data can be downloaded (the export
+// buttons: JSON of the trace, CSV of the dataset).
+type Exporter interface {
+	Trace() *trace.Trace
+	Dataset() *dataset.Dataset
 }

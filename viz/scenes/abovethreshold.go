@@ -252,3 +252,10 @@ func (s *AboveThreshold) Readouts() []viz.Readout {
 
 // Guarantee is ε-DP for the whole transcript (or none, non-private).
 func (s *AboveThreshold) Guarantee() privacy.Guarantee { return s.params().Guarantee() }
+
+// Trace returns the current run.
+func (s *AboveThreshold) Trace() *trace.Trace { return s.player.Stepper().Trace() }
+
+// Dataset returns the query values as a one-coordinate dataset, one user
+// per query.
+func (s *AboveThreshold) Dataset() *dataset.Dataset { return s.data() }

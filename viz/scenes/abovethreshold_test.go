@@ -286,3 +286,16 @@ func TestFrameRedrawsOnlyOnChange(t *testing.T) {
 		t.Error("a step did not redraw")
 	}
 }
+
+func TestExports(t *testing.T) {
+	a, _ := newApp(t)
+	mustSet(t, a, "queries", "4,5.5")
+	csv, err := a.ExportCSV()
+	if err != nil || string(csv) != "user,x1\n1,4\n2,5.5\n" {
+		t.Errorf("CSV %q, %v", csv, err)
+	}
+	tr, err := a.ExportTrace()
+	if err != nil || !strings.HasPrefix(string(tr), `{"schema":1,"mechanism":"abovethreshold"`) {
+		t.Errorf("trace %.60q, %v", tr, err)
+	}
+}

@@ -1,0 +1,66 @@
+package viz
+
+import (
+	"encoding/binary"
+	"math"
+	"reflect"
+	"testing"
+)
+
+// decode is the reference reader of Encode's layout; the browser's
+// renderer (site/static/app.js) reads the same fields in the same order.
+func decode(b []byte) *List {
+	le := binary.LittleEndian
+	n := int(le.Uint32(b[4:]))
+	floats := int(le.Uint32(b[8:]))
+	l := &List{Width: float64(math.Float32frombits(le.Uint32(b[12:]))), Height: float64(math.Float32frombits(le.Uint32(b[16:])))}
+	off := 20
+	get := func() float64 {
+		v := math.Float32frombits(le.Uint32(b[off:]))
+		off += 4
+		return float64(v)
+	}
+	text := b[20+4*floats:]
+	for range n {
+		var it Item
+		it.Kind = Kind(get())
+		it.Style.Stroke, it.Style.Fill = Colour(get()), Colour(get())
+		it.Style.Alpha, it.Style.Width = get(), get()
+		it.Style.Dashed = get() == 1
+		it.Align, it.Size, it.ID, it.R = Align(get()), get(), int(get()), get()
+		to, tl, np := int(get()), int(get()), int(get())
+		it.Text = string(text[to : to+tl])
+		for range np {
+			it.P = append(it.P, Point{get(), get()})
+		}
+		l.Items = append(l.Items, it)
+	}
+	return l
+}
+
+func TestEncodeRoundTrip(t *testing.T) {
+	l := &List{Width: 800, Height: 600}
+	l.Circle(Point{10.5, 20.25}, 6, Style{Fill: Orange, Stroke: Ink, Width: 1}, 3)
+	l.Rect(Point{1, 2}, Point{30, 40}, Style{Fill: Blue, Alpha: 0.25}, 7)
+	l.Text(Point{5, 6}, "Δ̂ = 9.65 → ⊤", 12, Purple, Centre)
+	l.Polyline([]Point{{0, 0}, {1, 1}, {2, 0}}, Style{Stroke: Green, Width: 2, Dashed: true})
+	l.Text(Point{7, 8}, "q1", 11, Ink, Right)
+	got := decode(Encode(l, nil))
+	// Encode writes opaque as alpha 1.
+	want := *l
+	want.Items = append([]Item(nil), l.Items...)
+	for i := range want.Items {
+		if want.Items[i].Style.Alpha == 0 {
+			want.Items[i].Style.Alpha = 1
+		}
+	}
+	if !reflect.DeepEqual(got, &want) {
+		t.Fatalf("round trip:\n got %+v\nwant %+v", got, &want)
+	}
+	// Re-encoding into the same buffer reuses it.
+	buf := Encode(l, nil)
+	again := Encode(l, buf[:0])
+	if &again[0] != &buf[0] {
+		t.Error("Encode did not reuse the buffer")
+	}
+}

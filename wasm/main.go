@@ -1,0 +1,134 @@
+//go:build js && wasm
+
+// Command wasm is the browser's bridge to ULDP Lab's scenes: it builds the
+// lesson app and exposes it to the page as the global object `uldp`. Every
+// entry point recovers from panics and reports them as errors, because a
+// panic in WebAssembly would kill the page.
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"runtime/debug"
+	"syscall/js"
+
+	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/scenes"
+)
+
+func main() {
+	b := &bridge{app: viz.NewApp(scenes.All()...)}
+	b.obj = js.Global().Get("Object").New()
+	b.export()
+	js.Global().Set("uldp", b.obj)
+	if ready := js.Global().Get("uldpReady"); ready.Type() == js.TypeFunction {
+		ready.Invoke()
+	}
+	select {} // keep the Go side alive for the page's callbacks
+}
+
+type bridge struct {
+	app   *viz.App
+	obj   js.Value
+	frame []byte
+}
+
+// fn registers a guarded function: a panic inside becomes lastError and the
+// fallback value, and is logged to the console.
+func (b *bridge) fn(name string, fallback any, f func(args []js.Value) any) {
+	b.obj.Set(name, js.FuncOf(func(_ js.Value, args []js.Value) (out any) {
+		defer func() {
+			if r := recover(); r != nil {
+				msg := fmt.Sprintf("internal error in %s: %v", name, r)
+				b.obj.Set("lastError", msg)
+				js.Global().Get("console").Call("error", msg+"\n"+string(debug.Stack()))
+				out = fallback
+			}
+		}()
+		return f(args)
+	}))
+}
+
+func errString(err error) any {
+	if err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+func asJSON(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return `{"error":` + fmt.Sprintf("%q", err.Error()) + `}`
+	}
+	return string(b)
+}
+
+func arg(args []js.Value, i int) js.Value {
+	if i < len(args) {
+		return args[i]
+	}
+	return js.Undefined()
+}
+
+func str(args []js.Value, i int) string {
+	if v := arg(args, i); v.Type() == js.TypeString {
+		return v.String()
+	}
+	return ""
+}
+
+func num(args []js.Value, i int) float64 {
+	if v := arg(args, i); v.Type() == js.TypeNumber {
+		return v.Float()
+	}
+	return 0
+}
+
+func (b *bridge) export() {
+	a := b.app
+	b.obj.Set("frameVersion", viz.FrameVersion)
+	b.fn("scenes", "[]", func([]js.Value) any { return asJSON(a.Scenes()) })
+	b.fn("current", "", func([]js.Value) any { return a.Scene().Info().Name })
+	b.fn("switchTo", "internal error", func(args []js.Value) any { return errString(a.SwitchTo(str(args, 0))) })
+	b.fn("palette", "[]", func([]js.Value) any { return asJSON(viz.PaletteRGBA()) })
+	b.fn("controls", "[]", func([]js.Value) any { return asJSON(a.Controls()) })
+	b.fn("readouts", "[]", func([]js.Value) any { return asJSON(a.Readouts()) })
+	b.fn("guarantee", "{}", func([]js.Value) any { return asJSON(a.Guarantee()) })
+	b.fn("set", "internal error", func(args []js.Value) any { return errString(a.Set(str(args, 0), str(args, 1))) })
+	b.fn("key", false, func(args []js.Value) any { return a.Key(str(args, 0)) })
+	b.fn("tick", false, func(args []js.Value) any { return a.Tick(num(args, 0)) })
+	b.fn("state", "", func([]js.Value) any { return a.State() })
+	b.fn("restore", "internal error", func(args []js.Value) any { return errString(a.Restore(str(args, 0))) })
+	// event(kind, x, y, pointer, delta): kind is "down", "move", "up" or "wheel".
+	b.fn("event", false, func(args []js.Value) any {
+		kinds := map[string]viz.EventKind{"down": viz.PointerDown, "move": viz.PointerMove, "up": viz.PointerUp, "wheel": viz.Wheel}
+		k, ok := kinds[str(args, 0)]
+		if !ok {
+			return false
+		}
+		return a.Event(viz.Event{Kind: k, X: num(args, 1), Y: num(args, 2), Pointer: int(num(args, 3)), Delta: num(args, 4)})
+	})
+	// frame(w, h, force): the encoded display list as a Uint8Array, or null
+	// if nothing changed since the last call.
+	b.fn("frame", js.Null(), func(args []js.Value) any {
+		l, changed := a.Frame(num(args, 0), num(args, 1))
+		if !changed && !arg(args, 2).Truthy() {
+			return js.Null()
+		}
+		b.frame = viz.Encode(l, b.frame[:0])
+		out := js.Global().Get("Uint8Array").New(len(b.frame))
+		js.CopyBytesToJS(out, b.frame)
+		return out
+	})
+	b.fn("exportTrace", js.Null(), func([]js.Value) any { return exported(a.ExportTrace()) })
+	b.fn("exportCSV", js.Null(), func([]js.Value) any { return exported(a.ExportCSV()) })
+}
+
+// exported returns {data} or {error} for an export.
+func exported(data []byte, err error) any {
+	if err != nil {
+		return map[string]any{"error": err.Error()}
+	}
+	return map[string]any{"data": string(data)}
+}
