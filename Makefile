@@ -5,13 +5,21 @@ GO          ?= go
 ADDR        ?= 127.0.0.1:8080
 FUZZTIME    ?= 10s
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.6.1
-WASM_EXEC   := $(shell $(GO) env GOROOT)/lib/wasm/go_js_wasm_exec
+GOROOT      := $(shell $(GO) env GOROOT)
+WASM_EXEC   := $(GOROOT)/lib/wasm/go_js_wasm_exec
+WASM        := site/static/uldp.wasm
 
-.PHONY: run build test test-deps lint test-native test-wasm fuzz bench clean
+.PHONY: run build wasm test test-deps lint test-native test-wasm fuzz bench clean
 
-## run: serve the site on $(ADDR) from one Go binary with embedded assets
-run:
+## run: build the WebAssembly engine, then serve the site on $(ADDR) from one
+## Go binary with the files embedded
+run: wasm
 	$(GO) run ./cmd/uldp serve --addr $(ADDR)
+
+## wasm: the browser engine and Go's loader for it, next to the site's files
+wasm:
+	GOOS=js GOARCH=wasm $(GO) build -ldflags="-s -w" -trimpath -o $(WASM) ./wasm
+	cp "$(GOROOT)/lib/wasm/wasm_exec.js" site/static/wasm_exec.js
 
 ## build: the uldp command-line tool in bin/
 build:
@@ -31,7 +39,7 @@ lint:
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 
-test-native:
+test-native: wasm
 	$(GO) test -count=1 ./...
 
 # The core must build and pass under js/wasm (the browser lessons run it).
@@ -49,4 +57,4 @@ bench:
 	@awk -f .ci/bench-ratios.awk bench.out
 
 clean:
-	rm -rf bin bench.out
+	rm -rf bin bench.out $(WASM) site/static/wasm_exec.js

@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -60,10 +61,14 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", ctype)
 	w.Header().Set("Vary", "Accept-Encoding")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
+	// The page's progress bar reads the decoded size: fetch streams
+	// decompressed bytes, so the compressed Content-Length would mislead it.
+	w.Header().Set("X-Decoded-Length", strconv.Itoa(len(body)))
 	if compressible(ctype) && strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
 		body = h.gzipped(name, body)
 		w.Header().Set("Content-Encoding", "gzip")
 	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	if r.Method == http.MethodHead {
 		return
 	}

@@ -119,13 +119,13 @@ func (p *Player) Controls() []Control {
 	}
 	play := "▶ play"
 	if p.playing {
-		play = "⏸ pause"
+		play = "❚❚ pause"
 	}
 	cs := []Control{
-		{Name: CtlReset, Label: "⏮ reset", Kind: Button, Key: "r", Disabled: pos == 0},
+		{Name: CtlReset, Label: "↺ reset", Kind: Button, Key: "r", Disabled: pos == 0},
 		{Name: CtlBack, Label: "◀ back", Kind: Button, Key: "ArrowLeft", Disabled: pos == 0},
 		{Name: CtlStep, Label: "step ▶", Kind: Button, Key: "ArrowRight", Disabled: pos >= n},
-		{Name: CtlEnd, Label: "end ⏭", Kind: Button, Key: "End", Disabled: pos >= n},
+		{Name: CtlEnd, Label: "end ▶▶", Kind: Button, Key: "End", Disabled: pos >= n},
 		{Name: CtlPlay, Label: play, Kind: Button, Key: "Space"},
 		{Name: CtlSpeed, Label: "speed", Kind: Slider, Value: strconv.FormatFloat(p.Speed(), 'g', -1, 64), Min: 0.25, Max: 50, Log: true, Unit: "steps/s"},
 	}

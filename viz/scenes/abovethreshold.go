@@ -47,7 +47,9 @@ func NewAboveThreshold() *AboveThreshold {
 	s := &AboveThreshold{
 		eps: 1, threshold: 10,
 		queries: []float64{15, 13, 12, 11.5, 10.5, 12, 9, 13},
-		streams: rng.New(1),
+		// Seed 13 passes four queries and halts at the fifth, just above Δ:
+		// a first run that shows both answers.
+		streams: rng.New(13),
 	}
 	if err := s.rerun(); err != nil {
 		panic(err) // the defaults above are valid

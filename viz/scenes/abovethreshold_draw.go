@@ -79,7 +79,7 @@ func (s *AboveThreshold) Draw(w, h float64) *viz.List {
 	}
 	s.plot = top
 	s.drawQueries(l, top, v)
-	s.drawHalting(l, plotArea{x0: top.x0, y0: top.y0 + top.h + 58, w: top.w, h: math.Max(h-top.h-130, 30), slots: len(s.queries) + 1})
+	s.drawHalting(l, plotArea{x0: top.x0, y0: top.y0 + top.h + 66, w: top.w, h: math.Max(h-top.h-140, 30), slots: len(s.queries) + 1})
 	s.last = l
 	return l
 }
@@ -153,7 +153,15 @@ func (s *AboveThreshold) drawHalting(l *viz.List, p plotArea) {
 		title += " — press “simulate” to compare with runs"
 	}
 	l.Text(viz.Point{X: p.x0, Y: p.y0 - 16}, title, 12, viz.Ink, viz.Left)
-	p.lo, p.hi = 0, 1
+	// Scale to the tallest bar so small probabilities stay readable.
+	p.lo, p.hi = 0, 0.05
+	for k, pr := range s.exact {
+		p.hi = math.Max(p.hi, pr)
+		if s.sim != nil {
+			p.hi = math.Max(p.hi, float64(s.sim[k])/simRuns)
+		}
+	}
+	p.hi *= 1.2
 	l.Line(viz.Point{X: p.x0, Y: p.y0 + p.h}, viz.Point{X: p.x0 + p.w, Y: p.y0 + p.h}, viz.Style{Stroke: viz.Muted, Width: 1})
 	bw := math.Min(p.slotW()*0.6, 40)
 	for k, pr := range s.exact {

@@ -1,0 +1,463 @@
+// ULDP Lab in the browser: loads the Go engine (uldp.wasm), paints its display
+// lists on a canvas, renders the scene's declared controls as HTML inputs and
+// forwards pointer and keyboard input. All lesson logic lives in Go; this file
+// only draws and relays.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const canvas = $("figure");
+const ctx = canvas.getContext("2d");
+let palette = [];
+let lastFrame = null; // last encoded frame, repainted on resize
+let stats = { updates: 0, updateMs: 0, maxUpdateMs: 0, draws: 0, drawMs: 0, maxDrawMs: 0 };
+window.uldpStats = stats; // read by the browser tests and the perf page
+
+// ---------------------------------------------------------------- loading
+
+async function loadEngine() {
+  const go = new Go();
+  const res = await fetch("uldp.wasm");
+  if (!res.ok) throw new Error(`uldp.wasm: ${res.status} ${res.statusText} (run "make run" to build it)`);
+  const total = Number(res.headers.get("X-Decoded-Length") || res.headers.get("Content-Length")) || 0;
+  const reader = res.body.getReader();
+  const chunks = [];
+  let got = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    got += value.length;
+    if (total) $("load-progress").value = got / total;
+  }
+  const bytes = new Uint8Array(got);
+  let off = 0;
+  for (const c of chunks) { bytes.set(c, off); off += c.length; }
+  const ready = new Promise((resolve) => { window.uldpReady = resolve; });
+  const { instance } = await WebAssembly.instantiate(bytes, go.importObject);
+  go.run(instance);
+  await ready;
+}
+
+// ---------------------------------------------------------------- messages
+
+let bannerTimer = 0;
+function report(msg) {
+  if (!msg) return;
+  const b = $("banner");
+  b.textContent = msg;
+  b.hidden = false;
+  clearTimeout(bannerTimer);
+  bannerTimer = setTimeout(() => { b.hidden = true; }, 9000);
+}
+
+// call runs a bridge function that returns "" or an error message.
+function call(fn, ...args) {
+  const err = uldp[fn](...args);
+  if (uldp.lastError) { report(uldp.lastError); uldp.lastError = ""; }
+  if (err) report(err);
+  return !err;
+}
+
+// ---------------------------------------------------------------- painting
+
+const KIND = { circle: 1, line: 2, polyline: 3, polygon: 4, rect: 5, arrow: 6, text: 7 };
+const ALIGN = ["left", "center", "right"];
+const textDecoder = new TextDecoder();
+
+function colour(i, alpha) {
+  const c = palette[i] || [0, 0, 0];
+  return `rgba(${c[0]},${c[1]},${c[2]},${alpha})`;
+}
+
+// paint draws one encoded frame (layout: viz.Encode in Go).
+function paint(buf) {
+  const t0 = performance.now();
+  const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  const n = dv.getUint32(4, true);
+  const floats = dv.getUint32(8, true);
+  const text = buf.subarray(20 + 4 * floats);
+  const dpr = window.devicePixelRatio || 1;
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.clearRect(0, 0, canvas.width, canvas.height);
+  let off = 20;
+  const f = () => { const v = dv.getFloat32(off, true); off += 4; return v; };
+  for (let i = 0; i < n; i++) {
+    const kind = f(), stroke = f(), fill = f(), alpha = f(), width = f(), dashed = f();
+    const align = f(), size = f(); f(); // id: used by Go-side hit testing only
+    const r = f(), tOff = f(), tLen = f(), np = f();
+    const xs = new Array(np), ys = new Array(np);
+    for (let k = 0; k < np; k++) { xs[k] = f(); ys[k] = f(); }
+    ctx.lineWidth = width || 1;
+    ctx.setLineDash(dashed ? [6, 4] : []);
+    ctx.strokeStyle = colour(stroke, alpha);
+    ctx.fillStyle = colour(fill, alpha);
+    switch (kind) {
+      case KIND.circle:
+        ctx.beginPath(); ctx.arc(xs[0], ys[0], r, 0, 2 * Math.PI);
+        if (fill) ctx.fill();
+        if (stroke) ctx.stroke();
+        break;
+      case KIND.line: case KIND.polyline: case KIND.polygon:
+        ctx.beginPath(); ctx.moveTo(xs[0], ys[0]);
+        for (let k = 1; k < np; k++) ctx.lineTo(xs[k], ys[k]);
+        if (kind === KIND.polygon) { ctx.closePath(); if (fill) ctx.fill(); }
+        if (stroke) ctx.stroke();
+        break;
+      case KIND.rect: {
+        const x = Math.min(xs[0], xs[1]), y = Math.min(ys[0], ys[1]);
+        const w = Math.abs(xs[1] - xs[0]), h = Math.abs(ys[1] - ys[0]);
+        if (fill) ctx.fillRect(x, y, w, h);
+        if (stroke) ctx.strokeRect(x, y, w, h);
+        break;
+      }
+      case KIND.arrow: {
+        const dx = xs[1] - xs[0], dy = ys[1] - ys[0], len = Math.hypot(dx, dy) || 1;
+        const ux = dx / len, uy = dy / len, head = Math.min(9, len / 2);
+        ctx.beginPath(); ctx.moveTo(xs[0], ys[0]); ctx.lineTo(xs[1], ys[1]); ctx.stroke();
+        ctx.setLineDash([]);
+        ctx.fillStyle = colour(stroke, alpha);
+        ctx.beginPath(); ctx.moveTo(xs[1], ys[1]);
+        ctx.lineTo(xs[1] - head * ux + head * 0.5 * uy, ys[1] - head * uy - head * 0.5 * ux);
+        ctx.lineTo(xs[1] - head * ux - head * 0.5 * uy, ys[1] - head * uy + head * 0.5 * ux);
+        ctx.closePath(); ctx.fill();
+        break;
+      }
+      case KIND.text:
+        ctx.font = `${size || 12}px system-ui, sans-serif`;
+        ctx.textAlign = ALIGN[align] || "left";
+        ctx.textBaseline = "middle";
+        ctx.fillStyle = colour(fill || 1, alpha);
+        ctx.fillText(textDecoder.decode(text.subarray(tOff, tOff + tLen)), xs[0], ys[0]);
+        break;
+    }
+  }
+  const ms = performance.now() - t0;
+  stats.draws++; stats.drawMs += ms; stats.maxDrawMs = Math.max(stats.maxDrawMs, ms);
+}
+
+// size matches the canvas's backing store to its CSS size and pixel ratio.
+function size() {
+  const dpr = window.devicePixelRatio || 1;
+  const w = canvas.clientWidth, h = canvas.clientHeight;
+  if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(h * dpr)) {
+    canvas.width = Math.round(w * dpr);
+    canvas.height = Math.round(h * dpr);
+    return true;
+  }
+  return false;
+}
+
+// refresh asks Go for the frame (null if unchanged) and repaints it, then
+// brings the panel up to date.
+function refresh(force) {
+  const resized = size();
+  const t0 = performance.now();
+  const buf = uldp.frame(canvas.clientWidth, canvas.clientHeight, force || resized);
+  if (buf) {
+    const ms = performance.now() - t0;
+    stats.updates++; stats.updateMs += ms; stats.maxUpdateMs = Math.max(stats.maxUpdateMs, ms);
+    lastFrame = buf;
+    paint(buf);
+    syncPanel();
+  } else if (resized && lastFrame) {
+    paint(lastFrame);
+  }
+}
+
+// ---------------------------------------------------------------- panel
+
+let builtFor = ""; // scene + control names the panel was built for
+const inputs = new Map(); // control name → {control, el, number}
+
+function keyLabel(k) {
+  return { ArrowLeft: "←", ArrowRight: "→", Space: "Space", End: "End" }[k] || k.toUpperCase();
+}
+
+// Log sliders run 0…1000 internally and map geometrically onto min…max.
+const toSlider = (c, v) => c.log ? 1000 * Math.log(v / c.min) / Math.log(c.max / c.min) : v;
+const fromSlider = (c, s) => c.log ? c.min * Math.pow(c.max / c.min, s / 1000) : s;
+
+function buildControl(c) {
+  const id = "ctl-" + c.name;
+  if (c.kind === "button") {
+    const b = document.createElement("button");
+    b.type = "button"; b.id = id; b.textContent = c.label;
+    if (c.key) b.title = `${c.help ? c.help + " — " : ""}key ${keyLabel(c.key)}`;
+    else if (c.help) b.title = c.help;
+    b.addEventListener("click", () => { call("set", c.name, ""); refresh(); });
+    inputs.set(c.name, { control: c, el: b });
+    return b;
+  }
+  const row = document.createElement("div");
+  row.className = "row";
+  const label = document.createElement("label");
+  label.htmlFor = id;
+  label.textContent = c.label + (c.unit ? ` (${c.unit})` : "");
+  row.append(label);
+  let el, number;
+  const commit = (v) => { call("set", c.name, String(v)); refresh(); };
+  if (c.kind === "slider") {
+    const wrap = document.createElement("div");
+    wrap.className = "slider";
+    el = document.createElement("input");
+    el.type = "range"; el.id = id;
+    el.min = c.log ? 0 : c.min; el.max = c.log ? 1000 : c.max;
+    el.step = c.log ? 1 : (c.step || "any");
+    el.addEventListener("input", () => {
+      const v = fromSlider(c, Number(el.value));
+      number.value = Number(v.toPrecision(4));
+      commit(number.value);
+    });
+    number = document.createElement("input");
+    number.type = "number"; number.step = "any";
+    number.setAttribute("aria-label", c.label + " value");
+    number.addEventListener("change", () => commit(number.value));
+    wrap.append(el, number);
+    row.append(wrap);
+  } else if (c.kind === "choice") {
+    el = document.createElement("select"); el.id = id;
+    for (const ch of c.choices) el.append(new Option(ch, ch));
+    el.addEventListener("change", () => commit(el.value));
+    row.append(el);
+  } else if (c.kind === "toggle") {
+    el = document.createElement("input"); el.type = "checkbox"; el.id = id;
+    el.addEventListener("change", () => commit(el.checked ? "true" : "false"));
+    row.append(el);
+  } else {
+    el = document.createElement("input"); el.id = id;
+    el.type = c.kind === "number" ? "number" : "text";
+    if (c.kind === "number") el.step = "any";
+    el.addEventListener("change", () => commit(el.value));
+    row.append(el);
+  }
+  if (c.help) {
+    const help = document.createElement("div");
+    help.className = "help"; help.textContent = c.help;
+    row.append(help);
+  }
+  inputs.set(c.name, { control: c, el, number });
+  return row;
+}
+
+function syncPanel() {
+  const controls = JSON.parse(uldp.controls());
+  const key = uldp.current() + ":" + controls.map((c) => c.name).join(",");
+  if (key !== builtFor) {
+    builtFor = key;
+    inputs.clear();
+    $("stepper").replaceChildren();
+    $("controls").replaceChildren();
+    for (const c of controls) {
+      const el = buildControl(c);
+      if (c.group === "stepper") {
+        $("stepper").append(el);
+      } else if (c.kind === "button") {
+        const row = document.createElement("div");
+        row.className = "row button"; row.append(el);
+        $("controls").append(row);
+      } else {
+        $("controls").append(el);
+      }
+    }
+  }
+  for (const c of controls) {
+    const entry = inputs.get(c.name);
+    if (!entry) continue;
+    entry.control = c;
+    const { el, number } = entry;
+    if (c.kind === "button") { el.textContent = c.label; el.disabled = !!c.disabled; continue; }
+    if (document.activeElement === el || document.activeElement === number) continue; // don't fight the user
+    if (c.kind === "slider") { el.value = toSlider(c, Number(c.value)); number.value = c.value; }
+    else if (c.kind === "toggle") el.checked = c.value === "true";
+    else el.value = c.value;
+  }
+  syncReadouts();
+  syncGuarantee();
+  history.replaceState(null, "", "#" + uldp.state());
+}
+
+function syncReadouts() {
+  const list = $("readouts");
+  list.replaceChildren();
+  for (const r of JSON.parse(uldp.readouts())) {
+    if (r.name === "status") { $("status").textContent = r.text; continue; }
+    const dt = document.createElement("dt"); dt.textContent = r.label;
+    const dd = document.createElement("dd"); dd.textContent = r.text;
+    dd.dataset.name = r.name;
+    if (r.warn) dd.className = "warn";
+    if (r.formula) {
+      const f = document.createElement("div");
+      f.className = "formula"; f.textContent = r.formula;
+      dd.append(f);
+    }
+    list.append(dt, dd);
+  }
+}
+
+function syncGuarantee() {
+  const g = JSON.parse(uldp.guarantee());
+  const box = $("guarantee");
+  box.replaceChildren();
+  const claim = document.createElement("div");
+  claim.className = "claim";
+  if (g.eps === null) {
+    claim.textContent = `No privacy guarantee (${g.mode} mode)`;
+    claim.classList.add("uncertified");
+  } else {
+    claim.textContent = `(ε = ${fmt(g.eps)}, δ = ${fmt(g.delta)})-DP at user level — ` +
+      (g.certified ? "certified" : "NOT certified");
+    claim.classList.add(g.certified ? "certified" : "uncertified");
+  }
+  box.append(claim);
+  const mode = document.createElement("div");
+  mode.textContent = `mode: ${g.mode}` + (g.note ? ` · ${g.note}` : "");
+  box.append(mode);
+  if (g.preconditions.length) {
+    const ul = document.createElement("ul");
+    for (const p of g.preconditions) {
+      const li = document.createElement("li");
+      li.textContent = `${p.what}: ${fmt(p.have)} ${p.op} ${fmt(p.need)} — ${p.met ? "met" : "NOT met"}`;
+      if (!p.met) li.className = "unmet";
+      ul.append(li);
+    }
+    box.append(ul);
+  }
+}
+
+const fmt = (x) => (typeof x === "number" ? Number(x.toPrecision(4)).toString() : String(x));
+
+// ---------------------------------------------------------------- lessons and prose
+
+function buildNav() {
+  const nav = $("lessons");
+  nav.replaceChildren();
+  JSON.parse(uldp.scenes()).forEach((s, i) => {
+    const a = document.createElement("a");
+    a.href = "#scene=" + s.name;
+    a.textContent = `${i + 1}. ${s.title}`;
+    a.title = s.summary;
+    a.dataset.scene = s.name;
+    a.addEventListener("click", (e) => { e.preventDefault(); switchTo(s.name); });
+    nav.append(a);
+  });
+}
+
+let proseFor = "";
+async function syncLesson() {
+  const name = uldp.current();
+  for (const a of $("lessons").children) {
+    if (a.dataset.scene === name) a.setAttribute("aria-current", "page");
+    else a.removeAttribute("aria-current");
+  }
+  if (proseFor === name) return;
+  proseFor = name;
+  const res = await fetch(`lessons/${name}.html`);
+  $("prose").innerHTML = res.ok ? await res.text() : "";
+  document.title = `${JSON.parse(uldp.scenes()).find((s) => s.name === name)?.title || ""} — ULDP Lab`;
+}
+
+function switchTo(name) {
+  call("switchTo", name);
+  refresh(true);
+  syncLesson();
+}
+
+// ---------------------------------------------------------------- input
+
+function local(e) {
+  const r = canvas.getBoundingClientRect();
+  return [e.clientX - r.left, e.clientY - r.top];
+}
+
+function pointer(kind, e) {
+  const [x, y] = local(e);
+  const id = e.pointerType === "mouse" ? 0 : e.pointerId;
+  const t0 = performance.now();
+  if (uldp.event(kind, x, y, id, 0)) refresh();
+  stats.lastInputMs = performance.now() - t0;
+}
+
+function wireInput() {
+  canvas.addEventListener("pointerdown", (e) => { canvas.setPointerCapture(e.pointerId); canvas.focus(); pointer("down", e); });
+  canvas.addEventListener("pointermove", (e) => pointer("move", e));
+  canvas.addEventListener("pointerup", (e) => pointer("up", e));
+  canvas.addEventListener("pointercancel", (e) => pointer("up", e));
+  canvas.addEventListener("wheel", (e) => {
+    const [x, y] = local(e);
+    if (uldp.event("wheel", x, y, 0, -Math.sign(e.deltaY))) { e.preventDefault(); refresh(); }
+  }, { passive: false });
+  document.addEventListener("keydown", (e) => {
+    const t = e.target;
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    if (t instanceof HTMLInputElement && t.type !== "range" && t.type !== "checkbox") return;
+    if (t instanceof HTMLSelectElement || t instanceof HTMLTextAreaElement) return;
+    if (t instanceof HTMLButtonElement && (e.key === " " || e.key === "Enter")) return; // let buttons click
+    if (uldp.key(e.key)) {
+      e.preventDefault();
+      refresh();
+      if (/^[1-9]$/.test(e.key)) syncLesson();
+    }
+  });
+  window.addEventListener("hashchange", () => {
+    if (location.hash.slice(1) === uldp.state()) return;
+    call("restore", location.hash);
+    refresh(true);
+    syncLesson();
+  });
+  window.addEventListener("resize", () => refresh());
+}
+
+// ---------------------------------------------------------------- exports
+
+function download(name, data, type) {
+  const url = URL.createObjectURL(data instanceof Blob ? data : new Blob([data], { type }));
+  const a = document.createElement("a");
+  a.href = url; a.download = name;
+  document.body.append(a); a.click(); a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+function wireExports() {
+  $("export-png").addEventListener("click", () => {
+    canvas.toBlob((b) => download(`uldp-${uldp.current()}.png`, b), "image/png");
+  });
+  const exp = (fn, ext, type) => () => {
+    const r = uldp[fn]();
+    if (!r || r.error) { report(r ? r.error : uldp.lastError); return; }
+    download(`uldp-${uldp.current()}.${ext}`, r.data, type);
+  };
+  $("export-trace").addEventListener("click", exp("exportTrace", "json", "application/json"));
+  $("export-csv").addEventListener("click", exp("exportCSV", "csv", "text/csv"));
+}
+
+// ---------------------------------------------------------------- main loop
+
+let lastTick = 0;
+function loop(t) {
+  const dt = lastTick ? Math.min((t - lastTick) / 1000, 0.25) : 0;
+  lastTick = t;
+  if (uldp.tick(dt)) refresh();
+  requestAnimationFrame(loop);
+}
+
+async function main() {
+  try {
+    await loadEngine();
+  } catch (err) {
+    $("loading").innerHTML = "";
+    report("The lesson engine could not start: " + err.message);
+    return;
+  }
+  palette = JSON.parse(uldp.palette());
+  buildNav();
+  if (location.hash.length > 1) call("restore", location.hash);
+  $("loading").hidden = true;
+  wireInput();
+  wireExports();
+  refresh(true);
+  await syncLesson();
+  document.body.dataset.ready = "true";
+  requestAnimationFrame(loop);
+}
+
+main();
