@@ -9,7 +9,7 @@ GOROOT      := $(shell $(GO) env GOROOT)
 WASM_EXEC   := $(GOROOT)/lib/wasm/go_js_wasm_exec
 WASM        := site/static/uldp.wasm
 
-.PHONY: run build wasm test test-deps lint test-native test-wasm fuzz bench clean
+.PHONY: run build wasm test test-deps lint test-native test-wasm test-browser fuzz bench clean
 
 ## run: build the WebAssembly engine, then serve the site on $(ADDR) from one
 ## Go binary with the files embedded
@@ -21,18 +21,22 @@ wasm:
 	GOOS=js GOARCH=wasm $(GO) build -ldflags="-s -w" -trimpath -o $(WASM) ./wasm
 	cp "$(GOROOT)/lib/wasm/wasm_exec.js" site/static/wasm_exec.js
 
-## build: the uldp command-line tool in bin/
-build:
+## build: the uldp command-line tool in bin/, with the site embedded
+build: wasm
 	$(GO) build -o bin/uldp ./cmd/uldp
 
 ## test: everything CI runs
-test: test-deps lint test-native test-wasm fuzz
+test: test-deps lint test-native test-wasm test-browser fuzz
 
-# node runs the js/wasm tests; on a fresh Debian machine it may be missing.
+# What the tests need beyond Go, installed only when missing: Node (runs the
+# js/wasm tests and the browser tests), Debian's Chromium, and the pinned
+# playwright-core from site/e2e/package-lock.json.
+APT_MISSING = $(if $(shell command -v node),,nodejs npm) $(if $(wildcard /usr/bin/chromium),,chromium)
 test-deps:
-	@command -v node >/dev/null 2>&1 || { \
-	  echo "installing nodejs (runs the WebAssembly tests)"; \
-	  apt-get update -qq && apt-get install -y -qq --no-install-recommends nodejs; }
+	@if [ -n "$(strip $(APT_MISSING))" ]; then \
+	  echo "installing $(strip $(APT_MISSING))"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(APT_MISSING); fi
+	@[ -d site/e2e/node_modules/playwright-core ] || (cd site/e2e && npm ci --no-audit --no-fund --loglevel=error)
 
 lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt: not formatted:"; echo "$$out"; exit 1; fi
@@ -46,6 +50,10 @@ test-native: wasm
 # -short skips the one test that streams 10⁷ CSV values.
 test-wasm:
 	GOOS=js GOARCH=wasm $(GO) test -count=1 -short -exec="$(WASM_EXEC)" ./core/...
+
+# The site in headless Chromium, served by the real binary.
+test-browser: build
+	cd site/e2e && node --test
 
 fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=$(FUZZTIME) ./core/scenario

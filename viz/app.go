@@ -173,6 +173,9 @@ func (a *App) Frame(w, h float64) (*List, bool) {
 	return a.list, true
 }
 
+// LastFrame returns the list Frame last returned (nil before the first).
+func (a *App) LastFrame() *List { return a.list }
+
 // Readouts returns the scene's readouts, led by the stepper status.
 func (a *App) Readouts() []Readout {
 	var out []Readout

@@ -167,3 +167,18 @@ func minmax(a, b float64) (float64, float64) {
 	}
 	return a, b
 }
+
+// Locate returns the centre of the topmost item with the given ID.
+func (l *List) Locate(id int) (Point, bool) {
+	for i := len(l.Items) - 1; i >= 0; i-- {
+		it := &l.Items[i]
+		if it.ID != id || len(it.P) == 0 {
+			continue
+		}
+		if it.Kind == Rect {
+			return Point{(it.P[0].X + it.P[1].X) / 2, (it.P[0].Y + it.P[1].Y) / 2}, true
+		}
+		return it.P[0], true
+	}
+	return Point{}, false
+}

@@ -19,6 +19,12 @@ func TestHitTopmost(t *testing.T) {
 	if got := l.Hit(Point{40, 40}, 4); got != 0 {
 		t.Errorf("miss: Hit = %d", got)
 	}
+	if p, ok := l.Locate(2); !ok || p != (Point{10, 10}) {
+		t.Errorf("Locate(2) = %v, %v", p, ok)
+	}
+	if _, ok := l.Locate(9); ok {
+		t.Error("Locate found a missing id")
+	}
 }
 
 func TestCameraRoundTripPanZoom(t *testing.T) {

@@ -121,6 +121,18 @@ func (b *bridge) export() {
 		js.CopyBytesToJS(out, b.frame)
 		return out
 	})
+	// locate(id): [x, y] of the item with that id in the last frame, or null.
+	b.fn("locate", js.Null(), func(args []js.Value) any {
+		l := a.LastFrame()
+		if l == nil {
+			return js.Null()
+		}
+		p, ok := l.Locate(int(num(args, 0)))
+		if !ok {
+			return js.Null()
+		}
+		return []any{p.X, p.Y}
+	})
 	b.fn("exportTrace", js.Null(), func([]js.Value) any { return exported(a.ExportTrace()) })
 	b.fn("exportCSV", js.Null(), func([]js.Value) any { return exported(a.ExportCSV()) })
 }

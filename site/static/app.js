@@ -389,8 +389,8 @@ function wireInput() {
   document.addEventListener("keydown", (e) => {
     const t = e.target;
     if (e.ctrlKey || e.metaKey || e.altKey) return;
-    if (t instanceof HTMLInputElement && t.type !== "range" && t.type !== "checkbox") return;
-    if (t instanceof HTMLSelectElement || t instanceof HTMLTextAreaElement) return;
+    // Keys typed into a field or a slider belong to it.
+    if (t instanceof HTMLInputElement || t instanceof HTMLSelectElement || t instanceof HTMLTextAreaElement) return;
     if (t instanceof HTMLButtonElement && (e.key === " " || e.key === "Enter")) return; // let buttons click
     if (uldp.key(e.key)) {
       e.preventDefault();

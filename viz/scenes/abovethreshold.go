@@ -40,6 +40,9 @@ type AboveThreshold struct {
 	plot plotArea
 	last *viz.List
 	drag int // 1-based query being dragged, 0 if none
+	// grab is the bar's value minus the value under the pointer when the
+	// drag began, so the bar moves with the pointer instead of jumping to it.
+	grab float64
 }
 
 // NewAboveThreshold returns the scene with its default stream.

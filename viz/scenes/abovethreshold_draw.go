@@ -190,13 +190,14 @@ func (s *AboveThreshold) Pointer(ev viz.Event) bool {
 		id := s.last.Hit(viz.Point{X: ev.X, Y: ev.Y}, 6)
 		if id >= 1 && id <= len(s.queries) {
 			s.drag = id
+			s.grab = s.queries[id-1] - s.plot.valueAt(ev.Y)
 			return true
 		}
 	case viz.PointerMove:
 		if s.drag == 0 {
 			return false
 		}
-		q := math.Round(s.plot.valueAt(ev.Y)*100) / 100
+		q := math.Round((s.plot.valueAt(ev.Y)+s.grab)*100) / 100
 		q = math.Max(math.Min(q, 1e6), -1e6)
 		if q == s.queries[s.drag-1] {
 			return false

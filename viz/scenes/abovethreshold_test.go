@@ -299,3 +299,22 @@ func TestExports(t *testing.T) {
 		t.Errorf("trace %.60q, %v", tr, err)
 	}
 }
+
+// Grabbing a bar anywhere keeps the grab offset: a press without movement
+// changes nothing, and the value follows the pointer's movement.
+func TestDragKeepsTheGrabOffset(t *testing.T) {
+	a, s := newApp(t)
+	l := frame(a)
+	p, _ := l.Locate(4)
+	before := s.queries[3]
+	a.Event(viz.Event{Kind: viz.PointerDown, X: p.X, Y: p.Y})
+	frame(a)
+	a.Event(viz.Event{Kind: viz.PointerMove, X: p.X, Y: p.Y})
+	if s.queries[3] != before {
+		t.Fatalf("pressing on the bar's middle moved it: %v → %v", before, s.queries[3])
+	}
+	a.Event(viz.Event{Kind: viz.PointerMove, X: p.X, Y: p.Y - 30})
+	if want := before + 30*(s.plot.hi-s.plot.lo)/s.plot.h; math.Abs(s.queries[3]-want) > 0.011 {
+		t.Errorf("dragging up 30 px gave %v, want %v", s.queries[3], want)
+	}
+}

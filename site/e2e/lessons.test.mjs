@@ -1,0 +1,199 @@
+// Browser tests: the site served by `uldp serve`, driven in headless Chromium
+// as a student would use it — keys, buttons, mouse drags, typed values,
+// hand-edited links — with screenshots saved for a look and no console errors
+// allowed. Run by `make test` (needs bin/uldp and site/static/uldp.wasm).
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { once } from "node:events";
+import { chromium } from "playwright-core";
+
+const root = new URL("../../", import.meta.url).pathname;
+const shots = new URL("./screenshots/", import.meta.url).pathname;
+mkdirSync(shots, { recursive: true });
+
+let server, base, browser;
+
+before(async () => {
+  server = spawn(root + "bin/uldp", ["serve", "--addr", "127.0.0.1:0"], { stdio: ["ignore", "pipe", "inherit"] });
+  const [line] = await once(server.stdout, "data");
+  base = String(line).match(/http:\/\/\S+\//)[0];
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+      "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  server?.kill();
+});
+
+// open loads the site at hash and waits for the engine; it returns the page
+// and the list of console errors seen.
+async function open(hash = "") {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+  const errors = [];
+  page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+  page.on("pageerror", (e) => errors.push(String(e)));
+  await page.goto(base + hash);
+  await page.waitForSelector("body[data-ready=true]", { timeout: 20000 });
+  return { page, errors };
+}
+
+const state = async (page) => new URLSearchParams((await page.evaluate(() => location.hash)).slice(1));
+const status = (page) => page.textContent("#status");
+const readout = (page, name) => page.textContent(`#readouts dd[data-name="${name}"]`);
+
+test("AboveThreshold: step forward and back with keys and buttons", async () => {
+  const { page, errors } = await open();
+  assert.equal((await state(page)).get("scene"), "abovethreshold");
+  assert.match(await status(page), /step 0 of \d+/);
+  await page.locator("#figure").focus();
+  await page.keyboard.press("ArrowRight");
+  await page.keyboard.press("ArrowRight");
+  assert.match(await status(page), /step 2 of \d+: query 1/);
+  await page.click("#ctl-back");
+  assert.match(await status(page), /step 1 of \d+: noisy threshold/);
+  await page.click("#ctl-end");
+  assert.match(await status(page), /halt after query 5/);
+  assert.equal(await page.isDisabled("#ctl-step"), true);
+  await page.screenshot({ path: shots + "abovethreshold-end.png" });
+  await page.keyboard.press("r");
+  assert.match(await status(page), /step 0 of/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("AboveThreshold: dragging a bar with the mouse changes that query only", async () => {
+  const { page, errors } = await open();
+  await page.click("#ctl-end");
+  const before = (await state(page)).get("queries").split(",");
+  const box = await page.locator("#figure").boundingBox();
+  const [x, y] = await page.evaluate(() => uldp.locate(2));
+  await page.mouse.move(box.x + x, box.y + y);
+  await page.mouse.down();
+  for (let i = 1; i <= 10; i++) await page.mouse.move(box.x + x, box.y + y - 6 * i);
+  await page.mouse.up();
+  const afterQ = (await state(page)).get("queries").split(",");
+  assert.notEqual(afterQ[1], before[1], "q2 did not move");
+  assert.ok(Number(afterQ[1]) > Number(before[1]), "dragging up should raise q2");
+  afterQ.forEach((q, i) => { if (i !== 1) assert.equal(q, before[i], `q${i + 1} moved`); });
+  await page.screenshot({ path: shots + "abovethreshold-dragged.png" });
+  const stats = await page.evaluate(() => window.uldpStats);
+  console.log(`# drag: ${stats.updates} updates, scene update + display list max ${stats.maxUpdateMs.toFixed(2)} ms, draw max ${stats.maxDrawMs.toFixed(2)} ms`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("AboveThreshold: a slider value updates readouts and the URL", async () => {
+  const { page, errors } = await open();
+  await page.fill("#controls input[aria-label='ε value']", "4");
+  await page.press("#controls input[aria-label='ε value']", "Enter");
+  assert.equal(await readout(page, "threshold-scale").then((t) => t.split(/2\/ε/)[0].trim()), "0.5");
+  assert.equal((await state(page)).get("eps"), "4");
+  // The slider itself, by keyboard.
+  await page.focus("#ctl-eps");
+  await page.keyboard.press("ArrowRight");
+  assert.notEqual((await state(page)).get("eps"), "4");
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("bad input through the page shows a message and the page keeps working", async () => {
+  const { page, errors } = await open();
+  await page.fill("#controls input[aria-label='ε value']", "0");
+  await page.press("#controls input[aria-label='ε value']", "Enter");
+  await page.waitForSelector("#banner:not([hidden])");
+  assert.match(await page.textContent("#banner"), /ε = 0 is outside/);
+  await page.fill("#ctl-queries", "1, two, 3");
+  await page.press("#ctl-queries", "Enter");
+  assert.match(await page.textContent("#banner"), /query 2: "two" is not a number/);
+  // Still works.
+  await page.locator("#figure").focus();
+  await page.keyboard.press("ArrowRight");
+  assert.match(await status(page), /step 1 of/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("a hand-edited link with NaN and huge values opens with a message", async () => {
+  const { page, errors } = await open("#scene=abovethreshold&eps=NaN&queries=1e300,2&threshold=3&seed=99999999999999999999");
+  await page.waitForSelector("#banner:not([hidden])");
+  const msg = await page.textContent("#banner");
+  assert.match(msg, /eps/);
+  assert.match(msg, /queries/);
+  assert.match(msg, /seed/);
+  const s = await state(page);
+  assert.equal(s.get("threshold"), "3", "the valid setting was not applied");
+  assert.equal(s.get("eps"), "1", "the bad setting was applied");
+  await page.keyboard.press("End");
+  assert.match(await status(page), /step \d+ of \d+/);
+  await page.screenshot({ path: shots + "bad-link.png" });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("shared links restore the view", async () => {
+  const { page } = await open("#scene=abovethreshold&eps=2&queries=20,20,1&seed=5&threshold=10");
+  await page.click("#ctl-end");
+  const first = await page.evaluate(() => ({ s: document.getElementById("status").textContent, h: location.hash }));
+  const again = await open(first.h);
+  await again.page.click("#ctl-end");
+  assert.equal(await status(again.page), first.s);
+  await page.close();
+  await again.page.close();
+});
+
+test("exports: CSV of the dataset and JSON of the trace", async () => {
+  const { page } = await open("#scene=abovethreshold&queries=4,5.5");
+  const [csv] = await Promise.all([page.waitForEvent("download"), page.click("#export-csv")]);
+  const csvText = await (await csv.createReadStream()).toArray().then((c) => Buffer.concat(c).toString());
+  assert.equal(csvText, "user,x1\n1,4\n2,5.5\n");
+  const [tr] = await Promise.all([page.waitForEvent("download"), page.click("#export-trace")]);
+  const trace = JSON.parse(await (await tr.createReadStream()).toArray().then((c) => Buffer.concat(c).toString()));
+  assert.equal(trace.mechanism, "abovethreshold");
+  assert.equal(trace.steps[0].kind, "at.threshold");
+  const [png] = await Promise.all([page.waitForEvent("download"), page.click("#export-png")]);
+  assert.match(png.suggestedFilename(), /\.png$/);
+  await page.close();
+});
+
+test("performance: first interactive frame and per-frame cost", async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await page.goto(base);
+  await page.waitForSelector("body[data-ready=true]", { timeout: 20000 });
+  const ready = await page.evaluate(() => performance.now());
+  // Play the run and drag repeatedly to collect per-frame figures.
+  const box = await page.locator("#figure").boundingBox();
+  const [x, y] = await page.evaluate(() => uldp.locate(3));
+  await page.mouse.move(box.x + x, box.y + y);
+  await page.mouse.down();
+  for (let i = 0; i < 60; i++) await page.mouse.move(box.x + x, box.y + y - (i % 20) * 4);
+  await page.mouse.up();
+  const st = await page.evaluate(() => window.uldpStats);
+  const wasm = await page.evaluate(async () => {
+    const r = await fetch("uldp.wasm", { headers: { "Accept-Encoding": "gzip" } });
+    return { decoded: Number(r.headers.get("X-Decoded-Length")), sent: Number(r.headers.get("Content-Length")) };
+  });
+  const figures = {
+    first_interactive_ms: Math.round(ready),
+    wasm_raw_bytes: wasm.decoded,
+    wasm_gzip_bytes: wasm.sent,
+    updates: st.updates,
+    update_mean_ms: st.updateMs / st.updates,
+    update_max_ms: st.maxUpdateMs,
+    draw_mean_ms: st.drawMs / st.draws,
+    draw_max_ms: st.maxDrawMs,
+  };
+  console.log("# perf " + JSON.stringify(figures));
+  writeFileSync(shots + "perf.json", JSON.stringify(figures, null, 2));
+  // Hard limits from the issue: download size. Timing targets are recorded,
+  // and checked loosely here so a loaded CI machine does not fail the suite.
+  assert.ok(wasm.decoded <= 5 * 1024 * 1024, `wasm ${wasm.decoded} bytes > 5 MB`);
+  assert.ok(wasm.sent <= 1.5 * 1024 * 1024, `gzip ${wasm.sent} bytes > 1.5 MB`);
+  assert.ok(ready < 10000, `first interactive frame after ${ready} ms`);
+  await page.close();
+});
