@@ -46,10 +46,10 @@ lint:
 test-native: wasm
 	$(GO) test -count=1 ./...
 
-# The core must build and pass under js/wasm (the browser lessons run it).
-# -short skips the one test that streams 10⁷ CSV values.
+# The core and the scenes must build and pass under js/wasm (the browser
+# lessons run them). -short skips the one test that streams 10⁷ CSV values.
 test-wasm:
-	GOOS=js GOARCH=wasm $(GO) test -count=1 -short -exec="$(WASM_EXEC)" ./core/...
+	GOOS=js GOARCH=wasm $(GO) test -count=1 -short -exec="$(WASM_EXEC)" ./core/... ./viz/...
 
 # The site in headless Chromium, served by the real binary.
 test-browser: build
