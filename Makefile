@@ -9,12 +9,16 @@ GOROOT      := $(shell $(GO) env GOROOT)
 WASM_EXEC   := $(GOROOT)/lib/wasm/go_js_wasm_exec
 WASM        := site/static/uldp.wasm
 
-.PHONY: run build wasm test test-deps lint test-native test-wasm test-browser fuzz bench clean
+.PHONY: run desktop build wasm test test-deps lint test-native test-wasm test-browser fuzz bench clean
 
 ## run: build the WebAssembly engine, then serve the site on $(ADDR) from one
 ## Go binary with the files embedded
 run: wasm
 	$(GO) run ./cmd/uldp serve --addr $(ADDR)
+
+## desktop: the desktop app (Ebitengine, pure Go: no C toolchain needed)
+desktop:
+	CGO_ENABLED=0 $(GO) run ./cmd/desktop
 
 ## wasm: the browser engine and Go's loader for it, next to the site's files
 wasm:
@@ -29,9 +33,12 @@ build: wasm
 test: test-deps lint test-native test-wasm test-browser fuzz
 
 # What the tests need beyond Go, installed only when missing: Node (runs the
-# js/wasm tests and the browser tests), Debian's Chromium, and the pinned
-# playwright-core from site/e2e/package-lock.json.
-APT_MISSING = $(if $(shell command -v node),,nodejs npm) $(if $(wildcard /usr/bin/chromium),,chromium)
+# js/wasm tests and the browser tests), Debian's Chromium, Xvfb and xdotool
+# (the desktop app in a real window), DejaVu fonts (the desktop's symbols),
+# and the pinned playwright-core from site/e2e/package-lock.json.
+APT_MISSING = $(if $(shell command -v node),,nodejs npm) $(if $(wildcard /usr/bin/chromium),,chromium) \
+  $(if $(shell command -v xvfb-run),,xvfb xauth) $(if $(shell command -v xdotool),,xdotool) \
+  $(if $(wildcard /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf),,fonts-dejavu-core)
 test-deps:
 	@if [ -n "$(strip $(APT_MISSING))" ]; then \
 	  echo "installing $(strip $(APT_MISSING))"; \
@@ -41,15 +48,17 @@ test-deps:
 lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt: not formatted:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	GOOS=js GOARCH=wasm $(GO) vet ./wasm
 	$(GO) run $(STATICCHECK) ./...
 
+# Inside a virtual X display, so the desktop app's test opens a real window.
 test-native: wasm
-	$(GO) test -count=1 ./...
+	CGO_ENABLED=0 xvfb-run -a -s "-screen 0 1600x1000x24" $(GO) test -count=1 ./...
 
 # The core and the scenes must build and pass under js/wasm (the browser
 # lessons run them). -short skips the one test that streams 10⁷ CSV values.
 test-wasm:
-	GOOS=js GOARCH=wasm $(GO) test -count=1 -short -exec="$(WASM_EXEC)" ./core/... ./viz/...
+	GOOS=js GOARCH=wasm $(GO) test -count=1 -short -exec="$(WASM_EXEC)" ./core/... ./viz ./viz/scenes
 
 # The site in headless Chromium, served by the real binary.
 test-browser: build

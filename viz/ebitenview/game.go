@@ -1,0 +1,287 @@
+package ebitenview
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hajimehoshi/ebiten/v2"
+	"github.com/hajimehoshi/ebiten/v2/inpututil"
+
+	"github.com/uldplab/uldp/viz"
+)
+
+// Game is the ebiten.Game that shows a viz.App: the figure on the left, the
+// side panel on the right.
+type Game struct {
+	app   *viz.App
+	paint *painter
+	// ShotDir is where P saves screenshots (PNG) and the view's state.
+	ShotDir string
+
+	w, h    int
+	figure  *ebiten.Image
+	scroll  int
+	widgets []widget
+
+	dragging bool         // mouse drag in the figure
+	touches  map[int]bool // touch ids dragging in the figure
+	slider   string       // slider being dragged in the panel
+	editing  string       // field being typed into
+	edit     string
+	message  string
+	msgUntil time.Time
+	shots    int
+	shoot    bool
+}
+
+// New returns a game showing app.
+func New(app *viz.App) *Game {
+	return &Game{app: app, paint: newPainter(), ShotDir: ".", touches: map[int]bool{}}
+}
+
+func (g *Game) current() int {
+	name := g.app.Scene().Info().Name
+	for i, s := range g.app.Scenes() {
+		if s.Name == name {
+			return i
+		}
+	}
+	return 0
+}
+
+// report shows an error in the panel for a few seconds.
+func (g *Game) report(err error) {
+	if err != nil {
+		g.message, g.msgUntil = err.Error(), time.Now().Add(8*time.Second)
+	}
+}
+
+// Layout makes the game's screen the window's size: the figure reflows.
+func (g *Game) Layout(ow, oh int) (int, int) { return ow, oh }
+
+// Update turns this tick's input into app calls.
+func (g *Game) Update() error {
+	if g.message != "" && time.Now().After(g.msgUntil) {
+		g.message = ""
+	}
+	fig := FigureRect(g.w, g.h)
+	g.widgets = layout(g.app, fig.Max.X, g.w-fig.Max.X, g.scroll, g.message)
+	g.app.Tick(1 / float64(ebiten.TPS()))
+	g.keys()
+	g.mouse(fig)
+	g.touch(fig)
+	return nil
+}
+
+var keyNames = map[ebiten.Key]string{
+	ebiten.KeySpace: "Space", ebiten.KeyArrowLeft: "ArrowLeft", ebiten.KeyArrowRight: "ArrowRight",
+	ebiten.KeyEnd: "End", ebiten.KeyHome: "Home",
+}
+
+func (g *Game) keys() {
+	if g.editing != "" {
+		g.typeInto()
+		return
+	}
+	for _, k := range inpututil.AppendJustPressedKeys(nil) {
+		name, ok := keyNames[k]
+		switch {
+		case ok:
+		case k >= ebiten.KeyA && k <= ebiten.KeyZ:
+			name = strings.ToLower(k.String())
+		case k >= ebiten.KeyDigit1 && k <= ebiten.KeyDigit9:
+			name = string(rune('1' + k - ebiten.KeyDigit1))
+		default:
+			continue
+		}
+		if name == "p" {
+			g.shoot = true
+			continue
+		}
+		g.app.Key(name)
+	}
+}
+
+// typeInto edits the focused text field: Enter commits, Escape cancels.
+func (g *Game) typeInto() {
+	g.edit += string(ebiten.AppendInputChars(nil))
+	if inpututil.IsKeyJustPressed(ebiten.KeyBackspace) && len(g.edit) > 0 {
+		r := []rune(g.edit)
+		g.edit = string(r[:len(r)-1])
+	}
+	switch {
+	case inpututil.IsKeyJustPressed(ebiten.KeyEnter) || inpututil.IsKeyJustPressed(ebiten.KeyNumpadEnter):
+		g.report(g.app.Set(g.editing, strings.TrimSpace(g.edit)))
+		g.editing = ""
+	case inpututil.IsKeyJustPressed(ebiten.KeyEscape):
+		g.editing = ""
+	}
+}
+
+func (g *Game) mouse(fig image.Rectangle) {
+	x, y := ebiten.CursorPosition()
+	in := image.Pt(x, y).In(fig)
+	ev := viz.Event{X: float64(x - fig.Min.X), Y: float64(y - fig.Min.Y)}
+	switch {
+	case inpututil.IsMouseButtonJustPressed(ebiten.MouseButtonLeft):
+		if in {
+			g.editing = ""
+			ev.Kind = viz.PointerDown
+			g.dragging = true
+			g.app.Event(ev)
+		} else {
+			g.click(x, y)
+		}
+	case inpututil.IsMouseButtonJustReleased(ebiten.MouseButtonLeft):
+		if g.dragging {
+			ev.Kind = viz.PointerUp
+			g.app.Event(ev)
+		}
+		g.dragging, g.slider = false, ""
+	case ebiten.IsMouseButtonPressed(ebiten.MouseButtonLeft):
+		if g.dragging {
+			ev.Kind = viz.PointerMove
+			g.app.Event(ev)
+		} else if g.slider != "" {
+			g.dragSlider(x)
+		}
+	}
+	if _, dy := ebiten.Wheel(); dy != 0 {
+		if in {
+			ev.Kind, ev.Delta = viz.Wheel, dy
+			g.app.Event(ev)
+		} else {
+			g.scroll = max(0, g.scroll-int(dy*30))
+		}
+	}
+}
+
+func (g *Game) touch(fig image.Rectangle) {
+	for _, id := range inpututil.AppendJustPressedTouchIDs(nil) {
+		x, y := ebiten.TouchPosition(id)
+		if image.Pt(x, y).In(fig) {
+			g.touches[int(id)] = true
+			g.app.Event(viz.Event{Kind: viz.PointerDown, X: float64(x - fig.Min.X), Y: float64(y - fig.Min.Y), Pointer: int(id) + 1})
+		} else {
+			g.click(x, y)
+		}
+	}
+	for id := range g.touches {
+		tid := ebiten.TouchID(id)
+		kind := viz.PointerMove
+		x, y := ebiten.TouchPosition(tid)
+		if inpututil.IsTouchJustReleased(tid) {
+			kind = viz.PointerUp
+			x, y = inpututil.TouchPositionInPreviousTick(tid)
+			delete(g.touches, id)
+		}
+		g.app.Event(viz.Event{Kind: kind, X: float64(x - fig.Min.X), Y: float64(y - fig.Min.Y), Pointer: id + 1})
+	}
+}
+
+// click handles a press in the panel.
+func (g *Game) click(x, y int) {
+	g.editing = ""
+	for _, w := range g.widgets {
+		if !image.Pt(x, y).In(w.r) {
+			continue
+		}
+		switch w.kind {
+		case "tab":
+			g.report(g.app.Switch(w.scene))
+		case "button":
+			if !w.ctl.Disabled {
+				g.report(g.app.Set(w.ctl.Name, ""))
+			}
+		case "slider":
+			if image.Pt(x, y).In(track(w.r).Inset(-8)) {
+				g.slider = w.ctl.Name
+				g.dragSlider(x)
+			}
+		case "choice":
+			g.report(g.app.Set(w.ctl.Name, cycle(w.ctl, x < (w.r.Min.X+labelW+w.r.Max.X)/2)))
+		case "toggle":
+			g.report(g.app.Set(w.ctl.Name, fmt.Sprint(w.ctl.Value != "true")))
+		case "field":
+			g.editing, g.edit = w.ctl.Name, w.ctl.Value
+		}
+		return
+	}
+}
+
+func (g *Game) dragSlider(x int) {
+	for _, w := range g.widgets {
+		if w.kind == "slider" && w.ctl.Name == g.slider {
+			v := sliderValue(w.ctl, track(w.r), x)
+			g.report(g.app.Set(w.ctl.Name, viz.FormatNumber(v)))
+			return
+		}
+	}
+}
+
+// cycle returns the previous or next choice.
+func cycle(c viz.Control, back bool) string {
+	for i, ch := range c.Choices {
+		if ch == c.Value {
+			if back {
+				return c.Choices[(i+len(c.Choices)-1)%len(c.Choices)]
+			}
+			return c.Choices[(i+1)%len(c.Choices)]
+		}
+	}
+	return c.Choices[0]
+}
+
+// Draw paints the figure (re-rendered only when the app reports a change)
+// and the panel.
+func (g *Game) Draw(screen *ebiten.Image) {
+	b := screen.Bounds()
+	if b.Dx() != g.w || b.Dy() != g.h {
+		g.w, g.h = b.Dx(), b.Dy()
+		g.figure = nil
+	}
+	fig := FigureRect(g.w, g.h)
+	if g.figure == nil {
+		g.figure = ebiten.NewImage(fig.Dx(), fig.Dy())
+		g.app.Invalidate()
+	}
+	if l, changed := g.app.Frame(float64(fig.Dx()), float64(fig.Dy())); changed {
+		g.figure.Fill(rgba(viz.Paper, 1))
+		g.paint.paint(g.figure, l)
+	}
+	screen.Fill(rgba(viz.Paper, 1))
+	screen.DrawImage(g.figure, nil)
+	g.drawPanel(screen, g.widgets)
+	if g.shoot {
+		g.shoot = false
+		g.report(g.screenshot(screen))
+	}
+}
+
+// screenshot saves the window as PNG, with the view's shareable state in a
+// .state file beside it.
+func (g *Game) screenshot(screen *ebiten.Image) error {
+	b := screen.Bounds()
+	img := image.NewRGBA(b)
+	screen.ReadPixels(img.Pix)
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		return err
+	}
+	g.shots++
+	base := filepath.Join(g.ShotDir, fmt.Sprintf("uldp-%s-%d", g.app.Scene().Info().Name, g.shots))
+	if err := os.WriteFile(base+".png", buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("screenshot: %v", err)
+	}
+	if err := os.WriteFile(base+".state", []byte(g.app.State()+"\n"), 0o644); err != nil {
+		return fmt.Errorf("screenshot: %v", err)
+	}
+	g.message, g.msgUntil = "saved "+base+".png", time.Now().Add(4*time.Second)
+	return nil
+}

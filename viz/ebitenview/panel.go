@@ -1,0 +1,259 @@
+package ebitenview
+
+import (
+	"fmt"
+	"image"
+	"image/color"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/hajimehoshi/ebiten/v2"
+	"github.com/hajimehoshi/ebiten/v2/vector"
+
+	"github.com/uldplab/uldp/viz"
+)
+
+// PanelWidth is the side panel's width in pixels.
+const PanelWidth = 340
+
+// FigureRect returns where the figure goes in a w × h window: everything left
+// of the panel.
+func FigureRect(w, h int) image.Rectangle {
+	return image.Rect(0, 0, max(w-PanelWidth, 100), h)
+}
+
+// widget is one laid-out panel element.
+type widget struct {
+	r     image.Rectangle
+	kind  string // "tab", "button", "slider", "choice", "toggle", "field", "label"
+	ctl   viz.Control
+	scene int    // for tabs
+	text  string // for labels
+	col   color.Color
+	size  float64
+}
+
+const (
+	rowH   = 26
+	padX   = 12
+	labelW = 112
+)
+
+// layout places the panel's widgets for the app's current state, from y
+// scrolled by scroll pixels. Draw and input use the same layout, so what is
+// clicked is what was drawn.
+func layout(a *viz.App, x0, w, scroll int, message string) []widget {
+	var out []widget
+	y := 8 - scroll
+	add := func(h int, wd widget) {
+		wd.r = image.Rect(x0+padX, y, x0+w-padX, y+h)
+		out = append(out, wd)
+		y += h + 6
+	}
+	label := func(s string, c color.Color, size float64) {
+		for _, line := range wrap(s, int(float64(w-2*padX)/(size*0.55))) {
+			add(int(size)+4, widget{kind: "label", text: line, col: c, size: size})
+		}
+	}
+	// Scene tabs, two per row.
+	for i, info := range a.Scenes() {
+		tab := widget{kind: "tab", scene: i, text: fmt.Sprintf("%d %s", i+1, info.Title)}
+		tab.r = image.Rect(x0+padX, y, x0+w-padX, y+rowH)
+		out = append(out, tab)
+		y += rowH + 4
+	}
+	y += 6
+	if message != "" {
+		label(message, rgba(viz.Vermillion, 1), 13)
+	}
+	// Guarantee first: it is always visible.
+	g := a.Guarantee()
+	gc := rgba(viz.Green, 1)
+	if !g.Certified() {
+		gc = rgba(viz.Vermillion, 1)
+	}
+	label(g.String(), gc, 13)
+	for _, p := range g.Preconditions {
+		c := rgba(viz.Muted, 1)
+		if !p.Met {
+			c = rgba(viz.Vermillion, 1)
+		}
+		label("• "+p.String(), c, 12)
+	}
+	y += 4
+	var row []viz.Control
+	flush := func() { // stepper buttons share a row
+		if len(row) == 0 {
+			return
+		}
+		bw := (w - 2*padX - 4*(len(row)-1)) / len(row)
+		for i, c := range row {
+			r := image.Rect(x0+padX+i*(bw+4), y, x0+padX+i*(bw+4)+bw, y+rowH)
+			out = append(out, widget{r: r, kind: "button", ctl: c})
+		}
+		y += rowH + 6
+		row = nil
+	}
+	for _, c := range a.Controls() {
+		if c.Group == "stepper" && c.Kind == viz.Button {
+			row = append(row, c)
+			if len(row) == 3 {
+				flush()
+			}
+			continue
+		}
+		flush()
+		switch c.Kind {
+		case viz.Button:
+			add(rowH, widget{kind: "button", ctl: c})
+		case viz.Slider:
+			add(rowH, widget{kind: "slider", ctl: c})
+		case viz.Choice:
+			add(rowH, widget{kind: "choice", ctl: c})
+		case viz.Toggle:
+			add(rowH, widget{kind: "toggle", ctl: c})
+		default:
+			add(rowH, widget{kind: "field", ctl: c})
+		}
+	}
+	flush()
+	y += 4
+	for _, r := range a.Readouts() {
+		s := r.Text
+		if r.Label != "" && r.Name != "status" {
+			s = r.Label + ": " + r.Text
+		}
+		c := rgba(viz.Ink, 1)
+		if r.Warn {
+			c = rgba(viz.Vermillion, 1)
+		}
+		label(s, c, 12)
+	}
+	label("keys: ← → step · space play · R reset · S new seed · 1–9 lessons · P screenshot", rgba(viz.Muted, 1), 11)
+	return out
+}
+
+// wrap breaks s into lines of at most n runes at spaces.
+func wrap(s string, n int) []string {
+	if n < 10 {
+		n = 10
+	}
+	var lines []string
+	var cur []rune
+	for _, word := range strings.Fields(s) {
+		wr := []rune(word)
+		if len(cur) > 0 && len(cur)+1+len(wr) > n {
+			lines = append(lines, string(cur))
+			cur = nil
+		}
+		if len(cur) > 0 {
+			cur = append(cur, ' ')
+		}
+		cur = append(cur, wr...)
+	}
+	if len(cur) > 0 {
+		lines = append(lines, string(cur))
+	}
+	return lines
+}
+
+// sliderValue maps a pointer x inside the track to the control's value.
+func sliderValue(c viz.Control, track image.Rectangle, x int) float64 {
+	t := math.Max(0, math.Min(1, float64(x-track.Min.X)/float64(track.Dx())))
+	if c.Log && c.Min > 0 {
+		return c.Min * math.Pow(c.Max/c.Min, t)
+	}
+	v := c.Min + t*(c.Max-c.Min)
+	if c.Step > 0 {
+		v = c.Min + math.Round((v-c.Min)/c.Step)*c.Step
+	}
+	return v
+}
+
+// sliderPos is the inverse of sliderValue, in [0, 1].
+func sliderPos(c viz.Control) float64 {
+	v, err := strconv.ParseFloat(c.Value, 64)
+	if err != nil || c.Max <= c.Min {
+		return 0
+	}
+	if c.Log && c.Min > 0 {
+		return math.Max(0, math.Min(1, math.Log(v/c.Min)/math.Log(c.Max/c.Min)))
+	}
+	return math.Max(0, math.Min(1, (v-c.Min)/(c.Max-c.Min)))
+}
+
+// track is a slider's track within its widget (the label takes the left).
+func track(r image.Rectangle) image.Rectangle {
+	return image.Rect(r.Min.X+labelW, r.Min.Y, r.Max.X-64, r.Max.Y)
+}
+
+// drawPanel paints the widgets.
+func (g *Game) drawPanel(dst *ebiten.Image, ws []widget) {
+	p := g.paint
+	ink := rgba(viz.Ink, 1)
+	box := func(r image.Rectangle, fill color.Color, stroke color.Color) {
+		vector.FillRect(dst, float32(r.Min.X), float32(r.Min.Y), float32(r.Dx()), float32(r.Dy()), fill, false)
+		vector.StrokeRect(dst, float32(r.Min.X), float32(r.Min.Y), float32(r.Dx()), float32(r.Dy()), 1, stroke, false)
+	}
+	white := color.White
+	border := color.NRGBA{185, 182, 173, 255}
+	mid := func(r image.Rectangle) float64 { return float64(r.Min.Y+r.Max.Y) / 2 }
+	for _, w := range ws {
+		switch w.kind {
+		case "label":
+			p.text(dst, w.text, float64(w.r.Min.X), mid(w.r), w.size, w.col, viz.Left)
+		case "tab":
+			fill, tc := color.Color(white), color.Color(ink)
+			if w.scene == g.current() {
+				fill, tc = rgba(viz.Blue, 1), white
+			}
+			box(w.r, fill, border)
+			p.text(dst, w.text, float64(w.r.Min.X+8), mid(w.r), 14, tc, viz.Left)
+		case "button":
+			tc := color.Color(ink)
+			if w.ctl.Disabled {
+				tc = color.NRGBA{160, 160, 166, 255}
+			}
+			box(w.r, white, border)
+			p.text(dst, w.ctl.Label, float64(w.r.Min.X+w.r.Max.X)/2, mid(w.r), 13, tc, viz.Centre)
+		case "slider":
+			p.text(dst, w.ctl.Label, float64(w.r.Min.X), mid(w.r), 13, ink, viz.Left)
+			t := track(w.r)
+			y := float32(mid(w.r))
+			vector.StrokeLine(dst, float32(t.Min.X), y, float32(t.Max.X), y, 3, border, true)
+			kx := float32(float64(t.Min.X) + sliderPos(w.ctl)*float64(t.Dx()))
+			vector.FillCircle(dst, kx, y, 7, rgba(viz.Blue, 1), true)
+			p.text(dst, w.ctl.Value, float64(w.r.Max.X), mid(w.r), 12, ink, viz.Right)
+		case "choice":
+			p.text(dst, w.ctl.Label, float64(w.r.Min.X), mid(w.r), 13, ink, viz.Left)
+			r := image.Rect(w.r.Min.X+labelW, w.r.Min.Y, w.r.Max.X, w.r.Max.Y)
+			box(r, white, border)
+			p.text(dst, "◀  "+w.ctl.Value+"  ▶", float64(r.Min.X+r.Max.X)/2, mid(r), 13, ink, viz.Centre)
+		case "toggle":
+			p.text(dst, w.ctl.Label, float64(w.r.Min.X), mid(w.r), 13, ink, viz.Left)
+			r := image.Rect(w.r.Min.X+labelW, w.r.Min.Y+5, w.r.Min.X+labelW+16, w.r.Min.Y+21)
+			box(r, white, border)
+			if w.ctl.Value == "true" {
+				vector.FillRect(dst, float32(r.Min.X+3), float32(r.Min.Y+3), 10, 10, rgba(viz.Blue, 1), false)
+			}
+		case "field":
+			p.text(dst, w.ctl.Label, float64(w.r.Min.X), mid(w.r), 13, ink, viz.Left)
+			r := image.Rect(w.r.Min.X+labelW, w.r.Min.Y, w.r.Max.X, w.r.Max.Y)
+			value, stroke := w.ctl.Value, color.Color(border)
+			if g.editing == w.ctl.Name {
+				value, stroke = g.edit+"▏", rgba(viz.Orange, 1)
+			}
+			box(r, white, stroke)
+			p.text(dst, truncate(value, r.Dx()/7), float64(r.Min.X+6), mid(r), 13, ink, viz.Left)
+		}
+	}
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n || n < 2 {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
