@@ -103,6 +103,24 @@ type Item struct {
 type List struct {
 	Width, Height float64
 	Items         []Item
+	// arena backs the points of items added through the helpers, so a
+	// scene that Resets and refills its list each frame allocates nothing
+	// once warm (tens of thousands of points in the playground).
+	arena []Point
+}
+
+// Reset empties the list for a new w × h frame, keeping its memory.
+func (l *List) Reset(w, h float64) {
+	l.Width, l.Height = w, h
+	l.Items = l.Items[:0]
+	l.arena = l.arena[:0]
+}
+
+// points returns n arena slots holding pts.
+func (l *List) points(pts ...Point) []Point {
+	k := len(l.arena)
+	l.arena = append(l.arena, pts...)
+	return l.arena[k : k+len(pts) : k+len(pts)]
 }
 
 // Add appends items.
@@ -110,18 +128,22 @@ func (l *List) Add(items ...Item) { l.Items = append(l.Items, items...) }
 
 // Circle adds a circle.
 func (l *List) Circle(c Point, r float64, s Style, id int) {
-	l.Add(Item{Kind: Circle, Style: s, P: []Point{c}, R: r, ID: id})
+	l.Items = append(l.Items, Item{Kind: Circle, Style: s, P: l.points(c), R: r, ID: id})
 }
 
 // Line adds a segment.
-func (l *List) Line(a, b Point, s Style) { l.Add(Item{Kind: Line, Style: s, P: []Point{a, b}}) }
+func (l *List) Line(a, b Point, s Style) {
+	l.Items = append(l.Items, Item{Kind: Line, Style: s, P: l.points(a, b)})
+}
 
 // Arrow adds a segment with a head at b.
-func (l *List) Arrow(a, b Point, s Style) { l.Add(Item{Kind: Arrow, Style: s, P: []Point{a, b}}) }
+func (l *List) Arrow(a, b Point, s Style) {
+	l.Items = append(l.Items, Item{Kind: Arrow, Style: s, P: l.points(a, b)})
+}
 
 // Rect adds an axis-aligned rectangle with corners a and b.
 func (l *List) Rect(a, b Point, s Style, id int) {
-	l.Add(Item{Kind: Rect, Style: s, P: []Point{a, b}, ID: id})
+	l.Items = append(l.Items, Item{Kind: Rect, Style: s, P: l.points(a, b), ID: id})
 }
 
 // Polyline adds an open path.
@@ -132,7 +154,7 @@ func (l *List) Polygon(pts []Point, s Style) { l.Add(Item{Kind: Polygon, Style: 
 
 // Text adds a label.
 func (l *List) Text(at Point, text string, size float64, c Colour, align Align) {
-	l.Add(Item{Kind: Text, Style: Style{Fill: c}, P: []Point{at}, Text: text, Size: size, Align: align})
+	l.Items = append(l.Items, Item{Kind: Text, Style: Style{Fill: c}, P: l.points(at), Text: text, Size: size, Align: align})
 }
 
 // Hit returns the ID of the topmost item with an ID under p, within slop

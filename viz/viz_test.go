@@ -77,3 +77,25 @@ func TestPalette(t *testing.T) {
 		seen[[3]uint8{r, g, b}] = true
 	}
 }
+
+// A list refilled after Reset keeps every earlier item's points intact and
+// stops allocating once warm.
+func TestListResetReusesMemory(t *testing.T) {
+	var l List
+	fill := func() {
+		l.Reset(100, 100)
+		for i := range 1000 {
+			l.Circle(Point{float64(i), 1}, 2, Style{Fill: Blue}, i+1)
+			l.Line(Point{0, 0}, Point{float64(i), 2}, Style{Stroke: Ink})
+		}
+	}
+	fill()
+	for i, it := range l.Items {
+		if it.Kind == Circle && it.P[0].X != float64(i/2) {
+			t.Fatalf("item %d has point %v after arena growth", i, it.P)
+		}
+	}
+	if allocs := testing.AllocsPerRun(10, fill); allocs != 0 {
+		t.Errorf("refilling a warm list allocated %v times", allocs)
+	}
+}
