@@ -61,6 +61,9 @@ const (
 	Rect                     // corners P[0], P[1]
 	Arrow                    // P[0] → P[1] with a head at P[1]
 	Text                     // at P[0], aligned by Align
+	// Dots are filled circles of radius R, one per point, sharing a style;
+	// dot k answers hit-tests as ID + k. One item holds a whole point cloud.
+	Dots
 )
 
 // Align places text relative to its anchor point.
@@ -152,6 +155,11 @@ func (l *List) Polyline(pts []Point, s Style) { l.Add(Item{Kind: Polyline, Style
 // Polygon adds a closed, filled path.
 func (l *List) Polygon(pts []Point, s Style) { l.Add(Item{Kind: Polygon, Style: s, P: pts}) }
 
+// Dots adds a cloud of same-style dots; dot k has ID id + k (id 0: none).
+func (l *List) Dots(pts []Point, r float64, s Style, id int) {
+	l.Items = append(l.Items, Item{Kind: Dots, Style: s, P: l.points(pts...), R: r, ID: id})
+}
+
 // Text adds a label.
 func (l *List) Text(at Point, text string, size float64, c Colour, align Align) {
 	l.Items = append(l.Items, Item{Kind: Text, Style: Style{Fill: c}, P: l.points(at), Text: text, Size: size, Align: align})
@@ -171,6 +179,14 @@ func (l *List) Hit(p Point, slop float64) int {
 			r := it.R + slop
 			if dx*dx+dy*dy <= r*r {
 				return it.ID
+			}
+		case Dots:
+			r := it.R + slop
+			for k := len(it.P) - 1; k >= 0; k-- {
+				dx, dy := p.X-it.P[k].X, p.Y-it.P[k].Y
+				if dx*dx+dy*dy <= r*r {
+					return it.ID + k
+				}
 			}
 		case Rect:
 			x0, x1 := minmax(it.P[0].X, it.P[1].X)
@@ -194,6 +210,9 @@ func minmax(a, b float64) (float64, float64) {
 func (l *List) Locate(id int) (Point, bool) {
 	for i := len(l.Items) - 1; i >= 0; i-- {
 		it := &l.Items[i]
+		if it.Kind == Dots && it.ID != 0 && id >= it.ID && id < it.ID+len(it.P) {
+			return it.P[id-it.ID], true
+		}
 		if it.ID != id || len(it.P) == 0 {
 			continue
 		}

@@ -99,3 +99,20 @@ func TestListResetReusesMemory(t *testing.T) {
 		t.Errorf("refilling a warm list allocated %v times", allocs)
 	}
 }
+
+func TestDotsHitAndLocate(t *testing.T) {
+	var l List
+	l.Dots([]Point{{10, 10}, {50, 50}, {90, 10}}, 3, Style{Fill: Blue}, 100)
+	if got := l.Hit(Point{51, 49}, 0); got != 101 {
+		t.Errorf("Hit on dot 1 = %d, want 101", got)
+	}
+	if got := l.Hit(Point{30, 30}, 2); got != 0 {
+		t.Errorf("Hit between dots = %d", got)
+	}
+	if p, ok := l.Locate(102); !ok || p != (Point{90, 10}) {
+		t.Errorf("Locate(102) = %v, %v", p, ok)
+	}
+	if _, ok := l.Locate(103); ok {
+		t.Error("Locate past the last dot")
+	}
+}

@@ -60,7 +60,7 @@ function call(fn, ...args) {
 
 // ---------------------------------------------------------------- painting
 
-const KIND = { circle: 1, line: 2, polyline: 3, polygon: 4, rect: 5, arrow: 6, text: 7 };
+const KIND = { circle: 1, line: 2, polyline: 3, polygon: 4, rect: 5, arrow: 6, text: 7, dots: 8 };
 const ALIGN = ["left", "center", "right"];
 const textDecoder = new TextDecoder();
 
@@ -122,6 +122,11 @@ function paint(buf) {
         ctx.closePath(); ctx.fill();
         break;
       }
+      case KIND.dots:
+        ctx.beginPath();
+        for (let k = 0; k < np; k++) { ctx.moveTo(xs[k] + r, ys[k]); ctx.arc(xs[k], ys[k], r, 0, 2 * Math.PI); }
+        ctx.fill();
+        break;
       case KIND.text:
         ctx.font = `${size || 12}px system-ui, sans-serif`;
         ctx.textAlign = ALIGN[align] || "left";

@@ -114,6 +114,10 @@ func (p *painter) paint(dst *ebiten.Image, l *viz.List) {
 			if st.Stroke != viz.None {
 				vector.StrokeCircle(dst, float32(c.X), float32(c.Y), float32(it.R), w, stroke, true)
 			}
+		case viz.Dots:
+			for _, c := range it.P {
+				vector.FillCircle(dst, float32(c.X), float32(c.Y), float32(it.R), fill, true)
+			}
 		case viz.Line, viz.Polyline:
 			if st.Stroke == viz.None {
 				continue
