@@ -37,7 +37,7 @@ func TestDesktopDragAndScreenshot(t *testing.T) {
 	}
 	shots := filepath.Join(dir, "shots")
 	os.Mkdir(shots, 0o755)
-	app := exec.Command(bin, "-size", "1200x760", "-shots", shots)
+	app := exec.Command(bin, "-size", "1200x760", "-shots", shots, "-state", "scene=abovethreshold")
 	var stderr bytes.Buffer
 	app.Stderr = &stderr
 	if err := app.Start(); err != nil {
@@ -57,7 +57,7 @@ func TestDesktopDragAndScreenshot(t *testing.T) {
 
 	// Where is bar 2? Ask the same scene at the same figure size.
 	fig := ebitenview.FigureRect(geo["WIDTH"], geo["HEIGHT"])
-	ref := viz.NewApp(scenes.All()...)
+	ref := viz.NewApp(scenes.NewAboveThreshold())
 	l, _ := ref.Frame(float64(fig.Dx()), float64(fig.Dy()))
 	bar, ok := l.Locate(2)
 	if !ok {

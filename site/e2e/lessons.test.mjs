@@ -47,8 +47,22 @@ const state = async (page) => new URLSearchParams((await page.evaluate(() => loc
 const status = (page) => page.textContent("#status");
 const readout = (page, name) => page.textContent(`#readouts dd[data-name="${name}"]`);
 
-test("AboveThreshold: step forward and back with keys and buttons", async () => {
+const AT = "#scene=abovethreshold";
+
+test("the site opens on lesson 1 with every lesson in the menu", async () => {
   const { page, errors } = await open();
+  assert.equal((await state(page)).get("scene"), "user-level");
+  const lessons = await page.$$eval("#lessons a", (as) => as.map((a) => a.dataset.scene));
+  assert.deepEqual(lessons.slice(0, 2), ["user-level", "abovethreshold"]);
+  await page.keyboard.press("2");
+  assert.equal((await state(page)).get("scene"), "abovethreshold");
+  assert.match(await page.textContent("#prose"), /AboveThreshold/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("AboveThreshold: step forward and back with keys and buttons", async () => {
+  const { page, errors } = await open(AT);
   assert.equal((await state(page)).get("scene"), "abovethreshold");
   assert.match(await status(page), /step 0 of \d+/);
   await page.locator("#figure").focus();
@@ -68,7 +82,7 @@ test("AboveThreshold: step forward and back with keys and buttons", async () => 
 });
 
 test("AboveThreshold: dragging a bar with the mouse changes that query only", async () => {
-  const { page, errors } = await open();
+  const { page, errors } = await open(AT);
   await page.click("#ctl-end");
   const before = (await state(page)).get("queries").split(",");
   const box = await page.locator("#figure").boundingBox();
@@ -89,7 +103,7 @@ test("AboveThreshold: dragging a bar with the mouse changes that query only", as
 });
 
 test("AboveThreshold: a slider value updates readouts and the URL", async () => {
-  const { page, errors } = await open();
+  const { page, errors } = await open(AT);
   await page.fill("#controls input[aria-label='ε value']", "4");
   await page.press("#controls input[aria-label='ε value']", "Enter");
   assert.equal(await readout(page, "threshold-scale").then((t) => t.split(/2\/ε/)[0].trim()), "0.5");
@@ -103,7 +117,7 @@ test("AboveThreshold: a slider value updates readouts and the URL", async () => 
 });
 
 test("bad input through the page shows a message and the page keeps working", async () => {
-  const { page, errors } = await open();
+  const { page, errors } = await open(AT);
   await page.fill("#controls input[aria-label='ε value']", "0");
   await page.press("#controls input[aria-label='ε value']", "Enter");
   await page.waitForSelector("#banner:not([hidden])");
@@ -136,6 +150,72 @@ test("a hand-edited link with NaN and huge values opens with a message", async (
   await page.close();
 });
 
+// csvRows returns the dataset export as {user: [rows]}.
+async function csvRows(page) {
+  const csv = await page.evaluate(() => uldp.exportCSV().data);
+  const out = {};
+  for (const line of csv.trim().split("\n").slice(1)) {
+    const [u, ...xs] = line.split(",");
+    (out[u] ||= []).push(xs.join(","));
+  }
+  return out;
+}
+
+test("Why user-level?: dragging a user's mean moves all its items, and only them", async () => {
+  const { page, errors } = await open("#scene=user-level&n=20&m=10&seed=1");
+  const before = await csvRows(page);
+  const meanBefore = await readout(page, "mean");
+  const box = await page.locator("#figure").boundingBox();
+  const [x, y] = await page.evaluate(() => uldp.locate(1 + 20 * 10 + 5)); // user 6's mean
+  await page.mouse.move(box.x + x, box.y + y);
+  await page.mouse.down();
+  for (let i = 1; i <= 10; i++) await page.mouse.move(box.x + x + 5 * i, box.y + y - 3 * i);
+  await page.mouse.up();
+  const after = await csvRows(page);
+  for (const u of Object.keys(before)) {
+    if (u === "6") assert.notDeepEqual(after[u], before[u], "user 6 did not move");
+    else assert.deepEqual(after[u], before[u], `user ${u} moved`);
+  }
+  assert.notEqual(await readout(page, "mean"), meanBefore);
+  await page.screenshot({ path: shots + "user-level-dragged.png" });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("Why user-level?: a touch drag moves a single item", async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, hasTouch: true });
+  const page = await context.newPage();
+  await page.goto(base + "#scene=user-level&n=20&m=10&seed=1");
+  await page.waitForSelector("body[data-ready=true]", { timeout: 20000 });
+  const before = await csvRows(page);
+  const box = await page.locator("#figure").boundingBox();
+  const [x, y] = await page.evaluate(() => uldp.locate(1 + 3 * 10 + 2)); // user 4, item 3
+  const cdp = await context.newCDPSession(page);
+  const touch = (type, dx) => cdp.send("Input.dispatchTouchEvent",
+    { type, touchPoints: type === "touchEnd" ? [] : [{ x: box.x + x + dx, y: box.y + y }] });
+  await touch("touchStart", 0);
+  for (let i = 1; i <= 6; i++) await touch("touchMove", 8 * i);
+  await touch("touchEnd", 48);
+  const after = await csvRows(page);
+  const changed = Object.keys(before).filter((u) => JSON.stringify(before[u]) !== JSON.stringify(after[u]));
+  assert.deepEqual(changed, ["4"]);
+  const rows = after["4"].filter((r, i) => r !== before["4"][i]);
+  assert.equal(rows.length, 1, "exactly one item of user 4 moves");
+  await context.close();
+});
+
+test("Why user-level?: the n slider changes the sensitivities", async () => {
+  const { page, errors } = await open("#scene=user-level&n=20&m=10&radius=5");
+  assert.match(await readout(page, "user-sens"), /^0\.5/);
+  await page.fill("#controls input[aria-label='users n value']", "100");
+  await page.press("#controls input[aria-label='users n value']", "Enter");
+  assert.match(await readout(page, "user-sens"), /^0\.1/);
+  assert.match(await readout(page, "item-sens"), /^0\.01/);
+  assert.equal((await state(page)).get("n"), "100");
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("shared links restore the view", async () => {
   const { page } = await open("#scene=abovethreshold&eps=2&queries=20,20,1&seed=5&threshold=10");
   await page.click("#ctl-end");
@@ -161,39 +241,48 @@ test("exports: CSV of the dataset and JSON of the trace", async () => {
   await page.close();
 });
 
-test("performance: first interactive frame and per-frame cost", async () => {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  await page.goto(base);
-  await page.waitForSelector("body[data-ready=true]", { timeout: 20000 });
-  const ready = await page.evaluate(() => performance.now());
-  // Play the run and drag repeatedly to collect per-frame figures.
+// dragFigures drags a user's mean 60 times and returns the page's timing
+// figures for those frames.
+async function dragFigures(page, n, m) {
+  await page.evaluate(() => Object.assign(window.uldpStats, { updates: 0, updateMs: 0, maxUpdateMs: 0, draws: 0, drawMs: 0, maxDrawMs: 0 }));
   const box = await page.locator("#figure").boundingBox();
-  const [x, y] = await page.evaluate(() => uldp.locate(3));
+  const [x, y] = await page.evaluate((id) => uldp.locate(id), 1 + n * m + 7);
   await page.mouse.move(box.x + x, box.y + y);
   await page.mouse.down();
-  for (let i = 0; i < 60; i++) await page.mouse.move(box.x + x, box.y + y - (i % 20) * 4);
+  for (let i = 0; i < 60; i++) await page.mouse.move(box.x + x + (i % 20) * 3, box.y + y);
   await page.mouse.up();
   const st = await page.evaluate(() => window.uldpStats);
+  return {
+    n, m, frames: st.updates,
+    update_mean_ms: +(st.updateMs / st.updates).toFixed(2), update_max_ms: +st.maxUpdateMs.toFixed(2),
+    draw_mean_ms: +(st.drawMs / st.draws).toFixed(2), draw_max_ms: +st.maxDrawMs.toFixed(2),
+    frame_mean_ms: +((st.updateMs + st.drawMs) / st.updates).toFixed(2),
+  };
+}
+
+test("performance: first interactive frame, download size and drag frames", async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await page.goto(base + "#scene=user-level&n=500&m=20&seed=1");
+  await page.waitForSelector("body[data-ready=true]", { timeout: 20000 });
+  const ready = await page.evaluate(() => performance.now());
   const wasm = await page.evaluate(async () => {
-    const r = await fetch("uldp.wasm", { headers: { "Accept-Encoding": "gzip" } });
+    const r = await fetch("uldp.wasm");
     return { decoded: Number(r.headers.get("X-Decoded-Length")), sent: Number(r.headers.get("Content-Length")) };
   });
-  const figures = {
-    first_interactive_ms: Math.round(ready),
-    wasm_raw_bytes: wasm.decoded,
-    wasm_gzip_bytes: wasm.sent,
-    updates: st.updates,
-    update_mean_ms: st.updateMs / st.updates,
-    update_max_ms: st.maxUpdateMs,
-    draw_mean_ms: st.drawMs / st.draws,
-    draw_max_ms: st.maxDrawMs,
-  };
+  const small = await dragFigures(page, 500, 20);
+  await page.evaluate(() => { location.hash = "#scene=user-level&n=2000&m=20&seed=1"; });
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get("n") === "2000");
+  const large = await dragFigures(page, 2000, 20);
+  const figures = { first_interactive_ms: Math.round(ready), wasm_raw_bytes: wasm.decoded, wasm_gzip_bytes: wasm.sent, small, large };
   console.log("# perf " + JSON.stringify(figures));
   writeFileSync(shots + "perf.json", JSON.stringify(figures, null, 2));
-  // Hard limits from the issue: download size. Timing targets are recorded,
-  // and checked loosely here so a loaded CI machine does not fail the suite.
+  // Hard limits from the issue: the download size. The timing targets
+  // (first frame ≤ 1.5 s, update ≤ 4 ms at 2,000×20, frame ≤ 16 ms at
+  // 500×20) are recorded in BENCHMARKS.md; here they are checked with slack
+  // so a loaded CI machine does not fail the suite.
   assert.ok(wasm.decoded <= 5 * 1024 * 1024, `wasm ${wasm.decoded} bytes > 5 MB`);
   assert.ok(wasm.sent <= 1.5 * 1024 * 1024, `gzip ${wasm.sent} bytes > 1.5 MB`);
+  assert.ok(small.frames >= 30 && large.frames >= 30, "the drags produced too few frames");
   assert.ok(ready < 10000, `first interactive frame after ${ready} ms`);
   await page.close();
 });
