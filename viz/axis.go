@@ -3,6 +3,7 @@ package viz
 import (
 	"math"
 	"strconv"
+	"strings"
 )
 
 // NiceTicks returns about n round tick values (1, 2 or 5 × 10^k apart)
@@ -33,4 +34,27 @@ func TickLabel(v float64) string {
 		return "0"
 	}
 	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+// Wrap breaks s into lines of at most n runes (at least 10) at spaces, for
+// backends and scenes that lay out text without a shaper's help.
+func Wrap(s string, n int) []string {
+	n = max(n, 10)
+	var lines []string
+	var cur []rune
+	for _, word := range strings.Fields(s) {
+		wr := []rune(word)
+		if len(cur) > 0 && len(cur)+1+len(wr) > n {
+			lines = append(lines, string(cur))
+			cur = nil
+		}
+		if len(cur) > 0 {
+			cur = append(cur, ' ')
+		}
+		cur = append(cur, wr...)
+	}
+	if len(cur) > 0 {
+		lines = append(lines, string(cur))
+	}
+	return lines
 }

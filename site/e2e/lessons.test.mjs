@@ -53,8 +53,8 @@ test("the site opens on lesson 1 with every lesson in the menu", async () => {
   const { page, errors } = await open();
   assert.equal((await state(page)).get("scene"), "user-level");
   const lessons = await page.$$eval("#lessons a", (as) => as.map((a) => a.dataset.scene));
-  assert.deepEqual(lessons.slice(0, 2), ["user-level", "abovethreshold"]);
-  await page.keyboard.press("2");
+  assert.deepEqual(lessons.slice(0, 3), ["user-level", "calibration", "abovethreshold"]);
+  await page.keyboard.press("3");
   assert.equal((await state(page)).get("scene"), "abovethreshold");
   assert.match(await page.textContent("#prose"), /AboveThreshold/);
   assert.deepEqual(errors, []);
@@ -212,6 +212,24 @@ test("Why user-level?: the n slider changes the sensitivities", async () => {
   assert.match(await readout(page, "user-sens"), /^0\.1/);
   assert.match(await readout(page, "item-sens"), /^0\.01/);
   assert.equal((await state(page)).get("n"), "100");
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("Noise calibration: a mechanism outside its proof is flagged on the page", async () => {
+  const { page, errors } = await open("#scene=calibration&mech=gaussian&eps=0.5&delta=1e-5&n=100&m=20&radius=1");
+  assert.match(await page.textContent("#guarantee"), /certified/);
+  assert.doesNotMatch(await page.textContent("#guarantee"), /NOT certified/);
+  assert.match(await readout(page, "ratio"), /^20(?![\d.])/); // value, then its formula line
+  await page.fill("#controls input[aria-label='ε value']", "10");
+  await page.press("#controls input[aria-label='ε value']", "Enter");
+  await page.fill("#controls input[aria-label='δ value']", "0.3");
+  await page.press("#controls input[aria-label='δ value']", "Enter");
+  assert.match(await page.textContent("#guarantee"), /NOT certified/);
+  assert.match(await page.textContent("#readouts"), /use analytic-gaussian/);
+  await page.selectOption("#ctl-mech", "analytic-gaussian");
+  assert.doesNotMatch(await page.textContent("#guarantee"), /NOT certified/);
+  await page.screenshot({ path: shots + "calibration.png" });
   assert.deepEqual(errors, []);
   await page.close();
 });

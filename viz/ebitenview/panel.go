@@ -6,7 +6,6 @@ import (
 	"image/color"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/hajimehoshi/ebiten/v2/vector"
@@ -52,7 +51,7 @@ func layout(a *viz.App, x0, w, scroll int, message string) []widget {
 		y += h + 6
 	}
 	label := func(s string, c color.Color, size float64) {
-		for _, line := range wrap(s, int(float64(w-2*padX)/(size*0.55))) {
+		for _, line := range viz.Wrap(s, int(float64(w-2*padX)/(size*0.55))) {
 			add(int(size)+4, widget{kind: "label", text: line, col: c, size: size})
 		}
 	}
@@ -132,30 +131,6 @@ func layout(a *viz.App, x0, w, scroll int, message string) []widget {
 	}
 	label("keys: ← → step · space play · R reset · S new seed · 1–9 lessons · P screenshot", rgba(viz.Muted, 1), 11)
 	return out
-}
-
-// wrap breaks s into lines of at most n runes at spaces.
-func wrap(s string, n int) []string {
-	if n < 10 {
-		n = 10
-	}
-	var lines []string
-	var cur []rune
-	for _, word := range strings.Fields(s) {
-		wr := []rune(word)
-		if len(cur) > 0 && len(cur)+1+len(wr) > n {
-			lines = append(lines, string(cur))
-			cur = nil
-		}
-		if len(cur) > 0 {
-			cur = append(cur, ' ')
-		}
-		cur = append(cur, wr...)
-	}
-	if len(cur) > 0 {
-		lines = append(lines, string(cur))
-	}
-	return lines
 }
 
 // sliderValue maps a pointer x inside the track to the control's value.

@@ -32,7 +32,7 @@ func TestSliderMapsBothWays(t *testing.T) {
 }
 
 func TestWrapAndCycle(t *testing.T) {
-	lines := wrap("(ε = 1, δ = 0)-DP at user level, paper mode: certified", 20)
+	lines := viz.Wrap("(ε = 1, δ = 0)-DP at user level, paper mode: certified", 20)
 	for _, l := range lines {
 		if len([]rune(l)) > 20 {
 			t.Errorf("line %q longer than 20", l)

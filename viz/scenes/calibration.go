@@ -1,0 +1,255 @@
+package scenes
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/uldplab/uldp/core/noise"
+	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/viz"
+)
+
+// Calibration is lesson 2: from ε, δ and a sensitivity Δ to a noise scale,
+// for the mean of n users' m values in [−R, R], at item level (Δ = 2R/(nm))
+// and at user level (Δ = 2R/n) side by side, with every step of each
+// derivation, and the total budget of k such releases.
+type Calibration struct {
+	mech       string
+	eps, delta float64
+	n, m       int
+	radius     float64
+	k          int
+	rule       privacy.Rule
+	slack      float64
+
+	item, user privacy.Calibration
+	total      privacy.Composition
+	err        error
+}
+
+// NewCalibration returns the lesson at ε = 1, δ = 1e-5, analytic Gaussian.
+func NewCalibration() *Calibration {
+	c := &Calibration{mech: privacy.MechAnalyticGaussian, eps: 1, delta: 1e-5, n: 100, m: 20, radius: 1, k: 1, rule: privacy.Basic, slack: 1e-6}
+	c.recompute()
+	return c
+}
+
+// Info names the scene.
+func (c *Calibration) Info() viz.Info {
+	return viz.Info{Name: "calibration", Title: "Noise calibration",
+		Summary: "From ε, δ and the sensitivity Δ to the noise scale, item level against user level."}
+}
+
+func (c *Calibration) itemSens() float64 { return 2 * c.radius / float64(c.n*c.m) }
+func (c *Calibration) userSens() float64 { return 2 * c.radius / float64(c.n) }
+
+// recompute calibrates both levels and the composition; every input was
+// range-checked by Set, so an error here is a formula's own refusal (κ too
+// large, say) and is shown rather than returned.
+func (c *Calibration) recompute() {
+	c.err = nil
+	var err1, err2, err3 error
+	c.item, err1 = privacy.Calibrate(c.mech, c.eps, c.delta, c.itemSens())
+	c.user, err2 = privacy.Calibrate(c.mech, c.eps, c.delta, c.userSens())
+	per := privacy.Budget{Eps: c.eps, Delta: c.delta}
+	if c.mech == privacy.MechLaplace {
+		per.Delta = 0
+	}
+	c.total, err3 = privacy.Compose(c.rule, per, c.k, c.slack)
+	for _, err := range []error{err1, err2, err3} {
+		if err != nil && c.err == nil {
+			c.err = err
+		}
+	}
+}
+
+// Controls declares the scene's inputs.
+func (c *Calibration) Controls() []viz.Control {
+	rules := make([]string, len(privacy.Rules))
+	for i, r := range privacy.Rules {
+		rules[i] = string(r)
+	}
+	return []viz.Control{
+		{Name: "mech", Label: "mechanism", Kind: viz.Choice, Value: c.mech, Choices: privacy.CalibratorNames()},
+		{Name: "eps", Label: "ε", Kind: viz.Slider, Value: viz.FormatNumber(c.eps), Min: 0.01, Max: 20, Log: true},
+		{Name: "delta", Label: "δ", Kind: viz.Slider, Value: viz.FormatNumber(c.delta), Min: 1e-12, Max: 0.5, Log: true,
+			Help: "not used by Laplace, which is pure ε-DP"},
+		{Name: "n", Label: "users n", Kind: viz.Slider, Value: strconv.Itoa(c.n), Min: 2, Max: 100000, Step: 1, Log: true},
+		{Name: "m", Label: "items per user m", Kind: viz.Slider, Value: strconv.Itoa(c.m), Min: 1, Max: 1000, Step: 1, Log: true},
+		{Name: "radius", Label: "values in [−R, R]", Kind: viz.Slider, Value: viz.FormatNumber(c.radius), Min: 0.01, Max: 100, Log: true},
+		{Name: "k", Label: "releases k", Kind: viz.Slider, Value: strconv.Itoa(c.k), Min: 1, Max: 10000, Step: 1, Log: true,
+			Help: "how many such releases the budget must cover"},
+		{Name: "rule", Label: "composition", Kind: viz.Choice, Value: string(c.rule), Choices: rules},
+		{Name: "slack", Label: "extra δ′", Kind: viz.Slider, Value: viz.FormatNumber(c.slack), Min: 1e-12, Max: 0.1, Log: true,
+			Help: "the failure probability advanced and zCDP composition add"},
+	}
+}
+
+// Set changes one control.
+func (c *Calibration) Set(name, value string) error {
+	ctl, ok := findControl(c.Controls(), name)
+	if !ok {
+		return fmt.Errorf("no control %q in this lesson", name)
+	}
+	next := *c
+	switch name {
+	case "mech":
+		if _, err := privacy.Calibrate(value, 1, 0.1, 1); err != nil {
+			return err
+		}
+		next.mech = value
+	case "rule":
+		r, err := privacy.ParseRule(value)
+		if err != nil {
+			return err
+		}
+		next.rule = r
+	default:
+		x, err := viz.ParseNumber(ctl, value)
+		if err != nil {
+			return err
+		}
+		switch name {
+		case "eps":
+			next.eps = x
+		case "delta":
+			next.delta = x
+		case "n":
+			next.n = int(math.Round(x))
+		case "m":
+			next.m = int(math.Round(x))
+		case "radius":
+			next.radius = x
+		case "k":
+			next.k = int(math.Round(x))
+		case "slack":
+			next.slack = x
+		}
+	}
+	next.recompute()
+	if next.err != nil {
+		return next.err // keep the last good state
+	}
+	*c = next
+	return nil
+}
+
+// Readouts lists both scales, their ratio and the budget.
+func (c *Calibration) Readouts() []viz.Readout {
+	f := func(x float64) string { return fmt.Sprintf("%.4g", x) }
+	r := []viz.Readout{
+		{Name: "item-scale", Label: "item-level " + c.item.Symbol, Value: c.item.Scale, Text: f(c.item.Scale), Formula: "Δ = 2R/(nm) = " + f(c.itemSens())},
+		{Name: "user-scale", Label: "user-level " + c.user.Symbol, Value: c.user.Scale, Text: f(c.user.Scale), Formula: "Δ = 2R/n = " + f(c.userSens())},
+		{Name: "ratio", Label: "user ÷ item", Value: c.user.Scale / c.item.Scale, Text: f(c.user.Scale / c.item.Scale), Formula: "= m for formulas linear in Δ"},
+		{Name: "validity", Label: "proven for", Text: c.user.Validity, Warn: !c.user.Valid},
+	}
+	if c.user.Warning != "" {
+		r = append(r, viz.Readout{Name: "warning", Label: "warning", Text: c.user.Warning, Warn: true})
+	}
+	r = append(r, viz.Readout{Name: "total-eps", Label: fmt.Sprintf("total ε after %d releases (%s)", c.k, c.rule), Value: c.total.Total.Eps,
+		Text: fmt.Sprintf("%.4g, δ = %.3g", c.total.Total.Eps, c.total.Total.Delta), Formula: c.total.Formula})
+	return r
+}
+
+// Guarantee is that of k user-level releases under the chosen rule, with
+// the formula's validity as a precondition.
+func (c *Calibration) Guarantee() privacy.Guarantee {
+	g := privacy.Guarantee{Eps: c.total.Total.Eps, Delta: c.total.Total.Delta, Mode: privacy.Paper,
+		Note: fmt.Sprintf("%d user-level release(s) of the mean, %s, %s composition", c.k, c.mech, c.rule)}
+	switch c.mech {
+	case privacy.MechGaussian:
+		g.Preconditions = append(g.Preconditions, privacy.Require("ε < 1 (classical Gaussian formula)", c.eps, privacy.Below, 1))
+	case privacy.MechDelOutputPert:
+		if d, err := privacy.DelOutputPert(c.eps, c.delta, c.userSens()); err == nil {
+			g.Preconditions = append(g.Preconditions, d.Notes...)
+		}
+	}
+	return g
+}
+
+// Pointer: the figure has nothing to drag.
+func (c *Calibration) Pointer(viz.Event) bool { return false }
+
+// density returns the noise density at x for a calibration.
+func density(cal privacy.Calibration, x float64) float64 {
+	if cal.Mechanism == privacy.MechLaplace {
+		return noise.Laplace{Scale: cal.Scale}.Prob(x)
+	}
+	return noise.Gaussian{Sigma: cal.Scale}.Prob(x)
+}
+
+// Draw shows both noise densities on one axis against the data range, then
+// the two derivations and the budget.
+func (c *Calibration) Draw(w, h float64) *viz.List {
+	l := &viz.List{Width: w, Height: h}
+	plot := plotArea{x0: 40, y0: 46, w: w - 80, h: math.Min(h*0.36, 260)}
+	span := 3.5 * math.Max(c.user.Scale, c.radius)
+	xOf := func(x float64) float64 { return plot.x0 + plot.w*(x+span)/(2*span) }
+	base := plot.y0 + plot.h
+	l.Text(viz.Point{X: plot.x0, Y: 20}, fmt.Sprintf("noise added to the mean of %d users × %d values in [−R, R], %s at ε = %g, δ = %g", c.n, c.m, c.mech, c.eps, c.delta), 13, viz.Ink, viz.Left)
+	// The data range, for scale.
+	l.Rect(viz.Point{X: xOf(-c.radius), Y: plot.y0}, viz.Point{X: xOf(c.radius), Y: base}, viz.Style{Fill: viz.Grid}, 0)
+	l.Text(viz.Point{X: xOf(0), Y: plot.y0 + 10}, "data range [−R, R]", 11, viz.Muted, viz.Centre)
+	l.Line(viz.Point{X: plot.x0, Y: base}, viz.Point{X: plot.x0 + plot.w, Y: base}, viz.Style{Stroke: viz.Ink, Width: 1})
+	for _, t := range viz.NiceTicks(-span, span, 8) {
+		l.Line(viz.Point{X: xOf(t), Y: base}, viz.Point{X: xOf(t), Y: base + 4}, viz.Style{Stroke: viz.Ink, Width: 1})
+		l.Text(viz.Point{X: xOf(t), Y: base + 14}, viz.TickLabel(t), 11, viz.Muted, viz.Centre)
+	}
+	// Each curve is scaled to the plot's height: compare widths, not heights.
+	for _, cv := range []struct {
+		cal privacy.Calibration
+		col viz.Colour
+	}{{c.user, viz.Vermillion}, {c.item, viz.Blue}} {
+		peak := density(cv.cal, 0)
+		pts := make([]viz.Point, 0, 241)
+		for i := 0; i <= 240; i++ {
+			x := -span + 2*span*float64(i)/240
+			pts = append(pts, viz.Point{X: xOf(x), Y: base - (plot.h-20)*density(cv.cal, x)/peak})
+		}
+		l.Polyline(pts, viz.Style{Stroke: cv.col, Width: 2.5})
+	}
+	l.Text(viz.Point{X: plot.x0 + plot.w, Y: plot.y0 + 10}, "curves scaled to equal height", 11, viz.Muted, viz.Right)
+
+	col := (w - 60) / 2
+	y := base + 40
+	for i, side := range []struct {
+		title string
+		cal   privacy.Calibration
+		sens  float64
+		c     viz.Colour
+	}{{"item level: one value changes", c.item, c.itemSens(), viz.Blue}, {"user level: one user's m values change", c.user, c.userSens(), viz.Vermillion}} {
+		x := 30 + float64(i)*(col+10)
+		yy := y
+		l.Text(viz.Point{X: x, Y: yy}, side.title, 14, side.c, viz.Left)
+		yy += 22
+		l.Text(viz.Point{X: x, Y: yy}, fmt.Sprintf("Δ = %.4g   →   %s = %.4g", side.sens, side.cal.Symbol, side.cal.Scale), 16, viz.Ink, viz.Left)
+		yy += 22
+		for _, st := range side.cal.Steps {
+			l.Text(viz.Point{X: x + 8, Y: yy}, fmt.Sprintf("%s = %s = %.5g", st.Symbol, st.Formula, st.Value), 12, viz.Ink, viz.Left)
+			yy += 17
+		}
+	}
+	y += 22 + 22 + 17*float64(max(len(c.item.Steps), len(c.user.Steps))) + 14
+	validity := "proven: " + c.user.Validity
+	vc := viz.Green
+	if !c.user.Valid {
+		validity, vc = "NOT proven here — valid for "+c.user.Validity, viz.Vermillion
+	}
+	l.Text(viz.Point{X: 30, Y: y}, validity, 12, vc, viz.Left)
+	y += 18
+	if c.user.Warning != "" {
+		for _, line := range viz.Wrap(c.user.Warning, int((w-60)/6.5)) {
+			l.Text(viz.Point{X: 30, Y: y}, line, 12, viz.Vermillion, viz.Left)
+			y += 16
+		}
+	}
+	y += 8
+	t := c.total
+	l.Text(viz.Point{X: 30, Y: y}, fmt.Sprintf("budget: %d release(s) of (ε = %g, δ = %g) under %s composition → (ε = %.4g, δ = %.3g)",
+		t.K, t.Per.Eps, t.Per.Delta, t.Rule, t.Total.Eps, t.Total.Delta), 13, viz.Ink, viz.Left)
+	if t.Rule != privacy.Basic {
+		l.Text(viz.Point{X: 30, Y: y + 18}, fmt.Sprintf("basic composition would give ε = %.4g, δ = %.3g", t.Basic.Eps, t.Basic.Delta), 12, viz.Muted, viz.Left)
+	}
+	return l
+}

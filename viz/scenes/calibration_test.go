@@ -1,0 +1,93 @@
+package scenes
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/viz"
+)
+
+func TestCalibrationMatchesCore(t *testing.T) {
+	c := NewCalibration()
+	a := viz.NewApp(c)
+	for _, mech := range privacy.CalibratorNames() {
+		mustSet(t, a, "mech", mech)
+		want, err := privacy.Calibrate(mech, c.eps, c.delta, 2*c.radius/float64(c.n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := readoutValue(a, "user-scale"); got != want.Scale {
+			t.Errorf("%s: user-level scale %v, core says %v", mech, got, want.Scale)
+		}
+		// Every formula here is linear in Δ, so the ratio is exactly m.
+		if got := readoutValue(a, "ratio"); math.Abs(got-float64(c.m)) > 1e-9*float64(c.m) {
+			t.Errorf("%s: user ÷ item = %v, want m = %d", mech, got, c.m)
+		}
+	}
+}
+
+func TestCalibrationWarnsOutsideTheProof(t *testing.T) {
+	a := viz.NewApp(NewCalibration())
+	mustSet(t, a, "mech", privacy.MechGaussian)
+	mustSet(t, a, "eps", "3")
+	warned := false
+	for _, r := range a.Readouts() {
+		if r.Name == "validity" && r.Warn {
+			warned = true
+		}
+	}
+	if !warned || a.Guarantee().Certified() {
+		t.Error("classical Gaussian at ε = 3 must be flagged and not certified")
+	}
+	found := false
+	for _, it := range frame(a).Items {
+		if it.Kind == viz.Text && strings.HasPrefix(it.Text, "NOT proven") && it.Style.Fill == viz.Vermillion {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("the figure does not show the warning")
+	}
+	mustSet(t, a, "mech", privacy.MechAnalyticGaussian)
+	if !a.Guarantee().Certified() {
+		t.Error("the analytic Gaussian at ε = 3 is proven")
+	}
+}
+
+func TestCalibrationComposition(t *testing.T) {
+	c := NewCalibration()
+	a := viz.NewApp(c)
+	mustSet(t, a, "eps", "0.1")
+	mustSet(t, a, "k", "100")
+	mustSet(t, a, "rule", "advanced")
+	mustSet(t, a, "slack", "1e-5")
+	want, _ := privacy.Compose(privacy.Advanced, privacy.Budget{Eps: 0.1, Delta: c.delta}, 100, 1e-5)
+	if got := a.Guarantee().Eps; got != want.Total.Eps {
+		t.Errorf("total ε %v, core says %v", got, want.Total.Eps)
+	}
+	// Laplace steps are pure: their δ does not count.
+	mustSet(t, a, "mech", privacy.MechLaplace)
+	mustSet(t, a, "rule", "basic")
+	if got := a.Guarantee(); got.Eps != 10 || got.Delta != 0 {
+		t.Errorf("100 Laplace releases at ε = 0.1: %v", got)
+	}
+}
+
+func TestCalibrationRejectsBadValues(t *testing.T) {
+	c := NewCalibration()
+	a := viz.NewApp(c)
+	before := *c
+	for _, bad := range [][2]string{{"eps", "0"}, {"delta", "1"}, {"mech", "fourier"}, {"rule", "renyi"}, {"n", "1"}, {"m", "NaN"}} {
+		if err := a.Set(bad[0], bad[1]); err == nil {
+			t.Errorf("Set(%s, %s) accepted", bad[0], bad[1])
+		}
+	}
+	if c.eps != before.eps || c.mech != before.mech || c.n != before.n {
+		t.Error("a rejected value changed the scene")
+	}
+	if _, err := a.ExportCSV(); err == nil {
+		t.Error("the calibration lesson has no dataset to export")
+	}
+}
