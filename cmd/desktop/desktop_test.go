@@ -19,9 +19,9 @@ import (
 )
 
 // The desktop app in a real window: start it under X (make test runs this
-// package inside xvfb-run), drag a bar with real pointer events from
-// xdotool, and check the screenshots the app saves on P.
-func TestDesktopDragAndScreenshot(t *testing.T) {
+// package inside xvfb-run), drive every lesson with real pointer and key
+// events from xdotool, and check the screenshots the app saves on P.
+func TestDesktopLessons(t *testing.T) {
 	if os.Getenv("DISPLAY") == "" || exec.Command("xdotool", "version").Run() != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatal("CI needs a display and xdotool for the desktop test: run it through make test (xvfb-run)")
@@ -35,48 +35,69 @@ func TestDesktopDragAndScreenshot(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	shots := filepath.Join(dir, "shots")
-	os.Mkdir(shots, 0o755)
-	app := exec.Command(bin, "-size", "1200x760", "-shots", shots, "-state", "scene=abovethreshold")
+	d := &desk{t: t, shots: filepath.Join(dir, "shots")}
+	os.Mkdir(d.shots, 0o755)
+	app := exec.Command(bin, "-size", "1200x760", "-shots", d.shots)
 	var stderr bytes.Buffer
 	app.Stderr = &stderr
 	if err := app.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer app.Process.Kill()
-
-	win := xdo(t, "search", "--sync", "--onlyvisible", "--pid", strconv.Itoa(app.Process.Pid))
-	win = strings.Fields(win)[0]
-	geo := map[string]int{}
+	defer func() {
+		if stderr.Len() > 0 {
+			t.Logf("desktop stderr:\n%s", stderr.String())
+		}
+	}()
+	win := strings.Fields(xdo(t, "search", "--sync", "--onlyvisible", "--pid", strconv.Itoa(app.Process.Pid)))[0]
+	d.win = win
 	for _, line := range strings.Split(xdo(t, "getwindowgeometry", "--shell", win), "\n") {
 		if k, v, ok := strings.Cut(line, "="); ok {
-			geo[k], _ = strconv.Atoi(v)
+			n, _ := strconv.Atoi(v)
+			switch k {
+			case "X":
+				d.x = n
+			case "Y":
+				d.y = n
+			case "WIDTH":
+				d.w = n
+			case "HEIGHT":
+				d.h = n
+			}
 		}
 	}
-	t.Logf("window %s at (%d, %d), %d×%d", win, geo["X"], geo["Y"], geo["WIDTH"], geo["HEIGHT"])
-
-	// Where is bar 2? Ask the same scene at the same figure size.
-	fig := ebitenview.FigureRect(geo["WIDTH"], geo["HEIGHT"])
-	ref := viz.NewApp(scenes.NewAboveThreshold())
-	l, _ := ref.Frame(float64(fig.Dx()), float64(fig.Dy()))
-	bar, ok := l.Locate(2)
-	if !ok {
-		t.Fatal("the scene has no bar 2")
-	}
-	x, y := geo["X"]+fig.Min.X+int(bar.X), geo["Y"]+fig.Min.Y+int(bar.Y)
-
+	t.Logf("window %s at (%d, %d), %d×%d", win, d.x, d.y, d.w, d.h)
 	time.Sleep(500 * time.Millisecond) // a few frames drawn
-	xdo(t, "mousemove", strconv.Itoa(x), strconv.Itoa(y))
-	before := shot(t, shots, 1)
-	xdo(t, "mousedown", "1")
-	for i := 1; i <= 8; i++ {
-		time.Sleep(40 * time.Millisecond) // one event per tick at 60 TPS
-		xdo(t, "mousemove", strconv.Itoa(x), strconv.Itoa(y-8*i))
-	}
-	time.Sleep(60 * time.Millisecond)
-	xdo(t, "mouseup", "1")
-	after := shot(t, shots, 2)
+	fig := ebitenview.FigureRect(d.w, d.h)
 
+	// Lesson 1: drag user 6 by its mean; the figure changes around it.
+	play := scenes.NewPlayground()
+	at := d.locate(viz.NewApp(play), 1+20*10+5)
+	before := d.shot("user-level")
+	d.drag(at, 60, -40)
+	after := d.shot("user-level")
+	if !differs(before.img, after.img, image.Rect(int(at.X)-15, int(at.Y)-15, int(at.X)+15, int(at.Y)+15)) {
+		t.Error("lesson 1: dragging user 6 did not change the figure where it was")
+	}
+
+	// Lesson 3 by its number key: step with the arrow keys, then drag bar 2.
+	d.key("3")
+	stepped := d.shot("abovethreshold")
+	for range 3 {
+		d.key("Right")
+	}
+	moved := d.shot("abovethreshold")
+	if !differs(stepped.img, moved.img, fig) {
+		t.Error("lesson 3: three steps did not change the figure")
+	}
+	// The value axis depends on what is revealed: step the reference too.
+	ref := viz.NewApp(scenes.NewAboveThreshold())
+	for range 3 {
+		ref.Key("ArrowRight")
+	}
+	bar := d.locate(ref, 2)
+	d.drag(bar, 0, -64)
+	dragged := d.shot("abovethreshold")
 	q := func(state string) []string {
 		v, err := url.ParseQuery(strings.TrimSpace(state))
 		if err != nil {
@@ -84,25 +105,97 @@ func TestDesktopDragAndScreenshot(t *testing.T) {
 		}
 		return strings.Split(v.Get("queries"), ",")
 	}
-	q0, q1 := q(before.state), q(after.state)
+	q0, q1 := q(moved.state), q(dragged.state)
 	for i := range q0 {
 		if changed := q0[i] != q1[i]; changed != (i == 1) {
-			t.Errorf("query %d changed = %v (%s → %s)", i+1, changed, q0[i], q1[i])
+			t.Errorf("lesson 3: query %d changed = %v (%s → %s)", i+1, changed, q0[i], q1[i])
 		}
 	}
 	if a, b := mustFloat(t, q0[1]), mustFloat(t, q1[1]); !(b > a) {
-		t.Errorf("dragging bar 2 up lowered it: %v → %v", a, b)
+		t.Errorf("lesson 3: dragging bar 2 up lowered it: %v → %v", a, b)
 	}
-	// Non-trivial content: many colours, and the figure changed where the bar is.
-	if n := colours(after.img); n < 8 {
-		t.Errorf("screenshot has only %d distinct colours", n)
+
+	// Lesson 2: the calibration figure draws.
+	d.key("2")
+	cal := d.shot("calibration")
+	for name, s := range map[string]screenshot{"lesson 1": after, "lesson 2": cal, "lesson 3": dragged} {
+		if n := colours(s.img); n < 8 {
+			t.Errorf("%s: screenshot has only %d distinct colours", name, n)
+		}
 	}
-	if !differs(before.img, after.img, image.Rect(x-geo["X"]-20, 0, x-geo["X"]+20, fig.Dy())) {
-		t.Error("the screenshot did not change around the dragged bar")
+}
+
+// desk drives one desktop window.
+type desk struct {
+	t          *testing.T
+	shots      string
+	win        string
+	n          int // screenshots taken
+	x, y, w, h int
+}
+
+// locate returns the window position of item id in the scene's figure,
+// drawn at the window's figure size by the same Go code the app runs.
+func (d *desk) locate(a *viz.App, id int) viz.Point {
+	fig := ebitenview.FigureRect(d.w, d.h)
+	l, _ := a.Frame(float64(fig.Dx()), float64(fig.Dy()))
+	p, ok := l.Locate(id)
+	if !ok {
+		d.t.Fatalf("item %d is not drawn", id)
 	}
-	if stderr.Len() > 0 {
-		t.Logf("desktop stderr:\n%s", stderr.String())
+	return viz.Point{X: float64(fig.Min.X) + p.X, Y: float64(fig.Min.Y) + p.Y}
+}
+
+// Input is paced for a software-rendered X server, where a frame can take
+// longer than 100 ms: Ebitengine polls input once per frame, so a press and
+// release inside one frame would be seen as nothing.
+const pace = 200 * time.Millisecond
+
+// drag presses at p (window coordinates), moves by (dx, dy) in eight paced
+// steps, and releases.
+func (d *desk) drag(p viz.Point, dx, dy float64) {
+	x, y := int(p.X), int(p.Y)
+	move := func(x, y int) { xdo(d.t, "mousemove", "--window", d.win, strconv.Itoa(x), strconv.Itoa(y)) }
+	move(x, y)
+	time.Sleep(pace)
+	xdo(d.t, "mousedown", "1")
+	time.Sleep(pace) // the press must be seen where it happened
+	for i := 1; i <= 8; i++ {
+		time.Sleep(pace / 2)
+		move(x+int(dx)*i/8, y+int(dy)*i/8)
 	}
+	time.Sleep(pace)
+	xdo(d.t, "mouseup", "1")
+	time.Sleep(pace)
+}
+
+// key presses and releases a key, paced so a slow frame still sees it.
+func (d *desk) key(k string) {
+	xdo(d.t, "keydown", k)
+	time.Sleep(pace)
+	xdo(d.t, "keyup", k)
+	time.Sleep(pace)
+}
+
+// shot presses P and waits for the app's next screenshot of scene.
+func (d *desk) shot(scene string) screenshot {
+	d.t.Helper()
+	d.n++
+	d.key("p")
+	base := filepath.Join(d.shots, "uldp-"+scene+"-"+strconv.Itoa(d.n))
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		state, err1 := os.ReadFile(base + ".state")
+		raw, err2 := os.ReadFile(base + ".png")
+		if err1 == nil && err2 == nil {
+			if img, err := png.Decode(bytes.NewReader(raw)); err == nil {
+				return screenshot{img, string(state)}
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	d.t.Fatalf("no screenshot %s.png within 10 s", base)
+	return screenshot{}
 }
 
 func xdo(t *testing.T, args ...string) string {
@@ -118,29 +211,6 @@ func xdo(t *testing.T, args ...string) string {
 type screenshot struct {
 	img   image.Image
 	state string
-}
-
-// shot presses P and waits for the app's n-th screenshot and state file.
-func shot(t *testing.T, dir string, n int) screenshot {
-	t.Helper()
-	xdo(t, "keydown", "p")
-	time.Sleep(60 * time.Millisecond)
-	xdo(t, "keyup", "p")
-	base := filepath.Join(dir, "uldp-abovethreshold-"+strconv.Itoa(n))
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		state, err1 := os.ReadFile(base + ".state")
-		raw, err2 := os.ReadFile(base + ".png")
-		if err1 == nil && err2 == nil {
-			img, err := png.Decode(bytes.NewReader(raw))
-			if err == nil {
-				return screenshot{img, string(state)}
-			}
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("no screenshot %s.png within 10 s", base)
-	return screenshot{}
 }
 
 func colours(img image.Image) int {

@@ -3,6 +3,7 @@ package ebitenview
 import (
 	"bytes"
 	"fmt"
+	"hash/fnv"
 	"image"
 	"image/png"
 	"os"
@@ -24,10 +25,12 @@ type Game struct {
 	// ShotDir is where P saves screenshots (PNG) and the view's state.
 	ShotDir string
 
-	w, h    int
-	figure  *ebiten.Image
-	scroll  int
-	widgets []widget
+	w, h      int
+	figure    *ebiten.Image
+	panel     *ebiten.Image
+	panelHash uint64 // of what the panel image shows
+	scroll    int
+	widgets   []widget
 
 	dragging bool         // mouse drag in the figure
 	touches  map[int]bool // touch ids dragging in the figure
@@ -40,8 +43,11 @@ type Game struct {
 	shoot    bool
 }
 
-// New returns a game showing app.
+// New returns a game showing app. It keeps the screen between frames
+// (ebiten.SetScreenClearedEveryFrame(false)) so that frames in which nothing
+// changed cost nothing: an idle lesson leaves the CPU alone.
 func New(app *viz.App) *Game {
+	ebiten.SetScreenClearedEveryFrame(false)
 	return &Game{app: app, paint: newPainter(), ShotDir: ".", touches: map[int]bool{}}
 }
 
@@ -242,26 +248,52 @@ func cycle(c viz.Control, back bool) string {
 // and the panel.
 func (g *Game) Draw(screen *ebiten.Image) {
 	b := screen.Bounds()
+	changed := false
 	if b.Dx() != g.w || b.Dy() != g.h {
 		g.w, g.h = b.Dx(), b.Dy()
-		g.figure = nil
+		g.figure, g.panel = nil, nil
 	}
 	fig := FigureRect(g.w, g.h)
 	if g.figure == nil {
 		g.figure = ebiten.NewImage(fig.Dx(), fig.Dy())
 		g.app.Invalidate()
 	}
-	if l, changed := g.app.Frame(float64(fig.Dx()), float64(fig.Dy())); changed {
+	if l, redraw := g.app.Frame(float64(fig.Dx()), float64(fig.Dy())); redraw {
 		g.figure.Fill(rgba(viz.Paper, 1))
 		g.paint.paint(g.figure, l)
+		changed = true
 	}
-	screen.Fill(rgba(viz.Paper, 1))
-	screen.DrawImage(g.figure, nil)
-	g.drawPanel(screen, g.widgets)
+	// The panel is text-heavy: redraw it only when what it shows changed.
+	if g.panel == nil {
+		g.panel = ebiten.NewImage(g.w-fig.Max.X, g.h)
+		g.panelHash = 0
+	}
+	if h := g.signature(); h != g.panelHash {
+		g.panel.Fill(rgba(viz.Paper, 1))
+		g.drawPanel(g.panel, g.widgets, -fig.Max.X)
+		g.panelHash = h
+		changed = true
+	}
+	if changed || g.shoot {
+		screen.DrawImage(g.figure, nil)
+		op := &ebiten.DrawImageOptions{}
+		op.GeoM.Translate(float64(fig.Max.X), 0)
+		screen.DrawImage(g.panel, op)
+	}
 	if g.shoot {
 		g.shoot = false
 		g.report(g.screenshot(screen))
 	}
+}
+
+// signature hashes everything the panel draws.
+func (g *Game) signature() uint64 {
+	h := fnv.New64a()
+	for _, w := range g.widgets {
+		fmt.Fprint(h, w.r, w.kind, w.ctl.Label, w.ctl.Value, w.ctl.Disabled, w.scene, w.text, w.col)
+	}
+	fmt.Fprint(h, g.editing, g.edit, g.current())
+	return h.Sum64() | 1 // never 0, the "nothing drawn" value
 }
 
 // screenshot saves the window as PNG, with the view's shareable state in a

@@ -51,12 +51,24 @@ func loadFaces() []*text.GoTextFaceSource {
 	return out
 }
 
-// painter draws display lists.
+// painter draws display lists. Dots and small circles are scaled copies
+// of one anti-aliased disc and straight lines are plain quads, so Ebitengine
+// batches them into a few draw calls; only curves, polygons and large rings
+// go through vector's anti-aliased path filling, which is one draw call per
+// shape and far too slow for thousands of dots on a software renderer.
 type painter struct {
 	sources []*text.GoTextFaceSource
 	faces   map[float64]text.Face
 	path    vector.Path
+	disc    *ebiten.Image
+	op      ebiten.DrawImageOptions
 }
+
+// discSize is the pre-rendered disc's diameter in pixels.
+const discSize = 64
+
+// smallCircle is the largest radius drawn with the disc sprite.
+const smallCircle = 16
 
 func newPainter() *painter {
 	return &painter{sources: loadFaces(), faces: map[float64]text.Face{}}
@@ -108,23 +120,53 @@ func (p *painter) paint(dst *ebiten.Image, l *viz.List) {
 		switch it.Kind {
 		case viz.Circle:
 			c := it.P[0]
-			if st.Fill != viz.None {
-				vector.FillCircle(dst, float32(c.X), float32(c.Y), float32(it.R), fill, true)
-			}
-			if st.Stroke != viz.None {
-				vector.StrokeCircle(dst, float32(c.X), float32(c.Y), float32(it.R), w, stroke, true)
+			switch {
+			case it.R <= smallCircle && st.Fill != viz.None:
+				// A stroked dot: the stroke colour's disc under the fill's.
+				if st.Stroke != viz.None {
+					p.dot(dst, c, it.R+float64(w)/2, stroke)
+					p.dot(dst, c, math.Max(it.R-float64(w)/2, 0.5), fill)
+				} else {
+					p.dot(dst, c, it.R, fill)
+				}
+			default:
+				if st.Fill != viz.None {
+					vector.FillCircle(dst, float32(c.X), float32(c.Y), float32(it.R), fill, true)
+				}
+				if st.Stroke != viz.None {
+					vector.StrokeCircle(dst, float32(c.X), float32(c.Y), float32(it.R), w, stroke, true)
+				}
 			}
 		case viz.Dots:
 			for _, c := range it.P {
-				vector.FillCircle(dst, float32(c.X), float32(c.Y), float32(it.R), fill, true)
+				p.dot(dst, c, it.R, fill)
 			}
-		case viz.Line, viz.Polyline:
-			if st.Stroke == viz.None {
+		case viz.Line:
+			if st.Stroke != viz.None {
+				p.line(dst, it.P[0], it.P[1], w, stroke, st.Dashed)
+			}
+		case viz.Polyline:
+			if st.Stroke == viz.None || len(it.P) < 2 {
 				continue
 			}
-			for k := 1; k < len(it.P); k++ {
-				p.line(dst, it.P[k-1], it.P[k], w, stroke, st.Dashed)
+			if st.Dashed {
+				for k := 1; k < len(it.P); k++ {
+					p.line(dst, it.P[k-1], it.P[k], w, stroke, true)
+				}
+				continue
 			}
+			// One anti-aliased path: curves (noise densities) stay smooth.
+			p.path.Reset()
+			for k, q := range it.P {
+				if k == 0 {
+					p.path.MoveTo(float32(q.X), float32(q.Y))
+				} else {
+					p.path.LineTo(float32(q.X), float32(q.Y))
+				}
+			}
+			op := &vector.DrawPathOptions{AntiAlias: true}
+			op.ColorScale.ScaleWithColor(stroke)
+			vector.StrokePath(dst, &p.path, &vector.StrokeOptions{Width: w, LineJoin: vector.LineJoinRound}, op)
 		case viz.Polygon:
 			p.path.Reset()
 			for k, q := range it.P {
@@ -188,10 +230,26 @@ func (p *painter) fillPath(dst *ebiten.Image, c color.Color) {
 	vector.FillPath(dst, &p.path, nil, op)
 }
 
-// line strokes a segment, in 6-on/4-off dashes when dashed.
+// dot draws a filled disc of radius r centred at c with the disc sprite.
+func (p *painter) dot(dst *ebiten.Image, c viz.Point, r float64, clr color.Color) {
+	if p.disc == nil {
+		p.disc = ebiten.NewImage(discSize, discSize)
+		vector.FillCircle(p.disc, discSize/2, discSize/2, discSize/2, color.White, true)
+	}
+	op := &p.op
+	op.GeoM.Reset()
+	op.GeoM.Scale(2*r/discSize, 2*r/discSize)
+	op.GeoM.Translate(c.X-r, c.Y-r)
+	op.ColorScale.Reset()
+	op.ColorScale.ScaleWithColor(clr)
+	op.Filter = ebiten.FilterLinear
+	dst.DrawImage(p.disc, op)
+}
+
+// line strokes a segment as a batched quad, in 6-on/4-off dashes when dashed.
 func (p *painter) line(dst *ebiten.Image, a, b viz.Point, w float32, c color.Color, dashed bool) {
 	if !dashed {
-		vector.StrokeLine(dst, float32(a.X), float32(a.Y), float32(b.X), float32(b.Y), w, c, true)
+		vector.StrokeLine(dst, float32(a.X), float32(a.Y), float32(b.X), float32(b.Y), w, c, false)
 		return
 	}
 	n := math.Hypot(b.X-a.X, b.Y-a.Y)
@@ -200,6 +258,6 @@ func (p *painter) line(dst *ebiten.Image, a, b viz.Point, w float32, c color.Col
 		t0, t1 := s/n, e/n
 		vector.StrokeLine(dst,
 			float32(a.X+(b.X-a.X)*t0), float32(a.Y+(b.Y-a.Y)*t0),
-			float32(a.X+(b.X-a.X)*t1), float32(a.Y+(b.Y-a.Y)*t1), w, c, true)
+			float32(a.X+(b.X-a.X)*t1), float32(a.Y+(b.Y-a.Y)*t1), w, c, false)
 	}
 }

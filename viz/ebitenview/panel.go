@@ -163,8 +163,9 @@ func track(r image.Rectangle) image.Rectangle {
 	return image.Rect(r.Min.X+labelW, r.Min.Y, r.Max.X-64, r.Max.Y)
 }
 
-// drawPanel paints the widgets.
-func (g *Game) drawPanel(dst *ebiten.Image, ws []widget) {
+// drawPanel paints the widgets, laid out in window coordinates, onto dst
+// shifted by dx pixels (dst is the panel's own image).
+func (g *Game) drawPanel(dst *ebiten.Image, ws []widget, dx int) {
 	p := g.paint
 	ink := rgba(viz.Ink, 1)
 	box := func(r image.Rectangle, fill color.Color, stroke color.Color) {
@@ -175,6 +176,7 @@ func (g *Game) drawPanel(dst *ebiten.Image, ws []widget) {
 	border := color.NRGBA{185, 182, 173, 255}
 	mid := func(r image.Rectangle) float64 { return float64(r.Min.Y+r.Max.Y) / 2 }
 	for _, w := range ws {
+		w.r = w.r.Add(image.Pt(dx, 0))
 		switch w.kind {
 		case "label":
 			p.text(dst, w.text, float64(w.r.Min.X), mid(w.r), w.size, w.col, viz.Left)
