@@ -68,9 +68,9 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=$(FUZZTIME) ./core/scenario
 	$(GO) test -run='^$$' -fuzz='^FuzzReadCSV$$' -fuzztime=$(FUZZTIME) ./core/dataset
 
-## bench: core benchmarks, then the uldp/google throughput ratios
+## bench: core and scene benchmarks, then the uldp/google throughput ratios
 bench:
-	$(GO) test -run='^$$' -bench=. -benchmem ./core/... | tee bench.out
+	$(GO) test -run='^$$' -bench=. -benchmem ./core/... ./viz/... | tee bench.out
 	@awk -f .ci/bench-ratios.awk bench.out
 
 clean:

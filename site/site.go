@@ -29,14 +29,38 @@ func Files() fs.FS {
 
 // Handler serves the site: correct content types (application/wasm for the
 // module, which instantiateStreaming requires), gzip for clients that accept
-// it, and no directory listings.
+// it, and no directory listings. Compressible files are gzipped in the
+// background right away, so the first visitor does not wait for the 4 MB
+// engine to be compressed.
 func Handler() http.Handler {
-	return &handler{files: Files()}
+	h := &handler{files: Files()}
+	go h.warm()
+	return h
+}
+
+// warm compresses every compressible file into the cache.
+func (h *handler) warm() {
+	_ = fs.WalkDir(h.files, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !compressible(mime.TypeByExtension(path.Ext(name))) {
+			return nil
+		}
+		if body, err := fs.ReadFile(h.files, name); err == nil {
+			h.gzipped(name, body)
+		}
+		return nil
+	})
 }
 
 type handler struct {
 	files fs.FS
-	gz    sync.Map // path → []byte, compressed once
+	gz    sync.Map // path → *gzEntry
+}
+
+// gzEntry is one file's compressed body; concurrent first requests and the
+// warm-up share a single compression.
+type gzEntry struct {
+	once sync.Once
+	body []byte
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -75,16 +99,19 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(body)
 }
 
+// gzipped returns the file's gzip body, compressing it on first use. The
+// default level: level 9 saves 1 % on the engine at four times the time.
 func (h *handler) gzipped(name string, body []byte) []byte {
-	if v, ok := h.gz.Load(name); ok {
-		return v.([]byte)
-	}
-	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	_, _ = zw.Write(body)
-	_ = zw.Close()
-	h.gz.Store(name, buf.Bytes())
-	return buf.Bytes()
+	v, _ := h.gz.LoadOrStore(name, &gzEntry{})
+	e := v.(*gzEntry)
+	e.once.Do(func() {
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		_, _ = zw.Write(body)
+		_ = zw.Close()
+		e.body = buf.Bytes()
+	})
+	return e.body
 }
 
 func compressible(ctype string) bool {
