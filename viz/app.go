@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -197,13 +198,8 @@ func (a *App) State() string {
 			v.Set(c.Name, c.Value)
 		}
 	}
-	keys := make([]string, 0, len(v))
-	for k := range v {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	parts := []string{"scene=" + url.QueryEscape(a.Scene().Info().Name)}
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(v)) {
 		parts = append(parts, url.QueryEscape(k)+"="+url.QueryEscape(v.Get(k)))
 	}
 	return strings.Join(parts, "&")
@@ -227,17 +223,13 @@ func (a *App) Restore(state string) error {
 	for _, c := range a.Scene().Controls() {
 		known[c.Name] = c.Kind != Button
 	}
-	keys := make([]string, 0, len(v))
-	for k := range v {
-		keys = append(keys, k)
-	}
 	// Apply in the scene's declared order: later controls may depend on
 	// earlier ones (n before m, say).
 	order := map[string]int{}
 	for i, c := range a.Scene().Controls() {
 		order[c.Name] = i
 	}
-	sort.Slice(keys, func(i, j int) bool { return order[keys[i]] < order[keys[j]] })
+	keys := slices.SortedFunc(maps.Keys(v), func(x, y string) int { return order[x] - order[y] })
 	for _, k := range keys {
 		if k == "scene" {
 			continue

@@ -156,26 +156,12 @@ func (p *painter) paint(dst *ebiten.Image, l *viz.List) {
 				continue
 			}
 			// One anti-aliased path: curves (noise densities) stay smooth.
-			p.path.Reset()
-			for k, q := range it.P {
-				if k == 0 {
-					p.path.MoveTo(float32(q.X), float32(q.Y))
-				} else {
-					p.path.LineTo(float32(q.X), float32(q.Y))
-				}
-			}
+			p.trace(it.P)
 			op := &vector.DrawPathOptions{AntiAlias: true}
 			op.ColorScale.ScaleWithColor(stroke)
 			vector.StrokePath(dst, &p.path, &vector.StrokeOptions{Width: w, LineJoin: vector.LineJoinRound}, op)
 		case viz.Polygon:
-			p.path.Reset()
-			for k, q := range it.P {
-				if k == 0 {
-					p.path.MoveTo(float32(q.X), float32(q.Y))
-				} else {
-					p.path.LineTo(float32(q.X), float32(q.Y))
-				}
-			}
+			p.trace(it.P)
 			p.path.Close()
 			if st.Fill != viz.None {
 				p.fillPath(dst, fill)
@@ -220,6 +206,18 @@ func (p *painter) paint(dst *ebiten.Image, l *viz.List) {
 				size = 12
 			}
 			p.text(dst, it.Text, it.P[0].X, it.P[0].Y, size, rgba(c, st.Alpha), it.Align)
+		}
+	}
+}
+
+// trace sets the painter's path to the open path through pts.
+func (p *painter) trace(pts []viz.Point) {
+	p.path.Reset()
+	for k, q := range pts {
+		if k == 0 {
+			p.path.MoveTo(float32(q.X), float32(q.Y))
+		} else {
+			p.path.LineTo(float32(q.X), float32(q.Y))
 		}
 	}
 }
