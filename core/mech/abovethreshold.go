@@ -236,7 +236,8 @@ func laplaceSumSurvival(b1, b2, w float64) float64 {
 // (index T), that every query passes. It integrates over the threshold noise
 // Λ ~ Lap(2s/ε) the product of the per-query probabilities given Λ
 // (spec 000-002 §B-1 oracles), with Gauss–Legendre panels split at every
-// kink of the integrand; accurate to about 1e-12.
+// kink of the integrand, all T+1 integrals in one pass; accurate to about
+// 1e-12.
 func ATHaltDistribution(p ATParams, queries []float64) []float64 {
 	out := make([]float64, len(queries)+1)
 	if p.Mode == privacy.NonPrivate {
@@ -252,44 +253,40 @@ func ATHaltDistribution(p ATParams, queries []float64) []float64 {
 	b := p.ThresholdScale()
 	nu := noise.Laplace{Scale: p.QueryScale()}
 	lam := noise.Laplace{Scale: b}
-	// Given Λ = λ, query t passes with probability Pr[ν ≥ Δ − λ − q_t].
-	passGiven := func(lambda, q float64) float64 { return nu.Survival(p.Threshold - lambda - q) }
 	// Kinks: λ = 0 (Laplace density) and λ = Δ − q_t (each query's cdf).
 	cuts := []float64{0}
 	for _, q := range queries {
 		cuts = append(cuts, p.Threshold-q)
 	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, c := range cuts {
-		lo, hi = math.Min(lo, c), math.Max(hi, c)
-	}
-	// Beyond 60 scales on either side the remaining mass is below e^{−60}.
-	reach := 60 * math.Max(b, p.QueryScale())
+	lo, hi := slices.Min(cuts), slices.Max(cuts)
+	// Beyond 40 scales on either side the remaining mass is below e^{−40}.
+	reach := 40 * math.Max(b, p.QueryScale())
 	edges := sortedUnique(append(cuts, lo-reach, hi+reach))
-	for k := range out {
-		f := func(lambda float64) float64 {
-			v := lam.Prob(lambda)
-			for t := 0; t < k && t < len(queries); t++ {
-				v *= passGiven(lambda, queries[t])
+	xs, ws := make([]float64, legendreNodes), make([]float64, legendreNodes)
+	for i := 0; i+1 < len(edges); i++ {
+		// Sub-panels one threshold scale wide keep the rule exact enough.
+		a, c := edges[i], edges[i+1]
+		n := int(math.Ceil((c - a) / b))
+		for j := 0; j < n; j++ {
+			quad.Legendre{}.FixedLocations(xs, ws, a+(c-a)*float64(j)/float64(n), a+(c-a)*float64(j+1)/float64(n))
+			for k, lambda := range xs {
+				// One pass gives every halting time: the running product is
+				// the probability that queries 1..t all pass given Λ = λ.
+				mass := ws[k] * lam.Prob(lambda)
+				for t, q := range queries {
+					pass := nu.Survival(p.Threshold - lambda - q)
+					out[t] += mass * (1 - pass)
+					mass *= pass
+				}
+				out[len(queries)] += mass
 			}
-			if k < len(queries) {
-				v *= 1 - passGiven(lambda, queries[k])
-			}
-			return v
 		}
-		var total float64
-		for i := 0; i+1 < len(edges); i++ {
-			// Sub-panels of one threshold scale keep the rule exact enough.
-			a, c := edges[i], edges[i+1]
-			n := int(math.Ceil((c - a) / b))
-			for j := 0; j < n; j++ {
-				total += quad.Fixed(f, a+(c-a)*float64(j)/float64(n), a+(c-a)*float64(j+1)/float64(n), 20, quad.Legendre{}, 0)
-			}
-		}
-		out[k] = total
 	}
 	return out
 }
+
+// legendreNodes is the Gauss–Legendre order per sub-panel.
+const legendreNodes = 20
 
 // plus writes "+ x" or "− |x|" for the second term of a sum.
 func plus(x float64) string {

@@ -214,3 +214,12 @@ func TestATValidation(t *testing.T) {
 		t.Error("infinite query accepted")
 	}
 }
+
+// The AboveThreshold lesson recomputes the halting law on every drag move.
+func BenchmarkATHaltDistribution(b *testing.B) {
+	p := ATParams{Eps: 1, Threshold: 10}
+	qs := []float64{15, 13, 12, 11.5, 10.5, 12, 9, 13}
+	for b.Loop() {
+		ATHaltDistribution(p, qs)
+	}
+}
