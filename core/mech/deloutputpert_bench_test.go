@@ -1,0 +1,47 @@
+package mech
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/uldplab/uldp/core/rng"
+)
+
+// searchInstance has n users, two of them outliers, so the certificate
+// cannot fire and the whole lattice is searched (κ = 3, depth 12).
+func searchInstance(n int) []float64 {
+	r := rng.New(uint64(n)).Get(rng.Data)
+	values := make([]float64, n)
+	for i := range values {
+		values[i] = 0.05 * r.NormFloat64()
+	}
+	values[0], values[1] = 10, -10
+	return values
+}
+
+func BenchmarkExactRStar(b *testing.B) {
+	for _, n := range []int{16, 20, 24} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			d := oneD(searchInstance(n)...)
+			for b.Loop() {
+				if _, err := DelOutputPertLaw(context.Background(), p1, d, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// The literal Alg. 1 enumeration on the same instances, where it finishes
+// in reasonable time: the baseline for the search's speed-up.
+func BenchmarkLiteralRStar(b *testing.B) {
+	for _, n := range []int{14, 16} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			values := searchInstance(n)
+			for b.Loop() {
+				literalRStar(values, 3, p1.Sens)
+			}
+		})
+	}
+}
