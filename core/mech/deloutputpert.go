@@ -358,24 +358,38 @@ func DelOutputPert(ctx context.Context, p DelParams, data *dataset.Dataset, stre
 	default:
 		rec.Addf(KindDelStability, law, "r* = %d (remove %v): Pr[⊥] = Pr[R1 < r*] = %.6g", law.RStar, oneBased(law.Removed), law.PBottom)
 	}
-	td, err := noise.NewTDLapKappa(cal.EpsBar, cal.Kappa, streams.Get(rng.TDLap))
+	res.R1, res.Output, err = law.Sample(cal.EpsBar, data.Dim, streams)
 	if err != nil {
 		return DelResult{}, nil, err
 	}
-	res.R1 = td.Rand()
-	if law.RStar < 0 || res.R1 < law.RStar {
+	if res.Output == nil {
 		rec.Addf(KindTDLapDraw, res.R1, "R1 = %d drawn from TDLap(ε̄, κ = %d): below r*, so no stable set is allowed", res.R1, cal.Kappa)
 		rec.Addf(KindDelBottom, nil, "output ⊥")
 		return res, rec.Trace(), nil
 	}
 	rec.Addf(KindTDLapDraw, res.R1, "R1 = %d drawn from TDLap(ε̄, κ = %d): ≥ r* = %d, release", res.R1, cal.Kappa, law.RStar)
-	z := noise.Gaussian{Sigma: law.Sigma, Src: streams.Get(rng.Gauss)}.RandVec(make([]float64, data.Dim))
-	res.Output = make([]float64, data.Dim)
-	for k := range z {
-		res.Output[k] = law.Centre[k] + z[k]
-	}
-	rec.Addf(KindNoiseAdd, res.Output, "output f(x₋S*) + N(0, σ²I) = %v + %v = %v", fmtVec(law.Centre), fmtVec(z), fmtVec(res.Output))
+	rec.Addf(KindNoiseAdd, res.Output, "output f(x₋S*) + N(0, σ²I) = %v + N(0, %.4g²I) = %v", fmtVec(law.Centre), law.Sigma, fmtVec(res.Output))
 	return res, rec.Trace(), nil
+}
+
+// Sample draws one output from the law: R1 from TDLap(ε̄, κ) on the
+// "tdlap" stream and, if R1 ≥ r*, Centre + N(0, σ²I) on the "gauss" stream;
+// nil output means ⊥. This is the mechanism's whole random part, so audits
+// compute the law once and sample it many times.
+func (law DelLaw) Sample(epsBar float64, dim int, streams *rng.Streams) (r1 int, out []float64, err error) {
+	td, err := noise.NewTDLapKappa(epsBar, law.Kappa, streams.Get(rng.TDLap))
+	if err != nil {
+		return 0, nil, err
+	}
+	r1 = td.Rand()
+	if law.RStar < 0 || r1 < law.RStar {
+		return r1, nil, nil
+	}
+	out = noise.Gaussian{Sigma: law.Sigma, Src: streams.Get(rng.Gauss)}.RandVec(make([]float64, dim))
+	for k := range out {
+		out[k] += law.Centre[k]
+	}
+	return r1, out, nil
 }
 
 // guarantee is (ε, δ)-DP by Thm 3.3 when the Gaussian step's lemma applies
