@@ -338,3 +338,80 @@ func TestTopLevel(t *testing.T) {
 		t.Errorf("tdlap -h: exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// The run and audit contract (issue: "scripts and instructors rely on these
+// names"), on spec 000-002 §9.2's worked example.
+func TestRunDelOutputPert(t *testing.T) {
+	var out struct {
+		Kappa   int       `json:"kappa"`
+		Sigma   float64   `json:"sigma"`
+		RStar   *int      `json:"rstar"`
+		Removed []string  `json:"removed"`
+		PBottom float64   `json:"p_bottom"`
+		Center  []float64 `json:"center"`
+		Output  []float64 `json:"output"`
+		Trace   struct {
+			Steps []struct{ Kind string } `json:"steps"`
+		} `json:"trace"`
+	}
+	args := []string{"run", "--mech", "deloutputpert", "--f", "mean", "--eps", "8", "--delta", "0.1", "--target-sens", "0.1", "--seed", "1"}
+	ok(t, &out, append(args, "--data", "testdata/three-outliers.csv")...)
+	if out.Kappa != 3 || math.Abs(out.Sigma-3.182084) > 5e-7 || out.RStar == nil || *out.RStar != 3 ||
+		strings.Join(out.Removed, ",") != "12,13,14" || math.Abs(out.PBottom-1.798610e-2) > 5e-9 || out.Center[0] != 0 {
+		t.Errorf("three outliers: %+v", out)
+	}
+	if len(out.Trace.Steps) < 4 {
+		t.Errorf("trace has %d steps", len(out.Trace.Steps))
+	}
+	// Same seed, same bytes.
+	if a, b := uldp(t, append(args, "--data", "testdata/outlier.csv")...), uldp(t, append(args, "--data", "testdata/outlier.csv")...); a.stdout != b.stdout {
+		t.Error("same seed, different output")
+	}
+	// The two-cluster tie: no stable set, ⊥ for sure, null fields.
+	r := uldp(t, append(args, "--data", "testdata/two-clusters.csv")...)
+	for _, want := range []string{`"rstar": null`, `"center": null`, `"output": null`, `"p_bottom": 1`} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("two clusters: output lacks %s", want)
+		}
+	}
+	if r := uldp(t, "run", "--scenario", "testdata/outliers.json", "--format", "text"); r.code != 0 || !strings.Contains(r.stdout, "trace:") {
+		t.Errorf("run --scenario: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	bad(t, "infeasible", append(args, "--data", "testdata/spread30.csv")...)
+	bad(t, "n ≥ 4κ+2", "run", "--mech", "deloutputpert", "--data", "testdata/ragged.csv", "--eps", "8", "--delta", "0.1", "--target-sens", "0.1")
+	bad(t, `--mech "orme"`, "run", "--mech", "orme", "--data", "testdata/outlier.csv", "--eps", "8", "--delta", "0.1", "--target-sens", "0.1")
+	bad(t, `--f "median"`, append(args, "--data", "testdata/outlier.csv", "--f", "median")...)
+	bad(t, "teaching-mode setting", append(args, "--data", "testdata/outlier.csv", "--kappa", "3")...)
+	bad(t, "give it alone", "run", "--scenario", "testdata/outliers.json", "--data", "testdata/outlier.csv")
+}
+
+func TestAuditDelOutputPert(t *testing.T) {
+	var out struct {
+		Points []struct {
+			Eps     float64 `json:"eps"`
+			DeltaAB float64 `json:"delta_ab"`
+			DeltaBA float64 `json:"delta_ba"`
+			Verdict string  `json:"verdict"`
+		} `json:"points"`
+		Verdict string  `json:"verdict"`
+		Changed *string `json:"changed_user"`
+	}
+	ok(t, &out, "audit", "--mech", "deloutputpert", "--data", "testdata/outlier.csv", "--neighbour", "testdata/inlier.csv",
+		"--f", "mean", "--eps", "8", "--delta", "0.1", "--target-sens", "0.1", "--at-eps", "1,8,12")
+	if len(out.Points) != 3 || out.Verdict != "pass" || out.Changed == nil || *out.Changed != "14" {
+		t.Fatalf("audit: %+v", out)
+	}
+	// A's only ⊥ mass is R1 = 0 (5.92e-6); B never outputs ⊥ and both centres are 0.
+	if p := out.Points[1]; math.Abs(p.DeltaAB-5.923191e-6) > 5e-13 || p.DeltaBA != 0 || p.Verdict != "within" {
+		t.Errorf("at ε = 8: %+v", p)
+	}
+	if out.Points[0].Verdict != "no claim" {
+		t.Errorf("below the claimed ε the guarantee says nothing: %+v", out.Points[0])
+	}
+	bad(t, "not neighbours", "audit", "--mech", "deloutputpert", "--data", "testdata/outlier.csv", "--neighbour", "testdata/not-neighbour.csv",
+		"--eps", "8", "--delta", "0.1", "--target-sens", "0.1")
+	bad(t, "nothing to audit", "audit", "--mech", "deloutputpert", "--data", "testdata/outlier.csv", "--neighbour", "testdata/inlier.csv",
+		"--eps", "8", "--delta", "0.1", "--target-sens", "0.1", "--mode", "non-private")
+	bad(t, "--at-eps", "audit", "--mech", "deloutputpert", "--data", "testdata/outlier.csv", "--neighbour", "testdata/inlier.csv",
+		"--eps", "8", "--delta", "0.1", "--target-sens", "0.1", "--at-eps", "1,x")
+}

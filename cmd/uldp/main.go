@@ -34,6 +34,8 @@ var commands = map[string]command{
 	"scenario":  {"scenario files: uldp scenario validate FILE", cmdScenario},
 	"dataset":   {"datasets: uldp dataset gen … --out FILE.csv|FILE.json", cmdDataset},
 	"serve":     {"serve the lesson site on 127.0.0.1", cmdServe},
+	"run":       {"run a mechanism on a dataset or scenario: result and trace", cmdRun},
+	"audit":     {"exact δ(ε) of a mechanism on a neighbouring pair, against its guarantee", cmdAudit},
 }
 
 // env carries the streams a command writes to.

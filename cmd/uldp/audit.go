@@ -1,0 +1,126 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/uldplab/uldp/core/audit"
+	"github.com/uldplab/uldp/core/mech"
+	"github.com/uldplab/uldp/core/privacy"
+)
+
+type lawOut struct {
+	RStar   *int      `json:"rstar"`
+	PBottom float64   `json:"p_bottom"`
+	Center  []float64 `json:"center"`
+}
+
+type auditOut struct {
+	Mechanism string            `json:"mechanism"`
+	Claimed   privacy.Guarantee `json:"claimed"`
+	Changed   *string           `json:"changed_user"` // null when the datasets are equal
+	Sigma     float64           `json:"sigma"`
+	A         lawOut            `json:"a"`
+	B         lawOut            `json:"b"`
+	Points    []audit.Point     `json:"points"`
+	Verdict   string            `json:"verdict"`
+}
+
+func cmdAudit(e *env, args []string) error {
+	fs := flags(e, "audit", "audit --mech deloutputpert --data A.csv --neighbour B.csv --f mean --eps E --delta D --target-sens X [--at-eps e1,e2,…] [--format text]")
+	var d delFlags
+	d.register(fs)
+	dataA := fs.String("data", "", "dataset A (CSV)")
+	dataB := fs.String("neighbour", "", "dataset B: A with one user's items replaced (CSV)")
+	at := fs.String("at-eps", "", "ε values at which to evaluate δ(ε) (default: the claimed ε)")
+	var f format
+	f.register(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "mech", "data", "neighbour", "eps", "delta", "target-sens"); err != nil {
+		return err
+	}
+	p, err := d.params()
+	if err != nil {
+		return err
+	}
+	if p.Mode == privacy.NonPrivate {
+		return usagef("--mode non-private claims no guarantee: there is nothing to audit")
+	}
+	eps := []float64{p.Eps}
+	if *at != "" {
+		eps = eps[:0]
+		for _, s := range strings.Split(*at, ",") {
+			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			if err != nil || !(v >= 0) || v > 700 {
+				return usagef("--at-eps: %q is not an ε in [0, 700]", s)
+			}
+			eps = append(eps, v)
+		}
+	}
+	a, err := readCSV(*dataA)
+	if err != nil {
+		return err
+	}
+	b, err := readCSV(*dataB)
+	if err != nil {
+		return err
+	}
+	changed, err := audit.CheckNeighbours(a, b)
+	if err != nil {
+		return usageError{err}
+	}
+	ctx, done, progress := withProgress(e, "computing both output laws")
+	defer done()
+	la, err := mech.DelOutputPertLaw(ctx, p, a, progress)
+	if err != nil {
+		return mechErr(err)
+	}
+	lb, err := mech.DelOutputPertLaw(ctx, p, b, progress)
+	if err != nil {
+		return mechErr(err)
+	}
+	g := privacy.Guarantee{Eps: p.Eps, Delta: p.Delta, Mode: p.Mode}
+	out := auditOut{Mechanism: privacy.MechDelOutputPert, Claimed: g, Sigma: la.Sigma,
+		A: lawJSON(la), B: lawJSON(lb), Points: audit.Curve(la, lb, g, eps), Verdict: "pass"}
+	if changed >= 0 {
+		id := a.Users[changed].ID
+		out.Changed = &id
+	}
+	for _, pt := range out.Points {
+		if pt.Verdict == audit.Violation {
+			out.Verdict = "violation"
+		}
+	}
+	return f.emit(e, out, func(w io.Writer) {
+		fmt.Fprintf(w, "DelOutputPert, claimed (ε = %g, δ = %g)-DP; σ = %.6g\n", p.Eps, p.Delta, la.Sigma)
+		for _, side := range []struct {
+			name string
+			l    lawOut
+		}{{"A", out.A}, {"B", out.B}} {
+			name, l := side.name, side.l
+			if l.RStar == nil {
+				fmt.Fprintf(w, "%s: ⊥ with probability 1\n", name)
+			} else {
+				fmt.Fprintf(w, "%s: r* = %d, Pr[⊥] = %.6g, centre %v\n", name, *l.RStar, l.PBottom, l.Center)
+			}
+		}
+		fmt.Fprintf(w, "\nε\tδ(A‖B)\tδ(B‖A)\tverdict\n")
+		for _, pt := range out.Points {
+			fmt.Fprintf(w, "%g\t%.6g\t%.6g\t%s\n", pt.Eps, pt.DeltaAB, pt.DeltaBA, pt.Verdict)
+		}
+		fmt.Fprintf(w, "\nverdict: %s\n", out.Verdict)
+	})
+}
+
+func lawJSON(l mech.DelLaw) lawOut {
+	out := lawOut{PBottom: l.PBottom, Center: l.Centre}
+	if l.RStar >= 0 {
+		r := l.RStar
+		out.RStar = &r
+	}
+	return out
+}
