@@ -4,6 +4,9 @@ go 1.25.0
 
 require (
 	github.com/google/differential-privacy/go/v3 v3.0.0
+	github.com/hajimehoshi/ebiten/v2 v2.10.4
+	golang.org/x/image v0.45.0
+	golang.org/x/term v0.36.0
 	gonum.org/v1/gonum v0.17.0
 )
 
@@ -13,9 +16,7 @@ require (
 	github.com/ebitengine/purego v0.11.0 // indirect
 	github.com/go-text/typesetting v0.3.5 // indirect
 	github.com/golang/glog v1.2.0 // indirect
-	github.com/hajimehoshi/ebiten/v2 v2.10.4 // indirect
 	github.com/srwiley/rasterx v0.0.0-20220730225603-2ab79fcdd4ef // indirect
-	golang.org/x/image v0.45.0 // indirect
 	golang.org/x/sync v0.22.0 // indirect
 	golang.org/x/sys v0.47.0 // indirect
 	golang.org/x/text v0.41.0 // indirect

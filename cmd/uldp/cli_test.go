@@ -415,3 +415,16 @@ func TestAuditDelOutputPert(t *testing.T) {
 	bad(t, "--at-eps", "audit", "--mech", "deloutputpert", "--data", "testdata/outlier.csv", "--neighbour", "testdata/inlier.csv",
 		"--eps", "8", "--delta", "0.1", "--target-sens", "0.1", "--at-eps", "1,x")
 }
+
+func TestStep(t *testing.T) {
+	args := []string{"step", "--mech", "deloutputpert", "--data", "testdata/three-outliers.csv", "--f", "mean", "--eps", "8", "--delta", "0.1", "--target-sens", "0.1"}
+	r := uldp(t, append(args, "--to", "3")...)
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if r.code != 0 || len(lines) != 3 || !strings.HasPrefix(lines[2], "step 3 of 5 [stability.result] r* = 3 (remove users [12 13 14])") {
+		t.Errorf("step --to 3: exit %d\n%s", r.code, r.stdout)
+	}
+	if r := uldp(t, args...); strings.Count(r.stdout, "\n") != 5 {
+		t.Errorf("step without --to on a pipe prints the whole run:\n%s", r.stdout)
+	}
+	bad(t, "--to 9: the run has 5 steps", append(args, "--to", "9")...)
+}

@@ -35,6 +35,7 @@ var commands = map[string]command{
 	"dataset":   {"datasets: uldp dataset gen … --out FILE.csv|FILE.json", cmdDataset},
 	"serve":     {"serve the lesson site on 127.0.0.1", cmdServe},
 	"run":       {"run a mechanism on a dataset or scenario: result and trace", cmdRun},
+	"step":      {"walk a run's trace step by step (interactive on a terminal)", cmdStep},
 	"audit":     {"exact δ(ε) of a mechanism on a neighbouring pair, against its guarantee", cmdAudit},
 }
 

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/term"
+
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/privacy"
@@ -83,8 +85,7 @@ func readCSV(path string) (*dataset.Dataset, error) {
 // that draws a bar on stderr when it is a terminal and the work is slow.
 func withProgress(e *env, what string) (context.Context, func(), mech.Progress) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	st, err := os.Stderr.Stat()
-	tty := err == nil && st.Mode()&os.ModeCharDevice != 0 && e.stderr == io.Writer(os.Stderr)
+	tty := term.IsTerminal(int(os.Stderr.Fd())) && e.stderr == io.Writer(os.Stderr)
 	start, last := time.Now(), time.Time{}
 	drawn := false
 	progress := func(done, total int64) {

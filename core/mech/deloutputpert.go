@@ -356,7 +356,11 @@ func DelOutputPert(ctx context.Context, p DelParams, data *dataset.Dataset, stre
 	case law.RStar < 0:
 		rec.Addf(KindDelStability, law, "no set of ≤ 2κ = %d users leaves a stable dataset: ⊥ with probability 1", 2*law.Kappa)
 	default:
-		rec.Addf(KindDelStability, law, "r* = %d (remove %v): Pr[⊥] = Pr[R1 < r*] = %.6g", law.RStar, oneBased(law.Removed), law.PBottom)
+		ids := make([]string, len(law.Removed))
+		for i, u := range law.Removed {
+			ids[i] = data.Users[u].ID
+		}
+		rec.Addf(KindDelStability, law, "r* = %d (remove users %v): Pr[⊥] = Pr[R1 < r*] = %.6g", law.RStar, ids, law.PBottom)
 	}
 	res.R1, res.Output, err = law.Sample(cal.EpsBar, data.Dim, streams)
 	if err != nil {
@@ -413,14 +417,6 @@ func (p DelParams) guarantee(n int) privacy.Guarantee {
 		g.Preconditions = append(g.Preconditions, privacy.Require("κ chosen by hand ≥ κ(ε̄, δ̄)", float64(p.Kappa), privacy.AtLeast, float64(kappa)))
 	}
 	return g
-}
-
-func oneBased(idx []int) []int {
-	out := make([]int, len(idx))
-	for i, v := range idx {
-		out[i] = v + 1
-	}
-	return out
 }
 
 func fmtVec(v []float64) string {

@@ -339,3 +339,11 @@ func TestDelOutputPertRejects(t *testing.T) {
 		t.Errorf("cancelled search: %v", err)
 	}
 }
+
+func oneBased(idx []int) []int {
+	out := make([]int, len(idx))
+	for i, v := range idx {
+		out[i] = v + 1
+	}
+	return out
+}

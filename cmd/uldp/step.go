@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/term"
+
+	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/mech"
+	"github.com/uldplab/uldp/core/rng"
+	"github.com/uldplab/uldp/core/scenario"
+	"github.com/uldplab/uldp/core/trace"
+)
+
+// cmdStep walks a run's trace: interactively on a terminal (Enter or n: next,
+// b: back, q: quit), or printed up to --to K.
+func cmdStep(e *env, args []string) error {
+	fs := flags(e, "step", "step --mech deloutputpert (--data FILE.csv | --scenario FILE.json) --f mean --eps E --delta D --target-sens X [--seed S] [--to K]")
+	var d delFlags
+	d.register(fs)
+	data := fs.String("data", "", "dataset CSV (user,x1,…,xd)")
+	scen := fs.String("scenario", "", "scenario JSON instead of --data and the parameter flags")
+	seed := fs.Uint64("seed", 1, "seed of the tdlap and gauss streams")
+	to := fs.Int("to", -1, "print the first K steps and stop (default: all, or interactive on a terminal)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	var ds *dataset.Dataset
+	var err error
+	if *scen != "" {
+		var scn *scenario.Scenario
+		if ds, scn, err = loadScenario(*scen); err != nil {
+			return err
+		}
+		d = delFlags{mech: scn.Mechanism, f: orDefault(scn.Params.F, "mean"), mode: scn.Mode.String(), eps: scn.Params.Eps, delta: scn.Params.Delta, sens: scn.Params.Sens, kappa: scn.Params.Kappa}
+		*seed = scn.Seed
+	} else {
+		if err := required(fs, "mech", "data", "eps", "delta", "target-sens"); err != nil {
+			return err
+		}
+		if ds, err = readCSV(*data); err != nil {
+			return err
+		}
+	}
+	p, err := d.params()
+	if err != nil {
+		return err
+	}
+	ctx, done, progress := withProgress(e, "searching the deletion lattice")
+	run := func(ctx context.Context, data *dataset.Dataset, s *rng.Streams) (*trace.Trace, error) {
+		_, tr, err := mech.DelOutputPert(ctx, p, data, s, progress)
+		return tr, err
+	}
+	st, err := trace.NewStepper(ctx, run, ds, rng.New(*seed))
+	done()
+	if err != nil {
+		return mechErr(err)
+	}
+	show := func() {
+		cur, _ := st.Current()
+		fmt.Fprintf(e.stdout, "step %d of %d [%s] %s\n", st.Pos(), st.Len(), cur.Kind, cur.Text)
+	}
+	in := os.Stdin
+	isTTY := term.IsTerminal(int(in.Fd())) && e.stdout == io.Writer(os.Stdout)
+	if *to >= 0 || !isTTY {
+		k := st.Len()
+		if *to >= 0 {
+			if *to > st.Len() {
+				return usagef("--to %d: the run has %d steps", *to, st.Len())
+			}
+			k = *to
+		}
+		for st.Pos() < k {
+			st.Next()
+			show()
+		}
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "%d steps. Enter or n: next · b: back · q: quit\n", st.Len())
+	r := bufio.NewReader(in)
+	for {
+		line, err := r.ReadString('\n')
+		cmd := strings.TrimSpace(line)
+		switch {
+		case cmd == "q" || err != nil:
+			return nil
+		case cmd == "b":
+			if st.Prev() {
+				if st.Pos() == 0 {
+					fmt.Fprintln(e.stdout, "step 0: before the run")
+				} else {
+					show()
+				}
+			}
+		default:
+			if _, ok := st.Next(); !ok {
+				fmt.Fprintln(e.stdout, "end of the run (b: back, q: quit)")
+				continue
+			}
+			show()
+		}
+	}
+}
