@@ -115,10 +115,13 @@ func TestDesktopLessons(t *testing.T) {
 		t.Errorf("lesson 3: dragging bar 2 up lowered it: %v → %v", a, b)
 	}
 
-	// Lesson 2: the calibration figure draws.
+	// Lessons 2 and 4 draw.
 	d.key("2")
 	cal := d.shot("calibration")
-	for name, s := range map[string]screenshot{"lesson 1": after, "lesson 2": cal, "lesson 3": dragged} {
+	d.key("4")
+	d.key("End")
+	stab := d.shot("stability")
+	for name, s := range map[string]screenshot{"lesson 1": after, "lesson 2": cal, "lesson 3": dragged, "lesson 4": stab} {
 		if n := colours(s.img); n < 8 {
 			t.Errorf("%s: screenshot has only %d distinct colours", name, n)
 		}

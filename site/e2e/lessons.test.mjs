@@ -53,7 +53,7 @@ test("the site opens on lesson 1 with every lesson in the menu", async () => {
   const { page, errors } = await open();
   assert.equal((await state(page)).get("scene"), "user-level");
   const lessons = await page.$$eval("#lessons a", (as) => as.map((a) => a.dataset.scene));
-  assert.deepEqual(lessons.slice(0, 3), ["user-level", "calibration", "abovethreshold"]);
+  assert.deepEqual(lessons, ["user-level", "calibration", "abovethreshold", "stability"]);
   await page.keyboard.press("3");
   assert.equal((await state(page)).get("scene"), "abovethreshold");
   assert.match(await page.textContent("#prose"), /AboveThreshold/);
@@ -230,6 +230,27 @@ test("Noise calibration: a mechanism outside its proof is flagged on the page", 
   await page.selectOption("#ctl-mech", "analytic-gaussian");
   assert.doesNotMatch(await page.textContent("#guarantee"), /NOT certified/);
   await page.screenshot({ path: shots + "calibration.png" });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("TDLap stability test: dragging the far user in removes the need to delete anyone", async () => {
+  const { page, errors } = await open("#scene=stability");
+  assert.match(await readout(page, "rstar"), /^1 \(remove users 14\)/);
+  await page.click("#ctl-end");
+  const box = await page.locator("#figure").boundingBox();
+  const [x, y] = await page.evaluate(() => uldp.locate(14));
+  const [x0] = await page.evaluate(() => uldp.locate(1));
+  await page.mouse.move(box.x + x, box.y + y);
+  await page.mouse.down();
+  for (let i = 1; i <= 12; i++) await page.mouse.move(box.x + x + (x0 - x) * i / 12, box.y + y);
+  await page.mouse.up();
+  assert.match(await readout(page, "rstar"), /^0 /);
+  assert.match(await readout(page, "p-bottom"), /^0(?![.\d])/);
+  // The neighbour lens and its verdict.
+  await page.check("#ctl-lens");
+  assert.match(await readout(page, "lens-delta"), /within/);
+  await page.screenshot({ path: shots + "stability-lens.png" });
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -1,0 +1,296 @@
+package scenes
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/uldplab/uldp/core/audit"
+	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/mech"
+	"github.com/uldplab/uldp/core/noise"
+	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/core/rng"
+	"github.com/uldplab/uldp/core/trace"
+	"github.com/uldplab/uldp/viz"
+)
+
+// stabilityMaxUsers keeps the exact search interactive while dragging.
+const stabilityMaxUsers = 18
+
+// Stability is lesson 4: DelOutputPert's TDLap stability test (Paper A,
+// Alg. 1) on users with one value each. Drag users, step through the run,
+// and open the neighbour lens to compare two output laws exactly.
+type Stability struct {
+	values  []float64
+	params  mech.DelParams
+	streams *rng.Streams
+
+	player viz.Player
+	result mech.DelResult
+	law    mech.DelLaw
+	err    error // the law could not be computed (shown, not fatal)
+
+	lens      bool
+	neighbour []float64 // the lens's copy: differs from values in one user at most
+	lensLaw   mech.DelLaw
+	lensErr   error
+
+	// Layout and drag state.
+	last    *viz.List
+	axis    plotArea // the users' number line
+	lensAx  plotArea
+	drag    int // 1-based user (negative: in the lens row), 0 none
+	grab    float64
+	lastVal float64
+}
+
+// NewStability returns the lesson on spec 000-002 §9.2's first row: 13 close
+// users and one at 10, ε = 8, δ = 0.1, Δ = 0.1 (κ = 3).
+func NewStability() *Stability {
+	s := &Stability{
+		values:  []float64{0, 0.05, -0.05, 0.10, -0.10, 0.02, -0.02, 0.07, -0.07, 0.03, -0.03, 0.04, -0.04, 10},
+		params:  mech.DelParams{Eps: 8, Delta: 0.1, Sens: 0.1},
+		streams: rng.New(1),
+	}
+	s.rerun()
+	return s
+}
+
+// Info names the scene.
+func (s *Stability) Info() viz.Info {
+	return viz.Info{Name: "stability", Title: "TDLap stability test",
+		Summary: "DelOutputPert: find the fewest users whose deletion leaves a stable dataset, then release with noise — or ⊥."}
+}
+
+// Player returns the stepper bar.
+func (s *Stability) Player() *viz.Player { return &s.player }
+
+func (s *Stability) data(values []float64) *dataset.Dataset {
+	d := &dataset.Dataset{Dim: 1, Users: make([]dataset.User, len(values))}
+	for i, v := range values {
+		d.Users[i] = dataset.User{ID: strconv.Itoa(i + 1), Points: []float64{v}}
+	}
+	return d
+}
+
+// rerun recomputes the run (same streams: R1 and the noise stay put while
+// users move) and the lens's law. Errors are kept and shown.
+func (s *Stability) rerun() {
+	ctx := context.Background()
+	run := func(ctx context.Context, d *dataset.Dataset, st *rng.Streams) (*trace.Trace, error) {
+		res, tr, err := mech.DelOutputPert(ctx, s.params, d, st, nil)
+		if err == nil {
+			s.result, s.law = res, res.Law
+		}
+		return tr, err
+	}
+	st, err := trace.NewStepper(ctx, run, s.data(s.values), s.streams)
+	s.err = err
+	if err == nil {
+		if old := s.player.Stepper(); old != nil {
+			_ = st.Seek(min(old.Pos(), st.Len()))
+		}
+		s.player.Load(st)
+	}
+	s.lensErr = nil
+	if s.lens {
+		s.lensLaw, s.lensErr = mech.DelOutputPertLaw(ctx, s.params, s.data(s.neighbour), nil)
+	}
+}
+
+// Controls declares the scene's inputs.
+func (s *Stability) Controls() []viz.Control {
+	vs := make([]string, len(s.values))
+	for i, v := range s.values {
+		vs[i] = viz.FormatNumber(v)
+	}
+	return []viz.Control{
+		{Name: "eps", Label: "ε", Kind: viz.Slider, Value: viz.FormatNumber(s.params.Eps), Min: 2.4, Max: 20, Log: true,
+			Help: "κ = 3 (exact search possible) needs ε ≥ 2.35 at δ ≤ 1/2"},
+		{Name: "delta", Label: "δ", Kind: viz.Slider, Value: viz.FormatNumber(s.params.Delta), Min: 1e-4, Max: 0.5, Log: true},
+		{Name: "sens", Label: "target Δ", Kind: viz.Slider, Value: viz.FormatNumber(s.params.Sens), Min: 0.001, Max: 10, Log: true,
+			Help: "the deletion sensitivity the noise is calibrated to"},
+		{Name: "values", Label: "user values", Kind: viz.TextField, Value: strings.Join(vs, ","),
+			Help: fmt.Sprintf("one number per user, up to %d; or drag the users", stabilityMaxUsers)},
+		viz.SeedControl(s.streams.Seed()),
+		{Name: "lens", Label: "neighbour lens", Kind: viz.Toggle, Value: strconv.FormatBool(s.lens), Key: "l",
+			Help: "a copy of the data in which you may move one user: both output laws and the exact δ(ε)"},
+		{Name: "reroll-r1", Label: "re-draw R1 only", Kind: viz.Button, Help: "new TDLap draw, same Gaussian noise"},
+		{Name: "reroll-noise", Label: "re-draw the noise only", Kind: viz.Button, Help: "new Gaussian draw, same R1"},
+	}
+}
+
+// Set changes one control.
+func (s *Stability) Set(name, value string) error {
+	c, ok := findControl(s.Controls(), name)
+	if !ok {
+		return fmt.Errorf("no control %q in this lesson", name)
+	}
+	switch name {
+	case "eps", "delta", "sens":
+		x, err := viz.ParseNumber(c, value)
+		if err != nil {
+			return err
+		}
+		p := s.params
+		switch name {
+		case "eps":
+			p.Eps = x
+		case "delta":
+			p.Delta = x
+		default:
+			p.Sens = x
+		}
+		cal, err := p.DelCalibration()
+		if err != nil {
+			return err
+		}
+		if len(s.values) < 4*cal.Kappa+2 {
+			return fmt.Errorf("at these ε, δ κ = %d, and %d users are fewer than 4κ+2 = %d: raise ε or δ", cal.Kappa, len(s.values), 4*cal.Kappa+2)
+		}
+		if 4*cal.Kappa > 16 {
+			return fmt.Errorf("at these ε, δ κ = %d: the exact search over %d deletions is too slow to drag; raise ε or δ", cal.Kappa, 4*cal.Kappa)
+		}
+		s.params = p
+	case "values":
+		vs, err := parseValues(value)
+		if err != nil {
+			return err
+		}
+		cal, _ := s.params.DelCalibration()
+		if len(vs) < 4*cal.Kappa+2 {
+			return fmt.Errorf("%d users: κ = %d needs at least 4κ+2 = %d", len(vs), cal.Kappa, 4*cal.Kappa+2)
+		}
+		s.values = vs
+		s.neighbour = append([]float64(nil), vs...)
+	case viz.CtlSeed:
+		seed, err := viz.ParseSeed(value)
+		if err != nil {
+			return err
+		}
+		s.streams = rng.New(seed)
+	case "lens":
+		on, err := strconv.ParseBool(value)
+		if err != nil {
+			on = !s.lens // a button press toggles
+		}
+		s.lens = on
+		if len(s.neighbour) != len(s.values) {
+			s.neighbour = append([]float64(nil), s.values...)
+		}
+	case "reroll-r1":
+		s.streams.Reroll(rng.TDLap)
+	case "reroll-noise":
+		s.streams.Reroll(rng.Gauss)
+	}
+	s.rerun()
+	return nil
+}
+
+func parseValues(v string) ([]float64, error) {
+	fields := strings.Split(v, ",")
+	if len(fields) > stabilityMaxUsers {
+		return nil, fmt.Errorf("%d users: at most %d keep the exact search interactive", len(fields), stabilityMaxUsers)
+	}
+	out := make([]float64, 0, len(fields))
+	for i, f := range fields {
+		x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > 1e6 {
+			return nil, fmt.Errorf("user %d: %q is not a number within ±10⁶", i+1, strings.TrimSpace(f))
+		}
+		out = append(out, x)
+	}
+	return out, nil
+}
+
+// Readouts lists the numbers of the run (and of the lens).
+func (s *Stability) Readouts() []viz.Readout {
+	if s.err != nil {
+		return []viz.Readout{{Name: "error", Label: "cannot run", Text: s.err.Error(), Warn: true}}
+	}
+	l := s.law
+	f := func(x float64) string { return fmt.Sprintf("%.4g", x) }
+	rstar := "none ≤ 2κ: ⊥ for sure"
+	if l.RStar >= 0 {
+		rstar = fmt.Sprintf("%d (remove %s)", l.RStar, userList(l.Removed))
+	}
+	cert := fmt.Sprintf("%.4g > Δ: not certified, searched", l.Bound)
+	if l.Certified {
+		cert = fmt.Sprintf("%.4g ≤ Δ: certified stable, no search", l.Bound)
+	}
+	r := []viz.Readout{
+		{Name: "kappa", Label: "κ", Value: float64(l.Kappa), Text: strconv.Itoa(l.Kappa), Formula: "1 + ⌈ln(1/δ̄)/ε̄⌉"},
+		{Name: "sigma", Label: "σ", Value: l.Sigma, Text: f(l.Sigma), Formula: "16κΔ√ln(2/δ̄)/ε̄"},
+		{Name: "certificate", Label: "certificate 2(4κ+1)γ_c/(n−4κ−1)", Value: l.Bound, Text: cert},
+		{Name: "rstar", Label: "r*", Value: float64(l.RStar), Text: rstar},
+		{Name: "p-bottom", Label: "Pr[⊥]", Value: l.PBottom, Text: fmt.Sprintf("%.6g", l.PBottom), Formula: "Pr[R1 < r*] under TDLap"},
+	}
+	if s.lens {
+		if s.lensErr != nil {
+			return append(r, viz.Readout{Name: "lens", Label: "neighbour", Text: s.lensErr.Error(), Warn: true})
+		}
+		g := s.result.Guarantee
+		pt := audit.Curve(l, s.lensLaw, g, []float64{s.params.Eps})[0]
+		r = append(r,
+			viz.Readout{Name: "lens-rstar", Label: "neighbour r*, Pr[⊥]", Value: float64(s.lensLaw.RStar), Text: fmt.Sprintf("%d, %.6g", s.lensLaw.RStar, s.lensLaw.PBottom)},
+			viz.Readout{Name: "lens-delta", Label: fmt.Sprintf("exact δ at ε = %g", s.params.Eps), Value: math.Max(pt.DeltaAB, pt.DeltaBA),
+				Text: fmt.Sprintf("%.3g and %.3g (promised %g): %s", pt.DeltaAB, pt.DeltaBA, s.params.Delta, pt.Verdict), Warn: pt.Verdict == audit.Violation})
+	}
+	return r
+}
+
+func userList(idx []int) string {
+	parts := make([]string, len(idx))
+	for i, u := range idx {
+		parts[i] = strconv.Itoa(u + 1)
+	}
+	return "users " + strings.Join(parts, ", ")
+}
+
+// Guarantee is the run's.
+func (s *Stability) Guarantee() privacy.Guarantee { return s.result.Guarantee }
+
+// Trace returns the run.
+func (s *Stability) Trace() *trace.Trace {
+	if st := s.player.Stepper(); st != nil {
+		return st.Trace()
+	}
+	return nil
+}
+
+// Dataset returns the users' values.
+func (s *Stability) Dataset() *dataset.Dataset { return s.data(s.values) }
+
+// influence returns each user's deletion influence ‖f(x) − f(x₋i)‖.
+func influence(values []float64) []float64 {
+	var sum float64
+	for _, v := range values {
+		sum += v
+	}
+	n := float64(len(values))
+	out := make([]float64, len(values))
+	for i, v := range values {
+		out[i] = math.Abs(sum/n - (sum-v)/(n-1))
+	}
+	return out
+}
+
+// tdlapPMF is the pmf of R1 for the current parameters.
+func (s *Stability) tdlapPMF() []float64 {
+	cal, err := s.params.DelCalibration()
+	if err != nil {
+		return nil
+	}
+	td, err := noise.NewTDLapKappa(cal.EpsBar, cal.Kappa, nil)
+	if err != nil {
+		return nil
+	}
+	out := make([]float64, 2*cal.Kappa+1)
+	for x := range out {
+		out[x] = td.PMF(x)
+	}
+	return out
+}

@@ -1,0 +1,360 @@
+package scenes
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/uldplab/uldp/core/audit"
+	"github.com/uldplab/uldp/core/mech"
+	"github.com/uldplab/uldp/core/noise"
+	"github.com/uldplab/uldp/viz"
+)
+
+// lensID offsets the hit-test ids of the lens's users.
+const lensID = 1000
+
+// stabilityShown is what the run's steps revealed so far.
+type stabilityShown struct {
+	calibrated, certificate, stability, drawn, released bool
+}
+
+func (s *Stability) revealed() stabilityShown {
+	var v stabilityShown
+	if s.player.Stepper() == nil {
+		return v
+	}
+	for _, st := range s.player.Stepper().Shown() {
+		switch st.Kind {
+		case mech.KindDelCalibrate:
+			v.calibrated = true
+		case mech.KindDelCertificate:
+			v.certificate = true
+		case mech.KindDelStability:
+			v.stability = true
+		case mech.KindTDLapDraw:
+			v.drawn = true
+		case mech.KindNoiseAdd, mech.KindDelBottom:
+			v.released = true
+		}
+	}
+	return v
+}
+
+// xAxis maps values to x pixels on a horizontal plot.
+func (p plotArea) xOf(v float64) float64 { return p.x0 + p.w*(v-p.lo)/(p.hi-p.lo) }
+
+func (p plotArea) valueAtX(x float64) float64 { return p.lo + (x-p.x0)/p.w*(p.hi-p.lo) }
+
+// Draw paints the users, the influence bars, the TDLap pmf, the search
+// result, the release and, with the lens, the neighbour and δ(ε).
+func (s *Stability) Draw(w, h float64) *viz.List {
+	l := &viz.List{Width: w, Height: h}
+	s.last = l
+	if s.err != nil {
+		for i, line := range viz.Wrap("Cannot run: "+s.err.Error(), int(w/7)) {
+			l.Text(viz.Point{X: 20, Y: 30 + 18*float64(i)}, line, 13, viz.Vermillion, viz.Left)
+		}
+		return l
+	}
+	v := s.revealed()
+	// The users' number line; frozen while dragging.
+	if s.drag == 0 {
+		lo, hi := minMax(s.values)
+		if s.lens {
+			nlo, nhi := minMax(s.neighbour)
+			lo, hi = math.Min(lo, nlo), math.Max(hi, nhi)
+		}
+		pad := math.Max(0.08*(hi-lo), 0.05)
+		s.axis = plotArea{x0: 40, y0: 44, w: w - 80, h: 1, lo: lo - pad, hi: hi + pad}
+	}
+	s.axis.w = w - 80
+	s.drawUsers(l, s.values, s.axis, 44, 1, v, "data x")
+	y := 92.0
+	if s.lens {
+		s.lensAx = s.axis
+		s.drawUsers(l, s.neighbour, s.axis, y, lensID+1, stabilityShown{}, "neighbour x′")
+		y += 48
+	}
+	half := (w - 60) / 2
+	s.drawInfluence(l, plotArea{x0: 30, y0: y + 30, w: half - 20, h: 110})
+	s.drawTDLap(l, plotArea{x0: 40 + half, y0: y + 30, w: half - 20, h: 110}, v)
+	y += 170
+	s.drawSearch(l, y, v)
+	y += 48
+	if s.lens {
+		s.drawProfile(l, plotArea{x0: 60, y0: y + 20, w: w - 120, h: math.Max(h-y-60, 60)})
+	} else {
+		s.drawRelease(l, plotArea{x0: 40, y0: y + 10, w: w - 80, h: math.Max(h-y-50, 60)}, v)
+	}
+	return l
+}
+
+func minMax(xs []float64) (float64, float64) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, x := range xs {
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
+	}
+	return lo, hi
+}
+
+// drawUsers draws one row of users on the number line; removed users are
+// crossed out once the stability step is shown.
+func (s *Stability) drawUsers(l *viz.List, values []float64, ax plotArea, y float64, idBase int, v stabilityShown, title string) {
+	l.Text(viz.Point{X: ax.x0, Y: y - 24}, title+" (drag a user)", 12, viz.Ink, viz.Left)
+	l.Line(viz.Point{X: ax.x0, Y: y}, viz.Point{X: ax.x0 + ax.w, Y: y}, viz.Style{Stroke: viz.Muted, Width: 1})
+	for _, t := range viz.NiceTicks(ax.lo, ax.hi, 8) {
+		l.Line(viz.Point{X: ax.xOf(t), Y: y}, viz.Point{X: ax.xOf(t), Y: y + 4}, viz.Style{Stroke: viz.Muted, Width: 1})
+		l.Text(viz.Point{X: ax.xOf(t), Y: y + 13}, viz.TickLabel(t), 10, viz.Muted, viz.Centre)
+	}
+	removed := map[int]bool{}
+	if v.stability {
+		for _, i := range s.law.Removed {
+			removed[i] = true
+		}
+	}
+	changed := -1
+	if idBase > lensID {
+		for i := range values {
+			if values[i] != s.values[i] {
+				changed = i
+			}
+		}
+	}
+	seen := map[float64]int{} // users at exactly the same value stack upward
+	for i, x := range values {
+		p := viz.Point{X: ax.xOf(x), Y: y - 9*float64(seen[x])}
+		seen[x]++
+		st := viz.Style{Fill: viz.Blue, Stroke: viz.Ink, Width: 1, Alpha: 0.85}
+		if i == changed {
+			st.Fill = viz.Orange
+		}
+		if s.drag == idBase+i || s.drag == -(idBase+i) {
+			st.Stroke, st.Width = viz.Yellow, 3
+		}
+		l.Circle(p, 6, st, idBase+i)
+		if removed[i] {
+			c := viz.Style{Stroke: viz.Vermillion, Width: 2.5}
+			l.Line(viz.Point{X: p.X - 8, Y: p.Y - 8}, viz.Point{X: p.X + 8, Y: p.Y + 8}, c)
+			l.Line(viz.Point{X: p.X - 8, Y: p.Y + 8}, viz.Point{X: p.X + 8, Y: p.Y - 8}, c)
+		}
+	}
+	if v.stability && s.law.Centre != nil {
+		c := ax.xOf(s.law.Centre[0])
+		l.Polygon([]viz.Point{{X: c, Y: y - 9}, {X: c - 6, Y: y - 19}, {X: c + 6, Y: y - 19}}, viz.Style{Fill: viz.Purple, Stroke: viz.Ink, Width: 1})
+	}
+}
+
+// drawInfluence shows each user's deletion influence against Δ: the first
+// level of the deletion lattice.
+func (s *Stability) drawInfluence(l *viz.List, p plotArea) {
+	inf := influence(s.values)
+	l.Text(viz.Point{X: p.x0, Y: p.y0 - 14}, "deletion influence |f(x) − f(x₋ᵢ)| per user vs Δ (log scale)", 12, viz.Ink, viz.Left)
+	lo, hi := math.Log10(s.params.Sens)-3, math.Log10(s.params.Sens)+3
+	yOf := func(x float64) float64 {
+		t := (math.Log10(math.Max(x, 1e-300)) - lo) / (hi - lo)
+		return p.y0 + p.h*(1-math.Max(0, math.Min(1, t)))
+	}
+	bw := p.w / float64(len(inf))
+	for i, x := range inf {
+		col := viz.Blue
+		if x > s.params.Sens {
+			col = viz.Vermillion
+		}
+		l.Rect(viz.Point{X: p.x0 + float64(i)*bw + 1, Y: p.y0 + p.h}, viz.Point{X: p.x0 + float64(i+1)*bw - 1, Y: yOf(x)}, viz.Style{Fill: col}, 0)
+	}
+	l.Line(viz.Point{X: p.x0, Y: yOf(s.params.Sens)}, viz.Point{X: p.x0 + p.w, Y: yOf(s.params.Sens)}, viz.Style{Stroke: viz.Purple, Width: 2, Dashed: true})
+	l.Text(viz.Point{X: p.x0 + p.w, Y: yOf(s.params.Sens) - 8}, fmt.Sprintf("Δ = %g", s.params.Sens), 11, viz.Purple, viz.Right)
+}
+
+// drawTDLap shows R1's pmf, the ⊥ mass (R1 < r*) and the drawn R1.
+func (s *Stability) drawTDLap(l *viz.List, p plotArea, v stabilityShown) {
+	pmf := s.tdlapPMF()
+	l.Text(viz.Point{X: p.x0, Y: p.y0 - 14}, fmt.Sprintf("TDLap(ε̄, κ = %d): R1 on {0..2κ}; red: R1 < r* ⇒ ⊥", s.law.Kappa), 12, viz.Ink, viz.Left)
+	top := 0.0
+	for _, x := range pmf {
+		top = math.Max(top, x)
+	}
+	bw := p.w / float64(len(pmf))
+	for r, x := range pmf {
+		col := viz.Sky
+		if v.stability && (s.law.RStar < 0 || r < s.law.RStar) {
+			col = viz.Vermillion
+		}
+		x0 := p.x0 + float64(r)*bw
+		// Square-root height so the e^{−ε̄}-small tails stay visible.
+		yt := p.y0 + p.h - p.h*math.Sqrt(x/top)
+		l.Rect(viz.Point{X: x0 + 2, Y: p.y0 + p.h}, viz.Point{X: x0 + bw - 2, Y: yt}, viz.Style{Fill: col}, 0)
+		l.Text(viz.Point{X: x0 + bw/2, Y: p.y0 + p.h + 10}, fmt.Sprint(r), 10, viz.Ink, viz.Centre)
+	}
+	if v.drawn {
+		x := p.x0 + (float64(s.result.R1)+0.5)*bw
+		l.Arrow(viz.Point{X: x, Y: p.y0 - 4}, viz.Point{X: x, Y: p.y0 + 14}, viz.Style{Stroke: viz.Ink, Width: 2})
+		l.Text(viz.Point{X: x + 6, Y: p.y0 + 4}, fmt.Sprintf("R1 = %d", s.result.R1), 11, viz.Ink, viz.Left)
+	}
+	l.Text(viz.Point{X: p.x0 + p.w, Y: p.y0 + p.h + 24}, "bar height ∝ √pmf", 10, viz.Muted, viz.Right)
+}
+
+// drawSearch states the certificate and the search result.
+func (s *Stability) drawSearch(l *viz.List, y float64, v stabilityShown) {
+	law := s.law
+	if v.certificate {
+		badge, col := fmt.Sprintf("✗ not certified: 2(4κ+1)γ_c/(n−4κ−1) = %.3g > Δ — exact search over subsets of ≤ 4κ = %d users", law.Bound, 4*law.Kappa), viz.Vermillion
+		if law.Certified {
+			badge, col = fmt.Sprintf("✓ certified stable: 2(4κ+1)γ_c/(n−4κ−1) = %.3g ≤ Δ — no search needed, r* = 0", law.Bound), viz.Green
+		}
+		l.Text(viz.Point{X: 30, Y: y}, badge, 12, col, viz.Left)
+	}
+	if v.stability {
+		text := fmt.Sprintf("r* = %d: removing %s leaves a dataset stable under %d more deletions; Pr[⊥] = Pr[R1 < %d] = %.4g",
+			law.RStar, userList(law.Removed), 4*law.Kappa-law.RStar, law.RStar, law.PBottom)
+		if law.RStar == 0 {
+			text = fmt.Sprintf("r* = 0: x itself is stable under %d deletions; never ⊥", 4*law.Kappa)
+		}
+		if law.RStar < 0 {
+			text = fmt.Sprintf("no set of ≤ 2κ = %d users leaves a stable dataset: ⊥ with probability 1", 2*law.Kappa)
+		}
+		l.Text(viz.Point{X: 30, Y: y + 20}, text, 12, viz.Ink, viz.Left)
+	}
+}
+
+// drawRelease shows the output on its own axis: the centre, ±σ, ±2σ and
+// the draw; the data's range is a small band (σ often dwarfs it).
+func (s *Stability) drawRelease(l *viz.List, p plotArea, v stabilityShown) {
+	law := s.law
+	l.Text(viz.Point{X: p.x0, Y: p.y0}, "release: f(x₋S*) + N(0, σ²) — its own axis, ±3σ around the centre", 12, viz.Ink, viz.Left)
+	if !v.stability || law.Centre == nil {
+		return
+	}
+	c := law.Centre[0]
+	ax := plotArea{x0: p.x0, w: p.w, lo: c - 3.2*law.Sigma, hi: c + 3.2*law.Sigma}
+	base := p.y0 + p.h - 16
+	pts := make([]viz.Point, 0, 161)
+	g := noise.Gaussian{Mu: c, Sigma: law.Sigma}
+	peak := g.Prob(c)
+	for i := 0; i <= 160; i++ {
+		x := ax.lo + (ax.hi-ax.lo)*float64(i)/160
+		pts = append(pts, viz.Point{X: ax.xOf(x), Y: base - (p.h-40)*g.Prob(x)/peak})
+	}
+	dlo, dhi := minMax(s.values)
+	l.Rect(viz.Point{X: ax.xOf(dlo), Y: base - (p.h - 40)}, viz.Point{X: math.Max(ax.xOf(dhi), ax.xOf(dlo)+1), Y: base}, viz.Style{Fill: viz.Grid}, 0)
+	l.Polyline(pts, viz.Style{Stroke: viz.Orange, Width: 2})
+	l.Line(viz.Point{X: p.x0, Y: base}, viz.Point{X: p.x0 + p.w, Y: base}, viz.Style{Stroke: viz.Muted, Width: 1})
+	for k := -3; k <= 3; k++ {
+		x := ax.xOf(c + float64(k)*law.Sigma)
+		l.Line(viz.Point{X: x, Y: base}, viz.Point{X: x, Y: base + 4}, viz.Style{Stroke: viz.Muted, Width: 1})
+		label := fmt.Sprintf("%+dσ", k)
+		if k == 0 {
+			label = fmt.Sprintf("c = %.3g", c)
+		}
+		l.Text(viz.Point{X: x, Y: base + 13}, label, 10, viz.Muted, viz.Centre)
+	}
+	if v.released {
+		if s.result.Output == nil {
+			l.Text(viz.Point{X: p.x0 + p.w/2, Y: base - p.h/2}, "⊥ — nothing released", 18, viz.Vermillion, viz.Centre)
+		} else {
+			o := viz.Point{X: ax.xOf(s.result.Output[0]), Y: base - 6}
+			l.Circle(o, 7, viz.Style{Fill: viz.Orange, Stroke: viz.Ink, Width: 1.5}, 0)
+			l.Text(viz.Point{X: o.X, Y: o.Y - 16}, fmt.Sprintf("output %.4g", s.result.Output[0]), 11, viz.Ink, viz.Centre)
+		}
+	}
+	l.Text(viz.Point{X: p.x0 + p.w, Y: p.y0}, fmt.Sprintf("σ = %.4g; grey band: the data's range", law.Sigma), 11, viz.Muted, viz.Right)
+}
+
+// drawProfile plots the exact δ(ε) of both orders against the promise.
+func (s *Stability) drawProfile(l *viz.List, p plotArea) {
+	if s.lensErr != nil {
+		l.Text(viz.Point{X: p.x0, Y: p.y0}, "neighbour: "+s.lensErr.Error(), 12, viz.Vermillion, viz.Left)
+		return
+	}
+	l.Text(viz.Point{X: p.x0, Y: p.y0 - 8}, "exact privacy profile δ(ε), log scale: x vs x′ (blue), x′ vs x (orange); the promise (purple) holds from the claimed ε on", 12, viz.Ink, viz.Left)
+	emax := 2 * s.params.Eps
+	eps := make([]float64, 81)
+	for i := range eps {
+		eps[i] = emax * float64(i) / 80
+	}
+	pts := audit.Curve(s.law, s.lensLaw, s.result.Guarantee, eps)
+	const floor = -12.0 // log10 δ below 1e-12 sits on the axis
+	xOf := func(e float64) float64 { return p.x0 + p.w*e/emax }
+	yOf := func(d float64) float64 {
+		ld := floor
+		if d > 0 {
+			ld = math.Max(math.Log10(d), floor)
+		}
+		return p.y0 + p.h*ld/floor
+	}
+	l.Line(viz.Point{X: p.x0, Y: p.y0 + p.h}, viz.Point{X: p.x0 + p.w, Y: p.y0 + p.h}, viz.Style{Stroke: viz.Muted, Width: 1})
+	l.Line(viz.Point{X: p.x0, Y: p.y0}, viz.Point{X: p.x0, Y: p.y0 + p.h}, viz.Style{Stroke: viz.Muted, Width: 1})
+	for _, t := range viz.NiceTicks(0, emax, 6) {
+		l.Text(viz.Point{X: xOf(t), Y: p.y0 + p.h + 12}, viz.TickLabel(t), 10, viz.Muted, viz.Centre)
+	}
+	for e := 0; e >= int(floor); e -= 3 {
+		l.Text(viz.Point{X: p.x0 - 6, Y: yOf(math.Pow(10, float64(e)))}, fmt.Sprintf("1e%d", e), 10, viz.Muted, viz.Right)
+	}
+	l.Text(viz.Point{X: p.x0 + p.w, Y: p.y0 + p.h + 24}, "ε", 11, viz.Muted, viz.Right)
+	for _, side := range []struct {
+		col viz.Colour
+		get func(audit.Point) float64
+	}{{viz.Blue, func(pt audit.Point) float64 { return pt.DeltaAB }}, {viz.Orange, func(pt audit.Point) float64 { return pt.DeltaBA }}} {
+		line := make([]viz.Point, len(pts))
+		for i, pt := range pts {
+			line[i] = viz.Point{X: xOf(pt.Eps), Y: yOf(side.get(pt))}
+		}
+		l.Polyline(line, viz.Style{Stroke: side.col, Width: 2})
+	}
+	// The promise: δ at every ε ≥ the claimed ε.
+	l.Line(viz.Point{X: xOf(s.params.Eps), Y: yOf(s.params.Delta)}, viz.Point{X: xOf(emax), Y: yOf(s.params.Delta)}, viz.Style{Stroke: viz.Purple, Width: 2})
+	l.Line(viz.Point{X: xOf(s.params.Eps), Y: yOf(0)}, viz.Point{X: xOf(s.params.Eps), Y: yOf(s.params.Delta)}, viz.Style{Stroke: viz.Purple, Width: 1, Dashed: true})
+}
+
+// Pointer drags users along the line (in the data or, with the lens, in
+// the neighbour; moving a second lens user puts the first one back, so the
+// pair stays neighbours).
+func (s *Stability) Pointer(ev viz.Event) bool {
+	switch ev.Kind {
+	case viz.PointerDown:
+		if s.last == nil {
+			return false
+		}
+		id := s.last.Hit(viz.Point{X: ev.X, Y: ev.Y}, 4)
+		switch {
+		case id >= 1 && id <= len(s.values):
+			s.drag = id
+			s.grab = s.values[id-1] - s.axis.valueAtX(ev.X)
+		case s.lens && id > lensID && id <= lensID+len(s.values):
+			i := id - lensID - 1
+			for j := range s.neighbour {
+				if j != i {
+					s.neighbour[j] = s.values[j]
+				}
+			}
+			s.drag = -id
+			s.grab = s.neighbour[i] - s.axis.valueAtX(ev.X)
+		default:
+			return false
+		}
+		return true
+	case viz.PointerMove:
+		if s.drag == 0 {
+			return false
+		}
+		x := math.Round((s.axis.valueAtX(ev.X)+s.grab)*1000) / 1000
+		if s.drag > 0 {
+			i := s.drag - 1
+			// The lens follows the data, except in the one user it changes.
+			if s.lens && s.neighbour[i] == s.values[i] {
+				s.neighbour[i] = x
+			}
+			s.values[i] = x
+		} else {
+			s.neighbour[-s.drag-lensID-1] = x
+		}
+		s.rerun()
+		return true
+	case viz.PointerUp:
+		if s.drag != 0 {
+			s.drag = 0
+			return true
+		}
+	}
+	return false
+}
