@@ -39,12 +39,11 @@ type Stability struct {
 	lensErr   error
 
 	// Layout and drag state.
-	last    *viz.List
-	axis    plotArea // the users' number line
-	lensAx  plotArea
-	drag    int // 1-based user (negative: in the lens row), 0 none
-	grab    float64
-	lastVal float64
+	last   *viz.List
+	axis   plotArea // the users' number line
+	lensAx plotArea
+	drag   int // 1-based user (negative: in the lens row), 0 none
+	grab   float64
 }
 
 // NewStability returns the lesson on spec 000-002 §9.2's first row: 13 close
