@@ -156,3 +156,32 @@ func TestCalibrateDispatch(t *testing.T) {
 		}
 	}
 }
+
+// The classical Gaussian σ = √(2 ln(1.25/δ))·Δ/ε is proven for ε < 1 only,
+// but by the exact profile it still gives (ε, δ)-DP at ε = 3 for every
+// δ ∈ (0, 1): it first fails between ε = 3 and ε = 5. So "classical σ used at
+// ε = 3" is not a privacy bug an audit could catch; at ε = 10 it is.
+func TestClassicalGaussianHoldsAtEps3FailsLater(t *testing.T) {
+	worst := func(eps float64) (ratio, at float64) {
+		for k := 1; k < 2000; k++ {
+			delta := math.Pow(10, -12+12*float64(k)/2000) * 0.999
+			c, err := GaussianSigma(eps, delta, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := GaussianDelta(eps, 1, c.Scale) / delta; r > ratio {
+				ratio, at = r, delta
+			}
+		}
+		return
+	}
+	if r, at := worst(3); r > 1 {
+		t.Errorf("ε = 3: real δ exceeds the requested δ by %.3g at δ = %.3g", r, at)
+	}
+	if r, _ := worst(5); r <= 1 {
+		t.Errorf("ε = 5: expected some δ where the classical σ fails, worst ratio %.3g", r)
+	}
+	if r, _ := worst(10); r < 4 {
+		t.Errorf("ε = 10: worst ratio %.3g, expected ≈ 4.3", r)
+	}
+}
