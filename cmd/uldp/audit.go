@@ -24,17 +24,21 @@ type auditOut struct {
 	Sigma     float64           `json:"sigma"`
 	A         lawOut            `json:"a"`
 	B         lawOut            `json:"b"`
+	Mutant    *audit.DelMutant  `json:"mutant,omitempty"`
 	Points    []audit.Point     `json:"points"`
-	Verdict   string            `json:"verdict"`
+	// Verdict is "pass" or "violation"; for a mutant, a violation means the
+	// audit caught it.
+	Verdict string `json:"verdict"`
 }
 
 func cmdAudit(e *env, args []string) error {
-	fs := flags(e, "audit", "audit --mech deloutputpert --data A.csv --neighbour B.csv --f mean --eps E --delta D --target-sens X [--at-eps e1,e2,…] [--format text]")
+	fs := flags(e, "audit", "audit --mech deloutputpert --data A.csv --neighbour B.csv --f mean --eps E --delta D --target-sens X [--at-eps e1,e2,…] [--mutant NAME] [--format text]")
 	var d delFlags
 	d.register(fs)
 	dataA := fs.String("data", "", "dataset A (CSV)")
 	dataB := fs.String("neighbour", "", "dataset B: A with one user's items replaced (CSV)")
 	at := fs.String("at-eps", "", "ε values at which to evaluate δ(ε) (default: the claimed ε)")
+	mutant := fs.String("mutant", "", "audit a deliberately broken variant instead: "+strings.Join(audit.DelMutantNames(), ", "))
 	var f format
 	f.register(fs)
 	if err := parse(fs, args); err != nil {
@@ -49,6 +53,14 @@ func cmdAudit(e *env, args []string) error {
 	}
 	if p.Mode == privacy.NonPrivate {
 		return usagef("--mode non-private claims no guarantee: there is nothing to audit")
+	}
+	var mut *audit.DelMutant
+	if *mutant != "" {
+		m, err := audit.DelMutantByName(*mutant)
+		if err != nil {
+			return usageError{err}
+		}
+		mut = &m
 	}
 	eps := []float64{p.Eps}
 	if *at != "" {
@@ -83,9 +95,12 @@ func cmdAudit(e *env, args []string) error {
 	if err != nil {
 		return mechErr(err)
 	}
+	if mut != nil {
+		la, lb = mut.Apply(la), mut.Apply(lb)
+	}
 	g := privacy.Guarantee{Eps: p.Eps, Delta: p.Delta, Mode: p.Mode}
 	out := auditOut{Mechanism: privacy.MechDelOutputPert, Claimed: g, Sigma: la.Sigma,
-		A: lawJSON(la), B: lawJSON(lb), Points: audit.Curve(la, lb, g, eps), Verdict: "pass"}
+		A: lawJSON(la), B: lawJSON(lb), Mutant: mut, Points: audit.Curve(la, lb, g, eps), Verdict: "pass"}
 	if changed >= 0 {
 		id := a.Users[changed].ID
 		out.Changed = &id
@@ -97,6 +112,9 @@ func cmdAudit(e *env, args []string) error {
 	}
 	return f.emit(e, out, func(w io.Writer) {
 		fmt.Fprintf(w, "DelOutputPert, claimed (ε = %g, δ = %g)-DP; σ = %.6g\n", p.Eps, p.Delta, la.Sigma)
+		if mut != nil {
+			fmt.Fprintf(w, "MUTANT %s: %s\n", mut.Name, mut.Broken)
+		}
 		for _, side := range []struct {
 			name string
 			l    lawOut
@@ -112,7 +130,14 @@ func cmdAudit(e *env, args []string) error {
 		for _, pt := range out.Points {
 			fmt.Fprintf(w, "%g\t%.6g\t%.6g\t%s\n", pt.Eps, pt.DeltaAB, pt.DeltaBA, pt.Verdict)
 		}
-		fmt.Fprintf(w, "\nverdict: %s\n", out.Verdict)
+		switch {
+		case mut != nil && out.Verdict == "violation":
+			fmt.Fprintf(w, "\nverdict: violation — the audit catches this mutant\n")
+		case mut != nil:
+			fmt.Fprintf(w, "\nverdict: pass — this pair does not expose the mutant; try a pair it breaks\n")
+		default:
+			fmt.Fprintf(w, "\nverdict: %s\n", out.Verdict)
+		}
 	})
 }
 

@@ -428,3 +428,21 @@ func TestStep(t *testing.T) {
 	}
 	bad(t, "--to 9: the run has 5 steps", append(args, "--to", "9")...)
 }
+
+func TestAuditMutants(t *testing.T) {
+	args := []string{"audit", "--mech", "deloutputpert", "--data", "testdata/far-outlier.csv", "--neighbour", "testdata/inlier.csv",
+		"--f", "mean", "--eps", "8", "--delta", "0.1", "--target-sens", "0.1"}
+	var real, mut struct {
+		Verdict string `json:"verdict"`
+		Mutant  *struct{ Name string }
+	}
+	ok(t, &real, args...)
+	ok(t, &mut, append(args, "--mutant", "no-stability")...)
+	if real.Verdict != "pass" || mut.Verdict != "violation" || mut.Mutant == nil || mut.Mutant.Name != "no-stability" {
+		t.Errorf("real %+v, mutant %+v", real, mut)
+	}
+	if r := uldp(t, append(args, "--mutant", "no-stability", "--format", "text")...); !strings.Contains(r.stdout, "catches this mutant") {
+		t.Errorf("text:\n%s", r.stdout)
+	}
+	bad(t, `mutant "sigma/2"`, append(args, "--mutant", "sigma/2")...)
+}

@@ -82,15 +82,11 @@ func TestFixedR1MutantIsCaught(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, b := law(t, p, three...), law(t, p, four...)
-	fixed := func(l mech.DelLaw) mech.DelLaw {
-		if l.RStar >= 0 && l.RStar <= l.Kappa {
-			l.PBottom = 0
-		} else {
-			l.PBottom = 1
-		}
-		return l
+	m, err := DelMutantByName("r1-fixed")
+	if err != nil {
+		t.Fatal(err)
 	}
-	ma, mb := fixed(a), fixed(b)
+	ma, mb := m.Apply(a), m.Apply(b)
 	for _, e := range []float64{0.5, 8, 50} {
 		if d := DelOutputPertDelta(mb, ma, e); d < 1-1e-12 {
 			t.Errorf("R1 fixed at κ: δ(%v) = %v, want 1", e, d)
@@ -112,15 +108,8 @@ func TestSkippedStabilityMutantIsCaught(t *testing.T) {
 	if pt := Curve(a, b, g, []float64{p1.Eps})[0]; pt.Verdict != Within {
 		t.Fatalf("real mechanism: %+v", pt)
 	}
-	skip := func(l mech.DelLaw, values []float64) mech.DelLaw {
-		var s float64
-		for _, v := range values {
-			s += v
-		}
-		l.PBottom, l.Centre = 0, []float64{s / float64(len(values))}
-		return l
-	}
-	if pt := Curve(skip(a, x), skip(b, far), g, []float64{p1.Eps})[0]; pt.Verdict != Violation {
+	skip, _ := DelMutantByName("no-stability")
+	if pt := Curve(skip.Apply(a), skip.Apply(b), g, []float64{p1.Eps})[0]; pt.Verdict != Violation {
 		t.Errorf("stability test skipped, not caught: %+v", pt)
 	}
 }
@@ -174,5 +163,53 @@ func TestCheckNeighbours(t *testing.T) {
 		if _, err := CheckNeighbours(a, b); err == nil || !strings.Contains(err.Error(), "not neighbours") {
 			t.Errorf("%v accepted as a neighbour", b)
 		}
+	}
+}
+
+// AboveThreshold is pure ε-DP: on query vectors a sensitivity apart, every
+// transcript's probability moves by at most e^ε, so δ(ε) = 0 (to quadrature
+// accuracy). Without threshold noise each ⊤ costs privacy and a run of
+// eight ⊤'s breaks it.
+func TestAboveThresholdAuditAndMutant(t *testing.T) {
+	p := mech.ATParams{Eps: 1, Threshold: 0}
+	g := privacy.Guarantee{Eps: 1, Delta: 0}
+	r := rng.New(6).Get(rng.Data)
+	for trial := 0; trial < 30; trial++ {
+		q, q2 := make([]float64, 6), make([]float64, 6)
+		for i := range q {
+			q[i] = 6 * (r.Float64() - 0.3)
+			q2[i] = q[i] + 2*r.Float64() - 1
+		}
+		if pt := ATCurve(ATExact(p, q), ATExact(p, q2), g, []float64{1})[0]; pt.Verdict != Within {
+			t.Fatalf("AboveThreshold on %v vs %v: %+v", q, q2, pt)
+		}
+	}
+	zero, one := make([]float64, 8), []float64{1, 1, 1, 1, 1, 1, 1, 1}
+	if pt := ATCurve(ATExact(p, one), ATExact(p, zero), g, []float64{1})[0]; pt.Verdict != Within {
+		t.Fatalf("real mechanism on the crafted pair: %+v", pt)
+	}
+	pt := ATCurve(ATNoThresholdNoise(p, one), ATNoThresholdNoise(p, zero), g, []float64{1})[0]
+	if pt.Verdict != Violation {
+		t.Errorf("threshold noise omitted, not caught: %+v", pt)
+	}
+	var s float64
+	for _, v := range ATNoThresholdNoise(p, one) {
+		s += v
+	}
+	if math.Abs(s-1) > 1e-12 {
+		t.Errorf("mutant law sums to %v", s)
+	}
+}
+
+func TestMutantCatalogue(t *testing.T) {
+	if len(DelMutantNames()) != 3 {
+		t.Errorf("mutants %v", DelMutantNames())
+	}
+	if _, err := DelMutantByName("sigma-over-2"); err == nil || !strings.Contains(err.Error(), "r1-fixed") {
+		t.Errorf("unknown mutant error should list the choices: %v", err)
+	}
+	m, _ := DelMutantByName("sigma-over-20")
+	if got := m.Apply(mech.DelLaw{Sigma: 2}).Sigma; got != 0.1 {
+		t.Errorf("σ/20 of 2 = %v", got)
 	}
 }

@@ -78,6 +78,9 @@ type DelLaw struct {
 	Removed []int
 	PBottom float64
 	Centre  []float64 // nil when PBottom = 1
+	// Mean is f(x) on the whole dataset, for comparisons (and the audit's
+	// "stability test skipped" mutant).
+	Mean []float64
 	// Certified says the App. C certificate proved r* = 0 without search.
 	Certified bool
 	// GammaC is the certificate's max ‖ū_i − f(x)‖ and Bound its
@@ -147,6 +150,7 @@ func DelOutputPertLaw(ctx context.Context, p DelParams, data *dataset.Dataset, p
 	law := DelLaw{Kappa: k, Sigma: cal.Scale}
 	means, total := userMeans(data)
 	full := meanWithout(means, total, 0, make([]float64, data.Dim))
+	law.Mean = full
 	for _, u := range means {
 		law.GammaC = math.Max(law.GammaC, dist(u, full))
 	}
