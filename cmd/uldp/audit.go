@@ -9,6 +9,7 @@ import (
 	"github.com/uldplab/uldp/core/audit"
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/core/rng"
 )
 
 type lawOut struct {
@@ -25,7 +26,9 @@ type auditOut struct {
 	A         lawOut            `json:"a"`
 	B         lawOut            `json:"b"`
 	Mutant    *audit.DelMutant  `json:"mutant,omitempty"`
-	Points    []audit.Point     `json:"points"`
+	// MonteCarlo is the sampling audit of the same pair, when asked for.
+	MonteCarlo *audit.MCResult `json:"monte_carlo,omitempty"`
+	Points     []audit.Point   `json:"points"`
 	// Verdict is "pass" or "violation"; for a mutant, a violation means the
 	// audit caught it.
 	Verdict string `json:"verdict"`
@@ -39,6 +42,10 @@ func cmdAudit(e *env, args []string) error {
 	dataB := fs.String("neighbour", "", "dataset B: A with one user's items replaced (CSV)")
 	at := fs.String("at-eps", "", "ε values at which to evaluate δ(ε) (default: the claimed ε)")
 	mutant := fs.String("mutant", "", "audit a deliberately broken variant instead: "+strings.Join(audit.DelMutantNames(), ", "))
+	mc := fs.Bool("monte-carlo", false, "also audit by sampling: runs per side, Clopper–Pearson bounds, an ε lower bound")
+	runs := fs.Int("runs", 100_000, "Monte Carlo runs per side")
+	alpha := fs.Float64("alpha", 1e-3, "Monte Carlo: probability of flagging a correct mechanism")
+	seed := fs.Uint64("seed", 1, "Monte Carlo: seed of the sampling streams")
 	var f format
 	f.register(fs)
 	if err := parse(fs, args); err != nil {
@@ -110,6 +117,24 @@ func cmdAudit(e *env, args []string) error {
 			out.Verdict = "violation"
 		}
 	}
+	if *mc {
+		sample := func(l mech.DelLaw) audit.Sampler {
+			return func(s *rng.Streams) ([]float64, error) {
+				_, o, err := l.Sample(p.Eps/2, a.Dim, s)
+				return o, err
+			}
+		}
+		ctx, done, progress := withProgress(e, "sampling both sides")
+		r, err := audit.MonteCarlo(ctx, sample(la), sample(lb), g, audit.MCConfig{Runs: *runs, Alpha: *alpha, Seed: *seed}, progress)
+		done()
+		if err != nil {
+			return mechErr(err)
+		}
+		out.MonteCarlo = &r
+		if r.Verdict == "violation" {
+			out.Verdict = "violation"
+		}
+	}
 	return f.emit(e, out, func(w io.Writer) {
 		fmt.Fprintf(w, "DelOutputPert, claimed (ε = %g, δ = %g)-DP; σ = %.6g\n", p.Eps, p.Delta, la.Sigma)
 		if mut != nil {
@@ -129,6 +154,10 @@ func cmdAudit(e *env, args []string) error {
 		fmt.Fprintf(w, "\nε\tδ(A‖B)\tδ(B‖A)\tverdict\n")
 		for _, pt := range out.Points {
 			fmt.Fprintf(w, "%g\t%.6g\t%.6g\t%s\n", pt.Eps, pt.DeltaAB, pt.DeltaBA, pt.Verdict)
+		}
+		if r := out.MonteCarlo; r != nil {
+			fmt.Fprintf(w, "\nMonte Carlo, %d runs per side: ε ≥ %.4g with probability ≥ %g (worst event %s: %.4g vs %.4g)\n",
+				r.Runs, r.EpsLower, 1-r.Alpha, r.Worst.Name, r.Worst.PA, r.Worst.PB)
 		}
 		switch {
 		case mut != nil && out.Verdict == "violation":

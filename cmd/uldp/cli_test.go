@@ -446,3 +446,25 @@ func TestAuditMutants(t *testing.T) {
 	}
 	bad(t, `mutant "sigma/2"`, append(args, "--mutant", "sigma/2")...)
 }
+
+func TestAuditMonteCarlo(t *testing.T) {
+	var out struct {
+		Verdict    string `json:"verdict"`
+		MonteCarlo *struct {
+			Runs     int     `json:"runs"`
+			EpsLower float64 `json:"eps_lower"`
+			Verdict  string  `json:"verdict"`
+		} `json:"monte_carlo"`
+	}
+	args := []string{"audit", "--mech", "deloutputpert", "--data", "testdata/far-outlier.csv", "--neighbour", "testdata/inlier.csv",
+		"--eps", "8", "--delta", "0.1", "--target-sens", "0.1", "--monte-carlo", "--runs", "20000"}
+	ok(t, &out, args...)
+	if out.MonteCarlo == nil || out.MonteCarlo.Runs != 20000 || out.MonteCarlo.Verdict != "pass" || out.Verdict != "pass" {
+		t.Errorf("real mechanism: %+v", out)
+	}
+	ok(t, &out, append(args, "--mutant", "no-stability")...)
+	if out.MonteCarlo.Verdict != "violation" || out.MonteCarlo.EpsLower <= 8 {
+		t.Errorf("mutant by sampling: %+v", out.MonteCarlo)
+	}
+	bad(t, "runs = 10", append(args, "--runs", "10")...)
+}

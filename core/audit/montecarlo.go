@@ -1,0 +1,242 @@
+package audit
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/core/rng"
+)
+
+// Sampler draws one output of a mechanism on a fixed dataset from streams;
+// a nil output is ⊥ (or a halt).
+type Sampler func(streams *rng.Streams) ([]float64, error)
+
+// MCConfig sets up a Monte Carlo audit.
+type MCConfig struct {
+	// Runs per side (at least 10⁵ for the issue's protocol).
+	Runs int
+	// Alpha is the probability of flagging a correct mechanism: it is split
+	// (Bonferroni) over every event and both orders, and each event's
+	// Clopper–Pearson intervals are two-sided at that level.
+	Alpha float64
+	// Seed of the audit's streams; the two sides use independent streams.
+	Seed uint64
+	// Direction to project outputs on; nil: the difference of the two
+	// sides' mean outputs, estimated from a pilot of Runs/10.
+	Direction []float64
+	// Thresholds is the number of threshold events {⟨o, u⟩ > t} and
+	// {⟨o, u⟩ ≤ t}, at quantiles of the pooled projections (default 32).
+	Thresholds int
+}
+
+// MCEvent is one event's frequencies and confidence bounds.
+type MCEvent struct {
+	Name     string  `json:"name"`
+	PA       float64 `json:"p_a"`
+	PB       float64 `json:"p_b"`
+	LowerA   float64 `json:"lower_a"`
+	UpperA   float64 `json:"upper_a"`
+	LowerB   float64 `json:"lower_b"`
+	UpperB   float64 `json:"upper_b"`
+	EpsLower float64 `json:"eps_lower"` // ε this event proves, with the δ claimed
+}
+
+// MCResult is a Monte Carlo audit's outcome.
+type MCResult struct {
+	Runs int `json:"runs"`
+	// EpsLower is a lower bound on the ε the mechanism really has at the
+	// claimed δ, holding with probability ≥ 1 − Alpha: the largest over
+	// events and orders of ln((LB(p) − δ)/UB(p′)).
+	EpsLower float64   `json:"eps_lower"`
+	Alpha    float64   `json:"alpha"`
+	Worst    MCEvent   `json:"worst_event"`
+	Events   []MCEvent `json:"events"`
+	// Verdict is "pass" or "violation" (EpsLower > the claimed ε).
+	Verdict string `json:"verdict"`
+}
+
+// MonteCarlo runs a and b Runs times each and bounds the privacy loss the
+// outputs show, against g. progress (may be nil) gets done/total runs; ctx
+// cancels.
+func MonteCarlo(ctx context.Context, a, b Sampler, g privacy.Guarantee, cfg MCConfig, progress func(done, total int64)) (MCResult, error) {
+	if cfg.Runs < 100 {
+		return MCResult{}, fmt.Errorf("runs = %d: a Monte Carlo audit needs at least 100 runs per side (10⁵ for the full protocol)", cfg.Runs)
+	}
+	if !(cfg.Alpha > 0 && cfg.Alpha < 1) {
+		return MCResult{}, fmt.Errorf("alpha = %v: the false-flag probability must be in (0, 1)", cfg.Alpha)
+	}
+	if cfg.Thresholds == 0 {
+		cfg.Thresholds = 32
+	}
+	total := int64(2 * cfg.Runs)
+	var done int64
+	draw := func(s Sampler, streams *rng.Streams, n int) ([][]float64, error) {
+		out := make([][]float64, n)
+		for i := range out {
+			if i%1024 == 0 {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+				if progress != nil {
+					progress(done, total)
+				}
+			}
+			o, err := s(streams)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = o
+			done++
+		}
+		return out, nil
+	}
+	root := rng.New(cfg.Seed)
+	sa, sb := rng.New(root.Get("audit-a").Uint64()), rng.New(root.Get("audit-b").Uint64())
+	u := cfg.Direction
+	if u == nil {
+		// A pilot on separate streams picks the direction, so the events
+		// below do not depend on the samples they are judged on.
+		pa, err := draw(a, rng.New(root.Get("pilot-a").Uint64()), cfg.Runs/10)
+		if err != nil {
+			return MCResult{}, err
+		}
+		pb, err := draw(b, rng.New(root.Get("pilot-b").Uint64()), cfg.Runs/10)
+		if err != nil {
+			return MCResult{}, err
+		}
+		total += int64(2 * (cfg.Runs / 10))
+		u = meanDifference(pa, pb)
+	}
+	outA, err := draw(a, sa, cfg.Runs)
+	if err != nil {
+		return MCResult{}, err
+	}
+	outB, err := draw(b, sb, cfg.Runs)
+	if err != nil {
+		return MCResult{}, err
+	}
+	if progress != nil {
+		progress(total, total)
+	}
+	projA, bottomA := project(outA, u)
+	projB, bottomB := project(outB, u)
+	res := MCResult{Runs: cfg.Runs, Alpha: cfg.Alpha, EpsLower: math.Inf(-1), Verdict: "pass"}
+	pooled := append(append([]float64(nil), projA...), projB...)
+	slices.Sort(pooled)
+	events := 1 + 2*cfg.Thresholds
+	level := cfg.Alpha / float64(2*events) // Bonferroni over events and the two orders
+	add := func(name string, ka, kb int) {
+		e := MCEvent{Name: name, PA: float64(ka) / float64(cfg.Runs), PB: float64(kb) / float64(cfg.Runs)}
+		e.LowerA, e.UpperA = ClopperPearson(ka, cfg.Runs, level)
+		e.LowerB, e.UpperB = ClopperPearson(kb, cfg.Runs, level)
+		e.EpsLower = math.Max(epsBound(e.LowerA, e.UpperB, g.Delta), epsBound(e.LowerB, e.UpperA, g.Delta))
+		res.Events = append(res.Events, e)
+		if e.EpsLower > res.EpsLower {
+			res.EpsLower, res.Worst = e.EpsLower, e
+		}
+	}
+	add("⊥", bottomA, bottomB)
+	for k := 1; k <= cfg.Thresholds && len(pooled) > 0; k++ {
+		t := pooled[(len(pooled)-1)*k/(cfg.Thresholds+1)]
+		ga, gb := countAbove(projA, t), countAbove(projB, t)
+		add(fmt.Sprintf("⟨o,u⟩ > %.4g", t), ga, gb)
+		// Complements within the released outputs: ⟨o,u⟩ ≤ t.
+		add(fmt.Sprintf("⟨o,u⟩ ≤ %.4g", t), len(projA)-ga, len(projB)-gb)
+	}
+	if res.EpsLower > g.Eps {
+		res.Verdict = "violation"
+	}
+	return res, nil
+}
+
+// epsBound is the ε an event proves at δ: ln((LB(p) − δ)/UB(p′)), or −∞.
+func epsBound(lower, upper, delta float64) float64 {
+	if lower-delta <= 0 || upper <= 0 {
+		return math.Inf(-1)
+	}
+	return math.Log((lower - delta) / upper)
+}
+
+// ClopperPearson returns the exact two-sided binomial confidence interval
+// for k successes in n trials at level alpha (each tail alpha/2).
+func ClopperPearson(k, n int, alpha float64) (lower, upper float64) {
+	if k > 0 {
+		lower = distuv.Beta{Alpha: float64(k), Beta: float64(n - k + 1)}.Quantile(alpha / 2)
+	}
+	upper = 1
+	if k < n {
+		upper = distuv.Beta{Alpha: float64(k + 1), Beta: float64(n - k)}.Quantile(1 - alpha/2)
+	}
+	return lower, upper
+}
+
+func meanDifference(a, b [][]float64) []float64 {
+	ma, na := mean(a)
+	mb, nb := mean(b)
+	if na == 0 || nb == 0 || len(ma) == 0 {
+		return nil
+	}
+	for k := range ma {
+		ma[k] -= mb[k]
+	}
+	return ma
+}
+
+func mean(outs [][]float64) ([]float64, int) {
+	var m []float64
+	n := 0
+	for _, o := range outs {
+		if o == nil {
+			continue
+		}
+		if m == nil {
+			m = make([]float64, len(o))
+		}
+		for k, v := range o {
+			m[k] += v
+		}
+		n++
+	}
+	for k := range m {
+		m[k] /= float64(max(n, 1))
+	}
+	return m, n
+}
+
+// project returns ⟨o, u⟩ for the released outputs and counts the ⊥'s. With
+// no direction (identical means) it projects on the first coordinate.
+func project(outs [][]float64, u []float64) ([]float64, int) {
+	var proj []float64
+	bottom := 0
+	for _, o := range outs {
+		if o == nil {
+			bottom++
+			continue
+		}
+		var v float64
+		if len(u) == len(o) {
+			for k := range o {
+				v += o[k] * u[k]
+			}
+		} else {
+			v = o[0]
+		}
+		proj = append(proj, v)
+	}
+	return proj, bottom
+}
+
+func countAbove(xs []float64, t float64) int {
+	c := 0
+	for _, x := range xs {
+		if x > t {
+			c++
+		}
+	}
+	return c
+}

@@ -1,0 +1,121 @@
+package audit
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/uldplab/uldp/core/mech"
+	"github.com/uldplab/uldp/core/noise"
+	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/core/rng"
+)
+
+func TestClopperPearson(t *testing.T) {
+	// Textbook values (two-sided 95 %).
+	lo, hi := ClopperPearson(5, 10, 0.05)
+	if math.Abs(lo-0.187086) > 1e-6 || math.Abs(hi-0.812914) > 1e-6 {
+		t.Errorf("5/10: [%v, %v]", lo, hi)
+	}
+	lo, hi = ClopperPearson(0, 10, 0.05)
+	if lo != 0 || math.Abs(hi-(1-math.Pow(0.025, 0.1))) > 1e-9 {
+		t.Errorf("0/10: [%v, %v]", lo, hi)
+	}
+	lo, hi = ClopperPearson(10, 10, 0.05)
+	if hi != 1 || math.Abs(lo-math.Pow(0.025, 0.1)) > 1e-9 {
+		t.Errorf("10/10: [%v, %v]", lo, hi)
+	}
+}
+
+func delSampler(l mech.DelLaw) Sampler {
+	return func(s *rng.Streams) ([]float64, error) {
+		_, out, err := l.Sample(p1.Eps/2, 1, s)
+		return out, err
+	}
+}
+
+// The audits below use 10⁵ runs per side and alpha = 10⁻³: a correct
+// mechanism is flagged with probability at most 10⁻³ (fixed seeds).
+var mcCfg = MCConfig{Runs: 100_000, Alpha: 1e-3, Seed: 1}
+
+func TestMonteCarloDelOutputPert(t *testing.T) {
+	g := privacy.Guarantee{Eps: p1.Eps, Delta: p1.Delta}
+	x := append(append([]float64(nil), inliers...), 0)
+	a, b := law(t, p1, with(x, 13, 1000)...), law(t, p1, x...)
+	res, err := MonteCarlo(context.Background(), delSampler(a), delSampler(b), g, mcCfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != "pass" || res.EpsLower > p1.Eps {
+		t.Errorf("real mechanism flagged: ε ≥ %v on %s", res.EpsLower, res.Worst.Name)
+	}
+	skip, _ := DelMutantByName("no-stability")
+	res, err = MonteCarlo(context.Background(), delSampler(skip.Apply(a)), delSampler(skip.Apply(b)), g, mcCfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != "violation" {
+		t.Errorf("stability skipped, not caught by sampling: ε ≥ %v", res.EpsLower)
+	}
+}
+
+func atSampler(p mech.ATParams, q []float64, broken bool) Sampler {
+	return func(s *rng.Streams) ([]float64, error) {
+		if broken {
+			// Threshold noise omitted: Δ̂ = Δ, fresh query noise as before.
+			nu := noise.Laplace{Scale: p.QueryScale(), Src: s.Get(rng.ATQuery)}
+			for k, v := range q {
+				if v+nu.Rand() < p.Threshold {
+					return []float64{float64(k + 1)}, nil
+				}
+			}
+			return []float64{float64(len(q) + 1)}, nil
+		}
+		a, err := mech.NewAboveThreshold(p, s, nil)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range q {
+			if ok, _ := a.Query(v); !ok {
+				return []float64{float64(k + 1)}, nil
+			}
+		}
+		return []float64{float64(len(q) + 1)}, nil
+	}
+}
+
+func TestMonteCarloAboveThreshold(t *testing.T) {
+	p := mech.ATParams{Eps: 1, Threshold: 0}
+	g := privacy.Guarantee{Eps: 1}
+	zero, one := make([]float64, 8), []float64{1, 1, 1, 1, 1, 1, 1, 1}
+	res, err := MonteCarlo(context.Background(), atSampler(p, one, false), atSampler(p, zero, false), g, mcCfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != "pass" {
+		t.Errorf("AboveThreshold flagged: ε ≥ %v on %s", res.EpsLower, res.Worst.Name)
+	}
+	res, err = MonteCarlo(context.Background(), atSampler(p, one, true), atSampler(p, zero, true), g, mcCfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != "violation" {
+		t.Errorf("threshold noise omitted, not caught by sampling: ε ≥ %v", res.EpsLower)
+	}
+}
+
+func TestMonteCarloRejectsAndCancels(t *testing.T) {
+	g := privacy.Guarantee{Eps: 1}
+	s := func(*rng.Streams) ([]float64, error) { return []float64{0}, nil }
+	if _, err := MonteCarlo(context.Background(), s, s, g, MCConfig{Runs: 10, Alpha: 1e-3}, nil); err == nil {
+		t.Error("10 runs accepted")
+	}
+	if _, err := MonteCarlo(context.Background(), s, s, g, MCConfig{Runs: 1000, Alpha: 0}, nil); err == nil {
+		t.Error("alpha 0 accepted")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := MonteCarlo(ctx, s, s, g, MCConfig{Runs: 1000, Alpha: 1e-3}, nil); err == nil {
+		t.Error("cancelled audit ran")
+	}
+}
