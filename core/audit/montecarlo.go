@@ -125,7 +125,7 @@ func MonteCarlo(ctx context.Context, a, b Sampler, g privacy.Guarantee, cfg MCCo
 	}
 	projA, bottomA := project(outA, u)
 	projB, bottomB := project(outB, u)
-	res := MCResult{Runs: cfg.Runs, Alpha: cfg.Alpha, EpsLower: math.Inf(-1), Verdict: "pass"}
+	res := MCResult{Runs: cfg.Runs, Alpha: cfg.Alpha, Verdict: "pass"}
 	pooled := append(append([]float64(nil), projA...), projB...)
 	slices.Sort(pooled)
 	events := 1 + 2*cfg.Thresholds
@@ -136,7 +136,7 @@ func MonteCarlo(ctx context.Context, a, b Sampler, g privacy.Guarantee, cfg MCCo
 		e.LowerB, e.UpperB = ClopperPearson(kb, cfg.Runs, level)
 		e.EpsLower = math.Max(epsBound(e.LowerA, e.UpperB, g.Delta), epsBound(e.LowerB, e.UpperA, g.Delta))
 		res.Events = append(res.Events, e)
-		if e.EpsLower > res.EpsLower {
+		if e.EpsLower > res.EpsLower || res.Worst.Name == "" {
 			res.EpsLower, res.Worst = e.EpsLower, e
 		}
 	}
@@ -154,12 +154,13 @@ func MonteCarlo(ctx context.Context, a, b Sampler, g privacy.Guarantee, cfg MCCo
 	return res, nil
 }
 
-// epsBound is the ε an event proves at δ: ln((LB(p) − δ)/UB(p′)), or −∞.
+// epsBound is the ε an event proves at δ: ln((LB(p) − δ)/UB(p′)), never
+// below the trivial bound ε ≥ 0.
 func epsBound(lower, upper, delta float64) float64 {
 	if lower-delta <= 0 || upper <= 0 {
-		return math.Inf(-1)
+		return 0
 	}
-	return math.Log((lower - delta) / upper)
+	return math.Max(0, math.Log((lower-delta)/upper))
 }
 
 // ClopperPearson returns the exact two-sided binomial confidence interval
