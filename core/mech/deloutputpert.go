@@ -33,6 +33,11 @@ type DelParams struct {
 	// Kappa overrides κ in teaching mode (0: κ from ε and δ). The TDLap
 	// then uses decay ε̄ with that κ, and the guarantee is not certified.
 	Kappa int
+	// ProjectRadius, when > 0, makes f the mean projected onto the ball
+	// B(0, ProjectRadius): the exact minimiser of the squared loss over that
+	// ball (SCOutputPert). Projection is 1-Lipschitz, so the certificate's
+	// bound still holds.
+	ProjectRadius float64
 }
 
 // Validate checks the parameters.
@@ -49,7 +54,27 @@ func (p DelParams) Validate() error {
 	if p.Kappa < 0 || p.Kappa > noise.MaxKappa {
 		return fmt.Errorf("kappa = %d: choose 1 ≤ κ ≤ %d", p.Kappa, noise.MaxKappa)
 	}
+	if p.ProjectRadius < 0 || math.IsNaN(p.ProjectRadius) || math.IsInf(p.ProjectRadius, 0) {
+		return fmt.Errorf("project radius = %v: must be a finite number ≥ 0 (0: no projection)", p.ProjectRadius)
+	}
 	return nil
+}
+
+// project maps v onto the ball B(0, r) in place (no-op for r = 0).
+func project(v []float64, r float64) []float64 {
+	if r <= 0 {
+		return v
+	}
+	var n2 float64
+	for _, x := range v {
+		n2 += x * x
+	}
+	if n := math.Sqrt(n2); n > r {
+		for k := range v {
+			v[k] *= r / n
+		}
+	}
+	return v
 }
 
 // DelCalibration returns the mechanism's ε̄, δ̄, κ and σ, with κ overridden
@@ -150,10 +175,12 @@ func DelOutputPertLaw(ctx context.Context, p DelParams, data *dataset.Dataset, p
 	law := DelLaw{Kappa: k, Sigma: cal.Scale}
 	means, total := userMeans(data)
 	full := meanWithout(means, total, 0, make([]float64, data.Dim))
-	law.Mean = full
+	// The certificate uses the unprojected mean: γ_c is the largest centred
+	// per-user gradient ‖ū_i − x̄‖ of the squared loss.
 	for _, u := range means {
 		law.GammaC = math.Max(law.GammaC, dist(u, full))
 	}
+	law.Mean = project(full, p.ProjectRadius)
 	// ‖f(x) − f(x₋U)‖ ≤ |U|·γ_c/(n − |U|); twice that at |U| = 4κ+1 bounds
 	// every edge of the stability lattice.
 	law.Bound = 2 * float64(4*k+1) * law.GammaC / float64(n-4*k-1)
@@ -167,7 +194,7 @@ func DelOutputPertLaw(ctx context.Context, p DelParams, data *dataset.Dataset, p
 	if w := exactWork(n, 4*k); w > maxExactWork {
 		return DelLaw{}, fmt.Errorf("%w: %d checks for n = %d, 4κ = %d", ErrInfeasible, w, n, 4*k)
 	}
-	unstable, err := searchLattice(ctx, means, total, p.Sens, 4*k, progress)
+	unstable, err := searchLattice(ctx, means, total, p.Sens, p.ProjectRadius, 4*k, progress)
 	if err != nil {
 		return DelLaw{}, err
 	}
@@ -180,7 +207,7 @@ func DelOutputPertLaw(ctx context.Context, p DelParams, data *dataset.Dataset, p
 			}
 			if !unstable.get(mask) {
 				law.RStar, law.Removed = s, append([]int(nil), set...)
-				law.Centre = meanWithout(means, total, mask, make([]float64, data.Dim))
+				law.Centre = project(meanWithout(means, total, mask, make([]float64, data.Dim)), p.ProjectRadius)
 				return false
 			}
 			return true
@@ -216,12 +243,15 @@ func (b bitset) get(m uint32) bool { return b[m>>6]>>(m&63)&1 == 1 }
 func (b bitset) set(m uint32)      { b[m>>6] |= 1 << (m & 63) }
 
 // searchLattice marks every subset U with |U| ≤ depth that is unstable: a
-// bad edge (U′, i) with U′ ⊇ U, |U′| ≤ depth, ‖f(x₋U′) − f(x₋U′∪{i})‖ > Δ.
-// Levels run from depth down to 0 so supersets are known first.
-func searchLattice(ctx context.Context, means [][]float64, total []float64, sens float64, depth int, progress Progress) (bitset, error) {
+// bad edge (U′, i) with U′ ⊇ U, |U′| ≤ depth, ‖f(x₋U′) − f(x₋U′∪{i})‖ > Δ,
+// for f the mean, projected onto B(0, radius) when radius > 0. Levels run
+// from depth down to 0 so supersets are known first.
+func searchLattice(ctx context.Context, means [][]float64, total []float64, sens, radius float64, depth int, progress Progress) (bitset, error) {
 	n := len(means)
 	unstable := make(bitset, (1<<n+63)/64)
 	f := make([]float64, len(total))
+	pf := make([]float64, len(total)) // projected f(x₋U)
+	g := make([]float64, len(total))  // projected f(x₋U∪{i})
 	all := uint32(1)<<n - 1
 	var done int64
 	work := exactWork(n, depth)
@@ -238,12 +268,26 @@ func searchLattice(ctx context.Context, means [][]float64, total []float64, sens
 			}
 			meanWithout(means, total, mask, f)
 			rest := float64(n - u)
+			if radius > 0 {
+				copy(pf, f)
+				project(pf, radius)
+			}
 			bad := false
 			for m := all &^ mask; m != 0; m &= m - 1 {
 				i := bits.TrailingZeros32(m)
 				done++
-				// f(x₋U) − f(x₋U∪{i}) = (ū_i − f(x₋U))/(k − 1), k = n − |U|.
-				if dist(means[i], f)/(rest-1) > sens || (u < depth && unstable.get(mask|1<<i)) {
+				var d float64
+				if radius > 0 {
+					// Mean without i as well: (k·f − ū_i)/(k − 1), then project.
+					for k, v := range f {
+						g[k] = (rest*v - means[i][k]) / (rest - 1)
+					}
+					d = dist(pf, project(g, radius))
+				} else {
+					// f(x₋U) − f(x₋U∪{i}) = (ū_i − f(x₋U))/(k − 1), k = n − |U|.
+					d = dist(means[i], f) / (rest - 1)
+				}
+				if d > sens || (u < depth && unstable.get(mask|1<<i)) {
 					bad = true
 					break
 				}
@@ -336,7 +380,7 @@ func DelOutputPert(ctx context.Context, p DelParams, data *dataset.Dataset, stre
 	res := DelResult{Guarantee: p.guarantee(data.N())}
 	if p.Mode == privacy.NonPrivate {
 		means, total := userMeans(data)
-		res.Output = meanWithout(means, total, 0, make([]float64, data.Dim))
+		res.Output = project(meanWithout(means, total, 0, make([]float64, data.Dim)), p.ProjectRadius)
 		res.Law.Centre = res.Output
 		rec.Addf(KindNoiseAdd, res.Output, "non-private: release f(x) = %v with no test and no noise", fmtVec(res.Output))
 		return res, rec.Trace(), nil

@@ -80,6 +80,10 @@ func TestDelOutputPertWorkedExample(t *testing.T) {
 	}
 }
 
+// literalProject is the literal oracle's f-transform (identity, or a
+// projection for SCOutputPert's tests).
+var literalProject = func(m float64) float64 { return m }
+
 // literalStable is Alg. 1's Stable(S) as printed: every T ⊆ [n]∖S with
 // |T| ≤ 4κ − |S| and every i ∉ S ∪ T. It shares no code with the search.
 func literalStable(means []float64, S map[int]bool, kappa int, sens float64) bool {
@@ -93,7 +97,7 @@ func literalStable(means []float64, S map[int]bool, kappa int, sens float64) boo
 				c++
 			}
 		}
-		return s / float64(c)
+		return literalProject(s / float64(c))
 	}
 	var rest []int
 	for i := 0; i < n; i++ {
@@ -209,7 +213,7 @@ func TestCertificateImpliesStability(t *testing.T) {
 			t.Fatal(err)
 		}
 		means, total := userMeans(d)
-		unstable, err := searchLattice(context.Background(), means, total, p1.Sens, 12, nil)
+		unstable, err := searchLattice(context.Background(), means, total, p1.Sens, 0, 12, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
