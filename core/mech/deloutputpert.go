@@ -33,11 +33,12 @@ type DelParams struct {
 	// Kappa overrides κ in teaching mode (0: κ from ε and δ). The TDLap
 	// then uses decay ε̄ with that κ, and the guarantee is not certified.
 	Kappa int
-	// ProjectRadius, when > 0, makes f the mean projected onto the ball
-	// B(0, ProjectRadius): the exact minimiser of the squared loss over that
-	// ball (SCOutputPert). Projection is 1-Lipschitz, so the certificate's
-	// bound still holds.
-	ProjectRadius float64
+	// Map, when set, makes f = Map(mean) instead of the mean: the exact
+	// minimiser of a squared-loss objective over a convex set is a projection
+	// of an affine shrink of the mean (SCOutputPert, Phased-ERM's phases).
+	// Map must be 1-Lipschitz, so the certificate's bound still holds; it may
+	// overwrite and return its argument.
+	Map func(mean []float64) []float64
 }
 
 // Validate checks the parameters.
@@ -54,27 +55,15 @@ func (p DelParams) Validate() error {
 	if p.Kappa < 0 || p.Kappa > noise.MaxKappa {
 		return fmt.Errorf("kappa = %d: choose 1 ≤ κ ≤ %d", p.Kappa, noise.MaxKappa)
 	}
-	if p.ProjectRadius < 0 || math.IsNaN(p.ProjectRadius) || math.IsInf(p.ProjectRadius, 0) {
-		return fmt.Errorf("project radius = %v: must be a finite number ≥ 0 (0: no projection)", p.ProjectRadius)
-	}
 	return nil
 }
 
-// project maps v onto the ball B(0, r) in place (no-op for r = 0).
-func project(v []float64, r float64) []float64 {
-	if r <= 0 {
-		return v
+// apply returns f's value from a mean (the identity without a Map).
+func (p DelParams) apply(mean []float64) []float64 {
+	if p.Map == nil {
+		return mean
 	}
-	var n2 float64
-	for _, x := range v {
-		n2 += x * x
-	}
-	if n := math.Sqrt(n2); n > r {
-		for k := range v {
-			v[k] *= r / n
-		}
-	}
-	return v
+	return p.Map(mean)
 }
 
 // DelCalibration returns the mechanism's ε̄, δ̄, κ and σ, with κ overridden
@@ -180,12 +169,12 @@ func DelOutputPertLaw(ctx context.Context, p DelParams, data *dataset.Dataset, p
 	for _, u := range means {
 		law.GammaC = math.Max(law.GammaC, dist(u, full))
 	}
-	law.Mean = project(full, p.ProjectRadius)
+	law.Mean = p.apply(append([]float64(nil), full...))
 	// ‖f(x) − f(x₋U)‖ ≤ |U|·γ_c/(n − |U|); twice that at |U| = 4κ+1 bounds
 	// every edge of the stability lattice.
 	law.Bound = 2 * float64(4*k+1) * law.GammaC / float64(n-4*k-1)
 	if law.Bound <= p.Sens {
-		law.Certified, law.Centre = true, full
+		law.Certified, law.Centre = true, law.Mean
 		return law, nil
 	}
 	if n > MaxExactUsers {
@@ -194,7 +183,7 @@ func DelOutputPertLaw(ctx context.Context, p DelParams, data *dataset.Dataset, p
 	if w := exactWork(n, 4*k); w > maxExactWork {
 		return DelLaw{}, fmt.Errorf("%w: %d checks for n = %d, 4κ = %d", ErrInfeasible, w, n, 4*k)
 	}
-	unstable, err := searchLattice(ctx, means, total, p.Sens, p.ProjectRadius, 4*k, progress)
+	unstable, err := searchLattice(ctx, means, total, p.Sens, p.Map, 4*k, progress)
 	if err != nil {
 		return DelLaw{}, err
 	}
@@ -207,7 +196,7 @@ func DelOutputPertLaw(ctx context.Context, p DelParams, data *dataset.Dataset, p
 			}
 			if !unstable.get(mask) {
 				law.RStar, law.Removed = s, append([]int(nil), set...)
-				law.Centre = project(meanWithout(means, total, mask, make([]float64, data.Dim)), p.ProjectRadius)
+				law.Centre = p.apply(meanWithout(means, total, mask, make([]float64, data.Dim)))
 				return false
 			}
 			return true
@@ -244,14 +233,14 @@ func (b bitset) set(m uint32)      { b[m>>6] |= 1 << (m & 63) }
 
 // searchLattice marks every subset U with |U| ≤ depth that is unstable: a
 // bad edge (U′, i) with U′ ⊇ U, |U′| ≤ depth, ‖f(x₋U′) − f(x₋U′∪{i})‖ > Δ,
-// for f the mean, projected onto B(0, radius) when radius > 0. Levels run
-// from depth down to 0 so supersets are known first.
-func searchLattice(ctx context.Context, means [][]float64, total []float64, sens, radius float64, depth int, progress Progress) (bitset, error) {
+// for f = fmap(mean) (the mean itself when fmap is nil). Levels run from
+// depth down to 0 so supersets are known first.
+func searchLattice(ctx context.Context, means [][]float64, total []float64, sens float64, fmap func([]float64) []float64, depth int, progress Progress) (bitset, error) {
 	n := len(means)
 	unstable := make(bitset, (1<<n+63)/64)
 	f := make([]float64, len(total))
-	pf := make([]float64, len(total)) // projected f(x₋U)
-	g := make([]float64, len(total))  // projected f(x₋U∪{i})
+	pf := make([]float64, len(total)) // fmap(mean of x₋U)
+	g := make([]float64, len(total))  // fmap(mean of x₋U∪{i})
 	all := uint32(1)<<n - 1
 	var done int64
 	work := exactWork(n, depth)
@@ -268,21 +257,21 @@ func searchLattice(ctx context.Context, means [][]float64, total []float64, sens
 			}
 			meanWithout(means, total, mask, f)
 			rest := float64(n - u)
-			if radius > 0 {
+			if fmap != nil {
 				copy(pf, f)
-				project(pf, radius)
+				pf = fmap(pf)
 			}
 			bad := false
 			for m := all &^ mask; m != 0; m &= m - 1 {
 				i := bits.TrailingZeros32(m)
 				done++
 				var d float64
-				if radius > 0 {
-					// Mean without i as well: (k·f − ū_i)/(k − 1), then project.
+				if fmap != nil {
+					// Mean without i as well: (k·f − ū_i)/(k − 1), then map.
 					for k, v := range f {
 						g[k] = (rest*v - means[i][k]) / (rest - 1)
 					}
-					d = dist(pf, project(g, radius))
+					d = dist(pf, fmap(g))
 				} else {
 					// f(x₋U) − f(x₋U∪{i}) = (ū_i − f(x₋U))/(k − 1), k = n − |U|.
 					d = dist(means[i], f) / (rest - 1)
@@ -380,7 +369,7 @@ func DelOutputPert(ctx context.Context, p DelParams, data *dataset.Dataset, stre
 	res := DelResult{Guarantee: p.guarantee(data.N())}
 	if p.Mode == privacy.NonPrivate {
 		means, total := userMeans(data)
-		res.Output = project(meanWithout(means, total, 0, make([]float64, data.Dim)), p.ProjectRadius)
+		res.Output = p.apply(meanWithout(means, total, 0, make([]float64, data.Dim)))
 		res.Law.Centre = res.Output
 		rec.Addf(KindNoiseAdd, res.Output, "non-private: release f(x) = %v with no test and no noise", fmtVec(res.Output))
 		return res, rec.Trace(), nil

@@ -213,7 +213,7 @@ func TestCertificateImpliesStability(t *testing.T) {
 			t.Fatal(err)
 		}
 		means, total := userMeans(d)
-		unstable, err := searchLattice(context.Background(), means, total, p1.Sens, 0, 12, nil)
+		unstable, err := searchLattice(context.Background(), means, total, p1.Sens, nil, 12, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

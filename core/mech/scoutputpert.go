@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/loss"
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/core/rng"
 	"github.com/uldplab/uldp/core/trace"
@@ -89,7 +90,9 @@ func SCOutputPert(ctx context.Context, p SCParams, data *dataset.Dataset, stream
 			}
 		}
 	}
-	del := DelParams{Eps: p.Eps, Delta: p.Delta, Mode: p.Mode, Kappa: p.Kappa, ProjectRadius: p.RK, Sens: 1}
+	k := loss.Ball{Centre: make([]float64, data.Dim), Radius: p.RK}
+	del := DelParams{Eps: p.Eps, Delta: p.Delta, Mode: p.Mode, Kappa: p.Kappa, Sens: 1,
+		Map: func(mean []float64) []float64 { return k.Project(mean, mean) }}
 	cal, err := del.DelCalibration()
 	if err != nil {
 		return DelResult{}, nil, err

@@ -50,7 +50,10 @@ func TestProjectedSearchMatchesLiteral(t *testing.T) {
 		}
 		const radius = 0.45 // the cluster's mean sits outside: projection matters
 		p := p1
-		p.ProjectRadius = radius
+		p.Map = func(m []float64) []float64 {
+			m[0] = math.Max(-radius, math.Min(radius, m[0]))
+			return m
+		}
 		law, err := DelOutputPertLaw(context.Background(), p, oneD(values...), nil)
 		if err != nil {
 			t.Fatal(err)
@@ -84,8 +87,8 @@ func TestPermutationInvariance(t *testing.T) {
 	for slot, src := range perm {
 		copy(shuffled.Item(slot/5, slot%5), d.Item(src/5, src%5))
 	}
-	a, _ := DelOutputPertLaw(context.Background(), DelParams{Eps: 8, Delta: 0.1, Sens: 1, ProjectRadius: 1}, d, nil)
-	b, _ := DelOutputPertLaw(context.Background(), DelParams{Eps: 8, Delta: 0.1, Sens: 1, ProjectRadius: 1}, shuffled, nil)
+	a, _ := DelOutputPertLaw(context.Background(), DelParams{Eps: 8, Delta: 0.1, Sens: 1}, d, nil)
+	b, _ := DelOutputPertLaw(context.Background(), DelParams{Eps: 8, Delta: 0.1, Sens: 1}, shuffled, nil)
 	for k := range a.Mean {
 		if math.Abs(a.Mean[k]-b.Mean[k]) > 1e-12 {
 			t.Fatalf("θ*(x) = %v, θ*(x^π) = %v", a.Mean, b.Mean)
@@ -131,5 +134,20 @@ func TestSCOutputPertRun(t *testing.T) {
 		if err := bad.Validate(); err == nil {
 			t.Errorf("%+v accepted", bad)
 		}
+	}
+}
+
+// When the certificate fires the centre is f(x) = θ*, the projected mean,
+// not the raw mean (the data's mean lies outside 𝒦 here).
+func TestCertifiedCentreIsTheMinimiser(t *testing.T) {
+	d, _ := dataset.Generate(dataset.Spec{Kind: dataset.Gaussian, N: 20, M: 4, D: 1, Spread: 0.0001, Center: []float64{0.9}}, rng.New(6))
+	p := scP
+	p.RK = 0.5
+	res, _, err := SCOutputPert(context.Background(), p, d, rng.New(1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Law.Certified || math.Abs(res.Law.Centre[0]-0.5) > 1e-12 {
+		t.Errorf("certified %v, centre %v, want the projection 0.5", res.Law.Certified, res.Law.Centre)
 	}
 }
