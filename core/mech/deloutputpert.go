@@ -371,7 +371,7 @@ func DelOutputPert(ctx context.Context, p DelParams, data *dataset.Dataset, stre
 		means, total := userMeans(data)
 		res.Output = p.apply(meanWithout(means, total, 0, make([]float64, data.Dim)))
 		res.Law.Centre = res.Output
-		rec.Addf(KindNoiseAdd, res.Output, "non-private: release f(x) = %v with no test and no noise", fmtVec(res.Output))
+		rec.Addf(KindNoiseAdd, res.Output, "non-private: release f(x) = %v with no test and no noise", trace.Vec(res.Output))
 		return res, rec.Trace(), nil
 	}
 	cal, err := p.DelCalibration()
@@ -409,7 +409,7 @@ func DelOutputPert(ctx context.Context, p DelParams, data *dataset.Dataset, stre
 		return res, rec.Trace(), nil
 	}
 	rec.Addf(KindTDLapDraw, res.R1, "R1 = %d drawn from TDLap(ε̄, κ = %d): ≥ r* = %d, release", res.R1, cal.Kappa, law.RStar)
-	rec.Addf(KindNoiseAdd, res.Output, "output f(x₋S*) + N(0, σ²I) = %v + N(0, %.4g²I) = %v", fmtVec(law.Centre), law.Sigma, fmtVec(res.Output))
+	rec.Addf(KindNoiseAdd, res.Output, "output f(x₋S*) + N(0, σ²I) = %v + N(0, %.4g²I) = %v", trace.Vec(law.Centre), law.Sigma, trace.Vec(res.Output))
 	return res, rec.Trace(), nil
 }
 
@@ -454,15 +454,4 @@ func (p DelParams) guarantee(n int) privacy.Guarantee {
 		g.Preconditions = append(g.Preconditions, privacy.Require("κ chosen by hand ≥ κ(ε̄, δ̄)", float64(p.Kappa), privacy.AtLeast, float64(kappa)))
 	}
 	return g
-}
-
-func fmtVec(v []float64) string {
-	s := "("
-	for i, x := range v {
-		if i > 0 {
-			s += ", "
-		}
-		s += fmt.Sprintf("%.4g", x)
-	}
-	return s + ")"
 }

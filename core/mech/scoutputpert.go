@@ -62,14 +62,24 @@ func (p SCParams) Validate() error {
 // TargetSens returns Δ for n users of m items under the rule; the
 // corollary rule needs κ (it grows with the search depth 4κ).
 func (p SCParams) TargetSens(n, m, kappa int) (float64, error) {
-	G, mu, sm := p.G(), p.Mu, math.Sqrt(float64(m))
-	if p.Rule == DeltaPaper {
-		return 10 * G * math.Sqrt(math.Log(1/p.Beta)) / (mu * float64(n) * sm), nil
+	return SCTargetSens(p.Rule, p.G(), p.Mu, p.Beta, n, m, kappa)
+}
+
+// SCTargetSens is SCOutputPert's Δ for a G-Lipschitz, μ-strongly convex
+// loss: the paper's 10G√ln(1/β)/(μn√m), or the corollary's
+// 2·5G√((4κ+1)ln n + ln(1/β))/(μ(n − 4κ − 1)√m).
+func SCTargetSens(rule string, G, mu, beta float64, n, m, kappa int) (float64, error) {
+	sm := math.Sqrt(float64(m))
+	switch rule {
+	case DeltaPaper:
+		return 10 * G * math.Sqrt(math.Log(1/beta)) / (mu * float64(n) * sm), nil
+	case DeltaCorollary:
+		if n <= 4*kappa+1 {
+			return 0, fmt.Errorf("n = %d: the corollary Δ needs n > 4κ+1 = %d", n, 4*kappa+1)
+		}
+		return 2 * 5 * G * math.Sqrt(float64(4*kappa+1)*math.Log(float64(n))+math.Log(1/beta)) / (mu * float64(n-4*kappa-1) * sm), nil
 	}
-	if n <= 4*kappa+1 {
-		return 0, fmt.Errorf("n = %d: the corollary Δ needs n > 4κ+1 = %d", n, 4*kappa+1)
-	}
-	return 2 * 5 * G * math.Sqrt(float64(4*kappa+1)*math.Log(float64(n))+math.Log(1/p.Beta)) / (mu * float64(n-4*kappa-1) * sm), nil
+	return 0, fmt.Errorf("rule %q: use %s or %s", rule, DeltaPaper, DeltaCorollary)
 }
 
 // SCOutputPert runs Alg. 2: Δ from the rule, then DelOutputPert with

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // Schema is the trace JSON schema version.
@@ -136,4 +137,19 @@ func Decode(r io.Reader) (*Trace, error) {
 		}
 	}
 	return t, nil
+}
+
+// Vec formats a vector for a step's text: (1.5, −0.25) with 4 significant
+// digits.
+func Vec(v []float64) string {
+	var b strings.Builder
+	b.WriteByte('(')
+	for i, x := range v {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%.4g", x)
+	}
+	b.WriteByte(')')
+	return b.String()
 }

@@ -1,0 +1,151 @@
+package optim
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/loss"
+	"github.com/uldplab/uldp/core/mech"
+	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/core/rng"
+)
+
+var base = PhasedParams{Eps: 1, Delta: 1e-5, Beta: 0.01, Mu: 1, RK: 1, RX: 2, Rule: mech.DeltaPaper}
+
+func data(t *testing.T, n, m int, spread float64, centre ...float64) *dataset.Dataset {
+	t.Helper()
+	d, err := dataset.Generate(dataset.Spec{Kind: dataset.Gaussian, N: n, M: m, D: 2, Spread: spread, Center: centre}, rng.New(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func items(d *dataset.Dataset) [][]float64 {
+	var out [][]float64
+	for i := range d.Users {
+		for j := range d.Items(i) {
+			out = append(out, d.Item(i, j))
+		}
+	}
+	return out
+}
+
+// Spec §A-4 oracles without noise: λ_i = λ4^i, R_i = G/λ_i (÷4 per phase),
+// and Lemma 4.2 for every phase: L(θ*_i) − L(θ) ≤ (λ_i/2)‖θ̂_{i−1} − θ‖² for
+// all θ ∈ 𝒦 (checked on 200 random θ per phase, exact minimisers).
+func TestPhasedSequencesAndLemma42(t *testing.T) {
+	d := data(t, 50, 8, 0.8, 0.6, -0.3)
+	p := base
+	p.Mode = privacy.NonPrivate
+	p.Lambda = 0.05
+	res, _, err := PhasedERM(context.Background(), p, d, rng.New(1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts := items(d)
+	sq := loss.Squared{Mu: p.Mu}
+	r := rng.New(2).Get(rng.Data)
+	for i, ph := range res.Phases {
+		if math.Abs(ph.Lambda-p.Lambda*math.Pow(4, float64(i+1))) > 1e-12*ph.Lambda || math.Abs(ph.Radius-p.G()/ph.Lambda) > 1e-12*ph.Radius {
+			t.Fatalf("phase %d: λ = %v, R = %v", i+1, ph.Lambda, ph.Radius)
+		}
+		for k := 0; k < 200; k++ {
+			theta := []float64{2*r.Float64() - 1, 2*r.Float64() - 1}
+			if math.Hypot(theta[0], theta[1]) > 1 {
+				continue
+			}
+			dx, dy := ph.Start[0]-theta[0], ph.Start[1]-theta[1]
+			if lhs, rhs := sq.Value(ph.Minimiser, pts)-sq.Value(theta, pts), ph.Lambda/2*(dx*dx+dy*dy); lhs > rhs+1e-12 {
+				t.Fatalf("phase %d: Lemma 4.2 fails at θ = %v: %v > %v", i+1, theta, lhs, rhs)
+			}
+		}
+	}
+}
+
+// With σ = 0 the phases localise θ* of the whole problem: excess risk is
+// O(λR²) and shrinks as λ does.
+func TestPhasedLocalisesWithoutNoise(t *testing.T) {
+	d := data(t, 50, 8, 0.8, 0.6, -0.3)
+	pts := items(d)
+	sq := loss.Squared{Mu: 1}
+	var mean [2]float64
+	for _, x := range pts {
+		mean[0] += x[0] / float64(len(pts))
+		mean[1] += x[1] / float64(len(pts))
+	}
+	best := (loss.Ball{Centre: []float64{0, 0}, Radius: 1}).Project(mean[:], make([]float64, 2))
+	prev := math.Inf(1)
+	for _, lambda := range []float64{1, 0.1, 0.01, 0.001} {
+		p := base
+		p.Mode, p.Lambda = privacy.NonPrivate, lambda
+		res, _, err := PhasedERM(context.Background(), p, d, rng.New(1), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		excess := sq.Value(res.Theta, pts) - sq.Value(best, pts)
+		if excess < -1e-12 || excess > lambda*4 { // R = diameter 2 ⇒ λR² = 4λ
+			t.Errorf("λ = %v: excess %v outside [0, λR²]", lambda, excess)
+		}
+		if excess > prev+1e-12 {
+			t.Errorf("λ = %v: excess %v grew from %v", lambda, excess, prev)
+		}
+		prev = excess
+	}
+}
+
+// A private run: T = 3 phases at (ε/3, δ/3), tight users so each phase's
+// certificate fires (κ′ = 84 is far beyond exact search).
+func TestPhasedPrivateRun(t *testing.T) {
+	d := data(t, 2000, 10, 0.001, 0.2, 0.1)
+	p := base
+	p.Phases = 3
+	res, tr, err := PhasedERM(context.Background(), p, d, rng.New(1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total, err := res.Ledger.Total()
+	if err != nil || math.Abs(total.Eps-1) > 1e-12 || math.Abs(total.Delta-1e-5) > 1e-18 {
+		t.Errorf("ledger total %+v, %v; want (1, 1e-5)", total, err)
+	}
+	if len(res.Ledger.Spends()) != 3 || len(tr.Steps) != 9 {
+		t.Errorf("%d spends, %d steps", len(res.Ledger.Spends()), len(tr.Steps))
+	}
+	cal, _ := privacy.DelOutputPert(1.0/3, 1e-5/3, 1)
+	for _, ph := range res.Phases {
+		if !ph.Certified || ph.Kappa != cal.Kappa || cal.Kappa != 84 {
+			t.Errorf("phase %d: certified %v, κ′ = %d", ph.I, ph.Certified, ph.Kappa)
+		}
+		if math.Hypot(ph.Output[0], ph.Output[1]) > 1+1e-12 {
+			t.Errorf("phase %d: output %v outside 𝒦", ph.I, ph.Output)
+		}
+	}
+	if !res.Guarantee.Certified() {
+		t.Errorf("guarantee %v", res.Guarantee)
+	}
+	again, _, _ := PhasedERM(context.Background(), p, d, rng.New(1), nil)
+	if again.Theta[0] != res.Theta[0] || again.Theta[1] != res.Theta[1] {
+		t.Error("same seed, different result")
+	}
+}
+
+func TestPhasedRejects(t *testing.T) {
+	d := data(t, 20, 4, 0.1)
+	for _, c := range []struct {
+		p    PhasedParams
+		want string
+	}{
+		{PhasedParams{Eps: 1, Delta: 1e-5, Beta: 0.01, Mu: 1, RK: 1, RX: 2, Rule: "x"}, "rule"},
+		{PhasedParams{Eps: 1, Delta: 1e-5, Beta: 0.01, Mu: 1, RK: 1, RX: 2, Rule: mech.DeltaPaper, Phases: 100}, "phases = 100"},
+		{PhasedParams{Eps: 1, Delta: 1e-5, Beta: 0.01, Mu: 1, RK: 1, RX: 2, Rule: mech.DeltaPaper, Lambda: -1}, "lambda"},
+		// κ′ far beyond exact search and too few users for the certificate.
+		{PhasedParams{Eps: 1, Delta: 1e-5, Beta: 0.01, Mu: 1, RK: 1, RX: 2, Rule: mech.DeltaPaper}, "phase 1"},
+	} {
+		if _, _, err := PhasedERM(context.Background(), c.p, d, rng.New(1), nil); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.p, err, c.want)
+		}
+	}
+}
