@@ -121,7 +121,10 @@ func TestDesktopLessons(t *testing.T) {
 	d.key("4")
 	d.key("End")
 	stab := d.shot("stability")
-	for name, s := range map[string]screenshot{"lesson 1": after, "lesson 2": cal, "lesson 3": dragged, "lesson 4": stab} {
+	d.key("5")
+	d.key("End")
+	phased := d.shot("phased-erm")
+	for name, s := range map[string]screenshot{"lesson 1": after, "lesson 2": cal, "lesson 3": dragged, "lesson 4": stab, "lesson 5": phased} {
 		if n := colours(s.img); n < 8 {
 			t.Errorf("%s: screenshot has only %d distinct colours", name, n)
 		}

@@ -53,7 +53,7 @@ test("the site opens on lesson 1 with every lesson in the menu", async () => {
   const { page, errors } = await open();
   assert.equal((await state(page)).get("scene"), "user-level");
   const lessons = await page.$$eval("#lessons a", (as) => as.map((a) => a.dataset.scene));
-  assert.deepEqual(lessons, ["user-level", "calibration", "abovethreshold", "stability"]);
+  assert.deepEqual(lessons, ["user-level", "calibration", "abovethreshold", "stability", "phased-erm"]);
   await page.keyboard.press("3");
   assert.equal((await state(page)).get("scene"), "abovethreshold");
   assert.match(await page.textContent("#prose"), /AboveThreshold/);
@@ -251,6 +251,22 @@ test("TDLap stability test: dragging the far user in removes the need to delete 
   await page.check("#ctl-lens");
   assert.match(await readout(page, "lens-delta"), /within/);
   await page.screenshot({ path: shots + "stability-lens.png" });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("Phased ERM: phases appear one by one, the ledger fills, the guarantee holds", async () => {
+  const { page, errors } = await open("#scene=phased-erm");
+  assert.match(await page.textContent("#guarantee"), /certified/);
+  await page.locator("#figure").focus();
+  for (let i = 0; i < 3; i++) await page.keyboard.press("ArrowRight");
+  assert.match(await status(page), /phase 1: release/);
+  await page.click("#ctl-end");
+  assert.match(await readout(page, "ledger"), /^ε = 1, δ = 1e-05/);
+  assert.match(await readout(page, "noise-warning"), /exceeds 𝒦/);
+  await page.selectOption("#ctl-mode", "non-private");
+  assert.match(await page.textContent("#guarantee"), /No privacy guarantee/);
+  await page.screenshot({ path: shots + "phased-erm.png" });
   assert.deepEqual(errors, []);
   await page.close();
 });

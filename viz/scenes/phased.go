@@ -1,0 +1,326 @@
+package scenes
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/mech"
+	"github.com/uldplab/uldp/core/optim"
+	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/core/rng"
+	"github.com/uldplab/uldp/core/trace"
+	"github.com/uldplab/uldp/viz"
+)
+
+// Phased is lesson 7: Phased-ERM (Paper A, Alg. 3) localising the squared
+// loss's minimiser over 𝒦 = B(0, 1) through shrinking balls, each phase one
+// DelOutputPert release at (ε/T, δ/T).
+type Phased struct {
+	params  optim.PhasedParams
+	n, m    int
+	spread  float64
+	centre  [2]float64
+	lambdaX float64 // λ as a multiple of Thm 4.1's choice
+	seed    uint64
+
+	data   *dataset.Dataset
+	player viz.Player
+	result optim.PhasedResult
+	err    error
+
+	cam  viz.Camera
+	list viz.List
+	drag bool
+	grab [2]float64
+}
+
+// NewPhased returns the lesson: 2,000 users × 10 items close together, so
+// each phase's certificate fires at ε = 1 (κ′ in the eighties).
+func NewPhased() *Phased {
+	s := &Phased{
+		params:  optim.PhasedParams{Eps: 1, Delta: 1e-5, Beta: 0.01, Mu: 1, RK: 1, RX: 3, Rule: mech.DeltaPaper, Phases: 4},
+		n:       2000,
+		m:       10,
+		spread:  0.002,
+		centre:  [2]float64{0.45, 0.2},
+		lambdaX: 1,
+		seed:    1,
+	}
+	s.regenerate()
+	return s
+}
+
+// Info names the scene.
+func (s *Phased) Info() viz.Info {
+	return viz.Info{Name: "phased-erm", Title: "Phased ERM",
+		Summary: "Localise the minimiser through shrinking balls, one private output perturbation per phase."}
+}
+
+// Player returns the stepper bar.
+func (s *Phased) Player() *viz.Player { return &s.player }
+
+func (s *Phased) regenerate() {
+	d, err := dataset.Generate(dataset.Spec{Kind: dataset.Gaussian, N: s.n, M: s.m, D: 2, Spread: s.spread, Center: s.centre[:]}, rng.New(s.seed))
+	if err != nil {
+		s.err = err
+		return
+	}
+	s.data = d
+	s.rerun()
+}
+
+// thm41Lambda is Thm 4.1's λ = G√d/(R n √m) with R = 2·R_K.
+func (s *Phased) thm41Lambda() float64 {
+	return s.params.G() * math.Sqrt(2) / (2 * s.params.RK * float64(s.n) * math.Sqrt(float64(s.m)))
+}
+
+func (s *Phased) rerun() {
+	p := s.params
+	p.Lambda = s.lambdaX * s.thm41Lambda()
+	run := func(ctx context.Context, d *dataset.Dataset, st *rng.Streams) (*trace.Trace, error) {
+		res, tr, err := optim.PhasedERM(ctx, p, d, st, nil)
+		if err == nil {
+			s.result = res
+		}
+		return tr, err
+	}
+	st, err := trace.NewStepper(context.Background(), run, s.data, rng.New(s.seed))
+	s.err = err
+	if err != nil {
+		return
+	}
+	if old := s.player.Stepper(); old != nil {
+		_ = st.Seek(min(old.Pos(), st.Len()))
+	}
+	s.player.Load(st)
+}
+
+// Controls declares the scene's inputs.
+func (s *Phased) Controls() []viz.Control {
+	return []viz.Control{
+		{Name: "eps", Label: "ε", Kind: viz.Slider, Value: viz.FormatNumber(s.params.Eps), Min: 0.1, Max: 20, Log: true},
+		{Name: "delta", Label: "δ", Kind: viz.Slider, Value: viz.FormatNumber(s.params.Delta), Min: 1e-10, Max: 0.1, Log: true},
+		{Name: "phases", Label: "phases T", Kind: viz.Slider, Value: strconv.Itoa(s.params.Phases), Min: 1, Max: 12, Step: 1,
+			Help: "the paper uses ⌈log₂(nm)⌉; each phase gets ε/T"},
+		{Name: "lambda", Label: "λ ÷ Thm 4.1's", Kind: viz.Slider, Value: viz.FormatNumber(s.lambdaX), Min: 0.01, Max: 1e6, Log: true,
+			Help: "larger λ: smaller balls, less noise, more bias"},
+		{Name: "spread", Label: "item spread", Kind: viz.Slider, Value: viz.FormatNumber(s.spread), Min: 0.0005, Max: 1, Log: true,
+			Help: "wider data: the certificate stops firing"},
+		{Name: "mode", Label: "mode", Kind: viz.Choice, Value: s.params.Mode.String(),
+			Choices: []string{privacy.Paper.String(), privacy.NonPrivate.String()}},
+		viz.SeedControl(s.seed),
+	}
+}
+
+// Set changes one control.
+func (s *Phased) Set(name, value string) error {
+	c, ok := findControl(s.Controls(), name)
+	if !ok {
+		return fmt.Errorf("no control %q in this lesson", name)
+	}
+	next := *s
+	switch name {
+	case "mode":
+		m, err := privacy.ParseMode(value)
+		if err != nil || (m != privacy.Paper && m != privacy.NonPrivate) {
+			return fmt.Errorf("mode %q: this lesson runs paper or non-private", value)
+		}
+		next.params.Mode = m
+	case viz.CtlSeed:
+		seed, err := viz.ParseSeed(value)
+		if err != nil {
+			return err
+		}
+		next.seed = seed
+	default:
+		x, err := viz.ParseNumber(c, value)
+		if err != nil {
+			return err
+		}
+		switch name {
+		case "eps":
+			next.params.Eps = x
+		case "delta":
+			next.params.Delta = x
+		case "phases":
+			next.params.Phases = int(math.Round(x))
+		case "lambda":
+			next.lambdaX = x
+		case "spread":
+			next.spread = x
+		}
+	}
+	// next is a copy: on failure the scene keeps its last working run.
+	next.regenerate()
+	if next.err != nil {
+		return next.err
+	}
+	*s = next
+	return nil
+}
+
+// Readouts lists the run's numbers.
+func (s *Phased) Readouts() []viz.Readout {
+	if s.err != nil {
+		return []viz.Readout{{Name: "error", Label: "cannot run", Text: s.err.Error(), Warn: true}}
+	}
+	r := s.result
+	total, _ := r.Ledger.Total()
+	out := []viz.Readout{
+		{Name: "ledger", Label: "budget spent", Value: total.Eps, Text: fmt.Sprintf("ε = %.4g, δ = %.3g of (%g, %g)", total.Eps, total.Delta, s.params.Eps, s.params.Delta), Formula: "basic composition of T phases at (ε/T, δ/T)"},
+	}
+	if n := len(r.Phases); n > 0 && r.Phases[n-1].Sigma > s.params.RK {
+		out = append(out, viz.Readout{Name: "noise-warning", Label: "noise vs 𝒦", Value: r.Phases[n-1].Sigma, Warn: true,
+			Text: fmt.Sprintf("even the last phase's σ = %.3g exceeds 𝒦's radius: at these sizes the paper's constants make each release essentially random in 𝒦 (try non-private mode, a larger ε or fewer phases)", r.Phases[n-1].Sigma)})
+	}
+	for _, ph := range r.Phases {
+		text := fmt.Sprintf("λ = %.3g, R = %.3g, σ = %.3g", ph.Lambda, ph.Radius, ph.Sigma)
+		if ph.Bottom {
+			text += ", ⊥"
+		}
+		out = append(out, viz.Readout{Name: fmt.Sprintf("phase-%d", ph.I), Label: fmt.Sprintf("phase %d", ph.I), Value: ph.Sigma, Text: text})
+	}
+	return out
+}
+
+// Guarantee is the run's.
+func (s *Phased) Guarantee() privacy.Guarantee { return s.result.Guarantee }
+
+// Trace returns the run.
+func (s *Phased) Trace() *trace.Trace {
+	if st := s.player.Stepper(); st != nil {
+		return st.Trace()
+	}
+	return nil
+}
+
+// Dataset returns the users' items.
+func (s *Phased) Dataset() *dataset.Dataset { return s.data.Clone() }
+
+// Draw shows 𝒦, the data cloud, each revealed phase's ball, minimiser and
+// release, and the ledger.
+func (s *Phased) Draw(w, h float64) *viz.List {
+	l := &s.list
+	l.Reset(w, h)
+	if s.err != nil {
+		for i, line := range viz.Wrap("Cannot run: "+s.err.Error(), int(w/7)) {
+			l.Text(viz.Point{X: 20, Y: 30 + 18*float64(i)}, line, 13, viz.Vermillion, viz.Left)
+		}
+		return l
+	}
+	if !s.drag {
+		s.cam = viz.Fit(-1.25, 1.25, -1.25, 1.25, 0, 40, w, h-100, 10)
+	}
+	c := s.cam
+	o := c.ToScreen(0, 0)
+	l.Circle(o, s.params.RK*c.Scale, viz.Style{Fill: viz.Grid, Stroke: viz.Muted, Width: 1}, 0)
+	l.Text(viz.Point{X: o.X, Y: o.Y - s.params.RK*c.Scale - 8}, "𝒦 = B(0, 1)", 11, viz.Muted, viz.Centre)
+	// The data cloud (a sample of items keeps the list small) and its handle.
+	pts := make([]viz.Point, 0, 400)
+	step := max(1, s.n*s.m/400)
+	for k := 0; k < s.n*s.m; k += step {
+		it := s.data.Item(k/s.m, k%s.m)
+		pts = append(pts, c.ToScreen(it[0], it[1]))
+	}
+	l.Dots(pts, 1.5, viz.Style{Fill: viz.Blue, Alpha: 0.5}, 0)
+	hc := c.ToScreen(s.centre[0], s.centre[1])
+	st := viz.Style{Fill: viz.Sky, Stroke: viz.Ink, Width: 1}
+	if s.drag {
+		st.Stroke, st.Width = viz.Yellow, 3
+	}
+	l.Circle(hc, 8, st, 1)
+	l.Text(viz.Point{X: hc.X + 12, Y: hc.Y}, "data (drag)", 11, viz.Ink, viz.Left)
+
+	shown := map[int]bool{}
+	released := map[int]bool{}
+	for _, stp := range s.player.Stepper().Shown() {
+		switch stp.Kind {
+		case optim.KindPhaseStart:
+			shown[stp.Data.(optim.Phase).I] = true
+		case optim.KindPhaseRelease:
+			released[stp.Data.(optim.Phase).I] = true
+		}
+	}
+	prev := o
+	for _, ph := range s.result.Phases {
+		if !shown[ph.I] {
+			break
+		}
+		ctr := c.ToScreen(ph.Start[0], ph.Start[1])
+		l.Circle(ctr, ph.Radius*c.Scale, viz.Style{Stroke: viz.Purple, Width: 1.5, Dashed: true}, 0)
+		mn := c.ToScreen(ph.Minimiser[0], ph.Minimiser[1])
+		l.Polygon([]viz.Point{{X: mn.X, Y: mn.Y - 6}, {X: mn.X + 6, Y: mn.Y}, {X: mn.X, Y: mn.Y + 6}, {X: mn.X - 6, Y: mn.Y}}, viz.Style{Fill: viz.Purple, Stroke: viz.Ink, Width: 1})
+		if !released[ph.I] {
+			break
+		}
+		out := c.ToScreen(ph.Output[0], ph.Output[1])
+		if ph.Sigma > 0 {
+			l.Circle(mn, math.Min(ph.Sigma*c.Scale, 4*w), viz.Style{Stroke: viz.Orange, Width: 1, Alpha: 0.7}, 0)
+		}
+		l.Arrow(prev, out, viz.Style{Stroke: viz.Ink, Width: 1.5})
+		l.Circle(out, 6, viz.Style{Fill: viz.Orange, Stroke: viz.Ink, Width: 1}, 0)
+		label := fmt.Sprintf("θ̂%d", ph.I)
+		if ph.Bottom {
+			label += " (⊥)"
+		}
+		l.Text(viz.Point{X: out.X + 8, Y: out.Y - 8}, label, 11, viz.Ink, viz.Left)
+		prev = out
+	}
+	l.Text(viz.Point{X: 14, Y: 16}, "◆ phase minimiser (exact)   ● released θ̂ᵢ   dashed: B(θ̂ᵢ₋₁, R_i), R_i = G/λ_i   orange ring: ±σᵢ around the minimiser", 12, viz.Ink, viz.Left)
+	s.drawLedger(l, w, h, released)
+	c.DrawScaleBar(l)
+	return l
+}
+
+// drawLedger fills one slice of ε per released phase.
+func (s *Phased) drawLedger(l *viz.List, w, h float64, released map[int]bool) {
+	T := len(s.result.Phases)
+	if T == 0 {
+		return
+	}
+	x0, y0, bw := 20.0, h-30, w-40
+	l.Text(viz.Point{X: x0, Y: y0 - 14}, fmt.Sprintf("privacy ledger: %d phases × (ε/T, δ/T) = (%.3g, %.2g) each", T, s.params.Eps/float64(T), s.params.Delta/float64(T)), 12, viz.Ink, viz.Left)
+	seg := bw / float64(T)
+	for i := 0; i < T; i++ {
+		st := viz.Style{Stroke: viz.Muted, Width: 1}
+		if released[i+1] && s.params.Mode != privacy.NonPrivate {
+			st.Fill = viz.Orange
+		}
+		l.Rect(viz.Point{X: x0 + float64(i)*seg, Y: y0}, viz.Point{X: x0 + float64(i+1)*seg - 2, Y: y0 + 14}, st, 0)
+	}
+}
+
+// Pointer drags the data cloud's centre; the cloud is redrawn from the same
+// seed around it.
+func (s *Phased) Pointer(ev viz.Event) bool {
+	switch ev.Kind {
+	case viz.PointerDown:
+		if s.list.Hit(viz.Point{X: ev.X, Y: ev.Y}, 4) == 1 {
+			x, y := s.cam.ToWorld(viz.Point{X: ev.X, Y: ev.Y})
+			s.drag, s.grab = true, [2]float64{s.centre[0] - x, s.centre[1] - y}
+			return true
+		}
+	case viz.PointerMove:
+		if !s.drag {
+			return false
+		}
+		x, y := s.cam.ToWorld(viz.Point{X: ev.X, Y: ev.Y})
+		c := [2]float64{x + s.grab[0], y + s.grab[1]}
+		// Keep the data inside its radius R_X (the loss's Lipschitz bound).
+		if r := math.Hypot(c[0], c[1]); r > s.params.RX-0.1 {
+			c[0], c[1] = c[0]*(s.params.RX-0.1)/r, c[1]*(s.params.RX-0.1)/r
+		}
+		s.centre = c
+		s.regenerate()
+		return true
+	case viz.PointerUp:
+		if s.drag {
+			s.drag = false
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,95 @@
+package scenes
+
+import (
+	"math"
+	"reflect"
+	"testing"
+
+	"github.com/uldplab/uldp/viz"
+)
+
+func TestPhasedLesson(t *testing.T) {
+	s := NewPhased()
+	a := viz.NewApp(s)
+	if s.err != nil {
+		t.Fatal(s.err)
+	}
+	if !a.Guarantee().Certified() {
+		t.Errorf("the default run should be certified: %v", a.Guarantee())
+	}
+	balls := func() int {
+		n := 0
+		for _, it := range frame(a).Items {
+			if it.Kind == viz.Circle && it.Style.Stroke == viz.Purple && it.Style.Dashed {
+				n++
+			}
+		}
+		return n
+	}
+	if balls() != 0 {
+		t.Fatal("phase balls shown before any step")
+	}
+	for _, want := range []int{1, 1, 1} { // phase.start, ledger.spend, phase.release
+		a.Key("ArrowRight")
+		if got := balls(); got != want {
+			t.Fatalf("after a step %d balls, want %d", got, want)
+		}
+	}
+	mustSet(t, a, viz.CtlEnd, "")
+	if balls() != 4 {
+		t.Errorf("after the run %d balls, want T = 4", balls())
+	}
+	// Radii shrink by 4 per phase.
+	ph := s.result.Phases
+	for i := 1; i < len(ph); i++ {
+		if math.Abs(ph[i].Radius*4-ph[i-1].Radius) > 1e-12*ph[i-1].Radius {
+			t.Errorf("R_%d = %v, R_%d = %v", i, ph[i-1].Radius, i+1, ph[i].Radius)
+		}
+	}
+}
+
+// Dragging the data's handle moves the cloud and the phase minimisers follow.
+func TestPhasedDragData(t *testing.T) {
+	s := NewPhased()
+	a := viz.NewApp(s)
+	mustSet(t, a, "mode", "non-private")
+	mustSet(t, a, viz.CtlEnd, "")
+	l := frame(a)
+	h, ok := l.Locate(1)
+	if !ok {
+		t.Fatal("no data handle")
+	}
+	before := append([]float64(nil), s.result.Theta...)
+	a.Event(viz.Event{Kind: viz.PointerDown, X: h.X, Y: h.Y})
+	a.Event(viz.Event{Kind: viz.PointerMove, X: h.X - 100, Y: h.Y + 60})
+	a.Event(viz.Event{Kind: viz.PointerUp, X: h.X - 100, Y: h.Y + 60})
+	if reflect.DeepEqual(before, s.result.Theta) {
+		t.Error("moving the data did not move the result")
+	}
+	// Without noise the last iterate sits at the projected mean.
+	mx, my := s.centre[0], s.centre[1]
+	if r := math.Hypot(mx, my); r > 1 {
+		mx, my = mx/r, my/r
+	}
+	if d := math.Hypot(s.result.Theta[0]-mx, s.result.Theta[1]-my); d > 0.01 {
+		t.Errorf("θ̂ = %v, projected data centre (%v, %v)", s.result.Theta, mx, my)
+	}
+}
+
+func TestPhasedRejects(t *testing.T) {
+	s := NewPhased()
+	a := viz.NewApp(s)
+	for _, bad := range [][2]string{{"eps", "0"}, {"phases", "30"}, {"mode", "sound"}, {"lambda", "NaN"}} {
+		if err := a.Set(bad[0], bad[1]); err == nil {
+			t.Errorf("Set(%s, %s) accepted", bad[0], bad[1])
+		}
+	}
+	// Wide data: the certificate cannot fire and κ′ is far beyond exact
+	// search, so the run is refused and the last run stays.
+	if err := a.Set("spread", "1"); err == nil {
+		t.Error("an infeasible run was accepted")
+	}
+	if s.err != nil || s.spread != 0.002 {
+		t.Errorf("a refused value changed the scene: spread %v, err %v", s.spread, s.err)
+	}
+}
