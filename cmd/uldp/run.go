@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -145,25 +146,9 @@ func cmdRun(e *env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	var ds *dataset.Dataset
-	var err error
-	switch {
-	case *scen != "" && (*data != "" || given(fs)["eps"]):
-		return usagef("--scenario holds the data and parameters: give it alone (with --format)")
-	case *scen != "":
-		var s *scenario.Scenario
-		if ds, s, err = loadScenario(*scen); err != nil {
-			return err
-		}
-		d = delFlags{mech: s.Mechanism, f: orDefault(s.Params.F, "mean"), mode: s.Mode.String(), eps: s.Params.Eps, delta: s.Params.Delta, sens: s.Params.Sens, kappa: s.Params.Kappa}
-		*seed = s.Seed
-	default:
-		if err := required(fs, "mech", "data", "eps", "delta", "target-sens"); err != nil {
-			return err
-		}
-		if ds, err = readCSV(*data); err != nil {
-			return err
-		}
+	ds, err := loadInput(fs, &d, *data, *scen, seed)
+	if err != nil {
+		return err
 	}
 	p, err := d.params()
 	if err != nil {
@@ -213,6 +198,27 @@ func orDefault(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// loadInput reads what run and step work on: a scenario file (which sets
+// the parameters and the seed), or a CSV with the parameter flags.
+func loadInput(fs *flag.FlagSet, d *delFlags, data, scen string, seed *uint64) (*dataset.Dataset, error) {
+	if scen != "" {
+		if data != "" || given(fs)["eps"] {
+			return nil, usagef("--scenario holds the data and parameters: give it alone (with --format)")
+		}
+		ds, s, err := loadScenario(scen)
+		if err != nil {
+			return nil, err
+		}
+		*d = delFlags{mech: s.Mechanism, f: orDefault(s.Params.F, "mean"), mode: s.Mode.String(), eps: s.Params.Eps, delta: s.Params.Delta, sens: s.Params.Sens, kappa: s.Params.Kappa}
+		*seed = s.Seed
+		return ds, nil
+	}
+	if err := required(fs, "mech", "data", "eps", "delta", "target-sens"); err != nil {
+		return nil, err
+	}
+	return readCSV(data)
 }
 
 // loadScenario reads a scenario file and builds its dataset.

@@ -13,7 +13,6 @@ import (
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/rng"
-	"github.com/uldplab/uldp/core/scenario"
 	"github.com/uldplab/uldp/core/trace"
 )
 
@@ -30,22 +29,9 @@ func cmdStep(e *env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	var ds *dataset.Dataset
-	var err error
-	if *scen != "" {
-		var scn *scenario.Scenario
-		if ds, scn, err = loadScenario(*scen); err != nil {
-			return err
-		}
-		d = delFlags{mech: scn.Mechanism, f: orDefault(scn.Params.F, "mean"), mode: scn.Mode.String(), eps: scn.Params.Eps, delta: scn.Params.Delta, sens: scn.Params.Sens, kappa: scn.Params.Kappa}
-		*seed = scn.Seed
-	} else {
-		if err := required(fs, "mech", "data", "eps", "delta", "target-sens"); err != nil {
-			return err
-		}
-		if ds, err = readCSV(*data); err != nil {
-			return err
-		}
+	ds, err := loadInput(fs, &d, *data, *scen, seed)
+	if err != nil {
+		return err
 	}
 	p, err := d.params()
 	if err != nil {

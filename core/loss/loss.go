@@ -14,12 +14,12 @@ type Ball struct {
 // Contains reports whether y lies in the ball (with a 1e-12 relative slack
 // for points just projected onto its surface).
 func (b Ball) Contains(y []float64) bool {
-	return dist(y, b.Centre) <= b.Radius*(1+1e-12)+1e-15
+	return Dist(y, b.Centre) <= b.Radius*(1+1e-12)+1e-15
 }
 
 // Project writes the point of the ball closest to y into dst (may alias y).
 func (b Ball) Project(y, dst []float64) []float64 {
-	d := dist(y, b.Centre)
+	d := Dist(y, b.Centre)
 	for k := range y {
 		if d <= b.Radius {
 			dst[k] = y[k]
@@ -35,7 +35,7 @@ func (b Ball) Project(y, dst []float64) []float64 {
 // the other, else its projection onto the sphere where the two boundaries
 // meet. It reports false if the balls do not intersect.
 func ProjectIntersection(a, b Ball, y, dst []float64) ([]float64, bool) {
-	c := dist(a.Centre, b.Centre)
+	c := Dist(a.Centre, b.Centre)
 	if c > a.Radius+b.Radius {
 		return dst, false
 	}
@@ -109,7 +109,8 @@ func orthogonal(u []float64) []float64 {
 	return w
 }
 
-func dist(a, b []float64) float64 {
+// Dist is the Euclidean distance ‖a − b‖.
+func Dist(a, b []float64) float64 {
 	var s float64
 	for k := range a {
 		d := a[k] - b[k]
@@ -125,7 +126,7 @@ type Squared struct{ Mu float64 }
 func (l Squared) Value(theta []float64, points [][]float64) float64 {
 	var s float64
 	for _, x := range points {
-		d := dist(theta, x)
+		d := Dist(theta, x)
 		s += l.Mu / 2 * d * d
 	}
 	return s / float64(len(points))

@@ -26,7 +26,7 @@ func dykstra(a, b Ball, y []float64) []float64 {
 		for k := range x {
 			q[k] = ya[k] + q[k] - yb[k]
 		}
-		if dist(yb, x) < 1e-15 {
+		if Dist(yb, x) < 1e-15 {
 			break
 		}
 		copy(x, yb)
@@ -47,7 +47,7 @@ func TestProjectIntersectionMatchesDykstra(t *testing.T) {
 			y[k] = r.NormFloat64() * 2
 		}
 		got, ok := ProjectIntersection(a, b, y, make([]float64, d))
-		if dist(a.Centre, b.Centre) > a.Radius+b.Radius {
+		if Dist(a.Centre, b.Centre) > a.Radius+b.Radius {
 			if ok {
 				t.Fatal("disjoint balls reported as intersecting")
 			}
@@ -59,7 +59,7 @@ func TestProjectIntersectionMatchesDykstra(t *testing.T) {
 		want := dykstra(a, b, y)
 		// Dykstra converges slowly near tangency; 1e-6 is far below any
 		// difference the stability checks compare against.
-		if dist(got, want) > 1e-6 {
+		if Dist(got, want) > 1e-6 {
 			t.Fatalf("trial %d (d=%d): closed form %v, Dykstra %v", trial, d, got, want)
 		}
 	}

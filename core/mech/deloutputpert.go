@@ -8,6 +8,7 @@ import (
 	"math/bits"
 
 	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/loss"
 	"github.com/uldplab/uldp/core/noise"
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/core/rng"
@@ -137,15 +138,6 @@ func meanWithout(means [][]float64, total []float64, mask uint32, dst []float64)
 	return dst
 }
 
-func dist(a, b []float64) float64 {
-	var s float64
-	for k := range a {
-		d := a[k] - b[k]
-		s += d * d
-	}
-	return math.Sqrt(s)
-}
-
 // DelOutputPertLaw computes the exact output law on data: the App. C
 // certificate first, else the exact r* search of spec §8.3 (bitset over
 // subsets, top-down over deletion levels), cancellable through ctx.
@@ -167,7 +159,7 @@ func DelOutputPertLaw(ctx context.Context, p DelParams, data *dataset.Dataset, p
 	// The certificate uses the unprojected mean: γ_c is the largest centred
 	// per-user gradient ‖ū_i − x̄‖ of the squared loss.
 	for _, u := range means {
-		law.GammaC = math.Max(law.GammaC, dist(u, full))
+		law.GammaC = math.Max(law.GammaC, loss.Dist(u, full))
 	}
 	law.Mean = p.apply(append([]float64(nil), full...))
 	// ‖f(x) − f(x₋U)‖ ≤ |U|·γ_c/(n − |U|); twice that at |U| = 4κ+1 bounds
@@ -271,10 +263,10 @@ func searchLattice(ctx context.Context, means [][]float64, total []float64, sens
 					for k, v := range f {
 						g[k] = (rest*v - means[i][k]) / (rest - 1)
 					}
-					d = dist(pf, fmap(g))
+					d = loss.Dist(pf, fmap(g))
 				} else {
 					// f(x₋U) − f(x₋U∪{i}) = (ū_i − f(x₋U))/(k − 1), k = n − |U|.
-					d = dist(means[i], f) / (rest - 1)
+					d = loss.Dist(means[i], f) / (rest - 1)
 				}
 				if d > sens || (u < depth && unstable.get(mask|1<<i)) {
 					bad = true

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/loss"
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/core/rng"
 )
@@ -229,7 +230,7 @@ func TestCertificateImpliesStability(t *testing.T) {
 			if u >= n {
 				continue
 			}
-			got := dist(full, meanWithout(means, total, mask, make([]float64, 1)))
+			got := loss.Dist(full, meanWithout(means, total, mask, make([]float64, 1)))
 			if bound := float64(u) * law.GammaC / float64(n-u); got > bound*(1+1e-12) {
 				t.Fatalf("‖f(x) − f(x₋U)‖ = %v > |U|γ_c/(n−|U|) = %v", got, bound)
 			}

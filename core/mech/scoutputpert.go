@@ -128,10 +128,4 @@ func SCOutputPert(ctx context.Context, p SCParams, data *dataset.Dataset, stream
 // KindSCDelta is the step where SCOutputPert fixes its target Δ.
 const KindSCDelta trace.Kind = "sc.delta"
 
-func norm(v []float64) float64 {
-	var s float64
-	for _, x := range v {
-		s += x * x
-	}
-	return math.Sqrt(s)
-}
+func norm(v []float64) float64 { return loss.Dist(v, make([]float64, len(v))) }

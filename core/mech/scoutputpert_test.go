@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/loss"
 	"github.com/uldplab/uldp/core/rng"
 )
 
@@ -103,7 +104,7 @@ func TestTheorem36Identity(t *testing.T) {
 	means, total := userMeans(d)
 	full := meanWithout(means, total, 0, make([]float64, 3))
 	without := meanWithout(means, total, 1<<29, make([]float64, 3))
-	if got, want := dist(full, without), dist(means[29], full)/29; math.Abs(got-want) > 1e-15 {
+	if got, want := loss.Dist(full, without), loss.Dist(means[29], full)/29; math.Abs(got-want) > 1e-15 {
 		t.Errorf("‖θ* − θ*₋ₙ‖ = %v, identity gives %v", got, want)
 	}
 }
