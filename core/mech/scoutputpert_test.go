@@ -214,7 +214,7 @@ func TestSCOutputPertPrivacyTermSlopes(t *testing.T) {
 // except with probability β. The observed violation rate over 2,000
 // permutations stays below β plus a Hoeffding margin at alpha 1e-6.
 func TestTheorem36ViolationRate(t *testing.T) {
-	const n, m, perms, beta = 40, 25, 2000, 0.05
+	const n, m, perms, beta = 30, 25, 2000, 0.05
 	d, _ := dataset.Generate(dataset.Spec{Kind: dataset.HeavyTail, N: n, M: m, D: 2, DF: 3}, rng.New(11))
 	// Clip items into B(0, R_X) so G = μ(R_K + R_X) bounds the gradients.
 	const rx, rk = 3.0, 1.0
