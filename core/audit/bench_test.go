@@ -1,0 +1,44 @@
+package audit
+
+import (
+	"context"
+	"testing"
+
+	"github.com/uldplab/uldp/core/mech"
+	"github.com/uldplab/uldp/core/privacy"
+)
+
+var sinkPoints []Point
+
+// One exact δ(ε) curve of 81 points, both orders, on two known laws: what a
+// lesson redraws when the user moves the ε range.
+func BenchmarkExactCurve(b *testing.B) {
+	x := append(append([]float64(nil), inliers...), 10)
+	la, _ := mech.DelOutputPertLaw(context.Background(), p1, oneD(x...), nil)
+	lb, _ := mech.DelOutputPertLaw(context.Background(), p1, oneD(with(x, 13, 0)...), nil)
+	eps := make([]float64, 81)
+	for i := range eps {
+		eps[i] = 16 * float64(i) / 80
+	}
+	g := privacy.Guarantee{Eps: 8, Delta: 0.1}
+	for b.Loop() {
+		sinkPoints = Curve(la, lb, g, eps)
+	}
+}
+
+// The same curve including both exact laws (two r* searches at n = 14): what
+// the neighbour lens recomputes on every drag.
+func BenchmarkExactAuditWithLaws(b *testing.B) {
+	x := append(append([]float64(nil), inliers...), 10)
+	y := with(x, 13, 0)
+	eps := make([]float64, 81)
+	for i := range eps {
+		eps[i] = 16 * float64(i) / 80
+	}
+	g := privacy.Guarantee{Eps: 8, Delta: 0.1}
+	for b.Loop() {
+		la, _ := mech.DelOutputPertLaw(context.Background(), p1, oneD(x...), nil)
+		lb, _ := mech.DelOutputPertLaw(context.Background(), p1, oneD(y...), nil)
+		sinkPoints = Curve(la, lb, g, eps)
+	}
+}
