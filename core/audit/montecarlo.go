@@ -64,67 +64,129 @@ type MCResult struct {
 // outputs show, against g. progress (may be nil) gets done/total runs; ctx
 // cancels.
 func MonteCarlo(ctx context.Context, a, b Sampler, g privacy.Guarantee, cfg MCConfig, progress func(done, total int64)) (MCResult, error) {
+	run, err := NewMCRun(a, b, g, cfg)
+	if err != nil {
+		return MCResult{}, err
+	}
+	for !run.Done() {
+		if err := ctx.Err(); err != nil {
+			return MCResult{}, err
+		}
+		if err := run.Step(1024); err != nil {
+			return MCResult{}, err
+		}
+		if progress != nil {
+			progress(run.Progress())
+		}
+	}
+	return run.Result(), nil
+}
+
+// MCRun is a Monte Carlo audit advanced a slice at a time, so a browser
+// lesson can sample between frames without freezing the page.
+type MCRun struct {
+	a, b   Sampler
+	g      privacy.Guarantee
+	cfg    MCConfig
+	u      []float64
+	pilot  [2]*rng.Streams
+	main   [2]*rng.Streams
+	pilotN int
+	aimed  bool // the direction is fixed (given, or chosen from the pilot)
+	pilots [2][][]float64
+	outs   [2][][]float64
+	done   int64
+	result *MCResult
+}
+
+// NewMCRun checks the configuration and prepares the streams: independent
+// ones for the two sides and, without a Direction, for the pilot that
+// chooses it (so the events do not depend on the samples they judge).
+func NewMCRun(a, b Sampler, g privacy.Guarantee, cfg MCConfig) (*MCRun, error) {
 	if cfg.Runs < 100 {
-		return MCResult{}, fmt.Errorf("runs = %d: a Monte Carlo audit needs at least 100 runs per side (10⁵ for the full protocol)", cfg.Runs)
+		return nil, fmt.Errorf("runs = %d: a Monte Carlo audit needs at least 100 runs per side (10⁵ for the full protocol)", cfg.Runs)
 	}
 	if !(cfg.Alpha > 0 && cfg.Alpha < 1) {
-		return MCResult{}, fmt.Errorf("alpha = %v: the false-flag probability must be in (0, 1)", cfg.Alpha)
+		return nil, fmt.Errorf("alpha = %v: the false-flag probability must be in (0, 1)", cfg.Alpha)
 	}
 	if cfg.Thresholds == 0 {
 		cfg.Thresholds = 32
 	}
-	total := int64(2 * cfg.Runs)
-	var done int64
-	draw := func(s Sampler, streams *rng.Streams, n int) ([][]float64, error) {
-		out := make([][]float64, n)
-		for i := range out {
-			if i%1024 == 0 {
-				if err := ctx.Err(); err != nil {
-					return nil, err
-				}
-				if progress != nil {
-					progress(done, total)
-				}
-			}
-			o, err := s(streams)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = o
-			done++
-		}
-		return out, nil
-	}
 	root := rng.New(cfg.Seed)
-	sa, sb := rng.New(root.Get("audit-a").Uint64()), rng.New(root.Get("audit-b").Uint64())
-	u := cfg.Direction
-	if u == nil {
-		// A pilot on separate streams picks the direction, so the events
-		// below do not depend on the samples they are judged on.
-		pa, err := draw(a, rng.New(root.Get("pilot-a").Uint64()), cfg.Runs/10)
-		if err != nil {
-			return MCResult{}, err
+	r := &MCRun{a: a, b: b, g: g, cfg: cfg, u: cfg.Direction, aimed: cfg.Direction != nil}
+	r.main = [2]*rng.Streams{rng.New(root.Get("audit-a").Uint64()), rng.New(root.Get("audit-b").Uint64())}
+	if r.u == nil {
+		r.pilotN = cfg.Runs / 10
+		r.pilot = [2]*rng.Streams{rng.New(root.Get("pilot-a").Uint64()), rng.New(root.Get("pilot-b").Uint64())}
+	}
+	return r, nil
+}
+
+// Progress returns samples drawn and the total to draw.
+func (r *MCRun) Progress() (done, total int64) {
+	return r.done, int64(2 * (r.pilotN + r.cfg.Runs))
+}
+
+// Done reports whether the result is ready.
+func (r *MCRun) Done() bool { return r.result != nil }
+
+// Result returns the audit's outcome (zero until Done).
+func (r *MCRun) Result() MCResult {
+	if r.result == nil {
+		return MCResult{}
+	}
+	return *r.result
+}
+
+// Step draws up to n more samples, pilot first, then each side in turn, and
+// computes the result once every sample is in.
+func (r *MCRun) Step(n int) error {
+	for ; n > 0 && r.result == nil; n-- {
+		side, streams, out := r.next()
+		if streams == nil {
+			r.finish()
+			return nil
 		}
-		pb, err := draw(b, rng.New(root.Get("pilot-b").Uint64()), cfg.Runs/10)
-		if err != nil {
-			return MCResult{}, err
+		s := r.a
+		if side == 1 {
+			s = r.b
 		}
-		total += int64(2 * (cfg.Runs / 10))
-		u = meanDifference(pa, pb)
+		o, err := s(streams)
+		if err != nil {
+			return err
+		}
+		*out = append(*out, o)
+		r.done++
 	}
-	outA, err := draw(a, sa, cfg.Runs)
-	if err != nil {
-		return MCResult{}, err
+	if _, total := r.Progress(); r.done == total && r.result == nil {
+		r.finish()
 	}
-	outB, err := draw(b, sb, cfg.Runs)
-	if err != nil {
-		return MCResult{}, err
+	return nil
+}
+
+// next returns which side and stream the next sample comes from.
+func (r *MCRun) next() (int, *rng.Streams, *[][]float64) {
+	for side := 0; side < 2; side++ {
+		if len(r.pilots[side]) < r.pilotN {
+			return side, r.pilot[side], &r.pilots[side]
+		}
 	}
-	if progress != nil {
-		progress(total, total)
+	if !r.aimed {
+		r.u, r.aimed = meanDifference(r.pilots[0], r.pilots[1]), true
 	}
-	projA, bottomA := project(outA, u)
-	projB, bottomB := project(outB, u)
+	for side := 0; side < 2; side++ {
+		if len(r.outs[side]) < r.cfg.Runs {
+			return side, r.main[side], &r.outs[side]
+		}
+	}
+	return 0, nil, nil
+}
+
+// finish forms the events and bounds.
+func (r *MCRun) finish() {
+	cfg, g := r.cfg, r.g
+	projA, bottomA := project(r.outs[0], r.u)
+	projB, bottomB := project(r.outs[1], r.u)
 	res := MCResult{Runs: cfg.Runs, Alpha: cfg.Alpha, Verdict: "pass"}
 	pooled := append(append([]float64(nil), projA...), projB...)
 	slices.Sort(pooled)
@@ -151,7 +213,7 @@ func MonteCarlo(ctx context.Context, a, b Sampler, g privacy.Guarantee, cfg MCCo
 	if res.EpsLower > g.Eps {
 		res.Verdict = "violation"
 	}
-	return res, nil
+	r.result = &res
 }
 
 // epsBound is the ε an event proves at δ: ln((LB(p) − δ)/UB(p′)), never

@@ -119,3 +119,31 @@ func TestMonteCarloRejectsAndCancels(t *testing.T) {
 		t.Error("cancelled audit ran")
 	}
 }
+
+// Stepping in odd slices gives exactly the one-shot result (same streams,
+// same order), and the progress counter ends at the total.
+func TestMCRunIncremental(t *testing.T) {
+	x := append(append([]float64(nil), inliers...), 0)
+	a, b := law(t, p1, with(x, 13, 1000)...), law(t, p1, x...)
+	g := privacy.Guarantee{Eps: p1.Eps, Delta: p1.Delta}
+	cfg := MCConfig{Runs: 5000, Alpha: 1e-3, Seed: 4}
+	want, err := MonteCarlo(context.Background(), delSampler(a), delSampler(b), g, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := NewMCRun(delSampler(a), delSampler(b), g, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for !run.Done() {
+		if err := run.Step(777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := run.Result(); got.EpsLower != want.EpsLower || got.Worst != want.Worst || len(got.Events) != len(want.Events) {
+		t.Errorf("incremental %+v, one-shot %+v", got.Worst, want.Worst)
+	}
+	if done, total := run.Progress(); done != total || total != 2*(5000+500) {
+		t.Errorf("progress %d/%d", done, total)
+	}
+}
