@@ -151,13 +151,20 @@ func (a *App) Event(ev Event) bool {
 	return false
 }
 
-// Tick advances a playing stepper by dt seconds.
+// Tick advances a playing stepper, and a scene's background work, by dt
+// seconds.
 func (a *App) Tick(dt float64) bool {
+	changed := false
 	if st, ok := a.Scene().(Stepped); ok && st.Player().Tick(dt) {
-		a.dirty = true
-		return true
+		changed = true
 	}
-	return false
+	if tk, ok := a.Scene().(Ticker); ok && tk.Tick(dt) {
+		changed = true
+	}
+	if changed {
+		a.dirty = true
+	}
+	return changed
 }
 
 // Invalidate forces the next Frame to redraw (after a backend-side change).

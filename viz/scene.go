@@ -106,6 +106,14 @@ type Stepped interface {
 	Player() *Player
 }
 
+// Ticker is a scene with background work (a Monte Carlo audit, say) that
+// advances a slice at a time on every frame.
+type Ticker interface {
+	// Tick advances by about dt seconds of frame time; true if the figure
+	// changed.
+	Tick(dt float64) bool
+}
+
 // Exporter is a scene whose run and data can be downloaded (the export
 // buttons: JSON of the trace, CSV of the dataset).
 type Exporter interface {

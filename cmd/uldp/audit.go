@@ -156,8 +156,8 @@ func cmdAudit(e *env, args []string) error {
 			fmt.Fprintf(w, "%g\t%.6g\t%.6g\t%s\n", pt.Eps, pt.DeltaAB, pt.DeltaBA, pt.Verdict)
 		}
 		if r := out.MonteCarlo; r != nil {
-			fmt.Fprintf(w, "\nMonte Carlo, %d runs per side: ε ≥ %.4g with probability ≥ %g (worst event %s: %.4g vs %.4g)\n",
-				r.Runs, r.EpsLower, 1-r.Alpha, r.Worst.Name, r.Worst.PA, r.Worst.PB)
+			fmt.Fprintf(w, "\nMonte Carlo, %d runs per side: ε ≥ %.4g with probability ≥ %g (worst event %s: %.4g vs %.4g); these runs can show at most ε ≈ %.4g\n",
+				r.Runs, r.EpsLower, 1-r.Alpha, r.Worst.Name, r.Worst.PA, r.Worst.PB, r.EpsReach)
 		}
 		switch {
 		case mut != nil && out.Verdict == "violation":

@@ -27,10 +27,12 @@ type MCConfig struct {
 	// Seed of the audit's streams; the two sides use independent streams.
 	Seed uint64
 	// Direction to project outputs on; nil: the difference of the two
-	// sides' mean outputs, estimated from a pilot of Runs/10.
+	// sides' mean outputs, estimated from a pilot of Runs/10 per side.
 	Direction []float64
 	// Thresholds is the number of threshold events {⟨o, u⟩ > t} and
-	// {⟨o, u⟩ ≤ t}, at quantiles of the pooled projections (default 32).
+	// {⟨o, u⟩ ≤ t}, at quantiles of the pilot's pooled projections
+	// (default 31: odd, so the pooled median is one of them and two sides
+	// that never overlap are split exactly).
 	Thresholds int
 }
 
@@ -52,8 +54,13 @@ type MCResult struct {
 	// EpsLower is a lower bound on the ε the mechanism really has at the
 	// claimed δ, holding with probability ≥ 1 − Alpha: the largest over
 	// events and orders of ln((LB(p) − δ)/UB(p′)).
-	EpsLower float64   `json:"eps_lower"`
-	Alpha    float64   `json:"alpha"`
+	EpsLower float64 `json:"eps_lower"`
+	Alpha    float64 `json:"alpha"`
+	// EpsReach is the largest ε any event could prove with this many runs
+	// (one seen every time on one side, never on the other): a claimed ε
+	// at or above it cannot be refuted by this audit, whatever the code
+	// does. It grows like ln(Runs).
+	EpsReach float64   `json:"eps_reach"`
 	Worst    MCEvent   `json:"worst_event"`
 	Events   []MCEvent `json:"events"`
 	// Verdict is "pass" or "violation" (EpsLower > the claimed ε).
@@ -92,7 +99,8 @@ type MCRun struct {
 	pilot  [2]*rng.Streams
 	main   [2]*rng.Streams
 	pilotN int
-	aimed  bool // the direction is fixed (given, or chosen from the pilot)
+	aimed  bool      // the events are fixed: direction and thresholds
+	cuts   []float64 // the thresholds t, from the pilot
 	pilots [2][][]float64
 	outs   [2][][]float64
 	done   int64
@@ -100,8 +108,9 @@ type MCRun struct {
 }
 
 // NewMCRun checks the configuration and prepares the streams: independent
-// ones for the two sides and, without a Direction, for the pilot that
-// chooses it (so the events do not depend on the samples they judge).
+// ones for the two sides and for the pilot that chooses the events (the
+// direction, unless given, and the thresholds), so the events do not depend
+// on the samples they judge and each Clopper–Pearson interval is exact.
 func NewMCRun(a, b Sampler, g privacy.Guarantee, cfg MCConfig) (*MCRun, error) {
 	if cfg.Runs < 100 {
 		return nil, fmt.Errorf("runs = %d: a Monte Carlo audit needs at least 100 runs per side (10⁵ for the full protocol)", cfg.Runs)
@@ -110,15 +119,15 @@ func NewMCRun(a, b Sampler, g privacy.Guarantee, cfg MCConfig) (*MCRun, error) {
 		return nil, fmt.Errorf("alpha = %v: the false-flag probability must be in (0, 1)", cfg.Alpha)
 	}
 	if cfg.Thresholds == 0 {
-		cfg.Thresholds = 32
+		cfg.Thresholds = 31
+	}
+	if cfg.Thresholds < 0 {
+		return nil, fmt.Errorf("thresholds = %d: the number of threshold events cannot be negative", cfg.Thresholds)
 	}
 	root := rng.New(cfg.Seed)
-	r := &MCRun{a: a, b: b, g: g, cfg: cfg, u: cfg.Direction, aimed: cfg.Direction != nil}
+	r := &MCRun{a: a, b: b, g: g, cfg: cfg, u: cfg.Direction, pilotN: cfg.Runs / 10}
 	r.main = [2]*rng.Streams{rng.New(root.Get("audit-a").Uint64()), rng.New(root.Get("audit-b").Uint64())}
-	if r.u == nil {
-		r.pilotN = cfg.Runs / 10
-		r.pilot = [2]*rng.Streams{rng.New(root.Get("pilot-a").Uint64()), rng.New(root.Get("pilot-b").Uint64())}
-	}
+	r.pilot = [2]*rng.Streams{rng.New(root.Get("pilot-a").Uint64()), rng.New(root.Get("pilot-b").Uint64())}
 	return r, nil
 }
 
@@ -172,7 +181,7 @@ func (r *MCRun) next() (int, *rng.Streams, *[][]float64) {
 		}
 	}
 	if !r.aimed {
-		r.u, r.aimed = meanDifference(r.pilots[0], r.pilots[1]), true
+		r.aim()
 	}
 	for side := 0; side < 2; side++ {
 		if len(r.outs[side]) < r.cfg.Runs {
@@ -182,14 +191,33 @@ func (r *MCRun) next() (int, *rng.Streams, *[][]float64) {
 	return 0, nil, nil
 }
 
+// aim fixes the events from the pilot: the direction (unless given) and
+// the thresholds at quantiles of the pooled projections.
+func (r *MCRun) aim() {
+	if r.u == nil {
+		r.u = meanDifference(r.pilots[0], r.pilots[1])
+	}
+	pa, _ := project(r.pilots[0], r.u)
+	pb, _ := project(r.pilots[1], r.u)
+	pooled := append(pa, pb...)
+	slices.Sort(pooled)
+	// Midway between neighbouring pooled values: a cut in a gap between
+	// the sides (or between discrete outputs) splits the main samples the
+	// way it split the pilot, not at a pilot sample's own value.
+	for k := 1; k <= r.cfg.Thresholds && len(pooled) > 0; k++ {
+		i := (len(pooled) - 1) * k / (r.cfg.Thresholds + 1)
+		r.cuts = append(r.cuts, (pooled[i]+pooled[min(i+1, len(pooled)-1)])/2)
+	}
+	r.cuts = slices.Compact(r.cuts)
+	r.aimed = true
+}
+
 // finish forms the events and bounds.
 func (r *MCRun) finish() {
 	cfg, g := r.cfg, r.g
 	projA, bottomA := project(r.outs[0], r.u)
 	projB, bottomB := project(r.outs[1], r.u)
 	res := MCResult{Runs: cfg.Runs, Alpha: cfg.Alpha, Verdict: "pass"}
-	pooled := append(append([]float64(nil), projA...), projB...)
-	slices.Sort(pooled)
 	events := 1 + 2*cfg.Thresholds
 	level := cfg.Alpha / float64(2*events) // Bonferroni over events and the two orders
 	add := func(name string, ka, kb int) {
@@ -202,9 +230,11 @@ func (r *MCRun) finish() {
 			res.EpsLower, res.Worst = e.EpsLower, e
 		}
 	}
+	always, _ := ClopperPearson(cfg.Runs, cfg.Runs, level)
+	_, never := ClopperPearson(0, cfg.Runs, level)
+	res.EpsReach = epsBound(always, never, g.Delta)
 	add("⊥", bottomA, bottomB)
-	for k := 1; k <= cfg.Thresholds && len(pooled) > 0; k++ {
-		t := pooled[(len(pooled)-1)*k/(cfg.Thresholds+1)]
+	for _, t := range r.cuts {
 		ga, gb := countAbove(projA, t), countAbove(projB, t)
 		add(fmt.Sprintf("⟨o,u⟩ > %.4g", t), ga, gb)
 		// Complements within the released outputs: ⟨o,u⟩ ≤ t.

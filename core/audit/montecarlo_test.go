@@ -147,3 +147,35 @@ func TestMCRunIncremental(t *testing.T) {
 		t.Errorf("progress %d/%d", done, total)
 	}
 }
+
+// EpsReach has the closed form of Clopper–Pearson at k = n and k = 0,
+// where both are powers of the per-tail level a: ln((a^{1/n} − δ)/(1 −
+// a^{1/n})). A mechanism whose sides never overlap (the skipped stability
+// test on a far outlier) proves exactly that much and no more.
+func TestMCEpsReach(t *testing.T) {
+	x := append(append([]float64(nil), inliers...), 0)
+	a, b := law(t, p1, with(x, 13, 1000)...), law(t, p1, x...)
+	skip, _ := DelMutantByName("no-stability")
+	g := privacy.Guarantee{Eps: p1.Eps, Delta: p1.Delta}
+	prev := 0.0
+	for _, n := range []int{2000, 20_000} {
+		cfg := MCConfig{Runs: n, Alpha: 1e-3, Seed: 8}
+		res, err := MonteCarlo(context.Background(), delSampler(skip.Apply(a)), delSampler(skip.Apply(b)), g, cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tail := cfg.Alpha / float64(2*(1+2*31)) / 2 // default 31 thresholds
+		root := math.Pow(tail, 1/float64(n))
+		want := math.Log((root - g.Delta) / (1 - root))
+		if math.Abs(res.EpsReach-want) > 1e-6 {
+			t.Errorf("%d runs: reach %v, closed form %v", n, res.EpsReach, want)
+		}
+		if math.Abs(res.EpsLower-res.EpsReach) > 1e-9 {
+			t.Errorf("%d runs: disjoint sides prove ε ≥ %v, want the reach %v; %+v", n, res.EpsLower, res.EpsReach, res.Worst)
+		}
+		if res.EpsReach <= prev {
+			t.Errorf("reach %v at %d runs does not grow from %v", res.EpsReach, n, prev)
+		}
+		prev = res.EpsReach
+	}
+}

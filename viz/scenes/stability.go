@@ -39,18 +39,25 @@ type Stability struct {
 	lensErr   error
 
 	// Layout and drag state.
-	last   *viz.List
-	axis   plotArea // the users' number line
-	lensAx plotArea
-	drag   int // 1-based user (negative: in the lens row), 0 none
-	grab   float64
+	last *viz.List
+	axis numberLine // the users' number line
+	drag int        // 1-based user (negative: in the lens row), 0 none
+	grab float64    // pixel offset of the grab from the user
+}
+
+// inliers are the 13 close users of spec 000-002 §9.2's worked example.
+var inliers = []float64{0, 0.05, -0.05, 0.10, -0.10, 0.02, -0.02, 0.07, -0.07, 0.03, -0.03, 0.04, -0.04}
+
+// with returns a copy of base with tail appended.
+func with(base []float64, tail ...float64) []float64 {
+	return append(append([]float64(nil), base...), tail...)
 }
 
 // NewStability returns the lesson on spec 000-002 §9.2's first row: 13 close
 // users and one at 10, ε = 8, δ = 0.1, Δ = 0.1 (κ = 3).
 func NewStability() *Stability {
 	s := &Stability{
-		values:  []float64{0, 0.05, -0.05, 0.10, -0.10, 0.02, -0.02, 0.07, -0.07, 0.03, -0.03, 0.04, -0.04, 10},
+		values:  with(inliers, 10),
 		params:  mech.DelParams{Eps: 8, Delta: 0.1, Sens: 0.1},
 		streams: rng.New(1),
 	}

@@ -3,6 +3,7 @@ package scenes
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/uldplab/uldp/core/audit"
 	"github.com/uldplab/uldp/core/mech"
@@ -40,10 +41,8 @@ func (s *Stability) revealed() stabilityShown {
 	return v
 }
 
-// xAxis maps values to x pixels on a horizontal plot.
+// xOf maps values to x pixels on a horizontal plot.
 func (p plotArea) xOf(v float64) float64 { return p.x0 + p.w*(v-p.lo)/(p.hi-p.lo) }
-
-func (p plotArea) valueAtX(x float64) float64 { return p.lo + (x-p.x0)/p.w*(p.hi-p.lo) }
 
 // Draw paints the users, the influence bars, the TDLap pmf, the search
 // result, the release and, with the lens, the neighbour and δ(ε).
@@ -59,19 +58,16 @@ func (s *Stability) Draw(w, h float64) *viz.List {
 	v := s.revealed()
 	// The users' number line; frozen while dragging.
 	if s.drag == 0 {
-		lo, hi := minMax(s.values)
+		vals := s.values
 		if s.lens {
-			nlo, nhi := minMax(s.neighbour)
-			lo, hi = math.Min(lo, nlo), math.Max(hi, nhi)
+			vals = append(slices.Clone(s.values), s.neighbour...)
 		}
-		pad := math.Max(0.08*(hi-lo), 0.05)
-		s.axis = plotArea{x0: 40, y0: 44, w: w - 80, h: 1, lo: lo - pad, hi: hi + pad}
+		s.axis = fitLine(vals, 40, w-80)
 	}
 	s.axis.w = w - 80
 	s.drawUsers(l, s.values, s.axis, 44, 1, v, "data x")
 	y := 92.0
 	if s.lens {
-		s.lensAx = s.axis
 		s.drawUsers(l, s.neighbour, s.axis, y, lensID+1, stabilityShown{}, "neighbour x′")
 		y += 48
 	}
@@ -99,19 +95,7 @@ func minMax(xs []float64) (float64, float64) {
 
 // drawUsers draws one row of users on the number line; removed users are
 // crossed out once the stability step is shown.
-func (s *Stability) drawUsers(l *viz.List, values []float64, ax plotArea, y float64, idBase int, v stabilityShown, title string) {
-	l.Text(viz.Point{X: ax.x0, Y: y - 24}, title+" (drag a user)", 12, viz.Ink, viz.Left)
-	l.Line(viz.Point{X: ax.x0, Y: y}, viz.Point{X: ax.x0 + ax.w, Y: y}, viz.Style{Stroke: viz.Muted, Width: 1})
-	for _, t := range viz.NiceTicks(ax.lo, ax.hi, 8) {
-		l.Line(viz.Point{X: ax.xOf(t), Y: y}, viz.Point{X: ax.xOf(t), Y: y + 4}, viz.Style{Stroke: viz.Muted, Width: 1})
-		l.Text(viz.Point{X: ax.xOf(t), Y: y + 13}, viz.TickLabel(t), 10, viz.Muted, viz.Centre)
-	}
-	removed := map[int]bool{}
-	if v.stability {
-		for _, i := range s.law.Removed {
-			removed[i] = true
-		}
-	}
+func (s *Stability) drawUsers(l *viz.List, values []float64, ax numberLine, y float64, idBase int, v stabilityShown, title string) {
 	changed := -1
 	if idBase > lensID {
 		for i := range values {
@@ -120,27 +104,19 @@ func (s *Stability) drawUsers(l *viz.List, values []float64, ax plotArea, y floa
 			}
 		}
 	}
-	seen := map[float64]int{} // users at exactly the same value stack upward
-	for i, x := range values {
-		p := viz.Point{X: ax.xOf(x), Y: y - 9*float64(seen[x])}
-		seen[x]++
-		st := viz.Style{Fill: viz.Blue, Stroke: viz.Ink, Width: 1, Alpha: 0.85}
-		if i == changed {
-			st.Fill = viz.Orange
-		}
-		if s.drag == idBase+i || s.drag == -(idBase+i) {
-			st.Stroke, st.Width = viz.Yellow, 3
-		}
-		l.Circle(p, 6, st, idBase+i)
-		if removed[i] {
-			c := viz.Style{Stroke: viz.Vermillion, Width: 2.5}
-			l.Line(viz.Point{X: p.X - 8, Y: p.Y - 8}, viz.Point{X: p.X + 8, Y: p.Y + 8}, c)
-			l.Line(viz.Point{X: p.X - 8, Y: p.Y + 8}, viz.Point{X: p.X + 8, Y: p.Y - 8}, c)
-		}
+	drag := s.drag
+	if drag < 0 {
+		drag = -drag
 	}
-	if v.stability && s.law.Centre != nil {
-		c := ax.xOf(s.law.Centre[0])
-		l.Polygon([]viz.Point{{X: c, Y: y - 9}, {X: c - 6, Y: y - 19}, {X: c + 6, Y: y - 19}}, viz.Style{Fill: viz.Purple, Stroke: viz.Ink, Width: 1})
+	at := drawValueRow(l, values, ax, y, idBase, changed, drag, title+" (drag a user)")
+	if !v.stability {
+		return
+	}
+	c := viz.Style{Stroke: viz.Vermillion, Width: 2.5}
+	for _, i := range s.law.Removed {
+		p := at[i]
+		l.Line(viz.Point{X: p.X - 8, Y: p.Y - 8}, viz.Point{X: p.X + 8, Y: p.Y + 8}, c)
+		l.Line(viz.Point{X: p.X - 8, Y: p.Y + 8}, viz.Point{X: p.X + 8, Y: p.Y - 8}, c)
 	}
 }
 
@@ -266,13 +242,19 @@ func (s *Stability) drawProfile(l *viz.List, p plotArea) {
 		l.Text(viz.Point{X: p.x0, Y: p.y0}, "neighbour: "+s.lensErr.Error(), 12, viz.Vermillion, viz.Left)
 		return
 	}
-	l.Text(viz.Point{X: p.x0, Y: p.y0 - 8}, "exact privacy profile δ(ε), log scale: x vs x′ (blue), x′ vs x (orange); the promise (purple) holds from the claimed ε on", 12, viz.Ink, viz.Left)
 	emax := 2 * s.params.Eps
 	eps := make([]float64, 81)
 	for i := range eps {
 		eps[i] = emax * float64(i) / 80
 	}
-	pts := audit.Curve(s.law, s.lensLaw, s.result.Guarantee, eps)
+	drawProfile(l, p, audit.Curve(s.law, s.lensLaw, s.result.Guarantee, eps), s.params.Eps, s.params.Delta, "x vs x′", "x′ vs x")
+}
+
+// drawProfile plots an exact privacy profile δ(ε) (both orders, log scale)
+// against the promise (ε₀, δ₀), which holds from ε₀ on.
+func drawProfile(l *viz.List, p plotArea, pts []audit.Point, eps0, delta0 float64, ab, ba string) {
+	l.Text(viz.Point{X: p.x0, Y: p.y0 - 8}, fmt.Sprintf("exact privacy profile δ(ε), log scale: %s (blue), %s (orange); the promise (purple) holds from the claimed ε on", ab, ba), 12, viz.Ink, viz.Left)
+	emax := pts[len(pts)-1].Eps
 	const floor = -12.0 // log10 δ below 1e-12 sits on the axis
 	xOf := func(e float64) float64 { return p.x0 + p.w*e/emax }
 	yOf := func(d float64) float64 {
@@ -301,9 +283,8 @@ func (s *Stability) drawProfile(l *viz.List, p plotArea) {
 		}
 		l.Polyline(line, viz.Style{Stroke: side.col, Width: 2})
 	}
-	// The promise: δ at every ε ≥ the claimed ε.
-	l.Line(viz.Point{X: xOf(s.params.Eps), Y: yOf(s.params.Delta)}, viz.Point{X: xOf(emax), Y: yOf(s.params.Delta)}, viz.Style{Stroke: viz.Purple, Width: 2})
-	l.Line(viz.Point{X: xOf(s.params.Eps), Y: yOf(0)}, viz.Point{X: xOf(s.params.Eps), Y: yOf(s.params.Delta)}, viz.Style{Stroke: viz.Purple, Width: 1, Dashed: true})
+	l.Line(viz.Point{X: xOf(eps0), Y: yOf(delta0)}, viz.Point{X: xOf(emax), Y: yOf(delta0)}, viz.Style{Stroke: viz.Purple, Width: 2})
+	l.Line(viz.Point{X: xOf(eps0), Y: yOf(0)}, viz.Point{X: xOf(eps0), Y: yOf(delta0)}, viz.Style{Stroke: viz.Purple, Width: 1, Dashed: true})
 }
 
 // Pointer drags users along the line (in the data or, with the lens, in
@@ -319,7 +300,7 @@ func (s *Stability) Pointer(ev viz.Event) bool {
 		switch {
 		case id >= 1 && id <= len(s.values):
 			s.drag = id
-			s.grab = s.values[id-1] - s.axis.valueAtX(ev.X)
+			s.grab = s.axis.xOf(s.values[id-1]) - ev.X // in pixels: the line may be logarithmic
 		case s.lens && id > lensID && id <= lensID+len(s.values):
 			i := id - lensID - 1
 			for j := range s.neighbour {
@@ -328,7 +309,7 @@ func (s *Stability) Pointer(ev viz.Event) bool {
 				}
 			}
 			s.drag = -id
-			s.grab = s.neighbour[i] - s.axis.valueAtX(ev.X)
+			s.grab = s.axis.xOf(s.neighbour[i]) - ev.X
 		default:
 			return false
 		}
@@ -337,7 +318,7 @@ func (s *Stability) Pointer(ev viz.Event) bool {
 		if s.drag == 0 {
 			return false
 		}
-		x := math.Round((s.axis.valueAtX(ev.X)+s.grab)*1000) / 1000
+		x := math.Round(s.axis.valueAtX(ev.X+s.grab)*1000) / 1000
 		if s.drag > 0 {
 			i := s.drag - 1
 			// The lens follows the data, except in the one user it changes.

@@ -66,7 +66,7 @@ func TestStabilityDragOutlierIn(t *testing.T) {
 		t.Errorf("R1 changed from %d to %d under a drag", r1, s.result.R1)
 	}
 	for i, v := range s.values[:13] {
-		if v != []float64{0, 0.05, -0.05, 0.10, -0.10, 0.02, -0.02, 0.07, -0.07, 0.03, -0.03, 0.04, -0.04}[i] {
+		if v != inliers[i] {
 			t.Errorf("user %d moved", i+1)
 		}
 	}
@@ -82,8 +82,7 @@ func TestStabilityLens(t *testing.T) {
 	if !ok {
 		t.Fatal("lens users not drawn")
 	}
-	q, _ := l.Locate(lensID + 1)
-	mid := (p.X + q.X) / 2 // about 5: away from the other users' dots
+	mid := s.axis.xOf(5) // away from the other users' dots
 	a.Event(viz.Event{Kind: viz.PointerDown, X: p.X, Y: p.Y})
 	a.Event(viz.Event{Kind: viz.PointerMove, X: mid, Y: p.Y})
 	a.Event(viz.Event{Kind: viz.PointerUp, X: mid, Y: p.Y})

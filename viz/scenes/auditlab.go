@@ -1,0 +1,356 @@
+package scenes
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/uldplab/uldp/core/audit"
+	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/mech"
+	"github.com/uldplab/uldp/core/noise"
+	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/core/rng"
+	"github.com/uldplab/uldp/viz"
+)
+
+// Mechanisms the audit lab can audit.
+const (
+	labDel = "deloutputpert"
+	labAT  = "abovethreshold"
+)
+
+// noMutant is the mutant choice for the real mechanism.
+const noMutant = "none"
+
+// AuditLab is lesson 11: pick a mechanism and a neighbouring pair (drag to
+// make one), see its exact privacy profile against its promise, run a Monte
+// Carlo audit in the background, and switch on broken variants to watch the
+// audit catch them.
+type AuditLab struct {
+	mech, pair, mutant string
+	// DelOutputPert: users' values; b differs from a in one user.
+	a, b []float64
+	del  mech.DelParams
+	// AboveThreshold: query values; each b query within the sensitivity of a's.
+	qa, qb []float64
+	at     mech.ATParams
+
+	points []audit.Point
+	err    error
+	runs   int
+	mc     *audit.MCRun
+	mcErr  error
+
+	ax   plotArea   // AboveThreshold's bars
+	line numberLine // DelOutputPert's users
+	list viz.List
+	drag int     // ids: 1… row A, lensID+1… row B
+	grab float64 // value offset (bars) or pixel offset (users) of the grab
+}
+
+// labPair is a preset neighbouring pair: each is the pair on which one
+// broken variant is caught, so a student can see the catch before hunting
+// for pairs by dragging.
+type labPair struct {
+	name, catches string
+	a, b          []float64
+}
+
+var labPairs = map[string][]labPair{
+	labDel: {
+		{"far-outlier", "no-stability", with(inliers, 1000), with(inliers, 0)},
+		{"three-vs-four-outliers", "r1-fixed", with(inliers[:10], 0.04, 10, 10, 10), with(inliers[:10], 10, 10, 10, 10)},
+	},
+	labAT: {
+		{"ones-vs-zeros", "no-threshold-noise", []float64{1, 1, 1, 1, 1, 1, 1, 1}, []float64{0, 0, 0, 0, 0, 0, 0, 0}},
+	},
+}
+
+func pairNames(m string) []string {
+	var out []string
+	for _, p := range labPairs[m] {
+		out = append(out, p.name)
+	}
+	return out
+}
+
+// NewAuditLab starts on DelOutputPert at spec preset P1 with a far outlier
+// against an inlier.
+func NewAuditLab() *AuditLab {
+	s := &AuditLab{
+		del:  mech.DelParams{Eps: 8, Delta: 0.1, Sens: 0.1},
+		at:   mech.ATParams{Eps: 1, Threshold: 0},
+		runs: 100_000,
+	}
+	s.load(labDel, labPairs[labDel][0])
+	s.recompute()
+	return s
+}
+
+// load switches to a mechanism and one of its preset pairs, with the real
+// mechanism under audit.
+func (s *AuditLab) load(m string, p labPair) {
+	s.mech, s.pair, s.mutant = m, p.name, noMutant
+	a, b := append([]float64(nil), p.a...), append([]float64(nil), p.b...)
+	if m == labAT {
+		s.qa, s.qb = a, b
+	} else {
+		s.a, s.b = a, b
+	}
+}
+
+// Info names the scene.
+func (s *AuditLab) Info() viz.Info {
+	return viz.Info{Name: "audit", Title: "Audit lab",
+		Summary: "Does the code keep its promise? Exact δ(ε) and Monte Carlo audits of a neighbouring pair, with broken variants to catch."}
+}
+
+func (s *AuditLab) guarantee() privacy.Guarantee {
+	if s.mech == labAT {
+		return privacy.Guarantee{Eps: s.at.Eps, Mode: privacy.Paper}
+	}
+	return privacy.Guarantee{Eps: s.del.Eps, Delta: s.del.Delta, Mode: privacy.Paper}
+}
+
+func mutantsOf(m string) []string {
+	if m == labAT {
+		return []string{noMutant, "no-threshold-noise"}
+	}
+	return append([]string{noMutant}, audit.DelMutantNames()...)
+}
+
+// laws returns the two output laws as samplers and the exact curve.
+func (s *AuditLab) recompute() {
+	s.mc, s.mcErr, s.err = nil, nil, nil
+	g := s.guarantee()
+	eps := make([]float64, 81)
+	for i := range eps {
+		eps[i] = 2 * g.Eps * float64(i) / 80
+	}
+	if s.mech == labAT {
+		law := audit.ATExact
+		if s.mutant != noMutant {
+			law = audit.ATNoThresholdNoise
+		}
+		s.points = audit.ATCurve(law(s.at, s.qa), law(s.at, s.qb), g, eps)
+		return
+	}
+	la, lb, err := s.delLaws()
+	if err != nil {
+		s.err, s.points = err, nil
+		return
+	}
+	s.points = audit.Curve(la, lb, g, eps)
+}
+
+func (s *AuditLab) delLaws() (mech.DelLaw, mech.DelLaw, error) {
+	la, err := mech.DelOutputPertLaw(context.Background(), s.del, valuesData(s.a), nil)
+	if err != nil {
+		return la, la, err
+	}
+	lb, err := mech.DelOutputPertLaw(context.Background(), s.del, valuesData(s.b), nil)
+	if err != nil {
+		return la, lb, err
+	}
+	if s.mutant != noMutant {
+		m, err := audit.DelMutantByName(s.mutant)
+		if err != nil {
+			return la, lb, err
+		}
+		la, lb = m.Apply(la), m.Apply(lb)
+	}
+	return la, lb, nil
+}
+
+func valuesData(values []float64) *dataset.Dataset {
+	d := &dataset.Dataset{Dim: 1, Users: make([]dataset.User, len(values))}
+	for i, v := range values {
+		d.Users[i] = dataset.User{ID: strconv.Itoa(i + 1), Points: []float64{v}}
+	}
+	return d
+}
+
+// startMC prepares the Monte Carlo audit; Tick advances it.
+func (s *AuditLab) startMC() error {
+	var a, b audit.Sampler
+	if s.mech == labAT {
+		a, b = atSampler(s.at, s.qa, s.mutant != noMutant), atSampler(s.at, s.qb, s.mutant != noMutant)
+	} else {
+		la, lb, err := s.delLaws()
+		if err != nil {
+			return err
+		}
+		a, b = delSampler(la, s.del.Eps/2), delSampler(lb, s.del.Eps/2)
+	}
+	run, err := audit.NewMCRun(a, b, s.guarantee(), audit.MCConfig{Runs: s.runs, Alpha: 1e-3, Seed: 1})
+	if err != nil {
+		return err
+	}
+	s.mc, s.mcErr = run, nil
+	return nil
+}
+
+func delSampler(l mech.DelLaw, epsBar float64) audit.Sampler {
+	return func(st *rng.Streams) ([]float64, error) {
+		_, out, err := l.Sample(epsBar, 1, st)
+		return out, err
+	}
+}
+
+// atSampler runs AboveThreshold on the queries and outputs where it halted
+// (T+1: never); broken omits the threshold noise.
+func atSampler(p mech.ATParams, q []float64, broken bool) audit.Sampler {
+	return func(st *rng.Streams) ([]float64, error) {
+		if broken {
+			nu := noise.Laplace{Scale: p.QueryScale(), Src: st.Get(rng.ATQuery)}
+			for k, v := range q {
+				if v+nu.Rand() < p.Threshold {
+					return []float64{float64(k + 1)}, nil
+				}
+			}
+			return []float64{float64(len(q) + 1)}, nil
+		}
+		run, err := mech.NewAboveThreshold(p, st, nil)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range q {
+			if ok, _ := run.Query(v); !ok {
+				return []float64{float64(k + 1)}, nil
+			}
+		}
+		return []float64{float64(len(q) + 1)}, nil
+	}
+}
+
+// Tick samples for about 8 ms per frame until the audit is done.
+func (s *AuditLab) Tick(float64) bool {
+	if s.mc == nil || s.mc.Done() || s.mcErr != nil {
+		return false
+	}
+	start := time.Now()
+	for !s.mc.Done() && time.Since(start) < 8*time.Millisecond {
+		if err := s.mc.Step(500); err != nil {
+			s.mcErr = err
+			break
+		}
+	}
+	return true
+}
+
+// Controls declares the scene's inputs.
+func (s *AuditLab) Controls() []viz.Control {
+	return []viz.Control{
+		{Name: "mech", Label: "mechanism", Kind: viz.Choice, Value: s.mech, Choices: []string{labDel, labAT}},
+		{Name: "pair", Label: "neighbouring pair", Kind: viz.Choice, Value: s.pair, Choices: pairNames(s.mech),
+			Help: "a preset pair (each catches one broken variant); drag the users or queries to make your own"},
+		{Name: "mutant", Label: "broken variant", Kind: viz.Choice, Value: s.mutant, Choices: mutantsOf(s.mech),
+			Help: "none: the real mechanism; the others are bugs the audit must catch on some pair"},
+		{Name: "runs", Label: "Monte Carlo runs per side", Kind: viz.Slider, Value: strconv.Itoa(s.runs), Min: 1000, Max: 1_000_000, Step: 1000, Log: true},
+		{Name: "monte-carlo", Label: "run the Monte Carlo audit", Kind: viz.Button, Key: "m",
+			Help: "samples both sides in the background; α = 10⁻³ false-flag probability"},
+	}
+}
+
+// Set changes one control.
+func (s *AuditLab) Set(name, value string) error {
+	c, ok := findControl(s.Controls(), name)
+	if !ok {
+		return fmt.Errorf("no control %q in this lesson", name)
+	}
+	switch name {
+	case "mech":
+		if value != labDel && value != labAT {
+			return fmt.Errorf("mechanism %q: use %s or %s", value, labDel, labAT)
+		}
+		s.load(value, labPairs[value][0])
+	case "pair":
+		found := false
+		for _, p := range labPairs[s.mech] {
+			if p.name == value {
+				mutant := s.mutant
+				s.load(s.mech, p)
+				s.mutant, found = mutant, true
+			}
+		}
+		if !found {
+			return fmt.Errorf("pair %q: %s offers %v", value, s.mech, pairNames(s.mech))
+		}
+	case "mutant":
+		found := false
+		for _, m := range mutantsOf(s.mech) {
+			found = found || m == value
+		}
+		if !found {
+			return fmt.Errorf("broken variant %q: %s offers %v", value, s.mech, mutantsOf(s.mech))
+		}
+		s.mutant = value
+	case "runs":
+		x, err := viz.ParseNumber(c, value)
+		if err != nil {
+			return err
+		}
+		s.runs = int(math.Round(x))
+	case "monte-carlo":
+		return s.startMC()
+	}
+	s.recompute()
+	return nil
+}
+
+// verdictAt is the exact verdict at the claimed ε.
+func (s *AuditLab) verdictAt() (audit.Point, bool) {
+	g := s.guarantee()
+	for _, p := range s.points {
+		if p.Eps >= g.Eps {
+			return p, true
+		}
+	}
+	return audit.Point{}, false
+}
+
+// Readouts lists the verdicts.
+func (s *AuditLab) Readouts() []viz.Readout {
+	if s.err != nil {
+		return []viz.Readout{{Name: "error", Label: "cannot audit", Text: s.err.Error(), Warn: true}}
+	}
+	g := s.guarantee()
+	var r []viz.Readout
+	if p, ok := s.verdictAt(); ok {
+		r = append(r, viz.Readout{Name: "exact", Label: fmt.Sprintf("exact δ at ε = %g", g.Eps), Value: math.Max(p.DeltaAB, p.DeltaBA),
+			Text: fmt.Sprintf("%.3g and %.3g vs promised %g: %s", p.DeltaAB, p.DeltaBA, g.Delta, p.Verdict), Warn: p.Verdict == audit.Violation})
+	}
+	switch {
+	case s.mcErr != nil:
+		r = append(r, viz.Readout{Name: "mc", Label: "Monte Carlo", Text: s.mcErr.Error(), Warn: true})
+	case s.mc != nil && !s.mc.Done():
+		done, total := s.mc.Progress()
+		r = append(r, viz.Readout{Name: "mc", Label: "Monte Carlo", Value: float64(done) / float64(total), Text: fmt.Sprintf("sampling… %.0f%%", 100*float64(done)/float64(total))})
+	case s.mc != nil:
+		res := s.mc.Result()
+		r = append(r, viz.Readout{Name: "mc", Label: "Monte Carlo", Value: res.EpsLower, Warn: res.Verdict == "violation",
+			Text: fmt.Sprintf("ε ≥ %.3g with probability ≥ 0.999 (claimed %g): %s%s", res.EpsLower, g.Eps, res.Verdict, reachNote(res, g.Eps))})
+	}
+	return r
+}
+
+// Guarantee is the audited mechanism's claim.
+func (s *AuditLab) Guarantee() privacy.Guarantee {
+	g := s.guarantee()
+	if s.mutant != noMutant {
+		g.Note = "the real mechanism's claim, which the broken variant under audit does not inherit"
+		g.Preconditions = append(g.Preconditions, privacy.Precondition{What: "the code under audit is the real mechanism (broken variant: " + s.mutant + ")", Op: privacy.AtLeast, Need: 1})
+	}
+	return g
+}
+
+// reachNote warns when the runs are too few to refute the claim at all.
+func reachNote(r audit.MCResult, claimed float64) string {
+	if r.Verdict == "pass" && r.EpsReach <= claimed {
+		return fmt.Sprintf("; %d runs can show at most ε ≈ %.3g, so they cannot refute ε = %g: raise the runs", r.Runs, r.EpsReach, claimed)
+	}
+	return ""
+}

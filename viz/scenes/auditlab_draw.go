@@ -1,0 +1,222 @@
+package scenes
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/uldplab/uldp/core/audit"
+	"github.com/uldplab/uldp/viz"
+)
+
+// atRange is the AboveThreshold rows' fixed value axis.
+const atRange = 6.0
+
+// Draw paints the pair, the exact profile, the verdict and the Monte Carlo
+// audit's progress.
+func (s *AuditLab) Draw(w, h float64) *viz.List {
+	l := &s.list
+	l.Reset(w, h)
+	if s.mech == labAT {
+		s.drawQueries(l, w)
+	} else {
+		s.drawUsersPair(l, w)
+	}
+	if s.err != nil {
+		for i, line := range viz.Wrap("Cannot audit: "+s.err.Error(), int(w/7)) {
+			l.Text(viz.Point{X: 20, Y: 190 + 18*float64(i)}, line, 13, viz.Vermillion, viz.Left)
+		}
+		return l
+	}
+	g := s.guarantee()
+	if p, ok := s.verdictAt(); ok {
+		text, col := fmt.Sprintf("✓ keeps its promise on this pair: δ(ε = %g) = %.3g, %.3g ≤ %g", g.Eps, p.DeltaAB, p.DeltaBA, g.Delta), viz.Green
+		if p.Verdict == audit.Violation {
+			text, col = fmt.Sprintf("✗ VIOLATION on this pair: δ(ε = %g) = %.3g, %.3g > %g", g.Eps, p.DeltaAB, p.DeltaBA, g.Delta), viz.Vermillion
+			if s.mutant != noMutant {
+				text += " — the audit catches “" + s.mutant + "”"
+			}
+		}
+		l.Text(viz.Point{X: 20, Y: 178}, text, 14, col, viz.Left)
+		if hint := s.hint(); hint != "" {
+			l.Text(viz.Point{X: 20, Y: 196}, hint, 11, viz.Muted, viz.Left)
+		}
+	}
+	ph := math.Max(h-320, 80)
+	drawProfile(l, plotArea{x0: 60, y0: 230, w: w - 120, h: ph}, s.points, g.Eps, g.Delta, "A vs B", "B vs A")
+	s.drawMC(l, w, 230+ph+40)
+	return l
+}
+
+// drawUsersPair draws dataset A and its neighbour B on one number line.
+func (s *AuditLab) drawUsersPair(l *viz.List, w float64) {
+	if s.drag == 0 { // frozen while dragging
+		s.line = fitLine(append(append([]float64(nil), s.a...), s.b...), 40, w-80)
+	}
+	s.line.w = w - 80
+	changed := -1
+	for i := range s.a {
+		if s.a[i] != s.b[i] {
+			changed = i
+		}
+	}
+	for row, vals := range [][]float64{s.a, s.b} {
+		y := 52 + 56*float64(row)
+		title := "dataset A (drag a user)"
+		if row == 1 {
+			title = "neighbour B: A with one user replaced (drag one)"
+		}
+		base := 1 + row*lensID
+		drawValueRow(l, vals, s.line, y, base, changed, s.drag, title)
+	}
+}
+
+// drawQueries draws the two query vectors as paired bars.
+func (s *AuditLab) drawQueries(l *viz.List, w float64) {
+	p := plotArea{x0: 50, y0: 30, w: w - 100, h: 120, lo: -atRange, hi: atRange, slots: len(s.qa)}
+	s.ax = p
+	l.Text(viz.Point{X: p.x0, Y: 14}, fmt.Sprintf("query values: A (blue) and B (orange, within the sensitivity 1 of A); threshold Δ = %g; drag the bars", s.at.Threshold), 12, viz.Ink, viz.Left)
+	zero := p.yOf(0)
+	l.Line(viz.Point{X: p.x0, Y: zero}, viz.Point{X: p.x0 + p.w, Y: zero}, viz.Style{Stroke: viz.Muted, Width: 1})
+	l.Line(viz.Point{X: p.x0, Y: p.yOf(s.at.Threshold)}, viz.Point{X: p.x0 + p.w, Y: p.yOf(s.at.Threshold)}, viz.Style{Stroke: viz.Purple, Width: 2, Dashed: true})
+	bw := math.Min(p.slotW()*0.3, 24)
+	for i := range s.qa {
+		x := p.slotX(i + 1)
+		for side, v := range []float64{s.qa[i], s.qb[i]} {
+			st := viz.Style{Fill: viz.Blue}
+			id := 1 + i
+			if side == 1 {
+				st.Fill, id = viz.Orange, lensID+1+i
+			}
+			if s.drag == id {
+				st.Stroke, st.Width = viz.Yellow, 3
+			}
+			off := (float64(side) - 0.5) * (bw + 2)
+			l.Rect(viz.Point{X: x + off - bw/2, Y: zero}, viz.Point{X: x + off + bw/2, Y: p.yOf(v)}, st, id)
+		}
+	}
+}
+
+// drawMC shows the Monte Carlo audit's progress or result.
+func (s *AuditLab) drawMC(l *viz.List, w, y float64) {
+	switch {
+	case s.mcErr != nil:
+		l.Text(viz.Point{X: 20, Y: y}, "Monte Carlo: "+s.mcErr.Error(), 12, viz.Vermillion, viz.Left)
+	case s.mc == nil:
+		l.Text(viz.Point{X: 20, Y: y}, "Monte Carlo audit: press “run the Monte Carlo audit” (M) to sample both sides — no closed form needed", 12, viz.Muted, viz.Left)
+	case !s.mc.Done():
+		done, total := s.mc.Progress()
+		frac := float64(done) / float64(total)
+		l.Rect(viz.Point{X: 20, Y: y - 7}, viz.Point{X: w - 20, Y: y + 7}, viz.Style{Stroke: viz.Muted, Width: 1}, 0)
+		l.Rect(viz.Point{X: 20, Y: y - 7}, viz.Point{X: 20 + (w-40)*frac, Y: y + 7}, viz.Style{Fill: viz.Sky}, 0)
+		l.Text(viz.Point{X: w / 2, Y: y}, fmt.Sprintf("sampling %d of %d outputs", done, total), 11, viz.Ink, viz.Centre)
+	default:
+		r := s.mc.Result()
+		col := viz.Green
+		if r.Verdict == "violation" {
+			col = viz.Vermillion
+		}
+		claimed := s.guarantee().Eps
+		l.Text(viz.Point{X: 20, Y: y}, fmt.Sprintf("Monte Carlo, %d runs per side: ε ≥ %.3g with probability ≥ 0.999 (claimed %g) — %s; worst event %s: %.4g vs %.4g",
+			r.Runs, r.EpsLower, claimed, r.Verdict, r.Worst.Name, r.Worst.PA, r.Worst.PB), 12, col, viz.Left)
+		if note := reachNote(r, claimed); note != "" {
+			l.Text(viz.Point{X: 20, Y: y + 18}, "Beware"+note, 12, viz.Vermillion, viz.Left)
+		}
+	}
+}
+
+// Pointer drags users (DelOutputPert) or query bars (AboveThreshold) in
+// either dataset, keeping the pair neighbours.
+func (s *AuditLab) Pointer(ev viz.Event) bool {
+	switch ev.Kind {
+	case viz.PointerDown:
+		id := s.list.Hit(viz.Point{X: ev.X, Y: ev.Y}, 4)
+		n := len(s.a)
+		if s.mech == labAT {
+			n = len(s.qa)
+		}
+		i, inB := id-1, false
+		if id > lensID {
+			i, inB = id-lensID-1, true
+		}
+		if id == 0 || i < 0 || i >= n {
+			return false
+		}
+		s.drag = id
+		if s.mech == labAT {
+			v := s.qa[i]
+			if inB {
+				v = s.qb[i]
+			}
+			s.grab = v - s.ax.valueAt(ev.Y)
+		} else {
+			v := s.a[i]
+			if inB {
+				v = s.b[i]
+				for j := range s.b { // B stays a neighbour: one user differs
+					if j != i {
+						s.b[j] = s.a[j]
+					}
+				}
+			}
+			s.grab = s.line.xOf(v) - ev.X // in pixels: the line may be logarithmic
+		}
+		return true
+	case viz.PointerMove:
+		if s.drag == 0 {
+			return false
+		}
+		i, inB := s.drag-1, false
+		if s.drag > lensID {
+			i, inB = s.drag-lensID-1, true
+		}
+		if s.mech == labAT {
+			v := math.Round((s.ax.valueAt(ev.Y)+s.grab)*100) / 100
+			v = math.Max(-atRange, math.Min(atRange, v))
+			if inB {
+				s.qb[i] = math.Max(s.qa[i]-1, math.Min(s.qa[i]+1, v)) // sensitivity 1
+			} else {
+				d := s.qb[i] - s.qa[i]
+				s.qa[i], s.qb[i] = v, v+d
+			}
+		} else {
+			v := math.Round(s.line.valueAtX(ev.X+s.grab)*1000) / 1000
+			if inB {
+				s.b[i] = v
+			} else {
+				if s.b[i] == s.a[i] {
+					s.b[i] = v
+				}
+				s.a[i] = v
+			}
+		}
+		s.recompute()
+		return true
+	case viz.PointerUp:
+		if s.drag != 0 {
+			s.drag = 0
+			return true
+		}
+	}
+	return false
+}
+
+// hint says what to try next on a preset pair.
+func (s *AuditLab) hint() string {
+	for _, p := range labPairs[s.mech] {
+		if p.name != s.pair {
+			continue
+		}
+		if s.mutant == noMutant {
+			return "Try the broken variant “" + p.catches + "” on this pair, or drag a user to make your own pair."
+		}
+		if s.mutant == p.catches {
+			return ""
+		}
+	}
+	for _, p := range labPairs[s.mech] {
+		if p.catches == s.mutant {
+			return "The preset pair “" + p.name + "” catches “" + s.mutant + "”."
+		}
+	}
+	return "No preset pair catches “" + s.mutant + "”: an audit only shows a violation that some pair exposes, and at these settings this variant may be safe on every pair."
+}

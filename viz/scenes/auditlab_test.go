@@ -1,0 +1,265 @@
+package scenes
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/uldplab/uldp/core/audit"
+	"github.com/uldplab/uldp/viz"
+)
+
+func newAuditLab(t *testing.T) (*viz.App, *AuditLab) {
+	t.Helper()
+	s := NewAuditLab()
+	return viz.NewApp(s), s
+}
+
+func readout(a *viz.App, name string) (viz.Readout, bool) {
+	for _, r := range a.Readouts() {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return viz.Readout{}, false
+}
+
+func hasText(l *viz.List, sub string) bool {
+	for _, it := range l.Items {
+		if it.Kind == viz.Text && strings.Contains(it.Text, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// Every preset pair: the real mechanism keeps its promise exactly, and the
+// broken variant the pair was built for is caught, in the verdict, the
+// readout and the figure.
+func TestAuditLabPresetPairs(t *testing.T) {
+	for _, m := range []string{labDel, labAT} {
+		for _, p := range labPairs[m] {
+			a, s := newAuditLab(t)
+			mustSet(t, a, "mech", m)
+			mustSet(t, a, "pair", p.name)
+			if s.err != nil {
+				t.Fatalf("%s/%s: %v", m, p.name, s.err)
+			}
+			if v, _ := s.verdictAt(); v.Verdict != audit.Within {
+				t.Errorf("%s/%s, real mechanism: %+v", m, p.name, v)
+			}
+			if r, ok := readout(a, "exact"); !ok || r.Warn {
+				t.Errorf("%s/%s, real mechanism: readout %+v", m, p.name, r)
+			}
+			if l := frame(a); !hasText(l, "keeps its promise") || !hasText(l, "Try the broken variant “"+p.catches+"”") {
+				t.Errorf("%s/%s: the figure does not say the promise holds and what to try", m, p.name)
+			}
+			mustSet(t, a, "mutant", p.catches)
+			if s.pair != p.name {
+				t.Errorf("choosing a variant reset the pair to %q", s.pair)
+			}
+			if v, _ := s.verdictAt(); v.Verdict != audit.Violation {
+				t.Errorf("%s/%s: %s not caught: %+v", m, p.name, p.catches, v)
+			}
+			if r, _ := readout(a, "exact"); !r.Warn {
+				t.Errorf("%s/%s, %s: readout %+v does not warn", m, p.name, p.catches, r)
+			}
+			if !hasText(frame(a), "the audit catches “"+p.catches+"”") {
+				t.Errorf("%s/%s: the figure does not name the caught variant", m, p.name)
+			}
+			if g := a.Guarantee(); len(g.Preconditions) == 0 || g.Note == "" {
+				t.Errorf("%s: the guarantee shown for a broken variant does not say it is not inherited: %+v", p.catches, g)
+			}
+		}
+	}
+}
+
+// A variant on a pair that cannot expose it passes, and the figure says
+// where to look instead.
+func TestAuditLabHintsOtherPairs(t *testing.T) {
+	a, s := newAuditLab(t) // far outlier
+	mustSet(t, a, "mutant", "r1-fixed")
+	if v, _ := s.verdictAt(); v.Verdict != audit.Within {
+		t.Fatalf("r1-fixed on the far-outlier pair: %+v", v)
+	}
+	if !hasText(frame(a), "“three-vs-four-outliers” catches “r1-fixed”") {
+		t.Error("no pointer to the pair that catches r1-fixed")
+	}
+	mustSet(t, a, "mutant", "sigma-over-20")
+	if !hasText(frame(a), "No preset pair catches “sigma-over-20”") {
+		t.Error("no word that no preset catches σ/20")
+	}
+}
+
+// runMC presses the button and ticks the app like frames until the audit is
+// done, checking the progress shows in between.
+func runMC(t *testing.T, a *viz.App, s *AuditLab) audit.MCResult {
+	t.Helper()
+	mustSet(t, a, "monte-carlo", "")
+	sawProgress := false
+	for frames := 0; a.Tick(1.0 / 60); frames++ {
+		if frames > 10_000 {
+			t.Fatal("the Monte Carlo audit never finished")
+		}
+		if r, _ := readout(a, "mc"); strings.HasPrefix(r.Text, "sampling") {
+			sawProgress = true
+		}
+	}
+	if !s.mc.Done() {
+		t.Fatalf("ticks stopped before the audit finished: %+v", s.mcErr)
+	}
+	if r, _ := readout(a, "mc"); !strings.Contains(r.Text, "with probability ≥ 0.999") {
+		t.Errorf("result readout %q", r.Text)
+	}
+	if !sawProgress && s.runs >= 20_000 {
+		t.Error("no progress shown while sampling")
+	}
+	return s.mc.Result()
+}
+
+// The Monte Carlo audit runs a slice per frame and agrees with the exact
+// one: the real mechanism passes and the broken ones are caught. Seeds are
+// fixed; a correct mechanism is falsely flagged with probability ≤ α =
+// 10⁻³ per run, and the mutants' true ε (≥ 1.4 for AboveThreshold, ≈ ∞
+// for the skipped stability test) sits far above what the runs resolve.
+func TestAuditLabMonteCarlo(t *testing.T) {
+	a, s := newAuditLab(t)
+	mustSet(t, a, "runs", "20000")
+	if r := runMC(t, a, s); r.Verdict != "pass" || r.Runs != 20_000 {
+		t.Errorf("real DelOutputPert: %+v", r)
+	}
+	// 20 000 runs reach only ε ≈ 7.3 < 8: the pass proves nothing, and the
+	// lab must say so rather than look reassuring.
+	if r, _ := readout(a, "mc"); !strings.Contains(r.Text, "cannot refute ε = 8") {
+		t.Errorf("no warning that 20 000 runs cannot refute ε = 8: %q", r.Text)
+	}
+	if !hasText(frame(a), "raise the runs") {
+		t.Error("the figure does not ask for more runs")
+	}
+	mustSet(t, a, "mutant", "no-stability")
+	if s.mc != nil {
+		t.Error("changing the variant kept a stale Monte Carlo result")
+	}
+	mustSet(t, a, "runs", "100000") // 20 000 runs resolve ε only up to ≈ 7.2
+	if r := runMC(t, a, s); r.Verdict != "violation" || r.EpsLower <= 8 {
+		t.Errorf("no-stability: %v, ε ≥ %v", r.Verdict, r.EpsLower)
+	}
+	if !hasText(frame(a), "violation") {
+		t.Error("the figure does not show the Monte Carlo violation")
+	}
+
+	mustSet(t, a, "mech", labAT)
+	mustSet(t, a, "mutant", "no-threshold-noise")
+	mustSet(t, a, "runs", "100000")
+	if r := runMC(t, a, s); r.Verdict != "violation" || r.EpsLower <= 1 {
+		t.Errorf("AboveThreshold without threshold noise: %v, ε ≥ %v", r.Verdict, r.EpsLower)
+	}
+}
+
+// Dragging keeps the pair neighbours: B differs from A in at most one user,
+// and a user moved in A that B shares moves in both.
+func TestAuditLabDragKeepsNeighbours(t *testing.T) {
+	a, s := newAuditLab(t)
+	dragID := func(id int, dx float64) {
+		p, ok := frame(a).Locate(id)
+		if !ok {
+			t.Fatalf("id %d not drawn", id)
+		}
+		drag(a, p, dx, 0)
+	}
+	differ := func() []int {
+		var d []int
+		for i := range s.a {
+			if s.a[i] != s.b[i] {
+				d = append(d, i)
+			}
+		}
+		return d
+	}
+	before := s.points
+	dragID(lensID+1+2, 200) // B's user 3
+	if d := differ(); len(d) != 1 || d[0] != 2 {
+		t.Fatalf("after moving B's user 3, users %v differ", d)
+	}
+	if s.b[2] <= inliers[2] {
+		t.Errorf("B's user 3 did not move right: %v", s.b[2])
+	}
+	if &before[0] == &s.points[0] {
+		t.Error("the profile was not recomputed after the drag")
+	}
+	dragID(lensID+1+5, -200) // B's user 6: user 3 snaps back
+	if d := differ(); len(d) != 1 || d[0] != 5 {
+		t.Fatalf("after moving B's user 6, users %v differ", d)
+	}
+	a5 := s.a[0]
+	dragID(1, 100) // A's user 1, shared with B
+	if s.a[0] == a5 || s.a[0] != s.b[0] {
+		t.Errorf("A's user 1 moved to %v, B's to %v: want both moved together", s.a[0], s.b[0])
+	}
+	if d := differ(); len(d) != 1 {
+		t.Errorf("users %v differ", d)
+	}
+	if v, _ := s.verdictAt(); v.Verdict != audit.Within {
+		t.Errorf("the real mechanism on a dragged pair: %+v", v)
+	}
+}
+
+// AboveThreshold's B queries stay within the sensitivity 1 of A's.
+func TestAuditLabQueryDragClampsToSensitivity(t *testing.T) {
+	a, s := newAuditLab(t)
+	mustSet(t, a, "mech", labAT)
+	p, _ := frame(a).Locate(lensID + 1 + 3)
+	drag(a, p, 0, -300) // far up
+	if s.qb[3] != s.qa[3]+1 {
+		t.Errorf("B's query 4 = %v, A's = %v: want clamped to A + 1", s.qb[3], s.qa[3])
+	}
+	p, _ = frame(a).Locate(1 + 3)
+	drag(a, p, 0, 40) // A's query 4 drags B's along
+	if s.qb[3]-s.qa[3] != 1 && s.qa[3] > -atRange {
+		t.Errorf("A's query 4 = %v, B's = %v: the gap was not kept", s.qa[3], s.qb[3])
+	}
+	if v, _ := s.verdictAt(); v.Verdict != audit.Within {
+		t.Errorf("the real AboveThreshold on a dragged pair: %+v", v)
+	}
+}
+
+func TestAuditLabRejectsBadSettings(t *testing.T) {
+	a, s := newAuditLab(t)
+	for _, c := range [][2]string{
+		{"mech", "laplace"},
+		{"pair", "ones-vs-zeros"}, // an AboveThreshold pair
+		{"mutant", "no-threshold-noise"},
+		{"runs", "10"},
+		{"runs", "many"},
+		{"colour", "red"},
+	} {
+		err := a.Set(c[0], c[1])
+		if err == nil {
+			t.Errorf("Set(%s, %s) accepted", c[0], c[1])
+			continue
+		}
+		if msg := err.Error(); !strings.Contains(msg, c[0]) && !strings.Contains(msg, c[1]) && !strings.Contains(msg, "outside") {
+			t.Errorf("Set(%s, %s): %q does not name the bad value", c[0], c[1], err)
+		}
+	}
+	if s.mech != labDel || s.pair != "far-outlier" || s.mutant != noMutant || s.runs != 100_000 {
+		t.Errorf("bad settings changed the lab: %s %s %s %d", s.mech, s.pair, s.mutant, s.runs)
+	}
+}
+
+func TestAuditLabLinkRoundTrip(t *testing.T) {
+	a, _ := newAuditLab(t)
+	mustSet(t, a, "pair", "three-vs-four-outliers")
+	mustSet(t, a, "mutant", "r1-fixed")
+	mustSet(t, a, "runs", "5000")
+	state := a.State()
+	b, s := newAuditLab(t)
+	if err := b.Restore(state); err != nil {
+		t.Fatal(err)
+	}
+	if s.pair != "three-vs-four-outliers" || s.mutant != "r1-fixed" || s.runs != 5000 {
+		t.Errorf("restored %s %s %d from %q", s.pair, s.mutant, s.runs, state)
+	}
+	if b.State() != state {
+		t.Errorf("state %q, want %q", b.State(), state)
+	}
+}

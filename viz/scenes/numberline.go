@@ -1,0 +1,130 @@
+package scenes
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"github.com/uldplab/uldp/viz"
+)
+
+// numberLine places users' one-dimensional values along a row. When a far
+// outlier would squeeze the crowd into a few pixels (the very picture these
+// lessons are about) it switches to a symmetric log scale, linear within
+// ±c and logarithmic beyond, so both the crowd and the outlier stay
+// visible and grabbable.
+type numberLine struct {
+	x0, w  float64
+	lo, hi float64 // ends, in scale units
+	c      float64 // symmetric-log knee; 0 means a linear scale
+}
+
+// fitLine frames values on a row from x0 of width w.
+func fitLine(values []float64, x0, w float64) numberLine {
+	lo, hi := minMax(values)
+	n := numberLine{x0: x0, w: w}
+	s := slices.Clone(values)
+	slices.Sort(s)
+	iqr := s[3*len(s)/4] - s[len(s)/4]
+	if iqr > 0 && hi-lo > 30*iqr {
+		n.c = iqr / 4
+	}
+	a, b := n.scale(lo), n.scale(hi)
+	pad := math.Max(0.08*(b-a), 0.05)
+	n.lo, n.hi = a-pad, b+pad
+	return n
+}
+
+func (n numberLine) scale(v float64) float64 {
+	if n.c == 0 {
+		return v
+	}
+	return math.Asinh(v / n.c)
+}
+
+func (n numberLine) xOf(v float64) float64 { return n.x0 + n.w*(n.scale(v)-n.lo)/(n.hi-n.lo) }
+
+func (n numberLine) valueAtX(x float64) float64 {
+	t := n.lo + (x-n.x0)/n.w*(n.hi-n.lo)
+	if n.c == 0 {
+		return t
+	}
+	return n.c * math.Sinh(t)
+}
+
+// ticks are NiceTicks on a linear line; on a log line, 0 and the powers of
+// ten (then 2× and 5× them) that keep labels at least 44 px apart.
+func (n numberLine) ticks() []float64 {
+	if n.c == 0 {
+		return viz.NiceTicks(n.lo, n.hi, 8)
+	}
+	lo, hi := n.valueAtX(n.x0), n.valueAtX(n.x0+n.w)
+	var cand []float64
+	if lo <= 0 && hi >= 0 {
+		cand = append(cand, 0)
+	}
+	for _, m := range []float64{1, 2, 5} {
+		for k := -6; k <= 9; k++ {
+			v := m * math.Pow(10, float64(k))
+			for _, x := range []float64{v, -v} {
+				if x >= lo && x <= hi {
+					cand = append(cand, x)
+				}
+			}
+		}
+	}
+	var out []float64
+	for _, v := range cand {
+		if !slices.ContainsFunc(out, func(u float64) bool { return math.Abs(n.xOf(u)-n.xOf(v)) < 44 }) {
+			out = append(out, v)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// drawValueRow draws users as dots on a number line, stacked upward where
+// they would overlap; the changed user is orange, the dragged one ringed.
+// It returns where each user was drawn.
+func drawValueRow(l *viz.List, values []float64, ax numberLine, y float64, idBase, changed, drag int, title string) []viz.Point {
+	if ax.c != 0 {
+		title += " — symmetric log scale"
+	}
+	l.Text(viz.Point{X: ax.x0, Y: y - 24}, title, 12, viz.Ink, viz.Left)
+	l.Line(viz.Point{X: ax.x0, Y: y}, viz.Point{X: ax.x0 + ax.w, Y: y}, viz.Style{Stroke: viz.Muted, Width: 1})
+	for _, t := range ax.ticks() {
+		l.Line(viz.Point{X: ax.xOf(t), Y: y}, viz.Point{X: ax.xOf(t), Y: y + 4}, viz.Style{Stroke: viz.Muted, Width: 1})
+		l.Text(viz.Point{X: ax.xOf(t), Y: y + 13}, viz.TickLabel(t), 10, viz.Muted, viz.Centre)
+	}
+	const r = 6
+	at := make([]viz.Point, len(values))
+	order := make([]int, len(values))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(i, j int) int { return cmp.Compare(values[i], values[j]) })
+	// Greedy beeswarm: each dot takes the lowest level where it clears
+	// every dot already placed, so every user stays grabbable.
+	var levels []float64 // the rightmost x placed on each level
+	for _, i := range order {
+		x := ax.xOf(values[i])
+		k := slices.IndexFunc(levels, func(last float64) bool { return x-last >= 2*r })
+		if k < 0 {
+			k = len(levels)
+			levels = append(levels, x)
+		}
+		levels[k] = x
+		at[i] = viz.Point{X: x, Y: y - 2*r*float64(k)}
+	}
+	for i, p := range at {
+		st := viz.Style{Fill: viz.Blue, Stroke: viz.Ink, Width: 1, Alpha: 0.85}
+		if i == changed {
+			st.Fill = viz.Orange
+		}
+		if drag == idBase+i {
+			st.Stroke, st.Width = viz.Yellow, 3
+		}
+		l.Circle(p, r, st, idBase+i)
+	}
+	return at
+}

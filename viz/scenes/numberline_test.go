@@ -1,0 +1,70 @@
+package scenes
+
+import (
+	"math"
+	"testing"
+
+	"github.com/uldplab/uldp/viz"
+)
+
+func TestNumberLineScales(t *testing.T) {
+	crowd := with(inliers, 1000)
+	for _, c := range []struct {
+		name   string
+		values []float64
+		log    bool
+	}{
+		{"a crowd and a far outlier", crowd, true},
+		{"evenly spread", []float64{0, 1, 2, 3, 4, 5, 6, 7}, false},
+		{"all equal but one", []float64{0, 0, 0, 0, 0, 0, 0, 50}, false},
+	} {
+		n := fitLine(c.values, 40, 720)
+		if (n.c != 0) != c.log {
+			t.Errorf("%s: knee %v, want log scale %v", c.name, n.c, c.log)
+		}
+		for _, v := range c.values {
+			x := n.xOf(v)
+			if x < 40 || x > 760 {
+				t.Errorf("%s: %v drawn at x = %v, off the line", c.name, v, x)
+			}
+			if back := n.valueAtX(x); math.Abs(back-v) > 1e-9*math.Max(1, math.Abs(v)) {
+				t.Errorf("%s: %v → x = %v → %v", c.name, v, x, back)
+			}
+		}
+		ticks := n.ticks()
+		if len(ticks) < 3 {
+			t.Errorf("%s: ticks %v", c.name, ticks)
+		}
+		for i := 1; i < len(ticks); i++ {
+			if gap := n.xOf(ticks[i]) - n.xOf(ticks[i-1]); gap < 30 {
+				t.Errorf("%s: ticks %v and %v only %.0f px apart", c.name, ticks[i-1], ticks[i], gap)
+			}
+		}
+	}
+	// On the log line the crowd gets room: its 13 users span a third of the
+	// row instead of 2 px.
+	n := fitLine(crowd, 40, 720)
+	if span := n.xOf(0.10) - n.xOf(-0.10); span < 200 {
+		t.Errorf("the crowd spans %.0f px", span)
+	}
+}
+
+// Every user stays grabbable: no two dots overlap, and a hit on a dot's
+// centre finds that user.
+func TestValueRowDotsDoNotOverlap(t *testing.T) {
+	for _, values := range [][]float64{with(inliers, 1000), {0, 0, 0, 0, 0.001, 0.002, 5}} {
+		var l viz.List
+		l.Reset(800, 300)
+		at := drawValueRow(&l, values, fitLine(values, 40, 720), 200, 1, -1, 0, "users")
+		for i := range at {
+			for j := range i {
+				if d := math.Hypot(at[i].X-at[j].X, at[i].Y-at[j].Y); d < 12-1e-9 {
+					t.Errorf("users %d and %d overlap (%.1f px apart)", i+1, j+1, d)
+				}
+			}
+			if id := l.Hit(at[i], 0); id != i+1 {
+				t.Errorf("a hit on user %d finds %d", i+1, id)
+			}
+		}
+	}
+}
