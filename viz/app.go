@@ -264,6 +264,13 @@ func (a *App) ExportTrace() ([]byte, error) {
 	return buf.Bytes(), err
 }
 
+// Exportable reports which downloads the current lesson offers, so front
+// ends can grey out the others instead of answering with an error.
+func (a *App) Exportable() (trace, csv bool) {
+	e, ok := a.Scene().(Exporter)
+	return ok && e.Trace() != nil, ok && e.Dataset() != nil
+}
+
 // ExportCSV returns the current dataset as CSV.
 func (a *App) ExportCSV() ([]byte, error) {
 	e, ok := a.Scene().(Exporter)

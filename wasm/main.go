@@ -135,6 +135,10 @@ func (b *bridge) export() {
 	})
 	b.fn("exportTrace", js.Null(), func([]js.Value) any { return exported(a.ExportTrace()) })
 	b.fn("exportCSV", js.Null(), func([]js.Value) any { return exported(a.ExportCSV()) })
+	b.fn("canExport", js.Null(), func([]js.Value) any {
+		tr, csv := a.Exportable()
+		return map[string]any{"trace": tr, "csv": csv}
+	})
 }
 
 // exported returns {data} or {error} for an export.

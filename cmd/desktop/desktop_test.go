@@ -124,7 +124,17 @@ func TestDesktopLessons(t *testing.T) {
 	d.key("5")
 	d.key("End")
 	phased := d.shot("phased-erm")
-	for name, s := range map[string]screenshot{"lesson 1": after, "lesson 2": cal, "lesson 3": dragged, "lesson 4": stab, "lesson 5": phased} {
+	// Lesson 6: M starts the Monte Carlo audit, sampled between frames;
+	// the verdict line under the profile appears when it is done.
+	d.key("6")
+	lab := d.shot("audit")
+	d.key("m")
+	time.Sleep(5 * time.Second)
+	audited := d.shot("audit")
+	if !differs(lab.img, audited.img, image.Rect(fig.Min.X, fig.Max.Y-120, fig.Max.X, fig.Max.Y)) {
+		t.Error("lesson 6: M did not run the Monte Carlo audit (the figure's foot is unchanged)")
+	}
+	for name, s := range map[string]screenshot{"lesson 1": after, "lesson 2": cal, "lesson 3": dragged, "lesson 4": stab, "lesson 5": phased, "lesson 6": audited} {
 		if n := colours(s.img); n < 8 {
 			t.Errorf("%s: screenshot has only %d distinct colours", name, n)
 		}

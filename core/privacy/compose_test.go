@@ -133,6 +133,13 @@ func TestGuarantee(t *testing.T) {
 	if s := g.Preconditions[2].String(); s != "ε̄ < 1: 4 < 1, NOT met" {
 		t.Errorf("precondition text %q", s)
 	}
+	f := Guarantee{Eps: 1, Delta: 1e-5, Mode: Paper, Preconditions: []Precondition{Fact("the code is the proof's mechanism", false)}}
+	if f.Certified() || f.Preconditions[0].String() != "the code is the proof's mechanism: does NOT hold" {
+		t.Errorf("a failed fact: %v, %q", f, f.Preconditions[0])
+	}
+	if p := Fact("x", true); !p.Met || p.String() != "x: holds" {
+		t.Errorf("a fact that holds: %+v", p)
+	}
 	np := Guarantee{Eps: math.Inf(1), Mode: NonPrivate}
 	b, err := json.Marshal(np)
 	if err != nil || !strings.Contains(string(b), `"eps":null`) || !strings.Contains(string(b), `"certified":false`) {

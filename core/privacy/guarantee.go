@@ -16,6 +16,8 @@ const (
 	AtMost  Op = "≤"
 	AtLeast Op = "≥"
 	Above   Op = ">"
+	// Holds marks a yes-or-no requirement with no numbers (see Fact).
+	Holds Op = "holds"
 )
 
 // Precondition is one requirement of a proof, with the numbers on both sides:
@@ -40,14 +42,26 @@ func Require(what string, have float64, op Op, need float64) Precondition {
 		met = have >= need
 	case Above:
 		met = have > need
-	default:
+	default: // Holds has no numbers to compare: use Fact
 		panic("privacy: unknown Op " + string(op))
 	}
 	return Precondition{What: what, Have: have, Op: op, Need: need, Met: met}
 }
 
+// Fact is a yes-or-no precondition, such as "the code is the mechanism the
+// proof is about".
+func Fact(what string, holds bool) Precondition {
+	return Precondition{What: what, Op: Holds, Met: holds}
+}
+
 // String prints the precondition with its numbers.
 func (p Precondition) String() string {
+	if p.Op == Holds {
+		if p.Met {
+			return p.What + ": holds"
+		}
+		return p.What + ": does NOT hold"
+	}
 	state := "met"
 	if !p.Met {
 		state = "NOT met"

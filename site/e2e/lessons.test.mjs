@@ -46,6 +46,8 @@ async function open(hash = "") {
 const state = async (page) => new URLSearchParams((await page.evaluate(() => location.hash)).slice(1));
 const status = (page) => page.textContent("#status");
 const readout = (page, name) => page.textContent(`#readouts dd[data-name="${name}"]`);
+// prose waits for the lesson text, which is fetched after the switch.
+const prose = (page, re) => page.waitForFunction((src) => new RegExp(src).test(document.querySelector("#prose").textContent), re.source, { timeout: 10000 });
 
 const AT = "#scene=abovethreshold";
 
@@ -53,10 +55,10 @@ test("the site opens on lesson 1 with every lesson in the menu", async () => {
   const { page, errors } = await open();
   assert.equal((await state(page)).get("scene"), "user-level");
   const lessons = await page.$$eval("#lessons a", (as) => as.map((a) => a.dataset.scene));
-  assert.deepEqual(lessons, ["user-level", "calibration", "abovethreshold", "stability", "phased-erm"]);
+  assert.deepEqual(lessons, ["user-level", "calibration", "abovethreshold", "stability", "phased-erm", "audit"]);
   await page.keyboard.press("3");
   assert.equal((await state(page)).get("scene"), "abovethreshold");
-  assert.match(await page.textContent("#prose"), /AboveThreshold/);
+  await prose(page, /AboveThreshold/);
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -267,6 +269,35 @@ test("Phased ERM: phases appear one by one, the ledger fills, the guarantee hold
   await page.selectOption("#ctl-mode", "non-private");
   assert.match(await page.textContent("#guarantee"), /No privacy guarantee/);
   await page.screenshot({ path: shots + "phased-erm.png" });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("Audit lab: a broken variant is caught exactly and by sampling; drags keep the pair neighbours", async () => {
+  const { page, errors } = await open("#scene=audit");
+  assert.match(await readout(page, "exact"), /within/);
+  await page.selectOption("#ctl-mutant", "no-stability");
+  assert.match(await readout(page, "exact"), /VIOLATION/);
+  assert.match(await page.textContent("#guarantee"), /NOT certified[\s\S]*no-stability[\s\S]*does NOT hold/);
+  // The Monte Carlo audit samples between frames with a progress readout,
+  // then agrees with the exact one.
+  await page.locator("#figure").focus();
+  await page.keyboard.press("m");
+  await page.waitForFunction(() => /violation/.test(document.querySelector('#readouts dd[data-name="mc"]')?.textContent), null, { timeout: 60000 });
+  await page.screenshot({ path: shots + "audit-caught.png" });
+  // Drag B's user 3 (id 1003) to the right: the pair stays neighbours and
+  // the real mechanism keeps its promise on it.
+  await page.selectOption("#ctl-mutant", "none");
+  const box = await page.locator("#figure").boundingBox();
+  const [x, y] = await page.evaluate(() => uldp.locate(1003));
+  await page.mouse.move(box.x + x, box.y + y);
+  await page.mouse.down();
+  for (let i = 1; i <= 8; i++) await page.mouse.move(box.x + x + 15 * i, box.y + y);
+  await page.mouse.up();
+  assert.match(await readout(page, "exact"), /within/);
+  await prose(page, /A pass is not a proof/);
+  assert.equal(await page.isDisabled("#export-trace"), true);
+  assert.equal(await page.isDisabled("#export-png"), false);
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -249,6 +249,7 @@ function syncPanel() {
   const key = uldp.current() + ":" + controls.map((c) => c.name).join(",");
   if (key !== builtFor) {
     builtFor = key;
+    syncExports();
     inputs.clear();
     $("stepper").replaceChildren();
     $("controls").replaceChildren();
@@ -321,7 +322,9 @@ function syncGuarantee() {
     const ul = document.createElement("ul");
     for (const p of g.preconditions) {
       const li = document.createElement("li");
-      li.textContent = `${p.what}: ${fmt(p.have)} ${p.op} ${fmt(p.need)} — ${p.met ? "met" : "NOT met"}`;
+      li.textContent = p.op === "holds"
+        ? `${p.what} — ${p.met ? "holds" : "does NOT hold"}`
+        : `${p.what}: ${fmt(p.have)} ${p.op} ${fmt(p.need)} — ${p.met ? "met" : "NOT met"}`;
       if (!p.met) li.className = "unmet";
       ul.append(li);
     }
@@ -420,6 +423,15 @@ function download(name, data, type) {
   a.href = url; a.download = name;
   document.body.append(a); a.click(); a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+// syncExports greys out the downloads the lesson does not offer.
+function syncExports() {
+  const can = uldp.canExport() || {};
+  for (const [id, ok, what] of [["export-trace", can.trace, "run"], ["export-csv", can.csv, "dataset"]]) {
+    $(id).disabled = !ok;
+    $(id).title = ok ? "" : `this lesson has no ${what} to export`;
+  }
 }
 
 function wireExports() {

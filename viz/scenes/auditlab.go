@@ -342,7 +342,7 @@ func (s *AuditLab) Guarantee() privacy.Guarantee {
 	g := s.guarantee()
 	if s.mutant != noMutant {
 		g.Note = "the real mechanism's claim, which the broken variant under audit does not inherit"
-		g.Preconditions = append(g.Preconditions, privacy.Precondition{What: "the code under audit is the real mechanism (broken variant: " + s.mutant + ")", Op: privacy.AtLeast, Need: 1})
+		g.Preconditions = append(g.Preconditions, privacy.Fact("the code under audit is the mechanism the proof is about (it runs the broken variant “"+s.mutant+"”)", false))
 	}
 	return g
 }

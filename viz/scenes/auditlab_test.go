@@ -139,7 +139,15 @@ func TestAuditLabMonteCarlo(t *testing.T) {
 	if s.mc != nil {
 		t.Error("changing the variant kept a stale Monte Carlo result")
 	}
-	mustSet(t, a, "runs", "100000") // 20 000 runs resolve ε only up to ≈ 7.2
+	// The lesson's horizon claim: 20 000 runs miss this violation (they
+	// see ε only up to ≈ 7.3) and say so; 10⁵ runs catch it.
+	if r := runMC(t, a, s); r.Verdict != "pass" || r.EpsReach > 7.4 || r.EpsLower > r.EpsReach {
+		t.Errorf("no-stability at 20 000 runs: %v, ε ≥ %v, reach %v", r.Verdict, r.EpsLower, r.EpsReach)
+	}
+	if r, _ := readout(a, "mc"); !strings.Contains(r.Text, "cannot refute") {
+		t.Errorf("a missed violation is not flagged as out of reach: %q", r.Text)
+	}
+	mustSet(t, a, "runs", "100000")
 	if r := runMC(t, a, s); r.Verdict != "violation" || r.EpsLower <= 8 {
 		t.Errorf("no-stability: %v, ε ≥ %v", r.Verdict, r.EpsLower)
 	}
@@ -261,5 +269,17 @@ func TestAuditLabLinkRoundTrip(t *testing.T) {
 	}
 	if b.State() != state {
 		t.Errorf("state %q, want %q", b.State(), state)
+	}
+}
+
+// The lab has no run trace or single dataset; the front ends grey those
+// downloads out, while a lesson with a run offers both.
+func TestAuditLabOffersNoTraceExports(t *testing.T) {
+	a, _ := newAuditLab(t)
+	if tr, csv := a.Exportable(); tr || csv {
+		t.Errorf("audit lab exportable: trace %v, csv %v", tr, csv)
+	}
+	if tr, csv := viz.NewApp(NewStability()).Exportable(); !tr || !csv {
+		t.Errorf("stability exportable: trace %v, csv %v", tr, csv)
 	}
 }
