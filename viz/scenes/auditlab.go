@@ -43,6 +43,9 @@ type AuditLab struct {
 	runs   int
 	mc     *audit.MCRun
 	mcErr  error
+	// stopped is how far a Monte Carlo audit the user stopped had got (0:
+	// none stopped since the last change).
+	stopped float64
 
 	ax   plotArea   // AboveThreshold's bars
 	line numberLine // DelOutputPert's users
@@ -124,7 +127,7 @@ func mutantsOf(m string) []string {
 
 // laws returns the two output laws as samplers and the exact curve.
 func (s *AuditLab) recompute() {
-	s.mc, s.mcErr, s.err = nil, nil, nil
+	s.mc, s.mcErr, s.err, s.stopped = nil, nil, nil, 0
 	g := s.guarantee()
 	eps := make([]float64, 81)
 	for i := range eps {
@@ -173,6 +176,17 @@ func valuesData(values []float64) *dataset.Dataset {
 	return d
 }
 
+func (s *AuditLab) running() bool { return s.mc != nil && !s.mc.Done() && s.mcErr == nil }
+
+func (s *AuditLab) mcButton() viz.Control {
+	c := viz.Control{Name: "monte-carlo", Label: "run the Monte Carlo audit", Kind: viz.Button, Key: "m",
+		Help: "samples both sides in the background; α = 10⁻³ false-flag probability"}
+	if s.running() {
+		c.Label, c.Help = "stop the Monte Carlo audit", "stops sampling; M again starts afresh"
+	}
+	return c
+}
+
 // startMC prepares the Monte Carlo audit; Tick advances it.
 func (s *AuditLab) startMC() error {
 	var a, b audit.Sampler
@@ -189,7 +203,7 @@ func (s *AuditLab) startMC() error {
 	if err != nil {
 		return err
 	}
-	s.mc, s.mcErr = run, nil
+	s.mc, s.mcErr, s.stopped = run, nil, 0
 	return nil
 }
 
@@ -228,7 +242,7 @@ func atSampler(p mech.ATParams, q []float64, broken bool) audit.Sampler {
 
 // Tick samples for about 8 ms per frame until the audit is done.
 func (s *AuditLab) Tick(float64) bool {
-	if s.mc == nil || s.mc.Done() || s.mcErr != nil {
+	if !s.running() {
 		return false
 	}
 	start := time.Now()
@@ -250,8 +264,7 @@ func (s *AuditLab) Controls() []viz.Control {
 		{Name: "mutant", Label: "broken variant", Kind: viz.Choice, Value: s.mutant, Choices: mutantsOf(s.mech),
 			Help: "none: the real mechanism; the others are bugs the audit must catch on some pair"},
 		{Name: "runs", Label: "Monte Carlo runs per side", Kind: viz.Slider, Value: strconv.Itoa(s.runs), Min: 1000, Max: 1_000_000, Step: 1000, Log: true},
-		{Name: "monte-carlo", Label: "run the Monte Carlo audit", Kind: viz.Button, Key: "m",
-			Help: "samples both sides in the background; α = 10⁻³ false-flag probability"},
+		s.mcButton(),
 	}
 }
 
@@ -295,6 +308,11 @@ func (s *AuditLab) Set(name, value string) error {
 		}
 		s.runs = int(math.Round(x))
 	case "monte-carlo":
+		if s.running() { // the same button (M) stops it
+			done, total := s.mc.Progress()
+			s.mc, s.stopped = nil, math.Max(float64(done)/float64(total), 1e-9)
+			return nil
+		}
 		return s.startMC()
 	}
 	s.recompute()
@@ -326,6 +344,8 @@ func (s *AuditLab) Readouts() []viz.Readout {
 	switch {
 	case s.mcErr != nil:
 		r = append(r, viz.Readout{Name: "mc", Label: "Monte Carlo", Text: s.mcErr.Error(), Warn: true})
+	case s.stopped > 0:
+		r = append(r, viz.Readout{Name: "mc", Label: "Monte Carlo", Text: fmt.Sprintf("stopped at %.0f%%; no verdict", 100*s.stopped)})
 	case s.mc != nil && !s.mc.Done():
 		done, total := s.mc.Progress()
 		r = append(r, viz.Readout{Name: "mc", Label: "Monte Carlo", Value: float64(done) / float64(total), Text: fmt.Sprintf("sampling… %.0f%%", 100*float64(done)/float64(total))})

@@ -101,6 +101,8 @@ func (s *AuditLab) drawMC(l *viz.List, w, y float64) {
 	switch {
 	case s.mcErr != nil:
 		l.Text(viz.Point{X: 20, Y: y}, "Monte Carlo: "+s.mcErr.Error(), 12, viz.Vermillion, viz.Left)
+	case s.stopped > 0:
+		l.Text(viz.Point{X: 20, Y: y}, fmt.Sprintf("Monte Carlo audit stopped at %.0f%%: no verdict — press M to start again", 100*s.stopped), 12, viz.Muted, viz.Left)
 	case s.mc == nil:
 		l.Text(viz.Point{X: 20, Y: y}, "Monte Carlo audit: press “run the Monte Carlo audit” (M) to sample both sides — no closed form needed", 12, viz.Muted, viz.Left)
 	case !s.mc.Done():
@@ -108,7 +110,7 @@ func (s *AuditLab) drawMC(l *viz.List, w, y float64) {
 		frac := float64(done) / float64(total)
 		l.Rect(viz.Point{X: 20, Y: y - 7}, viz.Point{X: w - 20, Y: y + 7}, viz.Style{Stroke: viz.Muted, Width: 1}, 0)
 		l.Rect(viz.Point{X: 20, Y: y - 7}, viz.Point{X: 20 + (w-40)*frac, Y: y + 7}, viz.Style{Fill: viz.Sky}, 0)
-		l.Text(viz.Point{X: w / 2, Y: y}, fmt.Sprintf("sampling %d of %d outputs", done, total), 11, viz.Ink, viz.Centre)
+		l.Text(viz.Point{X: w / 2, Y: y}, fmt.Sprintf("sampling %d of %d outputs — M stops", done, total), 11, viz.Ink, viz.Centre)
 	default:
 		r := s.mc.Result()
 		col := viz.Green

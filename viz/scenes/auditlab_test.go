@@ -283,3 +283,35 @@ func TestAuditLabOffersNoTraceExports(t *testing.T) {
 		t.Errorf("stability exportable: trace %v, csv %v", tr, csv)
 	}
 }
+
+// The button that starts the Monte Carlo audit stops it (M both ways): no
+// verdict from a partial run, and the next press starts afresh.
+func TestAuditLabStopMonteCarlo(t *testing.T) {
+	a, s := newAuditLab(t)
+	mustSet(t, a, "runs", "1000000")
+	mustSet(t, a, "monte-carlo", "")
+	for range 3 {
+		if !a.Tick(1.0 / 60) {
+			t.Fatal("the audit is not advancing")
+		}
+	}
+	if c, _ := findControl(s.Controls(), "monte-carlo"); !strings.HasPrefix(c.Label, "stop") {
+		t.Errorf("while sampling the button reads %q", c.Label)
+	}
+	if !a.Key("m") {
+		t.Fatal("M did not reach the lab")
+	}
+	if r, _ := readout(a, "mc"); !strings.HasPrefix(r.Text, "stopped at") || r.Warn {
+		t.Errorf("after stopping: %+v", r)
+	}
+	if a.Tick(1.0/60) || s.mc != nil {
+		t.Error("sampling goes on after stop")
+	}
+	if !hasText(frame(a), "press M to start again") {
+		t.Error("the figure does not say the audit was stopped")
+	}
+	a.Key("m")
+	if done, _ := s.mc.Progress(); done != 0 || s.stopped != 0 {
+		t.Errorf("a new audit starts at %d samples, stopped = %v", done, s.stopped)
+	}
+}
