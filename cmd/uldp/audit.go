@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/uldplab/uldp/core/audit"
+	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/core/rng"
@@ -35,11 +36,12 @@ type auditOut struct {
 }
 
 func cmdAudit(e *env, args []string) error {
-	fs := flags(e, "audit", "audit --mech deloutputpert --data A.csv --neighbour B.csv --f mean --eps E --delta D --target-sens X [--at-eps e1,e2,…] [--mutant NAME] [--format text]")
+	fs := flags(e, "audit", "audit (--scenario FILE.json | --mech deloutputpert --data A.csv --f mean --eps E --delta D --target-sens X) --neighbour (B.csv | replace:ID=ITEMS) [--at-eps e1,e2,…] [--mutant NAME] [--monte-carlo] [--format text]")
 	var d delFlags
 	d.register(fs)
 	dataA := fs.String("data", "", "dataset A (CSV)")
-	dataB := fs.String("neighbour", "", "dataset B: A with one user's items replaced (CSV)")
+	scen := fs.String("scenario", "", "scenario JSON holding dataset A and the parameters, instead of --data and the parameter flags")
+	dataB := fs.String("neighbour", "", `dataset B: a CSV, or A with one user's items replaced, as "replace:ID=x1,…,xd;x1,…,xd"`)
 	at := fs.String("at-eps", "", "ε values at which to evaluate δ(ε) (default: the claimed ε)")
 	mutant := fs.String("mutant", "", "audit a deliberately broken variant instead: "+strings.Join(audit.DelMutantNames(), ", "))
 	mc := fs.Bool("monte-carlo", false, "also audit by sampling: runs per side, Clopper–Pearson bounds, an ε lower bound")
@@ -51,7 +53,15 @@ func cmdAudit(e *env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if err := required(fs, "mech", "data", "neighbour", "eps", "delta", "target-sens"); err != nil {
+	if err := required(fs, "neighbour"); err != nil {
+		return err
+	}
+	a, err := loadInput(fs, &d, *dataA, *scen, seed)
+	if err != nil {
+		return err
+	}
+	b, err := neighbourOf(a, *dataB)
+	if err != nil {
 		return err
 	}
 	p, err := d.params()
@@ -79,14 +89,6 @@ func cmdAudit(e *env, args []string) error {
 			}
 			eps = append(eps, v)
 		}
-	}
-	a, err := readCSV(*dataA)
-	if err != nil {
-		return err
-	}
-	b, err := readCSV(*dataB)
-	if err != nil {
-		return err
 	}
 	changed, err := audit.CheckNeighbours(a, b)
 	if err != nil {
@@ -177,4 +179,17 @@ func lawJSON(l mech.DelLaw) lawOut {
 		out.RStar = &r
 	}
 	return out
+}
+
+// neighbourOf reads dataset B: a CSV file, or a "replace:" spec applied to
+// A.
+func neighbourOf(a *dataset.Dataset, spec string) (*dataset.Dataset, error) {
+	if strings.HasPrefix(spec, "replace:") {
+		b, _, err := dataset.ParseNeighbour(a, spec)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		return b, nil
+	}
+	return readCSV(spec)
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
@@ -427,6 +428,27 @@ func TestStep(t *testing.T) {
 		t.Errorf("step without --to on a pipe prints the whole run:\n%s", r.stdout)
 	}
 	bad(t, "--to 9: the run has 5 steps", append(args, "--to", "9")...)
+}
+
+// The issue's form: a scenario holds A and the parameters, a replace spec
+// makes B; it agrees with the two-CSV form on the same pair.
+func TestAuditScenarioAndNeighbourSpec(t *testing.T) {
+	type result struct {
+		Points  []map[string]any `json:"points"`
+		Verdict string           `json:"verdict"`
+		Changed *string          `json:"changed_user"`
+	}
+	var spec, files result
+	ok(t, &spec, "audit", "--scenario", "testdata/far-outlier.json", "--neighbour", "replace:14=0", "--mutant", "no-stability")
+	ok(t, &files, "audit", "--mech", "deloutputpert", "--data", "testdata/far-outlier.csv", "--neighbour", "testdata/inlier.csv",
+		"--eps", "8", "--delta", "0.1", "--target-sens", "0.1", "--mutant", "no-stability")
+	if !reflect.DeepEqual(spec, files) || spec.Verdict != "violation" || spec.Changed == nil || *spec.Changed != "14" {
+		t.Errorf("scenario + spec %+v, files %+v", spec, files)
+	}
+	bad(t, "has 2 coordinates, the data has d = 1", "audit", "--scenario", "testdata/far-outlier.json", "--neighbour", "replace:14=0,1")
+	bad(t, `no user "99"`, "audit", "--scenario", "testdata/far-outlier.json", "--neighbour", "replace:99=0")
+	bad(t, "--scenario holds the data and parameters", "audit", "--scenario", "testdata/far-outlier.json", "--neighbour", "replace:14=0", "--eps", "1")
+	bad(t, "--neighbour", "audit", "--scenario", "testdata/far-outlier.json")
 }
 
 func TestAuditMutants(t *testing.T) {

@@ -303,3 +303,29 @@ func TestValidate(t *testing.T) {
 		}
 	}
 }
+
+func TestParseNeighbour(t *testing.T) {
+	d := &Dataset{Dim: 2, Users: []User{{ID: "a", Points: []float64{0, 0}}, {ID: "u3", Points: []float64{1, 1, 2, 2}}}}
+	nb, i, err := ParseNeighbour(d, "replace:u3=0,1; 1,0")
+	if err != nil || i != 1 {
+		t.Fatal(i, err)
+	}
+	if got := nb.Users[1]; got.ID != "u3" || !reflect.DeepEqual(got.Points, []float64{0, 1, 1, 0}) {
+		t.Errorf("replaced user %+v", got)
+	}
+	if !reflect.DeepEqual(d.Users[1].Points, []float64{1, 1, 2, 2}) || !reflect.DeepEqual(nb.Users[0], d.Users[0]) {
+		t.Error("the original changed, or another user did")
+	}
+	for spec, want := range map[string]string{
+		"delete:a":         "replace:ID=",
+		"replace:a":        "replace:ID=",
+		"replace:zz=1,2":   `no user "zz"`,
+		"replace:a=1":      "has 1 coordinates, the data has d = 2",
+		"replace:a=1,NaN":  "not a finite number",
+		"replace:a=1,2;3,": "not a finite number",
+	} {
+		if _, _, err := ParseNeighbour(d, spec); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want an error with %q", spec, err, want)
+		}
+	}
+}

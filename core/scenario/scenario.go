@@ -170,7 +170,7 @@ func decodeData(top map[string]json.RawMessage, s *Scenario) error {
 	case hasData:
 		s.Data = &dataset.Dataset{}
 		if err := json.Unmarshal(top["dataset"], s.Data); err != nil {
-			return fmt.Errorf("dataset: %v", typeErr("dataset", err))
+			return typeErr("dataset", err)
 		}
 		if err := s.Data.Validate(false); err != nil {
 			return fmt.Errorf("dataset: %v", err)
@@ -319,6 +319,9 @@ func typeErr(path string, err error) error {
 			p += "." + te.Field
 		}
 		return fmt.Errorf("%s: expected %s, got %s", p, kindName(te.Type.String()), te.Value)
+	}
+	if strings.HasPrefix(err.Error(), path+":") { // already says where
+		return err
 	}
 	return fmt.Errorf("%s: %v", path, err)
 }

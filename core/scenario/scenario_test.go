@@ -115,6 +115,11 @@ func TestRejections(t *testing.T) {
 	if _, err := Decode(strings.NewReader(valid)); err != nil {
 		t.Fatalf("the valid base scenario failed: %v", err)
 	}
+	// The path is said once, not once per layer that passed the error on.
+	in := strings.Replace(valid, `"generator":{"kind":"gaussian","n":3,"m":2,"d":2}`, `"dataset":{"dim":1,"users":[{"id":"a","points":[1]}]}`, 1)
+	if _, err := Decode(strings.NewReader(in)); err == nil || !strings.HasPrefix(err.Error(), `dataset: unknown field "points"`) {
+		t.Errorf("misspelt items: %v", err)
+	}
 	for _, in := range []string{"", "null", "[]", "42", `"x"`} {
 		if _, err := Decode(strings.NewReader(in)); err == nil || err.Error() == "" {
 			t.Errorf("Decode(%q) = %v", in, err)
