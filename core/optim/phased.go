@@ -1,6 +1,6 @@
 // Package optim holds the private optimisers built from the mechanisms:
-// Phased-ERM and Phased-SCO (Paper A, Algs. 3–4) so far, with the others of
-// design.md §2 to follow.
+// Phased-ERM, Phased-SCO and Strongly-Convex-ERM/SCO (Paper A, Algs. 3–6)
+// so far, with the others of design.md §2 to follow.
 package optim
 
 import (
@@ -56,9 +56,11 @@ type Phase struct {
 
 // PhasedResult is a whole run.
 type PhasedResult struct {
-	Theta     []float64         `json:"theta"`
-	Phases    []Phase           `json:"phases"`
-	Ledger    *privacy.Ledger   `json:"ledger"`
+	Theta  []float64       `json:"theta"`
+	Phases []Phase         `json:"phases"`
+	Ledger *privacy.Ledger `json:"ledger"`
+	// Stage1 is the first stage of Strongly-Convex-ERM/SCO (nil otherwise).
+	Stage1    *Stage1           `json:"stage1,omitempty"`
 	Guarantee privacy.Guarantee `json:"guarantee"`
 }
 
@@ -87,11 +89,20 @@ func PhasedERM(ctx context.Context, p PhasedParams, data *dataset.Dataset, strea
 	if lambda == 0 {
 		lambda = p.G() * math.Sqrt(float64(data.Dim)) / (2 * p.RK * float64(n) * math.Sqrt(float64(m)))
 	}
+	l := p.newLoop("phased-erm", data.Dim, streams)
+	if err := l.phases(ctx, p, ermPlan(data, T, p.Eps, p.Delta), lambda, progress); err != nil {
+		return PhasedResult{}, nil, err
+	}
+	return l.finish(p, fmt.Sprintf("Paper A Thm 4.1: basic composition of %d DelOutputPert calls at (ε/T, δ/T)", T))
+}
+
+// ermPlan runs every phase on all users at (ε/T, δ/T).
+func ermPlan(data *dataset.Dataset, T int, eps, delta float64) []phasePlan {
 	plan := make([]phasePlan, 0, T)
 	for i := 1; i <= T; i++ {
-		plan = append(plan, phasePlan{data: data, eps: p.Eps / float64(T), delta: p.Delta / float64(T)})
+		plan = append(plan, phasePlan{data: data, eps: eps / float64(T), delta: delta / float64(T)})
 	}
-	return p.run(ctx, "phased-erm", plan, lambda, T, data.Dim, streams, progress)
+	return plan
 }
 
 // PhasedSCO runs Alg. 4: phase i uses only the users with index in
@@ -105,9 +116,35 @@ func PhasedSCO(ctx context.Context, p PhasedParams, data *dataset.Dataset, strea
 	if err != nil {
 		return PhasedResult{}, nil, err
 	}
-	cal, err := privacy.DelOutputPert(p.Eps, p.Delta, 1)
+	plan, n0, err := p.scoPlan(data, p.Eps, p.Delta)
 	if err != nil {
 		return PhasedResult{}, nil, err
+	}
+	lambda := p.Lambda
+	if lambda == 0 {
+		lambda = scoLambda(p.G(), 2*p.RK, data.Dim, n, m)
+	}
+	l := p.newLoop("phased-sco", data.Dim, streams)
+	if err := l.phases(ctx, p, plan, lambda, progress); err != nil {
+		return PhasedResult{}, nil, err
+	}
+	l.firstBatch(p, n, n0)
+	return l.finish(p, fmt.Sprintf("Paper A Thm 5.1: %d DelOutputPert calls at (ε, δ) on disjoint users (parallel composition)", len(plan)))
+}
+
+// scoLambda is erratum A8's λ = (G/R)·max(√d/(n√m), 1/√(nm)) for a domain
+// of diameter R.
+func scoLambda(G, R float64, d, n, m int) float64 {
+	return G / R * math.Max(math.Sqrt(float64(d))/(float64(n)*math.Sqrt(float64(m))), 1/math.Sqrt(float64(n*m)))
+}
+
+// scoPlan splits the users into the halving batches, each at the full
+// (eps, delta), and returns N₀ = 8κ(eps, delta).
+func (p PhasedParams) scoPlan(data *dataset.Dataset, eps, delta float64) ([]phasePlan, int, error) {
+	n := data.N()
+	cal, err := privacy.DelOutputPert(eps, delta, 1)
+	if err != nil {
+		return nil, 0, err
 	}
 	n0 := 8 * cal.Kappa
 	T := p.Phases
@@ -115,12 +152,7 @@ func PhasedSCO(ctx context.Context, p PhasedParams, data *dataset.Dataset, strea
 		T = max(1, int(math.Ceil(math.Log2(float64(n)/float64(n0)))))
 	}
 	if n>>T < 1 {
-		return PhasedResult{}, nil, fmt.Errorf("phases = %d: %d users cannot be halved %d times (the last batch would be empty)", T, n, T)
-	}
-	lambda := p.Lambda
-	if lambda == 0 {
-		d := float64(data.Dim)
-		lambda = p.G() / (2 * p.RK) * math.Max(math.Sqrt(d)/(float64(n)*math.Sqrt(float64(m))), 1/math.Sqrt(float64(n*m)))
+		return nil, 0, fmt.Errorf("phases = %d: %d users cannot be halved %d times (the last batch would be empty)", T, n, T)
 	}
 	plan := make([]phasePlan, 0, T)
 	for i := 1; i <= T; i++ {
@@ -133,16 +165,11 @@ func PhasedSCO(ctx context.Context, p PhasedParams, data *dataset.Dataset, strea
 		}
 		batch, err := data.Delete(drop...)
 		if err != nil {
-			return PhasedResult{}, nil, err
+			return nil, 0, err
 		}
-		plan = append(plan, phasePlan{data: batch, eps: p.Eps, delta: p.Delta, group: fmt.Sprintf("users %d–%d", lo+1, hi)})
+		plan = append(plan, phasePlan{data: batch, eps: eps, delta: delta, group: fmt.Sprintf("users %d–%d", lo+1, hi)})
 	}
-	res, tr, err := p.run(ctx, "phased-sco", plan, lambda, T, data.Dim, streams, progress)
-	if err == nil && n-n>>1 < n0 && p.Mode != privacy.NonPrivate {
-		res.Guarantee.Preconditions = append(res.Guarantee.Preconditions,
-			privacy.Require("first batch ≥ N₀ = 8κ", float64(n-n>>1), privacy.AtLeast, float64(n0)))
-	}
-	return res, tr, err
+	return plan, n0, nil
 }
 
 // phasePlan is what one phase runs on.
@@ -171,24 +198,41 @@ func (p PhasedParams) check(data *dataset.Dataset) (int, int, error) {
 	return data.N(), m, nil
 }
 
-// run executes the phases of a plan: the loop both algorithms share.
-func (p PhasedParams) run(ctx context.Context, name string, plan []phasePlan, lambda float64, T, d int, streams *rng.Streams, progress mech.Progress) (PhasedResult, *trace.Trace, error) {
-	G := p.G()
-	rec := trace.NewRecorder(name, streams.Seed())
-	ledger := privacy.NewLedger(privacy.Basic, 0)
-	k := loss.Ball{Centre: make([]float64, d), Radius: p.RK}
-	theta := make([]float64, d) // θ̂_0: the centre of 𝒦
-	res := PhasedResult{Ledger: ledger}
-	minUsers := math.MaxInt
-	var worst privacy.DelCalibration
+// loop is the state the phased algorithms share: the domain, the iterate,
+// the ledger and the trace, carried through their stages.
+type loop struct {
+	name     string
+	dom      loss.Intersection // 𝒦, or 𝒦′ = 𝒦 ∩ B(θ₀, R′) after a first stage
+	theta    []float64
+	rec      *trace.Recorder
+	ledger   *privacy.Ledger
+	res      PhasedResult
+	streams  *rng.Streams
+	minUsers int
+	worst    privacy.DelCalibration // the phase with the largest κ′
+	pre      []privacy.Precondition
+}
+
+// newLoop starts at θ̂₀ = the centre of 𝒦 = B(0, RK).
+func (p PhasedParams) newLoop(name string, d int, streams *rng.Streams) *loop {
+	l := &loop{name: name, dom: loss.Intersection{{Centre: make([]float64, d), Radius: p.RK}},
+		theta: make([]float64, d), rec: trace.NewRecorder(name, streams.Seed()),
+		ledger: privacy.NewLedger(privacy.Basic, 0), streams: streams, minUsers: math.MaxInt}
+	l.res.Ledger = l.ledger
+	return l
+}
+
+// phases executes a plan's phases from the current iterate.
+func (l *loop) phases(ctx context.Context, p PhasedParams, plan []phasePlan, lambda float64, progress mech.Progress) error {
+	G, T, d := p.G(), len(plan), len(l.theta)
 	for idx, ph := range plan {
 		i := idx + 1
 		if err := ctx.Err(); err != nil {
-			return PhasedResult{}, nil, err
+			return err
 		}
 		n := ph.data.N()
 		m, _ := ph.data.M()
-		minUsers = min(minUsers, n)
+		l.minUsers = min(l.minUsers, n)
 		total := make([]float64, d)
 		for _, u := range ph.data.Means() {
 			for j, v := range u {
@@ -196,19 +240,19 @@ func (p PhasedParams) run(ctx context.Context, name string, plan []phasePlan, la
 			}
 		}
 		li := lambda * math.Pow(4, float64(i))
-		out := Phase{I: i, Lambda: li, Radius: G / li, Start: append([]float64(nil), theta...), Users: n}
-		ki := loss.Ball{Centre: out.Start, Radius: out.Radius}
+		out := Phase{I: i, Lambda: li, Radius: G / li, Start: append([]float64(nil), l.theta...), Users: n}
+		ki := append(append(loss.Intersection(nil), l.dom...), loss.Ball{Centre: out.Start, Radius: out.Radius})
 		w := p.Mu / (p.Mu + li)
 		start := out.Start
 		fmap := func(mean []float64) []float64 {
 			for j := range mean {
 				mean[j] = w*mean[j] + (1-w)*start[j]
 			}
-			r, _ := loss.ProjectIntersection(k, ki, mean, mean) // θ̂ ∈ 𝒦, so they meet
+			r, _ := ki.Project(mean, mean) // θ̂ ∈ the domain, so they meet
 			return r
 		}
 		out.Minimiser = fmap(append([]float64(nil), total...))
-		rec.Addf(KindPhaseStart, out, "phase %d of %d on %d users: λ = %.4g, ball radius R = G/λ = %.4g around %v", i, T, n, li, out.Radius, trace.Vec(start))
+		l.rec.Addf(KindPhaseStart, out, "phase %d of %d on %d users: λ = %.4g, ball radius R = G/λ = %.4g around %v", i, T, n, li, out.Radius, trace.Vec(start))
 		var released []float64
 		if p.Mode == privacy.NonPrivate {
 			released = append([]float64(nil), out.Minimiser...)
@@ -216,70 +260,86 @@ func (p PhasedParams) run(ctx context.Context, name string, plan []phasePlan, la
 			del := mech.DelParams{Eps: ph.eps, Delta: ph.delta, Mode: p.Mode, Kappa: p.Kappa, Sens: 1, Map: fmap}
 			cal, err := del.DelCalibration()
 			if err != nil {
-				return PhasedResult{}, nil, err
+				return err
 			}
-			if cal.Kappa > worst.Kappa {
-				worst = cal
+			if cal.Kappa > l.worst.Kappa {
+				l.worst = cal
 			}
 			// SCOutputPert on the regularised loss: Lipschitz 2G, curvature λ_i.
 			if del.Sens, err = mech.SCTargetSens(p.Rule, 2*G, li, p.Beta/float64(T), n, m, cal.Kappa); err != nil {
-				return PhasedResult{}, nil, err
+				return err
 			}
 			law, err := mech.DelOutputPertLaw(ctx, del, ph.data, progress)
 			if err != nil {
-				return PhasedResult{}, nil, fmt.Errorf("phase %d: %w", i, err)
+				return fmt.Errorf("phase %d: %w", i, err)
 			}
 			out.Sens, out.Sigma, out.Kappa, out.RStar, out.Certified = del.Sens, law.Sigma, law.Kappa, law.RStar, law.Certified
-			if _, released, err = law.Sample(cal.EpsBar, d, streams); err != nil {
-				return PhasedResult{}, nil, err
-			}
-			spend := privacy.Spend{Label: fmt.Sprintf("phase %d", i), Eps: ph.eps, Delta: ph.delta, Group: ph.group}
-			if err := ledger.Add(spend); err != nil {
-				return PhasedResult{}, nil, err
+			if _, released, err = law.Sample(cal.EpsBar, d, l.streams); err != nil {
+				return err
 			}
 			who := "all users"
 			if ph.group != "" {
 				who = ph.group + " (disjoint: parallel composition)"
 			}
-			rec.Addf(KindLedgerSpend, spend, "phase %d spends (ε, δ) = (%.4g, %.3g) on %s", i, ph.eps, ph.delta, who)
+			if err := l.spend(fmt.Sprintf("phase %d", i), ph.eps, ph.delta, ph.group, who); err != nil {
+				return err
+			}
 		}
 		if released == nil {
 			out.Bottom = true // erratum A6: keep the previous iterate
-			released = append([]float64(nil), theta...)
+			released = append([]float64(nil), l.theta...)
 		}
-		theta = k.Project(released, released) // erratum A6: noise may leave 𝒦
-		out.Output = append([]float64(nil), theta...)
-		what := fmt.Sprintf("release θ̂ = %v (σ = %.4g)", trace.Vec(theta), out.Sigma)
+		l.dom.Project(released, released) // erratum A6: noise may leave the domain
+		l.theta = released
+		out.Output = append([]float64(nil), l.theta...)
+		what := fmt.Sprintf("release θ̂ = %v (σ = %.4g)", trace.Vec(l.theta), out.Sigma)
 		if out.Bottom {
-			what = "⊥: keep the previous iterate " + trace.Vec(theta)
+			what = "⊥: keep the previous iterate " + trace.Vec(l.theta)
 		}
-		rec.Addf(KindPhaseRelease, out, "phase %d: %s", i, what)
-		res.Phases = append(res.Phases, out)
+		l.rec.Addf(KindPhaseRelease, out, "phase %d: %s", i, what)
+		l.res.Phases = append(l.res.Phases, out)
 	}
-	res.Theta = theta
-	res.Guarantee = p.guarantee(name, minUsers, T, worst)
-	return res, rec.Trace(), nil
+	return nil
 }
 
-// guarantee: (ε, δ) by basic (ERM) or parallel (SCO) composition, each
-// phase needing n ≥ 4κ′+2 users and ε̄′ < 1 (worst is the phase with the
-// largest κ′).
-func (p PhasedParams) guarantee(name string, minUsers, T int, worst privacy.DelCalibration) privacy.Guarantee {
+// spend records a release's (ε, δ) in the ledger and the trace.
+func (l *loop) spend(label string, eps, delta float64, group, who string) error {
+	s := privacy.Spend{Label: label, Eps: eps, Delta: delta, Group: group}
+	if err := l.ledger.Add(s); err != nil {
+		return err
+	}
+	l.rec.Addf(KindLedgerSpend, s, "%s spends (ε, δ) = (%.4g, %.3g) on %s", label, eps, delta, who)
+	return nil
+}
+
+// firstBatch adds Phased-SCO's batch floor: the first (largest) batch must
+// hold N₀ users.
+func (l *loop) firstBatch(p PhasedParams, n, n0 int) {
+	if n-n>>1 < n0 && p.Mode != privacy.NonPrivate {
+		l.pre = append(l.pre, privacy.Require("first batch ≥ N₀ = 8κ", float64(n-n>>1), privacy.AtLeast, float64(n0)))
+	}
+}
+
+// finish returns the run with its guarantee: (ε, δ) as the note says,
+// each phase needing n ≥ 4κ′+2 users and ε̄′ < 1 (checked on the phase
+// with the largest κ′), plus the stages' own preconditions.
+func (l *loop) finish(p PhasedParams, note string) (PhasedResult, *trace.Trace, error) {
+	l.res.Theta = l.theta
 	if p.Mode == privacy.NonPrivate {
-		return privacy.Guarantee{Eps: math.Inf(1), Mode: p.Mode, Note: "non-private: exact minimisers, no noise"}
+		l.res.Guarantee = privacy.Guarantee{Eps: math.Inf(1), Mode: p.Mode, Note: "non-private: exact minimisers, no noise"}
+		return l.res, l.rec.Trace(), nil
 	}
-	note := fmt.Sprintf("Paper A Thm 4.1: basic composition of %d DelOutputPert calls at (ε/T, δ/T)", T)
-	if name == "phased-sco" {
-		note = fmt.Sprintf("Paper A Thm 5.1: %d DelOutputPert calls at (ε, δ) on disjoint users (parallel composition)", T)
+	g := privacy.Guarantee{Eps: p.Eps, Delta: p.Delta, Mode: p.Mode, Note: note}
+	if len(l.res.Phases) > 0 {
+		g.Preconditions = append(g.Preconditions,
+			privacy.Require("n ≥ 4κ′+2 users in every phase", float64(l.minUsers), privacy.AtLeast, float64(4*l.worst.Kappa+2)),
+			privacy.Require("ε̄′ < 1 in every phase (Gaussian-mechanism lemma)", l.worst.EpsBar, privacy.Below, 1))
+		if p.Kappa != 0 {
+			auto, _ := privacy.DelOutputPert(l.worst.Eps, l.worst.Delta, 1)
+			g.Preconditions = append(g.Preconditions, privacy.Require("κ chosen by hand ≥ κ(ε̄′, δ̄′)", float64(p.Kappa), privacy.AtLeast, float64(auto.Kappa)))
+		}
 	}
-	g := privacy.Guarantee{Eps: p.Eps, Delta: p.Delta, Mode: p.Mode, Note: note,
-		Preconditions: []privacy.Precondition{
-			privacy.Require("n ≥ 4κ′+2 users in every phase", float64(minUsers), privacy.AtLeast, float64(4*worst.Kappa+2)),
-			privacy.Require("ε̄′ < 1 in every phase (Gaussian-mechanism lemma)", worst.EpsBar, privacy.Below, 1),
-		}}
-	if p.Kappa != 0 {
-		auto, _ := privacy.DelOutputPert(worst.Eps, worst.Delta, 1)
-		g.Preconditions = append(g.Preconditions, privacy.Require("κ chosen by hand ≥ κ(ε̄′, δ̄′)", float64(p.Kappa), privacy.AtLeast, float64(auto.Kappa)))
-	}
-	return g
+	g.Preconditions = append(g.Preconditions, l.pre...)
+	l.res.Guarantee = g
+	return l.res, l.rec.Trace(), nil
 }
