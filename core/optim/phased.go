@@ -22,8 +22,12 @@ type PhasedParams struct {
 	Eps, Delta, Beta float64
 	Mu               float64
 	RK, RX           float64
-	// Lambda is λ; 0 takes Thm 4.1's λ = G√d/(R n √m), R = 2·RK.
+	// Lambda is λ; 0 takes the algorithm's default (Thm 4.1's
+	// λ = G√d/(R n √m), R = 2·RK, for Phased-ERM).
 	Lambda float64
+	// LambdaScale multiplies λ, given or default, so a demo can vary it
+	// around the theorem's choice; 0 means 1.
+	LambdaScale float64
 	// Phases overrides T = ⌈log₂(nm)⌉ (erratum A17: log₂) for demos.
 	Phases int
 	// Rule is SCOutputPert's Δ rule (mech.DeltaPaper or mech.DeltaCorollary).
@@ -195,6 +199,9 @@ func (p PhasedParams) check(data *dataset.Dataset) (int, int, error) {
 	if p.Lambda < 0 || math.IsNaN(p.Lambda) || math.IsInf(p.Lambda, 0) {
 		return 0, 0, fmt.Errorf("lambda = %v: must be a finite number > 0 (or 0 for the theorem's choice)", p.Lambda)
 	}
+	if p.LambdaScale < 0 || math.IsNaN(p.LambdaScale) || math.IsInf(p.LambdaScale, 0) {
+		return 0, 0, fmt.Errorf("lambda scale = %v: must be a finite number > 0 (or 0 for 1)", p.LambdaScale)
+	}
 	return data.N(), m, nil
 }
 
@@ -225,6 +232,9 @@ func (p PhasedParams) newLoop(name string, d int, streams *rng.Streams) *loop {
 // phases executes a plan's phases from the current iterate.
 func (l *loop) phases(ctx context.Context, p PhasedParams, plan []phasePlan, lambda float64, progress mech.Progress) error {
 	G, T, d := p.G(), len(plan), len(l.theta)
+	if p.LambdaScale > 0 {
+		lambda *= p.LambdaScale
+	}
 	for idx, ph := range plan {
 		i := idx + 1
 		if err := ctx.Err(); err != nil {

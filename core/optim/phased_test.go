@@ -11,6 +11,7 @@ import (
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/core/rng"
+	"github.com/uldplab/uldp/core/trace"
 )
 
 var base = PhasedParams{Eps: 1, Delta: 1e-5, Beta: 0.01, Mu: 1, RK: 1, RX: 2, Rule: mech.DeltaPaper}
@@ -147,5 +148,35 @@ func TestPhasedRejects(t *testing.T) {
 		if _, _, err := PhasedERM(context.Background(), c.p, d, rng.New(1), nil); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.p, err, c.want)
 		}
+	}
+}
+
+// LambdaScale multiplies the default λ (and a given one) in every
+// algorithm, so a lesson can vary λ around each theorem's choice.
+func TestLambdaScale(t *testing.T) {
+	d := data(t, 200, 4, 0.1, 0.2, 0.1)
+	p := base
+	p.Mode = privacy.NonPrivate
+	for name, run := range map[string]func(context.Context, PhasedParams, *dataset.Dataset, *rng.Streams, mech.Progress) (PhasedResult, *trace.Trace, error){
+		"phased-erm": PhasedERM, "phased-sco": PhasedSCO, "strongly-convex-sco": StronglyConvexSCO,
+	} {
+		one, _, err := run(context.Background(), p, d, rng.New(1), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := p
+		q.LambdaScale = 8
+		eight, _, err := run(context.Background(), q, d, rng.New(1), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := eight.Phases[0].Lambda / one.Phases[0].Lambda; math.Abs(r-8) > 1e-12 {
+			t.Errorf("%s: λ scaled by %v, want 8", name, r)
+		}
+	}
+	q := p
+	q.LambdaScale = -1
+	if _, _, err := PhasedERM(context.Background(), q, d, rng.New(1), nil); err == nil || !strings.Contains(err.Error(), "lambda scale") {
+		t.Errorf("negative scale: %v", err)
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/mech"
@@ -17,13 +19,15 @@ import (
 
 // Phased is lesson 7: Phased-ERM (Paper A, Alg. 3) localising the squared
 // loss's minimiser over 𝒦 = B(0, 1) through shrinking balls, each phase one
-// DelOutputPert release at (ε/T, δ/T).
+// DelOutputPert release at (ε/T, δ/T); and its relatives, Phased-SCO on
+// disjoint halving batches and Strongly-Convex-ERM/SCO's first stage.
 type Phased struct {
+	algo    phasedAlgo
 	params  optim.PhasedParams
 	n, m    int
 	spread  float64
 	centre  [2]float64
-	lambdaX float64 // λ as a multiple of Thm 4.1's choice
+	lambdaX float64 // λ as a multiple of the algorithm's default
 	seed    uint64
 
 	data   *dataset.Dataset
@@ -37,10 +41,26 @@ type Phased struct {
 	grab [2]float64
 }
 
+// phasedAlgo is one of the lesson's algorithms.
+type phasedAlgo struct {
+	name, composition string
+	run               func(context.Context, optim.PhasedParams, *dataset.Dataset, *rng.Streams, mech.Progress) (optim.PhasedResult, *trace.Trace, error)
+}
+
+var phasedAlgos = []phasedAlgo{
+	{"phased-erm", "basic composition of T phases at (ε/T, δ/T)", optim.PhasedERM},
+	{"phased-sco", "parallel composition: T phases at (ε, δ), each on its own users", optim.PhasedSCO},
+	{"strongly-convex-erm", "stage 1 at (ε/2, δ/2) + Phased-ERM at (ε/2, δ/2)", optim.StronglyConvexERM},
+	{"strongly-convex-sco", "stage 1 at (ε/2, δ/2) + Phased-SCO at (ε/2, δ/2)", optim.StronglyConvexSCO},
+}
+
+func (a phasedAlgo) sco() bool { return strings.HasSuffix(a.name, "-sco") }
+
 // NewPhased returns the lesson: 2,000 users × 10 items close together, so
 // each phase's certificate fires at ε = 1 (κ′ in the eighties).
 func NewPhased() *Phased {
 	s := &Phased{
+		algo:    phasedAlgos[0],
 		params:  optim.PhasedParams{Eps: 1, Delta: 1e-5, Beta: 0.01, Mu: 1, RK: 1, RX: 3, Rule: mech.DeltaPaper, Phases: 4},
 		n:       2000,
 		m:       10,
@@ -72,16 +92,12 @@ func (s *Phased) regenerate() {
 	s.rerun()
 }
 
-// thm41Lambda is Thm 4.1's λ = G√d/(R n √m) with R = 2·R_K.
-func (s *Phased) thm41Lambda() float64 {
-	return s.params.G() * math.Sqrt(2) / (2 * s.params.RK * float64(s.n) * math.Sqrt(float64(s.m)))
-}
-
 func (s *Phased) rerun() {
 	p := s.params
-	p.Lambda = s.lambdaX * s.thm41Lambda()
+	p.LambdaScale = s.lambdaX
+	algo := s.algo
 	run := func(ctx context.Context, d *dataset.Dataset, st *rng.Streams) (*trace.Trace, error) {
-		res, tr, err := optim.PhasedERM(ctx, p, d, st, nil)
+		res, tr, err := algo.run(ctx, p, d, st, nil)
 		if err == nil {
 			s.result = res
 		}
@@ -100,12 +116,18 @@ func (s *Phased) rerun() {
 
 // Controls declares the scene's inputs.
 func (s *Phased) Controls() []viz.Control {
+	names := make([]string, len(phasedAlgos))
+	for i, a := range phasedAlgos {
+		names[i] = a.name
+	}
 	return []viz.Control{
+		{Name: "algorithm", Label: "algorithm", Kind: viz.Choice, Value: s.algo.name, Choices: names,
+			Help: "Paper A Algs. 3–6: ERM or SCO, with or without the strongly convex first stage"},
 		{Name: "eps", Label: "ε", Kind: viz.Slider, Value: viz.FormatNumber(s.params.Eps), Min: 0.1, Max: 20, Log: true},
 		{Name: "delta", Label: "δ", Kind: viz.Slider, Value: viz.FormatNumber(s.params.Delta), Min: 1e-10, Max: 0.1, Log: true},
-		{Name: "phases", Label: "phases T", Kind: viz.Slider, Value: strconv.Itoa(s.params.Phases), Min: 1, Max: 12, Step: 1,
-			Help: "the paper uses ⌈log₂(nm)⌉; each phase gets ε/T"},
-		{Name: "lambda", Label: "λ ÷ Thm 4.1's", Kind: viz.Slider, Value: viz.FormatNumber(s.lambdaX), Min: 0.01, Max: 1e6, Log: true,
+		{Name: "phases", Label: "phases T", Kind: viz.Slider, Value: strconv.Itoa(s.params.Phases), Min: 0, Max: 12, Step: 1,
+			Help: "0: the paper's count, ⌈log₂(nm)⌉ (ERM) or ⌈log₂(n/N₀)⌉ (SCO: the last batch keeps N₀ = 8κ users)"},
+		{Name: "lambda", Label: "λ ÷ the theorem's", Kind: viz.Slider, Value: viz.FormatNumber(s.lambdaX), Min: 0.01, Max: 1e6, Log: true,
 			Help: "larger λ: smaller balls, less noise, more bias"},
 		{Name: "spread", Label: "item spread", Kind: viz.Slider, Value: viz.FormatNumber(s.spread), Min: 0.0005, Max: 1, Log: true,
 			Help: "wider data: the certificate stops firing"},
@@ -123,6 +145,20 @@ func (s *Phased) Set(name, value string) error {
 	}
 	next := *s
 	switch name {
+	case "algorithm":
+		i := slices.IndexFunc(phasedAlgos, func(a phasedAlgo) bool { return a.name == value })
+		if i < 0 {
+			return fmt.Errorf("algorithm %q: choose one of %v", value, c.Choices)
+		}
+		next.algo = phasedAlgos[i]
+		// SCO's batches halve per phase: the paper's count keeps the last
+		// one big enough; ERM's (⌈log₂ nm⌉ = 15 here) would starve each
+		// phase of ε, so it gets the lesson's 4.
+		if next.algo.sco() {
+			next.params.Phases = 0
+		} else if next.params.Phases == 0 {
+			next.params.Phases = 4
+		}
 	case "mode":
 		m, err := privacy.ParseMode(value)
 		if err != nil || (m != privacy.Paper && m != privacy.NonPrivate) {
@@ -170,7 +206,15 @@ func (s *Phased) Readouts() []viz.Readout {
 	r := s.result
 	total, _ := r.Ledger.Total()
 	out := []viz.Readout{
-		{Name: "ledger", Label: "budget spent", Value: total.Eps, Text: fmt.Sprintf("ε = %.4g, δ = %.3g of (%g, %g)", total.Eps, total.Delta, s.params.Eps, s.params.Delta), Formula: "basic composition of T phases at (ε/T, δ/T)"},
+		{Name: "ledger", Label: "budget spent", Value: total.Eps, Text: fmt.Sprintf("ε = %.4g, δ = %.3g of (%g, %g)", total.Eps, total.Delta, s.params.Eps, s.params.Delta), Formula: s.algo.composition},
+	}
+	if st := r.Stage1; st != nil {
+		text := fmt.Sprintf("θ₀ at (ε/2, δ/2): σ = %.3g, R′ = %.3g", st.Sigma, st.Radius)
+		if st.Output == nil {
+			text += ", ⊥ (𝒦′ = 𝒦)"
+		}
+		out = append(out, viz.Readout{Name: "stage-1", Label: "stage 1", Value: st.Radius, Text: text,
+			Formula: "R′ = σ(√d + √(2 ln(1/β))) [+ 30G√(ln(2/β))/(μ√(nm)) for SCO]"})
 	}
 	if n := len(r.Phases); n > 0 && r.Phases[n-1].Sigma > s.params.RK {
 		out = append(out, viz.Readout{Name: "noise-warning", Label: "noise vs 𝒦", Value: r.Phases[n-1].Sigma, Warn: true,
@@ -218,14 +262,9 @@ func (s *Phased) Draw(w, h float64) *viz.List {
 	o := c.ToScreen(0, 0)
 	l.Circle(o, s.params.RK*c.Scale, viz.Style{Fill: viz.Grid, Stroke: viz.Muted, Width: 1}, 0)
 	l.Text(viz.Point{X: o.X, Y: o.Y - s.params.RK*c.Scale - 8}, "𝒦 = B(0, 1)", 11, viz.Muted, viz.Centre)
-	// The data cloud (a sample of items keeps the list small) and its handle.
-	pts := make([]viz.Point, 0, 400)
-	step := max(1, s.n*s.m/400)
-	for k := 0; k < s.n*s.m; k += step {
-		it := s.data.Item(k/s.m, k%s.m)
-		pts = append(pts, c.ToScreen(it[0], it[1]))
-	}
-	l.Dots(pts, 1.5, viz.Style{Fill: viz.Blue, Alpha: 0.5}, 0)
+	// The data cloud (a sample of items keeps the list small), coloured by
+	// batch for the SCO variants, and its handle.
+	s.drawCloud(l)
 	hc := c.ToScreen(s.centre[0], s.centre[1])
 	st := viz.Style{Fill: viz.Sky, Stroke: viz.Ink, Width: 1}
 	if s.drag {
@@ -236,15 +275,28 @@ func (s *Phased) Draw(w, h float64) *viz.List {
 
 	shown := map[int]bool{}
 	released := map[int]bool{}
+	spent := map[string]bool{}
+	stage := false
 	for _, stp := range s.player.Stepper().Shown() {
 		switch stp.Kind {
 		case optim.KindPhaseStart:
 			shown[stp.Data.(optim.Phase).I] = true
 		case optim.KindPhaseRelease:
 			released[stp.Data.(optim.Phase).I] = true
+		case optim.KindLedgerSpend:
+			spent[stp.Data.(privacy.Spend).Label] = true
+		case optim.KindStage1:
+			stage = true
 		}
 	}
 	prev := o
+	if st := s.result.Stage1; stage && st.Output != nil {
+		t0 := c.ToScreen(st.Output[0], st.Output[1])
+		l.Circle(t0, math.Min(st.Radius*c.Scale, 4*w), viz.Style{Stroke: viz.Green, Width: 2}, 0)
+		l.Circle(t0, 6, viz.Style{Fill: viz.Green, Stroke: viz.Ink, Width: 1}, 0)
+		l.Text(viz.Point{X: t0.X + 8, Y: t0.Y + 10}, fmt.Sprintf("θ₀ (stage 1); green: B(θ₀, R′ = %.3g)", st.Radius), 11, viz.Ink, viz.Left)
+		prev = t0
+	}
 	for _, ph := range s.result.Phases {
 		if !shown[ph.I] {
 			break
@@ -270,26 +322,74 @@ func (s *Phased) Draw(w, h float64) *viz.List {
 		prev = out
 	}
 	l.Text(viz.Point{X: 14, Y: 16}, "◆ phase minimiser (exact)   ● released θ̂ᵢ   dashed: B(θ̂ᵢ₋₁, R_i), R_i = G/λ_i   orange ring: ±σᵢ around the minimiser", 12, viz.Ink, viz.Left)
-	s.drawLedger(l, w, h, released)
+	s.drawLedger(l, w, h, spent)
 	c.DrawScaleBar(l)
 	return l
 }
 
-// drawLedger fills one slice of ε per released phase.
-func (s *Phased) drawLedger(l *viz.List, w, h float64, released map[int]bool) {
+// drawCloud draws a sample of the items; with disjoint batches (SCO) each
+// batch has its own colour and the users no phase uses are grey.
+func (s *Phased) drawCloud(l *viz.List) {
+	c := s.cam
+	colours := []viz.Colour{viz.Blue, viz.Orange, viz.Green, viz.Purple, viz.Vermillion, viz.Sky}
+	groups := map[viz.Colour][]viz.Point{}
+	step := max(1, s.n*s.m/400)
 	T := len(s.result.Phases)
-	if T == 0 {
+	for k := 0; k < s.n*s.m; k += step {
+		u := k / s.m
+		col := viz.Blue
+		if s.algo.sco() {
+			col = viz.Muted // users below ⌊n/2^T⌋ sit out
+			for i := 1; i <= T; i++ {
+				if u >= s.n>>i && u < s.n>>(i-1) {
+					col = colours[(i-1)%len(colours)]
+				}
+			}
+		}
+		it := s.data.Item(u, k%s.m)
+		groups[col] = append(groups[col], c.ToScreen(it[0], it[1]))
+	}
+	for _, col := range append(colours, viz.Muted) {
+		if len(groups[col]) > 0 {
+			l.Dots(groups[col], 1.5, viz.Style{Fill: col, Alpha: 0.5}, 0)
+		}
+	}
+}
+
+// drawLedger shows what one user spends: shared releases as slices of ε in
+// a row, disjoint batches' releases stacked in the same slot (parallel
+// composition: each user pays for one of them). Spent slices fill in.
+func (s *Phased) drawLedger(l *viz.List, w, h float64, spent map[string]bool) {
+	spends := s.result.Ledger.Spends()
+	if len(spends) == 0 {
+		l.Text(viz.Point{X: 20, Y: h - 30}, "privacy ledger: nothing spent (non-private mode)", 12, viz.Muted, viz.Left)
 		return
 	}
 	x0, y0, bw := 20.0, h-30, w-40
-	l.Text(viz.Point{X: x0, Y: y0 - 14}, fmt.Sprintf("privacy ledger: %d phases × (ε/T, δ/T) = (%.3g, %.2g) each", T, s.params.Eps/float64(T), s.params.Delta/float64(T)), 12, viz.Ink, viz.Left)
-	seg := bw / float64(T)
-	for i := 0; i < T; i++ {
+	l.Text(viz.Point{X: x0, Y: y0 - 14}, fmt.Sprintf("privacy ledger, what one user spends of ε = %g: %s", s.params.Eps, s.algo.composition), 12, viz.Ink, viz.Left)
+	var shared, grouped []privacy.Spend
+	for _, sp := range spends {
+		if sp.Group == "" {
+			shared = append(shared, sp)
+		} else {
+			grouped = append(grouped, sp)
+		}
+	}
+	x := x0
+	slot := func(sp privacy.Spend, y, hh float64) {
 		st := viz.Style{Stroke: viz.Muted, Width: 1}
-		if released[i+1] && s.params.Mode != privacy.NonPrivate {
+		if spent[sp.Label] {
 			st.Fill = viz.Orange
 		}
-		l.Rect(viz.Point{X: x0 + float64(i)*seg, Y: y0}, viz.Point{X: x0 + float64(i+1)*seg - 2, Y: y0 + 14}, st, 0)
+		l.Rect(viz.Point{X: x, Y: y}, viz.Point{X: x + bw*sp.Eps/s.params.Eps - 2, Y: y + hh}, st, 0)
+	}
+	for _, sp := range shared {
+		slot(sp, y0, 14)
+		x += bw * sp.Eps / s.params.Eps
+	}
+	for i, sp := range grouped {
+		hh := 14 / float64(len(grouped))
+		slot(sp, y0+float64(i)*hh, hh)
 	}
 }
 

@@ -3,6 +3,7 @@ package scenes
 import (
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/uldplab/uldp/viz"
@@ -91,5 +92,56 @@ func TestPhasedRejects(t *testing.T) {
 	}
 	if s.err != nil || s.spread != 0.002 {
 		t.Errorf("a refused value changed the scene: spread %v, err %v", s.spread, s.err)
+	}
+}
+
+// The algorithm choice: the strongly convex variants show their first
+// stage (θ₀ and the R′ ball) before any phase, SCO colours the batches and
+// every run's ledger spends exactly (ε, δ).
+func TestPhasedAlgorithms(t *testing.T) {
+	for _, algo := range []string{"phased-sco", "strongly-convex-erm", "strongly-convex-sco"} {
+		s := NewPhased()
+		a := viz.NewApp(s)
+		mustSet(t, a, "algorithm", algo)
+		green := func() int {
+			n := 0
+			for _, it := range frame(a).Items {
+				if it.Kind == viz.Circle && it.Style.Stroke == viz.Green && it.Style.Width == 2 {
+					n++
+				}
+			}
+			return n
+		}
+		strong := algo != "phased-sco"
+		if green() != 0 {
+			t.Errorf("%s: the R′ ball is drawn before the first step", algo)
+		}
+		mustSet(t, a, viz.CtlEnd, "")
+		if want := map[bool]int{true: 1, false: 0}[strong]; green() != want {
+			t.Errorf("%s: %d R′ balls after the run, want %d", algo, green(), want)
+		}
+		if _, ok := readout(a, "stage-1"); ok != strong {
+			t.Errorf("%s: stage-1 readout present = %v", algo, ok)
+		}
+		total, _ := s.result.Ledger.Total()
+		if math.Abs(total.Eps-1) > 1e-12 || math.Abs(total.Delta-1e-5) > 1e-18 {
+			t.Errorf("%s: ledger total %+v", algo, total)
+		}
+		dots := map[viz.Colour]bool{}
+		for _, it := range frame(a).Items {
+			if it.Kind == viz.Dots {
+				dots[it.Style.Fill] = true
+			}
+		}
+		if sco := algo != "strongly-convex-erm"; sco != (len(dots) > 2) {
+			t.Errorf("%s: data drawn in %d colours", algo, len(dots))
+		}
+		if r, _ := readout(a, "ledger"); !strings.Contains(r.Formula, map[bool]string{true: "stage 1", false: "parallel"}[strong]) {
+			t.Errorf("%s: ledger formula %q", algo, r.Formula)
+		}
+	}
+	a := viz.NewApp(NewPhased())
+	if err := a.Set("algorithm", "sgd"); err == nil || !strings.Contains(err.Error(), "sgd") {
+		t.Errorf("unknown algorithm: %v", err)
 	}
 }
