@@ -127,3 +127,13 @@ func BenchmarkIntersectionProject(b *testing.B) {
 		k.Project(y, dst)
 	}
 }
+
+// Baseline for BenchmarkIntersectionProject: Dykstra on the same set,
+// where the answer lies on two of the three spheres.
+func BenchmarkIntersectionDykstra(b *testing.B) {
+	k := Intersection{{[]float64{0, 0}, 1}, {[]float64{1, 0}, 1}, {[]float64{0.5, 0.5}, 0.8}}
+	y := []float64{0.5, 3}
+	for b.Loop() {
+		dykstra(k, y)
+	}
+}
