@@ -37,7 +37,7 @@ type auditOut struct {
 
 func cmdAudit(e *env, args []string) error {
 	fs := flags(e, "audit", "audit (--scenario FILE.json | --mech deloutputpert --data A.csv --f mean --eps E --delta D --target-sens X) --neighbour (B.csv | replace:ID=ITEMS) [--at-eps e1,e2,…] [--mutant NAME] [--monte-carlo] [--format text]")
-	var d delFlags
+	var d mechFlags
 	d.register(fs)
 	dataA := fs.String("data", "", "dataset A (CSV)")
 	scen := fs.String("scenario", "", "scenario JSON holding dataset A and the parameters, instead of --data and the parameter flags")

@@ -492,3 +492,67 @@ func TestAuditMonteCarlo(t *testing.T) {
 	}
 	bad(t, "runs = 10", append(args, "--runs", "10")...)
 }
+
+// Paper A's optimisers through run and step: flags and scenario give the
+// same run (the scenario's generator and seed draw the CSV's data), the
+// ledger spends exactly (ε, δ), and mistakes name the flag to fix.
+func TestRunOptimisers(t *testing.T) {
+	flagsFor := func(m string) []string {
+		return []string{"run", "--mech", m, "--data", "testdata/tight-2d.csv", "--eps", "8", "--delta", "0.1", "--rk", "1", "--rx", "2", "--phases", "2", "--seed", "5"}
+	}
+	type phased struct {
+		Mechanism string    `json:"mechanism"`
+		Theta     []float64 `json:"theta"`
+		Phases    []struct {
+			Users  int       `json:"users"`
+			Kappa  int       `json:"kappa"`
+			Output []float64 `json:"output"`
+		} `json:"phases"`
+		Ledger struct {
+			Total struct{ Eps, Delta float64 } `json:"total"`
+		} `json:"ledger"`
+		Stage1 *struct {
+			Radius float64 `json:"radius"`
+		} `json:"stage1"`
+		Trace struct {
+			Steps []any `json:"steps"`
+		} `json:"trace"`
+	}
+	var viaFlags, viaScenario phased
+	ok(t, &viaFlags, flagsFor("phased-erm")...)
+	ok(t, &viaScenario, "run", "--scenario", "testdata/phased.json")
+	if !reflect.DeepEqual(viaFlags, viaScenario) || len(viaFlags.Phases) != 2 || viaFlags.Stage1 != nil {
+		t.Errorf("flags %+v\nscenario %+v", viaFlags, viaScenario)
+	}
+	var sc phased
+	ok(t, &sc, flagsFor("strongly-convex-erm")...)
+	if sc.Stage1 == nil || sc.Stage1.Radius <= 0 || len(sc.Phases) != 2 || len(sc.Trace.Steps) != 2+3*2 {
+		t.Errorf("strongly-convex-erm: %+v", sc)
+	}
+	for _, r := range []phased{viaFlags, sc} {
+		if math.Abs(r.Ledger.Total.Eps-8) > 1e-12 || math.Abs(r.Ledger.Total.Delta-0.1) > 1e-15 {
+			t.Errorf("%s spends %+v, want (8, 0.1)", r.Mechanism, r.Ledger.Total)
+		}
+	}
+	var one struct {
+		Mechanism  string    `json:"mechanism"`
+		TargetSens float64   `json:"target_sens"`
+		Kappa      int       `json:"kappa"`
+		RStar      *int      `json:"rstar"`
+		Output     []float64 `json:"output"`
+		Certified  bool      `json:"certificate"`
+	}
+	ok(t, &one, flagsFor("scoutputpert")...)
+	// Δ = 10G√ln(1/β)/(μn√m) with G = 3, β = 0.01, n = 30, m = 2.
+	if want := 30 * math.Sqrt(math.Log(100)) / (30 * math.Sqrt2); math.Abs(one.TargetSens-want) > 1e-12 || !one.Certified || one.RStar == nil || *one.RStar != 0 || len(one.Output) != 2 {
+		t.Errorf("scoutputpert: %+v (want Δ = %v)", one, want)
+	}
+	if r := uldp(t, "step", "--scenario", "testdata/phased.json", "--to", "3"); r.code != 0 || !strings.Contains(r.stdout, "step 3 of 6 [phase.release]") {
+		t.Errorf("step: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	bad(t, "missing --rk, --rx", "run", "--mech", "phased-sco", "--data", "testdata/tight-2d.csv", "--eps", "8", "--delta", "0.1")
+	bad(t, `rule "tight"`, append(flagsFor("phased-erm"), "--sens-rule", "tight")...)
+	bad(t, "beta = 0.5", append(flagsFor("scoutputpert"), "--beta", "0.5")...)
+	bad(t, "needs n ≥ 4κ+2", flagsFor("phased-sco")...)
+	bad(t, "outside the data radius", append(flagsFor("scoutputpert"), "--rx", "0.1")...)
+}

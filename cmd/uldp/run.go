@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,48 +16,103 @@ import (
 
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/mech"
+	"github.com/uldplab/uldp/core/optim"
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/core/rng"
 	"github.com/uldplab/uldp/core/scenario"
 	"github.com/uldplab/uldp/core/trace"
 )
 
-// delFlags are the DelOutputPert parameters shared by run and audit.
-type delFlags struct {
+// mechFlags are the parameters of every mechanism run, step and audit
+// drive, from flags or a scenario.
+type mechFlags struct {
 	mech, f, mode string
 	eps, delta    float64
 	sens          float64
 	kappa         int
+	// The optimisers' squared loss and schedule.
+	beta, mu, rk, rx, lambda float64
+	sensRule                 string
+	phases                   int
 }
 
-func (d *delFlags) register(fs flagSet) {
-	fs.StringVar(&d.mech, "mech", "", "mechanism: deloutputpert")
-	fs.StringVar(&d.f, "f", "mean", "released function: mean (the mean of the remaining users' item means)")
+func (d *mechFlags) register(fs flagSet) {
+	fs.StringVar(&d.mech, "mech", "", "mechanism: "+strings.Join(runnable, ", "))
+	fs.StringVar(&d.f, "f", "mean", "DelOutputPert's released function: mean (the mean of the remaining users' item means)")
 	fs.Float64Var(&d.eps, "eps", 0, "privacy parameter ε > 0")
 	fs.Float64Var(&d.delta, "delta", 0, "privacy parameter δ in (0, 1)")
-	fs.Float64Var(&d.sens, "target-sens", 0, "target deletion sensitivity Δ > 0")
-	fs.StringVar(&d.mode, "mode", "paper", "paper, sound (the same for DelOutputPert), teaching or non-private")
+	fs.Float64Var(&d.sens, "target-sens", 0, "DelOutputPert: target deletion sensitivity Δ > 0")
+	fs.StringVar(&d.mode, "mode", "paper", "paper, sound (the same for Paper A's mechanisms), teaching or non-private")
 	fs.IntVar(&d.kappa, "kappa", 0, "teaching mode: choose κ by hand")
+	fs.Float64Var(&d.beta, "beta", 0.01, "optimisers: failure probability β in (0, 1/e)")
+	fs.Float64Var(&d.mu, "mu", 1, "optimisers: the squared loss (μ/2)‖θ − x‖²")
+	fs.Float64Var(&d.rk, "rk", 0, "optimisers: radius of the domain 𝒦 = B(0, R_K)")
+	fs.Float64Var(&d.rx, "rx", 0, "optimisers: radius of the data, every item in B(0, R_X)")
+	fs.StringVar(&d.sensRule, "sens-rule", mech.DeltaPaper, "optimisers: SCOutputPert's Δ, paper or corollary (spec erratum A4)")
+	fs.Float64Var(&d.lambda, "lambda", 0, "phased algorithms: λ (default: the theorem's)")
+	fs.IntVar(&d.phases, "phases", 0, "phased algorithms: number of phases (default: the paper's)")
+}
+
+// runnable are the mechanisms run and step accept.
+var runnable = []string{privacy.MechDelOutputPert, scenario.MechSCOutputPert, scenario.MechPhasedERM,
+	scenario.MechPhasedSCO, scenario.MechStronglyConvexERM, scenario.MechStronglyConvexSCO}
+
+// needs returns the flags the mechanism requires besides --eps and --delta.
+// (An unknown mechanism needs nothing here: job names the choices.)
+func (d *mechFlags) needs() []string {
+	switch {
+	case d.mech == privacy.MechDelOutputPert:
+		return []string{"target-sens"}
+	case slices.Contains(runnable, d.mech):
+		return []string{"rk", "rx"}
+	}
+	return nil
+}
+
+func (d *mechFlags) parseMode() (privacy.Mode, error) {
+	m, err := privacy.ParseMode(d.mode)
+	if err != nil {
+		return 0, usageError{err}
+	}
+	if m == privacy.Sound {
+		m = privacy.Paper // Paper A's algorithms need no correction beyond errata A1, A2
+	}
+	return m, nil
 }
 
 // params checks the flags and returns DelOutputPert's parameters.
-func (d *delFlags) params() (mech.DelParams, error) {
+func (d *mechFlags) params() (mech.DelParams, error) {
 	if d.mech != privacy.MechDelOutputPert {
 		return mech.DelParams{}, usagef("--mech %q: this command supports deloutputpert (more mechanisms arrive with their lessons)", d.mech)
 	}
 	if d.f != "mean" {
 		return mech.DelParams{}, usagef("--f %q: supported: mean (the mean of the remaining users' item means)", d.f)
 	}
-	m, err := privacy.ParseMode(d.mode)
+	m, err := d.parseMode()
 	if err != nil {
-		return mech.DelParams{}, usageError{err}
-	}
-	if m == privacy.Sound {
-		m = privacy.Paper // Alg. 1 needs no correction beyond errata A1, A2
+		return mech.DelParams{}, err
 	}
 	p := mech.DelParams{Eps: d.eps, Delta: d.delta, Sens: d.sens, Mode: m, Kappa: d.kappa}
 	if err := p.Validate(); err != nil {
 		return mech.DelParams{}, usageError{err}
+	}
+	return p, nil
+}
+
+// phased returns the optimisers' parameters (SCOutputPert uses the same).
+func (d *mechFlags) phased() (optim.PhasedParams, error) {
+	m, err := d.parseMode()
+	if err != nil {
+		return optim.PhasedParams{}, err
+	}
+	p := optim.PhasedParams{Eps: d.eps, Delta: d.delta, Beta: d.beta, Mu: d.mu, RK: d.rk, RX: d.rx,
+		Lambda: d.lambda, Phases: d.phases, Rule: d.sensRule, Mode: m, Kappa: d.kappa}
+	if err := errors.Join(privacy.CheckEps(p.Eps), privacy.CheckDelta(p.Delta)); err != nil {
+		return p, usageError{err}
+	}
+	sc := mech.SCParams{Eps: p.Eps, Delta: p.Delta, Beta: p.Beta, Mu: p.Mu, RK: p.RK, RX: p.RX, Rule: p.Rule, Mode: p.Mode, Kappa: p.Kappa}
+	if err := sc.Validate(); err != nil {
+		return p, usageError{err}
 	}
 	return p, nil
 }
@@ -117,26 +173,155 @@ func mechErr(err error) error {
 	return usageError{err}
 }
 
-type runOut struct {
-	Mechanism string              `json:"mechanism"`
-	Kappa     int                 `json:"kappa"`
-	Sigma     float64             `json:"sigma"`
-	RStar     *int                `json:"rstar"` // null: no stable set within 2κ
-	Removed   []string            `json:"removed"`
-	PBottom   float64             `json:"p_bottom"`
-	Center    []float64           `json:"center"` // null when ⊥ is certain
-	Certified bool                `json:"certificate"`
-	R1        int                 `json:"r1"`
-	Output    []float64           `json:"output"` // null for ⊥
-	Seed      uint64              `json:"seed"`
-	Guarantee privacy.Guarantee   `json:"guarantee"`
-	Trace     *trace.Trace        `json:"trace"`
-	Cal       privacy.Calibration `json:"calibration"`
+// delOut is a DelOutputPert or SCOutputPert run (the issue's contract:
+// kappa, sigma, rstar, removed, p_bottom, center, output).
+type delOut struct {
+	Mechanism  string              `json:"mechanism"`
+	Kappa      int                 `json:"kappa"`
+	Sigma      float64             `json:"sigma"`
+	TargetSens float64             `json:"target_sens"`
+	RStar      *int                `json:"rstar"` // null: no stable set within 2κ
+	Removed    []string            `json:"removed"`
+	PBottom    float64             `json:"p_bottom"`
+	Center     []float64           `json:"center"` // null when ⊥ is certain
+	Certified  bool                `json:"certificate"`
+	R1         int                 `json:"r1"`
+	Output     []float64           `json:"output"` // null for ⊥
+	Seed       uint64              `json:"seed"`
+	Guarantee  privacy.Guarantee   `json:"guarantee"`
+	Trace      *trace.Trace        `json:"trace"`
+	Cal        privacy.Calibration `json:"calibration"`
+	n          int
+	private    bool
+}
+
+func newDelOut(name string, p mech.DelParams, res mech.DelResult, tr *trace.Trace, ds *dataset.Dataset, seed uint64) delOut {
+	cal, _ := p.DelCalibration()
+	out := delOut{Mechanism: name, Kappa: res.Law.Kappa, Sigma: res.Law.Sigma, TargetSens: p.Sens, Removed: []string{},
+		PBottom: res.Law.PBottom, Center: res.Law.Centre, Certified: res.Law.Certified, R1: res.R1, Output: res.Output,
+		Seed: seed, Guarantee: res.Guarantee, Trace: tr, Cal: cal.Calibration, n: ds.N(), private: p.Mode != privacy.NonPrivate}
+	if out.private && res.Law.RStar >= 0 {
+		r := res.Law.RStar
+		out.RStar = &r
+		for _, i := range res.Law.Removed {
+			out.Removed = append(out.Removed, ds.Users[i].ID)
+		}
+	}
+	return out
+}
+
+func (out delOut) text(w io.Writer) {
+	fmt.Fprintf(w, "%s on %d users (%s)\n", out.Mechanism, out.n, out.Guarantee)
+	fmt.Fprintf(w, "κ = %d, Δ = %.6g, σ = %.6g\n", out.Kappa, out.TargetSens, out.Sigma)
+	switch {
+	case !out.private:
+	case out.RStar == nil:
+		fmt.Fprintf(w, "no set of ≤ 2κ users leaves a stable dataset: ⊥ with probability 1\n")
+	default:
+		fmt.Fprintf(w, "r* = %d, removed %v, Pr[⊥] = %.6g, centre %v\n", *out.RStar, out.Removed, out.PBottom, out.Center)
+	}
+	if out.Output == nil {
+		fmt.Fprintf(w, "R1 = %d → output ⊥\n", out.R1)
+	} else {
+		fmt.Fprintf(w, "R1 = %d → output %v\n", out.R1, out.Output)
+	}
+	writeTrace(w, out.Trace)
+}
+
+// phasedOut is a run of one of the phased optimisers.
+type phasedOut struct {
+	Mechanism string `json:"mechanism"`
+	optim.PhasedResult
+	Seed  uint64       `json:"seed"`
+	Trace *trace.Trace `json:"trace"`
+}
+
+func (out phasedOut) text(w io.Writer) {
+	fmt.Fprintf(w, "%s: %s\n", out.Mechanism, out.Guarantee)
+	if st := out.Stage1; st != nil {
+		fmt.Fprintf(w, "stage 1: σ = %.4g, R′ = %.4g, θ₀ = %v\n", st.Sigma, st.Radius, st.Output)
+	}
+	for _, ph := range out.Phases {
+		fmt.Fprintf(w, "phase %d on %d users: λ = %.4g, R = %.4g, κ′ = %d, σ = %.4g → %v\n", ph.I, ph.Users, ph.Lambda, ph.Radius, ph.Kappa, ph.Sigma, ph.Output)
+	}
+	fmt.Fprintf(w, "θ̂ = %v\n", out.Theta)
+	writeTrace(w, out.Trace)
+}
+
+func writeTrace(w io.Writer, tr *trace.Trace) {
+	fmt.Fprintln(w, "\ntrace:")
+	for i, s := range tr.Steps {
+		fmt.Fprintf(w, "  %d. [%s] %s\n", i+1, s.Kind, s.Text)
+	}
+}
+
+// report is a run's result: JSON by default, text with --format text.
+type report interface{ text(w io.Writer) }
+
+// job is a mechanism bound to its parameters: run prints its report, step
+// walks its trace.
+type job struct {
+	what string // what the progress bar says
+	run  func(ctx context.Context, data *dataset.Dataset, s *rng.Streams, progress mech.Progress) (report, *trace.Trace, error)
+}
+
+var optimisers = map[string]func(context.Context, optim.PhasedParams, *dataset.Dataset, *rng.Streams, mech.Progress) (optim.PhasedResult, *trace.Trace, error){
+	scenario.MechPhasedERM: optim.PhasedERM, scenario.MechPhasedSCO: optim.PhasedSCO,
+	scenario.MechStronglyConvexERM: optim.StronglyConvexERM, scenario.MechStronglyConvexSCO: optim.StronglyConvexSCO,
+}
+
+// job checks the parameters for the chosen mechanism.
+func (d *mechFlags) job() (job, error) {
+	switch d.mech {
+	case privacy.MechDelOutputPert:
+		p, err := d.params()
+		if err != nil {
+			return job{}, err
+		}
+		return job{"searching the deletion lattice", func(ctx context.Context, ds *dataset.Dataset, s *rng.Streams, progress mech.Progress) (report, *trace.Trace, error) {
+			res, tr, err := mech.DelOutputPert(ctx, p, ds, s, progress)
+			if err != nil {
+				return nil, nil, err
+			}
+			return newDelOut(d.mech, p, res, tr, ds, s.Seed()), tr, nil
+		}}, nil
+	case scenario.MechSCOutputPert:
+		q, err := d.phased()
+		if err != nil {
+			return job{}, err
+		}
+		sc := mech.SCParams{Eps: q.Eps, Delta: q.Delta, Beta: q.Beta, Mu: q.Mu, RK: q.RK, RX: q.RX, Rule: q.Rule, Mode: q.Mode, Kappa: q.Kappa}
+		return job{"searching the deletion lattice", func(ctx context.Context, ds *dataset.Dataset, s *rng.Streams, progress mech.Progress) (report, *trace.Trace, error) {
+			res, tr, err := mech.SCOutputPert(ctx, sc, ds, s, progress)
+			if err != nil {
+				return nil, nil, err
+			}
+			m, _ := ds.M()
+			sens, _ := sc.TargetSens(ds.N(), m, res.Law.Kappa) // as the run computed it
+			p := mech.DelParams{Eps: q.Eps, Delta: q.Delta, Mode: q.Mode, Kappa: q.Kappa, Sens: sens}
+			return newDelOut(d.mech, p, res, tr, ds, s.Seed()), tr, nil
+		}}, nil
+	}
+	run, ok := optimisers[d.mech]
+	if !ok {
+		return job{}, usagef("--mech %q: use one of %s", d.mech, strings.Join(runnable, ", "))
+	}
+	q, err := d.phased()
+	if err != nil {
+		return job{}, err
+	}
+	return job{"running the phases", func(ctx context.Context, ds *dataset.Dataset, s *rng.Streams, progress mech.Progress) (report, *trace.Trace, error) {
+		res, tr, err := run(ctx, q, ds, s, progress)
+		if err != nil {
+			return nil, nil, err
+		}
+		return phasedOut{Mechanism: d.mech, PhasedResult: res, Seed: s.Seed(), Trace: tr}, tr, nil
+	}}, nil
 }
 
 func cmdRun(e *env, args []string) error {
-	fs := flags(e, "run", "run --mech deloutputpert (--data FILE.csv | --scenario FILE.json) --f mean --eps E --delta D --target-sens X [--seed S] [--mode paper|sound|teaching|non-private] [--format text]")
-	var d delFlags
+	fs := flags(e, "run", "run --mech NAME (--data FILE.csv | --scenario FILE.json) --eps E --delta D (--target-sens X | --rk R --rx R) [--seed S] [--mode paper|sound|teaching|non-private] [--format text]")
+	var d mechFlags
 	d.register(fs)
 	data := fs.String("data", "", "dataset CSV (user,x1,…,xd)")
 	scen := fs.String("scenario", "", "scenario JSON instead of --data and the parameter flags")
@@ -150,47 +335,17 @@ func cmdRun(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := d.params()
+	j, err := d.job()
 	if err != nil {
 		return err
 	}
-	ctx, done, progress := withProgress(e, "searching the deletion lattice")
-	res, tr, err := mech.DelOutputPert(ctx, p, ds, rng.New(*seed), progress)
+	ctx, done, progress := withProgress(e, j.what)
+	out, _, err := j.run(ctx, ds, rng.New(*seed), progress)
 	done()
 	if err != nil {
 		return mechErr(err)
 	}
-	cal, _ := p.DelCalibration()
-	out := runOut{Mechanism: privacy.MechDelOutputPert, Kappa: res.Law.Kappa, Sigma: res.Law.Sigma, Removed: []string{},
-		PBottom: res.Law.PBottom, Center: res.Law.Centre, Certified: res.Law.Certified, R1: res.R1, Output: res.Output,
-		Seed: *seed, Guarantee: res.Guarantee, Trace: tr, Cal: cal.Calibration}
-	if p.Mode != privacy.NonPrivate && res.Law.RStar >= 0 {
-		r := res.Law.RStar
-		out.RStar = &r
-		for _, i := range res.Law.Removed {
-			out.Removed = append(out.Removed, ds.Users[i].ID)
-		}
-	}
-	return f.emit(e, out, func(w io.Writer) {
-		fmt.Fprintf(w, "DelOutputPert on %d users (%s)\n", ds.N(), res.Guarantee)
-		fmt.Fprintf(w, "κ = %d, σ = %.6g\n", out.Kappa, out.Sigma)
-		switch {
-		case p.Mode == privacy.NonPrivate:
-		case out.RStar == nil:
-			fmt.Fprintf(w, "no set of ≤ 2κ users leaves a stable dataset: ⊥ with probability 1\n")
-		default:
-			fmt.Fprintf(w, "r* = %d, removed %v, Pr[⊥] = %.6g, centre %v\n", *out.RStar, out.Removed, out.PBottom, out.Center)
-		}
-		if out.Output == nil {
-			fmt.Fprintf(w, "R1 = %d → output ⊥\n", out.R1)
-		} else {
-			fmt.Fprintf(w, "R1 = %d → output %v\n", out.R1, out.Output)
-		}
-		fmt.Fprintln(w, "\ntrace:")
-		for i, s := range tr.Steps {
-			fmt.Fprintf(w, "  %d. [%s] %s\n", i+1, s.Kind, s.Text)
-		}
-	})
+	return f.emit(e, out, out.text)
 }
 
 func orDefault(s, def string) string {
@@ -200,9 +355,10 @@ func orDefault(s, def string) string {
 	return s
 }
 
-// loadInput reads what run and step work on: a scenario file (which sets
-// the parameters and the seed), or a CSV with the parameter flags.
-func loadInput(fs *flag.FlagSet, d *delFlags, data, scen string, seed *uint64) (*dataset.Dataset, error) {
+// loadInput reads what run, step and audit work on: a scenario file
+// (which sets the parameters and the seed), or a CSV with the parameter
+// flags.
+func loadInput(fs *flag.FlagSet, d *mechFlags, data, scen string, seed *uint64) (*dataset.Dataset, error) {
 	if scen != "" {
 		if data != "" || given(fs)["eps"] {
 			return nil, usagef("--scenario holds the data and parameters: give it alone (with --format)")
@@ -211,11 +367,22 @@ func loadInput(fs *flag.FlagSet, d *delFlags, data, scen string, seed *uint64) (
 		if err != nil {
 			return nil, err
 		}
-		*d = delFlags{mech: s.Mechanism, f: orDefault(s.Params.F, "mean"), mode: s.Mode.String(), eps: s.Params.Eps, delta: s.Params.Delta, sens: s.Params.Sens, kappa: s.Params.Kappa}
+		q := s.Params
+		*d = mechFlags{mech: s.Mechanism, f: orDefault(q.F, "mean"), mode: s.Mode.String(), eps: q.Eps, delta: q.Delta, sens: q.Sens, kappa: q.Kappa,
+			beta: q.Beta, mu: q.Mu, rk: q.RK, rx: q.RX, sensRule: orDefault(q.SensRule, mech.DeltaPaper), lambda: q.Lambda, phases: q.Phases}
+		if d.beta == 0 {
+			d.beta = 0.01
+		}
+		if d.mu == 0 {
+			d.mu = 1
+		}
 		*seed = s.Seed
 		return ds, nil
 	}
-	if err := required(fs, "mech", "data", "eps", "delta", "target-sens"); err != nil {
+	if err := required(fs, "mech", "data", "eps", "delta"); err != nil {
+		return nil, err
+	}
+	if err := required(fs, d.needs()...); err != nil {
 		return nil, err
 	}
 	return readCSV(data)

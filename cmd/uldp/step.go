@@ -11,7 +11,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/uldplab/uldp/core/dataset"
-	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/rng"
 	"github.com/uldplab/uldp/core/trace"
 )
@@ -19,8 +18,8 @@ import (
 // cmdStep walks a run's trace: interactively on a terminal (Enter or n: next,
 // b: back, q: quit), or printed up to --to K.
 func cmdStep(e *env, args []string) error {
-	fs := flags(e, "step", "step --mech deloutputpert (--data FILE.csv | --scenario FILE.json) --f mean --eps E --delta D --target-sens X [--seed S] [--to K]")
-	var d delFlags
+	fs := flags(e, "step", "step --mech NAME (--data FILE.csv | --scenario FILE.json) --eps E --delta D (--target-sens X | --rk R --rx R) [--seed S] [--to K]")
+	var d mechFlags
 	d.register(fs)
 	data := fs.String("data", "", "dataset CSV (user,x1,…,xd)")
 	scen := fs.String("scenario", "", "scenario JSON instead of --data and the parameter flags")
@@ -33,13 +32,13 @@ func cmdStep(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := d.params()
+	j, err := d.job()
 	if err != nil {
 		return err
 	}
-	ctx, done, progress := withProgress(e, "searching the deletion lattice")
+	ctx, done, progress := withProgress(e, j.what)
 	run := func(ctx context.Context, data *dataset.Dataset, s *rng.Streams) (*trace.Trace, error) {
-		_, tr, err := mech.DelOutputPert(ctx, p, data, s, progress)
+		_, tr, err := j.run(ctx, data, s, progress)
 		return tr, err
 	}
 	st, err := trace.NewStepper(ctx, run, ds, rng.New(*seed))

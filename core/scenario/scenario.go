@@ -74,6 +74,19 @@ type Params struct {
 	// Rule and DeltaSlack choose the ledger's composition rule.
 	Rule       privacy.Rule `json:"rule,omitempty"`
 	DeltaSlack float64      `json:"delta_slack,omitempty"`
+	// Beta is the failure probability of SCOutputPert's Δ and the phased
+	// algorithms (Paper A); 0 means the default 0.01.
+	Beta float64 `json:"beta,omitempty"`
+	// Mu, RK and RX set the squared loss (Mu/2)‖θ − x‖² on 𝒦 = B(0, RK)
+	// with data in B(0, RX); Mu 0 means 1.
+	Mu float64 `json:"mu,omitempty"`
+	RK float64 `json:"rk,omitempty"`
+	RX float64 `json:"rx,omitempty"`
+	// SensRule is SCOutputPert's Δ rule: "paper" (default) or "corollary".
+	SensRule string `json:"sens_rule,omitempty"`
+	// Lambda overrides the phased algorithms' λ; Phases their phase count.
+	Lambda float64 `json:"lambda,omitempty"`
+	Phases int     `json:"phases,omitempty"`
 }
 
 // requirements lists the mechanism names a scenario may use, with the
@@ -85,11 +98,25 @@ var requirements = map[string][]string{
 	privacy.MechDelOutputPert:    {"eps", "delta", "sens"},
 	"abovethreshold":             {"eps"},
 	"orme":                       {"eps", "delta", "tau"},
+	MechSCOutputPert:             {"eps", "delta", "rk", "rx"},
+	MechPhasedERM:                {"eps", "delta", "rk", "rx"},
+	MechPhasedSCO:                {"eps", "delta", "rk", "rx"},
+	MechStronglyConvexERM:        {"eps", "delta", "rk", "rx"},
+	MechStronglyConvexSCO:        {"eps", "delta", "rk", "rx"},
 }
+
+// The optimisers of Paper A a scenario may name (squared loss on a ball).
+const (
+	MechSCOutputPert      = "scoutputpert"
+	MechPhasedERM         = "phased-erm"
+	MechPhasedSCO         = "phased-sco"
+	MechStronglyConvexERM = "strongly-convex-erm"
+	MechStronglyConvexSCO = "strongly-convex-sco"
+)
 
 var (
 	topFields   = []string{"version", "name", "description", "dataset", "generator", "mechanism", "params", "mode", "seed"}
-	paramFields = []string{"eps", "delta", "sens", "tau", "kappa", "queries", "steps", "f", "rule", "delta_slack"}
+	paramFields = []string{"eps", "delta", "sens", "tau", "kappa", "queries", "steps", "f", "rule", "delta_slack", "beta", "mu", "rk", "rx", "sens_rule", "lambda", "phases"}
 	genFields   = []string{"kind", "n", "m", "d", "spread", "center", "clusters", "separation", "df", "outliers"}
 )
 
@@ -194,6 +221,20 @@ func decodeData(top map[string]json.RawMessage, s *Scenario) error {
 	return nil
 }
 
+func between(v, lo, hi float64, what string) error {
+	if !(v > lo && v < hi) {
+		return fmt.Errorf("%s must be in (%g, %.4g), got %v", what, lo, hi, v)
+	}
+	return nil
+}
+
+func oneOf(v, what string, choices ...string) error {
+	if !slices.Contains(choices, v) {
+		return fmt.Errorf("%s %q: use %s", what, v, strings.Join(choices, " or "))
+	}
+	return nil
+}
+
 func decodeParams(top map[string]json.RawMessage, s *Scenario, need []string) error {
 	raw, ok := top["params"]
 	if !ok {
@@ -244,6 +285,13 @@ func decodeParams(top map[string]json.RawMessage, s *Scenario, need []string) er
 		check("steps", atLeast1(q.Steps, "the number of steps")),
 		check("rule", ruleErr),
 		check("delta_slack", privacy.CheckDelta(q.DeltaSlack)),
+		check("beta", between(q.Beta, 0, 1/math.E, "the failure probability β")),
+		check("mu", positive(q.Mu, "the strong convexity μ")),
+		check("rk", positive(q.RK, "the domain radius R_K")),
+		check("rx", positive(q.RX, "the data radius R_X")),
+		check("sens_rule", oneOf(q.SensRule, "the Δ rule", "paper", "corollary")),
+		check("lambda", positive(q.Lambda, "λ")),
+		check("phases", atLeast1(q.Phases, "the number of phases")),
 	)
 }
 
