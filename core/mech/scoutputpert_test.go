@@ -244,3 +244,76 @@ func TestTheorem36ViolationRate(t *testing.T) {
 		t.Errorf("violation rate %v > β = %v (+%.3g)", float64(violations)/perms, beta, tol)
 	}
 }
+
+// Lemma 3.8 (spec §9.7), the concentration behind every Δ of Paper A: for
+// zero-sum v₁…v_N with ‖v_i‖ ≤ G and m of them drawn without replacement,
+// ‖Σ‖ > 5G√(m ln(1/β)) with probability ≤ β, and E‖Σ‖² ≤ mG². The second
+// moment is checked against its exact value m(N−m)/(N−1)·(1/N)Σ‖v_i‖²
+// (negative correlation), on two sets: random directions, and the extreme
+// ±u pairs that make the bound on E‖Σ‖² nearly tight. Hoeffding margins at
+// 10⁻⁶ (‖Σ‖² lies in [0, (mG)²]).
+func TestLemma38(t *testing.T) {
+	const N, m, d, trials, beta, G = 200, 10, 3, 20_000, 0.05, 1.0
+	r := rng.New(13).Get(rng.Data)
+	random := make([][]float64, N)
+	for i := range random {
+		random[i] = []float64{r.NormFloat64(), r.NormFloat64(), r.NormFloat64()}
+	}
+	var mean [d]float64
+	for _, v := range random {
+		for k := range d {
+			mean[k] += v[k] / N
+		}
+	}
+	largest := 0.0
+	for _, v := range random {
+		for k := range d {
+			v[k] -= mean[k]
+		}
+		largest = math.Max(largest, loss.Dist(v, make([]float64, d)))
+	}
+	for _, v := range random {
+		for k := range d {
+			v[k] *= G / largest
+		}
+	}
+	pairs := make([][]float64, N)
+	for i := range pairs {
+		pairs[i] = []float64{G, 0, 0}
+		if i%2 == 1 {
+			pairs[i][0] = -G
+		}
+	}
+	bound := 5 * G * math.Sqrt(m*math.Log(1/beta))
+	perm := rng.New(14).Get(rng.Perm)
+	for name, vs := range map[string][][]float64{"random": random, "±u": pairs} {
+		var meanSq, exact float64
+		for _, v := range vs {
+			exact += loss.Dist(v, make([]float64, d)) * loss.Dist(v, make([]float64, d)) / N
+		}
+		exact *= float64(m*(N-m)) / float64(N-1)
+		violations := 0
+		sum := make([]float64, d)
+		for range trials {
+			clear(sum)
+			for _, i := range perm.Perm(N)[:m] {
+				for k := range d {
+					sum[k] += vs[i][k]
+				}
+			}
+			n := loss.Dist(sum, make([]float64, d))
+			meanSq += n * n / trials
+			if n > bound {
+				violations++
+			}
+		}
+		if float64(violations)/trials > beta {
+			t.Errorf("%s: ‖Σ‖ above 5G√(m ln(1/β)) in %d of %d draws", name, violations, trials)
+		}
+		tol := m * m * G * G * math.Sqrt(math.Log(2/1e-6)/(2*trials))
+		if math.Abs(meanSq-exact) > tol || exact > m*G*G {
+			t.Errorf("%s: mean ‖Σ‖² = %.4f, exact %.4f (± %.3f), bound mG² = %v", name, meanSq, exact, tol, m*G*G)
+		}
+		t.Logf("%s: mean ‖Σ‖² %.3f (exact %.3f, bound %v); violations %d", name, meanSq, exact, m*G*G, violations)
+	}
+}
