@@ -10,7 +10,6 @@ import (
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/privacy"
-	"github.com/uldplab/uldp/core/rng"
 )
 
 type lawOut struct {
@@ -120,14 +119,8 @@ func cmdAudit(e *env, args []string) error {
 		}
 	}
 	if *mc {
-		sample := func(l mech.DelLaw) audit.Sampler {
-			return func(s *rng.Streams) ([]float64, error) {
-				_, o, err := l.Sample(p.Eps/2, a.Dim, s)
-				return o, err
-			}
-		}
 		ctx, done, progress := withProgress(e, "sampling both sides")
-		r, err := audit.MonteCarlo(ctx, sample(la), sample(lb), g, audit.MCConfig{Runs: *runs, Alpha: *alpha, Seed: *seed}, progress)
+		r, err := audit.MonteCarlo(ctx, audit.LawSampler(la, p.Eps/2, a.Dim), audit.LawSampler(lb, p.Eps/2, a.Dim), g, audit.MCConfig{Runs: *runs, Alpha: *alpha, Seed: *seed}, progress)
 		done()
 		if err != nil {
 			return mechErr(err)

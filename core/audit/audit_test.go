@@ -213,3 +213,40 @@ func TestMutantCatalogue(t *testing.T) {
 		t.Errorf("σ/20 of 2 = %v", got)
 	}
 }
+
+// The Gaussian mechanism on answers Δ apart: the analytic σ keeps (ε, δ)
+// with equality at the claimed ε; the classical σ, proven for ε < 1, is the
+// issue's mutant "used at ε = 3" — and at ε = 3 it is NOT a violation (so
+// no correct audit can catch it there; see privacy's
+// TestClassicalGaussianHoldsAtEps3FailsLater), while at ε = 10 it is.
+func TestGaussianMechanismAudit(t *testing.T) {
+	const delta, sens = 1e-5, 1.0
+	a, b := []float64{0}, []float64{sens}
+	for _, c := range []struct {
+		rule    string
+		eps     float64
+		verdict string
+	}{
+		{GaussianAnalytic, 3, Within}, {GaussianAnalytic, 10, Within}, {GaussianAnalytic, 0.5, Within},
+		{GaussianClassical, 0.5, Within}, {GaussianClassical, 3, Within}, {GaussianClassical, 10, Violation},
+	} {
+		sigma, err := GaussianMechSigma(c.rule, c.eps, delta, sens)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := privacy.Guarantee{Eps: c.eps, Delta: delta}
+		pt := Curve(GaussianLaw(a, sigma), GaussianLaw(b, sigma), g, []float64{c.eps})[0]
+		if pt.Verdict != c.verdict {
+			t.Errorf("%s at ε = %v: %+v, want %s", c.rule, c.eps, pt, c.verdict)
+		}
+		if want := privacy.GaussianDelta(c.eps, sens, sigma); math.Abs(pt.DeltaAB-want) > 1e-12*want+1e-300 || pt.DeltaAB != pt.DeltaBA {
+			t.Errorf("%s at ε = %v: δ = %v / %v, the closed form says %v", c.rule, c.eps, pt.DeltaAB, pt.DeltaBA, want)
+		}
+		if c.rule == GaussianAnalytic && math.Abs(pt.DeltaAB-delta) > 1e-9*delta {
+			t.Errorf("analytic σ at ε = %v: δ = %v, want exactly %v", c.eps, pt.DeltaAB, delta)
+		}
+	}
+	if _, err := GaussianMechSigma("magic", 1, delta, sens); err == nil {
+		t.Error("unknown σ rule accepted")
+	}
+}

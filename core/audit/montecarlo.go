@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/core/rng"
 )
@@ -15,6 +16,15 @@ import (
 // Sampler draws one output of a mechanism on a fixed dataset from streams;
 // a nil output is ⊥ (or a halt).
 type Sampler func(streams *rng.Streams) ([]float64, error)
+
+// LawSampler samples a DelOutputPert (or Gaussian mechanism) output law in
+// dim dimensions, with TDLap at ε̄ = epsBar.
+func LawSampler(l mech.DelLaw, epsBar float64, dim int) Sampler {
+	return func(st *rng.Streams) ([]float64, error) {
+		_, out, err := l.Sample(epsBar, dim, st)
+		return out, err
+	}
+}
 
 // MCConfig sets up a Monte Carlo audit.
 type MCConfig struct {

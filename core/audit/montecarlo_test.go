@@ -27,12 +27,7 @@ func TestClopperPearson(t *testing.T) {
 	}
 }
 
-func delSampler(l mech.DelLaw) Sampler {
-	return func(s *rng.Streams) ([]float64, error) {
-		_, out, err := l.Sample(p1.Eps/2, 1, s)
-		return out, err
-	}
-}
+func delSampler(l mech.DelLaw) Sampler { return LawSampler(l, p1.Eps/2, 1) }
 
 // The audits below use 10⁵ runs per side and alpha = 10⁻³: a correct
 // mechanism is flagged with probability at most 10⁻³ (fixed seeds).

@@ -408,15 +408,18 @@ func DelOutputPert(ctx context.Context, p DelParams, data *dataset.Dataset, stre
 // Sample draws one output from the law: R1 from TDLap(ε̄, κ) on the
 // "tdlap" stream and, if R1 ≥ r*, Centre + N(0, σ²I) on the "gauss" stream;
 // nil output means ⊥. This is the mechanism's whole random part, so audits
-// compute the law once and sample it many times.
+// compute the law once and sample it many times. A law with Kappa 0 has no
+// stability test (the plain Gaussian mechanism): no R1, never ⊥.
 func (law DelLaw) Sample(epsBar float64, dim int, streams *rng.Streams) (r1 int, out []float64, err error) {
-	td, err := noise.NewTDLapKappa(epsBar, law.Kappa, streams.Get(rng.TDLap))
-	if err != nil {
-		return 0, nil, err
-	}
-	r1 = td.Rand()
-	if law.RStar < 0 || r1 < law.RStar {
-		return r1, nil, nil
+	if law.Kappa > 0 {
+		td, err := noise.NewTDLapKappa(epsBar, law.Kappa, streams.Get(rng.TDLap))
+		if err != nil {
+			return 0, nil, err
+		}
+		r1 = td.Rand()
+		if law.RStar < 0 || r1 < law.RStar {
+			return r1, nil, nil
+		}
 	}
 	out = noise.Gaussian{Sigma: law.Sigma, Src: streams.Get(rng.Gauss)}.RandVec(make([]float64, dim))
 	for k := range out {

@@ -296,6 +296,13 @@ test("Audit lab: a broken variant is caught exactly and by sampling; drags keep 
   await page.mouse.up();
   assert.match(await readout(page, "exact"), /within/);
   await prose(page, /A pass is not a proof/);
+  // The textbook Gaussian σ used at ε = 3 passes; at ε = 10 it is caught.
+  await page.selectOption("#ctl-mech", "gaussian");
+  await page.selectOption("#ctl-mutant", "classical-sigma");
+  assert.match(await readout(page, "exact"), /within/);
+  await page.fill("#controls input[aria-label='claimed ε value']", "10");
+  await page.keyboard.press("Enter");
+  assert.match(await readout(page, "exact"), /VIOLATION/);
   assert.equal(await page.isDisabled("#export-trace"), true);
   assert.equal(await page.isDisabled("#export-png"), false);
   assert.deepEqual(errors, []);

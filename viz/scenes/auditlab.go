@@ -18,9 +18,14 @@ import (
 
 // Mechanisms the audit lab can audit.
 const (
-	labDel = "deloutputpert"
-	labAT  = "abovethreshold"
+	labDel   = "deloutputpert"
+	labAT    = "abovethreshold"
+	labGauss = "gaussian"
 )
+
+// gaussDelta is the Gaussian mechanism's claimed δ in the lab; its query
+// has ℓ₂ sensitivity 1.
+const gaussDelta = 1e-5
 
 // noMutant is the mutant choice for the real mechanism.
 const noMutant = "none"
@@ -37,6 +42,8 @@ type AuditLab struct {
 	// AboveThreshold: query values; each b query within the sensitivity of a's.
 	qa, qb []float64
 	at     mech.ATParams
+	// The Gaussian mechanism's claimed ε (its answers are a[0] and b[0]).
+	gaussEps float64
 
 	points []audit.Point
 	err    error
@@ -70,6 +77,9 @@ var labPairs = map[string][]labPair{
 	labAT: {
 		{"ones-vs-zeros", "no-threshold-noise", []float64{1, 1, 1, 1, 1, 1, 1, 1}, []float64{0, 0, 0, 0, 0, 0, 0, 0}},
 	},
+	labGauss: {
+		{"answers-one-apart", audit.GaussianClassical, []float64{0}, []float64{1}},
+	},
 }
 
 func pairNames(m string) []string {
@@ -87,6 +97,8 @@ func NewAuditLab() *AuditLab {
 		del:  mech.DelParams{Eps: 8, Delta: 0.1, Sens: 0.1},
 		at:   mech.ATParams{Eps: 1, Threshold: 0},
 		runs: 100_000,
+		// The setting for the classical-σ mutant.
+		gaussEps: 3,
 	}
 	s.load(labDel, labPairs[labDel][0])
 	s.recompute()
@@ -112,15 +124,21 @@ func (s *AuditLab) Info() viz.Info {
 }
 
 func (s *AuditLab) guarantee() privacy.Guarantee {
-	if s.mech == labAT {
+	switch s.mech {
+	case labAT:
 		return privacy.Guarantee{Eps: s.at.Eps, Mode: privacy.Paper}
+	case labGauss:
+		return privacy.Guarantee{Eps: s.gaussEps, Delta: gaussDelta, Mode: privacy.Paper}
 	}
 	return privacy.Guarantee{Eps: s.del.Eps, Delta: s.del.Delta, Mode: privacy.Paper}
 }
 
 func mutantsOf(m string) []string {
-	if m == labAT {
+	switch m {
+	case labAT:
 		return []string{noMutant, "no-threshold-noise"}
+	case labGauss:
+		return []string{noMutant, audit.GaussianClassical}
 	}
 	return append([]string{noMutant}, audit.DelMutantNames()...)
 }
@@ -141,7 +159,7 @@ func (s *AuditLab) recompute() {
 		s.points = audit.ATCurve(law(s.at, s.qa), law(s.at, s.qb), g, eps)
 		return
 	}
-	la, lb, err := s.delLaws()
+	la, lb, err := s.laws()
 	if err != nil {
 		s.err, s.points = err, nil
 		return
@@ -149,7 +167,20 @@ func (s *AuditLab) recompute() {
 	s.points = audit.Curve(la, lb, g, eps)
 }
 
-func (s *AuditLab) delLaws() (mech.DelLaw, mech.DelLaw, error) {
+// laws returns DelOutputPert's or the Gaussian mechanism's output laws on
+// the pair, as the variant under audit has them.
+func (s *AuditLab) laws() (mech.DelLaw, mech.DelLaw, error) {
+	if s.mech == labGauss {
+		rule := audit.GaussianAnalytic
+		if s.mutant != noMutant {
+			rule = s.mutant
+		}
+		sigma, err := audit.GaussianMechSigma(rule, s.gaussEps, gaussDelta, 1)
+		if err != nil {
+			return mech.DelLaw{}, mech.DelLaw{}, err
+		}
+		return audit.GaussianLaw(s.a[:1], sigma), audit.GaussianLaw(s.b[:1], sigma), nil
+	}
 	la, err := mech.DelOutputPertLaw(context.Background(), s.del, valuesData(s.a), nil)
 	if err != nil {
 		return la, la, err
@@ -193,11 +224,11 @@ func (s *AuditLab) startMC() error {
 	if s.mech == labAT {
 		a, b = atSampler(s.at, s.qa, s.mutant != noMutant), atSampler(s.at, s.qb, s.mutant != noMutant)
 	} else {
-		la, lb, err := s.delLaws()
+		la, lb, err := s.laws()
 		if err != nil {
 			return err
 		}
-		a, b = delSampler(la, s.del.Eps/2), delSampler(lb, s.del.Eps/2)
+		a, b = audit.LawSampler(la, s.del.Eps/2, 1), audit.LawSampler(lb, s.del.Eps/2, 1)
 	}
 	run, err := audit.NewMCRun(a, b, s.guarantee(), audit.MCConfig{Runs: s.runs, Alpha: 1e-3, Seed: 1})
 	if err != nil {
@@ -205,13 +236,6 @@ func (s *AuditLab) startMC() error {
 	}
 	s.mc, s.mcErr, s.stopped = run, nil, 0
 	return nil
-}
-
-func delSampler(l mech.DelLaw, epsBar float64) audit.Sampler {
-	return func(st *rng.Streams) ([]float64, error) {
-		_, out, err := l.Sample(epsBar, 1, st)
-		return out, err
-	}
 }
 
 // atSampler runs AboveThreshold on the queries and outputs where it halted
@@ -257,8 +281,8 @@ func (s *AuditLab) Tick(float64) bool {
 
 // Controls declares the scene's inputs.
 func (s *AuditLab) Controls() []viz.Control {
-	return []viz.Control{
-		{Name: "mech", Label: "mechanism", Kind: viz.Choice, Value: s.mech, Choices: []string{labDel, labAT}},
+	cs := []viz.Control{
+		{Name: "mech", Label: "mechanism", Kind: viz.Choice, Value: s.mech, Choices: []string{labDel, labAT, labGauss}},
 		{Name: "pair", Label: "neighbouring pair", Kind: viz.Choice, Value: s.pair, Choices: pairNames(s.mech),
 			Help: "a preset pair (each catches one broken variant); drag the users or queries to make your own"},
 		{Name: "mutant", Label: "broken variant", Kind: viz.Choice, Value: s.mutant, Choices: mutantsOf(s.mech),
@@ -266,6 +290,12 @@ func (s *AuditLab) Controls() []viz.Control {
 		{Name: "runs", Label: "Monte Carlo runs per side", Kind: viz.Slider, Value: strconv.Itoa(s.runs), Min: 1000, Max: 1_000_000, Step: 1000, Log: true},
 		s.mcButton(),
 	}
+	if s.mech == labGauss {
+		eps := viz.Control{Name: "eps", Label: "claimed ε", Kind: viz.Slider, Value: viz.FormatNumber(s.gaussEps), Min: 0.1, Max: 20, Log: true,
+			Help: "δ = 10⁻⁵; the classical σ's proof needs ε < 1"}
+		cs = append(cs[:1], append([]viz.Control{eps}, cs[1:]...)...)
+	}
+	return cs
 }
 
 // Set changes one control.
@@ -276,8 +306,8 @@ func (s *AuditLab) Set(name, value string) error {
 	}
 	switch name {
 	case "mech":
-		if value != labDel && value != labAT {
-			return fmt.Errorf("mechanism %q: use %s or %s", value, labDel, labAT)
+		if _, ok := labPairs[value]; !ok {
+			return fmt.Errorf("mechanism %q: use %s, %s or %s", value, labDel, labAT, labGauss)
 		}
 		s.load(value, labPairs[value][0])
 	case "pair":
@@ -301,12 +331,16 @@ func (s *AuditLab) Set(name, value string) error {
 			return fmt.Errorf("broken variant %q: %s offers %v", value, s.mech, mutantsOf(s.mech))
 		}
 		s.mutant = value
-	case "runs":
+	case "runs", "eps":
 		x, err := viz.ParseNumber(c, value)
 		if err != nil {
 			return err
 		}
-		s.runs = int(math.Round(x))
+		if name == "eps" {
+			s.gaussEps = x
+		} else {
+			s.runs = int(math.Round(x))
+		}
 	case "monte-carlo":
 		if s.running() { // the same button (M) stops it
 			done, total := s.mc.Progress()

@@ -59,12 +59,13 @@ func (s *AuditLab) drawUsersPair(l *viz.List, w float64) {
 			changed = i
 		}
 	}
+	titles := [2]string{"dataset A (drag a user)", "neighbour B: A with one user replaced (drag one)"}
+	if s.mech == labGauss {
+		titles = [2]string{"the query's answer on A (drag it)", "on its neighbour B: within the sensitivity 1 of A's (drag it)"}
+	}
 	for row, vals := range [][]float64{s.a, s.b} {
 		y := 52 + 56*float64(row)
-		title := "dataset A (drag a user)"
-		if row == 1 {
-			title = "neighbour B: A with one user replaced (drag one)"
-		}
+		title := titles[row]
 		base := 1 + row*lensID
 		drawValueRow(l, vals, s.line, y, base, changed, s.drag, title)
 	}
@@ -182,9 +183,15 @@ func (s *AuditLab) Pointer(ev viz.Event) bool {
 			}
 		} else {
 			v := math.Round(s.line.valueAtX(ev.X+s.grab)*1000) / 1000
-			if inB {
+			gauss := s.mech == labGauss // its answers stay within the sensitivity 1
+			switch {
+			case inB && gauss:
+				s.b[i] = math.Max(s.a[i]-1, math.Min(s.a[i]+1, v))
+			case inB:
 				s.b[i] = v
-			} else {
+			case gauss: // B keeps its offset
+				s.a[i], s.b[i] = v, s.b[i]+v-s.a[i]
+			default: // a user B shares moves in both
 				if s.b[i] == s.a[i] {
 					s.b[i] = v
 				}
@@ -204,6 +211,11 @@ func (s *AuditLab) Pointer(ev viz.Event) bool {
 
 // hint says what to try next on a preset pair.
 func (s *AuditLab) hint() string {
+	if s.mech == labGauss && s.mutant == audit.GaussianClassical {
+		if p, ok := s.verdictAt(); ok && p.Verdict != audit.Violation {
+			return fmt.Sprintf("At ε = %g the classical σ still keeps its promise: its proof stops at ε < 1, the formula itself holds to about ε = 3–5. Raise the claimed ε to 10.", s.gaussEps)
+		}
+	}
 	for _, p := range labPairs[s.mech] {
 		if p.name != s.pair {
 			continue

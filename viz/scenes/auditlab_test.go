@@ -1,6 +1,7 @@
 package scenes
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -36,11 +37,14 @@ func hasText(l *viz.List, sub string) bool {
 // broken variant the pair was built for is caught, in the verdict, the
 // readout and the figure.
 func TestAuditLabPresetPairs(t *testing.T) {
-	for _, m := range []string{labDel, labAT} {
+	for _, m := range []string{labDel, labAT, labGauss} {
 		for _, p := range labPairs[m] {
 			a, s := newAuditLab(t)
 			mustSet(t, a, "mech", m)
 			mustSet(t, a, "pair", p.name)
+			if m == labGauss {
+				mustSet(t, a, "eps", "10") // where the classical σ fails
+			}
 			if s.err != nil {
 				t.Fatalf("%s/%s: %v", m, p.name, s.err)
 			}
@@ -313,5 +317,38 @@ func TestAuditLabStopMonteCarlo(t *testing.T) {
 	a.Key("m")
 	if done, _ := s.mc.Progress(); done != 0 || s.stopped != 0 {
 		t.Errorf("a new audit starts at %d samples, stopped = %v", done, s.stopped)
+	}
+}
+
+// The mutant "classical Gaussian σ used at ε = 3" keeps its promise
+// at ε = 3 (exactly, on the worst pair: answers one sensitivity apart), so
+// the lab shows a pass and says where it fails; at ε = 10 it is caught, and
+// the real (analytic) σ meets δ = 10⁻⁵ with equality at every claimed ε.
+func TestAuditLabClassicalGaussian(t *testing.T) {
+	a, s := newAuditLab(t)
+	mustSet(t, a, "mech", labGauss)
+	if s.gaussEps != 3 || s.a[0] != 0 || s.b[0] != 1 {
+		t.Fatalf("gaussian preset: ε = %v, answers %v, %v", s.gaussEps, s.a, s.b)
+	}
+	for _, eps := range []string{"0.5", "3", "10"} {
+		mustSet(t, a, "eps", eps)
+		mustSet(t, a, "mutant", noMutant)
+		if v, _ := s.verdictAt(); v.Verdict != audit.Within || math.Abs(v.DeltaAB-gaussDelta) > 1e-9*gaussDelta {
+			t.Errorf("analytic σ at ε = %s: %+v, want δ = 10⁻⁵ exactly", eps, v)
+		}
+		mustSet(t, a, "mutant", audit.GaussianClassical)
+		v, _ := s.verdictAt()
+		if caught := v.Verdict == audit.Violation; caught != (eps == "10") {
+			t.Errorf("classical σ at ε = %s: %+v", eps, v)
+		}
+		if eps == "3" && !hasText(frame(a), "Raise the claimed ε to 10") {
+			t.Error("no hint that the classical σ fails only at larger ε")
+		}
+	}
+	// B's answer stays within the sensitivity of A's.
+	p, _ := frame(a).Locate(lensID + 1)
+	drag(a, p, 400, 0)
+	if s.b[0]-s.a[0] > 1+1e-12 {
+		t.Errorf("answers %v and %v are more than the sensitivity apart", s.a[0], s.b[0])
 	}
 }
