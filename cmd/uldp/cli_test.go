@@ -550,6 +550,15 @@ func TestRunOptimisers(t *testing.T) {
 	if r := uldp(t, "step", "--scenario", "testdata/phased.json", "--to", "3"); r.code != 0 || !strings.Contains(r.stdout, "step 3 of 6 [phase.release]") {
 		t.Errorf("step: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	// The private median: the absolute loss on 1-D data, searched exactly.
+	var median phased
+	ok(t, &median, "run", "--mech", "phased-erm", "--loss", "absolute", "--data", "testdata/outlier.csv",
+		"--eps", "40", "--delta", "0.1", "--rk", "1", "--rx", "1", "--phases", "2")
+	if len(median.Phases) != 2 || len(median.Theta) != 1 || math.Abs(median.Theta[0]) > 1 {
+		t.Errorf("private median: %+v", median)
+	}
+	bad(t, "the absolute loss is 1-D", append(flagsFor("phased-erm"), "--loss", "absolute")...)
+	bad(t, `loss "hinge"`, append(flagsFor("phased-erm"), "--loss", "hinge")...)
 	bad(t, "missing --rk, --rx", "run", "--mech", "phased-sco", "--data", "testdata/tight-2d.csv", "--eps", "8", "--delta", "0.1")
 	bad(t, `rule "tight"`, append(flagsFor("phased-erm"), "--sens-rule", "tight")...)
 	bad(t, "beta = 0.5", append(flagsFor("scoutputpert"), "--beta", "0.5")...)

@@ -32,7 +32,7 @@ type mechFlags struct {
 	kappa         int
 	// The optimisers' squared loss and schedule.
 	beta, mu, rk, rx, lambda float64
-	sensRule                 string
+	sensRule, loss           string
 	phases                   int
 }
 
@@ -49,6 +49,7 @@ func (d *mechFlags) register(fs flagSet) {
 	fs.Float64Var(&d.rk, "rk", 0, "optimisers: radius of the domain 𝒦 = B(0, R_K)")
 	fs.Float64Var(&d.rx, "rx", 0, "optimisers: radius of the data, every item in B(0, R_X)")
 	fs.StringVar(&d.sensRule, "sens-rule", mech.DeltaPaper, "optimisers: SCOutputPert's Δ, paper or corollary (spec erratum A4)")
+	fs.StringVar(&d.loss, "loss", mech.LossSquared, "optimisers: squared ((μ/2)‖θ − x‖² on B(0, R_K)) or absolute (1-D |θ − x|, the private median)")
 	fs.Float64Var(&d.lambda, "lambda", 0, "phased algorithms: λ (default: the theorem's)")
 	fs.IntVar(&d.phases, "phases", 0, "phased algorithms: number of phases (default: the paper's)")
 }
@@ -106,11 +107,11 @@ func (d *mechFlags) phased() (optim.PhasedParams, error) {
 		return optim.PhasedParams{}, err
 	}
 	p := optim.PhasedParams{Eps: d.eps, Delta: d.delta, Beta: d.beta, Mu: d.mu, RK: d.rk, RX: d.rx,
-		Lambda: d.lambda, Phases: d.phases, Rule: d.sensRule, Mode: m, Kappa: d.kappa}
+		Lambda: d.lambda, Phases: d.phases, Rule: d.sensRule, Mode: m, Kappa: d.kappa, Loss: d.loss}
 	if err := errors.Join(privacy.CheckEps(p.Eps), privacy.CheckDelta(p.Delta)); err != nil {
 		return p, usageError{err}
 	}
-	sc := mech.SCParams{Eps: p.Eps, Delta: p.Delta, Beta: p.Beta, Mu: p.Mu, RK: p.RK, RX: p.RX, Rule: p.Rule, Mode: p.Mode, Kappa: p.Kappa}
+	sc := mech.SCParams{Eps: p.Eps, Delta: p.Delta, Beta: p.Beta, Mu: p.Mu, RK: p.RK, RX: p.RX, Rule: p.Rule, Mode: p.Mode, Kappa: p.Kappa, Loss: p.Loss}
 	if err := sc.Validate(); err != nil {
 		return p, usageError{err}
 	}
@@ -290,7 +291,7 @@ func (d *mechFlags) job() (job, error) {
 		if err != nil {
 			return job{}, err
 		}
-		sc := mech.SCParams{Eps: q.Eps, Delta: q.Delta, Beta: q.Beta, Mu: q.Mu, RK: q.RK, RX: q.RX, Rule: q.Rule, Mode: q.Mode, Kappa: q.Kappa}
+		sc := mech.SCParams{Eps: q.Eps, Delta: q.Delta, Beta: q.Beta, Mu: q.Mu, RK: q.RK, RX: q.RX, Rule: q.Rule, Mode: q.Mode, Kappa: q.Kappa, Loss: q.Loss}
 		return job{"searching the deletion lattice", func(ctx context.Context, ds *dataset.Dataset, s *rng.Streams, progress mech.Progress) (report, *trace.Trace, error) {
 			res, tr, err := mech.SCOutputPert(ctx, sc, ds, s, progress)
 			if err != nil {
@@ -369,7 +370,8 @@ func loadInput(fs *flag.FlagSet, d *mechFlags, data, scen string, seed *uint64) 
 		}
 		q := s.Params
 		*d = mechFlags{mech: s.Mechanism, f: orDefault(q.F, "mean"), mode: s.Mode.String(), eps: q.Eps, delta: q.Delta, sens: q.Sens, kappa: q.Kappa,
-			beta: q.Beta, mu: q.Mu, rk: q.RK, rx: q.RX, sensRule: orDefault(q.SensRule, mech.DeltaPaper), lambda: q.Lambda, phases: q.Phases}
+			beta: q.Beta, mu: q.Mu, rk: q.RK, rx: q.RX, sensRule: orDefault(q.SensRule, mech.DeltaPaper), lambda: q.Lambda, phases: q.Phases,
+			loss: orDefault(q.Loss, mech.LossSquared)}
 		if d.beta == 0 {
 			d.beta = 0.01
 		}

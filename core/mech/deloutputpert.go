@@ -40,6 +40,19 @@ type DelParams struct {
 	// Map must be 1-Lipschitz, so the certificate's bound still holds; it may
 	// overwrite and return its argument.
 	Map func(mean []float64) []float64
+	// Func, when set, replaces the mean family altogether: f is evaluated on
+	// x₋U directly (the absolute loss's minimiser, say). App. C's
+	// certificate is a bound for the squared loss, so such runs always
+	// search the lattice.
+	Func func(*dataset.Dataset) (SubsetFunc, error)
+}
+
+// SubsetFunc is a released function on the datasets x₋U the exact search
+// visits, for functions no Map of the mean expresses.
+type SubsetFunc interface {
+	// Without writes f(x₋U) into dst, for the users U in mask, and returns
+	// it.
+	Without(mask uint32, dst []float64) []float64
 }
 
 // Validate checks the parameters.
@@ -65,6 +78,25 @@ func (p DelParams) apply(mean []float64) []float64 {
 		return mean
 	}
 	return p.Map(mean)
+}
+
+// released returns f on x₋U for data, and the lattice's edges for the
+// exact search: through Func if set, else from the users' means.
+func (p DelParams) released(data *dataset.Dataset) (func(mask uint32) []float64, edges, error) {
+	if p.Func != nil {
+		sf, err := p.Func(data)
+		if err != nil {
+			return nil, nil, err
+		}
+		f := func(mask uint32) []float64 { return sf.Without(mask, make([]float64, data.Dim)) }
+		return f, &funcEdges{sf: sf, f: make([]float64, data.Dim), g: make([]float64, data.Dim)}, nil
+	}
+	means, total := userMeans(data)
+	f := func(mask uint32) []float64 {
+		return p.apply(meanWithout(means, total, mask, make([]float64, data.Dim)))
+	}
+	d := len(total)
+	return f, &meanEdges{means: means, total: total, fmap: p.Map, f: make([]float64, d), pf: make([]float64, d), g: make([]float64, d)}, nil
 }
 
 // DelCalibration returns the mechanism's ε̄, δ̄, κ and σ, with κ overridden
@@ -154,17 +186,24 @@ func DelOutputPertLaw(ctx context.Context, p DelParams, data *dataset.Dataset, p
 		return DelLaw{}, fmt.Errorf("n = %d users: DelOutputPert deletes up to 4κ = %d users and needs n ≥ 4κ+2 = %d (raise ε or δ to lower κ, or add users)", n, 4*k, 4*k+2)
 	}
 	law := DelLaw{Kappa: k, Sigma: cal.Scale}
-	means, total := userMeans(data)
-	full := meanWithout(means, total, 0, make([]float64, data.Dim))
-	// The certificate uses the unprojected mean: γ_c is the largest centred
-	// per-user gradient ‖ū_i − x̄‖ of the squared loss.
-	for _, u := range means {
-		law.GammaC = math.Max(law.GammaC, loss.Dist(u, full))
+	f, lattice, err := p.released(data)
+	if err != nil {
+		return DelLaw{}, err
 	}
-	law.Mean = p.apply(append([]float64(nil), full...))
-	// ‖f(x) − f(x₋U)‖ ≤ |U|·γ_c/(n − |U|); twice that at |U| = 4κ+1 bounds
-	// every edge of the stability lattice.
-	law.Bound = 2 * float64(4*k+1) * law.GammaC / float64(n-4*k-1)
+	law.Mean = f(0)
+	law.Bound = math.Inf(1) // no certificate for a Func
+	if p.Func == nil {
+		// The certificate uses the unprojected mean: γ_c is the largest
+		// centred per-user gradient ‖ū_i − x̄‖ of the squared loss.
+		means, total := userMeans(data)
+		full := meanWithout(means, total, 0, make([]float64, data.Dim))
+		for _, u := range means {
+			law.GammaC = math.Max(law.GammaC, loss.Dist(u, full))
+		}
+		// ‖f(x) − f(x₋U)‖ ≤ |U|·γ_c/(n − |U|); twice that at |U| = 4κ+1
+		// bounds every edge of the stability lattice.
+		law.Bound = 2 * float64(4*k+1) * law.GammaC / float64(n-4*k-1)
+	}
 	if law.Bound <= p.Sens {
 		law.Certified, law.Centre = true, law.Mean
 		return law, nil
@@ -175,7 +214,7 @@ func DelOutputPertLaw(ctx context.Context, p DelParams, data *dataset.Dataset, p
 	if w := exactWork(n, 4*k); w > maxExactWork {
 		return DelLaw{}, fmt.Errorf("%w: %d checks for n = %d, 4κ = %d", ErrInfeasible, w, n, 4*k)
 	}
-	unstable, err := searchLattice(ctx, means, total, p.Sens, p.Map, 4*k, progress)
+	unstable, err := searchLattice(ctx, n, lattice, p.Sens, 4*k, progress)
 	if err != nil {
 		return DelLaw{}, err
 	}
@@ -188,7 +227,7 @@ func DelOutputPertLaw(ctx context.Context, p DelParams, data *dataset.Dataset, p
 			}
 			if !unstable.get(mask) {
 				law.RStar, law.Removed = s, append([]int(nil), set...)
-				law.Centre = p.apply(meanWithout(means, total, mask, make([]float64, data.Dim)))
+				law.Centre = f(mask)
 				return false
 			}
 			return true
@@ -223,16 +262,62 @@ type bitset []uint64
 func (b bitset) get(m uint32) bool { return b[m>>6]>>(m&63)&1 == 1 }
 func (b bitset) set(m uint32)      { b[m>>6] |= 1 << (m & 63) }
 
+// edges measures the stability lattice's edges: at(U) fixes f(x₋U), then
+// dist(U, i) is ‖f(x₋U) − f(x₋U∪{i})‖.
+type edges interface {
+	at(mask uint32)
+	dist(mask uint32, i int) float64
+}
+
+// meanEdges is the mean family, incrementally: f(x₋U∪{i}) comes from
+// f(x₋U)'s mean in O(d).
+type meanEdges struct {
+	means    [][]float64
+	total    []float64
+	fmap     func([]float64) []float64
+	f, pf, g []float64 // mean of x₋U, fmap of it, scratch
+	rest     float64
+}
+
+func (e *meanEdges) at(mask uint32) {
+	meanWithout(e.means, e.total, mask, e.f)
+	e.rest = float64(len(e.means) - bits.OnesCount32(mask))
+	if e.fmap != nil {
+		copy(e.pf, e.f)
+		e.pf = e.fmap(e.pf)
+	}
+}
+
+func (e *meanEdges) dist(_ uint32, i int) float64 {
+	if e.fmap == nil {
+		// f(x₋U) − f(x₋U∪{i}) = (ū_i − f(x₋U))/(k − 1), k = n − |U|.
+		return loss.Dist(e.means[i], e.f) / (e.rest - 1)
+	}
+	// Mean without i as well: (k·f − ū_i)/(k − 1), then map.
+	for k, v := range e.f {
+		e.g[k] = (e.rest*v - e.means[i][k]) / (e.rest - 1)
+	}
+	return loss.Dist(e.pf, e.fmap(e.g))
+}
+
+// funcEdges evaluates a SubsetFunc at both ends of every edge.
+type funcEdges struct {
+	sf   SubsetFunc
+	f, g []float64
+}
+
+func (e *funcEdges) at(mask uint32) { e.f = e.sf.Without(mask, e.f) }
+
+func (e *funcEdges) dist(mask uint32, i int) float64 {
+	e.g = e.sf.Without(mask|1<<i, e.g)
+	return loss.Dist(e.f, e.g)
+}
+
 // searchLattice marks every subset U with |U| ≤ depth that is unstable: a
-// bad edge (U′, i) with U′ ⊇ U, |U′| ≤ depth, ‖f(x₋U′) − f(x₋U′∪{i})‖ > Δ,
-// for f = fmap(mean) (the mean itself when fmap is nil). Levels run from
-// depth down to 0 so supersets are known first.
-func searchLattice(ctx context.Context, means [][]float64, total []float64, sens float64, fmap func([]float64) []float64, depth int, progress Progress) (bitset, error) {
-	n := len(means)
+// bad edge (U′, i) with U′ ⊇ U, |U′| ≤ depth, ‖f(x₋U′) − f(x₋U′∪{i})‖ > Δ.
+// Levels run from depth down to 0 so supersets are known first.
+func searchLattice(ctx context.Context, n int, e edges, sens float64, depth int, progress Progress) (bitset, error) {
 	unstable := make(bitset, (1<<n+63)/64)
-	f := make([]float64, len(total))
-	pf := make([]float64, len(total)) // fmap(mean of x₋U)
-	g := make([]float64, len(total))  // fmap(mean of x₋U∪{i})
 	all := uint32(1)<<n - 1
 	var done int64
 	work := exactWork(n, depth)
@@ -247,28 +332,12 @@ func searchLattice(ctx context.Context, means [][]float64, total []float64, sens
 					progress(done, work)
 				}
 			}
-			meanWithout(means, total, mask, f)
-			rest := float64(n - u)
-			if fmap != nil {
-				copy(pf, f)
-				pf = fmap(pf)
-			}
+			e.at(mask)
 			bad := false
 			for m := all &^ mask; m != 0; m &= m - 1 {
 				i := bits.TrailingZeros32(m)
 				done++
-				var d float64
-				if fmap != nil {
-					// Mean without i as well: (k·f − ū_i)/(k − 1), then map.
-					for k, v := range f {
-						g[k] = (rest*v - means[i][k]) / (rest - 1)
-					}
-					d = loss.Dist(pf, fmap(g))
-				} else {
-					// f(x₋U) − f(x₋U∪{i}) = (ū_i − f(x₋U))/(k − 1), k = n − |U|.
-					d = loss.Dist(means[i], f) / (rest - 1)
-				}
-				if d > sens || (u < depth && unstable.get(mask|1<<i)) {
+				if e.dist(mask, i) > sens || (u < depth && unstable.get(mask|1<<i)) {
 					bad = true
 					break
 				}
@@ -360,8 +429,11 @@ func DelOutputPert(ctx context.Context, p DelParams, data *dataset.Dataset, stre
 	}
 	res := DelResult{Guarantee: p.guarantee(data.N())}
 	if p.Mode == privacy.NonPrivate {
-		means, total := userMeans(data)
-		res.Output = p.apply(meanWithout(means, total, 0, make([]float64, data.Dim)))
+		f, _, err := p.released(data)
+		if err != nil {
+			return DelResult{}, nil, err
+		}
+		res.Output = f(0)
 		res.Law.Centre = res.Output
 		rec.Addf(KindNoiseAdd, res.Output, "non-private: release f(x) = %v with no test and no noise", trace.Vec(res.Output))
 		return res, rec.Trace(), nil
@@ -380,7 +452,11 @@ func DelOutputPert(ctx context.Context, p DelParams, data *dataset.Dataset, stre
 	if law.Certified {
 		verdict = "fires: x is stable, r* = 0 without search"
 	}
-	rec.Addf(KindDelCertificate, law, "certificate: 2(4κ+1)γ_c/(n−4κ−1) = %.4g vs Δ = %.4g → %s", law.Bound, p.Sens, verdict)
+	if p.Func != nil {
+		rec.Addf(KindDelCertificate, law, "certificate: App. C's bound is for the squared loss, not this f → search the deletion lattice")
+	} else {
+		rec.Addf(KindDelCertificate, law, "certificate: 2(4κ+1)γ_c/(n−4κ−1) = %.4g vs Δ = %.4g → %s", law.Bound, p.Sens, verdict)
+	}
 	switch {
 	case law.RStar < 0:
 		rec.Addf(KindDelStability, law, "no set of ≤ 2κ = %d users leaves a stable dataset: ⊥ with probability 1", 2*law.Kappa)

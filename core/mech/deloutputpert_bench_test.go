@@ -41,7 +41,7 @@ func BenchmarkLiteralRStar(b *testing.B) {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			values := searchInstance(n)
 			for b.Loop() {
-				literalRStar(values, 3, p1.Sens)
+				literalRStar(len(values), literalMean(values, identity), 3, p1.Sens)
 			}
 		})
 	}

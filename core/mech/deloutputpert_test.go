@@ -81,15 +81,10 @@ func TestDelOutputPertWorkedExample(t *testing.T) {
 	}
 }
 
-// literalProject is the literal oracle's f-transform (identity, or a
-// projection for SCOutputPert's tests).
-var literalProject = func(m float64) float64 { return m }
-
-// literalStable is Alg. 1's Stable(S) as printed: every T ⊆ [n]∖S with
-// |T| ≤ 4κ − |S| and every i ∉ S ∪ T. It shares no code with the search.
-func literalStable(means []float64, S map[int]bool, kappa int, sens float64) bool {
-	n := len(means)
-	f := func(out map[int]bool) float64 {
+// literalMean is f = proj(mean of the users not removed), for the literal
+// oracle; proj is the identity for DelOutputPert's own tests.
+func literalMean(means []float64, proj func(float64) float64) func(out map[int]bool) float64 {
+	return func(out map[int]bool) float64 {
 		var s float64
 		c := 0
 		for i, v := range means {
@@ -98,8 +93,16 @@ func literalStable(means []float64, S map[int]bool, kappa int, sens float64) boo
 				c++
 			}
 		}
-		return literalProject(s / float64(c))
+		return proj(s / float64(c))
 	}
+}
+
+func identity(m float64) float64 { return m }
+
+// literalStable is Alg. 1's Stable(S) as printed for n users and f: every
+// T ⊆ [n]∖S with |T| ≤ 4κ − |S| and every i ∉ S ∪ T. It shares no code
+// with the search.
+func literalStable(n int, f func(out map[int]bool) float64, S map[int]bool, kappa int, sens float64) bool {
 	var rest []int
 	for i := 0; i < n; i++ {
 		if !S[i] {
@@ -146,15 +149,15 @@ func literalStable(means []float64, S map[int]bool, kappa int, sens float64) boo
 }
 
 // literalRStar runs Alg. 1's outer loops: smallest s, lexicographic S.
-func literalRStar(means []float64, kappa int, sens float64) (int, []int) {
+func literalRStar(n int, f func(out map[int]bool) float64, kappa int, sens float64) (int, []int) {
 	for s := 0; s <= 2*kappa; s++ {
 		var found []int
-		forEachCombination(len(means), s, func(set []int) bool {
+		forEachCombination(n, s, func(set []int) bool {
 			S := map[int]bool{}
 			for _, i := range set {
 				S[i] = true
 			}
-			if literalStable(means, S, kappa, sens) {
+			if literalStable(n, f, S, kappa, sens) {
 				found = append([]int{}, set...)
 				return false
 			}
@@ -183,7 +186,7 @@ func TestBitsetSearchMatchesLiteralAlgorithm(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, wantS := literalRStar(values, 3, p1.Sens)
+		want, wantS := literalRStar(len(values), literalMean(values, identity), 3, p1.Sens)
 		if law.RStar != want || (want > 0 && !reflect.DeepEqual(law.Removed, wantS)) {
 			t.Fatalf("trial %d: search r* = %d S* = %v, literal Alg. 1 r* = %d S* = %v (values %v)", trial, law.RStar, law.Removed, want, wantS, values)
 		}
@@ -214,7 +217,8 @@ func TestCertificateImpliesStability(t *testing.T) {
 			t.Fatal(err)
 		}
 		means, total := userMeans(d)
-		unstable, err := searchLattice(context.Background(), means, total, p1.Sens, nil, 12, nil)
+		_, lattice, _ := p1.released(d)
+		unstable, err := searchLattice(context.Background(), n, lattice, p1.Sens, 12, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -22,9 +22,18 @@ const (
 	DeltaCorollary = "corollary"
 )
 
-// SCParams configures SCOutputPert (Paper A, Alg. 2) for the squared loss
-// ℓ(θ; x) = (μ/2)‖θ − x‖² on the ball 𝒦 = B(0, RK), with data in B(0, RX):
-// G = μ(RK + RX) and θ*(y) = Π_𝒦(mean of y's items).
+// The losses with exact minimisers (spec 000-002 §8.1).
+const (
+	// LossSquared is (μ/2)‖θ − x‖² on 𝒦 = B(0, RK), data in B(0, RX):
+	// G = μ(RK + RX), θ*(y) = Π_𝒦(mean of y's items).
+	LossSquared = "squared"
+	// LossAbsolute is the 1-D |θ − x| + (μ/2)θ² on 𝒦 = [−RK, RK]:
+	// G = 1 + μRK, θ* a ridge-shrunk median found exactly on sorted items.
+	LossAbsolute = "absolute"
+)
+
+// SCParams configures SCOutputPert (Paper A, Alg. 2) for the squared or
+// the absolute loss (Loss; "" is squared).
 type SCParams struct {
 	Eps, Delta float64
 	// Beta is the failure probability the Δ formulas are stated for.
@@ -35,10 +44,17 @@ type SCParams struct {
 	Rule  string
 	Mode  privacy.Mode
 	Kappa int
+	Loss  string
 }
 
-// G is the loss's Lipschitz constant on 𝒦 × B(0, RX).
-func (p SCParams) G() float64 { return p.Mu * (p.RK + p.RX) }
+// G is the loss's Lipschitz constant on 𝒦 (and B(0, RX) for the squared
+// loss).
+func (p SCParams) G() float64 {
+	if p.Loss == LossAbsolute {
+		return 1 + p.Mu*p.RK
+	}
+	return p.Mu * (p.RK + p.RX)
+}
 
 // Validate checks the parameters.
 func (p SCParams) Validate() error {
@@ -56,7 +72,46 @@ func (p SCParams) Validate() error {
 	if p.Rule != DeltaPaper && p.Rule != DeltaCorollary {
 		return fmt.Errorf("rule %q: use %s (Alg. 2 as printed) or %s (consistent with Corollary 3.7)", p.Rule, DeltaPaper, DeltaCorollary)
 	}
+	if p.Loss != "" && p.Loss != LossSquared && p.Loss != LossAbsolute {
+		return fmt.Errorf("loss %q: use %s or %s", p.Loss, LossSquared, LossAbsolute)
+	}
 	return nil
+}
+
+// CheckData checks what the loss needs of the data: the same m for every
+// user (θ* weighs every item alike), items in B(0, RX) for the squared
+// loss, one dimension for the absolute loss.
+func (p SCParams) CheckData(data *dataset.Dataset) (int, error) {
+	m, ok := data.M()
+	if !ok {
+		return 0, fmt.Errorf("users hold different numbers of items: the minimiser weighs every item alike and needs the same m for every user")
+	}
+	if p.Loss == LossAbsolute {
+		if data.Dim != 1 {
+			return 0, fmt.Errorf("the absolute loss is 1-D here (its exact minimiser scans sorted items), but the data has d = %d", data.Dim)
+		}
+		return m, nil
+	}
+	for i := range data.Users {
+		for j := range data.Items(i) {
+			if norm(data.Item(i, j)) > p.RX*(1+1e-12) {
+				return 0, fmt.Errorf("user %q item %d lies %.4g from the origin, outside the data radius R_X = %g: raise rx (the loss is only %g-Lipschitz inside it)", data.Users[i].ID, j+1, norm(data.Item(i, j)), p.RX, p.G())
+			}
+		}
+	}
+	return m, nil
+}
+
+// AbsoluteFunc is DelOutputPert's f for the absolute loss with ridge
+// (lambda/2)(θ − c)² over [lo, hi]: the exact minimiser on x₋U.
+func AbsoluteFunc(lambda, c, lo, hi float64) func(*dataset.Dataset) (SubsetFunc, error) {
+	return func(data *dataset.Dataset) (SubsetFunc, error) {
+		users := make([][]float64, data.N())
+		for i, u := range data.Users {
+			users[i] = u.Points
+		}
+		return loss.Absolute{Lambda: lambda, C: c, Lo: lo, Hi: hi}.Subsets(users), nil
+	}
 }
 
 // TargetSens returns Δ for n users of m items under the rule; the
@@ -89,20 +144,17 @@ func SCOutputPert(ctx context.Context, p SCParams, data *dataset.Dataset, stream
 	if err := p.Validate(); err != nil {
 		return DelResult{}, nil, err
 	}
-	m, ok := data.M()
-	if !ok {
-		return DelResult{}, nil, fmt.Errorf("users hold different numbers of items: SCOutputPert's θ* is the mean of all items and needs the same m for every user")
+	m, err := p.CheckData(data)
+	if err != nil {
+		return DelResult{}, nil, err
 	}
-	for i := range data.Users {
-		for j := range data.Items(i) {
-			if norm(data.Item(i, j)) > p.RX*(1+1e-12) {
-				return DelResult{}, nil, fmt.Errorf("user %q item %d lies %.4g from the origin, outside the data radius R_X = %g: raise rx (the loss is only %g-Lipschitz inside it)", data.Users[i].ID, j+1, norm(data.Item(i, j)), p.RX, p.G())
-			}
-		}
+	del := DelParams{Eps: p.Eps, Delta: p.Delta, Mode: p.Mode, Kappa: p.Kappa, Sens: 1}
+	if p.Loss == LossAbsolute {
+		del.Func = AbsoluteFunc(p.Mu, 0, -p.RK, p.RK)
+	} else {
+		k := loss.Ball{Centre: make([]float64, data.Dim), Radius: p.RK}
+		del.Map = func(mean []float64) []float64 { return k.Project(mean, mean) }
 	}
-	k := loss.Ball{Centre: make([]float64, data.Dim), Radius: p.RK}
-	del := DelParams{Eps: p.Eps, Delta: p.Delta, Mode: p.Mode, Kappa: p.Kappa, Sens: 1,
-		Map: func(mean []float64) []float64 { return k.Project(mean, mean) }}
 	cal, err := del.DelCalibration()
 	if err != nil {
 		return DelResult{}, nil, err

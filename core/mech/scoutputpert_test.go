@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -59,7 +60,8 @@ func TestProjectedSearchMatchesLiteral(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, wantS := literalRStarWith(values, 3, p1.Sens, func(m float64) float64 { return math.Max(-radius, math.Min(radius, m)) })
+		clamp := func(m float64) float64 { return math.Max(-radius, math.Min(radius, m)) }
+		want, wantS := literalRStar(len(values), literalMean(values, clamp), 3, p1.Sens)
 		if law.RStar != want || (want > 0 && !reflect.DeepEqual(law.Removed, wantS)) {
 			t.Fatalf("trial %d: r* %d S* %v, literal %d %v", trial, law.RStar, law.Removed, want, wantS)
 		}
@@ -67,16 +69,6 @@ func TestProjectedSearchMatchesLiteral(t *testing.T) {
 			t.Fatalf("centre %v outside the ball", law.Centre)
 		}
 	}
-}
-
-// literalRStarWith is literalRStar for f = proj(mean).
-func literalRStarWith(means []float64, kappa int, sens float64, proj func(float64) float64) (int, []int) {
-	// Re-use the literal algorithm on transformed "means": the literal
-	// Stable compares f values; wrap by projecting inside a copy of it.
-	saved := literalProject
-	literalProject = proj
-	defer func() { literalProject = saved }()
-	return literalRStar(means, kappa, sens)
 }
 
 // θ* is symmetric in the items: re-dealing them among users changes nothing.
@@ -315,5 +307,87 @@ func TestLemma38(t *testing.T) {
 			t.Errorf("%s: mean ‖Σ‖² = %.4f, exact %.4f (± %.3f), bound mG² = %v", name, meanSq, exact, tol, m*G*G)
 		}
 		t.Logf("%s: mean ‖Σ‖² %.3f (exact %.3f, bound %v); violations %d", name, meanSq, exact, m*G*G, violations)
+	}
+}
+
+// The absolute loss's f (a ridge-shrunk median, evaluated on x₋U directly)
+// through the generic search against the literal Alg. 1 enumeration with
+// the same minimiser computed from scratch: same r*, same S*, same centre.
+func TestAbsoluteSearchMatchesLiteral(t *testing.T) {
+	r := rng.New(15).Get(rng.Data)
+	absAt := func(values []float64, out map[int]bool) float64 {
+		var xs []float64
+		for i, v := range values {
+			if !out[i] {
+				xs = append(xs, v)
+			}
+		}
+		slices.Sort(xs)
+		return loss.Absolute{Lambda: 2, C: 0.1, Lo: -1, Hi: 1}.Minimise(xs)
+	}
+	seen := map[int]bool{}
+	for trial := 0; trial < 12; trial++ {
+		values := make([]float64, 14)
+		for i := range values {
+			values[i] = 0.3 + 0.05*r.NormFloat64()
+		}
+		for k := r.IntN(5); k > 0; k-- {
+			values[r.IntN(14)] = 4 * (r.Float64() - 0.5)
+		}
+		p := p1
+		p.Sens = 0.1
+		p.Func = AbsoluteFunc(2, 0.1, -1, 1)
+		law, err := DelOutputPertLaw(context.Background(), p, oneD(values...), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, wantS := literalRStar(len(values), func(out map[int]bool) float64 { return absAt(values, out) }, 3, p.Sens)
+		if law.RStar != want || (want > 0 && !reflect.DeepEqual(law.Removed, wantS)) {
+			t.Fatalf("trial %d: r* %d S* %v, literal %d %v", trial, law.RStar, law.Removed, want, wantS)
+		}
+		if want >= 0 {
+			out := map[int]bool{}
+			for _, i := range wantS {
+				out[i] = true
+			}
+			if c := absAt(values, out); law.Centre[0] != c || law.Certified {
+				t.Fatalf("trial %d: centre %v, literal %v (certified %v)", trial, law.Centre, c, law.Certified)
+			}
+		}
+		seen[want] = true
+	}
+	if len(seen) < 3 {
+		t.Errorf("the trials reached only r* ∈ %v: too easy to mean anything", seen)
+	}
+}
+
+// SCOutputPert on the absolute loss: 1-D only, G = 1 + μR_K, the centre is
+// the ridge-shrunk median of the stable users' items.
+func TestSCOutputPertAbsolute(t *testing.T) {
+	p := SCParams{Eps: 8, Delta: 0.1, Beta: 0.01, Mu: 0.5, RK: 2, RX: 1, Rule: DeltaPaper, Loss: LossAbsolute}
+	if p.G() != 2 {
+		t.Errorf("G = %v, want 1 + μR_K = 2", p.G())
+	}
+	values := append(append([]float64(nil), 0.2, 0.21, 0.19, 0.22, 0.18, 0.2, 0.23, 0.17, 0.2, 0.21, 0.19, 0.2, 0.2), 1.9)
+	res, tr, err := SCOutputPert(context.Background(), p, oneD(values...), rng.New(1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sorted := slices.Clone(values)
+	slices.Sort(sorted)
+	want := loss.Absolute{Lambda: 0.5, C: 0, Lo: -2, Hi: 2}.Minimise(sorted)
+	if res.Law.Mean[0] != want || res.Law.Certified {
+		t.Errorf("f(x) = %v, want the ridge-shrunk median %v; certified %v", res.Law.Mean, want, res.Law.Certified)
+	}
+	if !strings.Contains(tr.Steps[2].Text, "bound is for the squared loss") {
+		t.Errorf("the trace does not say why the certificate is skipped: %q", tr.Steps[2].Text)
+	}
+	two := &dataset.Dataset{Dim: 2, Users: []dataset.User{{ID: "a", Points: []float64{0, 0}}}}
+	if _, _, err := SCOutputPert(context.Background(), p, two, rng.New(1), nil); err == nil || !strings.Contains(err.Error(), "1-D") {
+		t.Errorf("2-D data: %v", err)
+	}
+	p.Loss = "hinge"
+	if err := p.Validate(); err == nil || !strings.Contains(err.Error(), "hinge") {
+		t.Errorf("unknown loss: %v", err)
 	}
 }

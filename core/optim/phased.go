@@ -16,8 +16,10 @@ import (
 	"github.com/uldplab/uldp/core/trace"
 )
 
-// PhasedParams configures Phased-ERM for the squared loss
-// ℓ(θ; x) = (Mu/2)‖θ − x‖² on 𝒦 = B(0, RK), data in B(0, RX).
+// PhasedParams configures the phased algorithms for the squared loss
+// ℓ(θ; x) = (Mu/2)‖θ − x‖² on 𝒦 = B(0, RK), data in B(0, RX), or the 1-D
+// absolute loss |θ − x| on 𝒦 = [−RK, RK] (Loss = mech.LossAbsolute: the
+// "private median"; Mu is then unused and may be 0, G = 1).
 type PhasedParams struct {
 	Eps, Delta, Beta float64
 	Mu               float64
@@ -34,10 +36,22 @@ type PhasedParams struct {
 	Rule  string
 	Mode  privacy.Mode
 	Kappa int // teaching mode: κ of every phase
+	Loss  string
 }
 
 // G is the base loss's Lipschitz constant on 𝒦 × B(0, RX).
-func (p PhasedParams) G() float64 { return p.Mu * (p.RK + p.RX) }
+func (p PhasedParams) G() float64 {
+	if p.Loss == mech.LossAbsolute {
+		return 1
+	}
+	return p.Mu * (p.RK + p.RX)
+}
+
+// sc is SCOutputPert's view of the parameters (stage 1 of the strongly
+// convex algorithms, and the checks every algorithm shares).
+func (p PhasedParams) sc() mech.SCParams {
+	return mech.SCParams{Eps: p.Eps, Delta: p.Delta, Beta: p.Beta, Mu: p.Mu, RK: p.RK, RX: p.RX, Rule: p.Rule, Mode: p.Mode, Kappa: p.Kappa, Loss: p.Loss}
+}
 
 // Phase records one phase of a run.
 type Phase struct {
@@ -185,13 +199,16 @@ type phasePlan struct {
 
 // check validates the parameters and returns n and the common m.
 func (p PhasedParams) check(data *dataset.Dataset) (int, int, error) {
-	sc := mech.SCParams{Eps: p.Eps, Delta: p.Delta, Beta: p.Beta, Mu: p.Mu, RK: p.RK, RX: p.RX, Rule: p.Rule, Mode: p.Mode, Kappa: p.Kappa}
+	sc := p.sc()
+	if p.Loss == mech.LossAbsolute && sc.Mu == 0 {
+		sc.Mu = 1 // the absolute loss's phases have no μ to check
+	}
 	if err := sc.Validate(); err != nil {
 		return 0, 0, err
 	}
-	m, ok := data.M()
-	if !ok {
-		return 0, 0, fmt.Errorf("users hold different numbers of items: the phased algorithms minimise the mean loss over all items and need the same m for every user")
+	m, err := sc.CheckData(data)
+	if err != nil {
+		return 0, 0, err
 	}
 	if p.Phases < 0 || p.Phases > 64 {
 		return 0, 0, fmt.Errorf("phases = %d: choose 1 to 64 (0: the paper's count)", p.Phases)
@@ -243,31 +260,34 @@ func (l *loop) phases(ctx context.Context, p PhasedParams, plan []phasePlan, lam
 		n := ph.data.N()
 		m, _ := ph.data.M()
 		l.minUsers = min(l.minUsers, n)
-		total := make([]float64, d)
-		for _, u := range ph.data.Means() {
-			for j, v := range u {
-				total[j] += v / float64(n)
-			}
-		}
 		li := lambda * math.Pow(4, float64(i))
 		out := Phase{I: i, Lambda: li, Radius: G / li, Start: append([]float64(nil), l.theta...), Users: n}
-		ki := append(append(loss.Intersection(nil), l.dom...), loss.Ball{Centre: out.Start, Radius: out.Radius})
-		w := p.Mu / (p.Mu + li)
 		start := out.Start
-		fmap := func(mean []float64) []float64 {
-			for j := range mean {
-				mean[j] = w*mean[j] + (1-w)*start[j]
+		del := mech.DelParams{Eps: ph.eps, Delta: ph.delta, Mode: p.Mode, Kappa: p.Kappa, Sens: 1}
+		if p.Loss == mech.LossAbsolute {
+			// (1/N)Σ|θ − x| + (λ_i/2)(θ − θ̂)² over 𝒦 ∩ [θ̂ − R_i, θ̂ + R_i].
+			del.Func = mech.AbsoluteFunc(li, start[0], math.Max(-p.RK, start[0]-out.Radius), math.Min(p.RK, start[0]+out.Radius))
+		} else {
+			ki := append(append(loss.Intersection(nil), l.dom...), loss.Ball{Centre: out.Start, Radius: out.Radius})
+			w := p.Mu / (p.Mu + li)
+			del.Map = func(mean []float64) []float64 {
+				for j := range mean {
+					mean[j] = w*mean[j] + (1-w)*start[j]
+				}
+				r, _ := ki.Project(mean, mean) // θ̂ ∈ the domain, so they meet
+				return r
 			}
-			r, _ := ki.Project(mean, mean) // θ̂ ∈ the domain, so they meet
-			return r
 		}
-		out.Minimiser = fmap(append([]float64(nil), total...))
+		f, err := minimiser(del, ph.data)
+		if err != nil {
+			return err
+		}
+		out.Minimiser = f
 		l.rec.Addf(KindPhaseStart, out, "phase %d of %d on %d users: λ = %.4g, ball radius R = G/λ = %.4g around %v", i, T, n, li, out.Radius, trace.Vec(start))
 		var released []float64
 		if p.Mode == privacy.NonPrivate {
 			released = append([]float64(nil), out.Minimiser...)
 		} else {
-			del := mech.DelParams{Eps: ph.eps, Delta: ph.delta, Mode: p.Mode, Kappa: p.Kappa, Sens: 1, Map: fmap}
 			cal, err := del.DelCalibration()
 			if err != nil {
 				return err
@@ -352,4 +372,23 @@ func (l *loop) finish(p PhasedParams, note string) (PhasedResult, *trace.Trace, 
 	g.Preconditions = append(g.Preconditions, l.pre...)
 	l.res.Guarantee = g
 	return l.res, l.rec.Trace(), nil
+}
+
+// minimiser is the phase's f on the whole batch: its exact minimiser.
+func minimiser(del mech.DelParams, data *dataset.Dataset) ([]float64, error) {
+	if del.Func == nil {
+		means := data.Means()
+		mean := make([]float64, data.Dim)
+		for _, u := range means {
+			for j, v := range u {
+				mean[j] += v / float64(len(means))
+			}
+		}
+		return del.Map(mean), nil
+	}
+	sf, err := del.Func(data)
+	if err != nil {
+		return nil, err
+	}
+	return sf.Without(0, make([]float64, data.Dim)), nil
 }

@@ -53,6 +53,9 @@ func StronglyConvexSCO(ctx context.Context, p PhasedParams, data *dataset.Datase
 }
 
 func (p PhasedParams) stronglyConvex(ctx context.Context, sco bool, data *dataset.Dataset, streams *rng.Streams, progress mech.Progress) (PhasedResult, *trace.Trace, error) {
+	if p.Loss == mech.LossAbsolute {
+		return PhasedResult{}, nil, fmt.Errorf("the absolute loss is not strongly convex: Strongly-Convex-ERM/SCO need the squared loss (Phased-ERM/SCO take either)")
+	}
 	n, m, err := p.check(data)
 	if err != nil {
 		return PhasedResult{}, nil, err

@@ -87,6 +87,8 @@ type Params struct {
 	// Lambda overrides the phased algorithms' λ; Phases their phase count.
 	Lambda float64 `json:"lambda,omitempty"`
 	Phases int     `json:"phases,omitempty"`
+	// Loss is the optimisers' loss: "squared" (default) or "absolute" (1-D).
+	Loss string `json:"loss,omitempty"`
 }
 
 // requirements lists the mechanism names a scenario may use, with the
@@ -116,7 +118,7 @@ const (
 
 var (
 	topFields   = []string{"version", "name", "description", "dataset", "generator", "mechanism", "params", "mode", "seed"}
-	paramFields = []string{"eps", "delta", "sens", "tau", "kappa", "queries", "steps", "f", "rule", "delta_slack", "beta", "mu", "rk", "rx", "sens_rule", "lambda", "phases"}
+	paramFields = []string{"eps", "delta", "sens", "tau", "kappa", "queries", "steps", "f", "rule", "delta_slack", "beta", "mu", "rk", "rx", "sens_rule", "lambda", "phases", "loss"}
 	genFields   = []string{"kind", "n", "m", "d", "spread", "center", "clusters", "separation", "df", "outliers"}
 )
 
@@ -292,6 +294,7 @@ func decodeParams(top map[string]json.RawMessage, s *Scenario, need []string) er
 		check("sens_rule", oneOf(q.SensRule, "the Δ rule", "paper", "corollary")),
 		check("lambda", positive(q.Lambda, "λ")),
 		check("phases", atLeast1(q.Phases, "the number of phases")),
+		check("loss", oneOf(q.Loss, "the loss", "squared", "absolute")),
 	)
 }
 

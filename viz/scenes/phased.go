@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/loss"
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/optim"
 	"github.com/uldplab/uldp/core/privacy"
@@ -88,6 +89,14 @@ func (s *Phased) regenerate() {
 		s.err = err
 		return
 	}
+	// Items stay in B(0, R_X), where the loss is G-Lipschitz: a wide cloud
+	// near the edge is clipped rather than refused.
+	rx := loss.Ball{Centre: []float64{0, 0}, Radius: s.params.RX}
+	for i := range d.Users {
+		for j := range d.Items(i) {
+			rx.Project(d.Item(i, j), d.Item(i, j))
+		}
+	}
 	s.data = d
 	s.rerun()
 }
@@ -130,7 +139,7 @@ func (s *Phased) Controls() []viz.Control {
 		{Name: "lambda", Label: "λ ÷ the theorem's", Kind: viz.Slider, Value: viz.FormatNumber(s.lambdaX), Min: 0.01, Max: 1e6, Log: true,
 			Help: "larger λ: smaller balls, less noise, more bias"},
 		{Name: "spread", Label: "item spread", Kind: viz.Slider, Value: viz.FormatNumber(s.spread), Min: 0.0005, Max: 1, Log: true,
-			Help: "wider data: the certificate stops firing"},
+			Help: "wider data: the certificate stops firing (items are clipped to the data radius R_X = 3)"},
 		{Name: "mode", Label: "mode", Kind: viz.Choice, Value: s.params.Mode.String(),
 			Choices: []string{privacy.Paper.String(), privacy.NonPrivate.String()}},
 		viz.SeedControl(s.seed),

@@ -145,3 +145,22 @@ func TestPhasedAlgorithms(t *testing.T) {
 		t.Errorf("unknown algorithm: %v", err)
 	}
 }
+
+// A wide cloud reaches past the data radius R_X; its items are clipped
+// into B(0, R_X) instead of the run being refused.
+func TestPhasedClipsWideData(t *testing.T) {
+	s := NewPhased()
+	a := viz.NewApp(s)
+	mustSet(t, a, "mode", "non-private")
+	mustSet(t, a, "spread", "1")
+	far := 0.0
+	for i := range s.data.Users {
+		for j := range s.data.Items(i) {
+			it := s.data.Item(i, j)
+			far = math.Max(far, math.Hypot(it[0], it[1]))
+		}
+	}
+	if far > s.params.RX+1e-12 || far < s.params.RX-1e-9 {
+		t.Errorf("farthest item at %v: want clipped onto R_X = %v", far, s.params.RX)
+	}
+}
