@@ -262,11 +262,11 @@ type bitset []uint64
 func (b bitset) get(m uint32) bool { return b[m>>6]>>(m&63)&1 == 1 }
 func (b bitset) set(m uint32)      { b[m>>6] |= 1 << (m & 63) }
 
-// edges measures the stability lattice's edges: at(U) fixes f(x₋U), then
-// dist(U, i) is ‖f(x₋U) − f(x₋U∪{i})‖.
+// edges measures the stability lattice's edges: far(U, I, Δ) reports
+// whether ‖f(x₋U) − f(x₋U∪{i})‖ > Δ for some i in I. One call per U keeps
+// the per-edge work free of interface calls (the search's inner loop).
 type edges interface {
-	at(mask uint32)
-	dist(mask uint32, i int) float64
+	far(mask, cands uint32, sens float64) bool
 }
 
 // meanEdges is the mean family, incrementally: f(x₋U∪{i}) comes from
@@ -276,28 +276,33 @@ type meanEdges struct {
 	total    []float64
 	fmap     func([]float64) []float64
 	f, pf, g []float64 // mean of x₋U, fmap of it, scratch
-	rest     float64
 }
 
-func (e *meanEdges) at(mask uint32) {
+func (e *meanEdges) far(mask, cands uint32, sens float64) bool {
 	meanWithout(e.means, e.total, mask, e.f)
-	e.rest = float64(len(e.means) - bits.OnesCount32(mask))
-	if e.fmap != nil {
-		copy(e.pf, e.f)
-		e.pf = e.fmap(e.pf)
-	}
-}
-
-func (e *meanEdges) dist(_ uint32, i int) float64 {
+	rest := float64(len(e.means) - bits.OnesCount32(mask))
 	if e.fmap == nil {
 		// f(x₋U) − f(x₋U∪{i}) = (ū_i − f(x₋U))/(k − 1), k = n − |U|.
-		return loss.Dist(e.means[i], e.f) / (e.rest - 1)
+		for m := cands; m != 0; m &= m - 1 {
+			if loss.Dist(e.means[bits.TrailingZeros32(m)], e.f)/(rest-1) > sens {
+				return true
+			}
+		}
+		return false
 	}
-	// Mean without i as well: (k·f − ū_i)/(k − 1), then map.
-	for k, v := range e.f {
-		e.g[k] = (e.rest*v - e.means[i][k]) / (e.rest - 1)
+	copy(e.pf, e.f)
+	e.pf = e.fmap(e.pf)
+	for m := cands; m != 0; m &= m - 1 {
+		// Mean without i as well: (k·f − ū_i)/(k − 1), then map.
+		i := bits.TrailingZeros32(m)
+		for k, v := range e.f {
+			e.g[k] = (rest*v - e.means[i][k]) / (rest - 1)
+		}
+		if loss.Dist(e.pf, e.fmap(e.g)) > sens {
+			return true
+		}
 	}
-	return loss.Dist(e.pf, e.fmap(e.g))
+	return false
 }
 
 // funcEdges evaluates a SubsetFunc at both ends of every edge.
@@ -306,11 +311,15 @@ type funcEdges struct {
 	f, g []float64
 }
 
-func (e *funcEdges) at(mask uint32) { e.f = e.sf.Without(mask, e.f) }
-
-func (e *funcEdges) dist(mask uint32, i int) float64 {
-	e.g = e.sf.Without(mask|1<<i, e.g)
-	return loss.Dist(e.f, e.g)
+func (e *funcEdges) far(mask, cands uint32, sens float64) bool {
+	e.f = e.sf.Without(mask, e.f)
+	for m := cands; m != 0; m &= m - 1 {
+		e.g = e.sf.Without(mask|1<<bits.TrailingZeros32(m), e.g)
+		if loss.Dist(e.f, e.g) > sens {
+			return true
+		}
+	}
+	return false
 }
 
 // searchLattice marks every subset U with |U| ≤ depth that is unstable: a
@@ -332,17 +341,17 @@ func searchLattice(ctx context.Context, n int, e edges, sens float64, depth int,
 					progress(done, work)
 				}
 			}
-			e.at(mask)
+			cands := all &^ mask
+			done += int64(n - u)
+			// An unstable superset x₋U∪{i} makes U unstable: check those
+			// bits before measuring any edge.
 			bad := false
-			for m := all &^ mask; m != 0; m &= m - 1 {
-				i := bits.TrailingZeros32(m)
-				done++
-				if e.dist(mask, i) > sens || (u < depth && unstable.get(mask|1<<i)) {
-					bad = true
-					break
+			if u < depth {
+				for m := cands; m != 0 && !bad; m &= m - 1 {
+					bad = unstable.get(mask | 1<<bits.TrailingZeros32(m))
 				}
 			}
-			if bad {
+			if bad || e.far(mask, cands, sens) {
 				unstable.set(mask)
 			}
 			return true
