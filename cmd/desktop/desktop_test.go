@@ -127,7 +127,13 @@ func TestDesktopLessons(t *testing.T) {
 	// Lesson 6: M starts the Monte Carlo audit, sampled between frames;
 	// the verdict line under the profile appears when it is done.
 	d.key("6")
+	opened := d.shot("audit")
+	user := d.locate(viz.NewApp(scenes.NewAuditLab()), 1000+1+2) // B's user 3
+	d.drag(user, 80, 0)
 	lab := d.shot("audit")
+	if !differs(opened.img, lab.img, image.Rect(int(user.X)-10, int(user.Y)-10, int(user.X)+10, int(user.Y)+10)) {
+		t.Error("lesson 6: dragging B's user 3 did not move it")
+	}
 	d.key("m")
 	time.Sleep(5 * time.Second)
 	audited := d.shot("audit")
