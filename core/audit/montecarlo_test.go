@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/uldplab/uldp/core/mech"
-	"github.com/uldplab/uldp/core/noise"
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/core/rng"
 )
@@ -54,43 +53,18 @@ func TestMonteCarloDelOutputPert(t *testing.T) {
 	}
 }
 
-func atSampler(p mech.ATParams, q []float64, broken bool) Sampler {
-	return func(s *rng.Streams) ([]float64, error) {
-		if broken {
-			// Threshold noise omitted: Δ̂ = Δ, fresh query noise as before.
-			nu := noise.Laplace{Scale: p.QueryScale(), Src: s.Get(rng.ATQuery)}
-			for k, v := range q {
-				if v+nu.Rand() < p.Threshold {
-					return []float64{float64(k + 1)}, nil
-				}
-			}
-			return []float64{float64(len(q) + 1)}, nil
-		}
-		a, err := mech.NewAboveThreshold(p, s, nil)
-		if err != nil {
-			return nil, err
-		}
-		for k, v := range q {
-			if ok, _ := a.Query(v); !ok {
-				return []float64{float64(k + 1)}, nil
-			}
-		}
-		return []float64{float64(len(q) + 1)}, nil
-	}
-}
-
 func TestMonteCarloAboveThreshold(t *testing.T) {
 	p := mech.ATParams{Eps: 1, Threshold: 0}
 	g := privacy.Guarantee{Eps: 1}
 	zero, one := make([]float64, 8), []float64{1, 1, 1, 1, 1, 1, 1, 1}
-	res, err := MonteCarlo(context.Background(), atSampler(p, one, false), atSampler(p, zero, false), g, mcCfg, nil)
+	res, err := MonteCarlo(context.Background(), ATSampler(p, one, false), ATSampler(p, zero, false), g, mcCfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Verdict != "pass" {
 		t.Errorf("AboveThreshold flagged: ε ≥ %v on %s", res.EpsLower, res.Worst.Name)
 	}
-	res, err = MonteCarlo(context.Background(), atSampler(p, one, true), atSampler(p, zero, true), g, mcCfg, nil)
+	res, err = MonteCarlo(context.Background(), ATSampler(p, one, true), ATSampler(p, zero, true), g, mcCfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/noise"
 	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/core/rng"
 )
 
 // DelMutant is a deliberately broken DelOutputPert, given as the change it
@@ -79,6 +80,33 @@ func ATNoThresholdNoise(p mech.ATParams, queries []float64) ATLaw {
 	}
 	out[len(queries)] = all
 	return out
+}
+
+// ATSampler runs AboveThreshold on the queries and outputs the query it
+// halted at (T+1: never); noThresholdNoise runs the ATNoThresholdNoise
+// mutant instead (fresh query noise as before, Λ = 0).
+func ATSampler(p mech.ATParams, queries []float64, noThresholdNoise bool) Sampler {
+	return func(s *rng.Streams) ([]float64, error) {
+		if noThresholdNoise {
+			nu := noise.Laplace{Scale: p.QueryScale(), Src: s.Get(rng.ATQuery)}
+			for k, v := range queries {
+				if v+nu.Rand() < p.Threshold {
+					return []float64{float64(k + 1)}, nil
+				}
+			}
+			return []float64{float64(len(queries) + 1)}, nil
+		}
+		a, err := mech.NewAboveThreshold(p, s, nil)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range queries {
+			if ok, _ := a.Query(v); !ok {
+				return []float64{float64(k + 1)}, nil
+			}
+		}
+		return []float64{float64(len(queries) + 1)}, nil
+	}
 }
 
 // ATDelta is δ_{A‖B}(ε) = Σ_k max(0, A_k − e^ε B_k) over the transcripts.

@@ -10,9 +10,7 @@ import (
 	"github.com/uldplab/uldp/core/audit"
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/mech"
-	"github.com/uldplab/uldp/core/noise"
 	"github.com/uldplab/uldp/core/privacy"
-	"github.com/uldplab/uldp/core/rng"
 	"github.com/uldplab/uldp/viz"
 )
 
@@ -143,7 +141,8 @@ func mutantsOf(m string) []string {
 	return append([]string{noMutant}, audit.DelMutantNames()...)
 }
 
-// laws returns the two output laws as samplers and the exact curve.
+// recompute redraws the exact profile after any change; a running or
+// finished Monte Carlo audit no longer matches the pair and is dropped.
 func (s *AuditLab) recompute() {
 	s.mc, s.mcErr, s.err, s.stopped = nil, nil, nil, 0
 	g := s.guarantee()
@@ -222,7 +221,7 @@ func (s *AuditLab) mcButton() viz.Control {
 func (s *AuditLab) startMC() error {
 	var a, b audit.Sampler
 	if s.mech == labAT {
-		a, b = atSampler(s.at, s.qa, s.mutant != noMutant), atSampler(s.at, s.qb, s.mutant != noMutant)
+		a, b = audit.ATSampler(s.at, s.qa, s.mutant != noMutant), audit.ATSampler(s.at, s.qb, s.mutant != noMutant)
 	} else {
 		la, lb, err := s.laws()
 		if err != nil {
@@ -236,32 +235,6 @@ func (s *AuditLab) startMC() error {
 	}
 	s.mc, s.mcErr, s.stopped = run, nil, 0
 	return nil
-}
-
-// atSampler runs AboveThreshold on the queries and outputs where it halted
-// (T+1: never); broken omits the threshold noise.
-func atSampler(p mech.ATParams, q []float64, broken bool) audit.Sampler {
-	return func(st *rng.Streams) ([]float64, error) {
-		if broken {
-			nu := noise.Laplace{Scale: p.QueryScale(), Src: st.Get(rng.ATQuery)}
-			for k, v := range q {
-				if v+nu.Rand() < p.Threshold {
-					return []float64{float64(k + 1)}, nil
-				}
-			}
-			return []float64{float64(len(q) + 1)}, nil
-		}
-		run, err := mech.NewAboveThreshold(p, st, nil)
-		if err != nil {
-			return nil, err
-		}
-		for k, v := range q {
-			if ok, _ := run.Query(v); !ok {
-				return []float64{float64(k + 1)}, nil
-			}
-		}
-		return []float64{float64(len(q) + 1)}, nil
-	}
 }
 
 // Tick samples for about 8 ms per frame until the audit is done.
