@@ -1,0 +1,317 @@
+package robust
+
+import "math"
+
+// Index counts close pairs among points: how many points lie within a
+// radius of each point. Paper B's outlier removal needs that twice per
+// query (pairs within τ for the concentration score, neighbours within 2τ
+// for the keep ramp), and a concentrated dataset — the one the algorithm
+// exists for — has Θ(n²) close pairs, so counting them one by one is
+// quadratic exactly when it matters.
+//
+// The index is a k-d tree with each node's bounding box, walked against
+// itself (a dual-tree count): node pairs entirely within the radius add
+// their sizes in one step, pairs entirely beyond it are skipped, and only
+// pairs straddling the radius go down to single points, where the test is
+// exactly the plain loop's. Results equal the O(n²) loop's bit for bit.
+type Index struct {
+	pts   [][]float64
+	perm  []int     // points in tree order: node k holds perm[lo:hi]
+	flat  []float64 // their coordinates in tree order, d per point
+	d     int
+	nodes []node
+}
+
+type node struct {
+	lo, hi      int // range in perm
+	min, max    []float64
+	left, right int // children, −1 for a leaf
+}
+
+// leafSize is where the tree stops splitting: below it the plain loop is
+// cheaper than more boxes.
+const leafSize = 16
+
+// NewIndex builds the tree over points (all of one dimension; not copied,
+// so they must not change while the index is in use).
+func NewIndex(points [][]float64) *Index {
+	ix := &Index{pts: points, perm: make([]int, len(points))}
+	for i := range ix.perm {
+		ix.perm[i] = i
+	}
+	if len(points) > 0 {
+		ix.d = len(points[0])
+		ix.flat = make([]float64, 0, len(points)*ix.d)
+		for _, p := range points {
+			ix.flat = append(ix.flat, p...)
+		}
+		ix.build(0, len(points))
+	}
+	return ix
+}
+
+func (ix *Index) build(lo, hi int) int {
+	d := ix.d
+	n := node{lo: lo, hi: hi, min: make([]float64, d), max: make([]float64, d), left: -1, right: -1}
+	for k := range d {
+		n.min[k], n.max[k] = math.Inf(1), math.Inf(-1)
+	}
+	for i := lo; i < hi; i++ {
+		for k, v := range ix.flat[i*d : i*d+d] {
+			if v < n.min[k] {
+				n.min[k] = v
+			}
+			if v > n.max[k] {
+				n.max[k] = v
+			}
+		}
+	}
+	id := len(ix.nodes)
+	ix.nodes = append(ix.nodes, n)
+	if hi-lo <= leafSize {
+		return id
+	}
+	axis := 0
+	for k := range d {
+		if n.max[k]-n.min[k] > n.max[axis]-n.min[axis] {
+			axis = k
+		}
+	}
+	if n.max[axis] == n.min[axis] {
+		return id // all points equal: a leaf, however large (bulk-counted)
+	}
+	mid := (lo + hi) / 2
+	ix.selectAt(lo, hi, mid, axis)
+	left := ix.build(lo, mid)
+	right := ix.build(mid, hi)
+	ix.nodes[id].left, ix.nodes[id].right = left, right
+	return id
+}
+
+// selectAt reorders rows lo…hi−1 (coordinates in flat, ids in perm) so
+// that row k holds the point sorting by the axis would put there, smaller
+// ones before it and larger after (Hoare's selection): the median split
+// without a full sort, moving rows so later passes read memory in order.
+func (ix *Index) selectAt(lo, hi, k, axis int) {
+	d, flat := ix.d, ix.flat
+	at := func(i int) float64 { return flat[i*d+axis] }
+	swap := func(i, j int) {
+		ix.perm[i], ix.perm[j] = ix.perm[j], ix.perm[i]
+		for c := range d {
+			flat[i*d+c], flat[j*d+c] = flat[j*d+c], flat[i*d+c]
+		}
+	}
+	for hi-lo > 1 {
+		a, b, c := at(lo), at((lo+hi)/2), at(hi-1)
+		pivot := max(min(a, b), min(max(a, b), c)) // median of three
+		i, j := lo, hi-1
+		for i <= j {
+			for at(i) < pivot {
+				i++
+			}
+			for at(j) > pivot {
+				j--
+			}
+			if i <= j {
+				swap(i, j)
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j + 1
+		case k >= i:
+			lo = i
+		default:
+			return
+		}
+	}
+}
+
+// Counts returns, for each point, the number of points within distance r
+// of it (‖x − y‖² ≤ r², itself included). Their sum is the number of
+// ordered pairs within r, diagonal included.
+func (ix *Index) Counts(r float64) []int {
+	counts := make([]int, len(ix.pts))
+	if len(ix.pts) == 0 {
+		return counts
+	}
+	c := counter{ix: ix, r2: r * r, acc: make([]int, len(ix.nodes)), counts: counts}
+	c.pair(0, 0)
+	c.push(0, 0)
+	return counts
+}
+
+type counter struct {
+	ix     *Index
+	r2     float64
+	acc    []int // per node: neighbours every point in it gained in bulk
+	counts []int
+}
+
+// Box distances are decided with a relative margin: a node pair within or
+// beyond the radius only by rounding goes down to the exact point test.
+const margin = 1e-9
+
+func (c *counter) pair(a, b int) {
+	na, nb := &c.ix.nodes[a], &c.ix.nodes[b]
+	var near, far float64 // squared min and max distance between the boxes
+	for k := range na.min {
+		gap := nb.min[k] - na.max[k]
+		if g := na.min[k] - nb.max[k]; g > gap {
+			gap = g
+		}
+		if gap > 0 {
+			near += gap * gap
+		}
+		span := na.max[k] - nb.min[k]
+		if s := nb.max[k] - na.min[k]; s > span {
+			span = s
+		}
+		far += span * span
+	}
+	switch {
+	case near > c.r2*(1+margin):
+		return
+	case far < c.r2*(1-margin):
+		c.acc[a] += nb.hi - nb.lo
+		if a != b {
+			c.acc[b] += na.hi - na.lo
+		}
+		return
+	}
+	aLeaf, bLeaf := na.left < 0, nb.left < 0
+	switch {
+	case aLeaf && bLeaf:
+		c.leaves(na, nb, a == b)
+	case a == b:
+		c.pair(na.left, na.left)
+		c.pair(na.left, na.right)
+		c.pair(na.right, na.right)
+	case bLeaf || (!aLeaf && na.hi-na.lo >= nb.hi-nb.lo):
+		c.pair(na.left, b)
+		c.pair(na.right, b)
+	default:
+		c.pair(a, nb.left)
+		c.pair(a, nb.right)
+	}
+}
+
+// leaves tests two leaves (one leaf with itself if same) point by point,
+// after checking each point of a against b's box as a whole.
+func (c *counter) leaves(na, nb *node, same bool) {
+	flat, perm, d := c.ix.flat, c.ix.perm, c.ix.d
+	for x := na.lo; x < na.hi; x++ {
+		p := flat[x*d : x*d+d]
+		start := nb.lo
+		if same {
+			start = x
+		} else {
+			var near, far float64
+			for k, v := range p {
+				lo, hi := nb.min[k], nb.max[k]
+				switch {
+				case v < lo:
+					near += (lo - v) * (lo - v)
+				case v > hi:
+					near += (v - hi) * (v - hi)
+				}
+				span := v - lo
+				if hi-v > span {
+					span = hi - v
+				}
+				far += span * span
+			}
+			if near > c.r2*(1+margin) {
+				continue
+			}
+			if far < c.r2*(1-margin) {
+				c.counts[perm[x]] += nb.hi - nb.lo
+				for y := nb.lo; y < nb.hi; y++ {
+					c.counts[perm[y]]++
+				}
+				continue
+			}
+		}
+		for y := start; y < nb.hi; y++ {
+			q := flat[y*d : y*d+d]
+			var s float64
+			for k, v := range p {
+				e := v - q[k]
+				s += e * e
+			}
+			if s <= c.r2 {
+				c.counts[perm[x]]++
+				if !same || y != x {
+					c.counts[perm[y]]++
+				}
+			}
+		}
+	}
+}
+
+// push hands each node's bulk counts down to its points.
+func (c *counter) push(k, inherited int) {
+	n := &c.ix.nodes[k]
+	total := inherited + c.acc[k]
+	if n.left < 0 {
+		for _, p := range c.ix.perm[n.lo:n.hi] {
+			c.counts[p] += total
+		}
+		return
+	}
+	c.push(n.left, total)
+	c.push(n.right, total)
+}
+
+// NaiveCounts is Counts by the plain O(n²) loop: the reference the index
+// must equal, and the faster choice for a few dozen points.
+func NaiveCounts(points [][]float64, r float64) []int {
+	counts := make([]int, len(points))
+	r2 := r * r
+	for i, p := range points {
+		counts[i]++ // itself
+		for j := i + 1; j < len(points); j++ {
+			if dist2(p, points[j]) <= r2 {
+				counts[i]++
+				counts[j]++
+			}
+		}
+	}
+	return counts
+}
+
+func dist2(a, b []float64) float64 {
+	var s float64
+	for k := range a {
+		d := a[k] - b[k]
+		s += d * d
+	}
+	return s
+}
+
+// Score is Paper B's concentration score s = (1/n)·#{(j, k): ‖v_j − v_k‖ ≤
+// τ} from the points' counts within τ (ordered pairs, diagonal included):
+// s ∈ [1, n], and s = n iff every pair is within τ.
+func Score(countsTau []int) float64 {
+	var pairs int
+	for _, c := range countsTau {
+		pairs += c
+	}
+	return float64(pairs) / float64(len(countsTau))
+}
+
+// Keep is Paper B's selection ramp for a user with f neighbours within 2τ
+// among n: 0 if f < n/2, 1 if f ≥ 2n/3, (f − n/2)/(n/6) between, compared
+// in integers (2f < n, 3f ≥ 2n) so no rounding moves a user across a
+// threshold.
+func Keep(f, n int) float64 {
+	switch {
+	case 2*f < n:
+		return 0
+	case 3*f >= 2*n:
+		return 1
+	}
+	return float64(6*f-3*n) / float64(n)
+}
