@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -564,4 +565,61 @@ func TestRunOptimisers(t *testing.T) {
 	bad(t, "beta = 0.5", append(flagsFor("scoutputpert"), "--beta", "0.5")...)
 	bad(t, "needs n ≥ 4κ+2", flagsFor("phased-sco")...)
 	bad(t, "outside the data radius", append(flagsFor("scoutputpert"), "--rx", "0.1")...)
+}
+
+// The ORME contract (issue 5): score, threshold, p_pass, neighbour_counts,
+// keep_prob, passed, kept (1-based, CSV order), sigma, output.
+func TestRunORME(t *testing.T) {
+	var out struct {
+		Score           float64   `json:"score"`
+		Threshold       float64   `json:"threshold"`
+		PPass           float64   `json:"p_pass"`
+		NeighbourCounts []int     `json:"neighbour_counts"`
+		KeepProb        []float64 `json:"keep_prob"`
+		Passed          bool      `json:"passed"`
+		Kept            []int     `json:"kept"`
+		Sigma           float64   `json:"sigma"`
+		Output          []float64 `json:"output"`
+		Outputs         [][]float64
+		Guarantee       struct {
+			Certified bool `json:"certified"`
+		} `json:"guarantee"`
+	}
+	args := []string{"run", "--mech", "orme", "--data", "testdata/outlier.csv", "--tau", "0.2", "--eps", "8", "--delta", "0.1"}
+	// 13 users within 0.2 of each other and one at 10: s = (13² + 1)/14.
+	for seed := 1; ; seed++ {
+		ok(t, &out, append(args, "--seed", strconv.Itoa(seed))...)
+		if math.Abs(out.Score-170.0/14) > 1e-12 || out.Threshold != 11.2 || len(out.NeighbourCounts) != 14 || out.NeighbourCounts[13] != 1 || out.KeepProb[13] != 0 || out.KeepProb[0] != 1 {
+			t.Fatalf("seed %d: %+v", seed, out)
+		}
+		// b₁ = 0.5, b₂ = 1: Pr[Lap(0.5) + Lap(1) ≥ 11.2 − s].
+		w := 11.2 - 170.0/14
+		if want := 1 - (0.25*math.Exp(w/0.5)-math.Exp(w))/(2*(0.25-1)); math.Abs(out.PPass-want) > 1e-12 {
+			t.Fatalf("p_pass %v, want %v", out.PPass, want)
+		}
+		if out.Passed {
+			if !reflect.DeepEqual(out.Kept, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}) || len(out.Output) != 1 || out.Sigma <= 0 {
+				t.Errorf("passed run: kept %v, output %v, σ %v", out.Kept, out.Output, out.Sigma)
+			}
+			break
+		}
+		if out.Output != nil || seed > 20 {
+			t.Fatalf("seed %d: halted with output %v (or never passed)", seed, out.Output)
+		}
+	}
+	if out.Guarantee.Certified {
+		t.Error("paper mode certified despite erratum A13")
+	}
+	ok(t, &out, append(args, "--mode", "sound", "--queries", "3")...)
+	if out.Sigma < 1 || out.Guarantee.Certified { // 14 users are far below the sound proof's n
+		t.Errorf("sound: σ = %v, certified %v", out.Sigma, out.Guarantee.Certified)
+	}
+	if out.Passed && len(out.Outputs) != 3 {
+		t.Errorf("T = 3 passed but %d outputs", len(out.Outputs))
+	}
+	bad(t, "missing --tau", "run", "--mech", "orme", "--data", "testdata/outlier.csv", "--eps", "8", "--delta", "0.1")
+	bad(t, "tau = -1", append(args, "--tau", "-1")...)
+	if r := uldp(t, "step", "--mech", "orme", "--data", "testdata/outlier.csv", "--tau", "0.2", "--eps", "8", "--delta", "0.1", "--to", "2"); r.code != 0 || !strings.Contains(r.stdout, "[orme.score]") {
+		t.Errorf("step: %d %s %s", r.code, r.stdout, r.stderr)
+	}
 }

@@ -34,6 +34,9 @@ type mechFlags struct {
 	beta, mu, rk, rx, lambda float64
 	sensRule, loss           string
 	phases                   int
+	// ORME's concentration radius and query budget.
+	tau     float64
+	queries int
 }
 
 func (d *mechFlags) register(fs flagSet) {
@@ -52,11 +55,13 @@ func (d *mechFlags) register(fs flagSet) {
 	fs.StringVar(&d.loss, "loss", mech.LossSquared, "optimisers: squared ((μ/2)‖θ − x‖² on B(0, R_K)) or absolute (1-D |θ − x|, the private median)")
 	fs.Float64Var(&d.lambda, "lambda", 0, "phased algorithms: λ (default: the theorem's)")
 	fs.IntVar(&d.phases, "phases", 0, "phased algorithms: number of phases (default: the paper's)")
+	fs.Float64Var(&d.tau, "tau", 0, "orme: concentration radius τ (pairs within τ score, neighbours within 2τ keep)")
+	fs.IntVar(&d.queries, "queries", 1, "orme: the number of queries T the budget covers (the mean is asked T times)")
 }
 
 // runnable are the mechanisms run and step accept.
 var runnable = []string{privacy.MechDelOutputPert, scenario.MechSCOutputPert, scenario.MechPhasedERM,
-	scenario.MechPhasedSCO, scenario.MechStronglyConvexERM, scenario.MechStronglyConvexSCO}
+	scenario.MechPhasedSCO, scenario.MechStronglyConvexERM, scenario.MechStronglyConvexSCO, scenario.MechORME}
 
 // needs returns the flags the mechanism requires besides --eps and --delta.
 // (An unknown mechanism needs nothing here: job names the choices.)
@@ -64,6 +69,8 @@ func (d *mechFlags) needs() []string {
 	switch {
 	case d.mech == privacy.MechDelOutputPert:
 		return []string{"target-sens"}
+	case d.mech == scenario.MechORME:
+		return []string{"tau"}
 	case slices.Contains(runnable, d.mech):
 		return []string{"rk", "rx"}
 	}
@@ -303,6 +310,9 @@ func (d *mechFlags) job() (job, error) {
 			return newDelOut(d.mech, p, res, tr, ds, s.Seed()), tr, nil
 		}}, nil
 	}
+	if d.mech == scenario.MechORME {
+		return d.ormeJob()
+	}
 	run, ok := optimisers[d.mech]
 	if !ok {
 		return job{}, usagef("--mech %q: use one of %s", d.mech, strings.Join(runnable, ", "))
@@ -371,7 +381,7 @@ func loadInput(fs *flag.FlagSet, d *mechFlags, data, scen string, seed *uint64) 
 		q := s.Params
 		*d = mechFlags{mech: s.Mechanism, f: orDefault(q.F, "mean"), mode: s.Mode.String(), eps: q.Eps, delta: q.Delta, sens: q.Sens, kappa: q.Kappa,
 			beta: q.Beta, mu: q.Mu, rk: q.RK, rx: q.RX, sensRule: orDefault(q.SensRule, mech.DeltaPaper), lambda: q.Lambda, phases: q.Phases,
-			loss: orDefault(q.Loss, mech.LossSquared)}
+			loss: orDefault(q.Loss, mech.LossSquared), tau: q.Tau, queries: max(q.Queries, 1)}
 		if d.beta == 0 {
 			d.beta = 0.01
 		}

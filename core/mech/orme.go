@@ -291,18 +291,22 @@ func (o *ORME) Query(values [][]float64) (ORMEStep, error) {
 		}
 	}
 	st.Passed = pass
+	// The ramp is computed either way (lessons and reports show it); only
+	// a passed gate flips the coins and releases anything.
+	st.Counts = ix.Counts(2 * tau)
+	st.Keep = make([]float64, n)
+	for j, f := range st.Counts {
+		st.Keep[j] = robust.Keep(f, n)
+	}
 	if !pass {
 		o.halted = true
 		o.rec.Addf(KindORMEHalt, st, "query %d: the users are not concentrated enough: output 0 and halt (Alg. 3 returns θ₀)", st.I)
 		return st, nil
 	}
-	st.Counts = ix.Counts(2 * tau)
-	st.Keep = make([]float64, n)
-	for j, f := range st.Counts {
-		st.Keep[j] = robust.Keep(f, n)
+	for j, p := range st.Keep {
 		// A coin for every user, even p ∈ {0, 1}: the stream's position
 		// then depends on n only, so moving one user re-flips no other.
-		if o.keep.Float64() < st.Keep[j] {
+		if o.keep.Float64() < p {
 			st.Kept = append(st.Kept, j)
 		}
 	}

@@ -99,7 +99,7 @@ var requirements = map[string][]string{
 	privacy.MechAnalyticGaussian: {"eps", "delta", "sens"},
 	privacy.MechDelOutputPert:    {"eps", "delta", "sens"},
 	"abovethreshold":             {"eps"},
-	"orme":                       {"eps", "delta", "tau"},
+	MechORME:                     {"eps", "delta", "tau"},
 	MechSCOutputPert:             {"eps", "delta", "rk", "rx"},
 	MechPhasedERM:                {"eps", "delta", "rk", "rx"},
 	MechPhasedSCO:                {"eps", "delta", "rk", "rx"},
@@ -114,6 +114,8 @@ const (
 	MechPhasedSCO         = "phased-sco"
 	MechStronglyConvexERM = "strongly-convex-erm"
 	MechStronglyConvexSCO = "strongly-convex-sco"
+	// MechORME is Paper B's outlier-removal mean estimation.
+	MechORME = "orme"
 )
 
 var (
