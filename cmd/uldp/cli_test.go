@@ -381,7 +381,7 @@ func TestRunDelOutputPert(t *testing.T) {
 	}
 	bad(t, "infeasible", append(args, "--data", "testdata/spread30.csv")...)
 	bad(t, "n ≥ 4κ+2", "run", "--mech", "deloutputpert", "--data", "testdata/ragged.csv", "--eps", "8", "--delta", "0.1", "--target-sens", "0.1")
-	bad(t, `--mech "orme"`, "run", "--mech", "orme", "--data", "testdata/outlier.csv", "--eps", "8", "--delta", "0.1", "--target-sens", "0.1")
+	bad(t, `--mech "laplace"`, "run", "--mech", "laplace", "--data", "testdata/outlier.csv", "--eps", "8", "--delta", "0.1", "--target-sens", "0.1")
 	bad(t, `--f "median"`, append(args, "--data", "testdata/outlier.csv", "--f", "median")...)
 	bad(t, "teaching-mode setting", append(args, "--data", "testdata/outlier.csv", "--kappa", "3")...)
 	bad(t, "give it alone", "run", "--scenario", "testdata/outliers.json", "--data", "testdata/outlier.csv")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/uldplab/uldp/core/noise"
 	"github.com/uldplab/uldp/core/rng"
+	"github.com/uldplab/uldp/core/rng/cryptorng"
 )
 
 // maxSamples bounds one sample command's output.
@@ -138,7 +139,7 @@ func cmdSample(e *env, args []string) error {
 	}
 	streams := rng.New(*seed)
 	if *crypto {
-		streams = rng.NewCrypto()
+		streams = cryptorng.New()
 	}
 	draw, mean, variance, err := s.build(v, streams.Get(s.stream))
 	if err != nil {

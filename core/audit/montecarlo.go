@@ -6,7 +6,7 @@ import (
 	"math"
 	"slices"
 
-	"gonum.org/v1/gonum/stat/distuv"
+	"gonum.org/v1/gonum/mathext"
 
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/privacy"
@@ -269,11 +269,11 @@ func epsBound(lower, upper, delta float64) float64 {
 // for k successes in n trials at level alpha (each tail alpha/2).
 func ClopperPearson(k, n int, alpha float64) (lower, upper float64) {
 	if k > 0 {
-		lower = distuv.Beta{Alpha: float64(k), Beta: float64(n - k + 1)}.Quantile(alpha / 2)
+		lower = mathext.InvRegIncBeta(float64(k), float64(n-k+1), alpha/2) // the Beta(k, n−k+1) quantile
 	}
 	upper = 1
 	if k < n {
-		upper = distuv.Beta{Alpha: float64(k + 1), Beta: float64(n - k)}.Quantile(1 - alpha/2)
+		upper = mathext.InvRegIncBeta(float64(k+1), float64(n-k), 1-alpha/2)
 	}
 	return lower, upper
 }

@@ -5,8 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"gonum.org/v1/gonum/stat/distuv"
-
+	"github.com/uldplab/uldp/core/noise"
 	"github.com/uldplab/uldp/core/rng"
 )
 
@@ -151,7 +150,7 @@ func Generate(s Spec, streams *rng.Streams) (*Dataset, error) {
 	case Gaussian, HeavyTail, Outliers:
 		pool := make([]float64, s.N*s.M*s.D)
 		if s.Kind == HeavyTail {
-			t := distuv.StudentsT{Mu: 0, Sigma: s.Spread, Nu: s.DF, Src: r}
+			t := noise.StudentT{Nu: s.DF, Sigma: s.Spread, Src: r}
 			for k := range pool {
 				pool[k] = s.Center[k%s.D] + t.Rand()
 			}

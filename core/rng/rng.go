@@ -9,13 +9,13 @@
 // number of draws from some stream (common random numbers).
 //
 // Seeded streams are for teaching and testing: anyone who knows the seed knows
-// the noise. Real releases use NewCrypto, whose streams read the operating
-// system's cryptographic generator and cannot be replayed.
+// the noise. Real releases use package cryptorng, whose streams read the
+// operating system's cryptographic generator and cannot be replayed. (It is
+// a package of its own so that front ends without it — the browser engine —
+// do not link crypto/rand.)
 package rng
 
 import (
-	crand "crypto/rand"
-	"encoding/binary"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
@@ -38,11 +38,12 @@ const (
 )
 
 // Streams hands out one generator per name. The zero value is not usable; call
-// New or NewCrypto. A Streams is not safe for concurrent use: give each
+// New or NewExternal. A Streams is not safe for concurrent use: give each
 // goroutine its own (see Fresh).
 type Streams struct {
 	seed    uint64
-	crypto  bool
+	ext     rand.Source // every stream reads it; nil for seeded streams
+	extName string
 	rerolls map[string]uint64
 	live    map[string]*rand.Rand
 }
@@ -53,18 +54,20 @@ func New(seed uint64) *Streams {
 	return &Streams{seed: seed, rerolls: map[string]uint64{}, live: map[string]*rand.Rand{}}
 }
 
-// NewCrypto returns streams backed by crypto/rand, for runs whose output is
-// meant to be private. They cannot be replayed, so a Stepper built on them
+// NewExternal returns streams that all read src, named for readouts, for
+// runs whose output is meant to be private (cryptorng passes the operating
+// system's generator). They cannot be replayed, so a Stepper built on them
 // cannot branch with common random numbers.
-func NewCrypto() *Streams {
-	return &Streams{crypto: true, rerolls: map[string]uint64{}, live: map[string]*rand.Rand{}}
+func NewExternal(name string, src rand.Source) *Streams {
+	return &Streams{ext: src, extName: name, rerolls: map[string]uint64{}, live: map[string]*rand.Rand{}}
 }
 
-// Seed returns the root seed (0 for crypto streams).
+// Seed returns the root seed (0 for external streams).
 func (s *Streams) Seed() uint64 { return s.seed }
 
-// IsCrypto reports whether the streams read the cryptographic generator.
-func (s *Streams) IsCrypto() bool { return s.crypto }
+// Replayable reports whether the streams come from a seed (false: they read
+// an external source, which cannot be replayed).
+func (s *Streams) Replayable() bool { return s.ext == nil }
 
 // Get returns the generator for name. Repeated calls with the same name return
 // the same generator, continuing where the last caller stopped.
@@ -85,8 +88,8 @@ func (s *Streams) Source(name string) rand.Source {
 		// An unnamed stream would silently alias another caller's draws.
 		panic("rng: empty stream name")
 	}
-	if s.crypto {
-		return cryptoSource{}
+	if s.ext != nil {
+		return s.ext
 	}
 	hi, lo := derive(s.seed, name, s.rerolls[name])
 	return rand.NewPCG(hi, lo)
@@ -121,7 +124,7 @@ type Reroll struct {
 // Fresh returns unconsumed streams with the same seed and re-rolls: a replay
 // of the same randomness from the start.
 func (s *Streams) Fresh() *Streams {
-	f := &Streams{seed: s.seed, crypto: s.crypto, rerolls: make(map[string]uint64, len(s.rerolls)), live: map[string]*rand.Rand{}}
+	f := &Streams{seed: s.seed, ext: s.ext, extName: s.extName, rerolls: make(map[string]uint64, len(s.rerolls)), live: map[string]*rand.Rand{}}
 	for n, c := range s.rerolls {
 		f.rerolls[n] = c
 	}
@@ -130,8 +133,8 @@ func (s *Streams) Fresh() *Streams {
 
 // String describes the streams for logs and readouts.
 func (s *Streams) String() string {
-	if s.crypto {
-		return "crypto/rand (not replayable)"
+	if s.ext != nil {
+		return s.extName + " (not replayable)"
 	}
 	return fmt.Sprintf("seed %d", s.seed)
 }
@@ -152,14 +155,4 @@ func splitmix(x uint64) uint64 {
 	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
 	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
 	return x ^ (x >> 31)
-}
-
-// cryptoSource reads 8 bytes from crypto/rand per draw.
-type cryptoSource struct{}
-
-func (cryptoSource) Uint64() uint64 {
-	var b [8]byte
-	// crypto/rand.Read never returns an error on supported platforms (Go 1.24+).
-	_, _ = crand.Read(b[:])
-	return binary.LittleEndian.Uint64(b[:])
 }

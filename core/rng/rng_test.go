@@ -1,6 +1,7 @@
 package rng
 
 import (
+	"math/rand/v2"
 	"testing"
 )
 
@@ -102,14 +103,17 @@ func TestGetContinuesAndFreshReplays(t *testing.T) {
 	}
 }
 
-func TestCrypto(t *testing.T) {
-	c := NewCrypto()
-	if !c.IsCrypto() || c.Seed() != 0 {
-		t.Fatal("NewCrypto is not marked as crypto")
+func TestExternal(t *testing.T) {
+	src := rand.NewPCG(1, 2)
+	c := NewExternal("a fixed PCG", src)
+	if c.Replayable() || !New(3).Replayable() || c.Seed() != 0 {
+		t.Fatal("external streams are marked replayable")
 	}
-	a, b := draws(c.Get(Gauss), 4), draws(c.Get(Gauss), 4)
-	// Probability of an accidental match of 256 random bits is 2^-256.
-	if equal(a, b) {
-		t.Fatal("crypto stream repeated itself")
+	want := rand.New(rand.NewPCG(1, 2))
+	if got := c.Get(Gauss).Uint64(); got != want.Uint64() {
+		t.Fatal("the streams do not read the external source")
+	}
+	if got := c.Get(Laplace).Uint64(); got != want.Uint64() {
+		t.Fatal("every stream should read the one external source, in turn")
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/uldplab/uldp/core/dataset"
@@ -93,8 +92,8 @@ func (s *Stepper) Data() *dataset.Dataset { return s.data.Clone() }
 // re-rolls (common random numbers) and keeps the position, clamped to the
 // new run's length.
 func (s *Stepper) Branch(ctx context.Context, edited *dataset.Dataset) (*Stepper, error) {
-	if s.streams.IsCrypto() {
-		return nil, errors.New("this run used crypto/rand, which cannot be replayed: branch from a seeded run")
+	if !s.streams.Replayable() {
+		return nil, fmt.Errorf("this run drew from %s: branch from a seeded run", s.streams)
 	}
 	b, err := NewStepper(ctx, s.run, edited, s.streams)
 	if err != nil {

@@ -55,7 +55,7 @@ test("the site opens on lesson 1 with every lesson in the menu", async () => {
   const { page, errors } = await open();
   assert.equal((await state(page)).get("scene"), "user-level");
   const lessons = await page.$$eval("#lessons a", (as) => as.map((a) => a.dataset.scene));
-  assert.deepEqual(lessons, ["user-level", "calibration", "abovethreshold", "stability", "phased-erm", "audit"]);
+  assert.deepEqual(lessons, ["user-level", "calibration", "abovethreshold", "stability", "outlier-removal", "phased-erm", "audit"]);
   await page.keyboard.press("3");
   assert.equal((await state(page)).get("scene"), "abovethreshold");
   await prose(page, /AboveThreshold/);
@@ -253,6 +253,27 @@ test("TDLap stability test: dragging the far user in removes the need to delete 
   await page.check("#ctl-lens");
   assert.match(await readout(page, "lens-delta"), /within/);
   await page.screenshot({ path: shots + "stability-lens.png" });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("Outlier removal: step through the gate and the ramp, drag a far user into the crowd", async () => {
+  const { page, errors } = await open("#scene=outlier-removal");
+  await page.click("#ctl-end");
+  assert.match(await readout(page, "kept"), /^28 of 30/);
+  const box = await page.locator("#figure").boundingBox();
+  const [x, y] = await page.evaluate(() => uldp.locate(29));
+  const [x0, y0] = await page.evaluate(() => uldp.locate(1));
+  await page.mouse.move(box.x + x, box.y + y);
+  await page.mouse.down();
+  for (let i = 1; i <= 10; i++) await page.mouse.move(box.x + x + (x0 - x) * i / 10, box.y + y + (y0 - y) * i / 10);
+  await page.mouse.up();
+  assert.match(await readout(page, "kept"), /^29 of 30/);
+  // A new preset keeps the stepper where it was: at the end, the gate halts.
+  await page.selectOption("#ctl-preset", "two-clusters");
+  assert.match(await readout(page, "outcome"), /halt/);
+  await prose(page, /average only the crowd/);
+  await page.screenshot({ path: shots + "outlier-removal.png" });
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -1,0 +1,247 @@
+package scenes
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/uldplab/uldp/core/mech"
+	"github.com/uldplab/uldp/core/robust"
+	"github.com/uldplab/uldp/viz"
+)
+
+// outlierShown is what the run's steps revealed so far.
+type outlierShown struct {
+	score   bool
+	gate    *mech.ATCompareStep
+	halted  bool
+	keep    bool
+	release bool
+}
+
+func (s *Outlier) revealed() outlierShown {
+	var v outlierShown
+	for _, st := range s.player.Stepper().Shown() {
+		switch st.Kind {
+		case mech.KindORMEScore:
+			v.score = true
+		case mech.KindATCompare:
+			d := st.Data.(mech.ATCompareStep)
+			v.gate = &d
+		case mech.KindORMEHalt:
+			v.halted = true
+		case mech.KindORMEKeep:
+			v.keep = true
+		case mech.KindORMERelease:
+			v.release = true
+		}
+	}
+	return v
+}
+
+// rampColour is a user's colour by its keep probability.
+func rampColour(p float64) viz.Colour {
+	switch {
+	case p == 0:
+		return viz.Vermillion
+	case p == 1:
+		return viz.Green
+	}
+	return viz.Orange
+}
+
+// Draw shows the users in the plane, the score against the gate, the keep
+// ramp, and the released mean.
+func (s *Outlier) Draw(w, h float64) *viz.List {
+	l := &s.list
+	l.Reset(w, h)
+	if s.err != nil {
+		for i, line := range viz.Wrap("Cannot run: "+s.err.Error(), int(w/7)) {
+			l.Text(viz.Point{X: 20, Y: 30 + 18*float64(i)}, line, 13, viz.Vermillion, viz.Left)
+		}
+		return l
+	}
+	v := s.revealed()
+	split := math.Round(w * 0.6)
+	s.drawPlane(l, split, h, v)
+	right := plotArea{x0: split + 30, y0: 40, w: w - split - 50, h: 70}
+	s.drawGate(l, right, v)
+	ramp := plotArea{x0: split + 50, y0: 200, w: w - split - 70, h: math.Min(180, h-260)}
+	s.drawRamp(l, ramp, v)
+	return l
+}
+
+// drawPlane draws the users, their rings and, once released, the means and
+// the noisy output.
+func (s *Outlier) drawPlane(l *viz.List, w, h float64, v outlierShown) {
+	tau := s.params.Tau
+	if s.drag == 0 {
+		x0, x1, y0, y1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+		for _, u := range s.users {
+			x0, x1 = math.Min(x0, u[0]), math.Max(x1, u[0])
+			y0, y1 = math.Min(y0, u[1]), math.Max(y1, u[1])
+		}
+		pad := math.Min(2*tau, 2*math.Max(x1-x0, y1-y0)+0.1)
+		s.cam = viz.Fit(x0-pad, x1+pad, y0-pad, y1+pad, 0, 30, w, h-40, 16)
+	}
+	c := s.cam
+	l.Text(viz.Point{X: 14, Y: 14}, "users' values (drag them): colour = keep probability once the ramp is shown — green 1, orange between, red 0; hollow = not kept", 12, viz.Ink, viz.Left)
+	st := s.step
+	if s.rings {
+		for _, u := range s.users {
+			l.Circle(c.ToScreen(u[0], u[1]), tau*c.Scale, viz.Style{Stroke: viz.Purple, Width: 1, Alpha: 0.25}, 0)
+		}
+	}
+	if s.drag > 0 { // the dragged user's two rings: τ for the score, 2τ for its count
+		u := s.users[s.drag-1]
+		p := c.ToScreen(u[0], u[1])
+		l.Circle(p, tau*c.Scale, viz.Style{Stroke: viz.Purple, Width: 1.5, Dashed: true}, 0)
+		l.Circle(p, 2*tau*c.Scale, viz.Style{Stroke: viz.Sky, Width: 1.5}, 0)
+	}
+	kept := make([]bool, s.n)
+	for _, j := range st.Kept {
+		kept[j] = true
+	}
+	for j, u := range s.users {
+		p := c.ToScreen(u[0], u[1])
+		style := viz.Style{Fill: viz.Blue, Stroke: viz.Ink, Width: 1}
+		if v.keep || v.halted {
+			style.Fill = rampColour(st.Keep[j])
+		}
+		if v.keep && !kept[j] {
+			style = viz.Style{Stroke: rampColour(st.Keep[j]), Width: 2}
+		}
+		if s.drag == j+1 {
+			style.Stroke, style.Width = viz.Yellow, 3
+		}
+		l.Circle(p, 6, style, j+1)
+		// Counts label the users the ramp does not simply keep (the crowd's
+		// labels would overlap) and the one being dragged.
+		if (v.keep || v.halted) && (st.Keep[j] < 1 || s.drag == j+1) {
+			l.Text(viz.Point{X: p.X, Y: p.Y - 13}, fmt.Sprintf("f=%d", st.Counts[j]), 10, viz.Ink, viz.Centre)
+		}
+	}
+	if v.release {
+		all := c.ToScreen(st.AllMean[0], st.AllMean[1])
+		km := c.ToScreen(st.Mean[0], st.Mean[1])
+		out := c.ToScreen(st.Output[0], st.Output[1])
+		sig := s.cal.Sigma * c.Scale
+		for k, a := range []float64{1, 0.5} {
+			l.Circle(km, math.Min(float64(k+1)*sig, 4*w), viz.Style{Stroke: viz.Orange, Width: 1, Alpha: a}, 0)
+		}
+		l.Line(viz.Point{X: all.X - 6, Y: all.Y - 6}, viz.Point{X: all.X + 6, Y: all.Y + 6}, viz.Style{Stroke: viz.Ink, Width: 2})
+		l.Line(viz.Point{X: all.X - 6, Y: all.Y + 6}, viz.Point{X: all.X + 6, Y: all.Y - 6}, viz.Style{Stroke: viz.Ink, Width: 2})
+		l.Polygon([]viz.Point{{X: km.X, Y: km.Y - 7}, {X: km.X + 7, Y: km.Y}, {X: km.X, Y: km.Y + 7}, {X: km.X - 7, Y: km.Y}}, viz.Style{Fill: viz.Green, Stroke: viz.Ink, Width: 1})
+		l.Circle(out, 7, viz.Style{Fill: viz.Orange, Stroke: viz.Ink, Width: 1}, 0)
+		l.Text(viz.Point{X: out.X + 10, Y: out.Y}, "ĝ = kept mean + N(0, σ²I)", 11, viz.Ink, viz.Left)
+		l.Text(viz.Point{X: 14, Y: h - 14}, "× every user's mean   ◆ the kept users' mean   rings: σ and 2σ around it", 11, viz.Muted, viz.Left)
+	}
+	if v.halted {
+		l.Text(viz.Point{X: w / 2, Y: h - 14}, "the gate failed: ORME outputs 0 and halts", 13, viz.Vermillion, viz.Centre)
+	}
+	c.DrawScaleBar(l)
+}
+
+// drawGate is the score's number line: s, the gate at 4n/5, the proof's
+// 2n/3 and, once the gate runs, the noisy score against the noisy
+// threshold.
+func (s *Outlier) drawGate(l *viz.List, p plotArea, v outlierShown) {
+	n := float64(s.n)
+	p.lo, p.hi = 0, n
+	y := p.y0 + 40
+	l.Text(viz.Point{X: p.x0, Y: p.y0}, "the gate: AboveThreshold at ε/2 on the score", 12, viz.Ink, viz.Left)
+	l.Line(viz.Point{X: p.x0, Y: y}, viz.Point{X: p.x0 + p.w, Y: y}, viz.Style{Stroke: viz.Muted, Width: 1})
+	for _, t := range []float64{0, n / 2, n} {
+		l.Line(viz.Point{X: p.xOf(t), Y: y}, viz.Point{X: p.xOf(t), Y: y + 4}, viz.Style{Stroke: viz.Muted, Width: 1})
+		l.Text(viz.Point{X: p.xOf(t), Y: y + 13}, viz.TickLabel(t), 10, viz.Muted, viz.Centre)
+	}
+	l.Line(viz.Point{X: p.xOf(2 * n / 3), Y: y - 12}, viz.Point{X: p.xOf(2 * n / 3), Y: y + 12}, viz.Style{Stroke: viz.Muted, Width: 1, Dashed: true})
+	l.Text(viz.Point{X: p.xOf(2 * n / 3), Y: y + 24}, "2n/3", 10, viz.Muted, viz.Centre)
+	l.Line(viz.Point{X: p.xOf(0.8 * n), Y: y - 14}, viz.Point{X: p.xOf(0.8 * n), Y: y + 14}, viz.Style{Stroke: viz.Purple, Width: 2})
+	l.Text(viz.Point{X: p.xOf(0.8 * n), Y: y - 20}, "4n/5", 10, viz.Purple, viz.Centre)
+	if !v.score {
+		return
+	}
+	clamp := func(x float64) float64 { return math.Max(p.x0-8, math.Min(p.x0+p.w+8, p.xOf(x))) }
+	l.Circle(viz.Point{X: p.xOf(s.step.Score), Y: y}, 6, viz.Style{Fill: viz.Blue, Stroke: viz.Ink, Width: 1}, 0)
+	l.Text(viz.Point{X: p.xOf(s.step.Score), Y: y + 24}, "s", 11, viz.Blue, viz.Centre)
+	if g := v.gate; g != nil {
+		l.Line(viz.Point{X: clamp(g.NoisyThreshold), Y: y - 18}, viz.Point{X: clamp(g.NoisyThreshold), Y: y + 18}, viz.Style{Stroke: viz.Purple, Width: 1.5, Dashed: true})
+		l.Circle(viz.Point{X: clamp(g.NoisyQuery), Y: y}, 5, viz.Style{Fill: viz.Orange, Stroke: viz.Ink, Width: 1}, 0)
+		verdict, col := "≥ Δ̂: ⊤, continue", viz.Green
+		if !g.Pass {
+			verdict, col = "< Δ̂: ⊥, halt", viz.Vermillion
+		}
+		l.Text(viz.Point{X: p.x0, Y: y + 42}, fmt.Sprintf("noisy score s + ν = %.3g (orange)", g.NoisyQuery), 11, viz.Ink, viz.Left)
+		l.Text(viz.Point{X: p.x0, Y: y + 58}, fmt.Sprintf("noisy threshold Δ̂ = %.3g (dashed)", g.NoisyThreshold), 11, viz.Ink, viz.Left)
+		l.Text(viz.Point{X: p.x0, Y: y + 76}, "s + ν "+verdict, 12, col, viz.Left)
+	}
+}
+
+// drawRamp plots p(f) with every user placed on it.
+func (s *Outlier) drawRamp(l *viz.List, p plotArea, v outlierShown) {
+	if p.h < 60 {
+		return
+	}
+	n := float64(s.n)
+	xOf := func(f float64) float64 { return p.x0 + p.w*f/n }
+	yOf := func(q float64) float64 { return p.y0 + p.h - p.h*q }
+	l.Text(viz.Point{X: p.x0 - 20, Y: p.y0 - 16}, "keep ramp p(f_j), f_j = users within 2τ of user j", 12, viz.Ink, viz.Left)
+	l.Line(viz.Point{X: p.x0, Y: yOf(0)}, viz.Point{X: p.x0 + p.w, Y: yOf(0)}, viz.Style{Stroke: viz.Muted, Width: 1})
+	l.Line(viz.Point{X: p.x0, Y: yOf(0)}, viz.Point{X: p.x0, Y: yOf(1)}, viz.Style{Stroke: viz.Muted, Width: 1})
+	l.Text(viz.Point{X: p.x0 - 6, Y: yOf(1)}, "1", 10, viz.Muted, viz.Right)
+	l.Text(viz.Point{X: p.x0 - 6, Y: yOf(0)}, "0", 10, viz.Muted, viz.Right)
+	for _, t := range []struct {
+		f     float64
+		label string
+	}{{n / 2, "n/2"}, {2 * n / 3, "2n/3"}, {n, "n"}} {
+		l.Text(viz.Point{X: xOf(t.f), Y: yOf(0) + 12}, t.label, 10, viz.Muted, viz.Centre)
+	}
+	l.Polyline([]viz.Point{{X: xOf(0), Y: yOf(0)}, {X: xOf(n / 2), Y: yOf(0)}, {X: xOf(2 * n / 3), Y: yOf(1)}, {X: xOf(n), Y: yOf(1)}},
+		viz.Style{Stroke: viz.Ink, Width: 2})
+	if !v.keep && !v.halted {
+		return
+	}
+	// One dot per count, sized and labelled by how many users share it.
+	users := map[int]int{}
+	for _, f := range s.step.Counts {
+		users[f]++
+	}
+	for f, k := range users {
+		q := robust.Keep(f, s.n)
+		pt := viz.Point{X: xOf(float64(f)), Y: yOf(q)}
+		l.Circle(pt, 3+math.Sqrt(float64(k)), viz.Style{Fill: rampColour(q), Stroke: viz.Ink, Width: 0.5}, 0)
+		if k > 1 {
+			l.Text(viz.Point{X: pt.X, Y: pt.Y - 10 - math.Sqrt(float64(k))}, fmt.Sprintf("×%d", k), 10, viz.Ink, viz.Centre)
+		}
+	}
+}
+
+// Pointer drags a user; the query reruns with the same seed, so only what
+// the move changes changes.
+func (s *Outlier) Pointer(ev viz.Event) bool {
+	switch ev.Kind {
+	case viz.PointerDown:
+		id := s.list.Hit(viz.Point{X: ev.X, Y: ev.Y}, 4)
+		if id < 1 || id > s.n {
+			return false
+		}
+		x, y := s.cam.ToWorld(viz.Point{X: ev.X, Y: ev.Y})
+		u := s.users[id-1]
+		s.drag, s.grab = id, [2]float64{u[0] - x, u[1] - y}
+		return true
+	case viz.PointerMove:
+		if s.drag == 0 {
+			return false
+		}
+		x, y := s.cam.ToWorld(viz.Point{X: ev.X, Y: ev.Y})
+		s.users[s.drag-1] = []float64{x + s.grab[0], y + s.grab[1]}
+		s.rerun()
+		return true
+	case viz.PointerUp:
+		if s.drag != 0 {
+			s.drag = 0
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,152 @@
+package scenes
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/uldplab/uldp/core/mech"
+	"github.com/uldplab/uldp/viz"
+)
+
+func newOutlier(t *testing.T) (*viz.App, *Outlier) {
+	t.Helper()
+	s := NewOutlier()
+	if s.err != nil {
+		t.Fatal(s.err)
+	}
+	return viz.NewApp(s), s
+}
+
+// The default run: the crowd's 28 users pass the gate and are kept, the two
+// far users (one neighbour each: themselves) get p = 0 and are dropped, and
+// the release shows the kept mean next to the mean of everyone.
+func TestOutlierDefaultRun(t *testing.T) {
+	a, s := newOutlier(t)
+	if s.shown(mech.KindORMEScore) {
+		t.Fatal("the score is shown before any step")
+	}
+	mustSet(t, a, viz.CtlEnd, "")
+	st := s.step
+	if !st.Passed || len(st.Kept) != 28 || st.Counts[28] != 1 || st.Keep[28] != 0 || st.Keep[0] != 1 {
+		t.Fatalf("passed %v, kept %d, f = %v, p = %v", st.Passed, len(st.Kept), st.Counts, st.Keep)
+	}
+	if slices.Contains(st.Kept, 28) || slices.Contains(st.Kept, 29) {
+		t.Error("a far user was kept")
+	}
+	bias, ok := readout(a, "bias")
+	if !ok || !(bias.Value > 0.01) {
+		t.Errorf("bias readout %+v: dropping two far users moves the mean", bias)
+	}
+	hollow := 0
+	for _, it := range frame(a).Items {
+		if it.Kind == viz.Circle && it.ID >= 1 && it.ID <= 30 && it.Style.Fill == viz.None {
+			hollow++
+		}
+	}
+	if hollow != 2 {
+		t.Errorf("%d users drawn hollow (not kept), want the 2 far ones", hollow)
+	}
+}
+
+// Steps reveal the story in order: score, gate, ramp and coins, release.
+func TestOutlierStepsReveal(t *testing.T) {
+	a, s := newOutlier(t)
+	var kinds []string
+	for range s.player.Stepper().Len() {
+		a.Key("ArrowRight")
+		st, _ := s.player.Stepper().Current()
+		kinds = append(kinds, string(st.Kind))
+	}
+	want := []string{"at.threshold", "orme.score", "at.compare", "orme.keep", "orme.release"}
+	if !slices.Equal(kinds, want) {
+		t.Errorf("steps %v, want %v", kinds, want)
+	}
+	if !hasText(frame(a), "s + ν ≥ Δ̂: ⊤") {
+		t.Error("the gate's verdict is not drawn")
+	}
+}
+
+// Dragging a far user into the crowd: its count jumps to n and it is kept;
+// no other user's coin changes (same seed, one coin per user).
+func TestOutlierDragIntoCrowd(t *testing.T) {
+	a, s := newOutlier(t)
+	mustSet(t, a, viz.CtlEnd, "")
+	before := slices.Clone(s.step.Kept)
+	l := frame(a)
+	from, _ := l.Locate(29)
+	to, _ := l.Locate(1)
+	drag(a, from, to.X-from.X, to.Y-from.Y)
+	st := s.step
+	if st.Counts[28] < 28 || st.Keep[28] != 1 || !slices.Contains(st.Kept, 28) {
+		t.Fatalf("after the drag: f = %d, p = %v, kept %v", st.Counts[28], st.Keep[28], st.Kept)
+	}
+	if got := slices.DeleteFunc(slices.Clone(st.Kept), func(j int) bool { return j == 28 }); !slices.Equal(got, before) {
+		t.Errorf("other users' selections changed: %v → %v", before, st.Kept)
+	}
+}
+
+// Presets that fail: two equal crowds, and τ below the crowd's spread.
+func TestOutlierFailingPresets(t *testing.T) {
+	for _, p := range []string{"two-clusters", "tau-too-small"} {
+		a, s := newOutlier(t)
+		mustSet(t, a, "preset", p)
+		mustSet(t, a, viz.CtlEnd, "")
+		if s.step.Passed || s.step.PPass > 1e-3 {
+			t.Errorf("%s: passed %v with probability %v", p, s.step.Passed, s.step.PPass)
+		}
+		if r, _ := readout(a, "outcome"); !r.Warn || !strings.Contains(r.Text, "halt") {
+			t.Errorf("%s: outcome %+v", p, r)
+		}
+		if !hasText(frame(a), "the gate failed") {
+			t.Errorf("%s: the figure does not say the gate failed", p)
+		}
+	}
+	a, s := newOutlier(t)
+	mustSet(t, a, "preset", "too-few-users")
+	if s.params.Eps != 1 || s.n != 8 || a.Guarantee().Preconditions[0].Met {
+		t.Errorf("too-few-users: ε = %v, n = %d, %v", s.params.Eps, s.n, a.Guarantee())
+	}
+}
+
+// Sound constants: the same run with the corrected scales, σ far larger,
+// and the sound proof's user requirement shown unmet at n = 30.
+func TestOutlierSoundMode(t *testing.T) {
+	a, s := newOutlier(t)
+	paper := s.cal.Sigma
+	mustSet(t, a, "mode", "sound")
+	if s.cal.Sigma < 20*paper || s.cal.ScoreSens != 2*29.0/30 {
+		t.Errorf("sound σ = %v (paper %v), Δ_s = %v", s.cal.Sigma, paper, s.cal.ScoreSens)
+	}
+	if g := a.Guarantee(); g.Certified() || !strings.Contains(g.Preconditions[0].What, "7.5") {
+		t.Errorf("sound guarantee %v", g)
+	}
+	mustSet(t, a, "mode", "non-private")
+	mustSet(t, a, viz.CtlEnd, "")
+	if s.cal.Sigma != 0 || !s.step.Passed || !slices.Equal(s.step.Output, s.step.Mean) {
+		t.Errorf("non-private: σ %v, passed %v, output %v vs mean %v", s.cal.Sigma, s.step.Passed, s.step.Output, s.step.Mean)
+	}
+}
+
+func TestOutlierRejectsAndRestores(t *testing.T) {
+	a, s := newOutlier(t)
+	for _, c := range [][2]string{{"preset", "ring"}, {"mode", "teaching"}, {"tau", "0"}, {"n", "1000"}, {"eps", "x"}} {
+		if err := a.Set(c[0], c[1]); err == nil {
+			t.Errorf("Set(%s, %s) accepted", c[0], c[1])
+		}
+	}
+	if s.preset != "outliers" || s.params.Tau != 0.5 || s.n != 30 {
+		t.Errorf("bad settings changed the lesson: %s τ = %v n = %d", s.preset, s.params.Tau, s.n)
+	}
+	mustSet(t, a, "preset", "heavy-tails")
+	mustSet(t, a, "tau", "0.8")
+	mustSet(t, a, "n", "50")
+	b, s2 := newOutlier(t)
+	if err := b.Restore(a.State()); err != nil {
+		t.Fatal(err)
+	}
+	if s2.preset != "heavy-tails" || s2.params.Tau != 0.8 || s2.n != 50 || math.Abs(s2.step.Score-s.step.Score) > 0 {
+		t.Errorf("restored %s τ = %v n = %d s = %v (want s = %v)", s2.preset, s2.params.Tau, s2.n, s2.step.Score, s.step.Score)
+	}
+}
