@@ -217,12 +217,19 @@ func ATPassProbability(p ATParams, q float64) float64 {
 		}
 		return 0
 	}
-	return laplaceSumSurvival(p.ThresholdScale(), p.QueryScale(), gap)
+	return LaplaceSumSurvival(p.ThresholdScale(), p.QueryScale(), gap)
 }
 
-// laplaceSumSurvival is Pr[Lap(b1) + Lap(b2) ≥ w] for b1 ≠ b2.
-func laplaceSumSurvival(b1, b2, w float64) float64 {
+// LaplaceSumSurvival is Pr[Lap(b1) + Lap(b2) ≥ w]. Equal scales take the
+// limit e^{−w/b}(2 + w/b)/4 (w ≥ 0), where the general formula divides by
+// zero; scales within 1e-6 of each other use it too, since the general
+// formula loses every digit there.
+func LaplaceSumSurvival(b1, b2, w float64) float64 {
 	tail := func(w float64) float64 { // w ≥ 0
+		if math.Abs(b1-b2) <= 1e-6*math.Max(b1, b2) {
+			b := (b1 + b2) / 2
+			return math.Exp(-w/b) * (2 + w/b) / 4
+		}
 		return (b1*b1*math.Exp(-w/b1) - b2*b2*math.Exp(-w/b2)) / (2 * (b1*b1 - b2*b2))
 	}
 	if w >= 0 {

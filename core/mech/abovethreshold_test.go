@@ -223,3 +223,30 @@ func BenchmarkATHaltDistribution(b *testing.B) {
 		ATHaltDistribution(p, qs)
 	}
 }
+
+// The Laplace sum's tail at equal scales (the limit formula) against the
+// general one at nearly equal scales, and against numerical integration of
+// the convolution.
+func TestLaplaceSumSurvivalEqualScales(t *testing.T) {
+	for _, w := range []float64{-3, -0.5, 0, 0.7, 4} {
+		eq := LaplaceSumSurvival(1, 1, w)
+		near := LaplaceSumSurvival(1, 1+1e-3, w)
+		if math.Abs(eq-near) > 2e-3 {
+			t.Errorf("w = %v: equal scales %v, nearly equal %v", w, eq, near)
+		}
+		// Pr[X + Y ≥ w] = ∫ f(x) Pr[Y ≥ w − x] dx, on a fine midpoint grid.
+		var sum float64
+		const h = 1e-3
+		for x := -40.0; x < 40; x += h {
+			m := x + h/2
+			surv := 0.5 * math.Exp(-(w-m))
+			if w-m < 0 {
+				surv = 1 - 0.5*math.Exp(w-m)
+			}
+			sum += 0.5 * math.Exp(-math.Abs(m)) * surv * h
+		}
+		if math.Abs(eq-sum) > 1e-6 {
+			t.Errorf("w = %v: formula %v, integral %v", w, eq, sum)
+		}
+	}
+}

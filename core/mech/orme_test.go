@@ -152,7 +152,7 @@ func TestORMETightCluster(t *testing.T) {
 		if st.Score != n {
 			t.Fatalf("s = %v, want n", st.Score)
 		}
-		w := 1 - laplaceSumSurvival(4/p.Eps, 8/p.Eps, n/5.0)
+		w := 1 - LaplaceSumSurvival(4/p.Eps, 8/p.Eps, n/5.0)
 		near(t, "P(⊤)", st.PPass, w, 1e-12)
 		if !st.Passed {
 			continue
