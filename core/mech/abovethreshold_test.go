@@ -239,7 +239,7 @@ func TestLaplaceSumSurvivalEqualScales(t *testing.T) {
 		const h = 1e-3
 		for x := -40.0; x < 40; x += h {
 			m := x + h/2
-			surv := 0.5 * math.Exp(-(w-m))
+			surv := 0.5 * math.Exp(-(w - m))
 			if w-m < 0 {
 				surv = 1 - 0.5*math.Exp(w-m)
 			}
