@@ -19,7 +19,21 @@ const (
 	labDel   = "deloutputpert"
 	labAT    = "abovethreshold"
 	labGauss = "gaussian"
+	labORME  = "orme"
 )
+
+// labORMEParams are ORME's sound constants at (8, 0.1), τ = 1, T = 1: the
+// proof covers them from n > 254 users, so the lab's pairs hold 300.
+var labORMEParams = mech.ORMEParams{Eps: 8, Delta: 0.1, Tau: 1, Queries: 1, Mode: privacy.Sound}
+
+// crowdOf returns n users at one value.
+func crowdOf(n int, v float64) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}
 
 // gaussDelta is the Gaussian mechanism's claimed δ in the lab; its query
 // has ℓ₂ sensitivity 1.
@@ -75,6 +89,10 @@ var labPairs = map[string][]labPair{
 	labAT: {
 		{"ones-vs-zeros", "no-threshold-noise", []float64{1, 1, 1, 1, 1, 1, 1, 1}, []float64{0, 0, 0, 0, 0, 0, 0, 0}},
 	},
+	labORME: {
+		{"far-user", audit.ORMEKeepAll, crowdOf(300, 0), with(crowdOf(299, 0), 1e4)},
+		{"two-crowds", audit.ORMENoGate, with(crowdOf(150, 0), crowdOf(150, 100)...), with(crowdOf(149, 0), crowdOf(151, 100)...)},
+	},
 	labGauss: {
 		{"answers-one-apart", audit.GaussianClassical, []float64{0}, []float64{1}},
 	},
@@ -127,6 +145,13 @@ func (s *AuditLab) guarantee() privacy.Guarantee {
 		return privacy.Guarantee{Eps: s.at.Eps, Mode: privacy.Paper}
 	case labGauss:
 		return privacy.Guarantee{Eps: s.gaussEps, Delta: gaussDelta, Mode: privacy.Paper}
+	case labORME:
+		// Sound constants with their proof's user requirement (met at 300).
+		cal, err := labORMEParams.Calibrate(max(len(s.a), 2))
+		if err != nil {
+			return privacy.Guarantee{Eps: labORMEParams.Eps, Delta: labORMEParams.Delta, Mode: privacy.Sound, Note: err.Error()}
+		}
+		return cal.Guarantee()
 	}
 	return privacy.Guarantee{Eps: s.del.Eps, Delta: s.del.Delta, Mode: privacy.Paper}
 }
@@ -137,6 +162,8 @@ func mutantsOf(m string) []string {
 		return []string{noMutant, "no-threshold-noise"}
 	case labGauss:
 		return []string{noMutant, audit.GaussianClassical}
+	case labORME:
+		return append([]string{noMutant}, audit.ORMEMutantNames()...)
 	}
 	return append([]string{noMutant}, audit.DelMutantNames()...)
 }
@@ -156,6 +183,18 @@ func (s *AuditLab) recompute() {
 			law = audit.ATNoThresholdNoise
 		}
 		s.points = audit.ATCurve(law(s.at, s.qa), law(s.at, s.qb), g, eps)
+		return
+	}
+	if s.mech == labORME {
+		la, lb, err := s.ormeLaws()
+		if err == nil {
+			var pair audit.ORMEPair
+			if pair, err = audit.NewORMEPair(la, lb); err == nil {
+				s.points = pair.Curve(g, eps)
+				return
+			}
+		}
+		s.err, s.points = err, nil
 		return
 	}
 	la, lb, err := s.laws()
@@ -198,6 +237,20 @@ func (s *AuditLab) laws() (mech.DelLaw, mech.DelLaw, error) {
 	return la, lb, nil
 }
 
+// ormeLaws are ORME's exact one-query laws on the pair.
+func (s *AuditLab) ormeLaws() (audit.ORMELaw, audit.ORMELaw, error) {
+	mutant := ""
+	if s.mutant != noMutant {
+		mutant = s.mutant
+	}
+	la, err := audit.ORMEExactLaw(labORMEParams, s.a, mutant)
+	if err != nil {
+		return la, la, err
+	}
+	lb, err := audit.ORMEExactLaw(labORMEParams, s.b, mutant)
+	return la, lb, err
+}
+
 func valuesData(values []float64) *dataset.Dataset {
 	d := &dataset.Dataset{Dim: 1, Users: make([]dataset.User, len(values))}
 	for i, v := range values {
@@ -220,9 +273,16 @@ func (s *AuditLab) mcButton() viz.Control {
 // startMC prepares the Monte Carlo audit; Tick advances it.
 func (s *AuditLab) startMC() error {
 	var a, b audit.Sampler
-	if s.mech == labAT {
+	switch s.mech {
+	case labAT:
 		a, b = audit.ATSampler(s.at, s.qa, s.mutant != noMutant), audit.ATSampler(s.at, s.qb, s.mutant != noMutant)
-	} else {
+	case labORME:
+		la, lb, err := s.ormeLaws()
+		if err != nil {
+			return err
+		}
+		a, b = la.Sampler(), lb.Sampler()
+	default:
 		la, lb, err := s.laws()
 		if err != nil {
 			return err
@@ -255,7 +315,7 @@ func (s *AuditLab) Tick(float64) bool {
 // Controls declares the scene's inputs.
 func (s *AuditLab) Controls() []viz.Control {
 	cs := []viz.Control{
-		{Name: "mech", Label: "mechanism", Kind: viz.Choice, Value: s.mech, Choices: []string{labDel, labAT, labGauss}},
+		{Name: "mech", Label: "mechanism", Kind: viz.Choice, Value: s.mech, Choices: []string{labDel, labAT, labGauss, labORME}},
 		{Name: "pair", Label: "neighbouring pair", Kind: viz.Choice, Value: s.pair, Choices: pairNames(s.mech),
 			Help: "a preset pair (each catches one broken variant); drag the users or queries to make your own"},
 		{Name: "mutant", Label: "broken variant", Kind: viz.Choice, Value: s.mutant, Choices: mutantsOf(s.mech),
@@ -280,7 +340,7 @@ func (s *AuditLab) Set(name, value string) error {
 	switch name {
 	case "mech":
 		if _, ok := labPairs[value]; !ok {
-			return fmt.Errorf("mechanism %q: use %s, %s or %s", value, labDel, labAT, labGauss)
+			return fmt.Errorf("mechanism %q: use %s, %s, %s or %s", value, labDel, labAT, labGauss, labORME)
 		}
 		s.load(value, labPairs[value][0])
 	case "pair":

@@ -37,7 +37,7 @@ func hasText(l *viz.List, sub string) bool {
 // broken variant the pair was built for is caught, in the verdict, the
 // readout and the figure.
 func TestAuditLabPresetPairs(t *testing.T) {
-	for _, m := range []string{labDel, labAT, labGauss} {
+	for _, m := range []string{labDel, labAT, labGauss, labORME} {
 		for _, p := range labPairs[m] {
 			a, s := newAuditLab(t)
 			mustSet(t, a, "mech", m)
@@ -350,5 +350,25 @@ func TestAuditLabClassicalGaussian(t *testing.T) {
 	drag(a, p, 400, 0)
 	if s.b[0]-s.a[0] > 1+1e-12 {
 		t.Errorf("answers %v and %v are more than the sensitivity apart", s.a[0], s.b[0])
+	}
+}
+
+// ORME in the lab: 300 users drawn as a crowd dot, the sampled audit of the
+// keep-all variant on the far user agrees with the exact one, and half the
+// score noise is shown as uncaught (it is no violation at T = 1).
+func TestAuditLabORME(t *testing.T) {
+	a, s := newAuditLab(t)
+	mustSet(t, a, "mech", labORME)
+	if len(s.a) != 300 || !hasText(frame(a), "×299") {
+		t.Fatalf("far-user pair: %d users, crowd label missing", len(s.a))
+	}
+	mustSet(t, a, "mutant", audit.ORMEKeepAll)
+	mustSet(t, a, "runs", "100000") // 2·10⁴ runs can show ε only up to ≈ 7.3 < 8
+	if r := runMC(t, a, s); r.Verdict != "violation" {
+		t.Errorf("keep-all by sampling: %v, ε ≥ %v", r.Verdict, r.EpsLower)
+	}
+	mustSet(t, a, "mutant", audit.ORMEHalfScoreNoise)
+	if v, _ := s.verdictAt(); v.Verdict != audit.Within || !hasText(frame(a), "No preset pair catches") {
+		t.Errorf("half-score-noise: %+v", v)
 	}
 }

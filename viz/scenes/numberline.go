@@ -2,6 +2,7 @@ package scenes
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 
@@ -83,6 +84,9 @@ func (n numberLine) ticks() []float64 {
 	return out
 }
 
+// crowdDot is how many users at one value become a single ×k dot.
+const crowdDot = 4
+
 // drawValueRow draws users as dots on a number line, stacked upward where
 // they would overlap; the changed user is orange, the dragged one ringed.
 // It returns where each user was drawn.
@@ -104,9 +108,13 @@ func drawValueRow(l *viz.List, values []float64, ax numberLine, y float64, idBas
 	}
 	slices.SortStableFunc(order, func(i, j int) int { return cmp.Compare(values[i], values[j]) })
 	// Greedy beeswarm: each dot takes the lowest level where it clears
-	// every dot already placed, so every user stays grabbable.
+	// every dot already placed, so every user stays grabbable. A crowd of
+	// users at exactly one value (ORME's pairs hold hundreds) is one dot
+	// marked ×k instead: grabbing it takes its first user out.
 	var levels []float64 // the rightmost x placed on each level
-	for _, i := range order {
+	hidden := make([]bool, len(values))
+	for o := 0; o < len(order); o++ {
+		i := order[o]
 		x := ax.xOf(values[i])
 		k := slices.IndexFunc(levels, func(last float64) bool { return x-last >= 2*r })
 		if k < 0 {
@@ -115,8 +123,22 @@ func drawValueRow(l *viz.List, values []float64, ax numberLine, y float64, idBas
 		}
 		levels[k] = x
 		at[i] = viz.Point{X: x, Y: y - 2*r*float64(k)}
+		same := o + 1
+		for same < len(order) && values[order[same]] == values[i] {
+			same++
+		}
+		if same-o >= crowdDot {
+			for _, j := range order[o+1 : same] {
+				at[j], hidden[j] = at[i], true
+			}
+			l.Text(viz.Point{X: x, Y: at[i].Y - 13}, fmt.Sprintf("×%d", same-o), 10, viz.Ink, viz.Centre)
+			o = same - 1
+		}
 	}
 	for i, p := range at {
+		if hidden[i] {
+			continue
+		}
 		st := viz.Style{Fill: viz.Blue, Stroke: viz.Ink, Width: 1, Alpha: 0.85}
 		if i == changed {
 			st.Fill = viz.Orange

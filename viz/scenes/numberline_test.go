@@ -50,9 +50,9 @@ func TestNumberLineScales(t *testing.T) {
 }
 
 // Every user stays grabbable: no two dots overlap, and a hit on a dot's
-// centre finds that user.
+// centre finds that user (up to three users at one value stack).
 func TestValueRowDotsDoNotOverlap(t *testing.T) {
-	for _, values := range [][]float64{with(inliers, 1000), {0, 0, 0, 0, 0.001, 0.002, 5}} {
+	for _, values := range [][]float64{with(inliers, 1000), {0, 0, 0, 0.001, 0.002, 5}} {
 		var l viz.List
 		l.Reset(800, 300)
 		at := drawValueRow(&l, values, fitLine(values, 40, 720), 200, 1, -1, 0, "users")
@@ -66,5 +66,29 @@ func TestValueRowDotsDoNotOverlap(t *testing.T) {
 				t.Errorf("a hit on user %d finds %d", i+1, id)
 			}
 		}
+	}
+}
+
+// A crowd at one value is one dot marked ×k; grabbing it takes the crowd's
+// first user, and the others sit under it.
+func TestValueRowCrowdDot(t *testing.T) {
+	values := append(crowdOf(300, 0), 2, 5)
+	var l viz.List
+	l.Reset(800, 300)
+	at := drawValueRow(&l, values, fitLine(values, 40, 720), 200, 1, -1, 0, "users")
+	if !hasText(&l, "×300") {
+		t.Error("no ×300 label on the crowd")
+	}
+	circles := 0
+	for _, it := range l.Items {
+		if it.Kind == viz.Circle {
+			circles++
+		}
+	}
+	if circles != 3 {
+		t.Errorf("%d dots for a crowd and two users, want 3", circles)
+	}
+	if id := l.Hit(at[150], 0); id != 1 || at[150] != at[0] {
+		t.Errorf("a hit on the crowd finds %d (want its first user, 1)", id)
 	}
 }
