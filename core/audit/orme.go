@@ -260,3 +260,62 @@ func firstAbove(cum []float64, u float64) int {
 	})
 	return i
 }
+
+// ORMESampler runs ORME (or a variant) on one query over users' values in
+// any dimension, for the Monte Carlo audit: the score, the gate's pass
+// probability and the keep ramp do not depend on the randomness, so they
+// are computed once; each run draws the gate, the coins and the noise.
+func ORMESampler(p mech.ORMEParams, values [][]float64, mutant string) (Sampler, error) {
+	if mutant != "" && !slices.Contains(ORMEMutantNames(), mutant) {
+		return nil, fmt.Errorf("ORME variant %q: use one of %s", mutant, strings.Join(ORMEMutantNames(), ", "))
+	}
+	n := len(values)
+	cal, err := p.Calibrate(n)
+	if err != nil {
+		return nil, err
+	}
+	ix := robust.NewIndex(values)
+	s := robust.Score(ix.Counts(p.Tau))
+	pass := 1.0
+	switch {
+	case p.Mode == privacy.NonPrivate || mutant == ORMENoGate:
+	case mutant == ORMEHalfScoreNoise:
+		pass = mech.LaplaceSumSurvival(cal.ThresholdScale, cal.QueryScale/2, cal.Gate.Threshold-s)
+	default:
+		pass = mech.ATPassProbability(cal.Gate, s)
+	}
+	keep := make([]float64, n)
+	for j, f := range ix.Counts(2 * p.Tau) {
+		keep[j] = robust.Keep(f, n)
+		if mutant == ORMEKeepAll {
+			keep[j] = 1
+		}
+	}
+	d := len(values[0])
+	return func(st *rng.Streams) ([]float64, error) {
+		// The gate's two Laplace draws reach a pass with exactly this
+		// probability; one uniform against it is the same law, cheaper.
+		if st.Get(rng.ATQuery).Float64() >= pass {
+			return nil, nil
+		}
+		coins := st.Get(rng.Keep)
+		out := make([]float64, d)
+		kept := 0
+		for j, q := range keep {
+			if coins.Float64() < q {
+				kept++
+				for k, v := range values[j] {
+					out[k] += v
+				}
+			}
+		}
+		g := noise.Gaussian{Sigma: cal.Sigma, Src: st.Get(rng.Gauss)}
+		for k := range out {
+			if kept > 0 {
+				out[k] /= float64(kept)
+			}
+			out[k] += g.Rand()
+		}
+		return out, nil
+	}, nil
+}

@@ -1,12 +1,14 @@
 package audit
 
 import (
+	"context"
 	"math"
 	"slices"
 	"testing"
 
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/core/rng"
 	"github.com/uldplab/uldp/core/robust"
 )
 
@@ -186,4 +188,62 @@ func TestORMESoundRandomPairs(t *testing.T) {
 		t.Errorf("largest δ(0) over the pairs %v: the pairs differ in nothing the audit sees", worst)
 	}
 	t.Logf("largest δ(0) (total variation) over 40 pairs: %.3g", worst)
+}
+
+// The direct sampler and the exact law agree: ⊥ frequency and the released
+// mean over 20,000 draws, within Hoeffding margins at 10⁻⁶ (the mean is
+// bounded by clipping nothing: the two-crowds values lie in [0, 100] and σ
+// is about 2, so ±120 holds every draw but one in 10¹⁰⁰).
+func TestORMESamplerMatchesLaw(t *testing.T) {
+	vals := append(crowd(149, 0), crowd(151, 100)...)
+	law, err := ORMEExactLaw(soundORME, vals, ORMENoGate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts := make([][]float64, len(vals))
+	for j, v := range vals {
+		pts[j] = []float64{v}
+	}
+	smp, err := ORMESampler(soundORME, pts, ORMENoGate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantMean float64
+	for i, m := range law.Means {
+		wantMean += law.Weights[i] * m
+	}
+	const runs = 20_000
+	st := rng.New(3)
+	var sum float64
+	for range runs {
+		o, err := smp(st)
+		if err != nil || o == nil {
+			t.Fatalf("no-gate never halts: %v %v", o, err)
+		}
+		sum += o[0]
+	}
+	if tol := 240 * math.Sqrt(math.Log(2/1e-6)/(2*runs)); math.Abs(sum/runs-wantMean) > tol {
+		t.Errorf("mean release %v, exact %v (± %v)", sum/runs, wantMean, tol)
+	}
+}
+
+// Spec target: a Monte Carlo ORME audit at n = 100 users, 10⁵ runs per
+// side, ≤ 5 s natively.
+func BenchmarkORMEMonteCarlo(b *testing.B) {
+	r := rng.New(5).Get(rng.Data)
+	a := make([][]float64, 100)
+	for j := range a {
+		a[j] = []float64{0.3 * r.NormFloat64(), 0.3 * r.NormFloat64()}
+	}
+	bb := slices.Clone(a)
+	bb[0] = []float64{5, 5}
+	p := mech.ORMEParams{Eps: 1, Delta: 1e-5, Tau: 1, Queries: 1, Mode: privacy.Sound}
+	g := privacy.Guarantee{Eps: 1, Delta: 1e-5}
+	for b.Loop() {
+		sa, _ := ORMESampler(p, a, "")
+		sb, _ := ORMESampler(p, bb, "")
+		if _, err := MonteCarlo(context.Background(), sa, sb, g, MCConfig{Runs: 100_000, Alpha: 1e-3, Seed: 1}, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
