@@ -65,8 +65,8 @@ func ORMEExactLaw(p mech.ORMEParams, values []float64, mutant string) (ORMELaw, 
 		}
 		pts[j] = []float64{v}
 	}
-	ix := robust.NewIndex(pts)
-	s := robust.Score(ix.Counts(p.Tau))
+	counts := robust.NewIndex(pts).CountsAt(p.Tau, 2*p.Tau)
+	s := robust.Score(counts[0])
 	law := ORMELaw{Sigma: cal.Sigma, PPass: 1}
 	switch {
 	case p.Mode == privacy.NonPrivate || mutant == ORMENoGate:
@@ -75,9 +75,8 @@ func ORMEExactLaw(p mech.ORMEParams, values []float64, mutant string) (ORMELaw, 
 	default:
 		law.PPass = mech.ATPassProbability(cal.Gate, s)
 	}
-	counts := ix.Counts(2 * p.Tau)
 	keep := make([]float64, n)
-	for j, f := range counts {
+	for j, f := range counts[1] {
 		keep[j] = robust.Keep(f, n)
 		if mutant == ORMEKeepAll {
 			keep[j] = 1
@@ -274,8 +273,8 @@ func ORMESampler(p mech.ORMEParams, values [][]float64, mutant string) (Sampler,
 	if err != nil {
 		return nil, err
 	}
-	ix := robust.NewIndex(values)
-	s := robust.Score(ix.Counts(p.Tau))
+	counts := robust.NewIndex(values).CountsAt(p.Tau, 2*p.Tau)
+	s := robust.Score(counts[0])
 	pass := 1.0
 	switch {
 	case p.Mode == privacy.NonPrivate || mutant == ORMENoGate:
@@ -285,7 +284,7 @@ func ORMESampler(p mech.ORMEParams, values [][]float64, mutant string) (Sampler,
 		pass = mech.ATPassProbability(cal.Gate, s)
 	}
 	keep := make([]float64, n)
-	for j, f := range ix.Counts(2 * p.Tau) {
+	for j, f := range counts[1] {
 		keep[j] = robust.Keep(f, n)
 		if mutant == ORMEKeepAll {
 			keep[j] = 1

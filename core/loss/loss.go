@@ -239,3 +239,45 @@ func (l Squared) Value(theta []float64, points [][]float64) float64 {
 	}
 	return s / float64(len(points))
 }
+
+// Item is a per-item loss ℓ(θ; z) with a subgradient: what DP-SGD needs.
+type Item interface {
+	// At is ℓ(θ; z).
+	At(theta, z []float64) float64
+	// Grad writes a subgradient ∂ℓ(θ; z)/∂θ into dst and returns it.
+	Grad(theta, z, dst []float64) []float64
+}
+
+// Distance is ℓ(θ; z) = ‖θ − z‖: convex, 1-Lipschitz everywhere, not smooth
+// at z — the loss whose minimiser over a sample is its geometric median,
+// and where randomized smoothing earns its keep.
+type Distance struct{}
+
+// At is ‖θ − z‖.
+func (Distance) At(theta, z []float64) float64 { return Dist(theta, z) }
+
+// Grad is (θ − z)/‖θ − z‖, and 0 at θ = z (a valid subgradient there).
+func (Distance) Grad(theta, z, dst []float64) []float64 {
+	d := Dist(theta, z)
+	for k := range dst {
+		dst[k] = 0
+		if d > 0 {
+			dst[k] = (theta[k] - z[k]) / d
+		}
+	}
+	return dst
+}
+
+// At is (Mu/2)‖θ − z‖².
+func (l Squared) At(theta, z []float64) float64 {
+	d := Dist(theta, z)
+	return l.Mu / 2 * d * d
+}
+
+// Grad is Mu(θ − z).
+func (l Squared) Grad(theta, z, dst []float64) []float64 {
+	for k := range dst {
+		dst[k] = l.Mu * (theta[k] - z[k])
+	}
+	return dst
+}

@@ -275,8 +275,8 @@ func (o *ORME) Query(values [][]float64) (ORMEStep, error) {
 	}
 	o.asked++
 	tau := o.cal.Params.Tau
-	ix := robust.NewIndex(values)
-	st := ORMEStep{I: o.asked, Score: robust.Score(ix.Counts(tau)), Threshold: o.cal.Gate.Threshold, AllMean: meanOf(values, nil)}
+	counts := robust.NewIndex(values).CountsAt(tau, 2*tau)
+	st := ORMEStep{I: o.asked, Score: robust.Score(counts[0]), Threshold: o.cal.Gate.Threshold, AllMean: meanOf(values, nil)}
 	st.PPass = 1
 	if o.gate != nil {
 		st.PPass = ATPassProbability(o.cal.Gate, st.Score)
@@ -293,7 +293,7 @@ func (o *ORME) Query(values [][]float64) (ORMEStep, error) {
 	st.Passed = pass
 	// The ramp is computed either way (lessons and reports show it); only
 	// a passed gate flips the coins and releases anything.
-	st.Counts = ix.Counts(2 * tau)
+	st.Counts = counts[1]
 	st.Keep = make([]float64, n)
 	for j, f := range st.Counts {
 		st.Keep[j] = robust.Keep(f, n)

@@ -75,7 +75,7 @@ func (g Geometric) q() float64 { return math.Exp(-g.Rate.Float()) }
 
 // Rand draws one value.
 func (g Geometric) Rand() int64 {
-	r := rand.New(mustSrc(g.Src))
+	r := randOf(g.Src)
 	return int64(geometricExp(r, g.Rate.Num, g.Rate.Den))
 }
 
@@ -118,7 +118,7 @@ func (l DiscreteLaplace) q() float64 { return math.Exp(-1 / l.Scale.Float()) }
 // Rand draws one value: a fair sign and a Geometric(1/t) magnitude, rejecting
 // "−0" so that 0 is not counted twice.
 func (l DiscreteLaplace) Rand() int64 {
-	r := rand.New(mustSrc(l.Src))
+	r := randOf(l.Src)
 	for {
 		negative := r.Uint64()>>63 == 1
 		// Rate 1/t = Den/Num.

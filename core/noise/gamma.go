@@ -19,7 +19,7 @@ type Gamma struct {
 // draws are those of gonum's distuv.Gamma, so seeded data is unchanged
 // (tested).
 func (g Gamma) Rand() float64 {
-	r := rand.New(mustSrc(g.Src))
+	r := randOf(g.Src)
 	a, b := g.Shape, g.Rate
 	switch {
 	case a == 1:
@@ -71,7 +71,7 @@ type StudentT struct {
 
 // Rand draws N(0, 1)/√(χ²_ν/ν)·Sigma, the χ² as Gamma(ν/2, rate 1/2).
 func (s StudentT) Rand() float64 {
-	n := rand.New(mustSrc(s.Src)).NormFloat64()
+	n := randOf(s.Src).NormFloat64()
 	c := Gamma{Shape: s.Nu / 2, Rate: 0.5, Src: s.Src}.Rand()
 	return n / math.Sqrt(c/s.Nu) * s.Sigma
 }

@@ -13,13 +13,13 @@ type Gaussian struct {
 
 // Rand draws one value with math/rand/v2's ziggurat sampler.
 func (g Gaussian) Rand() float64 {
-	return g.Mu + g.Sigma*rand.New(mustSrc(g.Src)).NormFloat64()
+	return g.Mu + g.Sigma*randOf(g.Src).NormFloat64()
 }
 
 // RandVec fills dst with independent draws (isotropic noise N(Mu, Sigma²·I))
 // and returns it.
 func (g Gaussian) RandVec(dst []float64) []float64 {
-	r := rand.New(mustSrc(g.Src))
+	r := randOf(g.Src)
 	for i := range dst {
 		dst[i] = g.Mu + g.Sigma*r.NormFloat64()
 	}

@@ -23,3 +23,12 @@ func mustSrc(src rand.Source) rand.Source {
 	}
 	return src
 }
+
+// randOf returns src as a generator: itself when it already is one (the
+// streams rng hands out are), so a draw allocates no wrapper.
+func randOf(src rand.Source) *rand.Rand {
+	if r, ok := src.(*rand.Rand); ok {
+		return r
+	}
+	return rand.New(mustSrc(src))
+}

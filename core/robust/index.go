@@ -132,29 +132,60 @@ func (ix *Index) selectAt(lo, hi, k, axis int) {
 // Counts returns, for each point, the number of points within distance r
 // of it (‖x − y‖² ≤ r², itself included). Their sum is the number of
 // ordered pairs within r, diagonal included.
-func (ix *Index) Counts(r float64) []int {
-	counts := make([]int, len(ix.pts))
-	if len(ix.pts) == 0 {
-		return counts
+func (ix *Index) Counts(r float64) []int { return ix.CountsAt(r)[0] }
+
+// CountsAt is Counts for several radii in one walk of the tree (ORME needs
+// τ and 2τ): node pairs are decided per radius, and a point pair's distance
+// is computed once for all the radii still open.
+func (ix *Index) CountsAt(radii ...float64) [][]int {
+	c := counter{ix: ix}
+	for _, r := range radii {
+		c.r2 = append(c.r2, r*r)
+		c.acc = append(c.acc, make([]int, len(ix.nodes)))
+		c.counts = append(c.counts, make([]int, len(ix.pts)))
 	}
-	c := counter{ix: ix, r2: r * r, acc: make([]int, len(ix.nodes)), counts: counts}
-	c.pair(0, 0)
-	c.push(0, 0)
-	return counts
+	if len(ix.pts) == 0 || len(radii) == 0 {
+		return c.counts
+	}
+	c.pair(0, 0, 1<<len(radii)-1)
+	for k := range radii {
+		c.push(k, 0, 0)
+	}
+	return c.counts
 }
 
 type counter struct {
 	ix     *Index
-	r2     float64
-	acc    []int // per node: neighbours every point in it gained in bulk
-	counts []int
+	r2     []float64 // per radius
+	acc    [][]int   // per radius and node: neighbours every point in it gained in bulk
+	counts [][]int   // per radius and point
 }
 
 // Box distances are decided with a relative margin: a node pair within or
 // beyond the radius only by rounding goes down to the exact point test.
 const margin = 1e-9
 
-func (c *counter) pair(a, b int) {
+// decide settles the radii in open for boxes at squared distances near
+// (closest) and far (farthest) apart: beyond a radius there is nothing to
+// count, within it everything counts (bulk). It returns the radii still
+// open and those to count in bulk.
+func (c *counter) decide(open uint, near, far float64) (rest, bulk uint) {
+	for k, r2 := range c.r2 {
+		if open&(1<<k) == 0 {
+			continue
+		}
+		switch {
+		case near > r2*(1+margin):
+			open &^= 1 << k
+		case far < r2*(1-margin):
+			bulk |= 1 << k
+			open &^= 1 << k
+		}
+	}
+	return open, bulk
+}
+
+func (c *counter) pair(a, b int, open uint) {
 	na, nb := &c.ix.nodes[a], &c.ix.nodes[b]
 	var near, far float64 // squared min and max distance between the boxes
 	for k := range na.min {
@@ -171,40 +202,42 @@ func (c *counter) pair(a, b int) {
 		}
 		far += span * span
 	}
-	switch {
-	case near > c.r2*(1+margin):
-		return
-	case far < c.r2*(1-margin):
-		c.acc[a] += nb.hi - nb.lo
-		if a != b {
-			c.acc[b] += na.hi - na.lo
+	open, bulk := c.decide(open, near, far)
+	for k := range c.r2 {
+		if bulk&(1<<k) != 0 {
+			c.acc[k][a] += nb.hi - nb.lo
+			if a != b {
+				c.acc[k][b] += na.hi - na.lo
+			}
 		}
+	}
+	if open == 0 {
 		return
 	}
 	aLeaf, bLeaf := na.left < 0, nb.left < 0
 	switch {
 	case aLeaf && bLeaf:
-		c.leaves(na, nb, a == b)
+		c.leaves(na, nb, a == b, open)
 	case a == b:
-		c.pair(na.left, na.left)
-		c.pair(na.left, na.right)
-		c.pair(na.right, na.right)
+		c.pair(na.left, na.left, open)
+		c.pair(na.left, na.right, open)
+		c.pair(na.right, na.right, open)
 	case bLeaf || (!aLeaf && na.hi-na.lo >= nb.hi-nb.lo):
-		c.pair(na.left, b)
-		c.pair(na.right, b)
+		c.pair(na.left, b, open)
+		c.pair(na.right, b, open)
 	default:
-		c.pair(a, nb.left)
-		c.pair(a, nb.right)
+		c.pair(a, nb.left, open)
+		c.pair(a, nb.right, open)
 	}
 }
 
 // leaves tests two leaves (one leaf with itself if same) point by point,
 // after checking each point of a against b's box as a whole.
-func (c *counter) leaves(na, nb *node, same bool) {
+func (c *counter) leaves(na, nb *node, same bool, open uint) {
 	flat, perm, d := c.ix.flat, c.ix.perm, c.ix.d
 	for x := na.lo; x < na.hi; x++ {
 		p := flat[x*d : x*d+d]
-		start := nb.lo
+		start, todo := nb.lo, open
 		if same {
 			start = x
 		} else {
@@ -223,14 +256,17 @@ func (c *counter) leaves(na, nb *node, same bool) {
 				}
 				far += span * span
 			}
-			if near > c.r2*(1+margin) {
-				continue
-			}
-			if far < c.r2*(1-margin) {
-				c.counts[perm[x]] += nb.hi - nb.lo
-				for y := nb.lo; y < nb.hi; y++ {
-					c.counts[perm[y]]++
+			var bulk uint
+			todo, bulk = c.decide(open, near, far)
+			for k := range c.r2 {
+				if bulk&(1<<k) != 0 {
+					c.counts[k][perm[x]] += nb.hi - nb.lo
+					for y := nb.lo; y < nb.hi; y++ {
+						c.counts[k][perm[y]]++
+					}
 				}
+			}
+			if todo == 0 {
 				continue
 			}
 		}
@@ -241,28 +277,30 @@ func (c *counter) leaves(na, nb *node, same bool) {
 				e := v - q[k]
 				s += e * e
 			}
-			if s <= c.r2 {
-				c.counts[perm[x]]++
-				if !same || y != x {
-					c.counts[perm[y]]++
+			for k, r2 := range c.r2 {
+				if todo&(1<<k) != 0 && s <= r2 {
+					c.counts[k][perm[x]]++
+					if !same || y != x {
+						c.counts[k][perm[y]]++
+					}
 				}
 			}
 		}
 	}
 }
 
-// push hands each node's bulk counts down to its points.
-func (c *counter) push(k, inherited int) {
-	n := &c.ix.nodes[k]
-	total := inherited + c.acc[k]
+// push hands each node's bulk counts for radius k down to its points.
+func (c *counter) push(k, node, inherited int) {
+	n := &c.ix.nodes[node]
+	total := inherited + c.acc[k][node]
 	if n.left < 0 {
 		for _, p := range c.ix.perm[n.lo:n.hi] {
-			c.counts[p] += total
+			c.counts[k][p] += total
 		}
 		return
 	}
-	c.push(n.left, total)
-	c.push(n.right, total)
+	c.push(k, n.left, total)
+	c.push(k, n.right, total)
 }
 
 // NaiveCounts is Counts by the plain O(n²) loop: the reference the index

@@ -34,9 +34,15 @@ func TestIndexMatchesNaive(t *testing.T) {
 			}
 		}
 		ix := NewIndex(pts)
-		for _, rad := range []float64{0, 0.05, 0.5, 1, 2.5} {
+		radii := []float64{0, 0.05, 0.5, 1, 2.5}
+		for _, rad := range radii {
 			if got, want := ix.Counts(rad), NaiveCounts(pts, rad); !slices.Equal(got, want) {
 				t.Fatalf("trial %d (n = %d, d = %d), r = %v: index and loop disagree", trial, n, d, rad)
+			}
+		}
+		for k, got := range ix.CountsAt(radii...) { // one walk for all the radii
+			if !slices.Equal(got, NaiveCounts(pts, radii[k])) {
+				t.Fatalf("trial %d, r = %v: the joint walk disagrees", trial, radii[k])
 			}
 		}
 	}
@@ -139,9 +145,7 @@ func BenchmarkScores100k(b *testing.B) {
 		pts := concentrated(100_000, spread)
 		b.Run(fmt.Sprintf("spread=τ/%g", 1/spread), func(b *testing.B) {
 			for b.Loop() {
-				ix := NewIndex(pts)
-				ix.Counts(1)
-				ix.Counts(2)
+				NewIndex(pts).CountsAt(1, 2)
 			}
 		})
 	}
@@ -151,9 +155,7 @@ func BenchmarkScores100k(b *testing.B) {
 func BenchmarkScores5kIndex(b *testing.B) {
 	pts := concentrated(5_000, 0.25)
 	for b.Loop() {
-		ix := NewIndex(pts)
-		ix.Counts(1)
-		ix.Counts(2)
+		NewIndex(pts).CountsAt(1, 2)
 	}
 }
 

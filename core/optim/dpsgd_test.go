@@ -1,0 +1,239 @@
+package optim
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/loss"
+	"github.com/uldplab/uldp/core/noise"
+	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/core/rng"
+)
+
+func gaussianUsers(t *testing.T, n, m int, spread float64, seed uint64) *dataset.Dataset {
+	t.Helper()
+	d, err := dataset.Generate(dataset.Spec{Kind: dataset.Gaussian, N: n, M: m, D: 2, Spread: spread, Center: []float64{0.4, -0.2}}, rng.New(seed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// Spec §B-5 oracle 1: without noise (gate always passes, σ = 0), without
+// smoothing and with τ so large that every user is kept, DP-SGD is
+// projected full-batch subgradient descent with averaging — the same
+// numbers as a plain reference loop, bit for bit.
+func TestDPSGDWithoutNoiseIsProjectedGD(t *testing.T) {
+	data := gaussianUsers(t, 30, 4, 0.5, 3)
+	p := DPSGDParams{Eps: 1, Delta: 1e-5, Loss: loss.Distance{}, Radius: 1, Theta0: []float64{-0.9, 0.3},
+		Steps: 50, Eta: 0.05, Tau: 1e6, Mode: privacy.NonPrivate}
+	res, _, err := DPSGD(context.Background(), p, data, rng.New(1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dom := loss.Ball{Centre: []float64{0, 0}, Radius: 1}
+	theta := slices.Clone(p.Theta0)
+	avg := make([]float64, 2)
+	g := make([]float64, 2)
+	for range p.Steps {
+		for k := range avg {
+			avg[k] += theta[k] / float64(p.Steps)
+		}
+		// Mean over users of each user's mean item gradient, in the same
+		// order the algorithm sums (so the floats agree exactly).
+		users := make([][]float64, data.N())
+		for i := range users {
+			users[i] = make([]float64, 2)
+			for j := range 4 {
+				loss.Distance{}.Grad(theta, data.Item(i, j), g)
+				for k := range g {
+					users[i][k] += g[k] / 4
+				}
+			}
+		}
+		mean := make([]float64, 2)
+		for _, u := range users {
+			for k := range u {
+				mean[k] += u[k]
+			}
+		}
+		for k := range mean {
+			mean[k] /= float64(len(users))
+		}
+		next := []float64{theta[0] - p.Eta*mean[0], theta[1] - p.Eta*mean[1]}
+		theta = dom.Project(next, next)
+	}
+	if !slices.Equal(res.Theta, avg) {
+		t.Errorf("DP-SGD %v, reference %v", res.Theta, avg)
+	}
+	if res.Halted != 0 || len(res.Iterates) != 50 {
+		t.Errorf("halted %d, %d iterates", res.Halted, len(res.Iterates))
+	}
+}
+
+// Oracle 3: users pairwise farther than τ make the score 1, the gate fails
+// (P(⊤) ≈ 3·10⁻⁵ at n = 100, ε = 1) and the answer is θ₀ exactly.
+func TestDPSGDHaltsToTheta0(t *testing.T) {
+	d := &dataset.Dataset{Dim: 2}
+	for i := range 100 {
+		a := 2 * math.Pi * float64(i) / 100
+		d.Users = append(d.Users, dataset.User{ID: "u", Points: []float64{30 * math.Cos(a), 30 * math.Sin(a)}})
+	}
+	p := DPSGDParams{Eps: 1, Delta: 1e-5, Loss: loss.Squared{Mu: 1}, Radius: 2, Theta0: []float64{0.5, 0.5},
+		Steps: 20, Eta: 0.1, Tau: 0.01}
+	res, tr, err := DPSGD(context.Background(), p, d, rng.New(2), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Halted != 1 || !slices.Equal(res.Theta, []float64{0.5, 0.5}) || tr.Steps[len(tr.Steps)-1].Kind != KindSGDDone {
+		t.Errorf("halted at %d with θ̂ = %v", res.Halted, res.Theta)
+	}
+}
+
+// Oracle 2 and 6: a private run stays in Θ at every iterate and in the
+// answer, and its excess risk never exceeds G·R (R the diameter).
+func TestDPSGDStaysInTheDomain(t *testing.T) {
+	data := gaussianUsers(t, 60, 5, 0.3, 4)
+	s := Theorem41(4, 1e-5, 1, 2, 60, 5, 2, 300)
+	p := DPSGDParams{Eps: 4, Delta: 1e-5, Loss: loss.Distance{}, Radius: 1, Steps: s.Steps, Eta: s.Eta, Smoothing: s.Smoothing, Tau: s.Tau}
+	res, _, err := DPSGD(context.Background(), p, data, rng.New(5), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range append(res.Iterates, res.Theta) {
+		if math.Hypot(it[0], it[1]) > 1+1e-12 {
+			t.Fatalf("iterate %v outside Θ", it)
+		}
+	}
+	risk := func(th []float64) float64 {
+		var s float64
+		for i := range data.Users {
+			for j := range 5 {
+				s += loss.Dist(th, data.Item(i, j))
+			}
+		}
+		return s / float64(data.N()*5)
+	}
+	if ex := risk(res.Theta) - risk([]float64{0.4, -0.2}); ex > 2 {
+		t.Errorf("excess risk %v > G·R = 2", ex)
+	}
+}
+
+// Oracle 4: Theorem 4.1's settings by hand for n = 20, m = 10, d = 2,
+// ε = 1, δ = 10⁻⁵, G = 1, R = 2: T = m²n² + mn√d = 40,282 (the spec's
+// "≈ 40,283" rounds the same sum).
+func TestTheorem41Settings(t *testing.T) {
+	s := Theorem41(1, 1e-5, 1, 2, 20, 10, 2, 0)
+	T := 40000 + 200*math.Sqrt2
+	if s.Steps != int(T) {
+		t.Fatalf("T = %d, want %d", s.Steps, int(T))
+	}
+	tf := float64(s.Steps)
+	want := DPSGDSettings{
+		Steps:     s.Steps,
+		Smoothing: math.Pow(2, 0.25) * 2 / math.Sqrt(tf),
+		Tau:       math.Log(20*2*10*math.E*tf/1e-5) / math.Sqrt(10),
+		Eta:       2 * math.Min(math.Sqrt(10)*20/(tf*math.Sqrt(2)*math.Log(400/1e-5)), math.Min(math.Pow(tf, -0.75), math.Sqrt(200)/tf)),
+	}
+	for _, c := range [][3]float64{{s.Smoothing, want.Smoothing, 0}, {s.Tau, want.Tau, 1}, {s.Eta, want.Eta, 2}} {
+		if math.Abs(c[0]-c[1]) > 1e-12*c[1] {
+			t.Errorf("setting %v: %v, want %v", c[2], c[0], c[1])
+		}
+	}
+}
+
+// Spec §9.6 with d = 1, ℓ = |θ|, r = 0.5: ℓ̂(θ) = E|θ + y| = (θ² + r²)/(2r)
+// inside [−r, r] and |θ| beyond; 2·10⁵ draws of the ball sampler agree to
+// 3 decimals (its standard error is ≤ 0.3/√(2·10⁵) ≈ 7·10⁻⁴; the band is
+// 4 standard errors, false failure < 10⁻⁴). ℓ ≤ ℓ̂ ≤ ℓ + Gr holds on the
+// closed form, and ℓ̂′(θ) = θ/r inside by finite differences.
+func TestSmoothingOracles(t *testing.T) {
+	const r = 0.5
+	closed := func(th float64) float64 {
+		if math.Abs(th) <= r {
+			return (th*th + r*r) / (2 * r)
+		}
+		return math.Abs(th)
+	}
+	for _, c := range [][2]float64{{0, 0.25}, {0.2, 0.29}, {0.5, 0.5}, {1, 1}} {
+		if math.Abs(closed(c[0])-c[1]) > 1e-12 {
+			t.Errorf("ℓ̂(%v) = %v, spec %v", c[0], closed(c[0]), c[1])
+		}
+		b := noise.Ball{Dim: 1, Radius: r, Src: rng.New(uint64(7 + 10*c[0])).Get(rng.Smoothing)}
+		y := make([]float64, 1)
+		var s float64
+		const draws = 200_000
+		for range draws {
+			b.Rand(y)
+			s += math.Abs(c[0] + y[0])
+		}
+		if math.Abs(s/draws-c[1]) > 4*0.3/math.Sqrt(draws) {
+			t.Errorf("Monte Carlo ℓ̂(%v) = %v, want %v", c[0], s/draws, c[1])
+		}
+	}
+	for th := -2.0; th <= 2; th += 0.01 {
+		if l := math.Abs(th); closed(th) < l-1e-15 || closed(th) > l+r+1e-15 {
+			t.Fatalf("ℓ ≤ ℓ̂ ≤ ℓ + Gr fails at %v", th)
+		}
+		if math.Abs(th) < r-0.01 {
+			if d := (closed(th+1e-6) - closed(th-1e-6)) / 2e-6; math.Abs(d-th/r) > 1e-6 {
+				t.Fatalf("ℓ̂′(%v) = %v, want θ/r = %v", th, d, th/r)
+			}
+		}
+	}
+}
+
+// Spec target: one DP-SGD step at n = 1,000 users, m = 20, d = 2 ≤ 1 ms
+// (20,000 smoothed gradients and one ORME query), at Theorem 4.1's τ
+// (≈ 6 here: the users' gradients, norms ≤ 1, are all within it) and at
+// τ = 0.5, where a wide band of pairs straddles τ and 2τ and most pairs
+// must be tested one by one.
+func BenchmarkDPSGDStep(b *testing.B) {
+	data, _ := dataset.Generate(dataset.Spec{Kind: dataset.Gaussian, N: 1000, M: 20, D: 2, Spread: 0.5}, rng.New(1))
+	s := Theorem41(1, 1e-5, 1, 2, 1000, 20, 2, 100)
+	for _, tau := range []float64{s.Tau, 0.5} {
+		b.Run(fmt.Sprintf("tau=%.2g", tau), func(b *testing.B) {
+			p := DPSGDParams{Eps: 1, Delta: 1e-5, Loss: loss.Distance{}, Radius: 1, Steps: 100, Eta: 0.01, Smoothing: 0.05, Tau: tau}
+			for b.Loop() {
+				if _, _, err := DPSGD(context.Background(), p, data, rng.New(2), nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/100/1e6, "ms/step")
+		})
+	}
+}
+
+// pointDistance is ‖θ − z‖ behind another type, so DP-SGD takes its general
+// loop instead of the fused one for loss.Distance.
+type pointDistance struct{ loss.Distance }
+
+// The fused distance loop gives the general loop's numbers exactly, with
+// smoothing on.
+func TestDistanceFastPathMatchesGeneral(t *testing.T) {
+	data := gaussianUsers(t, 40, 6, 0.4, 9)
+	p := DPSGDParams{Eps: 2, Delta: 1e-5, Loss: loss.Distance{}, Radius: 1, Steps: 30, Eta: 0.05, Smoothing: 0.3, Tau: 2, KeepValues: true, Mode: privacy.NonPrivate}
+	fast, _, err := DPSGD(context.Background(), p, data, rng.New(4), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Loss = pointDistance{}
+	slow, _, err := DPSGD(context.Background(), p, data, rng.New(4), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(fast.Theta, slow.Theta) || len(fast.Steps) != 30 {
+		t.Errorf("fused %v, general %v", fast.Theta, slow.Theta)
+	}
+	for st := range fast.Steps {
+		for i := range fast.Steps[st].Values {
+			if !slices.Equal(fast.Steps[st].Values[i], slow.Steps[st].Values[i]) {
+				t.Fatalf("step %d user %d: %v vs %v", st+1, i+1, fast.Steps[st].Values[i], slow.Steps[st].Values[i])
+			}
+		}
+	}
+}
