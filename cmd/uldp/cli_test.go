@@ -384,7 +384,7 @@ func TestRunDelOutputPert(t *testing.T) {
 	bad(t, `--mech "laplace"`, "run", "--mech", "laplace", "--data", "testdata/outlier.csv", "--eps", "8", "--delta", "0.1", "--target-sens", "0.1")
 	bad(t, `--f "median"`, append(args, "--data", "testdata/outlier.csv", "--f", "median")...)
 	bad(t, "teaching-mode setting", append(args, "--data", "testdata/outlier.csv", "--kappa", "3")...)
-	bad(t, "give it alone", "run", "--scenario", "testdata/outliers.json", "--data", "testdata/outlier.csv")
+	bad(t, "drop --data", "run", "--scenario", "testdata/outliers.json", "--data", "testdata/outlier.csv")
 }
 
 func TestAuditDelOutputPert(t *testing.T) {
@@ -448,7 +448,7 @@ func TestAuditScenarioAndNeighbourSpec(t *testing.T) {
 	}
 	bad(t, "has 2 coordinates, the data has d = 1", "audit", "--scenario", "testdata/far-outlier.json", "--neighbour", "replace:14=0,1")
 	bad(t, `no user "99"`, "audit", "--scenario", "testdata/far-outlier.json", "--neighbour", "replace:99=0")
-	bad(t, "--scenario holds the data and parameters", "audit", "--scenario", "testdata/far-outlier.json", "--neighbour", "replace:14=0", "--eps", "1")
+	bad(t, "drop --eps", "audit", "--scenario", "testdata/far-outlier.json", "--neighbour", "replace:14=0", "--eps", "1")
 	bad(t, "--neighbour", "audit", "--scenario", "testdata/far-outlier.json")
 }
 
@@ -622,4 +622,37 @@ func TestRunORME(t *testing.T) {
 	if r := uldp(t, "step", "--mech", "orme", "--data", "testdata/outlier.csv", "--tau", "0.2", "--eps", "8", "--delta", "0.1", "--to", "2"); r.code != 0 || !strings.Contains(r.stdout, "[orme.score]") {
 		t.Errorf("step: %d %s %s", r.code, r.stdout, r.stderr)
 	}
+}
+
+// DP-SGD through run and step: Theorem 4.1's settings with T overridden,
+// the answer in Θ, the trace only when asked, and clear refusals.
+func TestRunDPSGD(t *testing.T) {
+	var out struct {
+		Theta    []float64   `json:"theta"`
+		Halted   int         `json:"halted"`
+		Iterates [][]float64 `json:"iterates"`
+		Settings struct {
+			Steps int     `json:"steps"`
+			Eta   float64 `json:"eta"`
+			Tau   float64 `json:"tau"`
+		} `json:"settings"`
+		Trace *struct {
+			Steps []any `json:"steps"`
+		} `json:"trace"`
+	}
+	ok(t, &out, "run", "--scenario", "testdata/dpsgd.json")
+	if out.Settings.Steps != 100 || out.Halted != 0 || len(out.Iterates) != 100 || math.Hypot(out.Theta[0], out.Theta[1]) > 1 || out.Trace != nil {
+		t.Fatalf("%+v", out)
+	}
+	// τ = G·ln(ndm·e^ε·T/δ)/√m with G = 1, n = 300, d = 2, m = 5.
+	if want := math.Log(300*2*5*math.Exp(8)*100/1e-5) / math.Sqrt(5); math.Abs(out.Settings.Tau-want) > 1e-12 {
+		t.Errorf("τ = %v, want %v", out.Settings.Tau, want)
+	}
+	if r := uldp(t, "step", "--scenario", "testdata/dpsgd.json", "--to", "6"); r.code != 0 || !strings.Contains(r.stdout, "[sgd.step]") {
+		t.Errorf("step: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	bad(t, "drop --loss", "run", "--scenario", "testdata/dpsgd.json", "--loss", "absolute")
+	bad(t, `--loss "absolute"`, "run", "--mech", "dp-sgd", "--data", "testdata/outlier.csv", "--eps", "8", "--delta", "0.1", "--rk", "1", "--loss", "absolute")
+	bad(t, "missing --rk", "run", "--mech", "dp-sgd", "--data", "testdata/outlier.csv", "--eps", "8", "--delta", "0.1")
+	bad(t, "--theta0", "run", "--mech", "dp-sgd", "--data", "testdata/outlier.csv", "--eps", "8", "--delta", "0.1", "--rk", "1", "--theta0", "0,x")
 }

@@ -37,6 +37,11 @@ type mechFlags struct {
 	// ORME's concentration radius and query budget.
 	tau     float64
 	queries int
+	// DP-SGD's schedule (0, or −1 for the smoothing: Theorem 4.1's) and start.
+	steps          int
+	eta, smoothing float64
+	theta0         string
+	trace          bool
 }
 
 func (d *mechFlags) register(fs flagSet) {
@@ -57,11 +62,20 @@ func (d *mechFlags) register(fs flagSet) {
 	fs.IntVar(&d.phases, "phases", 0, "phased algorithms: number of phases (default: the paper's)")
 	fs.Float64Var(&d.tau, "tau", 0, "orme: concentration radius τ (pairs within τ score, neighbours within 2τ keep)")
 	fs.IntVar(&d.queries, "queries", 1, "orme: the number of queries T the budget covers (the mean is asked T times)")
+	fs.IntVar(&d.steps, "steps", 0, "dp-sgd: the number of steps T (default: Theorem 4.1's m²n² + mn√d)")
+	fs.Float64Var(&d.eta, "eta", 0, "dp-sgd: the step size η (default: Theorem 4.1's)")
+	fs.Float64Var(&d.smoothing, "smoothing", -1, "dp-sgd: the smoothing radius r, 0 for none (default: Theorem 4.1's)")
+	fs.StringVar(&d.theta0, "theta0", "", "dp-sgd: the start θ₀, comma-separated (default: the centre)")
+	fs.BoolVar(&d.trace, "trace", false, "dp-sgd: include the trace and every step (memory and output grow like T·n)")
 }
+
+// paramFlags are the flags mechFlags registers: a scenario sets them all.
+var paramFlags = []string{"mech", "f", "eps", "delta", "target-sens", "mode", "kappa", "beta", "mu", "rk", "rx",
+	"sens-rule", "lambda", "phases", "loss", "tau", "queries", "steps", "eta", "smoothing", "theta0"}
 
 // runnable are the mechanisms run and step accept.
 var runnable = []string{privacy.MechDelOutputPert, scenario.MechSCOutputPert, scenario.MechPhasedERM,
-	scenario.MechPhasedSCO, scenario.MechStronglyConvexERM, scenario.MechStronglyConvexSCO, scenario.MechORME}
+	scenario.MechPhasedSCO, scenario.MechStronglyConvexERM, scenario.MechStronglyConvexSCO, scenario.MechORME, scenario.MechDPSGD}
 
 // needs returns the flags the mechanism requires besides --eps and --delta.
 // (An unknown mechanism needs nothing here: job names the choices.)
@@ -71,6 +85,8 @@ func (d *mechFlags) needs() []string {
 		return []string{"target-sens"}
 	case d.mech == scenario.MechORME:
 		return []string{"tau"}
+	case d.mech == scenario.MechDPSGD:
+		return []string{"rk"}
 	case slices.Contains(runnable, d.mech):
 		return []string{"rk", "rx"}
 	}
@@ -130,6 +146,7 @@ type flagSet interface {
 	StringVar(p *string, name, value, usage string)
 	Float64Var(p *float64, name string, value float64, usage string)
 	IntVar(p *int, name string, value int, usage string)
+	BoolVar(p *bool, name string, value bool, usage string)
 }
 
 // readCSV loads a dataset file for a mechanism.
@@ -310,8 +327,11 @@ func (d *mechFlags) job() (job, error) {
 			return newDelOut(d.mech, p, res, tr, ds, s.Seed()), tr, nil
 		}}, nil
 	}
-	if d.mech == scenario.MechORME {
+	switch d.mech {
+	case scenario.MechORME:
 		return d.ormeJob()
+	case scenario.MechDPSGD:
+		return d.dpsgdJob()
 	}
 	run, ok := optimisers[d.mech]
 	if !ok {
@@ -371,8 +391,14 @@ func orDefault(s, def string) string {
 // flags.
 func loadInput(fs *flag.FlagSet, d *mechFlags, data, scen string, seed *uint64) (*dataset.Dataset, error) {
 	if scen != "" {
-		if data != "" || given(fs)["eps"] {
-			return nil, usagef("--scenario holds the data and parameters: give it alone (with --format)")
+		var clash []string
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "data" || f.Name == "seed" || slices.Contains(paramFlags, f.Name) {
+				clash = append(clash, "--"+f.Name)
+			}
+		})
+		if len(clash) > 0 {
+			return nil, usagef("--scenario holds the data, the parameters and the seed: drop %s (or edit the scenario)", strings.Join(clash, ", "))
 		}
 		ds, s, err := loadScenario(scen)
 		if err != nil {
@@ -381,7 +407,11 @@ func loadInput(fs *flag.FlagSet, d *mechFlags, data, scen string, seed *uint64) 
 		q := s.Params
 		*d = mechFlags{mech: s.Mechanism, f: orDefault(q.F, "mean"), mode: s.Mode.String(), eps: q.Eps, delta: q.Delta, sens: q.Sens, kappa: q.Kappa,
 			beta: q.Beta, mu: q.Mu, rk: q.RK, rx: q.RX, sensRule: orDefault(q.SensRule, mech.DeltaPaper), lambda: q.Lambda, phases: q.Phases,
-			loss: orDefault(q.Loss, mech.LossSquared), tau: q.Tau, queries: max(q.Queries, 1)}
+			loss: orDefault(q.Loss, mech.LossSquared), tau: q.Tau, queries: max(q.Queries, 1),
+			steps: q.Steps, eta: q.Eta, smoothing: q.Smoothing}
+		if q.Smoothing == 0 {
+			d.smoothing = -1 // not given: the theorem's
+		}
 		if d.beta == 0 {
 			d.beta = 0.01
 		}

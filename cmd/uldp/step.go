@@ -32,6 +32,7 @@ func cmdStep(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	d.trace = true // the steps are the point (DP-SGD records only when asked)
 	j, err := d.job()
 	if err != nil {
 		return err

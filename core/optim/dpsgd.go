@@ -36,8 +36,10 @@ type DPSGDParams struct {
 	Tau       float64
 	// Mode is ORME's: paper, sound, or non-private (gate passes, no noise).
 	Mode privacy.Mode
-	// KeepValues keeps every step's user values in the result (lessons).
-	KeepValues bool
+	// Record keeps the trace and every step's story in the result; memory
+	// then grows like T·n, so long runs leave it off and keep the iterates
+	// only. KeepValues also keeps each step's user values (lessons).
+	Record, KeepValues bool
 }
 
 // DPSGDSettings are step count, step size, smoothing radius and τ.
@@ -140,7 +142,10 @@ func DPSGD(ctx context.Context, p DPSGDParams, data *dataset.Dataset, streams *r
 	// (ε, δ/(2Tmnd))-DP, and (ε, δ) a fortiori.
 	me := mech.ORMEParams{Eps: p.Eps, Delta: p.Delta / (2 * float64(p.Steps) * float64(m) * float64(n) * float64(d)),
 		Tau: p.Tau, Queries: p.Steps, Mode: p.Mode}
-	rec := trace.NewRecorder("dp-sgd", streams.Seed())
+	var rec *trace.Recorder // nil records nothing
+	if p.Record || p.KeepValues {
+		rec = trace.NewRecorder("dp-sgd", streams.Seed())
+	}
 	orme, err := mech.NewORME(me, n, streams, rec)
 	if err != nil {
 		return DPSGDResult{}, nil, err
@@ -183,8 +188,11 @@ func DPSGD(ctx context.Context, p DPSGDParams, data *dataset.Dataset, streams *r
 		if p.KeepValues {
 			step.Values = slices.Clone(values)
 		}
+		keep := rec != nil
 		if !st.Passed {
-			res.Steps = append(res.Steps, step)
+			if keep {
+				res.Steps = append(res.Steps, step)
+			}
 			res.Halted, res.Theta = t, theta0
 			rec.Addf(KindSGDDone, res.Theta, "step %d: the gate failed, so DP-SGD outputs its initial point θ₀ = %v (data-independent)", t, trace.Vec(theta0))
 			return res, rec.Trace(), nil
@@ -195,7 +203,9 @@ func DPSGD(ctx context.Context, p DPSGDParams, data *dataset.Dataset, streams *r
 		}
 		dom.Project(next, next)
 		step.Next = next
-		res.Steps = append(res.Steps, step)
+		if keep {
+			res.Steps = append(res.Steps, step)
+		}
 		rec.Addf(KindSGDStep, step, "step %d: θ = Π_Θ(%v − η·ĝ) = %v", t, trace.Vec(theta), trace.Vec(next))
 		theta = next
 	}

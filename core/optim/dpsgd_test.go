@@ -83,7 +83,7 @@ func TestDPSGDHaltsToTheta0(t *testing.T) {
 		a := 2 * math.Pi * float64(i) / 100
 		d.Users = append(d.Users, dataset.User{ID: "u", Points: []float64{30 * math.Cos(a), 30 * math.Sin(a)}})
 	}
-	p := DPSGDParams{Eps: 1, Delta: 1e-5, Loss: loss.Squared{Mu: 1}, Radius: 2, Theta0: []float64{0.5, 0.5},
+	p := DPSGDParams{Eps: 1, Delta: 1e-5, Loss: loss.Squared{Mu: 1}, Radius: 2, Theta0: []float64{0.5, 0.5}, Record: true,
 		Steps: 20, Eta: 0.1, Tau: 0.01}
 	res, tr, err := DPSGD(context.Background(), p, d, rng.New(2), nil)
 	if err != nil {

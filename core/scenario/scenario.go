@@ -87,8 +87,13 @@ type Params struct {
 	// Lambda overrides the phased algorithms' λ; Phases their phase count.
 	Lambda float64 `json:"lambda,omitempty"`
 	Phases int     `json:"phases,omitempty"`
-	// Loss is the optimisers' loss: "squared" (default) or "absolute" (1-D).
+	// Loss is the optimisers' loss: "squared" (default), "absolute" (1-D)
+	// or, for DP-SGD, "distance".
 	Loss string `json:"loss,omitempty"`
+	// Eta and Smoothing set DP-SGD's step size and smoothing radius (0:
+	// Theorem 4.1's; no smoothing at all needs the CLI's --smoothing 0).
+	Eta       float64 `json:"eta,omitempty"`
+	Smoothing float64 `json:"smoothing,omitempty"`
 }
 
 // requirements lists the mechanism names a scenario may use, with the
@@ -105,6 +110,7 @@ var requirements = map[string][]string{
 	MechPhasedSCO:                {"eps", "delta", "rk", "rx"},
 	MechStronglyConvexERM:        {"eps", "delta", "rk", "rx"},
 	MechStronglyConvexSCO:        {"eps", "delta", "rk", "rx"},
+	MechDPSGD:                    {"eps", "delta", "rk"},
 }
 
 // The optimisers of Paper A a scenario may name (squared loss on a ball).
@@ -116,11 +122,13 @@ const (
 	MechStronglyConvexSCO = "strongly-convex-sco"
 	// MechORME is Paper B's outlier-removal mean estimation.
 	MechORME = "orme"
+	// MechDPSGD is Paper B's user-level DP-SGD.
+	MechDPSGD = "dp-sgd"
 )
 
 var (
 	topFields   = []string{"version", "name", "description", "dataset", "generator", "mechanism", "params", "mode", "seed"}
-	paramFields = []string{"eps", "delta", "sens", "tau", "kappa", "queries", "steps", "f", "rule", "delta_slack", "beta", "mu", "rk", "rx", "sens_rule", "lambda", "phases", "loss"}
+	paramFields = []string{"eps", "delta", "sens", "tau", "kappa", "queries", "steps", "f", "rule", "delta_slack", "beta", "mu", "rk", "rx", "sens_rule", "lambda", "phases", "loss", "eta", "smoothing"}
 	genFields   = []string{"kind", "n", "m", "d", "spread", "center", "clusters", "separation", "df", "outliers"}
 )
 
@@ -296,7 +304,9 @@ func decodeParams(top map[string]json.RawMessage, s *Scenario, need []string) er
 		check("sens_rule", oneOf(q.SensRule, "the Δ rule", "paper", "corollary")),
 		check("lambda", positive(q.Lambda, "λ")),
 		check("phases", atLeast1(q.Phases, "the number of phases")),
-		check("loss", oneOf(q.Loss, "the loss", "squared", "absolute")),
+		check("loss", oneOf(q.Loss, "the loss", "squared", "absolute", "distance")),
+		check("eta", positive(q.Eta, "the step size η")),
+		check("smoothing", positive(q.Smoothing, "the smoothing radius r")),
 	)
 }
 

@@ -34,6 +34,9 @@ func NewStepper(ctx context.Context, run Run, data *dataset.Dataset, streams *rn
 	if err != nil {
 		return nil, err
 	}
+	if t == nil {
+		return nil, fmt.Errorf("the run kept no trace to step through (it was run without recording)")
+	}
 	s.trace = t
 	return s, nil
 }
