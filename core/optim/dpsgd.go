@@ -125,33 +125,55 @@ func (p DPSGDParams) Validate(d int) error {
 // the "smoothing" stream (erratum A20); ORME draws its own. ctx cancels
 // long runs; progress (may be nil) gets steps done.
 func DPSGD(ctx context.Context, p DPSGDParams, data *dataset.Dataset, streams *rng.Streams, progress mech.Progress) (DPSGDResult, *trace.Trace, error) {
-	d, n := data.Dim, data.N()
-	if err := p.Validate(d); err != nil {
+	n, m, err := p.check(data)
+	if err != nil {
 		return DPSGDResult{}, nil, err
-	}
-	m, ok := data.M()
-	if !ok {
-		return DPSGDResult{}, nil, fmt.Errorf("users hold different numbers of items: DP-SGD averages each user's m item gradients and needs the same m for every user")
-	}
-	dom := loss.Ball{Centre: make([]float64, d), Radius: p.Radius}
-	theta0 := make([]float64, d)
-	if p.Theta0 != nil {
-		dom.Project(p.Theta0, theta0)
 	}
 	// One ORME instance for all T queries at δ/(2Tmnd): the run is even
 	// (ε, δ/(2Tmnd))-DP, and (ε, δ) a fortiori.
-	me := mech.ORMEParams{Eps: p.Eps, Delta: p.Delta / (2 * float64(p.Steps) * float64(m) * float64(n) * float64(d)),
+	me := mech.ORMEParams{Eps: p.Eps, Delta: p.Delta / (2 * float64(p.Steps) * float64(m) * float64(n) * float64(data.Dim)),
 		Tau: p.Tau, Queries: p.Steps, Mode: p.Mode}
-	var rec *trace.Recorder // nil records nothing
-	if p.Record || p.KeepValues {
-		rec = trace.NewRecorder("dp-sgd", streams.Seed())
-	}
+	rec := p.recorder("dp-sgd", streams)
 	orme, err := mech.NewORME(me, n, streams, rec)
 	if err != nil {
 		return DPSGDResult{}, nil, err
 	}
 	res := DPSGDResult{ORME: orme.Calibration()}
 	res.Guarantee = dpsgdGuarantee(p, res.ORME)
+	return p.descend(ctx, data, streams, progress, rec, orme.Query, res)
+}
+
+// check validates p against data and returns n and the common m.
+func (p DPSGDParams) check(data *dataset.Dataset) (int, int, error) {
+	if err := p.Validate(data.Dim); err != nil {
+		return 0, 0, err
+	}
+	m, ok := data.M()
+	if !ok {
+		return 0, 0, fmt.Errorf("users hold different numbers of items: DP-SGD averages each user's m item gradients and needs the same m for every user")
+	}
+	return data.N(), m, nil
+}
+
+// recorder is nil (recording nothing) unless the run keeps its story.
+func (p DPSGDParams) recorder(name string, streams *rng.Streams) *trace.Recorder {
+	if p.Record || p.KeepValues {
+		return trace.NewRecorder(name, streams.Seed())
+	}
+	return nil
+}
+
+// descend is the loop DP-SGD and its baselines share: smoothed user
+// gradients, one private mean per step from estimate (a failed gate ends
+// the run at θ₀), a projected step, and the average of the iterates.
+func (p DPSGDParams) descend(ctx context.Context, data *dataset.Dataset, streams *rng.Streams, progress mech.Progress,
+	rec *trace.Recorder, estimate func([][]float64) (mech.ORMEStep, error), res DPSGDResult) (DPSGDResult, *trace.Trace, error) {
+	d, n := data.Dim, data.N()
+	dom := loss.Ball{Centre: make([]float64, d), Radius: p.Radius}
+	theta0 := make([]float64, d)
+	if p.Theta0 != nil {
+		dom.Project(p.Theta0, theta0)
+	}
 	// Each user draws its perturbations from a stream of its own
 	// ("smoothing/i"), so users can be worked on in parallel and still give
 	// the same numbers for the same seed.
@@ -162,6 +184,7 @@ func DPSGD(ctx context.Context, p DPSGDParams, data *dataset.Dataset, streams *r
 	theta := slices.Clone(theta0)
 	avg := make([]float64, d)
 	values := make([][]float64, n)
+	keep := rec != nil
 	for t := 1; t <= p.Steps; t++ {
 		if t%64 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -180,7 +203,7 @@ func DPSGD(ctx context.Context, p DPSGDParams, data *dataset.Dataset, streams *r
 			values[i] = flat[i*d : (i+1)*d : (i+1)*d]
 		}
 		userGradients(p, data, theta, balls, values)
-		st, err := orme.Query(values)
+		st, err := estimate(values)
 		if err != nil {
 			return DPSGDResult{}, nil, err
 		}
@@ -188,7 +211,6 @@ func DPSGD(ctx context.Context, p DPSGDParams, data *dataset.Dataset, streams *r
 		if p.KeepValues {
 			step.Values = slices.Clone(values)
 		}
-		keep := rec != nil
 		if !st.Passed {
 			if keep {
 				res.Steps = append(res.Steps, step)

@@ -237,3 +237,41 @@ func TestDistanceFastPathMatchesGeneral(t *testing.T) {
 		}
 	}
 }
+
+// The baselines' σ by hand (zCDP: ρ per step Δ²/(2σ²), T steps at
+// ρ(ε, δ)), their item/user ratio m, and a run that shares DP-SGD's
+// smoothing draws: without noise all three walk the same path.
+func TestBaselines(t *testing.T) {
+	rho := privacy.RhoFor(1, 1e-5)
+	item, _ := BaselineSigma(BaselineItem, 1, 1e-5, 1, 100, 10, 50)
+	user, _ := BaselineSigma(BaselineUser, 1, 1e-5, 1, 100, 10, 50)
+	if want := 2.0 / 100 * math.Sqrt(50/(2*rho)); math.Abs(user-want) > 1e-12*want || math.Abs(user/item-10) > 1e-12 {
+		t.Errorf("σ_user = %v (want %v), σ_user/σ_item = %v (want m = 10)", user, want, user/item)
+	}
+	if _, err := BaselineSigma("magic", 1, 1e-5, 1, 100, 10, 50); err == nil {
+		t.Error("unknown baseline accepted")
+	}
+	data := gaussianUsers(t, 30, 4, 0.5, 3)
+	p := DPSGDParams{Eps: 1, Delta: 1e-5, Loss: loss.Distance{}, Radius: 1, Steps: 40, Eta: 0.05, Smoothing: 0.2, Tau: 1e6, Mode: privacy.NonPrivate}
+	ref, _, err := DPSGD(context.Background(), p, data, rng.New(8), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []string{BaselineItem, BaselineUser} {
+		got, _, err := BaselineDPSGD(context.Background(), kind, 1, p, data, rng.New(8), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range ref.Iterates {
+			if d := loss.Dist(got.Iterates[i], ref.Iterates[i]); d > 1e-12 {
+				t.Fatalf("%s, iterate %d: %v vs DP-SGD's %v", kind, i+1, got.Iterates[i], ref.Iterates[i])
+			}
+		}
+	}
+	q := p
+	q.Mode = privacy.Paper
+	got, _, err := BaselineDPSGD(context.Background(), BaselineItem, 1, q, data, rng.New(8), nil)
+	if err != nil || got.ORME.Sigma <= 0 || got.Guarantee.Certified() {
+		t.Errorf("private item-level run: σ = %v, guarantee %v, %v", got.ORME.Sigma, got.Guarantee, err)
+	}
+}
