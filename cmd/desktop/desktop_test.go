@@ -115,7 +115,7 @@ func TestDesktopLessons(t *testing.T) {
 		t.Errorf("lesson 3: dragging bar 2 up lowered it: %v → %v", a, b)
 	}
 
-	// Lessons 2, 4, 5 and 6 draw.
+	// Lessons 2, 4, 5, 6 and 7 draw.
 	d.key("2")
 	cal := d.shot("calibration")
 	d.key("4")
@@ -126,24 +126,27 @@ func TestDesktopLessons(t *testing.T) {
 	orme := d.shot("outlier-removal")
 	d.key("6")
 	d.key("End")
-	phased := d.shot("phased-erm")
-	// Lesson 7: M starts the Monte Carlo audit, sampled between frames;
-	// the verdict line under the profile appears when it is done.
+	sgd := d.shot("dp-sgd")
 	d.key("7")
+	d.key("End")
+	phased := d.shot("phased-erm")
+	// Lesson 8: M starts the Monte Carlo audit, sampled between frames;
+	// the verdict line under the profile appears when it is done.
+	d.key("8")
 	opened := d.shot("audit")
 	user := d.locate(viz.NewApp(scenes.NewAuditLab()), 1000+1+2) // B's user 3
 	d.drag(user, 80, 0)
 	lab := d.shot("audit")
 	if !differs(opened.img, lab.img, image.Rect(int(user.X)-10, int(user.Y)-10, int(user.X)+10, int(user.Y)+10)) {
-		t.Error("lesson 7: dragging B's user 3 did not move it")
+		t.Error("lesson 8: dragging B's user 3 did not move it")
 	}
 	d.key("m")
 	time.Sleep(5 * time.Second)
 	audited := d.shot("audit")
 	if !differs(lab.img, audited.img, image.Rect(fig.Min.X, fig.Max.Y-120, fig.Max.X, fig.Max.Y)) {
-		t.Error("lesson 7: M did not run the Monte Carlo audit (the figure's foot is unchanged)")
+		t.Error("lesson 8: M did not run the Monte Carlo audit (the figure's foot is unchanged)")
 	}
-	for name, s := range map[string]screenshot{"lesson 1": after, "lesson 2": cal, "lesson 3": dragged, "lesson 4": stab, "lesson 5": orme, "lesson 6": phased, "lesson 7": audited} {
+	for name, s := range map[string]screenshot{"lesson 1": after, "lesson 2": cal, "lesson 3": dragged, "lesson 4": stab, "lesson 5": orme, "lesson 6": sgd, "lesson 7": phased, "lesson 8": audited} {
 		if n := colours(s.img); n < 8 {
 			t.Errorf("%s: screenshot has only %d distinct colours", name, n)
 		}

@@ -6,8 +6,6 @@ import (
 	"math"
 	"slices"
 
-	"gonum.org/v1/gonum/mathext"
-
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/core/rng"
@@ -269,11 +267,11 @@ func epsBound(lower, upper, delta float64) float64 {
 // for k successes in n trials at level alpha (each tail alpha/2).
 func ClopperPearson(k, n int, alpha float64) (lower, upper float64) {
 	if k > 0 {
-		lower = mathext.InvRegIncBeta(float64(k), float64(n-k+1), alpha/2) // the Beta(k, n−k+1) quantile
+		lower = invRegIncBeta(float64(k), float64(n-k+1), alpha/2) // the Beta(k, n−k+1) quantile
 	}
 	upper = 1
 	if k < n {
-		upper = mathext.InvRegIncBeta(float64(k+1), float64(n-k), 1-alpha/2)
+		upper = invRegIncBeta(float64(k+1), float64(n-k), 1-alpha/2)
 	}
 	return lower, upper
 }

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"gonum.org/v1/gonum/mathext"
 	"math"
 	"testing"
 
@@ -146,5 +147,18 @@ func TestMCEpsReach(t *testing.T) {
 			t.Errorf("reach %v at %d runs does not grow from %v", res.EpsReach, n, prev)
 		}
 		prev = res.EpsReach
+	}
+}
+
+// The Beta quantile behind Clopper–Pearson against gonum's, over the
+// shapes the audits use (k successes of n up to 10⁵, tails down to 10⁻⁶).
+func TestInvRegIncBeta(t *testing.T) {
+	for _, c := range [][3]float64{{1, 1, 0.3}, {3, 8, 0.01}, {0.5, 2.5, 0.9}, {1, 100000, 4e-6}, {100000, 1, 1 - 4e-6},
+		{50000, 50001, 4e-6}, {12, 99989, 1 - 4e-6}, {99990, 11, 4e-6}} {
+		got := invRegIncBeta(c[0], c[1], c[2])
+		want := mathext.InvRegIncBeta(c[0], c[1], c[2])
+		if math.Abs(got-want) > 1e-9*math.Max(want, 1e-300) && math.Abs(got-want) > 1e-15 {
+			t.Errorf("Beta(%v, %v) quantile at %v: %v, gonum %v", c[0], c[1], c[2], got, want)
+		}
 	}
 }

@@ -8,8 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"gonum.org/v1/gonum/integrate/quad"
-
+	"github.com/uldplab/uldp/core/internal/gauss"
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/noise"
 	"github.com/uldplab/uldp/core/privacy"
@@ -190,11 +189,12 @@ func NewORMEPair(a, b ORMELaw) (ORMEPair, error) {
 	}
 	width := math.Min(a.Sigma, b.Sigma) / 10
 	pr := ORMEPair{a: a, b: b}
+	rule := gauss.Legendre(8)
 	xs, ws := make([]float64, 8), make([]float64, 8)
 	for _, s := range merged {
 		panels := int(math.Ceil((s.hi - s.lo) / width))
 		for i := range panels {
-			quad.Legendre{}.FixedLocations(xs, ws, s.lo+(s.hi-s.lo)*float64(i)/float64(panels), s.lo+(s.hi-s.lo)*float64(i+1)/float64(panels))
+			rule.Fixed(xs, ws, s.lo+(s.hi-s.lo)*float64(i)/float64(panels), s.lo+(s.hi-s.lo)*float64(i+1)/float64(panels))
 			for k, x := range xs {
 				pr.ws = append(pr.ws, ws[k])
 				pr.da = append(pr.da, a.density(x))

@@ -7,8 +7,7 @@ import (
 	"math"
 	"slices"
 
-	"gonum.org/v1/gonum/integrate/quad"
-
+	"github.com/uldplab/uldp/core/internal/gauss"
 	"github.com/uldplab/uldp/core/noise"
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/core/rng"
@@ -275,7 +274,7 @@ func ATHaltDistribution(p ATParams, queries []float64) []float64 {
 		a, c := edges[i], edges[i+1]
 		n := int(math.Ceil((c - a) / b))
 		for j := 0; j < n; j++ {
-			quad.Legendre{}.FixedLocations(xs, ws, a+(c-a)*float64(j)/float64(n), a+(c-a)*float64(j+1)/float64(n))
+			legendre.Fixed(xs, ws, a+(c-a)*float64(j)/float64(n), a+(c-a)*float64(j+1)/float64(n))
 			for k, lambda := range xs {
 				// One pass gives every halting time: the running product is
 				// the probability that queries 1..t all pass given Λ = λ.
@@ -294,6 +293,9 @@ func ATHaltDistribution(p ATParams, queries []float64) []float64 {
 
 // legendreNodes is the Gauss–Legendre order per sub-panel.
 const legendreNodes = 20
+
+// legendre is that rule, computed once.
+var legendre = gauss.Legendre(legendreNodes)
 
 // plus writes "+ x" or "− |x|" for the second term of a sum.
 func plus(x float64) string {

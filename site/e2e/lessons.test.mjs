@@ -55,7 +55,7 @@ test("the site opens on lesson 1 with every lesson in the menu", async () => {
   const { page, errors } = await open();
   assert.equal((await state(page)).get("scene"), "user-level");
   const lessons = await page.$$eval("#lessons a", (as) => as.map((a) => a.dataset.scene));
-  assert.deepEqual(lessons, ["user-level", "calibration", "abovethreshold", "stability", "outlier-removal", "phased-erm", "audit"]);
+  assert.deepEqual(lessons, ["user-level", "calibration", "abovethreshold", "stability", "outlier-removal", "dp-sgd", "phased-erm", "audit"]);
   await page.keyboard.press("3");
   assert.equal((await state(page)).get("scene"), "abovethreshold");
   await prose(page, /AboveThreshold/);
@@ -275,6 +275,26 @@ test("Outlier removal: step through the gate and the ramp, drag a far user into 
   await prose(page, /average only the crowd/);
   await page.screenshot({ path: shots + "outlier-removal.png" });
   assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("User-level DP-SGD: steps with the inset, the baseline beside it, halting when τ is too small", async () => {
+  const { page, errors } = await open("#scene=dp-sgd");
+  await page.locator("#figure").focus();
+  for (let i = 0; i < 3; i++) await page.keyboard.press("ArrowRight");
+  assert.match(await status(page), /step 3: θ = Π_Θ/);
+  const t0 = Date.now();
+  await page.click("#ctl-end");
+  assert.match(await readout(page, "excess"), /^[\d.e−-]+ \(the domain allows/);
+  assert.match(await readout(page, "baseline"), /σ = /);
+  await page.fill(`#controls input[aria-label="τ ÷ the theorem's value"]`, "0.001");
+  await page.keyboard.press("Enter");
+  assert.match(await readout(page, "halted"), /the gate failed at step \d+/);
+  const ms = Date.now() - t0;
+  await prose(page, /one private mean per step/);
+  await page.screenshot({ path: shots + "dp-sgd.png" });
+  assert.deepEqual(errors, []);
+  console.log(`# dp-sgd: end + a τ change in ${ms} ms`);
   await page.close();
 });
 

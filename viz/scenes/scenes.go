@@ -7,5 +7,5 @@ import "github.com/uldplab/uldp/viz"
 
 // All returns a fresh instance of every lesson scene, in lesson order.
 func All() []viz.Scene {
-	return []viz.Scene{NewPlayground(), NewCalibration(), NewAboveThreshold(), NewStability(), NewOutlier(), NewPhased(), NewAuditLab()}
+	return []viz.Scene{NewPlayground(), NewCalibration(), NewAboveThreshold(), NewStability(), NewOutlier(), NewDPSGD(), NewPhased(), NewAuditLab()}
 }

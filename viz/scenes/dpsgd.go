@@ -1,0 +1,328 @@
+package scenes
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/loss"
+	"github.com/uldplab/uldp/core/optim"
+	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/core/rng"
+	"github.com/uldplab/uldp/core/trace"
+	"github.com/uldplab/uldp/viz"
+)
+
+// DPSGD is lesson 6: Paper B's user-level DP-SGD (Alg. 3) finding the
+// geometric median of users' items in the unit disk. Step through it: each
+// step smooths every user's gradient, asks ORME for their private mean and
+// moves; a Gaussian baseline runs beside it on the same seed.
+type DPSGD struct {
+	n, m     int
+	crowd    [2]float64 // where most users' items sit (drag it)
+	outliers [2]float64 // where the outlying users' items sit (drag it)
+	share    float64    // the outlying users' share
+	params   optim.DPSGDParams
+	tauX     float64 // τ as a multiple of Theorem 4.1's
+	etaX     float64 // η as a multiple of Theorem 4.1's
+	smooth   bool
+	baseline string // "" for none
+	seed     uint64
+
+	data     *dataset.Dataset
+	player   viz.Player
+	res      optim.DPSGDResult
+	base     optim.DPSGDResult
+	settings optim.DPSGDSettings
+	best     []float64 // the non-private geometric median in Θ
+	heat     []float64 // the loss on the grid, cached per dataset
+	err      error
+
+	cam  viz.Camera
+	list viz.List
+	drag int // dpsgdCrowd or dpsgdOutliers while dragging
+	grab [2]float64
+}
+
+// Hit-test ids of the two handles.
+const (
+	dpsgdCrowd = 1 + iota
+	dpsgdOutliers
+)
+
+// heatCells is the landscape grid's resolution per side.
+const heatCells = 28
+
+// NewDPSGD opens on 300 users of 5 items at ε = 8, δ = 10⁻⁵, T = 100 steps
+// with Theorem 4.1's η, r and τ (the gate passes every step there).
+func NewDPSGD() *DPSGD {
+	s := &DPSGD{n: 300, m: 5, crowd: [2]float64{0.35, -0.25}, outliers: [2]float64{-0.6, 0.6}, share: 0.1,
+		params: optim.DPSGDParams{Eps: 8, Delta: 1e-5, Loss: loss.Distance{}, Radius: 1, Steps: 100, Record: true, KeepValues: true},
+		tauX:   1, etaX: 1, smooth: true, baseline: optim.BaselineUser, seed: 1}
+	s.regenerate()
+	return s
+}
+
+// Info names the scene.
+func (s *DPSGD) Info() viz.Info {
+	return viz.Info{Name: "dp-sgd", Title: "User-level DP-SGD",
+		Summary: "Paper B's DP-SGD: smoothed user gradients, one private outlier-removal mean per step, a projected step; a Gaussian baseline beside it."}
+}
+
+// Player returns the stepper bar.
+func (s *DPSGD) Player() *viz.Player { return &s.player }
+
+// regenerate draws the users around the two centres from a fixed stream
+// (the seed moves the algorithm's draws only), then reruns.
+func (s *DPSGD) regenerate() {
+	r := rng.New(11).Get(rng.Data)
+	d := &dataset.Dataset{Dim: 2}
+	out := int(math.Round(s.share * float64(s.n)))
+	for i := range s.n {
+		c := s.crowd
+		if i >= s.n-out {
+			c = s.outliers
+		}
+		u := []float64{c[0] + 0.12*r.NormFloat64(), c[1] + 0.12*r.NormFloat64()}
+		pts := make([]float64, 0, 2*s.m)
+		for range s.m {
+			pts = append(pts, u[0]+0.35*r.NormFloat64(), u[1]+0.35*r.NormFloat64())
+		}
+		d.Users = append(d.Users, dataset.User{ID: strconv.Itoa(i + 1), Points: pts})
+	}
+	s.data = d
+	s.best = geometricMedian(d, s.params.Radius)
+	s.heat = nil
+	s.rerun()
+}
+
+// rerun runs DP-SGD (the stepper walks its steps) and the baseline.
+func (s *DPSGD) rerun() {
+	s.settings = optim.Theorem41(s.params.Eps, s.params.Delta, 1, 2*s.params.Radius, s.n, s.m, 2, s.params.Steps)
+	p := s.params
+	p.Eta, p.Tau = s.etaX*s.settings.Eta, s.tauX*s.settings.Tau
+	if s.smooth {
+		p.Smoothing = s.settings.Smoothing
+	}
+	run := func(ctx context.Context, d *dataset.Dataset, st *rng.Streams) (*trace.Trace, error) {
+		res, tr, err := optim.DPSGD(ctx, p, d, st, nil)
+		if err != nil {
+			return nil, err
+		}
+		s.res = res
+		// One stepper step per SGD step: ORME's inner steps live in each
+		// step's story, shown in the inset.
+		tr.Steps = slices.DeleteFunc(tr.Steps, func(x trace.Step) bool {
+			return x.Kind != optim.KindSGDStep && x.Kind != optim.KindSGDDone
+		})
+		return tr, nil
+	}
+	st, err := trace.NewStepper(context.Background(), run, s.data, rng.New(s.seed))
+	s.err = err
+	if err != nil {
+		return
+	}
+	s.base = optim.DPSGDResult{}
+	if s.baseline != "" {
+		q := p
+		q.Record, q.KeepValues = false, false
+		if s.base, _, err = optim.BaselineDPSGD(context.Background(), s.baseline, 1, q, s.data, rng.New(s.seed), nil); err != nil {
+			s.err = err
+			return
+		}
+	}
+	if old := s.player.Stepper(); old != nil {
+		_ = st.Seek(min(old.Pos(), st.Len()))
+	}
+	s.player.Load(st)
+}
+
+// geometricMedian minimises the mean distance to every item over the disk
+// of radius r: Weiszfeld's iteration, projected (a few hundred steps reach
+// far below the figure's resolution).
+func geometricMedian(d *dataset.Dataset, r float64) []float64 {
+	var x [2]float64
+	n := 0
+	for i := range d.Users {
+		for j := range d.Items(i) {
+			it := d.Item(i, j)
+			x[0], x[1], n = x[0]+it[0], x[1]+it[1], n+1
+		}
+	}
+	x[0], x[1] = x[0]/float64(n), x[1]/float64(n)
+	dom := loss.Ball{Centre: []float64{0, 0}, Radius: r}
+	for range 300 {
+		var num [2]float64
+		var den float64
+		for i := range d.Users {
+			for j := range d.Items(i) {
+				it := d.Item(i, j)
+				w := 1 / math.Max(math.Hypot(x[0]-it[0], x[1]-it[1]), 1e-9)
+				num[0], num[1], den = num[0]+w*it[0], num[1]+w*it[1], den+w
+			}
+		}
+		x = [2]float64{num[0] / den, num[1] / den}
+	}
+	return dom.Project(x[:], make([]float64, 2))
+}
+
+// risk is the mean distance from θ to the items.
+func (s *DPSGD) risk(theta []float64) float64 {
+	var sum float64
+	k := 0
+	for i := range s.data.Users {
+		for j := range s.data.Items(i) {
+			sum += loss.Dist(theta, s.data.Item(i, j))
+			k++
+		}
+	}
+	return sum / float64(k)
+}
+
+// Controls declares the scene's inputs.
+func (s *DPSGD) Controls() []viz.Control {
+	return []viz.Control{
+		{Name: "n", Label: "users n", Kind: viz.Slider, Value: strconv.Itoa(s.n), Min: 20, Max: 1000, Step: 10, Log: true},
+		{Name: "m", Label: "items per user m", Kind: viz.Slider, Value: strconv.Itoa(s.m), Min: 1, Max: 50, Step: 1},
+		{Name: "share", Label: "outlying users' share", Kind: viz.Slider, Value: viz.FormatNumber(s.share), Min: 0, Max: 0.5, Step: 0.01},
+		{Name: "eps", Label: "ε", Kind: viz.Slider, Value: viz.FormatNumber(s.params.Eps), Min: 0.5, Max: 20, Log: true},
+		{Name: "steps", Label: "steps T", Kind: viz.Slider, Value: strconv.Itoa(s.params.Steps), Min: 10, Max: 500, Step: 10,
+			Help: fmt.Sprintf("Theorem 4.1 wants m²n² + mn√d = %.3g", float64(s.m*s.m*s.n*s.n)+float64(s.m*s.n)*math.Sqrt2)},
+		{Name: "eta", Label: "η ÷ the theorem's", Kind: viz.Slider, Value: viz.FormatNumber(s.etaX), Min: 0.01, Max: 100, Log: true},
+		{Name: "tau", Label: "τ ÷ the theorem's", Kind: viz.Slider, Value: viz.FormatNumber(s.tauX), Min: 0.001, Max: 10, Log: true,
+			Help: "below about 1/τ_theorem the users' gradients stop being concentrated: users are dropped, then the gate halts"},
+		{Name: "smoothing", Label: "randomized smoothing", Kind: viz.Toggle, Value: strconv.FormatBool(s.smooth),
+			Help: "off: plain subgradients of the non-smooth loss"},
+		{Name: "baseline", Label: "beside it", Kind: viz.Choice, Value: orDefault(s.baseline, "none"),
+			Choices: []string{"none", optim.BaselineUser, optim.BaselineItem}},
+		{Name: "mode", Label: "mode", Kind: viz.Choice, Value: s.params.Mode.String(),
+			Choices: []string{privacy.Paper.String(), privacy.Sound.String(), privacy.NonPrivate.String()}},
+		viz.SeedControl(s.seed),
+	}
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+// Set changes one control; a value the run refuses leaves the lesson as it
+// was.
+func (s *DPSGD) Set(name, value string) error {
+	c, ok := findControl(s.Controls(), name)
+	if !ok {
+		return fmt.Errorf("no control %q in this lesson", name)
+	}
+	next := *s
+	regen := false
+	switch name {
+	case "smoothing":
+		on, err := strconv.ParseBool(value)
+		if err != nil {
+			on = !s.smooth
+		}
+		next.smooth = on
+	case "baseline":
+		switch value {
+		case "none":
+			next.baseline = ""
+		case optim.BaselineUser, optim.BaselineItem:
+			next.baseline = value
+		default:
+			return fmt.Errorf("beside it %q: choose none, %s or %s", value, optim.BaselineUser, optim.BaselineItem)
+		}
+	case "mode":
+		m, err := privacy.ParseMode(value)
+		if err != nil || m == privacy.Teaching {
+			return fmt.Errorf("mode %q: use paper, sound or non-private", value)
+		}
+		next.params.Mode = m
+	case viz.CtlSeed:
+		seed, err := viz.ParseSeed(value)
+		if err != nil {
+			return err
+		}
+		next.seed = seed
+	default:
+		x, err := viz.ParseNumber(c, value)
+		if err != nil {
+			return err
+		}
+		switch name {
+		case "n":
+			next.n, regen = int(math.Round(x)), true
+		case "m":
+			next.m, regen = int(math.Round(x)), true
+		case "share":
+			next.share, regen = x, true
+		case "eps":
+			next.params.Eps = x
+		case "steps":
+			next.params.Steps = int(math.Round(x))
+		case "eta":
+			next.etaX = x
+		case "tau":
+			next.tauX = x
+		}
+	}
+	if regen {
+		next.regenerate()
+	} else {
+		next.rerun()
+	}
+	if next.err != nil {
+		return next.err
+	}
+	*s = next
+	return nil
+}
+
+// Readouts lists the run's numbers.
+func (s *DPSGD) Readouts() []viz.Readout {
+	if s.err != nil {
+		return []viz.Readout{{Name: "error", Label: "cannot run", Text: s.err.Error(), Warn: true}}
+	}
+	set := s.settings
+	r := []viz.Readout{
+		{Name: "settings", Label: "T, η, r, τ", Text: fmt.Sprintf("%d, %.3g, %.3g, %.3g", s.params.Steps, s.etaX*set.Eta, map[bool]float64{true: set.Smoothing, false: 0}[s.smooth], s.tauX*set.Tau),
+			Formula: "Theorem 4.1 (η, τ scaled by the sliders)"},
+		{Name: "sigma", Label: "ORME's σ per step", Value: s.res.ORME.Sigma, Text: fmt.Sprintf("%.3g", s.res.ORME.Sigma), Formula: sigmaFormula(s.res.ORME)},
+	}
+	if s.res.Halted > 0 {
+		r = append(r, viz.Readout{Name: "halted", Label: "halted", Value: float64(s.res.Halted), Warn: true,
+			Text: fmt.Sprintf("the gate failed at step %d: the answer is θ₀", s.res.Halted)})
+	}
+	ex := s.risk(s.res.Theta) - s.risk(s.best)
+	r = append(r, viz.Readout{Name: "excess", Label: "excess risk of θ̂", Value: ex, Text: fmt.Sprintf("%.3g (the domain allows at most G·R = %g)", ex, 2*s.params.Radius),
+		Formula: "L(θ̂) − L(θ*), L the mean distance to the items"})
+	if s.baseline != "" && s.base.Theta != nil {
+		bx := s.risk(s.base.Theta) - s.risk(s.best)
+		r = append(r, viz.Readout{Name: "baseline", Label: s.baseline, Value: bx,
+			Text: fmt.Sprintf("σ = %.3g per step, excess %.3g — %s", s.base.ORME.Sigma, bx, s.base.Guarantee.Note)})
+	}
+	return r
+}
+
+// Guarantee is DP-SGD's.
+func (s *DPSGD) Guarantee() privacy.Guarantee {
+	if s.err != nil {
+		return privacy.Guarantee{Eps: math.Inf(1), Mode: s.params.Mode, Note: s.err.Error()}
+	}
+	return s.res.Guarantee
+}
+
+// Trace returns the run (one step per SGD step).
+func (s *DPSGD) Trace() *trace.Trace {
+	if st := s.player.Stepper(); st != nil {
+		return st.Trace()
+	}
+	return nil
+}
+
+// Dataset returns the users' items.
+func (s *DPSGD) Dataset() *dataset.Dataset { return s.data.Clone() }

@@ -1,0 +1,227 @@
+package scenes
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/uldplab/uldp/core/optim"
+	"github.com/uldplab/uldp/viz"
+)
+
+// shownStep is how many SGD steps the stepper has revealed (0: none).
+func (s *DPSGD) shownStep() int {
+	k := 0
+	for _, st := range s.player.Stepper().Shown() {
+		if st.Kind == optim.KindSGDStep {
+			k++
+		}
+	}
+	if k == 0 && s.res.Halted > 0 && s.player.Stepper().Pos() > 0 {
+		k = s.res.Halted // the failed step itself
+	}
+	return k
+}
+
+// Draw shows the loss landscape on Θ, both trajectories up to the shown
+// step, and the current step's ORME inset.
+func (s *DPSGD) Draw(w, h float64) *viz.List {
+	l := &s.list
+	l.Reset(w, h)
+	if s.err != nil {
+		for i, line := range viz.Wrap("Cannot run: "+s.err.Error(), int(w/7)) {
+			l.Text(viz.Point{X: 20, Y: 30 + 18*float64(i)}, line, 13, viz.Vermillion, viz.Left)
+		}
+		return l
+	}
+	split := math.Round(w * 0.62)
+	if s.drag == 0 {
+		s.cam = viz.Fit(-1.05, 1.05, -1.05, 1.05, 0, 40, split, h-50, 10)
+	}
+	s.drawLandscape(l)
+	k := s.shownStep()
+	s.drawPaths(l, k)
+	s.drawHandles(l)
+	s.drawInset(l, plotArea{x0: split + 20, y0: 60, w: math.Min(w-split-40, h-160), h: 0}, k)
+	l.Text(viz.Point{X: 14, Y: 14}, "Θ, the unit disk: darker = lower loss, ★ its minimiser", 12, viz.Ink, viz.Left)
+	l.Text(viz.Point{X: 14, Y: 30}, "blue: DP-SGD's iterates, ◆ their average θ̂; orange dashed: the baseline", 11, viz.Muted, viz.Left)
+	s.cam.DrawScaleBar(l)
+	return l
+}
+
+// drawLandscape shades the loss on a grid over Θ (cached per dataset).
+func (s *DPSGD) drawLandscape(l *viz.List) {
+	c := s.cam
+	cell := 2.0 / heatCells
+	if s.heat == nil {
+		s.heat = make([]float64, heatCells*heatCells)
+		for i := range heatCells {
+			for j := range heatCells {
+				s.heat[i*heatCells+j] = s.risk([]float64{-1 + (float64(i)+0.5)*cell, -1 + (float64(j)+0.5)*cell})
+			}
+		}
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range s.heat {
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	for i := range heatCells {
+		for j := range heatCells {
+			x, y := -1+float64(i)*cell, -1+float64(j)*cell
+			if math.Hypot(x+cell/2, y+cell/2) > 1 {
+				continue
+			}
+			a := 0.55 * (1 - (s.heat[i*heatCells+j]-lo)/math.Max(hi-lo, 1e-12))
+			l.Rect(c.ToScreen(x, y+cell), c.ToScreen(x+cell, y), viz.Style{Fill: viz.Sky, Alpha: a + 0.02}, 0)
+		}
+	}
+	o := c.ToScreen(0, 0)
+	l.Circle(o, s.params.Radius*c.Scale, viz.Style{Stroke: viz.Ink, Width: 1.5}, 0)
+	b := c.ToScreen(s.best[0], s.best[1])
+	l.Text(b, "★", 16, viz.Ink, viz.Centre)
+}
+
+// drawPaths draws DP-SGD's iterates up to step k and the baseline's, with
+// the current step's smoothing ball and move.
+func (s *DPSGD) drawPaths(l *viz.List, k int) {
+	c := s.cam
+	path := func(its [][]float64, upto int, col viz.Colour, dashed bool) {
+		if upto < 1 {
+			return
+		}
+		pts := make([]viz.Point, 0, upto)
+		for _, it := range its[:min(upto, len(its))] {
+			pts = append(pts, c.ToScreen(it[0], it[1]))
+		}
+		l.Polyline(pts, viz.Style{Stroke: col, Width: 1.2, Alpha: 0.8, Dashed: dashed})
+		l.Circle(pts[len(pts)-1], 4, viz.Style{Fill: col, Stroke: viz.Ink, Width: 1}, 0)
+	}
+	if s.baseline != "" && s.base.Iterates != nil {
+		path(s.base.Iterates, k, viz.Orange, true)
+	}
+	path(s.res.Iterates, k, viz.Blue, false)
+	end := k >= len(s.res.Iterates) || s.res.Halted > 0 && k >= s.res.Halted
+	if k > 0 && k <= len(s.res.Steps) {
+		st := s.res.Steps[k-1]
+		at := c.ToScreen(st.Theta[0], st.Theta[1])
+		if s.smooth {
+			l.Circle(at, s.settings.Smoothing*c.Scale, viz.Style{Stroke: viz.Purple, Width: 1, Dashed: true}, 0)
+		}
+		if st.Next != nil {
+			l.Arrow(at, c.ToScreen(st.Next[0], st.Next[1]), viz.Style{Stroke: viz.Ink, Width: 1.5})
+		}
+	}
+	if end && s.player.Stepper().Pos() == s.player.Stepper().Len() {
+		for _, r := range []struct {
+			theta []float64
+			col   viz.Colour
+		}{{s.res.Theta, viz.Blue}, {s.base.Theta, viz.Orange}} {
+			if r.theta == nil || (r.col == viz.Orange && s.baseline == "") {
+				continue
+			}
+			p := c.ToScreen(r.theta[0], r.theta[1])
+			l.Polygon([]viz.Point{{X: p.X, Y: p.Y - 8}, {X: p.X + 8, Y: p.Y}, {X: p.X, Y: p.Y + 8}, {X: p.X - 8, Y: p.Y}}, viz.Style{Fill: r.col, Stroke: viz.Ink, Width: 1})
+		}
+		if s.res.Halted > 0 {
+			l.Text(viz.Point{X: s.cam.X0 + s.cam.W/2, Y: s.cam.Y0 + s.cam.H - 8}, fmt.Sprintf("halted at step %d → θ̂ = θ₀", s.res.Halted), 13, viz.Vermillion, viz.Centre)
+		}
+	}
+}
+
+// drawHandles draws the two draggable centres of the users' items.
+func (s *DPSGD) drawHandles(l *viz.List) {
+	for _, h := range []struct {
+		id    int
+		at    [2]float64
+		label string
+	}{{dpsgdCrowd, s.crowd, "most users (drag)"}, {dpsgdOutliers, s.outliers, "outlying users (drag)"}} {
+		if h.id == dpsgdOutliers && s.share == 0 {
+			continue
+		}
+		p := s.cam.ToScreen(h.at[0], h.at[1])
+		st := viz.Style{Fill: viz.Paper, Stroke: viz.Ink, Width: 1.5}
+		if s.drag == h.id {
+			st.Stroke, st.Width = viz.Yellow, 3
+		}
+		l.Circle(p, 7, st, h.id)
+		l.Text(viz.Point{X: p.X + 10, Y: p.Y}, h.label, 11, viz.Ink, viz.Left)
+	}
+}
+
+// drawInset is the current step's ORME in gradient space: every user's
+// smoothed mean gradient (a unit disk holds them all), kept or not, the
+// kept mean and the released ĝ with its σ ring.
+func (s *DPSGD) drawInset(l *viz.List, p plotArea, k int) {
+	l.Text(viz.Point{X: p.x0, Y: p.y0 - 20}, "this step's users' gradients and ORME's answer", 12, viz.Ink, viz.Left)
+	if k < 1 || k > len(s.res.Steps) {
+		l.Text(viz.Point{X: p.x0, Y: p.y0 + 14}, "step with → to see them", 11, viz.Muted, viz.Left)
+		return
+	}
+	st := s.res.Steps[k-1]
+	cam := viz.Fit(-1.1, 1.1, -1.1, 1.1, p.x0, p.y0, p.w, p.w, 4)
+	l.Circle(cam.ToScreen(0, 0), cam.Scale, viz.Style{Stroke: viz.Muted, Width: 1}, 0)
+	kept := make([]bool, len(st.Values))
+	for _, j := range st.ORME.Kept {
+		kept[j] = true
+	}
+	in, out := make([]viz.Point, 0, len(st.Values)), []viz.Point{}
+	for j, v := range st.Values {
+		pt := cam.ToScreen(v[0], v[1])
+		if kept[j] || !st.ORME.Passed {
+			in = append(in, pt)
+		} else {
+			out = append(out, pt)
+		}
+	}
+	l.Dots(in, 2, viz.Style{Fill: viz.Blue, Alpha: 0.6}, 0)
+	l.Dots(out, 2.5, viz.Style{Fill: viz.Vermillion}, 0)
+	y := p.y0 + p.w + 16
+	if !st.ORME.Passed {
+		l.Text(viz.Point{X: p.x0, Y: y}, fmt.Sprintf("score %.3g < the noisy gate: ORME halts", st.ORME.Score), 12, viz.Vermillion, viz.Left)
+		return
+	}
+	m := cam.ToScreen(st.ORME.Mean[0], st.ORME.Mean[1])
+	g := cam.ToScreen(st.ORME.Output[0], st.ORME.Output[1])
+	l.Circle(m, math.Min(s.res.ORME.Sigma*cam.Scale, 3*p.w), viz.Style{Stroke: viz.Orange, Width: 1, Alpha: 0.7}, 0)
+	l.Polygon([]viz.Point{{X: m.X, Y: m.Y - 6}, {X: m.X + 6, Y: m.Y}, {X: m.X, Y: m.Y + 6}, {X: m.X - 6, Y: m.Y}}, viz.Style{Fill: viz.Green, Stroke: viz.Ink, Width: 1})
+	l.Circle(viz.Point{X: math.Max(p.x0, math.Min(p.x0+p.w, g.X)), Y: math.Max(p.y0, math.Min(p.y0+p.w, g.Y))}, 5, viz.Style{Fill: viz.Orange, Stroke: viz.Ink, Width: 1}, 0)
+	l.Text(viz.Point{X: p.x0, Y: y}, fmt.Sprintf("step %d: s = %.4g of n = %d, kept %d; ◆ kept mean, ● ĝ (σ = %.3g)", k, st.ORME.Score, len(st.Values), len(st.ORME.Kept), s.res.ORME.Sigma), 11, viz.Ink, viz.Left)
+	l.Text(viz.Point{X: p.x0, Y: y + 16}, fmt.Sprintf("‖ĝ − kept mean‖ = %.3g; red: users the ramp dropped", math.Hypot(st.ORME.Output[0]-st.ORME.Mean[0], st.ORME.Output[1]-st.ORME.Mean[1])), 11, viz.Muted, viz.Left)
+}
+
+// Pointer drags the crowd's or the outlying users' centre; the users are
+// redrawn around it from the same stream and everything reruns.
+func (s *DPSGD) Pointer(ev viz.Event) bool {
+	switch ev.Kind {
+	case viz.PointerDown:
+		id := s.list.Hit(viz.Point{X: ev.X, Y: ev.Y}, 4)
+		if id != dpsgdCrowd && id != dpsgdOutliers {
+			return false
+		}
+		x, y := s.cam.ToWorld(viz.Point{X: ev.X, Y: ev.Y})
+		at := s.crowd
+		if id == dpsgdOutliers {
+			at = s.outliers
+		}
+		s.drag, s.grab = id, [2]float64{at[0] - x, at[1] - y}
+		return true
+	case viz.PointerMove:
+		if s.drag == 0 {
+			return false
+		}
+		x, y := s.cam.ToWorld(viz.Point{X: ev.X, Y: ev.Y})
+		at := [2]float64{math.Max(-2, math.Min(2, x+s.grab[0])), math.Max(-2, math.Min(2, y+s.grab[1]))}
+		if s.drag == dpsgdCrowd {
+			s.crowd = at
+		} else {
+			s.outliers = at
+		}
+		s.regenerate()
+		return true
+	case viz.PointerUp:
+		if s.drag != 0 {
+			s.drag = 0
+			return true
+		}
+	}
+	return false
+}

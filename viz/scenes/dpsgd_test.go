@@ -1,0 +1,106 @@
+package scenes
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/uldplab/uldp/core/optim"
+	"github.com/uldplab/uldp/viz"
+)
+
+func newDPSGD(t *testing.T) (*viz.App, *DPSGD) {
+	t.Helper()
+	s := NewDPSGD()
+	if s.err != nil {
+		t.Fatal(s.err)
+	}
+	return viz.NewApp(s), s
+}
+
+// One stepper step per SGD step; the inset shows that step's users and
+// ORME's answer; at the end θ̂ and the baseline's answer are drawn and
+// every iterate is in Θ.
+func TestDPSGDLesson(t *testing.T) {
+	a, s := newDPSGD(t)
+	if n := s.player.Stepper().Len(); n != s.params.Steps+1 {
+		t.Fatalf("%d stepper steps for T = %d (want T + the answer)", n, s.params.Steps)
+	}
+	if !hasText(frame(a), "step with → to see them") {
+		t.Error("the inset is not waiting for a step")
+	}
+	a.Key("ArrowRight")
+	if s.shownStep() != 1 || !hasText(frame(a), "step 1: s = ") {
+		t.Errorf("after one step: shown %d", s.shownStep())
+	}
+	mustSet(t, a, viz.CtlEnd, "")
+	if s.res.Halted != 0 || len(s.res.Iterates) != s.params.Steps {
+		t.Fatalf("the default run halted at %d", s.res.Halted)
+	}
+	for _, it := range append(s.res.Iterates, s.res.Theta, s.base.Theta) {
+		if math.Hypot(it[0], it[1]) > 1+1e-12 {
+			t.Fatalf("iterate %v outside Θ", it)
+		}
+	}
+	diamonds := 0
+	for _, it := range frame(a).Items {
+		if it.Kind == viz.Polygon && len(it.P) == 4 && it.Style.Fill == viz.Blue || it.Kind == viz.Polygon && it.Style.Fill == viz.Orange {
+			diamonds++
+		}
+	}
+	if diamonds != 2 {
+		t.Errorf("%d answers drawn, want DP-SGD's and the baseline's", diamonds)
+	}
+	if r, ok := readout(a, "baseline"); !ok || !strings.Contains(r.Text, "σ = ") {
+		t.Errorf("baseline readout %+v", r)
+	}
+}
+
+// Shrinking τ far below the gradients' spread makes the gate fail: the run
+// halts and answers θ₀, and the lesson says so.
+func TestDPSGDLessonHalts(t *testing.T) {
+	a, s := newDPSGD(t)
+	mustSet(t, a, "tau", "0.001")
+	mustSet(t, a, viz.CtlEnd, "")
+	if s.res.Halted == 0 || s.res.Theta[0] != 0 || s.res.Theta[1] != 0 {
+		t.Fatalf("halted %d, θ̂ = %v", s.res.Halted, s.res.Theta)
+	}
+	if r, _ := readout(a, "halted"); !r.Warn || !hasText(frame(a), "halted at step") {
+		t.Errorf("halt not shown: %+v", r)
+	}
+}
+
+// Without privacy and without the baseline, θ̂ lands near the geometric
+// median (projected GD on the smoothed loss, 100 steps of Theorem 4.1's η).
+func TestDPSGDLessonNonPrivate(t *testing.T) {
+	a, s := newDPSGD(t)
+	mustSet(t, a, "mode", "non-private")
+	mustSet(t, a, "baseline", "none")
+	mustSet(t, a, "eta", "20")
+	if d := math.Hypot(s.res.Theta[0]-s.best[0], s.res.Theta[1]-s.best[1]); d > 0.15 {
+		t.Errorf("non-private θ̂ %v is %v from the median %v", s.res.Theta, d, s.best)
+	}
+	if s.base.Theta != nil {
+		t.Error("a baseline ran though none was chosen")
+	}
+}
+
+// Dragging the crowd moves the minimiser with it; bad settings are refused
+// and leave the lesson as it was.
+func TestDPSGDLessonDragAndRejects(t *testing.T) {
+	a, s := newDPSGD(t)
+	before := append([]float64(nil), s.best...)
+	p, _ := frame(a).Locate(dpsgdCrowd)
+	drag(a, p, -60, -40)
+	if math.Hypot(s.best[0]-before[0], s.best[1]-before[1]) < 0.05 {
+		t.Errorf("the minimiser stayed at %v after dragging the crowd", s.best)
+	}
+	for _, c := range [][2]string{{"baseline", "magic"}, {"mode", "teaching"}, {"steps", "0"}, {"n", "x"}} {
+		if err := a.Set(c[0], c[1]); err == nil {
+			t.Errorf("Set(%s, %s) accepted", c[0], c[1])
+		}
+	}
+	if s.baseline != optim.BaselineUser || s.params.Steps != 100 {
+		t.Errorf("bad settings changed the lesson: %q, T = %d", s.baseline, s.params.Steps)
+	}
+}
