@@ -656,3 +656,19 @@ func TestRunDPSGD(t *testing.T) {
 	bad(t, "missing --rk", "run", "--mech", "dp-sgd", "--data", "testdata/outlier.csv", "--eps", "8", "--delta", "0.1")
 	bad(t, "--theta0", "run", "--mech", "dp-sgd", "--data", "testdata/outlier.csv", "--eps", "8", "--delta", "0.1", "--rk", "1", "--theta0", "0,x")
 }
+
+// The strongly convex localisation: halving groups, one report per phase.
+func TestRunDPSGDSC(t *testing.T) {
+	var out struct {
+		Theta  []float64 `json:"theta"`
+		Phases []struct {
+			Users int `json:"users"`
+		} `json:"phases"`
+	}
+	ok(t, &out, "run", "--mech", "dp-sgd-sc", "--data", "testdata/tight-2d.csv", "--eps", "8", "--delta", "1e-5", "--rk", "1", "--rx", "2", "--steps", "200", "--mode", "non-private")
+	// n = 30, m = 2: k = ⌈log₂ log₂ 60⌉ = 3 groups of ⌊30/8⌋, ⌊30/4⌋, ⌊30/2⌋.
+	if len(out.Phases) != 3 || out.Phases[0].Users != 3 || out.Phases[1].Users != 7 || out.Phases[2].Users != 15 || len(out.Theta) != 2 {
+		t.Errorf("%+v", out)
+	}
+	bad(t, "missing --rx", "run", "--mech", "dp-sgd-sc", "--data", "testdata/tight-2d.csv", "--eps", "8", "--delta", "1e-5", "--rk", "1")
+}

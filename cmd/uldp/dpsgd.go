@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -54,15 +55,9 @@ func (d *mechFlags) dpsgdJob() (job, error) {
 	if err := privacy.CheckDelta(d.delta); err != nil {
 		return job{}, usageError{err}
 	}
-	var theta0 []float64
-	if d.theta0 != "" {
-		for _, f := range strings.Split(d.theta0, ",") {
-			v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return job{}, usagef("--theta0: %q is not a finite number", f)
-			}
-			theta0 = append(theta0, v)
-		}
+	theta0, err := parseTheta0(d.theta0)
+	if err != nil {
+		return job{}, err
 	}
 	return job{"running DP-SGD", func(ctx context.Context, ds *dataset.Dataset, s *rng.Streams, progress mech.Progress) (report, *trace.Trace, error) {
 		m, _ := ds.M()
@@ -107,4 +102,65 @@ func (out dpsgdOut) text(w io.Writer) {
 	if out.Trace != nil {
 		writeTrace(w, out.Trace)
 	}
+}
+
+// dpsgdSCOut is a run of the strongly convex localisation.
+type dpsgdSCOut struct {
+	Mechanism string               `json:"mechanism"`
+	Theta     []float64            `json:"theta"`
+	Phases    []optim.DPSGDSCPhase `json:"phases"`
+	Guarantee privacy.Guarantee    `json:"guarantee"`
+	Seed      uint64               `json:"seed"`
+	Trace     *trace.Trace         `json:"trace"`
+}
+
+func (d *mechFlags) dpsgdSCJob() (job, error) {
+	mode, err := privacy.ParseMode(d.mode)
+	if err != nil {
+		return job{}, usageError{err}
+	}
+	if err := errors.Join(privacy.CheckEps(d.eps), privacy.CheckDelta(d.delta)); err != nil {
+		return job{}, usageError{err}
+	}
+	theta0, err := parseTheta0(d.theta0)
+	if err != nil {
+		return job{}, err
+	}
+	p := optim.DPSGDSCParams{Eps: d.eps, Delta: d.delta, Mu: d.mu, Radius: d.rk, RX: d.rx, Theta0: theta0, Steps: d.steps, Mode: mode}
+	return job{"running the phases", func(ctx context.Context, ds *dataset.Dataset, s *rng.Streams, progress mech.Progress) (report, *trace.Trace, error) {
+		res, tr, err := optim.DPSGDSC(ctx, p, ds, s, progress)
+		if err != nil {
+			return nil, nil, err
+		}
+		return dpsgdSCOut{Mechanism: "dp-sgd-sc", Theta: res.Theta, Phases: res.Phases, Guarantee: res.Guarantee, Seed: s.Seed(), Trace: tr}, tr, nil
+	}}, nil
+}
+
+func (out dpsgdSCOut) text(w io.Writer) {
+	fmt.Fprintf(w, "DP-SGD, strongly convex localisation (%s)\n", out.Guarantee)
+	for _, ph := range out.Phases {
+		s := ph.Settings
+		fmt.Fprintf(w, "phase %d on %d users: R̂ = %.4g, T = %d, η = %.3g, r = %.3g, τ = %.3g → %v", ph.I, ph.Users, ph.RHat, s.Steps, s.Eta, s.Smoothing, s.Tau, ph.Theta)
+		if ph.Halted > 0 {
+			fmt.Fprintf(w, " (the gate failed at step %d: its start)", ph.Halted)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "θ̂ = %v\n", out.Theta)
+}
+
+// parseTheta0 reads --theta0 (empty: the centre).
+func parseTheta0(v string) ([]float64, error) {
+	if v == "" {
+		return nil, nil
+	}
+	var out []float64
+	for _, f := range strings.Split(v, ",") {
+		x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, usagef("--theta0: %q is not a finite number", f)
+		}
+		out = append(out, x)
+	}
+	return out, nil
 }

@@ -75,7 +75,7 @@ var paramFlags = []string{"mech", "f", "eps", "delta", "target-sens", "mode", "k
 
 // runnable are the mechanisms run and step accept.
 var runnable = []string{privacy.MechDelOutputPert, scenario.MechSCOutputPert, scenario.MechPhasedERM,
-	scenario.MechPhasedSCO, scenario.MechStronglyConvexERM, scenario.MechStronglyConvexSCO, scenario.MechORME, scenario.MechDPSGD}
+	scenario.MechPhasedSCO, scenario.MechStronglyConvexERM, scenario.MechStronglyConvexSCO, scenario.MechORME, scenario.MechDPSGD, scenario.MechDPSGDSC}
 
 // needs returns the flags the mechanism requires besides --eps and --delta.
 // (An unknown mechanism needs nothing here: job names the choices.)
@@ -87,6 +87,8 @@ func (d *mechFlags) needs() []string {
 		return []string{"tau"}
 	case d.mech == scenario.MechDPSGD:
 		return []string{"rk"}
+	case d.mech == scenario.MechDPSGDSC:
+		return []string{"rk", "rx"}
 	case slices.Contains(runnable, d.mech):
 		return []string{"rk", "rx"}
 	}
@@ -332,6 +334,8 @@ func (d *mechFlags) job() (job, error) {
 		return d.ormeJob()
 	case scenario.MechDPSGD:
 		return d.dpsgdJob()
+	case scenario.MechDPSGDSC:
+		return d.dpsgdSCJob()
 	}
 	run, ok := optimisers[d.mech]
 	if !ok {

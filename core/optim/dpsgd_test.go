@@ -275,3 +275,61 @@ func TestBaselines(t *testing.T) {
 		t.Errorf("private item-level run: σ = %v, guarantee %v, %v", got.ORME.Sigma, got.Guarantee, err)
 	}
 }
+
+// Spec §B-6 oracles: k = ⌈log₂ log₂(mn)⌉ halving groups, disjoint and in
+// order; R̂₁ = 2G/μ; D_{i+1}/(16E_{i+1}) = √(D_i/(16E_i)); E_i/E_{i+1} ≤ 4.
+func TestDPSGDSCPlan(t *testing.T) {
+	p := DPSGDSCParams{Eps: 1, Delta: 1e-5, Mu: 1, Radius: 1, RX: 2}
+	plan := p.Plan(1000, 10, 2)
+	if len(plan) != 4 {
+		t.Fatalf("k = %d, want ⌈log₂ log₂ 10⁴⌉ = 4", len(plan))
+	}
+	for i, want := range []int{62, 125, 250, 500} {
+		if plan[i].Users != want {
+			t.Errorf("phase %d: %d users, want %d", i+1, plan[i].Users, want)
+		}
+	}
+	if g := p.G(); math.Abs(plan[0].RHat-2*g/p.Mu) > 1e-12 {
+		t.Errorf("R̂₁ = %v, want 2G/μ = %v", plan[0].RHat, 2*g/p.Mu)
+	}
+	for i := 0; i+1 < len(plan); i++ {
+		a, b := plan[i].D/(16*plan[i].E), plan[i+1].D/(16*plan[i+1].E)
+		if math.Abs(b-math.Sqrt(a)) > 1e-12*b {
+			t.Errorf("phases %d→%d: D/16E %v → %v, want the square root", i+1, i+2, a, b)
+		}
+		if r := plan[i].E / plan[i+1].E; r > 4+1e-12 {
+			t.Errorf("E_%d/E_%d = %v > 4", i+1, i+2, r)
+		}
+		if math.Abs(plan[i+1].RHat-math.Sqrt(2*plan[i].D/p.Mu)) > 1e-12*plan[i+1].RHat {
+			t.Errorf("R̂_%d is not √(2D_%d/μ)", i+2, i+1)
+		}
+	}
+}
+
+// Without noise the phases contract toward θ* on a quadratic: each phase
+// ends closer to the sample mean than it started, on its own users.
+func TestDPSGDSCNonPrivateContracts(t *testing.T) {
+	data := gaussianUsers(t, 64, 4, 0.3, 12)
+	p := DPSGDSCParams{Eps: 1, Delta: 1e-5, Mu: 1, Radius: 1, RX: 3, Theta0: []float64{-0.8, 0.5}, Mode: privacy.NonPrivate, Steps: 2000}
+	res, tr, err := DPSGDSC(context.Background(), p, data, rng.New(1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mean [2]float64
+	for _, u := range data.Means() {
+		mean[0] += u[0] / 64
+		mean[1] += u[1] / 64
+	}
+	dist := func(x []float64) float64 { return loss.Dist(x, mean[:]) }
+	for _, ph := range res.Phases {
+		if !(dist(ph.Theta) < dist(ph.Start)) {
+			t.Errorf("phase %d: %v → %v from θ*", ph.I, dist(ph.Start), dist(ph.Theta))
+		}
+	}
+	if dist(res.Theta) > 0.15 || len(tr.Steps) != len(res.Phases) {
+		t.Errorf("θ̂ %v is %v from θ* %v", res.Theta, dist(res.Theta), mean)
+	}
+	if _, _, err := DPSGDSC(context.Background(), DPSGDSCParams{Eps: 1, Delta: 1e-5, Mu: 1, Radius: 1, RX: 3, C: 1.5}, data, rng.New(1), nil); err == nil {
+		t.Error("C ≤ 2 accepted")
+	}
+}

@@ -111,6 +111,7 @@ var requirements = map[string][]string{
 	MechStronglyConvexERM:        {"eps", "delta", "rk", "rx"},
 	MechStronglyConvexSCO:        {"eps", "delta", "rk", "rx"},
 	MechDPSGD:                    {"eps", "delta", "rk"},
+	MechDPSGDSC:                  {"eps", "delta", "rk", "rx"},
 }
 
 // The optimisers of Paper A a scenario may name (squared loss on a ball).
@@ -124,6 +125,8 @@ const (
 	MechORME = "orme"
 	// MechDPSGD is Paper B's user-level DP-SGD.
 	MechDPSGD = "dp-sgd"
+	// MechDPSGDSC is its strongly convex localisation (Alg. 4).
+	MechDPSGDSC = "dp-sgd-sc"
 )
 
 var (
