@@ -28,6 +28,14 @@ type Outlier struct {
 	seed   uint64
 	rings  bool
 
+	// The neighbour: a copy in which one user may be moved. The same seed
+	// gives every user the same coin in both runs, which is exactly the
+	// coupling of Paper B's Lemma 3.4.
+	nb     bool
+	nbUser int       // the moved user (0-based), −1 none
+	nbAt   []float64 // where it moved
+	nbStep mech.ORMEStep
+
 	player viz.Player
 	step   mech.ORMEStep // the query's whole story
 	cal    mech.ORMECalibration
@@ -78,6 +86,16 @@ var outlierPresets = []outlierPreset{
 			}
 			return out
 		}},
+	{"circle", "spec §9.5: 12 users on a circle, 3 neighbours each side within 2τ: every p = 1/2", 12, 0.5, 8,
+		func(_ interface{ NormFloat64() float64 }, n int) [][]float64 {
+			rho := 1 / (2 * math.Sin(3.5*math.Pi/12))
+			out := make([][]float64, n)
+			for j := range out {
+				a := 2 * math.Pi * float64(j) / float64(n)
+				out[j] = []float64{rho * math.Cos(a), rho * math.Sin(a)}
+			}
+			return out
+		}},
 	{"too-few-users", "8 users at ε = 1: the gate's noise dwarfs n/5 and the proof wants n ≥ 40 ln(4T/δ)/ε", 8, 0.5, 1,
 		func(r interface{ NormFloat64() float64 }, n int) [][]float64 { return blob(r, n, 0, 0, 0.1) }},
 }
@@ -97,7 +115,7 @@ const outlierMaxUsers = 200
 // seed 2, on which the gate passes, as it does 93% of the time here (seed
 // 1 draws one of the other 7%; S shows both).
 func NewOutlier() *Outlier {
-	s := &Outlier{params: mech.ORMEParams{Eps: 8, Delta: 0.1, Tau: 0.5, Queries: 1}, seed: 2}
+	s := &Outlier{params: mech.ORMEParams{Eps: 8, Delta: 0.1, Tau: 0.5, Queries: 1}, seed: 2, nbUser: -1}
 	s.load(outlierPresets[0], 0)
 	s.params.Tau, s.params.Eps = outlierPresets[0].tau, outlierPresets[0].eps
 	s.rerun()
@@ -112,6 +130,7 @@ func (s *Outlier) load(p outlierPreset, n int) {
 	}
 	s.preset, s.n = p.name, n
 	s.users = p.gen(rng.New(7).Get(rng.Data), n)
+	s.nbUser, s.nbAt = -1, nil
 }
 
 // Info names the scene.
@@ -157,6 +176,48 @@ func (s *Outlier) rerun() {
 		_ = st.Seek(min(old.Pos(), st.Len()))
 	}
 	s.player.Load(st)
+	s.nbStep = mech.ORMEStep{}
+	if s.nb {
+		// Same seed: the gate's noise and every user's coin are shared.
+		o, err := mech.NewORME(p, s.n, rng.New(s.seed), nil)
+		if err == nil {
+			s.nbStep, err = o.Query(s.neighbour())
+		}
+		if err != nil {
+			s.err = err
+		}
+	}
+}
+
+// neighbour returns the users with the neighbour's one change.
+func (s *Outlier) neighbour() [][]float64 {
+	out := slices.Clone(s.users)
+	if s.nbUser >= 0 {
+		out[s.nbUser] = s.nbAt
+	}
+	return out
+}
+
+// keepDistance is ‖p − p′‖₁ and |S Δ S′| between the run and its neighbour.
+func (s *Outlier) keepDistance() (float64, int) {
+	var l1 float64
+	for j, p := range s.step.Keep {
+		l1 += math.Abs(p - s.nbStep.Keep[j])
+	}
+	in := map[int]int{}
+	for _, j := range s.step.Kept {
+		in[j]++
+	}
+	for _, j := range s.nbStep.Kept {
+		in[j]++
+	}
+	diff := 0
+	for _, c := range in {
+		if c == 1 {
+			diff++
+		}
+	}
+	return l1, diff
 }
 
 // Controls declares the scene's inputs.
@@ -174,6 +235,8 @@ func (s *Outlier) Controls() []viz.Control {
 			Help:    "paper: as printed; sound: the proof's constants corrected (spec §B-2)"},
 		{Name: "rings", Label: "every user's τ ring", Kind: viz.Toggle, Value: strconv.FormatBool(s.rings), Key: "g",
 			Help: "otherwise only the user under the pointer shows its τ and 2τ rings"},
+		{Name: "neighbour", Label: "neighbour", Kind: viz.Toggle, Value: strconv.FormatBool(s.nb), Key: "n",
+			Help: "drag one user in a copy: both keep ramps, ‖p − p′‖₁ against its bounds, and the coupled coins"},
 		viz.SeedControl(s.seed),
 	}
 }
@@ -216,6 +279,13 @@ func (s *Outlier) Set(name, value string) error {
 		}
 		s.rings = on
 		return nil
+	case "neighbour":
+		on, err := strconv.ParseBool(value)
+		if err != nil {
+			on = !s.nb
+		}
+		next.nb = on
+		next.rerun()
 	case viz.CtlSeed:
 		seed, err := viz.ParseSeed(value)
 		if err != nil {
@@ -266,6 +336,12 @@ func (s *Outlier) Readouts() []viz.Readout {
 		return append(r, viz.Readout{Name: "outcome", Label: "outcome", Text: "the gate failed: output 0 and halt (DP-SGD returns θ₀)", Warn: true})
 	}
 	r = append(r, viz.Readout{Name: "kept", Label: "kept", Value: float64(len(st.Kept)), Text: fmt.Sprintf("%d of %d users", len(st.Kept), s.n)})
+	if s.nb && s.nbStep.Keep != nil {
+		l1, diff := s.keepDistance()
+		bound := 1 + 6*(n-1)/n
+		r = append(r, viz.Readout{Name: "keep-distance", Label: "‖p − p′‖₁", Value: l1, Warn: l1 > 2,
+			Text: fmt.Sprintf("%.4g (Lemma 3.3 says ≤ 2; the ramp's slope allows up to 1 + 6(n−1)/n = %.4g); coins that fell differently: %d", l1, bound, diff)})
+	}
 	if s.shown(mech.KindORMERelease) {
 		bias := math.Hypot(st.Mean[0]-st.AllMean[0], st.Mean[1]-st.AllMean[1])
 		r = append(r,

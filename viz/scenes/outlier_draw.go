@@ -67,6 +67,9 @@ func (s *Outlier) Draw(w, h float64) *viz.List {
 	s.drawGate(l, right, v)
 	ramp := plotArea{x0: split + 50, y0: 200, w: w - split - 70, h: math.Min(180, h-260)}
 	s.drawRamp(l, ramp, v)
+	if s.nb && s.nbStep.Keep != nil && (v.keep || v.halted) {
+		s.drawNeighbour(l, plotArea{x0: split + 30, y0: ramp.y0 + ramp.h + 50, w: w - split - 50, h: math.Max(h-ramp.y0-ramp.h-90, 40)})
+	}
 	return l
 }
 
@@ -119,6 +122,13 @@ func (s *Outlier) drawPlane(l *viz.List, w, h float64, v outlierShown) {
 		if (v.keep || v.halted) && (st.Keep[j] < 1 || s.drag == j+1) {
 			l.Text(viz.Point{X: p.X, Y: p.Y - 13}, fmt.Sprintf("f=%d", st.Counts[j]), 10, viz.Ink, viz.Centre)
 		}
+	}
+	if s.nb && s.nbUser >= 0 {
+		from := c.ToScreen(s.users[s.nbUser][0], s.users[s.nbUser][1])
+		to := c.ToScreen(s.nbAt[0], s.nbAt[1])
+		l.Line(from, to, viz.Style{Stroke: viz.Purple, Width: 1.5, Dashed: true})
+		l.Rect(viz.Point{X: to.X - 6, Y: to.Y - 6}, viz.Point{X: to.X + 6, Y: to.Y + 6}, viz.Style{Stroke: viz.Purple, Width: 2}, s.nbUser+1)
+		l.Text(viz.Point{X: to.X + 9, Y: to.Y}, fmt.Sprintf("user %d in the neighbour", s.nbUser+1), 11, viz.Purple, viz.Left)
 	}
 	if v.release {
 		all := c.ToScreen(st.AllMean[0], st.AllMean[1])
@@ -227,6 +237,9 @@ func (s *Outlier) Pointer(ev viz.Event) bool {
 		}
 		x, y := s.cam.ToWorld(viz.Point{X: ev.X, Y: ev.Y})
 		u := s.users[id-1]
+		if s.nb && s.nbUser == id-1 {
+			u = s.nbAt
+		}
 		s.drag, s.grab = id, [2]float64{u[0] - x, u[1] - y}
 		return true
 	case viz.PointerMove:
@@ -234,7 +247,12 @@ func (s *Outlier) Pointer(ev viz.Event) bool {
 			return false
 		}
 		x, y := s.cam.ToWorld(viz.Point{X: ev.X, Y: ev.Y})
-		s.users[s.drag-1] = []float64{x + s.grab[0], y + s.grab[1]}
+		at := []float64{x + s.grab[0], y + s.grab[1]}
+		if s.nb { // the copy changes, in one user only
+			s.nbUser, s.nbAt = s.drag-1, at
+		} else {
+			s.users[s.drag-1] = at
+		}
 		s.rerun()
 		return true
 	case viz.PointerUp:
@@ -244,4 +262,40 @@ func (s *Outlier) Pointer(ev viz.Event) bool {
 		}
 	}
 	return false
+}
+
+// drawNeighbour compares the two keep ramps: a bar pair for every user
+// whose p changed, ‖p − p′‖₁ against the lemma's 2 and the slope's bound,
+// and how many of the shared coins now fall differently.
+func (s *Outlier) drawNeighbour(l *viz.List, p plotArea) {
+	l1, diff := s.keepDistance()
+	n := float64(s.n)
+	col := viz.Ink
+	if l1 > 2 {
+		col = viz.Vermillion
+	}
+	l.Text(viz.Point{X: p.x0, Y: p.y0 - 14}, fmt.Sprintf("neighbour: ‖p − p′‖₁ = %.3g (lemma: ≤ 2; slope bound 1 + 6(n−1)/n = %.3g); coins falling differently: %d", l1, 1+6*(n-1)/n, diff), 11, col, viz.Left)
+	var changed []int
+	for j, q := range s.step.Keep {
+		if q != s.nbStep.Keep[j] {
+			changed = append(changed, j)
+		}
+	}
+	if len(changed) == 0 {
+		l.Text(viz.Point{X: p.x0, Y: p.y0 + 10}, "no user's keep probability changed (drag a user: it moves in the copy only)", 11, viz.Muted, viz.Left)
+		return
+	}
+	bw := math.Min(p.w/float64(len(changed))/2.5, 10)
+	base := p.y0 + p.h
+	for k, j := range changed {
+		x := p.x0 + float64(k)*2.5*bw
+		for side, q := range []float64{s.step.Keep[j], s.nbStep.Keep[j]} {
+			st := viz.Style{Fill: viz.Blue}
+			if side == 1 {
+				st.Fill = viz.Purple
+			}
+			l.Rect(viz.Point{X: x + float64(side)*bw, Y: base - p.h*q}, viz.Point{X: x + float64(side+1)*bw, Y: base}, st, 0)
+		}
+	}
+	l.Text(viz.Point{X: p.x0, Y: base + 12}, "p (blue) and p′ (purple) for each user whose keep probability changed", 10, viz.Muted, viz.Left)
 }

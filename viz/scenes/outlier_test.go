@@ -150,3 +150,47 @@ func TestOutlierRejectsAndRestores(t *testing.T) {
 		t.Errorf("restored %s τ = %v n = %d s = %v (want s = %v)", s2.preset, s2.params.Tau, s2.n, s2.step.Score, s.step.Score)
 	}
 }
+
+// Neighbour mode on spec §9.5's circle: moving user 1 far in the copy gives
+// ‖p − p′‖₁ = 3.5 > 2 (the lemma's claim fails; the slope bound 6.5 holds),
+// the original stays put, and the coins are shared: the kept sets differ
+// only where a coin falls between p and p′.
+func TestOutlierNeighbourCircle(t *testing.T) {
+	a, s := newOutlier(t)
+	mustSet(t, a, "preset", "circle")
+	mustSet(t, a, "mode", "non-private") // every gate passes: the ramps are the point
+	mustSet(t, a, "neighbour", "true")
+	mustSet(t, a, viz.CtlEnd, "")
+	orig := slices.Clone(s.users[0])
+	p, _ := frame(a).Locate(1)
+	drag(a, p, 300, -200)
+	if !slices.Equal(s.users[0], orig) || s.nbUser != 0 {
+		t.Fatalf("the drag moved the original (%v → %v) or not the copy (%d)", orig, s.users[0], s.nbUser)
+	}
+	for j := range 12 {
+		if s.step.Keep[j] != 0.5 {
+			t.Fatalf("user %d: p = %v, want 1/2 on the circle", j+1, s.step.Keep[j])
+		}
+	}
+	l1, diff := s.keepDistance()
+	if l1 != 3.5 {
+		t.Errorf("‖p − p′‖₁ = %v, want 3.5", l1)
+	}
+	r, _ := readout(a, "keep-distance")
+	if !r.Warn || !strings.Contains(r.Text, "6.5") {
+		t.Errorf("readout %+v", r)
+	}
+	// Shared coins: a user kept in one run and not the other has its coin
+	// between p and p′, so only users whose p changed can differ.
+	for _, j := range s.nbStep.Kept {
+		if s.nbStep.Keep[j] == 0 {
+			t.Errorf("user %d kept with p′ = 0", j+1)
+		}
+	}
+	if diff > 8 {
+		t.Errorf("%d coins fell differently, but only 8 users' p changed", diff)
+	}
+	if !hasText(frame(a), "coins falling differently") {
+		t.Error("the comparison is not drawn")
+	}
+}
