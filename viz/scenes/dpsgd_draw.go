@@ -181,11 +181,22 @@ func (s *DPSGD) drawInset(l *viz.List, p plotArea, k int) {
 	}
 	m := cam.ToScreen(st.ORME.Mean[0], st.ORME.Mean[1])
 	g := cam.ToScreen(st.ORME.Output[0], st.ORME.Output[1])
-	l.Circle(m, math.Min(s.res.ORME.Sigma*cam.Scale, 3*p.w), viz.Style{Stroke: viz.Orange, Width: 1, Alpha: 0.7}, 0)
+	// The σ ring only while it fits the panel: at the theorem's settings σ
+	// dwarfs the gradients, and the caption says so instead.
+	ringNote := "orange ring: σ"
+	if ring := s.res.ORME.Sigma * cam.Scale; ring <= p.w/2 {
+		l.Circle(m, ring, viz.Style{Stroke: viz.Orange, Width: 1, Alpha: 0.7}, 0)
+	} else {
+		ringNote = "σ is wider than this panel"
+	}
 	l.Polygon([]viz.Point{{X: m.X, Y: m.Y - 6}, {X: m.X + 6, Y: m.Y}, {X: m.X, Y: m.Y + 6}, {X: m.X - 6, Y: m.Y}}, viz.Style{Fill: viz.Green, Stroke: viz.Ink, Width: 1})
 	l.Circle(viz.Point{X: math.Max(p.x0, math.Min(p.x0+p.w, g.X)), Y: math.Max(p.y0, math.Min(p.y0+p.w, g.Y))}, 5, viz.Style{Fill: viz.Orange, Stroke: viz.Ink, Width: 1}, 0)
-	l.Text(viz.Point{X: p.x0, Y: y}, fmt.Sprintf("step %d: s = %.4g of n = %d, kept %d; ◆ kept mean, ● ĝ (σ = %.3g)", k, st.ORME.Score, len(st.Values), len(st.ORME.Kept), s.res.ORME.Sigma), 11, viz.Ink, viz.Left)
-	l.Text(viz.Point{X: p.x0, Y: y + 16}, fmt.Sprintf("‖ĝ − kept mean‖ = %.3g; red: users the ramp dropped", math.Hypot(st.ORME.Output[0]-st.ORME.Mean[0], st.ORME.Output[1]-st.ORME.Mean[1])), 11, viz.Muted, viz.Left)
+	caption := fmt.Sprintf("step %d: s = %.4g of n = %d, kept %d; ◆ kept mean, ● ĝ (σ = %.3g); ‖ĝ − kept mean‖ = %.3g; %s; red: users the ramp dropped",
+		k, st.ORME.Score, len(st.Values), len(st.ORME.Kept), s.res.ORME.Sigma,
+		math.Hypot(st.ORME.Output[0]-st.ORME.Mean[0], st.ORME.Output[1]-st.ORME.Mean[1]), ringNote)
+	for i, line := range viz.Wrap(caption, int(p.w/6.5)) {
+		l.Text(viz.Point{X: p.x0, Y: y + 15*float64(i)}, line, 11, viz.Ink, viz.Left)
+	}
 }
 
 // Pointer drags the crowd's or the outlying users' centre; the users are
