@@ -56,7 +56,8 @@ test-native: wasm
 	CGO_ENABLED=0 xvfb-run -a -s "-screen 0 1600x1000x24" $(GO) test -count=1 ./...
 
 # The core and the scenes must build and pass under js/wasm (the browser
-# lessons run them). -short skips the one test that streams 10⁷ CSV values.
+# lessons run them). -short skips what only measures scale there: the test
+# that streams 10⁷ CSV values and the Monte Carlo rate fits.
 test-wasm:
 	GOOS=js GOARCH=wasm $(GO) test -count=1 -short -exec="$(WASM_EXEC)" ./core/... ./viz ./viz/scenes
 
