@@ -66,14 +66,7 @@ func ORMEExactLaw(p mech.ORMEParams, values []float64, mutant string) (ORMELaw, 
 	}
 	counts := robust.NewIndex(pts).CountsAt(p.Tau, 2*p.Tau)
 	s := robust.Score(counts[0])
-	law := ORMELaw{Sigma: cal.Sigma, PPass: 1}
-	switch {
-	case p.Mode == privacy.NonPrivate || mutant == ORMENoGate:
-	case mutant == ORMEHalfScoreNoise:
-		law.PPass = mech.LaplaceSumSurvival(cal.ThresholdScale, cal.QueryScale/2, cal.Gate.Threshold-s)
-	default:
-		law.PPass = mech.ATPassProbability(cal.Gate, s)
-	}
+	law := ORMELaw{Sigma: cal.Sigma, PPass: gatePass(p, cal, mutant, s)}
 	keep := make([]float64, n)
 	for j, f := range counts[1] {
 		keep[j] = robust.Keep(f, n)
@@ -275,14 +268,7 @@ func ORMESampler(p mech.ORMEParams, values [][]float64, mutant string) (Sampler,
 	}
 	counts := robust.NewIndex(values).CountsAt(p.Tau, 2*p.Tau)
 	s := robust.Score(counts[0])
-	pass := 1.0
-	switch {
-	case p.Mode == privacy.NonPrivate || mutant == ORMENoGate:
-	case mutant == ORMEHalfScoreNoise:
-		pass = mech.LaplaceSumSurvival(cal.ThresholdScale, cal.QueryScale/2, cal.Gate.Threshold-s)
-	default:
-		pass = mech.ATPassProbability(cal.Gate, s)
-	}
+	pass := gatePass(p, cal, mutant, s)
 	keep := make([]float64, n)
 	for j, f := range counts[1] {
 		keep[j] = robust.Keep(f, n)

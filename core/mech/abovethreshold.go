@@ -239,14 +239,11 @@ func LaplaceSumSurvival(b1, b2, w float64) float64 {
 
 // ATHaltDistribution returns, for queries q₁..q_T, the probability that the
 // first ⊥ comes at query k (index k−1, k = 1..T) and, in the last entry
-// (index T), that every query passes. It integrates over the threshold noise
-// Λ ~ Lap(2s/ε) the product of the per-query probabilities given Λ
-// (spec 000-002 §B-1 oracles), with Gauss–Legendre panels split at every
-// kink of the integrand, all T+1 integrals in one pass; accurate to about
-// 1e-12.
+// (index T), that every query passes: HaltDistribution at p's scales, or
+// the exact comparisons in non-private mode.
 func ATHaltDistribution(p ATParams, queries []float64) []float64 {
-	out := make([]float64, len(queries)+1)
 	if p.Mode == privacy.NonPrivate {
+		out := make([]float64, len(queries)+1)
 		for k, q := range queries {
 			if q < p.Threshold {
 				out[k] = 1
@@ -256,23 +253,36 @@ func ATHaltDistribution(p ATParams, queries []float64) []float64 {
 		out[len(queries)] = 1
 		return out
 	}
-	b := p.ThresholdScale()
-	nu := noise.Laplace{Scale: p.QueryScale()}
+	return HaltDistribution(p.ThresholdScale(), p.QueryScale(), p.Threshold, queries)
+}
+
+// HaltDistribution is the transcript law of AboveThreshold with threshold
+// noise Λ ~ Lap(thresholdScale) and query noise Lap(queryScale) at any
+// scales (audits give it broken ones): entry k−1 is Pr[first ⊥ at query
+// k], the last Pr[all pass]. It integrates over Λ the product of the
+// per-query probabilities given Λ (spec 000-002 §B-1 oracles), with
+// Gauss–Legendre panels split at every kink of the integrand, all T+1
+// integrals in one pass; accurate to about 1e-12.
+func HaltDistribution(thresholdScale, queryScale, threshold float64, queries []float64) []float64 {
+	out := make([]float64, len(queries)+1)
+	b := thresholdScale
+	nu := noise.Laplace{Scale: queryScale}
 	lam := noise.Laplace{Scale: b}
 	// Kinks: λ = 0 (Laplace density) and λ = Δ − q_t (each query's cdf).
 	cuts := []float64{0}
 	for _, q := range queries {
-		cuts = append(cuts, p.Threshold-q)
+		cuts = append(cuts, threshold-q)
 	}
 	lo, hi := slices.Min(cuts), slices.Max(cuts)
 	// Beyond 40 scales on either side the remaining mass is below e^{−40}.
-	reach := 40 * math.Max(b, p.QueryScale())
+	reach := 40 * math.Max(b, queryScale)
 	edges := sortedUnique(append(cuts, lo-reach, hi+reach))
 	xs, ws := make([]float64, legendreNodes), make([]float64, legendreNodes)
 	for i := 0; i+1 < len(edges); i++ {
-		// Sub-panels one threshold scale wide keep the rule exact enough.
+		// Sub-panels one scale wide (the smaller of the two) keep the rule
+		// exact enough.
 		a, c := edges[i], edges[i+1]
-		n := int(math.Ceil((c - a) / b))
+		n := int(math.Ceil((c - a) / math.Min(b, queryScale)))
 		for j := 0; j < n; j++ {
 			legendre.Fixed(xs, ws, a+(c-a)*float64(j)/float64(n), a+(c-a)*float64(j+1)/float64(n))
 			for k, lambda := range xs {
@@ -280,7 +290,7 @@ func ATHaltDistribution(p ATParams, queries []float64) []float64 {
 				// the probability that queries 1..t all pass given Λ = λ.
 				mass := ws[k] * lam.Prob(lambda)
 				for t, q := range queries {
-					pass := nu.Survival(p.Threshold - lambda - q)
+					pass := nu.Survival(threshold - lambda - q)
 					out[t] += mass * (1 - pass)
 					mass *= pass
 				}
