@@ -40,7 +40,8 @@ type MCConfig struct {
 	// Thresholds is the number of threshold events {⟨o, u⟩ > t} and
 	// {⟨o, u⟩ ≤ t}, at quantiles of the pilot's pooled projections
 	// (default 31: odd, so the pooled median is one of them and two sides
-	// that never overlap are split exactly).
+	// that never overlap are split exactly). Outputs that take at most 32
+	// values in the pilot also get the event {⟨o, u⟩ = v} for each value.
 	Thresholds int
 }
 
@@ -109,6 +110,7 @@ type MCRun struct {
 	pilotN int
 	aimed  bool      // the events are fixed: direction and thresholds
 	cuts   []float64 // the thresholds t, from the pilot
+	atoms  []float64 // the few values discrete outputs take, from the pilot
 	pilots [2][][]float64
 	outs   [2][][]float64
 	done   int64
@@ -217,6 +219,12 @@ func (r *MCRun) aim() {
 		r.cuts = append(r.cuts, (pooled[i]+pooled[min(i+1, len(pooled)-1)])/2)
 	}
 	r.cuts = slices.Compact(r.cuts)
+	// Discrete outputs (halting times, say) get an event per value too: a
+	// single outcome can carry a privacy loss that every threshold event
+	// dilutes with its neighbours.
+	if atoms := slices.Compact(pooled); len(atoms) >= 2 && len(atoms) <= maxAtoms {
+		r.atoms = atoms
+	}
 	r.aimed = true
 }
 
@@ -226,7 +234,7 @@ func (r *MCRun) finish() {
 	projA, bottomA := project(r.outs[0], r.u)
 	projB, bottomB := project(r.outs[1], r.u)
 	res := MCResult{Runs: cfg.Runs, Alpha: cfg.Alpha, Verdict: "pass"}
-	events := 1 + 2*cfg.Thresholds
+	events := 1 + 2*cfg.Thresholds + len(r.atoms)
 	level := cfg.Alpha / float64(2*events) // Bonferroni over events and the two orders
 	add := func(name string, ka, kb int) {
 		e := MCEvent{Name: name, PA: float64(ka) / float64(cfg.Runs), PB: float64(kb) / float64(cfg.Runs)}
@@ -248,10 +256,27 @@ func (r *MCRun) finish() {
 		// Complements within the released outputs: ⟨o,u⟩ ≤ t.
 		add(fmt.Sprintf("⟨o,u⟩ ≤ %.4g", t), len(projA)-ga, len(projB)-gb)
 	}
+	for _, v := range r.atoms {
+		add(fmt.Sprintf("⟨o,u⟩ = %.4g", v), countEqual(projA, v), countEqual(projB, v))
+	}
 	if res.EpsLower > g.Eps {
 		res.Verdict = "violation"
 	}
 	r.result = &res
+}
+
+// maxAtoms is how many distinct pilot values still count as a discrete
+// output, each value its own event.
+const maxAtoms = 32
+
+func countEqual(xs []float64, v float64) int {
+	k := 0
+	for _, x := range xs {
+		if x == v {
+			k++
+		}
+	}
+	return k
 }
 
 // epsBound is the ε an event proves at δ: ln((LB(p) − δ)/UB(p′)), never

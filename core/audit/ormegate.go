@@ -7,7 +7,10 @@ import (
 	"strings"
 
 	"github.com/uldplab/uldp/core/mech"
+	"github.com/uldplab/uldp/core/noise"
 	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/core/rng"
+	"github.com/uldplab/uldp/core/robust"
 )
 
 // gateScales are the Laplace scales of ORME's gate as the variant under
@@ -42,28 +45,20 @@ func gatePass(p mech.ORMEParams, cal mech.ORMECalibration, mutant string, s floa
 // the rest of the budget unless its share is audited.
 //
 // Neighbouring runs differ in one user, so each query's scores may differ
-// by at most Δ_s; wider pairs are refused. Scores lie in [1, n].
+// by at most 2(n−1)/n; wider pairs are refused. Scores lie in [1, n].
 func ORMEGatePair(p mech.ORMEParams, n int, a, b []float64, mutant string) (ATLaw, ATLaw, error) {
-	if mutant != "" && !slices.Contains(ORMEMutantNames(), mutant) {
-		return nil, nil, fmt.Errorf("ORME variant %q: use one of %s", mutant, strings.Join(ORMEMutantNames(), ", "))
-	}
-	cal, err := p.Calibrate(n)
+	cal, err := gateCalibration(p, n, a, mutant)
 	if err != nil {
 		return nil, nil, err
 	}
-	switch {
-	case len(a) == 0 || len(a) != len(b):
-		return nil, nil, fmt.Errorf("%d and %d scores: give both runs the same number of queries, at least 1", len(a), len(b))
-	case len(a) > p.Queries:
-		return nil, nil, fmt.Errorf("%d queries: the budget covers T = %d", len(a), p.Queries)
+	if err := checkScores(n, b); err != nil {
+		return nil, nil, err
+	}
+	if len(a) != len(b) {
+		return nil, nil, fmt.Errorf("%d and %d scores: give both runs the same number of queries", len(a), len(b))
 	}
 	sens := 2 * float64(n-1) / float64(n) // the true sensitivity, whatever the mode assumes
 	for t := range a {
-		for _, s := range []float64{a[t], b[t]} {
-			if !(s >= 1 && s <= float64(n)) {
-				return nil, nil, fmt.Errorf("query %d: score %v is outside [1, n = %d]", t+1, s, n)
-			}
-		}
 		if math.Abs(a[t]-b[t]) > sens*(1+1e-12) {
 			return nil, nil, fmt.Errorf("query %d: scores %v and %v differ by more than 2(n−1)/n = %.4g, so no neighbouring pair of users gives them", t+1, a[t], b[t], sens)
 		}
@@ -78,6 +73,99 @@ func ORMEGatePair(p mech.ORMEParams, n int, a, b []float64, mutant string) (ATLa
 		return mech.HaltDistribution(b1, b2, cal.Gate.Threshold, scores)
 	}
 	return law(a), law(b), nil
+}
+
+// gateCalibration validates the variant and one run's scores and
+// calibrates ORME for n users.
+func gateCalibration(p mech.ORMEParams, n int, scores []float64, mutant string) (mech.ORMECalibration, error) {
+	if mutant != "" && !slices.Contains(ORMEMutantNames(), mutant) {
+		return mech.ORMECalibration{}, fmt.Errorf("ORME variant %q: use one of %s", mutant, strings.Join(ORMEMutantNames(), ", "))
+	}
+	cal, err := p.Calibrate(n)
+	if err != nil {
+		return cal, err
+	}
+	if len(scores) > p.Queries {
+		return cal, fmt.Errorf("%d queries: the budget covers T = %d", len(scores), p.Queries)
+	}
+	return cal, checkScores(n, scores)
+}
+
+func checkScores(n int, scores []float64) error {
+	if len(scores) == 0 {
+		return fmt.Errorf("no scores: give at least one query")
+	}
+	for t, s := range scores {
+		if !(s >= 1 && s <= float64(n)) {
+			return fmt.Errorf("query %d: score %v is outside [1, n = %d]", t+1, s, n)
+		}
+	}
+	return nil
+}
+
+// ORMEGateSampler runs the gate (or a variant's) on the scores and outputs
+// the query it halts at (T+1: never), for the Monte Carlo audit.
+func ORMEGateSampler(p mech.ORMEParams, n int, scores []float64, mutant string) (Sampler, error) {
+	cal, err := gateCalibration(p, n, scores, mutant)
+	if err != nil {
+		return nil, err
+	}
+	b1, b2, open := gateScales(p, cal, mutant)
+	never := []float64{float64(len(scores) + 1)}
+	return func(st *rng.Streams) ([]float64, error) {
+		if open {
+			return never, nil
+		}
+		// One threshold draw for the whole run, as AboveThreshold has it.
+		thr := cal.Gate.Threshold + noise.Laplace{Scale: b1, Src: st.Get(rng.ATThreshold)}.Rand()
+		nu := noise.Laplace{Scale: b2, Src: st.Get(rng.ATQuery)}
+		for t, s := range scores {
+			if s+nu.Rand() < thr {
+				return []float64{float64(t + 1)}, nil
+			}
+		}
+		return never, nil
+	}, nil
+}
+
+// FlippingScores are the scores of a neighbouring pair of runs that makes
+// AboveThreshold pay twice for its halting query: n users in 1-D, the
+// changed one inside a crowd of the given size in run A and alone in run
+// B for the first T−1 queries, the other way round at the last. The others
+// sit alone, more than 2τ apart. The scores are computed from those users
+// as ORME computes them.
+func FlippingScores(n, crowd, queries int, tau float64) (a, b []float64, err error) {
+	switch {
+	case crowd < 1 || crowd > n-1:
+		return nil, nil, fmt.Errorf("crowd of %d: choose 1 to n − 1 = %d other users", crowd, n-1)
+	case queries < 1:
+		return nil, nil, fmt.Errorf("%d queries: choose at least 1", queries)
+	case !(tau > 0) || math.IsInf(tau, 0):
+		return nil, nil, fmt.Errorf("τ = %v: must be a finite number > 0", tau)
+	}
+	score := func(in bool) float64 {
+		pts := make([][]float64, n)
+		pts[0] = []float64{-10 * tau}
+		if in {
+			pts[0][0] = 0
+		}
+		for i := 1; i < n; i++ {
+			pts[i] = []float64{0}
+			if i > crowd {
+				pts[i][0] = 10 * tau * float64(i)
+			}
+		}
+		return robust.Score(robust.NewIndex(pts).CountsAt(tau)[0])
+	}
+	in, out := score(true), score(false)
+	for q := range queries {
+		if q < queries-1 {
+			a, b = append(a, in), append(b, out)
+		} else {
+			a, b = append(a, out), append(b, in)
+		}
+	}
+	return a, b, nil
 }
 
 // GateGuarantee is the gate's share of ORME's promise: (ε/2, 0).

@@ -1,44 +1,31 @@
 package audit
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"github.com/uldplab/uldp/core/internal/gof"
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/privacy"
-	"github.com/uldplab/uldp/core/robust"
+	"github.com/uldplab/uldp/core/rng"
 )
 
-// flipping is a run of T queries over 300 users in 1-D whose one changed
-// user sits in a crowd of 268 in one world and alone in the other, except
-// at the last query, where the worlds swap: the scores move up by
-// 2·268/300 and then down — the non-monotone pattern that makes
-// AboveThreshold pay twice for its halting query. Scores come from the
-// users' values, as ORME computes them.
+// flipping is FlippingScores' pair over 300 users with a crowd of 268:
+// the scores move up by 2·268/300 and then down, the non-monotone pattern
+// that makes AboveThreshold pay twice for its halting query.
 func flipping(t *testing.T, queries int) (a, b []float64) {
 	t.Helper()
-	score := func(in bool) float64 {
-		pts := [][]float64{{1e6}}
-		if in {
-			pts[0][0] = 0
-		}
-		for range 268 {
-			pts = append(pts, []float64{0})
-		}
-		for i := range 31 {
-			pts = append(pts, []float64{10 + 5*float64(i)})
-		}
-		return robust.Score(robust.NewIndex(pts).CountsAt(1)[0])
+	a, b, err := FlippingScores(300, 268, queries, 1)
+	if err != nil {
+		t.Fatal(err)
 	}
-	in, out := score(true), score(false)
-	for q := range queries {
-		if q < queries-1 {
-			a, b = append(a, in), append(b, out)
-		} else {
-			a, b = append(a, out), append(b, in)
-		}
+	// By hand: (269² + 31)/300 with the changed user in the crowd,
+	// (268² + 32)/300 without.
+	if in, out := (269.0*269+31)/300, (268.0*268+32)/300; math.Abs(a[0]-in) > 1e-9 || math.Abs(b[0]-out) > 1e-9 {
+		t.Fatalf("scores %v, %v; want %v, %v", a[0], b[0], in, out)
 	}
 	return a, b
 }
@@ -62,9 +49,6 @@ func TestORMEGateAudit(t *testing.T) {
 	p := soundORME
 	p.Queries = 8
 	a, b := flipping(t, 8)
-	if math.Abs(a[0]-b[0]-2*268.0/300) > 1e-9 {
-		t.Fatalf("scores %v and %v", a, b)
-	}
 	if d := gateDelta(t, p, a, b, "", p.Eps/2); d > 1e-9 {
 		t.Errorf("sound gate: δ(ε/2) = %.3g, want 0", d)
 	}
@@ -122,11 +106,54 @@ func TestORMEGateRefuses(t *testing.T) {
 		{[]float64{240, 240, 240}, []float64{240, 240, 240}, "", "covers T = 2"},
 		{[]float64{0.5}, []float64{1}, "", "outside [1, n"},
 		{[]float64{240}, []float64{240, 241}, "", "same number"},
+		{nil, nil, "", "no scores"},
 		{[]float64{240}, []float64{240}, "louder", "use one of"},
 	} {
 		_, _, err := ORMEGatePair(p, 300, c.a, c.b, c.mutant)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v vs %v: %v, want %q", c.a, c.b, err, c.want)
+		}
+	}
+}
+
+// The gate sampler's halting times follow the exact law: a χ² test on 10⁵
+// runs of the half-score-noise gate (false failure 10⁻⁴), and the Monte
+// Carlo audit flags that variant on the flipping pair while passing the
+// sound gate (each verdict wrong with probability ≤ α = 10⁻³).
+func TestORMEGateSampler(t *testing.T) {
+	p := soundORME
+	p.Queries = 8
+	a, b := flipping(t, 8)
+	law, _, err := ORMEGatePair(p, 300, a, b, ORMEHalfScoreNoise)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sa, err := ORMEGateSampler(p, 300, a, ORMEHalfScoreNoise)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := make([]int, len(law))
+	for s := range 100_000 {
+		out, err := sa(rng.New(uint64(s)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts[int(out[0])-1]++
+	}
+	if err := gof.ChiSquare(counts, law, 1e-4); err != nil {
+		t.Error(err)
+	}
+	for _, c := range []struct {
+		mutant, want string
+	}{{"", "pass"}, {ORMEHalfScoreNoise, "violation"}} {
+		sa, _ := ORMEGateSampler(p, 300, a, c.mutant)
+		sb, _ := ORMEGateSampler(p, 300, b, c.mutant)
+		r, err := MonteCarlo(context.Background(), sa, sb, GateGuarantee(p), MCConfig{Runs: 100_000, Alpha: 1e-3, Seed: 3}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Verdict != c.want {
+			t.Errorf("%q: Monte Carlo says %s (ε ≥ %.3g), want %s", c.mutant, r.Verdict, r.EpsLower, c.want)
 		}
 	}
 }
