@@ -344,6 +344,15 @@ test("Audit lab: a broken variant is caught exactly and by sampling; drags keep 
   await page.fill("#controls input[aria-label='claimed ε value']", "10");
   await page.keyboard.press("Enter");
   assert.match(await readout(page, "exact"), /VIOLATION/);
+  // Half the score noise hides in ORME's whole budget at T = 1; the gate's
+  // own share over 8 queries catches it.
+  await page.selectOption("#ctl-mech", "orme");
+  await page.selectOption("#ctl-mutant", "half-score-noise");
+  assert.match(await readout(page, "exact"), /within/);
+  await page.selectOption("#ctl-mech", "orme-gate");
+  await page.selectOption("#ctl-mutant", "half-score-noise");
+  assert.match(await readout(page, "exact"), /0\.0771.*VIOLATION/);
+  await prose(page, /pays for its halting query twice/);
   assert.equal(await page.isDisabled("#export-trace"), true);
   assert.equal(await page.isDisabled("#export-png"), false);
   assert.deepEqual(errors, []);

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/uldplab/uldp/core/audit"
@@ -20,11 +21,36 @@ const (
 	labAT    = "abovethreshold"
 	labGauss = "gaussian"
 	labORME  = "orme"
+	labGate  = "orme-gate"
 )
+
+// labMechs lists the mechanisms in menu order.
+var labMechs = []string{labDel, labAT, labGauss, labORME, labGate}
 
 // labORMEParams are ORME's sound constants at (8, 0.1), τ = 1, T = 1: the
 // proof covers them from n > 254 users, so the lab's pairs hold 300.
 var labORMEParams = mech.ORMEParams{Eps: 8, Delta: 0.1, Tau: 1, Queries: 1, Mode: privacy.Sound}
+
+// The gate's audit: the same constants over T = 8 queries among 300 users.
+// Its bars are scores minus the threshold 4n/5.
+var labGateParams = mech.ORMEParams{Eps: 8, Delta: 0.1, Tau: 1, Queries: 8, Mode: privacy.Sound}
+
+const (
+	gateUsers     = 300
+	gateThreshold = 4 * gateUsers / 5
+)
+
+// flippingPair is audit.FlippingScores' pair (a crowd of 268), relative to
+// the gate's threshold.
+func flippingPair() labPair {
+	// Constant, valid arguments: FlippingScores cannot fail here.
+	a, b, _ := audit.FlippingScores(gateUsers, 268, labGateParams.Queries, labGateParams.Tau)
+	for i := range a {
+		a[i] -= gateThreshold
+		b[i] -= gateThreshold
+	}
+	return labPair{"flipping", audit.ORMEHalfScoreNoise, a, b}
+}
 
 // crowdOf returns n users at one value.
 func crowdOf(n int, v float64) []float64 {
@@ -96,6 +122,7 @@ var labPairs = map[string][]labPair{
 	labGauss: {
 		{"answers-one-apart", audit.GaussianClassical, []float64{0}, []float64{1}},
 	},
+	labGate: {flippingPair()},
 }
 
 func pairNames(m string) []string {
@@ -126,7 +153,7 @@ func NewAuditLab() *AuditLab {
 func (s *AuditLab) load(m string, p labPair) {
 	s.mech, s.pair, s.mutant = m, p.name, noMutant
 	a, b := append([]float64(nil), p.a...), append([]float64(nil), p.b...)
-	if m == labAT {
+	if queryMech(m) {
 		s.qa, s.qb = a, b
 	} else {
 		s.a, s.b = a, b
@@ -145,6 +172,8 @@ func (s *AuditLab) guarantee() privacy.Guarantee {
 		return privacy.Guarantee{Eps: s.at.Eps, Mode: privacy.Paper}
 	case labGauss:
 		return privacy.Guarantee{Eps: s.gaussEps, Delta: gaussDelta, Mode: privacy.Paper}
+	case labGate:
+		return audit.GateGuarantee(labGateParams)
 	case labORME:
 		// Sound constants with their proof's user requirement (met at 300).
 		cal, err := labORMEParams.Calibrate(max(len(s.a), 2))
@@ -162,7 +191,7 @@ func mutantsOf(m string) []string {
 		return []string{noMutant, "no-threshold-noise"}
 	case labGauss:
 		return []string{noMutant, audit.GaussianClassical}
-	case labORME:
+	case labORME, labGate:
 		return append([]string{noMutant}, audit.ORMEMutantNames()...)
 	}
 	return append([]string{noMutant}, audit.DelMutantNames()...)
@@ -183,6 +212,15 @@ func (s *AuditLab) recompute() {
 			law = audit.ATNoThresholdNoise
 		}
 		s.points = audit.ATCurve(law(s.at, s.qa), law(s.at, s.qb), g, eps)
+		return
+	}
+	if s.mech == labGate {
+		la, lb, err := audit.ORMEGatePair(labGateParams, gateUsers, gateScores(s.qa), gateScores(s.qb), s.variant())
+		if err != nil {
+			s.err, s.points = err, nil
+			return
+		}
+		s.points = audit.ATCurve(la, lb, g, eps)
 		return
 	}
 	if s.mech == labORME {
@@ -237,17 +275,41 @@ func (s *AuditLab) laws() (mech.DelLaw, mech.DelLaw, error) {
 	return la, lb, nil
 }
 
+// variant is the ORME variant under audit ("" for the real mechanism).
+func (s *AuditLab) variant() string {
+	if s.mutant == noMutant {
+		return ""
+	}
+	return s.mutant
+}
+
+// gateScores turns the bars (scores minus the threshold) into scores.
+func gateScores(rel []float64) []float64 {
+	out := make([]float64, len(rel))
+	for i, v := range rel {
+		out[i] = v + gateThreshold
+	}
+	return out
+}
+
+// queryMech says whether m's pair is two query vectors drawn as bars.
+func queryMech(m string) bool { return m == labAT || m == labGate }
+
+// querySens is how far a B bar may sit from its A bar.
+func (s *AuditLab) querySens() float64 {
+	if s.mech == labGate {
+		return 2 * float64(gateUsers-1) / gateUsers
+	}
+	return 1
+}
+
 // ormeLaws are ORME's exact one-query laws on the pair.
 func (s *AuditLab) ormeLaws() (audit.ORMELaw, audit.ORMELaw, error) {
-	mutant := ""
-	if s.mutant != noMutant {
-		mutant = s.mutant
-	}
-	la, err := audit.ORMEExactLaw(labORMEParams, s.a, mutant)
+	la, err := audit.ORMEExactLaw(labORMEParams, s.a, s.variant())
 	if err != nil {
 		return la, la, err
 	}
-	lb, err := audit.ORMEExactLaw(labORMEParams, s.b, mutant)
+	lb, err := audit.ORMEExactLaw(labORMEParams, s.b, s.variant())
 	return la, lb, err
 }
 
@@ -282,6 +344,14 @@ func (s *AuditLab) startMC() error {
 			return err
 		}
 		a, b = la.Sampler(), lb.Sampler()
+	case labGate:
+		var err error
+		if a, err = audit.ORMEGateSampler(labGateParams, gateUsers, gateScores(s.qa), s.variant()); err != nil {
+			return err
+		}
+		if b, err = audit.ORMEGateSampler(labGateParams, gateUsers, gateScores(s.qb), s.variant()); err != nil {
+			return err
+		}
 	default:
 		la, lb, err := s.laws()
 		if err != nil {
@@ -315,7 +385,8 @@ func (s *AuditLab) Tick(float64) bool {
 // Controls declares the scene's inputs.
 func (s *AuditLab) Controls() []viz.Control {
 	cs := []viz.Control{
-		{Name: "mech", Label: "mechanism", Kind: viz.Choice, Value: s.mech, Choices: []string{labDel, labAT, labGauss, labORME}},
+		{Name: "mech", Label: "mechanism", Kind: viz.Choice, Value: s.mech, Choices: labMechs,
+			Help: "orme-gate audits ORME's gate alone over 8 queries, against its share (ε/2, 0) of the budget"},
 		{Name: "pair", Label: "neighbouring pair", Kind: viz.Choice, Value: s.pair, Choices: pairNames(s.mech),
 			Help: "a preset pair (each catches one broken variant); drag the users or queries to make your own"},
 		{Name: "mutant", Label: "broken variant", Kind: viz.Choice, Value: s.mutant, Choices: mutantsOf(s.mech),
@@ -340,7 +411,7 @@ func (s *AuditLab) Set(name, value string) error {
 	switch name {
 	case "mech":
 		if _, ok := labPairs[value]; !ok {
-			return fmt.Errorf("mechanism %q: use %s, %s, %s or %s", value, labDel, labAT, labGauss, labORME)
+			return fmt.Errorf("mechanism %q: use one of %s", value, strings.Join(labMechs, ", "))
 		}
 		s.load(value, labPairs[value][0])
 	case "pair":

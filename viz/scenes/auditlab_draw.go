@@ -16,7 +16,7 @@ const atRange = 6.0
 func (s *AuditLab) Draw(w, h float64) *viz.List {
 	l := &s.list
 	l.Reset(w, h)
-	if s.mech == labAT {
+	if queryMech(s.mech) {
 		s.drawQueries(l, w)
 	} else {
 		s.drawUsersPair(l, w)
@@ -73,12 +73,26 @@ func (s *AuditLab) drawUsersPair(l *viz.List, w float64) {
 
 // drawQueries draws the two query vectors as paired bars.
 func (s *AuditLab) drawQueries(l *viz.List, w float64) {
-	p := plotArea{x0: 50, y0: 30, w: w - 100, h: 120, lo: -atRange, hi: atRange, slots: len(s.qa)}
+	caption := fmt.Sprintf("query values: A (blue) and B (orange, within the sensitivity 1 of A); threshold Δ = %g; drag the bars", s.at.Threshold)
+	if s.mech == labGate {
+		caption = fmt.Sprintf("ORME's concentration scores minus 4n/5 = %d, %d users, T = %d queries: A (blue) and B (orange, within 2(n−1)/n ≈ %.3g of A); drag the bars",
+			gateThreshold, gateUsers, labGateParams.Queries, s.querySens())
+	}
+	lines := viz.Wrap(caption, int((w-100)/6.5))
+	for i, line := range lines {
+		l.Text(viz.Point{X: 50, Y: 14 + 15*float64(i)}, line, 12, viz.Ink, viz.Left)
+	}
+	// The bars keep their bottom edge whatever the caption takes.
+	top := 30 + 15*float64(len(lines)-1)
+	p := plotArea{x0: 50, y0: top, w: w - 100, h: 150 - top, lo: -atRange, hi: atRange, slots: len(s.qa)}
 	s.ax = p
-	l.Text(viz.Point{X: p.x0, Y: 14}, fmt.Sprintf("query values: A (blue) and B (orange, within the sensitivity 1 of A); threshold Δ = %g; drag the bars", s.at.Threshold), 12, viz.Ink, viz.Left)
 	zero := p.yOf(0)
 	l.Line(viz.Point{X: p.x0, Y: zero}, viz.Point{X: p.x0 + p.w, Y: zero}, viz.Style{Stroke: viz.Muted, Width: 1})
-	l.Line(viz.Point{X: p.x0, Y: p.yOf(s.at.Threshold)}, viz.Point{X: p.x0 + p.w, Y: p.yOf(s.at.Threshold)}, viz.Style{Stroke: viz.Purple, Width: 2, Dashed: true})
+	thr := s.at.Threshold
+	if s.mech == labGate {
+		thr = 0
+	}
+	l.Line(viz.Point{X: p.x0, Y: p.yOf(thr)}, viz.Point{X: p.x0 + p.w, Y: p.yOf(thr)}, viz.Style{Stroke: viz.Purple, Width: 2, Dashed: true})
 	bw := math.Min(p.slotW()*0.3, 24)
 	for i := range s.qa {
 		x := p.slotX(i + 1)
@@ -134,7 +148,7 @@ func (s *AuditLab) Pointer(ev viz.Event) bool {
 	case viz.PointerDown:
 		id := s.list.Hit(viz.Point{X: ev.X, Y: ev.Y}, 4)
 		n := len(s.a)
-		if s.mech == labAT {
+		if queryMech(s.mech) {
 			n = len(s.qa)
 		}
 		i, inB := id-1, false
@@ -145,7 +159,7 @@ func (s *AuditLab) Pointer(ev viz.Event) bool {
 			return false
 		}
 		s.drag = id
-		if s.mech == labAT {
+		if queryMech(s.mech) {
 			v := s.qa[i]
 			if inB {
 				v = s.qb[i]
@@ -172,11 +186,12 @@ func (s *AuditLab) Pointer(ev viz.Event) bool {
 		if s.drag > lensID {
 			i, inB = s.drag-lensID-1, true
 		}
-		if s.mech == labAT {
+		if queryMech(s.mech) {
 			v := math.Round((s.ax.valueAt(ev.Y)+s.grab)*100) / 100
 			v = math.Max(-atRange, math.Min(atRange, v))
 			if inB {
-				s.qb[i] = math.Max(s.qa[i]-1, math.Min(s.qa[i]+1, v)) // sensitivity 1
+				sens := s.querySens()
+				s.qb[i] = math.Max(s.qa[i]-sens, math.Min(s.qa[i]+sens, v))
 			} else {
 				d := s.qb[i] - s.qa[i]
 				s.qa[i], s.qb[i] = v, v+d
@@ -230,6 +245,13 @@ func (s *AuditLab) hint() string {
 	for _, p := range labPairs[s.mech] {
 		if p.catches == s.mutant {
 			return "The preset pair “" + p.name + "” catches “" + s.mutant + "”."
+		}
+	}
+	for _, m := range labMechs {
+		for _, p := range labPairs[m] {
+			if p.catches == s.mutant && m != s.mech {
+				return "This audit cannot see “" + s.mutant + "”; mechanism “" + m + "” with the pair “" + p.name + "” catches it."
+			}
 		}
 	}
 	return "No preset pair catches “" + s.mutant + "”: an audit only shows a violation that some pair exposes, and at these settings this variant may be safe on every pair."

@@ -37,7 +37,7 @@ func hasText(l *viz.List, sub string) bool {
 // broken variant the pair was built for is caught, in the verdict, the
 // readout and the figure.
 func TestAuditLabPresetPairs(t *testing.T) {
-	for _, m := range []string{labDel, labAT, labGauss, labORME} {
+	for _, m := range labMechs {
 		for _, p := range labPairs[m] {
 			a, s := newAuditLab(t)
 			mustSet(t, a, "mech", m)
@@ -355,7 +355,8 @@ func TestAuditLabClassicalGaussian(t *testing.T) {
 
 // ORME in the lab: 300 users drawn as a crowd dot, the sampled audit of the
 // keep-all variant on the far user agrees with the exact one, and half the
-// score noise is shown as uncaught (it is no violation at T = 1).
+// score noise is shown as uncaught (it is no violation at T = 1), with a
+// pointer to the gate's audit, which catches it.
 func TestAuditLabORME(t *testing.T) {
 	a, s := newAuditLab(t)
 	mustSet(t, a, "mech", labORME)
@@ -368,7 +369,42 @@ func TestAuditLabORME(t *testing.T) {
 		t.Errorf("keep-all by sampling: %v, ε ≥ %v", r.Verdict, r.EpsLower)
 	}
 	mustSet(t, a, "mutant", audit.ORMEHalfScoreNoise)
-	if v, _ := s.verdictAt(); v.Verdict != audit.Within || !hasText(frame(a), "No preset pair catches") {
+	if v, _ := s.verdictAt(); v.Verdict != audit.Within || !hasText(frame(a), "mechanism “orme-gate” with the pair “flipping” catches it") {
 		t.Errorf("half-score-noise: %+v", v)
+	}
+}
+
+// ORME's gate alone, over 8 queries: the flipping pair's bars sit 2·268/300
+// apart, a B bar cannot be dragged further than 2(n−1)/n from its A bar,
+// and the Monte Carlo audit catches half the score noise as the exact
+// profile does.
+func TestAuditLabGate(t *testing.T) {
+	a, s := newAuditLab(t)
+	mustSet(t, a, "mech", labGate)
+	if len(s.qa) != 8 || math.Abs(s.qa[0]-s.qb[0]-2*268.0/300) > 1e-9 || !hasText(frame(a), "4n/5 = 240") {
+		t.Fatalf("flipping pair: %v vs %v", s.qa, s.qb)
+	}
+	if g := s.guarantee(); g.Eps != 4 || g.Delta != 0 {
+		t.Errorf("the gate's share: %+v, want (ε/2, 0) = (4, 0)", g)
+	}
+	mustSet(t, a, "mutant", audit.ORMEHalfScoreNoise)
+	if v, _ := s.verdictAt(); v.Verdict != audit.Violation {
+		t.Errorf("half-score-noise: %+v", v)
+	}
+	if r := runMC(t, a, s); r.Verdict != "violation" {
+		t.Errorf("half-score-noise by sampling: %v, ε ≥ %v", r.Verdict, r.EpsLower)
+	}
+	mustSet(t, a, "mutant", audit.ORMEKeepAll)
+	if !hasText(frame(a), "mechanism “orme” with the pair “far-user” catches it") {
+		t.Error("keep-all: no pointer to the audit that catches it")
+	}
+	// Drag B's first bar far up: it stops a sensitivity above A's.
+	frame(a)
+	bar := s.ax.slotX(1) + 6
+	a.Event(viz.Event{Kind: viz.PointerDown, X: bar, Y: s.ax.yOf(s.qb[0]) + 1})
+	a.Event(viz.Event{Kind: viz.PointerMove, X: bar, Y: s.ax.yOf(5)})
+	a.Event(viz.Event{Kind: viz.PointerUp})
+	if d := s.qb[0] - s.qa[0]; math.Abs(d-2*299.0/300) > 0.01 {
+		t.Errorf("dragged B bar sits %.4g above A's, want 2(n−1)/n", d)
 	}
 }
