@@ -672,3 +672,58 @@ func TestRunDPSGDSC(t *testing.T) {
 	}
 	bad(t, "missing --rx", "run", "--mech", "dp-sgd-sc", "--data", "testdata/tight-2d.csv", "--eps", "8", "--delta", "1e-5", "--rk", "1")
 }
+
+// ORME's audit: one query over users' 1-D item means, exact; by sampling in
+// any dimension. Sound ORME keeps its promise on a crowd of 300 with one
+// user moved far away; keep-all is caught exactly and by sampling; half the
+// score noise passes, with the reason.
+func TestAuditORME(t *testing.T) {
+	args := []string{"audit", "--mech", "orme", "--data", "testdata/crowd300.csv", "--neighbour", "replace:1=10000",
+		"--tau", "1", "--eps", "8", "--delta", "0.1", "--mode", "sound"}
+	type result struct {
+		Points []struct {
+			DeltaAB float64 `json:"delta_ab"`
+			DeltaBA float64 `json:"delta_ba"`
+		} `json:"points"`
+		A, B *struct {
+			Score float64 `json:"score"`
+			PPass float64 `json:"p_pass"`
+		}
+		MonteCarlo *struct {
+			Verdict string `json:"verdict"`
+		} `json:"monte_carlo"`
+		Claimed struct {
+			Certified bool `json:"certified"`
+		} `json:"claimed"`
+		Verdict, Note string
+	}
+	var real, keepAll, half, sampled result
+	ok(t, &real, args...)
+	if real.Verdict != "pass" || len(real.Points) != 1 || !real.Claimed.Certified || real.A.Score != 300 || math.Abs(real.B.Score-(299*299+1)/300.0) > 1e-9 {
+		t.Errorf("sound ORME: %+v (A %+v, B %+v)", real, real.A, real.B)
+	}
+	ok(t, &keepAll, append(args, "--mutant", "keep-all")...)
+	if keepAll.Verdict != "violation" || keepAll.Points[0].DeltaAB < 0.99 {
+		t.Errorf("keep-all: %+v", keepAll)
+	}
+	ok(t, &half, append(args, "--mutant", "half-score-noise")...)
+	if half.Verdict != "pass" || !strings.Contains(half.Note, "orme-gate") {
+		t.Errorf("half-score-noise: %+v", half)
+	}
+	ok(t, &sampled, append(args, "--mutant", "keep-all", "--monte-carlo", "--runs", "100000")...)
+	if sampled.MonteCarlo == nil || sampled.MonteCarlo.Verdict != "violation" {
+		t.Errorf("keep-all by sampling: %+v", sampled.MonteCarlo)
+	}
+	// 2-D users: sampling only.
+	flat := []string{"audit", "--mech", "orme", "--data", "testdata/tight-2d.csv", "--tau", "0.5", "--eps", "8", "--delta", "0.1"}
+	bad(t, "add --monte-carlo", append(flat, "--neighbour", "replace:1=9,9")...)
+	var twoD result
+	ok(t, &twoD, append(flat, "--neighbour", "replace:1=9,9", "--monte-carlo", "--runs", "1000")...)
+	if twoD.A != nil || twoD.MonteCarlo == nil || len(twoD.Points) != 0 {
+		t.Errorf("2-D: %+v", twoD)
+	}
+	bad(t, "covers one query", append(args, "--queries", "2")...)
+	bad(t, "orme's broken variants are", append(args, "--mutant", "no-stability")...)
+	bad(t, "audit supports deloutputpert and orme", "audit", "--mech", "dp-sgd", "--data", "testdata/crowd300.csv", "--neighbour", "replace:1=0",
+		"--eps", "8", "--delta", "0.1", "--rk", "1")
+}
