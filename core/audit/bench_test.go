@@ -5,7 +5,9 @@ import (
 	"testing"
 
 	"github.com/uldplab/uldp/core/mech"
+	"github.com/uldplab/uldp/core/optim"
 	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/core/rng"
 )
 
 var sinkPoints []Point
@@ -41,4 +43,34 @@ func BenchmarkExactAuditWithLaws(b *testing.B) {
 		lb, _ := mech.DelOutputPertLaw(context.Background(), p1, oneD(y...), nil)
 		sinkPoints = Curve(la, lb, g, eps)
 	}
+}
+
+// One DP-SGD run on the audit lab's two-crowds pair (600 users, 8 steps,
+// the no-gate variant so every run goes the distance): the audit's sampler
+// against the real run it stands in for.
+func BenchmarkDPSGDAuditRun(b *testing.B) {
+	data := valuesOf(append(crowd(299, 0), crowd(301, 100)...))
+	b.Run("sampler", func(b *testing.B) {
+		smp, _, err := DPSGDSampler(dpsgdLab, data, ORMENoGate)
+		if err != nil {
+			b.Fatal(err)
+		}
+		st := rng.New(1)
+		for b.Loop() {
+			if _, err := smp(st); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("real", func(b *testing.B) {
+		p := dpsgdLab
+		p.Mode = privacy.NonPrivate // the real code has no gate-less variant; this one never halts either
+		var seed uint64
+		for b.Loop() {
+			seed++
+			if _, _, err := optim.DPSGD(context.Background(), p, data, rng.New(seed), nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -129,17 +129,13 @@ func DPSGD(ctx context.Context, p DPSGDParams, data *dataset.Dataset, streams *r
 	if err != nil {
 		return DPSGDResult{}, nil, err
 	}
-	// One ORME instance for all T queries at δ/(2Tmnd): the run is even
-	// (ε, δ/(2Tmnd))-DP, and (ε, δ) a fortiori.
-	me := mech.ORMEParams{Eps: p.Eps, Delta: p.Delta / (2 * float64(p.Steps) * float64(m) * float64(n) * float64(data.Dim)),
-		Tau: p.Tau, Queries: p.Steps, Mode: p.Mode}
 	rec := p.recorder("dp-sgd", streams)
-	orme, err := mech.NewORME(me, n, streams, rec)
+	orme, err := mech.NewORME(p.ORME(n, m, data.Dim), n, streams, rec)
 	if err != nil {
 		return DPSGDResult{}, nil, err
 	}
 	res := DPSGDResult{ORME: orme.Calibration()}
-	res.Guarantee = dpsgdGuarantee(p, res.ORME)
+	res.Guarantee = p.Guarantee(res.ORME)
 	return p.descend(ctx, data, streams, progress, rec, orme.Query, res)
 }
 
@@ -236,9 +232,18 @@ func (p DPSGDParams) descend(ctx context.Context, data *dataset.Dataset, streams
 	return res, rec.Trace(), nil
 }
 
-// dpsgdGuarantee is ORME's, at the run's (ε, δ): post-processing of its T
-// answers; the halting output θ₀ does not depend on the data.
-func dpsgdGuarantee(p DPSGDParams, c mech.ORMECalibration) privacy.Guarantee {
+// ORME returns the parameters of the one ORME instance a run on n users of
+// m items in d dimensions asks all T queries of: δ/(2Tmnd), so the run is
+// even (ε, δ/(2Tmnd))-DP, and (ε, δ) a fortiori.
+func (p DPSGDParams) ORME(n, m, d int) mech.ORMEParams {
+	return mech.ORMEParams{Eps: p.Eps, Delta: p.Delta / (2 * float64(p.Steps) * float64(m) * float64(n) * float64(d)),
+		Tau: p.Tau, Queries: p.Steps, Mode: p.Mode}
+}
+
+// Guarantee is the run's promise given its ORME calibration c: ORME's, at
+// the run's (ε, δ) — post-processing of its T answers; the halting output
+// θ₀ does not depend on the data.
+func (p DPSGDParams) Guarantee(c mech.ORMECalibration) privacy.Guarantee {
 	g := c.Guarantee()
 	if p.Mode == privacy.NonPrivate {
 		return g

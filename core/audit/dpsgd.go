@@ -1,0 +1,158 @@
+package audit
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/loss"
+	"github.com/uldplab/uldp/core/mech"
+	"github.com/uldplab/uldp/core/noise"
+	"github.com/uldplab/uldp/core/optim"
+	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/core/rng"
+	"github.com/uldplab/uldp/core/robust"
+)
+
+// DPSGDSampler runs user-level DP-SGD (Paper B Alg. 3), or the run with
+// one of ORME's variants inside every step, on data for the Monte Carlo
+// audit, and returns the run's promise with it. A halted run's output θ₀
+// does not depend on the data and comes out as nil, the audit's atom.
+//
+// It needs the squared loss without smoothing. Each user's gradient at θ
+// is then μ(θ − x̄_i), so two users' gradients differ by the same vector
+// at every step: the concentration scores, the neighbour counts and the
+// keep ramp are those of the item means and are computed once, and the
+// gate, which sees the same score T times, halts by the exact law of
+// AboveThreshold (mech.HaltDistribution) — one draw per run. What is left
+// per step is what depends on the randomness: coins for the users on the
+// ramp (a user kept with probability 0 or 1 needs none), the noise and the
+// projected step. The law is the real run's; a test compares the two.
+func DPSGDSampler(p optim.DPSGDParams, data *dataset.Dataset, mutant string) (Sampler, privacy.Guarantee, error) {
+	if mutant != "" && !slices.Contains(ORMEMutantNames(), mutant) {
+		return nil, privacy.Guarantee{}, fmt.Errorf("DP-SGD variant %q: use one of %s (ORME's, inside every step)", mutant, strings.Join(ORMEMutantNames(), ", "))
+	}
+	sq, ok := p.Loss.(loss.Squared)
+	switch {
+	case !ok:
+		return nil, privacy.Guarantee{}, fmt.Errorf("the DP-SGD audit samples the squared loss only: its users' gradients keep their distances from step to step, so the scores are computed once")
+	case p.Smoothing != 0:
+		return nil, privacy.Guarantee{}, fmt.Errorf("smoothing = %v: the DP-SGD audit samples runs without smoothing (0); the perturbations would move users' gradients apart differently at every step", p.Smoothing)
+	case data == nil || data.N() < 2:
+		return nil, privacy.Guarantee{}, fmt.Errorf("no data: the audit needs at least 2 users")
+	}
+	if err := p.Validate(data.Dim); err != nil {
+		return nil, privacy.Guarantee{}, err
+	}
+	m, ok := data.M()
+	if !ok {
+		return nil, privacy.Guarantee{}, fmt.Errorf("users hold different numbers of items: DP-SGD needs the same m for every user")
+	}
+	n, d := data.N(), data.Dim
+	me := p.ORME(n, m, d)
+	cal, err := me.Calibrate(n)
+	if err != nil {
+		return nil, privacy.Guarantee{}, err
+	}
+	// μ·x̄_i: the gradients' user-dependent part, whose distances are theirs.
+	means := data.Means()
+	for _, v := range means {
+		for k := range v {
+			v[k] *= sq.Mu
+		}
+	}
+	counts := robust.NewIndex(means).CountsAt(p.Tau, 2*p.Tau)
+	halt := haltProbability(me, cal, mutant, robust.Score(counts[0]))
+	ramp := map[float64][]int{} // users on the ramp, by keep probability
+	sure := make([]float64, d)  // Σ μx̄ over the users kept for sure
+	nSure := 0
+	for j, f := range counts[1] {
+		switch q := robust.Keep(f, n); {
+		case mutant == ORMEKeepAll || q == 1:
+			nSure++
+			for k, v := range means[j] {
+				sure[k] += v
+			}
+		case q > 0:
+			ramp[q] = append(ramp[q], j)
+		}
+	}
+	groups := make([]coinGroup, 0, len(ramp))
+	for _, q := range slices.Sorted(maps.Keys(ramp)) {
+		groups = append(groups, coinGroup{logMiss: math.Log1p(-q), users: ramp[q]})
+	}
+	dom := loss.Ball{Centre: make([]float64, d), Radius: p.Radius}
+	theta0 := make([]float64, d)
+	if p.Theta0 != nil {
+		dom.Project(p.Theta0, theta0)
+	}
+	return func(st *rng.Streams) ([]float64, error) {
+		if u := st.Get(rng.ATQuery).Float64(); u < halt {
+			return nil, nil // halted at some step: θ₀, whatever the data
+		}
+		coins, g := st.Get(rng.Keep), noise.Gaussian{Sigma: cal.Sigma, Src: st.Get(rng.Gauss)}
+		theta, avg, sum := slices.Clone(theta0), make([]float64, d), make([]float64, d)
+		for range p.Steps {
+			for k, v := range theta {
+				avg[k] += v / float64(p.Steps)
+			}
+			copy(sum, sure)
+			kept := nSure
+			for _, grp := range groups {
+				for j := grp.next(coins, -1); j < len(grp.users); j = grp.next(coins, j) {
+					kept++
+					for k, v := range means[grp.users[j]] {
+						sum[k] += v
+					}
+				}
+			}
+			for k := range theta {
+				var grad float64 // an empty selection's mean is 0, as ORME has it
+				if kept > 0 {
+					grad = sq.Mu*theta[k] - sum[k]/float64(kept)
+				}
+				theta[k] -= p.Eta * (grad + g.Rand())
+			}
+			dom.Project(theta, theta)
+		}
+		return avg, nil
+	}, p.Guarantee(cal), nil
+}
+
+// coinGroup is users kept with the same probability q < 1. Rather than a
+// coin each, a run jumps from one kept user to the next by the geometric
+// law of the gap between successes, Pr[gap = k] = (1 − q)^k·q — the same
+// law for the kept set, with about q·len(users) + 1 draws: the two-crowds
+// pair has 301 users kept with probability 1/100 each.
+type coinGroup struct {
+	logMiss float64 // ln(1 − q)
+	users   []int
+}
+
+// next returns the index after j of the next kept user (len(users): none).
+func (g coinGroup) next(r *rand.Rand, j int) int {
+	gap := math.Floor(math.Log(1-r.Float64()) / g.logMiss) // 1 − U ∈ (0, 1]
+	if gap >= float64(len(g.users)-j-1) {
+		return len(g.users)
+	}
+	return j + 1 + int(gap)
+}
+
+// haltProbability is the probability that ORME's gate (or the variant's)
+// fails at some step when every one of the T queries has score s.
+func haltProbability(p mech.ORMEParams, cal mech.ORMECalibration, mutant string, s float64) float64 {
+	b1, b2, open := gateScales(p, cal, mutant)
+	if open {
+		return 0
+	}
+	scores := make([]float64, p.Queries)
+	for t := range scores {
+		scores[t] = s
+	}
+	law := mech.HaltDistribution(b1, b2, cal.Gate.Threshold, scores)
+	return 1 - law[len(law)-1]
+}

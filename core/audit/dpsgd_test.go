@@ -1,0 +1,316 @@
+package audit
+
+import (
+	"context"
+	"math"
+	"math/bits"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/internal/gof"
+	"github.com/uldplab/uldp/core/loss"
+	"github.com/uldplab/uldp/core/optim"
+	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/core/rng"
+)
+
+// usersAt gives each user two items, 0.05 either side of its value, so the
+// runs average items rather than read them.
+func usersAt(vals []float64) *dataset.Dataset {
+	d := &dataset.Dataset{Dim: 1, Users: make([]dataset.User, len(vals))}
+	for i, v := range vals {
+		d.Users[i] = dataset.User{ID: strconv.Itoa(i + 1), Points: []float64{v - 0.05, v + 0.05}}
+	}
+	return d
+}
+
+// rampCloud is 40 users whose gate passes each query only sometimes
+// (score 32.6 against 4n/5 = 32) and two of whom sit on the keep ramp
+// (24 neighbours within 2τ, between n/2 and 2n/3); two far users are
+// dropped for sure.
+func rampCloud() []float64 {
+	v := append(crowd(22, 0), crowd(14, 0.9)...)
+	return append(v, -1.5, -1.5, 5, 5)
+}
+
+// Without noise and without ramp users a run is deterministic: the sampler
+// must then give the real run's answer.
+func TestDPSGDSamplerIsTheRunWithoutNoise(t *testing.T) {
+	data := usersAt(append(crowd(30, 0.2), crowd(5, 3)...))
+	p := optim.DPSGDParams{Eps: 1, Delta: 1e-6, Loss: loss.Squared{Mu: 2}, Radius: 1, Theta0: []float64{-0.8},
+		Steps: 6, Eta: 0.3, Tau: 0.5, Mode: privacy.NonPrivate}
+	real, _, err := optim.DPSGD(context.Background(), p, data, rng.New(1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	smp, _, err := DPSGDSampler(p, data, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := smp(rng.New(2))
+	if err != nil || got == nil || math.Abs(got[0]-real.Theta[0]) > 1e-12 {
+		t.Fatalf("sampler %v (%v), run %v", got, err, real.Theta)
+	}
+	// The far users are dropped by the ramp, so keeping everyone moves θ.
+	smp, _, _ = DPSGDSampler(p, data, ORMEKeepAll)
+	if all, _ := smp(rng.New(2)); math.Abs(all[0]-real.Theta[0]) < 0.05 {
+		t.Errorf("keep-all gives %v, the real run %v: the far users should pull it", all, real.Theta)
+	}
+}
+
+// The sampler draws from the real run's law: both halt with the gate's
+// exact probability, and their answers agree in distribution (two-sample
+// Kolmogorov distance within two DKW bands). The test can fail: the
+// sampler of the keep-all variant is far outside the bands. False-failure
+// probability ≤ 3·10⁻⁶ (Hoeffding twice at 10⁻⁶, DKW twice at 5·10⁻⁷).
+func TestDPSGDSamplerMatchesRuns(t *testing.T) {
+	data := usersAt(rampCloud())
+	p := optim.DPSGDParams{Eps: 4, Delta: 1e-3, Loss: loss.Squared{Mu: 1}, Radius: 0.3,
+		Steps: 3, Eta: 0.5, Tau: 1, Mode: privacy.Paper}
+	me := p.ORME(40, 2, 1)
+	cal, err := me.Calibrate(40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	halt := haltProbability(me, cal, "", 32.6)
+	if halt < 0.2 || halt > 0.8 {
+		t.Fatalf("Pr[halt] = %v: the test needs both halts and answers", halt)
+	}
+	const runs = 10_000
+	var realOut []float64
+	realHalts := 0
+	for i := range runs {
+		res, _, err := optim.DPSGD(context.Background(), p, data, rng.New(uint64(1000+i)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Halted > 0 {
+			realHalts++
+			continue
+		}
+		realOut = append(realOut, res.Theta[0])
+	}
+	sample := func(mutant string) ([]float64, int) {
+		smp, _, err := DPSGDSampler(p, data, mutant)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []float64
+		halts := 0
+		st := rng.New(7)
+		for range runs {
+			o, err := smp(st)
+			switch {
+			case err != nil:
+				t.Fatal(err)
+			case o == nil:
+				halts++
+			default:
+				out = append(out, o[0])
+			}
+		}
+		return out, halts
+	}
+	smpOut, smpHalts := sample("")
+	tol := gof.Hoeffding(runs, 1, 1e-6)
+	for name, h := range map[string]int{"real runs": realHalts, "sampler": smpHalts} {
+		if f := float64(h) / runs; math.Abs(f-halt) > tol {
+			t.Errorf("%s halt %.4f of the time, the gate's law says %.4f (± %.4f)", name, f, halt, tol)
+		}
+	}
+	band := dkwBand(len(realOut), 5e-7) + dkwBand(len(smpOut), 5e-7)
+	if ks := kolmogorov(realOut, smpOut); ks > band {
+		t.Errorf("answers differ: Kolmogorov distance %.4f > %.4f", ks, band)
+	}
+	allOut, _ := sample(ORMEKeepAll)
+	if ks := kolmogorov(realOut, allOut); ks < 1.5*band {
+		t.Errorf("keep-all's answers are only %.4f from the real ones (band %.4f): the comparison has no power", ks, band)
+	}
+}
+
+// dkwBand is the DKW half-width for n samples at false-failure alpha.
+func dkwBand(n int, alpha float64) float64 {
+	return math.Sqrt(math.Log(2/alpha) / (2 * float64(n)))
+}
+
+// kolmogorov is sup |F_a − F_b| over the two empirical distributions.
+func kolmogorov(a, b []float64) float64 {
+	a, b = slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b))
+	var i, j int
+	var worst float64
+	for i < len(a) && j < len(b) {
+		x := math.Min(a[i], b[j])
+		for i < len(a) && a[i] == x {
+			i++
+		}
+		for j < len(b) && b[j] == x {
+			j++
+		}
+		worst = math.Max(worst, math.Abs(float64(i)/float64(len(a))-float64(j)/float64(len(b))))
+	}
+	return worst
+}
+
+// dpsgdLab is the audit lab's DP-SGD: sound ORME inside, 8 steps among
+// 600 users, whose proof needs n > 502.
+var dpsgdLab = optim.DPSGDParams{Eps: 8, Delta: 0.1, Loss: loss.Squared{Mu: 1}, Radius: 50,
+	Steps: 8, Eta: 0.5, Tau: 1, Mode: privacy.Sound}
+
+// Sound DP-SGD keeps its promise on the lab's pairs; keep-all and no-gate
+// are caught by sampling whole runs. α = 10⁻³ per audit.
+func TestDPSGDAudit(t *testing.T) {
+	far := crowd(600, 0)
+	farB := slices.Clone(far)
+	farB[599] = 1e4
+	two := append(crowd(300, 0), crowd(300, 100)...)
+	twoB := slices.Clone(two)
+	twoB[0] = 100
+	for _, pr := range []struct {
+		name    string
+		a, b    []float64
+		catches string
+	}{{"far-user", far, farB, ORMEKeepAll}, {"two-crowds", two, twoB, ORMENoGate}} {
+		for _, mutant := range []string{"", pr.catches} {
+			sa, g, err := DPSGDSampler(dpsgdLab, valuesOf(pr.a), mutant)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sb, _, err := DPSGDSampler(dpsgdLab, valuesOf(pr.b), mutant)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !g.Certified() {
+				t.Fatalf("the lab's settings are outside the proof: %+v", g)
+			}
+			r, err := MonteCarlo(context.Background(), sa, sb, g, MCConfig{Runs: 100_000, Alpha: 1e-3, Seed: 1}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s, variant %q: ε ≥ %.3g (%s, worst %s)", pr.name, mutant, r.EpsLower, r.Verdict, r.Worst.Name)
+			want := "pass"
+			if mutant != "" {
+				want = "violation"
+			}
+			if r.Verdict != want {
+				t.Errorf("%s, variant %q: %s (ε ≥ %.3g), want %s", pr.name, mutant, r.Verdict, r.EpsLower, want)
+			}
+		}
+	}
+}
+
+// valuesOf is users with one item each at the given values.
+func valuesOf(vals []float64) *dataset.Dataset {
+	d := &dataset.Dataset{Dim: 1, Users: make([]dataset.User, len(vals))}
+	for i, v := range vals {
+		d.Users[i] = dataset.User{ID: strconv.Itoa(i + 1), Points: []float64{v}}
+	}
+	return d
+}
+
+// A DP-SGD run shows only whether its gate failed, never when: with the
+// squared loss the scores repeat, and over every pair of neighbouring
+// scores the one binary outcome loses at most Δ_s/b₁ = 2 (the threshold
+// noise's share) — for the real gate and for the half-score-noise variant
+// alike. Whole-run audits cannot see that variant at ε = 8; the gate's own
+// audit (ORMEGatePair on flipping scores) does.
+func TestDPSGDHidesHalfScoreNoise(t *testing.T) {
+	const n = 600
+	me := dpsgdLab.ORME(n, 1, 1)
+	cal, err := me.Calibrate(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sens := 2 * float64(n-1) / n
+	bound := sens / cal.ThresholdScale
+	for _, mutant := range []string{"", ORMEHalfScoreNoise} {
+		var worst float64
+		for s := cal.Gate.Threshold - 30; s <= cal.Gate.Threshold+30; s += 0.25 {
+			a, b := haltProbability(me, cal, mutant, s), haltProbability(me, cal, mutant, s+sens)
+			// Probabilities below 10⁻⁸ are left out: the law is accurate
+			// to about 10⁻¹², so their ratios are noise.
+			if a > 1e-8 && b > 1e-8 {
+				worst = math.Max(worst, math.Abs(math.Log(a/b)))
+			}
+			if a < 1-1e-8 && b < 1-1e-8 {
+				worst = math.Max(worst, math.Abs(math.Log((1-a)/(1-b))))
+			}
+		}
+		t.Logf("variant %q: the halting outcome loses at most %.4f (bound Δ_s/b₁ = %.4f)", mutant, worst, bound)
+		if worst > bound*(1+1e-6) || worst < bound*0.99 {
+			t.Errorf("variant %q: worst loss %v, want Δ_s/b₁ = %v (reached deep in the tail)", mutant, worst, bound)
+		}
+	}
+}
+
+func TestDPSGDSamplerRefuses(t *testing.T) {
+	data := usersAt(crowd(10, 0))
+	for _, c := range []struct {
+		name   string
+		edit   func(*optim.DPSGDParams)
+		mutant string
+	}{
+		{"distance loss", func(p *optim.DPSGDParams) { p.Loss = loss.Distance{} }, ""},
+		{"smoothing", func(p *optim.DPSGDParams) { p.Smoothing = 0.1 }, ""},
+		{"no steps", func(p *optim.DPSGDParams) { p.Steps = 0 }, ""},
+		{"unknown variant", func(p *optim.DPSGDParams) {}, "no-noise"},
+	} {
+		p := dpsgdLab
+		c.edit(&p)
+		if _, _, err := DPSGDSampler(p, data, c.mutant); err == nil {
+			t.Errorf("%s: accepted", c.name)
+		} else {
+			t.Logf("%s: %v", c.name, err)
+		}
+	}
+}
+
+// Jumping by geometric gaps keeps each user independently with
+// probability q: the kept subsets of 6 users follow q^|S|(1 − q)^{6−|S|}
+// (χ² over all 64 subsets), and 301 users at q = 1/100 give a
+// Binomial(301, 1/100) count. False-failure probability ≤ 2·10⁻⁶.
+func TestCoinGroupKeepsIndependently(t *testing.T) {
+	subsets := func(q float64, users, runs int) map[uint64]int {
+		g := coinGroup{logMiss: math.Log1p(-q), users: make([]int, users)}
+		r := rng.New(11).Get(rng.Keep)
+		seen := map[uint64]int{}
+		for range runs {
+			var mask uint64
+			count := 0
+			for j := g.next(r, -1); j < users; j = g.next(r, j) {
+				if users <= 64 {
+					mask |= 1 << j
+				}
+				count++
+			}
+			if users > 64 {
+				mask = uint64(count)
+			}
+			seen[mask]++
+		}
+		return seen
+	}
+	const q = 0.3
+	seen := subsets(q, 6, 100_000)
+	counts, probs := make([]int, 64), make([]float64, 64)
+	for mask := range uint64(64) {
+		k := float64(bits.OnesCount64(mask))
+		counts[mask], probs[mask] = seen[mask], math.Pow(q, k)*math.Pow(1-q, 6-k)
+	}
+	if err := gof.ChiSquare(counts, probs, 1e-6); err != nil {
+		t.Errorf("6 users at q = %v: %v", q, err)
+	}
+	seen = subsets(0.01, 301, 100_000)
+	counts, probs = make([]int, 302), make([]float64, 302)
+	for k := range 302 {
+		counts[k] = seen[uint64(k)]
+		lg, _ := math.Lgamma(302)
+		a, _ := math.Lgamma(float64(k + 1))
+		b, _ := math.Lgamma(float64(302 - k))
+		probs[k] = math.Exp(lg - a - b + float64(k)*math.Log(0.01) + float64(301-k)*math.Log1p(-0.01))
+	}
+	if err := gof.ChiSquare(counts, probs, 1e-6); err != nil {
+		t.Errorf("301 users at q = 0.01: %v", err)
+	}
+}
