@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -724,6 +725,45 @@ func TestAuditORME(t *testing.T) {
 	}
 	bad(t, "covers one query", append(args, "--queries", "2")...)
 	bad(t, "orme's broken variants are", append(args, "--mutant", "no-stability")...)
-	bad(t, "audit supports deloutputpert and orme", "audit", "--mech", "dp-sgd", "--data", "testdata/crowd300.csv", "--neighbour", "replace:1=0",
-		"--eps", "8", "--delta", "0.1", "--rk", "1")
+	bad(t, "audit supports deloutputpert, orme and dp-sgd", "audit", "--mech", "dp-sgd-sc", "--data", "testdata/crowd300.csv", "--neighbour", "replace:1=0",
+		"--eps", "8", "--delta", "0.1", "--rk", "1", "--rx", "1")
+}
+
+// DP-SGD is audited by sampling whole runs: at the audit lab's settings
+// (600 users, so the proof covers them) the real run passes, keep-all is
+// caught on a far user, and half the score noise passes with the reason.
+func TestAuditDPSGD(t *testing.T) {
+	base := []string{"audit", "--mech", "dp-sgd", "--data", "testdata/crowd600.csv", "--neighbour", "replace:600=10000", "--eps", "8", "--delta", "0.1",
+		"--rk", "50", "--steps", "8", "--eta", "0.5", "--tau", "1", "--mode", "sound"}
+	args := append(slices.Clone(base), "--smoothing", "0", "--monte-carlo")
+	type result struct {
+		HaltA      float64 `json:"halt_a"`
+		Settings   struct{ Steps int }
+		MonteCarlo *struct {
+			Verdict  string  `json:"verdict"`
+			EpsLower float64 `json:"eps_lower"`
+		} `json:"monte_carlo"`
+		Claimed struct {
+			Certified bool `json:"certified"`
+		} `json:"claimed"`
+		Verdict, Note string
+	}
+	var real, keepAll, half result
+	ok(t, &real, args...)
+	if real.Verdict != "pass" || !real.Claimed.Certified || real.Settings.Steps != 8 || real.HaltA > 1e-9 || real.MonteCarlo == nil {
+		t.Errorf("sound DP-SGD: %+v", real)
+	}
+	ok(t, &keepAll, append(args, "--mutant", "keep-all")...)
+	if keepAll.Verdict != "violation" || keepAll.MonteCarlo.EpsLower <= 8 {
+		t.Errorf("keep-all: %+v", keepAll)
+	}
+	ok(t, &half, append(args, "--mutant", "half-score-noise", "--runs", "20000")...)
+	if half.Verdict != "pass" || !strings.Contains(half.Note, "never when") {
+		t.Errorf("half-score-noise: %+v", half)
+	}
+	bad(t, "add --monte-carlo", append(slices.Clone(base), "--smoothing", "0")...)
+	bad(t, "add --smoothing 0", append(slices.Clone(base), "--monte-carlo")...)
+	bad(t, "--loss squared", append(args, "--loss", "distance")...)
+	bad(t, "too many steps to sample", append(args, "--steps", "100000")...)
+	bad(t, "dp-sgd's broken variants are ORME's", append(args, "--mutant", "no-stability")...)
 }

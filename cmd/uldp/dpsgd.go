@@ -35,10 +35,11 @@ type dpsgdOut struct {
 // maxIterates is how many iterates a report lists before leaving them out.
 const maxIterates = 1000
 
-func (d *mechFlags) dpsgdJob() (job, error) {
+// dpsgdParams reads DP-SGD's flags; dpsgdFor completes them for a dataset.
+func (d *mechFlags) dpsgdParams() (optim.DPSGDParams, error) {
 	mode, err := privacy.ParseMode(d.mode)
 	if err != nil {
-		return job{}, usageError{err}
+		return optim.DPSGDParams{}, usageError{err}
 	}
 	var l loss.Item
 	switch d.loss {
@@ -47,36 +48,47 @@ func (d *mechFlags) dpsgdJob() (job, error) {
 	case mech.LossSquared:
 		l = loss.Squared{Mu: d.mu}
 	default:
-		return job{}, usagef("--loss %q: dp-sgd takes distance (‖θ − z‖) or squared ((μ/2)‖θ − z‖²)", d.loss)
+		return optim.DPSGDParams{}, usagef("--loss %q: dp-sgd takes distance (‖θ − z‖) or squared ((μ/2)‖θ − z‖²)", d.loss)
 	}
-	if err := privacy.CheckEps(d.eps); err != nil {
-		return job{}, usageError{err}
-	}
-	if err := privacy.CheckDelta(d.delta); err != nil {
-		return job{}, usageError{err}
+	if err := errors.Join(privacy.CheckEps(d.eps), privacy.CheckDelta(d.delta)); err != nil {
+		return optim.DPSGDParams{}, usageError{err}
 	}
 	theta0, err := parseTheta0(d.theta0)
+	if err != nil {
+		return optim.DPSGDParams{}, err
+	}
+	return optim.DPSGDParams{Eps: d.eps, Delta: d.delta, Loss: l, Radius: d.rk, Theta0: theta0, Mode: mode, Record: d.trace}, nil
+}
+
+// dpsgdFor fills in Theorem 4.1's settings for ds, each overridden by its
+// flag when given.
+func (d *mechFlags) dpsgdFor(p optim.DPSGDParams, ds *dataset.Dataset) (optim.DPSGDParams, optim.DPSGDSettings) {
+	m, _ := ds.M()
+	g := 1.0 // the distance loss is 1-Lipschitz everywhere
+	if d.loss == mech.LossSquared {
+		g = d.mu * (d.rk + d.rx + math.Max(d.smoothing, 0))
+	}
+	set := optim.Theorem41(d.eps, d.delta, g, 2*d.rk, ds.N(), max(m, 1), ds.Dim, d.steps)
+	if d.eta > 0 {
+		set.Eta = d.eta
+	}
+	if d.smoothing >= 0 {
+		set.Smoothing = d.smoothing
+	}
+	if d.tau > 0 {
+		set.Tau = d.tau
+	}
+	p.Steps, p.Eta, p.Smoothing, p.Tau = set.Steps, set.Eta, set.Smoothing, set.Tau
+	return p, set
+}
+
+func (d *mechFlags) dpsgdJob() (job, error) {
+	base, err := d.dpsgdParams()
 	if err != nil {
 		return job{}, err
 	}
 	return job{"running DP-SGD", func(ctx context.Context, ds *dataset.Dataset, s *rng.Streams, progress mech.Progress) (report, *trace.Trace, error) {
-		m, _ := ds.M()
-		g := 1.0 // the distance loss is 1-Lipschitz everywhere
-		if d.loss == mech.LossSquared {
-			g = d.mu * (d.rk + d.rx + math.Max(d.smoothing, 0))
-		}
-		set := optim.Theorem41(d.eps, d.delta, g, 2*d.rk, ds.N(), max(m, 1), ds.Dim, d.steps)
-		if d.eta > 0 {
-			set.Eta = d.eta
-		}
-		if d.smoothing >= 0 {
-			set.Smoothing = d.smoothing
-		}
-		if d.tau > 0 {
-			set.Tau = d.tau
-		}
-		p := optim.DPSGDParams{Eps: d.eps, Delta: d.delta, Loss: l, Radius: d.rk, Theta0: theta0,
-			Steps: set.Steps, Eta: set.Eta, Smoothing: set.Smoothing, Tau: set.Tau, Mode: mode, Record: d.trace}
+		p, set := d.dpsgdFor(base, ds)
 		res, tr, err := optim.DPSGD(ctx, p, ds, s, progress)
 		if err != nil {
 			return nil, nil, err

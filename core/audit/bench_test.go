@@ -51,13 +51,13 @@ func BenchmarkExactAuditWithLaws(b *testing.B) {
 func BenchmarkDPSGDAuditRun(b *testing.B) {
 	data := valuesOf(append(crowd(299, 0), crowd(301, 100)...))
 	b.Run("sampler", func(b *testing.B) {
-		smp, _, err := DPSGDSampler(dpsgdLab, data, ORMENoGate)
+		runs, err := SampleDPSGD(dpsgdLab, data, ORMENoGate)
 		if err != nil {
 			b.Fatal(err)
 		}
 		st := rng.New(1)
 		for b.Loop() {
-			if _, err := smp(st); err != nil {
+			if _, err := runs.Sample(st); err != nil {
 				b.Fatal(err)
 			}
 		}

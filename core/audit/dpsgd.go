@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/uldplab/uldp/core/dataset"
@@ -18,10 +19,20 @@ import (
 	"github.com/uldplab/uldp/core/robust"
 )
 
-// DPSGDSampler runs user-level DP-SGD (Paper B Alg. 3), or the run with
-// one of ORME's variants inside every step, on data for the Monte Carlo
-// audit, and returns the run's promise with it. A halted run's output θ₀
-// does not depend on the data and comes out as nil, the audit's atom.
+// DPSGDRuns is user-level DP-SGD on one dataset, as the Monte Carlo audit
+// samples it.
+type DPSGDRuns struct {
+	// Sample draws one run's output; a halted run's θ₀ does not depend on
+	// the data and comes out as nil, the audit's atom.
+	Sample Sampler
+	// Halt is the exact probability that the gate fails at some step.
+	Halt float64
+	// Guarantee is the real run's promise.
+	Guarantee privacy.Guarantee
+}
+
+// SampleDPSGD prepares runs of user-level DP-SGD (Paper B Alg. 3), or of
+// the run with one of ORME's variants inside every step, on data.
 //
 // It needs the squared loss without smoothing. Each user's gradient at θ
 // is then μ(θ − x̄_i), so two users' gradients differ by the same vector
@@ -32,31 +43,31 @@ import (
 // per step is what depends on the randomness: coins for the users on the
 // ramp (a user kept with probability 0 or 1 needs none), the noise and the
 // projected step. The law is the real run's; a test compares the two.
-func DPSGDSampler(p optim.DPSGDParams, data *dataset.Dataset, mutant string) (Sampler, privacy.Guarantee, error) {
+func SampleDPSGD(p optim.DPSGDParams, data *dataset.Dataset, mutant string) (DPSGDRuns, error) {
 	if mutant != "" && !slices.Contains(ORMEMutantNames(), mutant) {
-		return nil, privacy.Guarantee{}, fmt.Errorf("DP-SGD variant %q: use one of %s (ORME's, inside every step)", mutant, strings.Join(ORMEMutantNames(), ", "))
+		return DPSGDRuns{}, fmt.Errorf("DP-SGD variant %q: use one of %s (ORME's, inside every step)", mutant, strings.Join(ORMEMutantNames(), ", "))
 	}
 	sq, ok := p.Loss.(loss.Squared)
 	switch {
 	case !ok:
-		return nil, privacy.Guarantee{}, fmt.Errorf("the DP-SGD audit samples the squared loss only: its users' gradients keep their distances from step to step, so the scores are computed once")
+		return DPSGDRuns{}, fmt.Errorf("the DP-SGD audit samples the squared loss only: its users' gradients keep their distances from step to step, so the scores are computed once")
 	case p.Smoothing != 0:
-		return nil, privacy.Guarantee{}, fmt.Errorf("smoothing = %v: the DP-SGD audit samples runs without smoothing (0); the perturbations would move users' gradients apart differently at every step", p.Smoothing)
+		return DPSGDRuns{}, fmt.Errorf("smoothing = %v: the DP-SGD audit samples runs without smoothing (0); the perturbations would move users' gradients apart differently at every step", p.Smoothing)
 	case data == nil || data.N() < 2:
-		return nil, privacy.Guarantee{}, fmt.Errorf("no data: the audit needs at least 2 users")
+		return DPSGDRuns{}, fmt.Errorf("no data: the audit needs at least 2 users")
 	}
 	if err := p.Validate(data.Dim); err != nil {
-		return nil, privacy.Guarantee{}, err
+		return DPSGDRuns{}, err
 	}
 	m, ok := data.M()
 	if !ok {
-		return nil, privacy.Guarantee{}, fmt.Errorf("users hold different numbers of items: DP-SGD needs the same m for every user")
+		return DPSGDRuns{}, fmt.Errorf("users hold different numbers of items: DP-SGD needs the same m for every user")
 	}
 	n, d := data.N(), data.Dim
 	me := p.ORME(n, m, d)
 	cal, err := me.Calibrate(n)
 	if err != nil {
-		return nil, privacy.Guarantee{}, err
+		return DPSGDRuns{}, err
 	}
 	// μ·x̄_i: the gradients' user-dependent part, whose distances are theirs.
 	means := data.Means()
@@ -90,7 +101,7 @@ func DPSGDSampler(p optim.DPSGDParams, data *dataset.Dataset, mutant string) (Sa
 	if p.Theta0 != nil {
 		dom.Project(p.Theta0, theta0)
 	}
-	return func(st *rng.Streams) ([]float64, error) {
+	sample := func(st *rng.Streams) ([]float64, error) {
 		if u := st.Get(rng.ATQuery).Float64(); u < halt {
 			return nil, nil // halted at some step: θ₀, whatever the data
 		}
@@ -120,7 +131,8 @@ func DPSGDSampler(p optim.DPSGDParams, data *dataset.Dataset, mutant string) (Sa
 			dom.Project(theta, theta)
 		}
 		return avg, nil
-	}, p.Guarantee(cal), nil
+	}
+	return DPSGDRuns{Sample: sample, Halt: halt, Guarantee: p.Guarantee(cal)}, nil
 }
 
 // coinGroup is users kept with the same probability q < 1. Rather than a
@@ -140,6 +152,19 @@ func (g coinGroup) next(r *rand.Rand, j int) int {
 		return len(g.users)
 	}
 	return j + 1 + int(gap)
+}
+
+// FormatProbability prints a probability from an exact law computed by
+// quadrature, accurate to about 10⁻¹²: a smaller nonzero value is noise
+// and prints as that bound.
+func FormatProbability(p float64) string {
+	switch {
+	case p == 0:
+		return "0"
+	case p < 1e-12:
+		return "< 10⁻¹²"
+	}
+	return strconv.FormatFloat(p, 'g', 4, 64)
 }
 
 // haltProbability is the probability that ORME's gate (or the variant's)

@@ -37,7 +37,7 @@ func rampCloud() []float64 {
 
 // Without noise and without ramp users a run is deterministic: the sampler
 // must then give the real run's answer.
-func TestDPSGDSamplerIsTheRunWithoutNoise(t *testing.T) {
+func TestSampleDPSGDIsTheRunWithoutNoise(t *testing.T) {
 	data := usersAt(append(crowd(30, 0.2), crowd(5, 3)...))
 	p := optim.DPSGDParams{Eps: 1, Delta: 1e-6, Loss: loss.Squared{Mu: 2}, Radius: 1, Theta0: []float64{-0.8},
 		Steps: 6, Eta: 0.3, Tau: 0.5, Mode: privacy.NonPrivate}
@@ -45,17 +45,17 @@ func TestDPSGDSamplerIsTheRunWithoutNoise(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	smp, _, err := DPSGDSampler(p, data, "")
+	runs, err := SampleDPSGD(p, data, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := smp(rng.New(2))
+	got, err := runs.Sample(rng.New(2))
 	if err != nil || got == nil || math.Abs(got[0]-real.Theta[0]) > 1e-12 {
 		t.Fatalf("sampler %v (%v), run %v", got, err, real.Theta)
 	}
 	// The far users are dropped by the ramp, so keeping everyone moves θ.
-	smp, _, _ = DPSGDSampler(p, data, ORMEKeepAll)
-	if all, _ := smp(rng.New(2)); math.Abs(all[0]-real.Theta[0]) < 0.05 {
+	runs, _ = SampleDPSGD(p, data, ORMEKeepAll)
+	if all, _ := runs.Sample(rng.New(2)); math.Abs(all[0]-real.Theta[0]) < 0.05 {
 		t.Errorf("keep-all gives %v, the real run %v: the far users should pull it", all, real.Theta)
 	}
 }
@@ -65,7 +65,7 @@ func TestDPSGDSamplerIsTheRunWithoutNoise(t *testing.T) {
 // Kolmogorov distance within two DKW bands). The test can fail: the
 // sampler of the keep-all variant is far outside the bands. False-failure
 // probability ≤ 3·10⁻⁶ (Hoeffding twice at 10⁻⁶, DKW twice at 5·10⁻⁷).
-func TestDPSGDSamplerMatchesRuns(t *testing.T) {
+func TestSampleDPSGDMatchesRuns(t *testing.T) {
 	data := usersAt(rampCloud())
 	p := optim.DPSGDParams{Eps: 4, Delta: 1e-3, Loss: loss.Squared{Mu: 1}, Radius: 0.3,
 		Steps: 3, Eta: 0.5, Tau: 1, Mode: privacy.Paper}
@@ -93,15 +93,18 @@ func TestDPSGDSamplerMatchesRuns(t *testing.T) {
 		realOut = append(realOut, res.Theta[0])
 	}
 	sample := func(mutant string) ([]float64, int) {
-		smp, _, err := DPSGDSampler(p, data, mutant)
+		sampled, err := SampleDPSGD(p, data, mutant)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if math.Abs(sampled.Halt-halt) > 1e-12 && mutant == "" {
+			t.Fatalf("Halt = %v, the gate's law %v", sampled.Halt, halt)
 		}
 		var out []float64
 		halts := 0
 		st := rng.New(7)
 		for range runs {
-			o, err := smp(st)
+			o, err := sampled.Sample(st)
 			switch {
 			case err != nil:
 				t.Fatal(err)
@@ -173,18 +176,19 @@ func TestDPSGDAudit(t *testing.T) {
 		catches string
 	}{{"far-user", far, farB, ORMEKeepAll}, {"two-crowds", two, twoB, ORMENoGate}} {
 		for _, mutant := range []string{"", pr.catches} {
-			sa, g, err := DPSGDSampler(dpsgdLab, valuesOf(pr.a), mutant)
+			ra, err := SampleDPSGD(dpsgdLab, valuesOf(pr.a), mutant)
 			if err != nil {
 				t.Fatal(err)
 			}
-			sb, _, err := DPSGDSampler(dpsgdLab, valuesOf(pr.b), mutant)
+			rb, err := SampleDPSGD(dpsgdLab, valuesOf(pr.b), mutant)
 			if err != nil {
 				t.Fatal(err)
 			}
+			g := ra.Guarantee
 			if !g.Certified() {
 				t.Fatalf("the lab's settings are outside the proof: %+v", g)
 			}
-			r, err := MonteCarlo(context.Background(), sa, sb, g, MCConfig{Runs: 100_000, Alpha: 1e-3, Seed: 1}, nil)
+			r, err := MonteCarlo(context.Background(), ra.Sample, rb.Sample, g, MCConfig{Runs: 100_000, Alpha: 1e-3, Seed: 1}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -244,7 +248,7 @@ func TestDPSGDHidesHalfScoreNoise(t *testing.T) {
 	}
 }
 
-func TestDPSGDSamplerRefuses(t *testing.T) {
+func TestSampleDPSGDRefuses(t *testing.T) {
 	data := usersAt(crowd(10, 0))
 	for _, c := range []struct {
 		name   string
@@ -258,7 +262,7 @@ func TestDPSGDSamplerRefuses(t *testing.T) {
 	} {
 		p := dpsgdLab
 		c.edit(&p)
-		if _, _, err := DPSGDSampler(p, data, c.mutant); err == nil {
+		if _, err := SampleDPSGD(p, data, c.mutant); err == nil {
 			t.Errorf("%s: accepted", c.name)
 		} else {
 			t.Logf("%s: %v", c.name, err)

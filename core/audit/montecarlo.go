@@ -157,6 +157,18 @@ func (r *MCRun) Result() MCResult {
 	return *r.result
 }
 
+// Projections returns the outputs sampled so far on each side, projected
+// on the audit's direction, and how many were ⊥ (nil before the pilot has
+// chosen the direction): what a lesson draws as two histograms.
+func (r *MCRun) Projections() (a, b []float64, bottomA, bottomB int) {
+	if !r.aimed {
+		return nil, nil, 0, 0
+	}
+	a, bottomA = project(r.outs[0], r.u)
+	b, bottomB = project(r.outs[1], r.u)
+	return a, b, bottomA, bottomB
+}
+
 // Step draws up to n more samples, pilot first, then each side in turn, and
 // computes the result once every sample is in.
 func (r *MCRun) Step(n int) error {

@@ -353,6 +353,19 @@ test("Audit lab: a broken variant is caught exactly and by sampling; drags keep 
   await page.selectOption("#ctl-mutant", "half-score-noise");
   assert.match(await readout(page, "exact"), /0\.0771.*VIOLATION/);
   await prose(page, /pays for its halting query twice/);
+  // DP-SGD has no closed form: the halting probability is exact, the rest
+  // is sampled from whole runs, and no-gate is caught on two crowds.
+  await page.selectOption("#ctl-mech", "dp-sgd");
+  await page.selectOption("#ctl-pair", "two-crowds");
+  assert.match(await readout(page, "halt"), /^1 on A, 1 on B \(exact\)/);
+  await page.selectOption("#ctl-mutant", "no-gate");
+  await page.locator("#figure").focus();
+  const t0 = Date.now();
+  await page.keyboard.press("m");
+  await page.waitForFunction(() => /violation/.test(document.querySelector('#readouts dd[data-name="mc"]')?.textContent), null, { timeout: 60000 });
+  console.log(`# DP-SGD Monte Carlo audit, 2 × 1.1·10⁵ whole runs in the browser: ${Date.now() - t0} ms`);
+  await page.screenshot({ path: shots + "audit-dp-sgd.png" });
+  await prose(page, /that one bit loses at most/);
   assert.equal(await page.isDisabled("#export-trace"), true);
   assert.equal(await page.isDisabled("#export-png"), false);
   assert.deepEqual(errors, []);

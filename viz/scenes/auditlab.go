@@ -10,7 +10,9 @@ import (
 
 	"github.com/uldplab/uldp/core/audit"
 	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/loss"
 	"github.com/uldplab/uldp/core/mech"
+	"github.com/uldplab/uldp/core/optim"
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/viz"
 )
@@ -22,10 +24,20 @@ const (
 	labGauss = "gaussian"
 	labORME  = "orme"
 	labGate  = "orme-gate"
+	labSGD   = "dp-sgd"
 )
 
 // labMechs lists the mechanisms in menu order.
-var labMechs = []string{labDel, labAT, labGauss, labORME, labGate}
+var labMechs = []string{labDel, labAT, labGauss, labORME, labGate, labSGD}
+
+// labSGDParams are user-level DP-SGD's: sound ORME at (8, 0.1) inside 8
+// steps among 600 users (the proof needs n > 502), on the squared loss
+// without smoothing — what the audit's sampler of whole runs needs.
+var labSGDParams = optim.DPSGDParams{Eps: 8, Delta: 0.1, Loss: loss.Squared{Mu: 1}, Radius: 50,
+	Steps: 8, Eta: 0.5, Tau: 1, Mode: privacy.Sound}
+
+// sgdUsers is how many users the DP-SGD pairs hold.
+const sgdUsers = 600
 
 // labORMEParams are ORME's sound constants at (8, 0.1), τ = 1, T = 1: the
 // proof covers them from n > 254 users, so the lab's pairs hold 300.
@@ -82,6 +94,8 @@ type AuditLab struct {
 	at     mech.ATParams
 	// The Gaussian mechanism's claimed ε (its answers are a[0] and b[0]).
 	gaussEps float64
+	// DP-SGD's runs on a and b, ready to sample.
+	sgd [2]audit.DPSGDRuns
 
 	points []audit.Point
 	err    error
@@ -123,6 +137,11 @@ var labPairs = map[string][]labPair{
 		{"answers-one-apart", audit.GaussianClassical, []float64{0}, []float64{1}},
 	},
 	labGate: {flippingPair()},
+	labSGD: {
+		{"far-user", audit.ORMEKeepAll, crowdOf(sgdUsers, 0), with(crowdOf(sgdUsers-1, 0), 1e4)},
+		{"two-crowds", audit.ORMENoGate, with(crowdOf(sgdUsers/2, 0), crowdOf(sgdUsers/2, 100)...),
+			with(crowdOf(sgdUsers/2-1, 0), crowdOf(sgdUsers/2+1, 100)...)},
+	},
 }
 
 func pairNames(m string) []string {
@@ -174,6 +193,12 @@ func (s *AuditLab) guarantee() privacy.Guarantee {
 		return privacy.Guarantee{Eps: s.gaussEps, Delta: gaussDelta, Mode: privacy.Paper}
 	case labGate:
 		return audit.GateGuarantee(labGateParams)
+	case labSGD:
+		cal, err := labSGDParams.ORME(max(len(s.a), 2), 1, 1).Calibrate(max(len(s.a), 2))
+		if err != nil {
+			return privacy.Guarantee{Eps: labSGDParams.Eps, Delta: labSGDParams.Delta, Mode: privacy.Sound, Note: err.Error()}
+		}
+		return labSGDParams.Guarantee(cal)
 	case labORME:
 		// Sound constants with their proof's user requirement (met at 300).
 		cal, err := labORMEParams.Calibrate(max(len(s.a), 2))
@@ -191,7 +216,7 @@ func mutantsOf(m string) []string {
 		return []string{noMutant, "no-threshold-noise"}
 	case labGauss:
 		return []string{noMutant, audit.GaussianClassical}
-	case labORME, labGate:
+	case labORME, labGate, labSGD:
 		return append([]string{noMutant}, audit.ORMEMutantNames()...)
 	}
 	return append([]string{noMutant}, audit.DelMutantNames()...)
@@ -221,6 +246,16 @@ func (s *AuditLab) recompute() {
 			return
 		}
 		s.points = audit.ATCurve(la, lb, g, eps)
+		return
+	}
+	if s.mech == labSGD {
+		// No closed form: only the gate's halting probability is exact.
+		s.points = nil
+		for i, vals := range [][]float64{s.a, s.b} {
+			if s.sgd[i], s.err = audit.SampleDPSGD(labSGDParams, valuesData(vals), s.variant()); s.err != nil {
+				return
+			}
+		}
 		return
 	}
 	if s.mech == labORME {
@@ -344,6 +379,8 @@ func (s *AuditLab) startMC() error {
 			return err
 		}
 		a, b = la.Sampler(), lb.Sampler()
+	case labSGD:
+		a, b = s.sgd[0].Sample, s.sgd[1].Sample
 	case labGate:
 		var err error
 		if a, err = audit.ORMEGateSampler(labGateParams, gateUsers, gateScores(s.qa), s.variant()); err != nil {
@@ -386,7 +423,7 @@ func (s *AuditLab) Tick(float64) bool {
 func (s *AuditLab) Controls() []viz.Control {
 	cs := []viz.Control{
 		{Name: "mech", Label: "mechanism", Kind: viz.Choice, Value: s.mech, Choices: labMechs,
-			Help: "orme-gate audits ORME's gate alone over 8 queries, against its share (ε/2, 0) of the budget"},
+			Help: "orme-gate audits ORME's gate alone over 8 queries, against its share (ε/2, 0) of the budget; dp-sgd samples whole runs (no closed form)"},
 		{Name: "pair", Label: "neighbouring pair", Kind: viz.Choice, Value: s.pair, Choices: pairNames(s.mech),
 			Help: "a preset pair (each catches one broken variant); drag the users or queries to make your own"},
 		{Name: "mutant", Label: "broken variant", Kind: viz.Choice, Value: s.mutant, Choices: mutantsOf(s.mech),
@@ -475,6 +512,10 @@ func (s *AuditLab) Readouts() []viz.Readout {
 	}
 	g := s.guarantee()
 	var r []viz.Readout
+	if s.mech == labSGD {
+		r = append(r, viz.Readout{Name: "halt", Label: "Pr[the gate halts a run]", Value: math.Max(s.sgd[0].Halt, s.sgd[1].Halt),
+			Text: fmt.Sprintf("%s on A, %s on B (exact); a halted run answers θ₀", audit.FormatProbability(s.sgd[0].Halt), audit.FormatProbability(s.sgd[1].Halt))})
+	}
 	if p, ok := s.verdictAt(); ok {
 		r = append(r, viz.Readout{Name: "exact", Label: fmt.Sprintf("exact δ at ε = %g", g.Eps), Value: math.Max(p.DeltaAB, p.DeltaBA),
 			Text: fmt.Sprintf("%.3g and %.3g vs promised %g: %s", p.DeltaAB, p.DeltaBA, g.Delta, p.Verdict), Warn: p.Verdict == audit.Violation})

@@ -3,6 +3,7 @@ package scenes
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/uldplab/uldp/core/audit"
 	"github.com/uldplab/uldp/viz"
@@ -28,6 +29,7 @@ func (s *AuditLab) Draw(w, h float64) *viz.List {
 		return l
 	}
 	g := s.guarantee()
+	hintY := 196.0
 	if p, ok := s.verdictAt(); ok {
 		text, col := fmt.Sprintf("✓ keeps its promise on this pair: δ(ε = %g) = %.3g, %.3g ≤ %g", g.Eps, p.DeltaAB, p.DeltaBA, g.Delta), viz.Green
 		if p.Verdict == audit.Violation {
@@ -37,14 +39,85 @@ func (s *AuditLab) Draw(w, h float64) *viz.List {
 			}
 		}
 		l.Text(viz.Point{X: 20, Y: 178}, text, 14, col, viz.Left)
-		if hint := s.hint(); hint != "" {
-			l.Text(viz.Point{X: 20, Y: 196}, hint, 11, viz.Muted, viz.Left)
+	} else if s.mech == labSGD {
+		text := fmt.Sprintf("No closed form for DP-SGD's answer; exact: Pr[the gate halts a run] is %s on A, %s on B (it then answers θ₀).",
+			audit.FormatProbability(s.sgd[0].Halt), audit.FormatProbability(s.sgd[1].Halt))
+		lines := viz.Wrap(text, int((w-40)/7))
+		for i, line := range lines {
+			l.Text(viz.Point{X: 20, Y: 178 + 15*float64(i)}, line, 13, viz.Ink, viz.Left)
 		}
+		hintY += 15 * float64(len(lines)-1)
+	}
+	if hint := s.hint(); hint != "" {
+		l.Text(viz.Point{X: 20, Y: hintY}, hint, 11, viz.Muted, viz.Left)
 	}
 	ph := math.Max(h-320, 80)
-	drawProfile(l, plotArea{x0: 60, y0: 230, w: w - 120, h: ph}, s.points, g.Eps, g.Delta, "A vs B", "B vs A")
+	if area := (plotArea{x0: 60, y0: 230, w: w - 120, h: ph}); s.mech == labSGD {
+		s.drawSampled(l, area)
+	} else {
+		drawProfile(l, area, s.points, g.Eps, g.Delta, "A vs B", "B vs A")
+	}
 	s.drawMC(l, w, 230+ph+40)
 	return l
+}
+
+// drawSampled draws what the Monte Carlo audit has sampled so far,
+// projected on its direction: A's answers as blue bars, B's as an orange
+// outline, and runs that halted (or released ⊥) in a pair of bars of their
+// own at the left. Bars are fractions of each side's runs.
+func (s *AuditLab) drawSampled(l *viz.List, p plotArea) {
+	var pa, pb []float64
+	var ha, hb int
+	if s.mc != nil {
+		pa, pb, ha, hb = s.mc.Projections()
+	}
+	if len(pa)+len(pb)+ha+hb == 0 {
+		l.Text(viz.Point{X: p.x0, Y: p.y0 + p.h/2}, "No exact profile to draw: run the Monte Carlo audit (M) to see both sides' answers here.", 12, viz.Muted, viz.Left)
+		return
+	}
+	l.Text(viz.Point{X: p.x0, Y: p.y0 - 8}, "sampled answers, projected on the audit's direction u: A (blue bars), B (orange outline); halted runs (θ₀) at the left", 12, viz.Ink, viz.Left)
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range append(slices.Clone(pa), pb...) {
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	if !(hi > lo) { // one value, or none
+		lo, hi = math.Min(lo, 0)-1, math.Max(hi, 0)+1
+	}
+	const bins, atomW = 40, 50.0
+	bw := (p.w - atomW - 10) / bins
+	hist := func(xs []float64, halted int) ([]float64, float64) {
+		runs := float64(max(len(xs)+halted, 1))
+		out := make([]float64, bins)
+		for _, v := range xs {
+			out[min(int((v-lo)/(hi-lo)*bins), bins-1)] += 1 / runs
+		}
+		return out, float64(halted) / runs
+	}
+	fa, atomA := hist(pa, ha)
+	fb, atomB := hist(pb, hb)
+	top := math.Max(slices.Max(fa), slices.Max(fb))
+	top = math.Max(top, math.Max(atomA, atomB))
+	base := p.y0 + p.h
+	yOf := func(f float64) float64 { return base - p.h*f/top }
+	l.Rect(viz.Point{X: p.x0, Y: yOf(atomA)}, viz.Point{X: p.x0 + atomW/2 - 2, Y: base}, viz.Style{Fill: viz.Blue}, 0)
+	l.Rect(viz.Point{X: p.x0 + atomW/2, Y: yOf(atomB)}, viz.Point{X: p.x0 + atomW - 2, Y: base}, viz.Style{Stroke: viz.Orange, Width: 2}, 0)
+	l.Text(viz.Point{X: p.x0 + atomW/2, Y: base + 12}, "θ₀", 10, viz.Muted, viz.Centre)
+	x0 := p.x0 + atomW + 10
+	xOf := func(v float64) float64 { return x0 + (v-lo)/(hi-lo)*bins*bw }
+	l.Line(viz.Point{X: x0, Y: base}, viz.Point{X: x0 + bins*bw, Y: base}, viz.Style{Stroke: viz.Muted, Width: 1})
+	outline := []viz.Point{{X: x0, Y: base}}
+	for i := range bins {
+		left, right := x0+float64(i)*bw, x0+float64(i+1)*bw
+		if fa[i] > 0 {
+			l.Rect(viz.Point{X: left, Y: yOf(fa[i])}, viz.Point{X: right, Y: base}, viz.Style{Fill: viz.Blue}, 0)
+		}
+		outline = append(outline, viz.Point{X: left, Y: yOf(fb[i])}, viz.Point{X: right, Y: yOf(fb[i])})
+	}
+	l.Polyline(append(outline, viz.Point{X: x0 + bins*bw, Y: base}), viz.Style{Stroke: viz.Orange, Width: 2})
+	for _, t := range viz.NiceTicks(lo, hi, 6) {
+		l.Text(viz.Point{X: xOf(t), Y: base + 12}, viz.TickLabel(t), 10, viz.Muted, viz.Centre)
+	}
+	l.Text(viz.Point{X: x0 + bins*bw, Y: base + 24}, "⟨θ̂, u⟩", 11, viz.Muted, viz.Right)
 }
 
 // drawUsersPair draws dataset A and its neighbour B on one number line.
@@ -137,6 +210,9 @@ func (s *AuditLab) drawMC(l *viz.List, w, y float64) {
 			r.Runs, r.EpsLower, claimed, r.Verdict, r.Worst.Name, r.Worst.PA, r.Worst.PB), 12, col, viz.Left)
 		if note := reachNote(r, claimed); note != "" {
 			l.Text(viz.Point{X: 20, Y: y + 18}, "Beware"+note, 12, viz.Vermillion, viz.Left)
+		}
+		if r.Verdict == "violation" && s.mutant != noMutant {
+			l.Text(viz.Point{X: 20, Y: y + 18}, "✗ VIOLATION: sampling alone, the audit catches “"+s.mutant+"”", 12, viz.Vermillion, viz.Left)
 		}
 	}
 }
