@@ -154,7 +154,7 @@ function size() {
 
 // refresh asks Go for the frame (null if unchanged) and repaints it, then
 // brings the panel up to date.
-function refresh(force) {
+function refresh(force, settle) {
   const resized = size();
   const t0 = performance.now();
   const buf = uldp.frame(canvas.clientWidth, canvas.clientHeight, force || resized);
@@ -163,7 +163,7 @@ function refresh(force) {
     stats.updates++; stats.updateMs += ms; stats.maxUpdateMs = Math.max(stats.maxUpdateMs, ms);
     lastFrame = buf;
     paint(buf);
-    syncPanel();
+    syncPanel(settle);
   } else if (resized && lastFrame) {
     paint(lastFrame);
   }
@@ -189,7 +189,7 @@ function buildControl(c) {
     b.type = "button"; b.id = id; b.textContent = c.label;
     if (c.key) b.title = `${c.help ? c.help + " — " : ""}key ${keyLabel(c.key)}`;
     else if (c.help) b.title = c.help;
-    b.addEventListener("click", () => { call("set", c.name, ""); refresh(); });
+    b.addEventListener("click", () => { call("set", c.name, ""); refresh(false, true); });
     inputs.set(c.name, { control: c, el: b });
     return b;
   }
@@ -200,7 +200,7 @@ function buildControl(c) {
   label.textContent = c.label + (c.unit ? ` (${c.unit})` : "");
   row.append(label);
   let el, number;
-  const commit = (v) => { call("set", c.name, String(v)); refresh(); };
+  const commit = (v) => { call("set", c.name, String(v)); refresh(false, true); };
   if (c.kind === "slider") {
     const wrap = document.createElement("div");
     wrap.className = "slider";
@@ -244,7 +244,7 @@ function buildControl(c) {
   return row;
 }
 
-function syncPanel() {
+function syncPanel(settle) {
   const controls = JSON.parse(uldp.controls());
   const key = uldp.current() + ":" + controls.map((c) => c.name).join(",");
   if (key !== builtFor) {
@@ -279,13 +279,43 @@ function syncPanel() {
   }
   syncReadouts();
   syncGuarantee();
-  history.replaceState(null, "", "#" + uldp.state());
+  syncURL(uldp.state(), settle);
 }
 
+// syncURL keeps the address bar on the view. While a lesson plays or a
+// drag moves, the state changes every frame; browsers throttle (and warn
+// about) more than a few history changes a second, so those writes come at
+// most every 100 ms, the last one always. A settling input (a control, a
+// key, a button, letting go of a drag) writes at once.
+let urlState = "", urlWritten = 0, urlTimer = 0;
+function writeURL() {
+  clearTimeout(urlTimer);
+  urlTimer = 0;
+  urlWritten = performance.now();
+  history.replaceState(null, "", "#" + urlState);
+}
+function syncURL(state, settle) {
+  if (state === urlState) {
+    if (settle && urlTimer) writeURL();
+    return;
+  }
+  urlState = state;
+  const wait = 100 - (performance.now() - urlWritten);
+  if (settle || wait <= 0) writeURL();
+  else if (!urlTimer) urlTimer = setTimeout(writeURL, wait);
+}
+
+// The panel is rebuilt only when its content changed: during playback most
+// frames change the figure and a readout or two, never the guarantee.
+let shownReadouts = "", shownGuarantee = "";
+
 function syncReadouts() {
+  const json = uldp.readouts();
+  if (json === shownReadouts) return;
+  shownReadouts = json;
   const list = $("readouts");
   list.replaceChildren();
-  for (const r of JSON.parse(uldp.readouts())) {
+  for (const r of JSON.parse(json)) {
     if (r.name === "status") { $("status").textContent = r.text; continue; }
     const dt = document.createElement("dt"); dt.textContent = r.label;
     const dd = document.createElement("dd"); dd.textContent = r.text;
@@ -301,7 +331,10 @@ function syncReadouts() {
 }
 
 function syncGuarantee() {
-  const g = JSON.parse(uldp.guarantee());
+  const json = uldp.guarantee();
+  if (json === shownGuarantee) return;
+  shownGuarantee = json;
+  const g = JSON.parse(json);
   const box = $("guarantee");
   box.replaceChildren();
   const claim = document.createElement("div");
@@ -381,7 +414,8 @@ function pointer(kind, e) {
   const [x, y] = local(e);
   const id = e.pointerType === "mouse" ? 0 : e.pointerId;
   const t0 = performance.now();
-  if (uldp.event(kind, x, y, id, 0)) refresh();
+  if (uldp.event(kind, x, y, id, 0)) refresh(false, kind !== "move");
+  else if (kind !== "move") syncURL(uldp.state(), true);
   stats.lastInputMs = performance.now() - t0;
 }
 
@@ -402,14 +436,14 @@ function wireInput() {
     if (t instanceof HTMLButtonElement && (e.key === " " || e.key === "Enter")) return; // let buttons click
     if (uldp.key(e.key)) {
       e.preventDefault();
-      refresh();
+      refresh(false, true);
       if (/^[1-9]$/.test(e.key)) syncLesson();
     }
   });
   window.addEventListener("hashchange", () => {
     if (location.hash.slice(1) === uldp.state()) return;
     call("restore", location.hash);
-    refresh(true);
+    refresh(true, true);
     syncLesson();
   });
   window.addEventListener("resize", () => refresh());
