@@ -146,13 +146,9 @@ func auditDel(e *env, d *mechFlags, r auditRequest) error {
 	out := auditOut{Mechanism: privacy.MechDelOutputPert, Claimed: g, Sigma: la.Sigma, Changed: r.changedID(),
 		A: lawJSON(la), B: lawJSON(lb), Mutant: mut, Points: audit.Curve(la, lb, g, r.eps)}
 	if r.mc {
-		ctx, done, progress := withProgress(e, "sampling both sides")
-		res, err := audit.MonteCarlo(ctx, audit.LawSampler(la, p.Eps/2, r.a.Dim), audit.LawSampler(lb, p.Eps/2, r.a.Dim), g, r.cfg, progress)
-		done()
-		if err != nil {
-			return mechErr(err)
+		if out.MonteCarlo, err = r.sample(e, "sampling both sides", audit.LawSampler(la, p.Eps/2, r.a.Dim), audit.LawSampler(lb, p.Eps/2, r.a.Dim), g); err != nil {
+			return err
 		}
-		out.MonteCarlo = &res
 	}
 	out.Verdict = verdict(out.Points, out.MonteCarlo)
 	return r.f.emit(e, out, func(w io.Writer) {
@@ -173,6 +169,17 @@ func auditDel(e *env, d *mechFlags, r auditRequest) error {
 		}
 		auditText(w, out.Points, out.MonteCarlo, mut != nil, out.Verdict)
 	})
+}
+
+// sample runs the Monte Carlo audit of a against b, with a progress bar.
+func (r auditRequest) sample(e *env, what string, a, b audit.Sampler, g privacy.Guarantee) (*audit.MCResult, error) {
+	ctx, done, progress := withProgress(e, what)
+	defer done()
+	res, err := audit.MonteCarlo(ctx, a, b, g, r.cfg, progress)
+	if err != nil {
+		return nil, mechErr(err)
+	}
+	return &res, nil
 }
 
 // verdict is "violation" if the exact profile or the sampling audit shows
@@ -314,13 +321,9 @@ func auditORME(e *env, d *mechFlags, r auditRequest) error {
 		if err != nil {
 			return mechErr(err)
 		}
-		ctx, done, progress := withProgress(e, "sampling both sides")
-		res, err := audit.MonteCarlo(ctx, sa, sb, g, r.cfg, progress)
-		done()
-		if err != nil {
-			return mechErr(err)
+		if out.MonteCarlo, err = r.sample(e, "sampling both sides", sa, sb, g); err != nil {
+			return err
 		}
-		out.MonteCarlo = &res
 	}
 	out.Verdict = verdict(out.Points, out.MonteCarlo)
 	return r.f.emit(e, out, func(w io.Writer) {

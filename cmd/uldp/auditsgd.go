@@ -63,24 +63,15 @@ func auditDPSGD(e *env, d *mechFlags, r auditRequest) error {
 	if err != nil {
 		return usageError{err}
 	}
-	m, _ := r.a.M()
-	cal, err := p.ORME(r.a.N(), m, r.a.Dim).Calibrate(r.a.N())
-	if err != nil {
-		return usageError{err}
-	}
-	g := ra.Guarantee
+	g, cal := ra.Guarantee, ra.Calibration
 	out := dpsgdAuditOut{Mechanism: scenario.MechDPSGD, Claimed: g, Changed: r.changedID(), Settings: set, Sigma: cal.Sigma,
 		HaltA: ra.Halt, HaltB: rb.Halt, Mutant: r.mutant}
 	if r.mutant == audit.ORMEHalfScoreNoise {
 		out.Note = dpsgdHalfNoiseNote
 	}
-	ctx, done, progress := withProgress(e, "sampling whole runs on both sides")
-	res, err := audit.MonteCarlo(ctx, ra.Sample, rb.Sample, g, r.cfg, progress)
-	done()
-	if err != nil {
-		return mechErr(err)
+	if out.MonteCarlo, err = r.sample(e, "sampling whole runs on both sides", ra.Sample, rb.Sample, g); err != nil {
+		return err
 	}
-	out.MonteCarlo = &res
 	out.Verdict = verdict(nil, out.MonteCarlo)
 	return r.f.emit(e, out, func(w io.Writer) {
 		fmt.Fprintf(w, "user-level DP-SGD over %d users: T = %d steps, η = %.4g, τ = %.4g, ORME's σ per step = %.6g\nclaimed: %s\n",

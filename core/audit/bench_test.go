@@ -49,7 +49,7 @@ func BenchmarkExactAuditWithLaws(b *testing.B) {
 // the no-gate variant so every run goes the distance): the audit's sampler
 // against the real run it stands in for.
 func BenchmarkDPSGDAuditRun(b *testing.B) {
-	data := valuesOf(append(crowd(299, 0), crowd(301, 100)...))
+	data := oneD(append(crowd(299, 0), crowd(301, 100)...)...)
 	b.Run("sampler", func(b *testing.B) {
 		runs, err := SampleDPSGD(dpsgdLab, data, ORMENoGate)
 		if err != nil {

@@ -27,8 +27,9 @@ type DPSGDRuns struct {
 	Sample Sampler
 	// Halt is the exact probability that the gate fails at some step.
 	Halt float64
-	// Guarantee is the real run's promise.
-	Guarantee privacy.Guarantee
+	// Guarantee is the real run's promise, and Calibration its ORME's.
+	Guarantee   privacy.Guarantee
+	Calibration mech.ORMECalibration
 }
 
 // SampleDPSGD prepares runs of user-level DP-SGD (Paper B Alg. 3), or of
@@ -132,7 +133,7 @@ func SampleDPSGD(p optim.DPSGDParams, data *dataset.Dataset, mutant string) (DPS
 		}
 		return avg, nil
 	}
-	return DPSGDRuns{Sample: sample, Halt: halt, Guarantee: p.Guarantee(cal)}, nil
+	return DPSGDRuns{Sample: sample, Halt: halt, Guarantee: p.Guarantee(cal), Calibration: cal}, nil
 }
 
 // coinGroup is users kept with the same probability q < 1. Rather than a

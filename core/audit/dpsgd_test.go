@@ -176,11 +176,11 @@ func TestDPSGDAudit(t *testing.T) {
 		catches string
 	}{{"far-user", far, farB, ORMEKeepAll}, {"two-crowds", two, twoB, ORMENoGate}} {
 		for _, mutant := range []string{"", pr.catches} {
-			ra, err := SampleDPSGD(dpsgdLab, valuesOf(pr.a), mutant)
+			ra, err := SampleDPSGD(dpsgdLab, oneD(pr.a...), mutant)
 			if err != nil {
 				t.Fatal(err)
 			}
-			rb, err := SampleDPSGD(dpsgdLab, valuesOf(pr.b), mutant)
+			rb, err := SampleDPSGD(dpsgdLab, oneD(pr.b...), mutant)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -202,15 +202,6 @@ func TestDPSGDAudit(t *testing.T) {
 			}
 		}
 	}
-}
-
-// valuesOf is users with one item each at the given values.
-func valuesOf(vals []float64) *dataset.Dataset {
-	d := &dataset.Dataset{Dim: 1, Users: make([]dataset.User, len(vals))}
-	for i, v := range vals {
-		d.Users[i] = dataset.User{ID: strconv.Itoa(i + 1), Points: []float64{v}}
-	}
-	return d
 }
 
 // A DP-SGD run shows only whether its gate failed, never when: with the

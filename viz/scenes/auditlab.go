@@ -508,7 +508,7 @@ func (s *AuditLab) verdictAt() (audit.Point, bool) {
 // Readouts lists the verdicts.
 func (s *AuditLab) Readouts() []viz.Readout {
 	if s.err != nil {
-		return []viz.Readout{{Name: "error", Label: "cannot audit", Text: s.err.Error(), Warn: true}}
+		return failedReadouts("cannot audit", s.err)
 	}
 	g := s.guarantee()
 	var r []viz.Readout

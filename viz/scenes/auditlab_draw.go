@@ -23,9 +23,7 @@ func (s *AuditLab) Draw(w, h float64) *viz.List {
 		s.drawUsersPair(l, w)
 	}
 	if s.err != nil {
-		for i, line := range viz.Wrap("Cannot audit: "+s.err.Error(), int(w/7)) {
-			l.Text(viz.Point{X: 20, Y: 190 + 18*float64(i)}, line, 13, viz.Vermillion, viz.Left)
-		}
+		drawFailure(l, w, 190, "Cannot audit: "+s.err.Error())
 		return l
 	}
 	g := s.guarantee()

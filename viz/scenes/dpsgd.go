@@ -285,7 +285,7 @@ func (s *DPSGD) Set(name, value string) error {
 // Readouts lists the run's numbers.
 func (s *DPSGD) Readouts() []viz.Readout {
 	if s.err != nil {
-		return []viz.Readout{{Name: "error", Label: "cannot run", Text: s.err.Error(), Warn: true}}
+		return failedReadouts("cannot run", s.err)
 	}
 	set := s.settings
 	r := []viz.Readout{

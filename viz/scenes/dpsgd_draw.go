@@ -28,9 +28,7 @@ func (s *DPSGD) Draw(w, h float64) *viz.List {
 	l := &s.list
 	l.Reset(w, h)
 	if s.err != nil {
-		for i, line := range viz.Wrap("Cannot run: "+s.err.Error(), int(w/7)) {
-			l.Text(viz.Point{X: 20, Y: 30 + 18*float64(i)}, line, 13, viz.Vermillion, viz.Left)
-		}
+		drawFailure(l, w, 30, "Cannot run: "+s.err.Error())
 		return l
 	}
 	split := math.Round(w * 0.62)

@@ -318,7 +318,7 @@ func (s *Outlier) Set(name, value string) error {
 // Readouts lists the query's numbers.
 func (s *Outlier) Readouts() []viz.Readout {
 	if s.err != nil {
-		return []viz.Readout{{Name: "error", Label: "cannot run", Text: s.err.Error(), Warn: true}}
+		return failedReadouts("cannot run", s.err)
 	}
 	st, c := s.step, s.cal
 	n := float64(s.n)

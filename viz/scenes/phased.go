@@ -210,7 +210,7 @@ func (s *Phased) Set(name, value string) error {
 // Readouts lists the run's numbers.
 func (s *Phased) Readouts() []viz.Readout {
 	if s.err != nil {
-		return []viz.Readout{{Name: "error", Label: "cannot run", Text: s.err.Error(), Warn: true}}
+		return failedReadouts("cannot run", s.err)
 	}
 	r := s.result
 	total, _ := r.Ledger.Total()
@@ -259,9 +259,7 @@ func (s *Phased) Draw(w, h float64) *viz.List {
 	l := &s.list
 	l.Reset(w, h)
 	if s.err != nil {
-		for i, line := range viz.Wrap("Cannot run: "+s.err.Error(), int(w/7)) {
-			l.Text(viz.Point{X: 20, Y: 30 + 18*float64(i)}, line, 13, viz.Vermillion, viz.Left)
-		}
+		drawFailure(l, w, 30, "Cannot run: "+s.err.Error())
 		return l
 	}
 	if !s.drag {

@@ -215,7 +215,7 @@ func parseValues(v string) ([]float64, error) {
 // Readouts lists the numbers of the run (and of the lens).
 func (s *Stability) Readouts() []viz.Readout {
 	if s.err != nil {
-		return []viz.Readout{{Name: "error", Label: "cannot run", Text: s.err.Error(), Warn: true}}
+		return failedReadouts("cannot run", s.err)
 	}
 	l := s.law
 	f := func(x float64) string { return fmt.Sprintf("%.4g", x) }

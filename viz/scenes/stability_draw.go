@@ -50,9 +50,7 @@ func (s *Stability) Draw(w, h float64) *viz.List {
 	l := &viz.List{Width: w, Height: h}
 	s.last = l
 	if s.err != nil {
-		for i, line := range viz.Wrap("Cannot run: "+s.err.Error(), int(w/7)) {
-			l.Text(viz.Point{X: 20, Y: 30 + 18*float64(i)}, line, 13, viz.Vermillion, viz.Left)
-		}
+		drawFailure(l, w, 30, "Cannot run: "+s.err.Error())
 		return l
 	}
 	v := s.revealed()
