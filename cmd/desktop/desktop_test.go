@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"fmt"
 	"image"
 	"image/png"
 	"net/url"
@@ -37,9 +39,13 @@ func TestDesktopLessons(t *testing.T) {
 	}
 	d := &desk{t: t, shots: filepath.Join(dir, "shots")}
 	os.Mkdir(d.shots, 0o755)
-	app := exec.Command(bin, "-size", "1200x760", "-shots", d.shots)
+	app := exec.Command(bin, "-size", "1200x760", "-shots", d.shots, "-log-input")
 	var stderr bytes.Buffer
 	app.Stderr = &stderr
+	out, err := app.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := app.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -49,25 +55,20 @@ func TestDesktopLessons(t *testing.T) {
 			t.Logf("desktop stderr:\n%s", stderr.String())
 		}
 	}()
-	win := strings.Fields(xdo(t, "search", "--sync", "--onlyvisible", "--pid", strconv.Itoa(app.Process.Pid)))[0]
-	d.win = win
-	for _, line := range strings.Split(xdo(t, "getwindowgeometry", "--shell", win), "\n") {
-		if k, v, ok := strings.Cut(line, "="); ok {
-			n, _ := strconv.Atoi(v)
-			switch k {
-			case "X":
-				d.x = n
-			case "Y":
-				d.y = n
-			case "WIDTH":
-				d.w = n
-			case "HEIGHT":
-				d.h = n
-			}
+	d.lines = make(chan string, 1024)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			d.lines <- sc.Text()
 		}
-	}
-	t.Logf("window %s at (%d, %d), %d×%d", win, d.x, d.y, d.w, d.h)
-	time.Sleep(500 * time.Millisecond) // a few frames drawn
+		close(d.lines)
+	}()
+	d.win = strings.Fields(xdo(t, "search", "--sync", "--onlyvisible", "--pid", strconv.Itoa(app.Process.Pid)))[0]
+	// The app says its size once it has drawn its first frame: input sent
+	// before that could land on a window that is not laid out yet.
+	size := strings.Fields(d.await("the first frame", func(l string) bool { return strings.HasPrefix(l, "size ") }))
+	d.w, d.h = atoi(t, size[1]), atoi(t, size[2])
+	t.Logf("window %s, %d×%d", d.win, d.w, d.h)
 	fig := ebitenview.FigureRect(d.w, d.h)
 
 	// Lesson 1: drag user 6 by its mean; the figure changes around it.
@@ -141,10 +142,12 @@ func TestDesktopLessons(t *testing.T) {
 		t.Error("lesson 8: dragging B's user 3 did not move it")
 	}
 	d.key("m")
-	time.Sleep(5 * time.Second)
+	foot := image.Rect(fig.Min.X, fig.Max.Y-120, fig.Max.X, fig.Max.Y)
 	audited := d.shot("audit")
-	if !differs(lab.img, audited.img, image.Rect(fig.Min.X, fig.Max.Y-120, fig.Max.X, fig.Max.Y)) {
-		t.Error("lesson 8: M did not run the Monte Carlo audit (the figure's foot is unchanged)")
+	for deadline := time.Now().Add(waitFor); !differs(lab.img, audited.img, foot); audited = d.shot("audit") {
+		if time.Now().After(deadline) {
+			t.Fatalf("lesson 8: M did not run the Monte Carlo audit (the figure's foot is unchanged after %v)", waitFor)
+		}
 	}
 	for name, s := range map[string]screenshot{"lesson 1": after, "lesson 2": cal, "lesson 3": dragged, "lesson 4": stab, "lesson 5": orme, "lesson 6": sgd, "lesson 7": phased, "lesson 8": audited} {
 		if n := colours(s.img); n < 8 {
@@ -153,13 +156,50 @@ func TestDesktopLessons(t *testing.T) {
 	}
 }
 
-// desk drives one desktop window.
+// desk drives one desktop window. Every input is held until the app reports
+// that it acted on it (its -log-input lines), so a slow frame on a busy
+// machine delays the test instead of losing a press: Ebitengine polls input
+// once per tick, and a press and release inside one tick are never seen.
 type desk struct {
-	t          *testing.T
-	shots      string
-	win        string
-	n          int // screenshots taken
-	x, y, w, h int
+	t     *testing.T
+	shots string
+	win   string
+	lines chan string // the app's input log
+	n     int         // screenshots taken
+	w, h  int
+}
+
+// waitFor bounds every wait for the app: far beyond a frame even on a loaded
+// software-rendered X server, short enough to fail a hung app clearly.
+const waitFor = 60 * time.Second
+
+// await reads the app's input log until a line matches, and returns it.
+func (d *desk) await(what string, match func(string) bool) string {
+	d.t.Helper()
+	timeout := time.After(waitFor)
+	var seen []string
+	for {
+		select {
+		case l, ok := <-d.lines:
+			if !ok {
+				d.t.Fatalf("the app exited while waiting for %s; its last input lines: %q", what, seen)
+			}
+			if match(l) {
+				return l
+			}
+			if seen = append(seen, l); len(seen) > 8 {
+				seen = seen[1:]
+			}
+		case <-timeout:
+			d.t.Fatalf("the app did not report %s within %v; its last input lines: %q", what, waitFor, seen)
+		}
+	}
+}
+
+// awaitLine waits for exactly line.
+func (d *desk) awaitLine(line string) {
+	d.t.Helper()
+	d.await(strconv.Quote(line), func(l string) bool { return l == line })
 }
 
 // locate returns the window position of item id in the scene's figure,
@@ -174,56 +214,71 @@ func (d *desk) locate(a *viz.App, id int) viz.Point {
 	return viz.Point{X: float64(fig.Min.X) + p.X, Y: float64(fig.Min.Y) + p.Y}
 }
 
-// Input is paced for a software-rendered X server, where a frame can take
-// longer than 100 ms: Ebitengine polls input once per frame, so a press and
-// release inside one frame would be seen as nothing.
-const pace = 200 * time.Millisecond
-
-// drag presses at p (window coordinates), moves by (dx, dy) in eight paced
-// steps, and releases.
+// drag presses at p (window coordinates), moves by (dx, dy) in eight steps,
+// and releases, each step once the app has seen the one before.
 func (d *desk) drag(p viz.Point, dx, dy float64) {
+	d.t.Helper()
 	x, y := int(p.X), int(p.Y)
 	move := func(x, y int) { xdo(d.t, "mousemove", "--window", d.win, strconv.Itoa(x), strconv.Itoa(y)) }
 	move(x, y)
-	time.Sleep(pace)
 	xdo(d.t, "mousedown", "1")
-	time.Sleep(pace) // the press must be seen where it happened
+	d.awaitLine(fmt.Sprintf("down %d %d", x, y))
+	px, py := x, y
 	for i := 1; i <= 8; i++ {
-		time.Sleep(pace / 2)
-		move(x+int(dx)*i/8, y+int(dy)*i/8)
+		mx, my := x+int(dx)*i/8, y+int(dy)*i/8
+		if mx == px && my == py {
+			continue // the app logs moves only
+		}
+		move(mx, my)
+		d.awaitLine(fmt.Sprintf("move %d %d", mx, my))
+		px, py = mx, my
 	}
-	time.Sleep(pace)
 	xdo(d.t, "mouseup", "1")
-	time.Sleep(pace)
+	d.awaitLine(fmt.Sprintf("up %d %d", x+int(dx), y+int(dy)))
 }
 
-// key presses and releases a key, paced so a slow frame still sees it.
+// appKeys are the app's names of the keys the test presses by their X names.
+var appKeys = map[string]string{"Right": "ArrowRight", "Left": "ArrowLeft", "End": "End", "space": "Space"}
+
+// key presses a key until the app has acted on it, then releases it until
+// the app has seen the release (so the next press of it is a new press).
 func (d *desk) key(k string) {
+	d.t.Helper()
+	name := k
+	if n, ok := appKeys[k]; ok {
+		name = n
+	}
 	xdo(d.t, "keydown", k)
-	time.Sleep(pace)
+	d.awaitLine("key " + name)
 	xdo(d.t, "keyup", k)
-	time.Sleep(pace)
+	d.awaitLine("release " + name)
 }
 
-// shot presses P and waits for the app's next screenshot of scene.
+// shot presses P and reads the screenshot the app saves of scene.
 func (d *desk) shot(scene string) screenshot {
 	d.t.Helper()
 	d.n++
-	d.key("p")
 	base := filepath.Join(d.shots, "uldp-"+scene+"-"+strconv.Itoa(d.n))
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		state, err1 := os.ReadFile(base + ".state")
-		raw, err2 := os.ReadFile(base + ".png")
-		if err1 == nil && err2 == nil {
-			if img, err := png.Decode(bytes.NewReader(raw)); err == nil {
-				return screenshot{img, string(state)}
-			}
-		}
-		time.Sleep(100 * time.Millisecond)
+	// The app saves in the frame that saw the press, before the release.
+	xdo(d.t, "keydown", "p")
+	if got := d.await("a screenshot", func(l string) bool { return strings.HasPrefix(l, "shot ") }); got != "shot "+base {
+		d.t.Fatalf("expected screenshot %s, the app saved %s", base, strings.TrimPrefix(got, "shot "))
 	}
-	d.t.Fatalf("no screenshot %s.png within 10 s", base)
-	return screenshot{}
+	xdo(d.t, "keyup", "p")
+	d.awaitLine("release p")
+	state, err := os.ReadFile(base + ".state")
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	raw, err := os.ReadFile(base + ".png")
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(raw))
+	if err != nil {
+		d.t.Fatalf("%s.png: %v", base, err)
+	}
+	return screenshot{img, string(state)}
 }
 
 func xdo(t *testing.T, args ...string) string {
@@ -263,6 +318,14 @@ func differs(a, b image.Image, r image.Rectangle) bool {
 		}
 	}
 	return false
+}
+
+func atoi(t *testing.T, s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 func mustFloat(t *testing.T, s string) float64 {

@@ -1,10 +1,13 @@
 // Command desktop is ULDP Lab's desktop app: every lesson scene in one
 // resizable window, the figure on the left and its controls on the right.
 //
-//	desktop [-size 1280x800] [-state 'scene=abovethreshold&seed=13'] [-shots DIR]
+//	desktop [-size 1280x800] [-state 'scene=abovethreshold&seed=13'] [-shots DIR] [-log-input]
 //
 // Keys: ← → step, Space play/pause, R reset, S new seed, 1–9 switch lessons,
 // P saves a screenshot (PNG, plus the view's state) in the -shots directory.
+// -log-input prints each input the app acts on to standard output, one line
+// each ("key ArrowRight", "down 412 300", "shot DIR/uldp-dp-sgd-3"), for
+// scripts that drive the window and for bug reports.
 package main
 
 import (
@@ -23,6 +26,7 @@ func main() {
 	size := flag.String("size", "1280x800", "window size in pixels, WIDTHxHEIGHT")
 	state := flag.String("state", "", "initial view, as in a lesson link: scene=abovethreshold&seed=13")
 	shots := flag.String("shots", ".", "directory for screenshots (key P)")
+	logInput := flag.Bool("log-input", false, "print each input the app acts on to standard output")
 	flag.Parse()
 	var w, h int
 	if _, err := fmt.Sscanf(*size, "%dx%d", &w, &h); err != nil || w < 480 || h < 360 || w > 8192 || h > 8192 {
@@ -42,6 +46,9 @@ func main() {
 	}
 	game := ebitenview.New(app)
 	game.ShotDir = *shots
+	if *logInput {
+		game.Log = os.Stdout
+	}
 	ebiten.SetWindowSize(w, h)
 	ebiten.SetWindowTitle("ULDP Lab")
 	ebiten.SetWindowResizingMode(ebiten.WindowResizingModeEnabled)

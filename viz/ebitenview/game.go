@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"image"
 	"image/png"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,6 +25,13 @@ type Game struct {
 	paint *painter
 	// ShotDir is where P saves screenshots (PNG) and the view's state.
 	ShotDir string
+	// Log, when set, receives one line per input the game acts on, in the
+	// window's pixels: "size W H" when the window is first drawn at a size,
+	// "key NAME" and "release NAME", "down X Y", "move X Y" (when the pointer
+	// moved while pressed), "up X Y", "click X Y" (in the panel) and
+	// "shot PATH". Scripts driving the window wait for these lines instead of
+	// guessing how long a frame takes.
+	Log io.Writer
 
 	w, h      int
 	figure    *ebiten.Image
@@ -32,7 +40,9 @@ type Game struct {
 	scroll    int
 	widgets   []widget
 
-	dragging bool         // mouse drag in the figure
+	dragging bool // mouse drag in the figure
+	lastX    int  // pointer position at the last logged move
+	lastY    int
 	touches  map[int]bool // touch ids dragging in the figure
 	slider   string       // slider being dragged in the panel
 	editing  string       // field being typed into
@@ -68,6 +78,13 @@ func (g *Game) report(err error) {
 	}
 }
 
+// logf writes one line to Log, if set.
+func (g *Game) logf(format string, args ...any) {
+	if g.Log != nil {
+		fmt.Fprintf(g.Log, format+"\n", args...)
+	}
+}
+
 // Layout makes the game's screen the window's size: the figure reflows.
 func (g *Game) Layout(ow, oh int) (int, int) { return ow, oh }
 
@@ -96,22 +113,38 @@ func (g *Game) keys() {
 		return
 	}
 	for _, k := range inpututil.AppendJustPressedKeys(nil) {
-		name, ok := keyNames[k]
-		switch {
-		case ok:
-		case k >= ebiten.KeyA && k <= ebiten.KeyZ:
-			name = strings.ToLower(k.String())
-		case k >= ebiten.KeyDigit1 && k <= ebiten.KeyDigit9:
-			name = string(rune('1' + k - ebiten.KeyDigit1))
-		default:
+		name, ok := keyName(k)
+		if !ok {
 			continue
 		}
+		g.logf("key %s", name)
 		if name == "p" {
 			g.shoot = true
 			continue
 		}
 		g.app.Key(name)
 	}
+	if g.Log != nil {
+		for _, k := range inpututil.AppendJustReleasedKeys(nil) {
+			if name, ok := keyName(k); ok {
+				g.logf("release %s", name)
+			}
+		}
+	}
+}
+
+// keyName is the app's name of a key the game handles.
+func keyName(k ebiten.Key) (string, bool) {
+	if name, ok := keyNames[k]; ok {
+		return name, true
+	}
+	switch {
+	case k >= ebiten.KeyA && k <= ebiten.KeyZ:
+		return strings.ToLower(k.String()), true
+	case k >= ebiten.KeyDigit1 && k <= ebiten.KeyDigit9:
+		return string(rune('1' + k - ebiten.KeyDigit1)), true
+	}
+	return "", false
 }
 
 // typeInto edits the focused text field: Enter commits, Escape cancels.
@@ -136,21 +169,29 @@ func (g *Game) mouse(fig image.Rectangle) {
 	ev := viz.Event{X: float64(x - fig.Min.X), Y: float64(y - fig.Min.Y)}
 	switch {
 	case inpututil.IsMouseButtonJustPressed(ebiten.MouseButtonLeft):
+		g.lastX, g.lastY = x, y
 		if in {
+			g.logf("down %d %d", x, y)
 			g.editing = ""
 			ev.Kind = viz.PointerDown
 			g.dragging = true
 			g.app.Event(ev)
 		} else {
+			g.logf("click %d %d", x, y)
 			g.click(x, y)
 		}
 	case inpututil.IsMouseButtonJustReleased(ebiten.MouseButtonLeft):
+		g.logf("up %d %d", x, y)
 		if g.dragging {
 			ev.Kind = viz.PointerUp
 			g.app.Event(ev)
 		}
 		g.dragging, g.slider = false, ""
 	case ebiten.IsMouseButtonPressed(ebiten.MouseButtonLeft):
+		if x != g.lastX || y != g.lastY {
+			g.lastX, g.lastY = x, y
+			g.logf("move %d %d", x, y)
+		}
 		if g.dragging {
 			ev.Kind = viz.PointerMove
 			g.app.Event(ev)
@@ -252,6 +293,7 @@ func (g *Game) Draw(screen *ebiten.Image) {
 	if b.Dx() != g.w || b.Dy() != g.h {
 		g.w, g.h = b.Dx(), b.Dy()
 		g.figure, g.panel = nil, nil
+		defer g.logf("size %d %d", g.w, g.h)
 	}
 	fig := FigureRect(g.w, g.h)
 	if g.figure == nil {
@@ -315,5 +357,6 @@ func (g *Game) screenshot(screen *ebiten.Image) error {
 		return fmt.Errorf("screenshot: %v", err)
 	}
 	g.message, g.msgUntil = "saved "+base+".png", time.Now().Add(4*time.Second)
+	g.logf("shot %s", base)
 	return nil
 }
