@@ -7,7 +7,6 @@ FUZZTIME    ?= 10s
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.6.1
 GOROOT      := $(shell $(GO) env GOROOT)
 WASM_EXEC   := $(GOROOT)/lib/wasm/go_js_wasm_exec
-WASM        := site/static/uldp.wasm
 
 .PHONY: run desktop build wasm test test-deps lint test-native test-wasm test-browser fuzz bench clean
 
@@ -20,10 +19,10 @@ run: wasm
 desktop:
 	CGO_ENABLED=0 $(GO) run ./cmd/desktop
 
-## wasm: the browser engine and Go's loader for it, next to the site's files
+## wasm: one browser engine per lesson (precompressed, content-hashed), the
+## lesson menu and Go's loader, next to the site's files
 wasm:
-	GOOS=js GOARCH=wasm $(GO) build -ldflags="-s -w" -trimpath -o $(WASM) ./wasm
-	cp "$(GOROOT)/lib/wasm/wasm_exec.js" site/static/wasm_exec.js
+	$(GO) run ./wasm/build -out site/static -go $(GO)
 
 ## build: the uldp command-line tool in bin/, with the site embedded
 build: wasm
@@ -49,6 +48,7 @@ lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt: not formatted:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm
+	GOOS=js GOARCH=wasm $(GO) run $(STATICCHECK) ./wasm
 	$(GO) run $(STATICCHECK) ./...
 
 # Inside a virtual X display, so the desktop app's test opens a real window.
@@ -75,4 +75,4 @@ bench:
 	@awk -f .ci/bench-ratios.awk bench.out
 
 clean:
-	rm -rf bin bench.out $(WASM) site/static/wasm_exec.js
+	rm -rf bin bench.out site/static/engine site/static/lessons.json site/static/wasm_exec.js

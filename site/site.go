@@ -1,15 +1,18 @@
 // Package site embeds ULDP Lab's web site (lesson pages, scripts, styles and,
-// once built, the WebAssembly module) and serves it.
+// once built, the lesson engines) and serves it.
 package site
 
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"io/fs"
 	"mime"
 	"net/http"
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,41 +30,47 @@ func Files() fs.FS {
 	return sub
 }
 
-// Handler serves the site: correct content types (application/wasm for the
-// module, which instantiateStreaming requires), gzip for clients that accept
-// it, and no directory listings. Compressible files are gzipped in the
-// background right away, so the first visitor does not wait for the 4 MB
-// engine to be compressed.
-func Handler() http.Handler {
-	h := &handler{files: Files()}
-	go h.warm()
-	return h
-}
+// Handler serves the embedded site; see NewHandler.
+func Handler() http.Handler { return NewHandler(Files()) }
 
-// warm compresses every compressible file into the cache.
-func (h *handler) warm() {
-	_ = fs.WalkDir(h.files, ".", func(name string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !compressible(mime.TypeByExtension(path.Ext(name))) {
-			return nil
-		}
-		if body, err := fs.ReadFile(h.files, name); err == nil {
-			h.gzipped(name, body)
-		}
-		return nil
-	})
+// NewHandler serves the files of fsys:
+//   - content types the browser needs (application/wasm for the engines,
+//     which instantiateStreaming requires), and no directory listings;
+//   - a file's precompressed siblings NAME.br and NAME.gz when the client
+//     accepts them (Accept-Encoding with its q-values: "gzip;q=0" means no
+//     gzip), else gzip made once on first use for text;
+//   - an ETag per representation, answering If-None-Match with 304;
+//   - a year's immutable caching for content-hashed names
+//     (NAME.0123456789ab.wasm, renamed whenever the content changes) and
+//     revalidation on every use for the rest, so a new build shows at once.
+//
+// Each file is read and compressed once; requests share those bytes.
+func NewHandler(fsys fs.FS) http.Handler {
+	return &handler{files: fsys}
 }
 
 type handler struct {
 	files fs.FS
-	gz    sync.Map // path → *gzEntry
+	cache sync.Map // name → *entry
 }
 
-// gzEntry is one file's compressed body; concurrent first requests and the
-// warm-up share a single compression.
-type gzEntry struct {
-	once sync.Once
-	body []byte
+// entry is one file's representations, prepared once.
+type entry struct {
+	once  sync.Once
+	err   error
+	ctype string
+	// reps by content coding: "" (identity), "br", "gzip".
+	reps map[string]rep
 }
+
+// rep is one representation of a file.
+type rep struct {
+	body []byte
+	etag string
+}
+
+// hashed matches content-hashed file names, which never change content.
+var hashed = regexp.MustCompile(`\.[0-9a-f]{12}\.[a-z]+$`)
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -73,45 +82,154 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if name == "" || strings.HasSuffix(r.URL.Path, "/") {
 		name = path.Join(name, "index.html")
 	}
-	body, err := fs.ReadFile(h.files, name)
-	if err != nil {
+	e := h.entry(name)
+	if e.err != nil {
 		http.Error(w, "not found: "+r.URL.Path, http.StatusNotFound)
 		return
 	}
-	ctype := mime.TypeByExtension(path.Ext(name))
-	if ctype == "" {
-		ctype = http.DetectContentType(body)
+	coding := negotiate(r.Header.Get("Accept-Encoding"), e.reps)
+	if coding == "none" {
+		http.Error(w, "not acceptable: the request refuses every encoding this file has (identity, gzip, br)", http.StatusNotAcceptable)
+		return
 	}
-	w.Header().Set("Content-Type", ctype)
-	w.Header().Set("Vary", "Accept-Encoding")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
+	rp := e.reps[coding]
+	hd := w.Header()
+	hd.Set("Content-Type", e.ctype)
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("ETag", rp.etag)
+	if len(e.reps) > 1 {
+		hd.Set("Vary", "Accept-Encoding")
+	}
+	if hashed.MatchString(name) {
+		hd.Set("Cache-Control", "public, max-age=31536000, immutable")
+	} else {
+		hd.Set("Cache-Control", "no-cache")
+	}
+	if matches(r.Header.Get("If-None-Match"), rp.etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	if coding != "" {
+		hd.Set("Content-Encoding", coding)
+	}
 	// The page's progress bar reads the decoded size: fetch streams
 	// decompressed bytes, so the compressed Content-Length would mislead it.
-	w.Header().Set("X-Decoded-Length", strconv.Itoa(len(body)))
-	if compressible(ctype) && strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
-		body = h.gzipped(name, body)
-		w.Header().Set("Content-Encoding", "gzip")
-	}
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	hd.Set("X-Decoded-Length", strconv.Itoa(len(e.reps[""].body)))
+	hd.Set("Content-Length", strconv.Itoa(len(rp.body)))
 	if r.Method == http.MethodHead {
 		return
 	}
-	_, _ = w.Write(body)
+	_, _ = w.Write(rp.body)
 }
 
-// gzipped returns the file's gzip body, compressing it on first use. The
-// default level: level 9 saves 1 % on the engine at four times the time.
-func (h *handler) gzipped(name string, body []byte) []byte {
-	v, _ := h.gz.LoadOrStore(name, &gzEntry{})
-	e := v.(*gzEntry)
-	e.once.Do(func() {
+// entry returns the prepared file, reading it on first use.
+func (h *handler) entry(name string) *entry {
+	v, _ := h.cache.LoadOrStore(name, &entry{})
+	e := v.(*entry)
+	e.once.Do(func() { e.err = e.load(h.files, name) })
+	return e
+}
+
+func (e *entry) load(files fs.FS, name string) error {
+	body, err := fs.ReadFile(files, name)
+	if err != nil {
+		return err
+	}
+	e.ctype = mime.TypeByExtension(path.Ext(name))
+	if e.ctype == "" {
+		e.ctype = http.DetectContentType(body)
+	}
+	sum := sha256.Sum256(body)
+	tag := hex.EncodeToString(sum[:8])
+	e.reps = map[string]rep{"": {body, `"` + tag + `"`}}
+	if !compressible(e.ctype) {
+		return nil
+	}
+	for coding, ext := range map[string]string{"br": ".br", "gzip": ".gz"} {
+		if z, err := fs.ReadFile(files, name+ext); err == nil {
+			e.reps[coding] = rep{z, `"` + tag + "-" + coding + `"`}
+		}
+	}
+	if _, ok := e.reps["gzip"]; !ok {
 		var buf bytes.Buffer
 		zw := gzip.NewWriter(&buf)
 		_, _ = zw.Write(body)
 		_ = zw.Close()
-		e.body = buf.Bytes()
-	})
-	return e.body
+		e.reps["gzip"] = rep{buf.Bytes(), `"` + tag + `-gzip"`}
+	}
+	return nil
+}
+
+// negotiate picks the content coding for an Accept-Encoding header among
+// the ones available: the highest q-value wins, brotli before gzip before
+// identity on ties (smallest first). It returns "" for identity and "none"
+// when the client refuses everything there is.
+func negotiate(header string, have map[string]rep) string {
+	q := map[string]float64{}
+	star := -1.0
+	for _, part := range strings.Split(header, ",") {
+		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		coding = strings.ToLower(strings.TrimSpace(coding))
+		if coding == "" {
+			continue
+		}
+		if coding == "x-gzip" {
+			coding = "gzip" // RFC 9110 §8.4.1.3
+		}
+		v := 1.0
+		for _, p := range strings.Split(params, ";") {
+			k, val, ok := strings.Cut(strings.TrimSpace(p), "=")
+			if ok && strings.EqualFold(strings.TrimSpace(k), "q") {
+				f, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
+				if err != nil || f < 0 || f > 1 {
+					f = 0 // a malformed weight accepts nothing rather than guessing
+				}
+				v = f
+			}
+		}
+		if coding == "*" {
+			star = v
+		} else {
+			q[coding] = v
+		}
+	}
+	weight := func(coding string) float64 {
+		if v, ok := q[coding]; ok {
+			return v
+		}
+		if star >= 0 {
+			return star
+		}
+		if coding == "identity" {
+			return 1 // acceptable unless refused (RFC 9110 §12.5.3)
+		}
+		return 0
+	}
+	best, bestQ := "none", 0.0
+	for _, c := range []struct{ coding, token string }{{"br", "br"}, {"gzip", "gzip"}, {"", "identity"}} {
+		if _, ok := have[c.coding]; !ok {
+			continue
+		}
+		if w := weight(c.token); w > bestQ {
+			best, bestQ = c.coding, w
+		}
+	}
+	return best
+}
+
+// matches reports whether an If-None-Match header names etag (weak
+// comparison, as RFC 9110 asks for GET and HEAD).
+func matches(header, etag string) bool {
+	if header == "" {
+		return false
+	}
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == "*" || t == etag {
+			return true
+		}
+	}
+	return false
 }
 
 func compressible(ctype string) bool {

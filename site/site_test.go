@@ -6,8 +6,10 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 func get(t *testing.T, path, enc string) *http.Response {
@@ -59,3 +61,120 @@ func TestGzip(t *testing.T) {
 		t.Fatal("gzip body differs from the file")
 	}
 }
+
+// engineFS is a site with one content-hashed engine and its precompressed
+// siblings, whose bodies say which one was served.
+func engineFS() fstest.MapFS {
+	return fstest.MapFS{
+		"index.html":                             {Data: []byte("<!doctype html><title>ULDP Lab</title>")},
+		"engine/user-level.0123456789ab.wasm":    {Data: []byte("\x00asm raw")},
+		"engine/user-level.0123456789ab.wasm.gz": {Data: []byte("gz body")},
+		"engine/user-level.0123456789ab.wasm.br": {Data: []byte("br body")},
+	}
+}
+
+func serve(h http.Handler, path string, header ...string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
+func TestPrecompressedNegotiation(t *testing.T) {
+	h := NewHandler(engineFS())
+	const mod = "/engine/user-level.0123456789ab.wasm"
+	for _, c := range []struct{ accept, coding, body string }{
+		{"", "", "\x00asm raw"},
+		{"gzip, deflate, br", "br", "br body"},
+		{"gzip, deflate", "gzip", "gz body"},
+		{"x-gzip", "gzip", "gz body"},
+		{"br;q=0.5, gzip", "gzip", "gz body"},
+		{"gzip;q=0", "", "\x00asm raw"},
+		{"gzip;q=0, br;q=0", "", "\x00asm raw"},
+		{"*", "br", "br body"},
+		{"*;q=0, gzip", "gzip", "gz body"},
+		{"identity;q=0, gzip;q=0.1", "gzip", "gz body"},
+		{"gzip;q=bogus", "", "\x00asm raw"},
+		{"BR", "br", "br body"},
+	} {
+		rec := serve(h, mod, "Accept-Encoding", c.accept)
+		if rec.Code != 200 || rec.Header().Get("Content-Encoding") != c.coding || rec.Body.String() != c.body {
+			t.Errorf("Accept-Encoding %q: %d, coding %q, body %q; want coding %q, body %q",
+				c.accept, rec.Code, rec.Header().Get("Content-Encoding"), rec.Body.String(), c.coding, c.body)
+		}
+		if rec.Header().Get("Content-Type") != "application/wasm" || rec.Header().Get("Vary") != "Accept-Encoding" {
+			t.Errorf("%q: Content-Type %q, Vary %q", c.accept, rec.Header().Get("Content-Type"), rec.Header().Get("Vary"))
+		}
+		if got := rec.Header().Get("X-Decoded-Length"); got != "8" {
+			t.Errorf("%q: X-Decoded-Length %q, want the raw size 8", c.accept, got)
+		}
+	}
+	if rec := serve(h, mod, "Accept-Encoding", "*;q=0"); rec.Code != http.StatusNotAcceptable {
+		t.Errorf("*;q=0 (nothing acceptable): %d, want 406", rec.Code)
+	}
+}
+
+func TestETagAndCaching(t *testing.T) {
+	h := NewHandler(engineFS())
+	const mod = "/engine/user-level.0123456789ab.wasm"
+	first := serve(h, mod, "Accept-Encoding", "gzip")
+	tag := first.Header().Get("ETag")
+	if tag == "" || !strings.HasPrefix(tag, `"`) {
+		t.Fatalf("ETag %q", tag)
+	}
+	if cc := first.Header().Get("Cache-Control"); !strings.Contains(cc, "immutable") || !strings.Contains(cc, "max-age=31536000") {
+		t.Errorf("hashed module: Cache-Control %q", cc)
+	}
+	again := serve(h, mod, "Accept-Encoding", "gzip", "If-None-Match", tag)
+	if again.Code != http.StatusNotModified || again.Body.Len() != 0 {
+		t.Errorf("If-None-Match with the ETag: %d and %d bytes, want 304 and none", again.Code, again.Body.Len())
+	}
+	if weak := serve(h, mod, "Accept-Encoding", "gzip", "If-None-Match", `"x", W/`+tag); weak.Code != http.StatusNotModified {
+		t.Errorf("weak tag in a list: %d, want 304", weak.Code)
+	}
+	// Another representation has another tag: a cached gzip body must not
+	// be taken for the brotli one.
+	br := serve(h, mod, "Accept-Encoding", "br", "If-None-Match", tag)
+	if br.Code != 200 || br.Header().Get("ETag") == tag {
+		t.Errorf("brotli with the gzip tag: %d, ETag %q", br.Code, br.Header().Get("ETag"))
+	}
+	page := serve(h, "/")
+	if cc := page.Header().Get("Cache-Control"); cc != "no-cache" {
+		t.Errorf("index.html: Cache-Control %q, want no-cache (revalidated on every use)", cc)
+	}
+	if rec := serve(h, "/", "If-None-Match", page.Header().Get("ETag")); rec.Code != http.StatusNotModified {
+		t.Errorf("index.html revalidation: %d", rec.Code)
+	}
+}
+
+// The handler hands out the bytes it prepared once: a request allocates
+// nothing in proportion to the file.
+func TestNoCopyPerRequest(t *testing.T) {
+	big := make([]byte, 4<<20)
+	h := NewHandler(fstest.MapFS{"engine/x.0123456789ab.wasm": {Data: big}})
+	serve(h, "/engine/x.0123456789ab.wasm", "Accept-Encoding", "gzip")
+	req := httptest.NewRequest(http.MethodGet, "/engine/x.0123456789ab.wasm", nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	allocs := testing.AllocsPerRun(5, func() {
+		h.ServeHTTP(discard{http.Header{}}, req)
+	})
+	var m1, m2 runtime.MemStats
+	runtime.ReadMemStats(&m1)
+	for range 5 {
+		h.ServeHTTP(discard{http.Header{}}, req)
+	}
+	runtime.ReadMemStats(&m2)
+	if perReq := (m2.TotalAlloc - m1.TotalAlloc) / 5; perReq > 64<<10 {
+		t.Errorf("a request allocates %d bytes (%.0f allocations) for a 4 MiB file", perReq, allocs)
+	}
+}
+
+// discard is a ResponseWriter that drops the body.
+type discard struct{ h http.Header }
+
+func (d discard) Header() http.Header         { return d.h }
+func (d discard) Write(b []byte) (int, error) { return len(b), nil }
+func (d discard) WriteHeader(int)             {}

@@ -1,7 +1,7 @@
 // Browser tests: the site served by `uldp serve`, driven in headless Chromium
 // as a student would use it — keys, buttons, mouse drags, typed values,
 // hand-edited links — with screenshots saved for a look and no console errors
-// allowed. Run by `make test` (needs bin/uldp and site/static/uldp.wasm).
+// allowed. Run by `make test` (needs bin/uldp built with the lesson engines).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -51,16 +51,99 @@ const prose = (page, re) => page.waitForFunction((src) => new RegExp(src).test(d
 
 const AT = "#scene=abovethreshold";
 
+// lesson waits until the page shows lesson name, interactive.
+const lesson = (page, name) => page.waitForSelector(`body[data-lesson="${name}"]`, { timeout: 20000 });
+
+// engines lists the engine modules the page requested, in order.
+function engines(page) {
+  const seen = [];
+  page.on("request", (r) => { const m = r.url().match(/\/engine\/([a-z-]+)\.[0-9a-f]{12}\.wasm$/); if (m) seen.push(m[1]); });
+  return seen;
+}
+
 test("the site opens on lesson 1 with every lesson in the menu", async () => {
   const { page, errors } = await open();
   assert.equal((await state(page)).get("scene"), "user-level");
   const lessons = await page.$$eval("#lessons a", (as) => as.map((a) => a.dataset.scene));
   assert.deepEqual(lessons, ["user-level", "calibration", "abovethreshold", "stability", "outlier-removal", "dp-sgd", "phased-erm", "audit"]);
   await page.keyboard.press("3");
+  await lesson(page, "abovethreshold");
   assert.equal((await state(page)).get("scene"), "abovethreshold");
   await prose(page, /AboveThreshold/);
   assert.deepEqual(errors, []);
   await page.close();
+});
+
+test("each lesson loads its own engine only; switching by menu and key keeps every lesson's state", async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors = [];
+  page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+  page.on("pageerror", (e) => errors.push(String(e)));
+  const loaded = engines(page);
+  await page.goto(base + "#scene=abovethreshold&eps=3");
+  await lesson(page, "abovethreshold");
+  // Until the lesson was interactive, only its own module was asked for.
+  const early = await page.evaluate(() => performance.getEntriesByType("resource")
+    .filter((e) => e.startTime < window.uldpReadyAt && /\/engine\//.test(e.name))
+    .map((e) => e.name.match(/engine\/([a-z-]+)\./)[1]));
+  assert.deepEqual(early, ["abovethreshold"], "modules requested before the first lesson was ready");
+  assert.equal((await state(page)).get("eps"), "3");
+  // The others arrive in the cache while the page is idle.
+  await page.waitForFunction((n) => performance.getEntriesByType("resource").filter((e) => /\/engine\//.test(e.name)).length >= n, 8, { timeout: 60000 });
+  // Switch by the menu: the new lesson's module, cached now, starts quickly.
+  const t0 = Date.now();
+  await page.click('#lessons a[data-scene="dp-sgd"]');
+  await lesson(page, "dp-sgd");
+  const cachedSwitch = Date.now() - t0;
+  assert.equal((await state(page)).get("scene"), "dp-sgd");
+  assert.match(await page.textContent("#prose"), /DP-SGD/);
+  assert.equal(await page.title(), "User-level DP-SGD — ULDP Lab");
+  // By number key, back to lesson 3: its earlier settings are still there.
+  await page.locator("#figure").focus();
+  await page.keyboard.press("3");
+  await lesson(page, "abovethreshold");
+  assert.equal((await state(page)).get("eps"), "3", "lesson 3 lost its state across a switch");
+  // Editing the address bar to another lesson loads that one.
+  await page.evaluate(() => { location.hash = "#scene=calibration"; });
+  await lesson(page, "calibration");
+  // Every module crossed the network once; later uses come from the cache.
+  const transfers = await page.evaluate(() => {
+    const n = {};
+    for (const e of performance.getEntriesByType("resource")) {
+      const m = e.name.match(/engine\/([a-z-]+)\./);
+      if (m && e.transferSize > 0) n[m[1]] = (n[m[1]] || 0) + 1;
+    }
+    return n;
+  });
+  assert.equal(Object.keys(transfers).length, 8, `modules downloaded: ${JSON.stringify(transfers)}`);
+  assert.ok(Object.values(transfers).every((c) => c === 1), `a module was downloaded twice: ${JSON.stringify(transfers)}`);
+  assert.deepEqual([...new Set(loaded)].sort(), Object.keys(transfers).sort());
+  console.log(`# cached lesson switch (click to interactive): ${cachedSwitch} ms`);
+  // The target (300 ms) is recorded in BENCHMARKS.md; a busy CI machine
+  // gets slack here.
+  assert.ok(cachedSwitch < 3000, `a cached switch took ${cachedSwitch} ms`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("engines are served precompressed, revalidated with 304 and cached for good", async () => {
+  const menu = await (await fetch(base + "lessons.json")).json();
+  const url = base + menu.lessons[0].module;
+  const gz = await fetch(url, { headers: { "Accept-Encoding": "gzip" } });
+  assert.equal(gz.headers.get("content-encoding"), "gzip");
+  assert.equal(gz.headers.get("content-type"), "application/wasm");
+  assert.match(gz.headers.get("cache-control"), /immutable/);
+  const tag = gz.headers.get("etag");
+  await gz.arrayBuffer();
+  const again = await fetch(url, { headers: { "Accept-Encoding": "gzip", "If-None-Match": tag } });
+  assert.equal(again.status, 304);
+  const br = await fetch(url, { method: "HEAD", headers: { "Accept-Encoding": "br" } });
+  assert.equal(br.headers.get("content-encoding"), "br");
+  const none = await fetch(url, { method: "HEAD", headers: { "Accept-Encoding": "gzip;q=0" } });
+  assert.equal(none.headers.get("content-encoding"), null, "gzip;q=0 must get no gzip");
+  assert.equal(Number(none.headers.get("content-length")), menu.lessons[0].bytes);
+  const page = await fetch(base, { headers: { "Accept-Encoding": "gzip" } });
+  assert.equal(page.headers.get("cache-control"), "no-cache");
 });
 
 test("AboveThreshold: step forward and back with keys and buttons", async () => {
@@ -460,24 +543,32 @@ test("performance: first interactive frame, download size and drag frames", asyn
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   await page.goto(base + "#scene=user-level&n=500&m=20&seed=1");
   await page.waitForSelector("body[data-ready=true]", { timeout: 20000 });
-  const ready = await page.evaluate(() => performance.now());
-  const wasm = await page.evaluate(async () => {
-    const r = await fetch("uldp.wasm");
-    return { decoded: Number(r.headers.get("X-Decoded-Length")), sent: Number(r.headers.get("Content-Length")) };
+  // Bytes on the wire up to the first interactive frame (the idle prefetch
+  // of other lessons starts after it and is not counted).
+  const { ready, wire, engine } = await page.evaluate(() => {
+    const ready = window.uldpReadyAt;
+    const nav = performance.getEntriesByType("navigation")[0];
+    const res = performance.getEntriesByType("resource").filter((e) => e.startTime < ready);
+    const eng = res.find((e) => /\/engine\//.test(e.name));
+    return { ready, wire: nav.transferSize + res.reduce((a, e) => a + e.transferSize, 0), engine: { raw: eng.decodedBodySize, sent: eng.encodedBodySize } };
   });
   const small = await dragFigures(page, 500, 20);
   await page.evaluate(() => { location.hash = "#scene=user-level&n=2000&m=20&seed=1"; });
   await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get("n") === "2000");
   const large = await dragFigures(page, 2000, 20);
-  const figures = { first_interactive_ms: Math.round(ready), wasm_raw_bytes: wasm.decoded, wasm_gzip_bytes: wasm.sent, small, large };
+  const figures = { first_interactive_ms: Math.round(ready), wire_bytes_to_interactive: wire, engine_raw_bytes: engine.raw, engine_gzip_bytes: engine.sent, small, large };
   console.log("# perf " + JSON.stringify(figures));
   writeFileSync(shots + "perf.json", JSON.stringify(figures, null, 2));
-  // Hard limits from the issue: the download size. The timing targets
-  // (first frame ≤ 1.5 s, update ≤ 4 ms at 2,000×20, frame ≤ 16 ms at
+  // Hard limits: the bytes on the wire for the first lesson (gzip on
+  // localhost, where browsers do not ask for brotli). The timing targets
+  // (first frame ≤ 1 s, update ≤ 4 ms at 2,000×20, frame ≤ 16 ms at
   // 500×20) are recorded in BENCHMARKS.md; here they are checked with slack
   // so a loaded CI machine does not fail the suite.
-  assert.ok(wasm.decoded <= 5 * 1024 * 1024, `wasm ${wasm.decoded} bytes > 5 MB`);
-  assert.ok(wasm.sent <= 1.5 * 1024 * 1024, `gzip ${wasm.sent} bytes > 1.5 MB`);
+  const menu = await (await fetch(base + "lessons.json")).json();
+  const brotli = engine.sent === menu.lessons[0].brotli;
+  const limit = (brotli ? 0.7 : 0.9) * 1024 * 1024;
+  assert.ok(engine.raw <= 3.5 * 1024 * 1024, `engine ${engine.raw} bytes > 3.5 MiB`);
+  assert.ok(wire <= limit, `${wire} bytes on the wire (${brotli ? "brotli" : "gzip"}) > ${limit / 1048576} MiB before the first lesson was interactive`);
   assert.ok(small.frames >= 30 && large.frames >= 30, "the drags produced too few frames");
   assert.ok(ready < 10000, `first interactive frame after ${ready} ms`);
   await page.close();

@@ -13,12 +13,30 @@ let stats = { updates: 0, updateMs: 0, maxUpdateMs: 0, draws: 0, drawMs: 0, maxD
 window.uldpStats = stats; // read by the browser tests and the perf page
 
 // ---------------------------------------------------------------- loading
+//
+// Every lesson is its own engine module (lessons.json names them), so a page
+// downloads only the lesson it shows. The others are fetched into the
+// browser's cache when it is idle; switching lessons starts the new module
+// with the lesson's last state and ends the old one.
 
-async function loadEngine() {
-  const go = new Go();
-  const res = await fetch("uldp.wasm");
-  if (!res.ok) throw new Error(`uldp.wasm: ${res.status} ${res.statusText} (run "make run" to build it)`);
-  const total = Number(res.headers.get("X-Decoded-Length") || res.headers.get("Content-Length")) || 0;
+let menu = [];               // lessons.json's lessons, in menu order
+let current = "";            // the lesson the running engine shows
+const states = new Map();    // lesson → its last state, for coming back
+const compiled = new Map();  // module path → Promise<WebAssembly.Module>
+const fetched = new Set();   // module paths already in the HTTP cache
+let switching = 0;           // the latest switch; older ones give way
+
+async function loadMenu() {
+  const res = await fetch("lessons.json");
+  if (!res.ok) throw new Error(`lessons.json: ${res.status} ${res.statusText} (run "make run" to build the lesson engines)`);
+  menu = (await res.json()).lessons;
+}
+
+// fetchModule reads a module with a progress bar.
+async function fetchModule(entry) {
+  const res = await fetch(entry.module);
+  if (!res.ok) throw new Error(`${entry.module}: ${res.status} ${res.statusText} (run "make run" to rebuild the engines)`);
+  const total = Number(res.headers.get("X-Decoded-Length")) || entry.bytes || 0;
   const reader = res.body.getReader();
   const chunks = [];
   let got = 0;
@@ -32,10 +50,84 @@ async function loadEngine() {
   const bytes = new Uint8Array(got);
   let off = 0;
   for (const c of chunks) { bytes.set(c, off); off += c.length; }
+  fetched.add(entry.module);
+  return bytes;
+}
+
+// compile returns the lesson's compiled module, downloading it (with the
+// progress bar) unless it is in the cache already.
+function compile(entry) {
+  let p = compiled.get(entry.module);
+  if (!p) {
+    p = fetched.has(entry.module)
+      ? WebAssembly.compileStreaming(fetch(entry.module))
+      : fetchModule(entry).then((b) => WebAssembly.compile(b));
+    p.catch(() => compiled.delete(entry.module)); // a failed load may be retried
+    compiled.set(entry.module, p);
+  }
+  return p;
+}
+
+// prefetch fills the HTTP cache with the other lessons' modules, one at a
+// time while the browser is idle.
+function prefetch() {
+  const next = menu.find((l) => !fetched.has(l.module));
+  if (!next) return;
+  const idle = window.requestIdleCallback || ((f) => setTimeout(f, 200));
+  idle(async () => {
+    try {
+      const res = await fetch(next.module);
+      await res.arrayBuffer();
+      if (res.ok) fetched.add(next.module);
+      else return;
+    } catch { return; } // offline or gone: the switch will report it
+    prefetch();
+  });
+}
+
+const lessonOf = (state) => new URLSearchParams(state.replace(/^#/, "")).get("scene");
+
+// start shows lesson name, restoring state (a link's hash or the lesson's
+// last view). It returns when the lesson is interactive.
+async function start(name, state) {
+  const entry = menu.find((l) => l.name === name);
+  if (!entry) {
+    report(`There is no lesson "${name}": choose one of ${menu.map((l) => l.name).join(", ")}. Showing the first.`);
+    return start(menu[0].name, "");
+  }
+  const mine = ++switching;
+  const loading = $("loading");
+  if (!compiled.has(entry.module) && !fetched.has(entry.module)) {
+    $("load-progress").value = 0;
+    loading.querySelector("p").textContent = `Loading the lesson “${entry.title}”…`;
+    loading.hidden = false;
+  }
+  let mod;
+  try {
+    mod = await compile(entry);
+  } catch (err) {
+    loading.hidden = true;
+    report(`The lesson “${entry.title}” could not load: ${err.message}`);
+    return;
+  }
+  if (mine !== switching) return; // the reader has moved on
+  const old = window.uldp;
+  if (old && current) states.set(current, old.state());
+  const go = new Go();
   const ready = new Promise((resolve) => { window.uldpReady = resolve; });
-  const { instance } = await WebAssembly.instantiate(bytes, go.importObject);
+  const instance = await WebAssembly.instantiate(mod, go.importObject);
   go.run(instance);
   await ready;
+  old?.exit();
+  current = entry.name;
+  if (!palette.length) palette = JSON.parse(uldp.palette());
+  loading.hidden = true;
+  builtFor = ""; shownReadouts = ""; shownGuarantee = ""; lastFrame = null;
+  $("status").textContent = "";
+  if (state && lessonOf(state) === name) call("restore", state);
+  refresh(true, true);
+  await syncLesson();
+  document.body.dataset.lesson = name;
 }
 
 // ---------------------------------------------------------------- messages
@@ -372,13 +464,15 @@ const fmt = (x) => (typeof x === "number" ? Number(x.toPrecision(4)).toString() 
 function buildNav() {
   const nav = $("lessons");
   nav.replaceChildren();
-  JSON.parse(uldp.scenes()).forEach((s, i) => {
+  menu.forEach((s, i) => {
     const a = document.createElement("a");
     a.href = "#scene=" + s.name;
     a.textContent = `${i + 1}. ${s.title}`;
     a.title = s.summary;
     a.dataset.scene = s.name;
     a.addEventListener("click", (e) => { e.preventDefault(); switchTo(s.name); });
+    // Hovering a lesson starts its download, if the idle prefetch has not.
+    a.addEventListener("pointerenter", () => { if (!fetched.has(s.module)) compile(s).catch(() => {}); }, { once: true });
     nav.append(a);
   });
 }
@@ -394,13 +488,14 @@ async function syncLesson() {
   proseFor = name;
   const res = await fetch(`lessons/${name}.html`);
   $("prose").innerHTML = res.ok ? await res.text() : "";
-  document.title = `${JSON.parse(uldp.scenes()).find((s) => s.name === name)?.title || ""} — ULDP Lab`;
+  document.title = `${menu.find((s) => s.name === name)?.title || ""} — ULDP Lab`;
 }
 
+// switchTo opens another lesson where the reader left it.
 function switchTo(name) {
-  call("switchTo", name);
-  refresh(true);
-  syncLesson();
+  if (name === current) return;
+  if (window.uldp && current) states.set(current, uldp.state());
+  return start(name, states.get(name) || "scene=" + name);
 }
 
 // ---------------------------------------------------------------- input
@@ -434,17 +529,22 @@ function wireInput() {
     // Keys typed into a field or a slider belong to it.
     if (t instanceof HTMLInputElement || t instanceof HTMLSelectElement || t instanceof HTMLTextAreaElement) return;
     if (t instanceof HTMLButtonElement && (e.key === " " || e.key === "Enter")) return; // let buttons click
-    if (uldp.key(e.key)) {
+    if (/^[1-9]$/.test(e.key)) {
+      const l = menu[Number(e.key) - 1];
+      if (l) { e.preventDefault(); switchTo(l.name); }
+      return;
+    }
+    if (window.uldp && uldp.key(e.key)) {
       e.preventDefault();
       refresh(false, true);
-      if (/^[1-9]$/.test(e.key)) syncLesson();
     }
   });
   window.addEventListener("hashchange", () => {
-    if (location.hash.slice(1) === uldp.state()) return;
+    if (!window.uldp || location.hash.slice(1) === uldp.state()) return;
+    const name = lessonOf(location.hash) || menu[0].name;
+    if (name !== current) { start(name, location.hash); return; }
     call("restore", location.hash);
     refresh(true, true);
-    syncLesson();
   });
   window.addEventListener("resize", () => refresh());
 }
@@ -487,28 +587,29 @@ let lastTick = 0;
 function loop(t) {
   const dt = lastTick ? Math.min((t - lastTick) / 1000, 0.25) : 0;
   lastTick = t;
-  if (uldp.tick(dt)) refresh();
+  if (window.uldp && uldp.tick(dt)) refresh();
   requestAnimationFrame(loop);
 }
 
 async function main() {
   try {
-    await loadEngine();
+    await loadMenu();
   } catch (err) {
     $("loading").innerHTML = "";
-    report("The lesson engine could not start: " + err.message);
+    report("The lessons could not load: " + err.message);
     return;
   }
-  palette = JSON.parse(uldp.palette());
   buildNav();
-  if (location.hash.length > 1) call("restore", location.hash);
-  $("loading").hidden = true;
+  const hash = location.hash.length > 1 ? location.hash : "";
+  await start(lessonOf(hash) || menu[0].name, hash);
+  if (!window.uldp) return; // start reported why
   wireInput();
   wireExports();
   refresh(true);
-  await syncLesson();
+  window.uldpReadyAt = performance.now();
   document.body.dataset.ready = "true";
   requestAnimationFrame(loop);
+  prefetch();
 }
 
 main();

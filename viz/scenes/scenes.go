@@ -3,11 +3,50 @@
 // site.
 package scenes
 
-import "github.com/uldplab/uldp/viz"
+import (
+	"reflect"
+	"runtime"
+
+	"github.com/uldplab/uldp/viz"
+)
+
+// Lesson is one entry of the lesson menu.
+type Lesson struct {
+	// New makes the lesson's scene.
+	New func() viz.Scene
+	// Constructor is the full Go name of the top-level function behind New
+	// ("github.com/uldplab/uldp/viz/scenes.NewPlayground"). The browser's
+	// engine module for the lesson calls that function and nothing else, so
+	// it links its own lesson only.
+	Constructor string
+}
+
+func lesson[S viz.Scene](f func() S) Lesson {
+	return Lesson{
+		New:         func() viz.Scene { return f() },
+		Constructor: runtime.FuncForPC(reflect.ValueOf(f).Pointer()).Name(),
+	}
+}
+
+// Lessons returns every lesson in menu order. It is the one list of lessons:
+// the desktop app shows them all, and the browser gets one engine module per
+// entry, built from it. Append new lessons: a lesson's position is its
+// number, and links name it by its scene's Info().Name.
+func Lessons() []Lesson {
+	return []Lesson{
+		lesson(NewPlayground), lesson(NewCalibration), lesson(NewAboveThreshold), lesson(NewStability),
+		lesson(NewOutlier), lesson(NewDPSGD), lesson(NewPhased), lesson(NewAuditLab),
+	}
+}
 
 // All returns a fresh instance of every lesson scene, in lesson order.
 func All() []viz.Scene {
-	return []viz.Scene{NewPlayground(), NewCalibration(), NewAboveThreshold(), NewStability(), NewOutlier(), NewDPSGD(), NewPhased(), NewAuditLab()}
+	ls := Lessons()
+	out := make([]viz.Scene, len(ls))
+	for i, l := range ls {
+		out[i] = l.New()
+	}
+	return out
 }
 
 // failedReadouts is the one readout a lesson shows when its run failed;

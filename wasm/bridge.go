@@ -1,10 +1,12 @@
 //go:build js && wasm
 
-// Command wasm is the browser's bridge to ULDP Lab's scenes: it builds the
-// lesson app and exposes it to the page as the global object `uldp`. Every
-// entry point recovers from panics and reports them as errors, because a
-// panic in WebAssembly would kill the page.
-package main
+// Package wasm is the browser's bridge to one lesson scene. Each lesson is
+// its own WebAssembly module (wasm/build generates their mains from the
+// lesson list), so a page downloads only the lesson it shows. Run exposes
+// the scene to the page as the global object `uldp`. Every entry point
+// recovers from panics and reports them as errors, because a panic in
+// WebAssembly would kill the page.
+package wasm
 
 import (
 	"encoding/json"
@@ -13,24 +15,27 @@ import (
 	"syscall/js"
 
 	"github.com/uldplab/uldp/viz"
-	"github.com/uldplab/uldp/viz/scenes"
 )
 
-func main() {
-	b := &bridge{app: viz.NewApp(scenes.All()...)}
+// Run serves scene to the page until the page calls uldp.exit(): it sets
+// the global `uldp`, calls the page's uldpReady() if there is one, and
+// answers the page's calls.
+func Run(scene viz.Scene) {
+	b := &bridge{app: viz.NewApp(scene), done: make(chan struct{})}
 	b.obj = js.Global().Get("Object").New()
 	b.export()
 	js.Global().Set("uldp", b.obj)
 	if ready := js.Global().Get("uldpReady"); ready.Type() == js.TypeFunction {
 		ready.Invoke()
 	}
-	select {} // keep the Go side alive for the page's callbacks
+	<-b.done // keep the Go side alive for the page's callbacks
 }
 
 type bridge struct {
 	app   *viz.App
 	obj   js.Value
 	frame []byte
+	done  chan struct{}
 }
 
 // fn registers a guarded function: a panic inside becomes lastError and the
@@ -88,9 +93,16 @@ func num(args []js.Value, i int) float64 {
 func (b *bridge) export() {
 	a := b.app
 	b.obj.Set("frameVersion", viz.FrameVersion)
-	b.fn("scenes", "[]", func([]js.Value) any { return asJSON(a.Scenes()) })
+	// exit ends the module, so a page switching lessons frees its memory.
+	b.fn("exit", js.Undefined(), func([]js.Value) any {
+		select {
+		case <-b.done:
+		default:
+			close(b.done)
+		}
+		return js.Undefined()
+	})
 	b.fn("current", "", func([]js.Value) any { return a.Scene().Info().Name })
-	b.fn("switchTo", "internal error", func(args []js.Value) any { return errString(a.SwitchTo(str(args, 0))) })
 	b.fn("palette", "[]", func([]js.Value) any { return asJSON(viz.PaletteRGBA()) })
 	b.fn("controls", "[]", func([]js.Value) any { return asJSON(a.Controls()) })
 	b.fn("readouts", "[]", func([]js.Value) any { return asJSON(a.Readouts()) })

@@ -1,0 +1,310 @@
+// Command build compiles the browser's lesson engines: one WebAssembly
+// module per lesson of scenes.Lessons, so a page downloads only the lesson
+// it shows. Each module's main is generated here (through go build's
+// -overlay, so nothing generated lands in the source tree) and calls its
+// lesson's constructor alone; the linker then drops every other lesson.
+//
+//	go run ./wasm/build [-out site/static] [-go go]
+//
+// It writes into -out:
+//
+//	engine/NAME.HASH.wasm     the module; HASH is of its bytes, so the name
+//	                          changes whenever the content does and the
+//	                          server can let browsers cache it for good
+//	engine/NAME.HASH.wasm.gz  gzip -9 of it, and .br, brotli at quality 11,
+//	                          made once per content (the server picks one)
+//	lessons.json              the menu: every lesson's name, title, summary
+//	                          and module, in lesson order
+//	wasm_exec.js              Go's loader for the modules
+//
+// Modules of earlier builds are removed. A summary of sizes goes to stdout.
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/andybalholm/brotli"
+
+	"github.com/uldplab/uldp/viz/scenes"
+)
+
+func main() {
+	out := flag.String("out", "site/static", "the site's directory")
+	goCmd := flag.String("go", "go", "the go command")
+	flag.Parse()
+	if err := build(*goCmd, *out, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "build:", err)
+		os.Exit(1)
+	}
+}
+
+// Menu is lessons.json: what the page needs to show the menu and load a
+// lesson's module.
+type Menu struct {
+	Version int     `json:"version"`
+	Lessons []Entry `json:"lessons"`
+}
+
+// Entry is one lesson in the menu.
+type Entry struct {
+	Name    string `json:"name"`
+	Title   string `json:"title"`
+	Summary string `json:"summary"`
+	// Module is the engine's path relative to the site root.
+	Module string `json:"module"`
+	// Bytes, Gzip and Brotli are the module's sizes: the page's progress
+	// bar reads them, and the size test holds them to their budgets.
+	Bytes  int `json:"bytes"`
+	Gzip   int `json:"gzip"`
+	Brotli int `json:"brotli"`
+}
+
+// engine is one lesson's module being built.
+type engine struct {
+	Entry
+	pkg  string // import path of the generated main
+	main string // its source
+}
+
+func build(goCmd, out string, log io.Writer) error {
+	root, err := moduleRoot(goCmd)
+	if err != nil {
+		return err
+	}
+	engines, err := plan(scenes.Lessons())
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "uldp-engines-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if err := compile(goCmd, root, tmp, engines); err != nil {
+		return err
+	}
+	dir := filepath.Join(out, "engine")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	keep := map[string]bool{}
+	errs := make([]error, len(engines))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i := range engines {
+		e := &engines[i]
+		raw, err := os.ReadFile(filepath.Join(tmp, "bin", e.Name))
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(raw)
+		file := e.Name + "." + hex.EncodeToString(sum[:6]) + ".wasm"
+		e.Module, e.Bytes = "engine/"+file, len(raw)
+		keep[file], keep[file+".gz"], keep[file+".br"] = true, true, true
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			e.Gzip, e.Brotli, errs[i] = store(filepath.Join(dir, file), raw)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	old, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, f := range old {
+		if !keep[f.Name()] {
+			if err := os.Remove(filepath.Join(dir, f.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	menu := Menu{Version: 1}
+	fmt.Fprintf(log, "%-18s %10s %10s %10s\n", "lesson engine", "raw", "gzip", "brotli")
+	for _, e := range engines {
+		menu.Lessons = append(menu.Lessons, e.Entry)
+		fmt.Fprintf(log, "%-18s %10d %10d %10d\n", e.Name, e.Bytes, e.Gzip, e.Brotli)
+	}
+	js, err := json.MarshalIndent(menu, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(out, "lessons.json"), append(js, '\n'), 0o644); err != nil {
+		return err
+	}
+	return copyLoader(goCmd, filepath.Join(out, "wasm_exec.js"))
+}
+
+// plan names each lesson's module and writes its main.
+func plan(lessons []scenes.Lesson) ([]engine, error) {
+	var out []engine
+	seen := map[string]bool{}
+	for _, l := range lessons {
+		info := l.New().Info()
+		if info.Name == "" || strings.ContainsAny(info.Name, "./\\ ") || seen[info.Name] {
+			return nil, fmt.Errorf("lesson %q: a lesson needs a unique name without dots, slashes or spaces", info.Name)
+		}
+		seen[info.Name] = true
+		main, err := mainFor(l.Constructor, info.Title)
+		if err != nil {
+			return nil, fmt.Errorf("lesson %s: %v", info.Name, err)
+		}
+		out = append(out, engine{
+			Entry: Entry{Name: info.Name, Title: info.Title, Summary: info.Summary},
+			pkg:   "./wasm/engine/" + info.Name,
+			main:  main,
+		})
+	}
+	return out, nil
+}
+
+// mainFor writes the main of a module calling constructor, a function's full
+// Go name ("github.com/uldplab/uldp/viz/scenes.NewPlayground").
+func mainFor(constructor, title string) (string, error) {
+	slash := strings.LastIndex(constructor, "/")
+	dot := strings.Index(constructor[slash+1:], ".")
+	if dot < 0 {
+		return "", fmt.Errorf("constructor %q is not a package function", constructor)
+	}
+	pkg, fn := constructor[:slash+1+dot], constructor[slash+2+dot:]
+	if fn == "" || strings.ContainsAny(fn, ".[]") {
+		return "", fmt.Errorf("constructor %q must be a top-level function (not a closure or method)", constructor)
+	}
+	name := pkg[strings.LastIndex(pkg, "/")+1:]
+	return fmt.Sprintf(`//go:build js && wasm
+
+// The browser engine of the lesson %q, generated by wasm/build.
+package main
+
+import (
+	%q
+
+	"github.com/uldplab/uldp/wasm"
+)
+
+func main() { wasm.Run(%s.%s()) }
+`, title, pkg, name, fn), nil
+}
+
+// compile builds every engine in one go build (it links them in parallel),
+// each main supplied through an overlay.
+func compile(goCmd, root, tmp string, engines []engine) error {
+	overlay := map[string]map[string]string{"Replace": {}}
+	args := []string{"build", "-ldflags=-s -w", "-trimpath", "-o", filepath.Join(tmp, "bin") + string(filepath.Separator)}
+	for _, e := range engines {
+		src := filepath.Join(tmp, "src", e.Name+".go")
+		if err := os.MkdirAll(filepath.Dir(src), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(src, []byte(e.main), 0o644); err != nil {
+			return err
+		}
+		overlay["Replace"][filepath.Join(root, e.pkg, "main.go")] = src
+		args = append(args, e.pkg)
+	}
+	ov, err := json.Marshal(overlay)
+	if err != nil {
+		return err
+	}
+	ovPath := filepath.Join(tmp, "overlay.json")
+	if err := os.WriteFile(ovPath, ov, 0o644); err != nil {
+		return err
+	}
+	args = append(args[:1], append([]string{"-overlay", ovPath}, args[1:]...)...)
+	cmd := exec.Command(goCmd, args...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("go build of the lesson engines: %v", err)
+	}
+	return nil
+}
+
+// store writes the module and its gzip and brotli forms, unless a build of
+// the same content already did (the name holds the content's hash), and
+// returns the compressed sizes.
+func store(path string, raw []byte) (gz, br int, err error) {
+	if a, b, ok := stored(path, len(raw)); ok {
+		return a, b, nil
+	}
+	var g bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&g, gzip.BestCompression)
+	zw.Write(raw)
+	if err := zw.Close(); err != nil {
+		return 0, 0, err
+	}
+	var b bytes.Buffer
+	bw := brotli.NewWriterOptions(&b, brotli.WriterOptions{Quality: brotli.BestCompression, LGWin: 24})
+	bw.Write(raw)
+	if err := bw.Close(); err != nil {
+		return 0, 0, err
+	}
+	// The raw module goes last: its presence marks a complete set.
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{path + ".gz", g.Bytes()}, {path + ".br", b.Bytes()}, {path, raw}} {
+		if err := os.WriteFile(f.name, f.data, 0o644); err != nil {
+			return 0, 0, err
+		}
+	}
+	return g.Len(), b.Len(), nil
+}
+
+// stored reports the compressed sizes of an earlier build of the same module.
+func stored(path string, size int) (gz, br int, ok bool) {
+	st, err := os.Stat(path)
+	if err != nil || st.Size() != int64(size) {
+		return 0, 0, false
+	}
+	g, err1 := os.Stat(path + ".gz")
+	b, err2 := os.Stat(path + ".br")
+	if err1 != nil || err2 != nil {
+		return 0, 0, false
+	}
+	return int(g.Size()), int(b.Size()), true
+}
+
+func moduleRoot(goCmd string) (string, error) {
+	out, err := exec.Command(goCmd, "env", "GOMOD").Output()
+	mod := strings.TrimSpace(string(out))
+	if err != nil || mod == "" || mod == os.DevNull {
+		return "", fmt.Errorf("run this inside the uldp module (go env GOMOD found none)")
+	}
+	return filepath.Dir(mod), nil
+}
+
+// copyLoader copies Go's wasm_exec.js, which must match the compiler.
+func copyLoader(goCmd, dst string) error {
+	out, err := exec.Command(goCmd, "env", "GOROOT").Output()
+	if err != nil {
+		return fmt.Errorf("go env GOROOT: %v", err)
+	}
+	root := strings.TrimSpace(string(out))
+	for _, p := range []string{"lib/wasm/wasm_exec.js", "misc/wasm/wasm_exec.js"} {
+		if b, err := os.ReadFile(filepath.Join(root, p)); err == nil {
+			return os.WriteFile(dst, b, 0o644)
+		}
+	}
+	return fmt.Errorf("wasm_exec.js not found under %s", root)
+}
