@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -199,15 +198,15 @@ func (a *App) Guarantee() privacy.Guarantee { return a.Scene().Guarantee() }
 // State returns the shareable state: the scene and every non-button control
 // value, as a URL fragment ("scene=abovethreshold&eps=1&seed=3").
 func (a *App) State() string {
-	v := url.Values{}
+	v := map[string]string{}
 	for _, c := range a.Scene().Controls() {
 		if c.Kind != Button {
-			v.Set(c.Name, c.Value)
+			v[c.Name] = c.Value
 		}
 	}
-	parts := []string{"scene=" + url.QueryEscape(a.Scene().Info().Name)}
+	parts := []string{"scene=" + queryEscape(a.Scene().Info().Name)}
 	for _, k := range slices.Sorted(maps.Keys(v)) {
-		parts = append(parts, url.QueryEscape(k)+"="+url.QueryEscape(v.Get(k)))
+		parts = append(parts, queryEscape(k)+"="+queryEscape(v[k]))
 	}
 	return strings.Join(parts, "&")
 }
@@ -216,12 +215,12 @@ func (a *App) State() string {
 // Settings that fail are skipped and reported together; the others apply,
 // so a hand-edited link with one bad value still opens the lesson.
 func (a *App) Restore(state string) error {
-	v, err := url.ParseQuery(strings.TrimPrefix(state, "#"))
+	v, err := parseQuery(strings.TrimPrefix(state, "#"))
 	if err != nil {
 		return fmt.Errorf("the link's settings cannot be read: %v", err)
 	}
 	var errs []error
-	if name := v.Get("scene"); name != "" {
+	if name := v.vals["scene"]; name != "" {
 		if err := a.SwitchTo(name); err != nil {
 			errs = append(errs, err)
 		}
@@ -236,7 +235,7 @@ func (a *App) Restore(state string) error {
 	for i, c := range a.Scene().Controls() {
 		order[c.Name] = i
 	}
-	keys := slices.SortedFunc(maps.Keys(v), func(x, y string) int { return order[x] - order[y] })
+	keys := slices.SortedFunc(slices.Values(v.keys), func(x, y string) int { return order[x] - order[y] })
 	for _, k := range keys {
 		if k == "scene" {
 			continue
@@ -245,7 +244,7 @@ func (a *App) Restore(state string) error {
 			errs = append(errs, fmt.Errorf("%s: not a setting of this lesson (ignored)", k))
 			continue
 		}
-		if err := a.Set(k, v.Get(k)); err != nil {
+		if err := a.Set(k, v.vals[k]); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %v", k, err))
 		}
 	}
@@ -262,6 +261,33 @@ func (a *App) ExportTrace() ([]byte, error) {
 	var buf bytes.Buffer
 	err := trace.Encode(&buf, e.Trace())
 	return buf.Bytes(), err
+}
+
+// ExportTraceOf rebuilds a view from its state and the dataset it showed
+// (CSV as ExportCSV writes it; empty when the state alone determines the
+// data) and returns its trace as JSON. The browser's lesson engines leave
+// JSON out to stay small; a separate export engine holding every lesson
+// answers with this, and refuses rather than export another run than the
+// one on the page.
+func (a *App) ExportTraceOf(state string, csv []byte) ([]byte, error) {
+	if err := a.Restore(state); err != nil {
+		return nil, fmt.Errorf("the lesson's settings could not be restored for the export: %v", err)
+	}
+	if len(csv) > 0 {
+		if l, ok := a.Scene().(DatasetLoader); ok {
+			d, err := dataset.ReadCSV(bytes.NewReader(csv), true)
+			if err != nil {
+				return nil, fmt.Errorf("the lesson's dataset could not be read for the export: %v", err)
+			}
+			if err := l.LoadDataset(d); err != nil {
+				return nil, fmt.Errorf("the lesson's dataset does not fit its settings: %v", err)
+			}
+		}
+		if got, err := a.ExportCSV(); err != nil || !bytes.Equal(got, csv) {
+			return nil, fmt.Errorf("the export could not rebuild the data shown in the %s lesson exactly; download the CSV and run it with the uldp command instead", a.Scene().Info().Title)
+		}
+	}
+	return a.ExportTrace()
 }
 
 // Exportable reports which downloads the current lesson offers, so front

@@ -120,3 +120,13 @@ type Exporter interface {
 	Trace() *trace.Trace
 	Dataset() *dataset.Dataset
 }
+
+// DatasetLoader is an Exporter whose data can be replaced by a dataset it
+// exported, rerunning with the same seed: how a run whose users were dragged
+// is rebuilt elsewhere (the browser's trace export runs in its own module).
+type DatasetLoader interface {
+	Exporter
+	// LoadDataset replaces the data; the error says why d does not fit the
+	// lesson's current settings (another n, say) and leaves it unchanged.
+	LoadDataset(d *dataset.Dataset) error
+}

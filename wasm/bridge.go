@@ -3,14 +3,15 @@
 // Package wasm is the browser's bridge to one lesson scene. Each lesson is
 // its own WebAssembly module (wasm/build generates their mains from the
 // lesson list), so a page downloads only the lesson it shows. Run exposes
-// the scene to the page as the global object `uldp`. Every entry point
+// the scene to the page as the global object `uldp`; everything crosses as
+// strings, numbers or typed buffers (viz.Encode, viz.EncodeControls, …),
+// never JSON, so a lesson's module links no encoding/json. Every entry point
 // recovers from panics and reports them as errors, because a panic in
 // WebAssembly would kill the page.
 package wasm
 
 import (
-	"encoding/json"
-	"fmt"
+	"bytes"
 	"runtime/debug"
 	"syscall/js"
 
@@ -36,16 +37,39 @@ type bridge struct {
 	obj   js.Value
 	frame []byte
 	done  chan struct{}
+	// The panel's buffers as last sent, for sending only what changed.
+	controls, readouts, guarantee panelBuf
 }
 
-// fn registers a guarded function: a panic inside becomes lastError and the
-// fallback value, and is logged to the console.
-func (b *bridge) fn(name string, fallback any, f func(args []js.Value) any) {
-	b.obj.Set(name, js.FuncOf(func(_ js.Value, args []js.Value) (out any) {
+// panelBuf is one panel buffer: the last one sent and a spare to encode
+// into, swapped, so a steady panel allocates nothing.
+type panelBuf struct{ sent, next []byte }
+
+// send returns a Uint8Array of the freshly encoded next, or null when it
+// equals what was sent last (unless force).
+func (p *panelBuf) send(next []byte, force bool) any {
+	p.next = next
+	if !force && p.sent != nil && bytes.Equal(p.sent, p.next) {
+		return js.Null()
+	}
+	p.sent, p.next = p.next, p.sent
+	return toJS(p.sent)
+}
+
+func toJS(b []byte) js.Value {
+	out := js.Global().Get("Uint8Array").New(len(b))
+	js.CopyBytesToJS(out, b)
+	return out
+}
+
+// guard registers a function on obj that recovers: a panic inside becomes
+// obj.lastError and the fallback value, and is logged to the console.
+func guard(obj js.Value, name string, fallback any, f func(args []js.Value) any) {
+	obj.Set(name, js.FuncOf(func(_ js.Value, args []js.Value) (out any) {
 		defer func() {
 			if r := recover(); r != nil {
-				msg := fmt.Sprintf("internal error in %s: %v", name, r)
-				b.obj.Set("lastError", msg)
+				msg := "internal error in " + name + ": " + panicText(r)
+				obj.Set("lastError", msg)
 				js.Global().Get("console").Call("error", msg+"\n"+string(debug.Stack()))
 				out = fallback
 			}
@@ -54,19 +78,25 @@ func (b *bridge) fn(name string, fallback any, f func(args []js.Value) any) {
 	}))
 }
 
+func panicText(r any) string {
+	switch v := r.(type) {
+	case error:
+		return v.Error()
+	case string:
+		return v
+	}
+	return "unexpected panic"
+}
+
+func (b *bridge) fn(name string, fallback any, f func(args []js.Value) any) {
+	guard(b.obj, name, fallback, f)
+}
+
 func errString(err error) any {
 	if err != nil {
 		return err.Error()
 	}
 	return ""
-}
-
-func asJSON(v any) any {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return `{"error":` + fmt.Sprintf("%q", err.Error()) + `}`
-	}
-	return string(b)
 }
 
 func arg(args []js.Value, i int) js.Value {
@@ -103,10 +133,18 @@ func (b *bridge) export() {
 		return js.Undefined()
 	})
 	b.fn("current", "", func([]js.Value) any { return a.Scene().Info().Name })
-	b.fn("palette", "[]", func([]js.Value) any { return asJSON(viz.PaletteRGBA()) })
-	b.fn("controls", "[]", func([]js.Value) any { return asJSON(a.Controls()) })
-	b.fn("readouts", "[]", func([]js.Value) any { return asJSON(a.Readouts()) })
-	b.fn("guarantee", "{}", func([]js.Value) any { return asJSON(a.Guarantee()) })
+	b.fn("palette", js.Null(), func([]js.Value) any { return toJS(viz.EncodePalette(nil)) })
+	// controls(force), readouts(force), guarantee(force): the panel's
+	// typed buffers, or null when unchanged since the last call.
+	b.fn("controls", js.Null(), func(args []js.Value) any {
+		return b.controls.send(viz.EncodeControls(a.Controls(), b.controls.next), arg(args, 0).Truthy())
+	})
+	b.fn("readouts", js.Null(), func(args []js.Value) any {
+		return b.readouts.send(viz.EncodeReadouts(a.Readouts(), b.readouts.next), arg(args, 0).Truthy())
+	})
+	b.fn("guarantee", js.Null(), func(args []js.Value) any {
+		return b.guarantee.send(viz.EncodeGuarantee(a.Guarantee(), b.guarantee.next), arg(args, 0).Truthy())
+	})
 	b.fn("set", "internal error", func(args []js.Value) any { return errString(a.Set(str(args, 0), str(args, 1))) })
 	b.fn("key", false, func(args []js.Value) any { return a.Key(str(args, 0)) })
 	b.fn("tick", false, func(args []js.Value) any { return a.Tick(num(args, 0)) })
@@ -129,9 +167,7 @@ func (b *bridge) export() {
 			return js.Null()
 		}
 		b.frame = viz.Encode(l, b.frame[:0])
-		out := js.Global().Get("Uint8Array").New(len(b.frame))
-		js.CopyBytesToJS(out, b.frame)
-		return out
+		return toJS(b.frame)
 	})
 	// locate(id): [x, y] of the item with that id in the last frame, or null.
 	b.fn("locate", js.Null(), func(args []js.Value) any {
@@ -145,7 +181,8 @@ func (b *bridge) export() {
 		}
 		return []any{p.X, p.Y}
 	})
-	b.fn("exportTrace", js.Null(), func([]js.Value) any { return exported(a.ExportTrace()) })
+	// The dataset's CSV is made here; the trace's JSON by the export module
+	// (RunExporter), which this module's state and CSV rebuild the run in.
 	b.fn("exportCSV", js.Null(), func([]js.Value) any { return exported(a.ExportCSV()) })
 	b.fn("canExport", js.Null(), func([]js.Value) any {
 		tr, csv := a.Exportable()
@@ -159,4 +196,22 @@ func exported(data []byte, err error) any {
 		return map[string]any{"error": err.Error()}
 	}
 	return map[string]any{"data": string(data)}
+}
+
+// RunExporter serves trace exports for every lesson as the global object
+// `uldpExport`: trace(state, csv) rebuilds the view from a lesson module's
+// state and dataset CSV and returns {data: JSON} or {error}. The page loads
+// this module only when a trace is exported, so lessons carry no JSON.
+func RunExporter(scenes ...viz.Scene) {
+	app := viz.NewApp(scenes...)
+	obj := js.Global().Get("Object").New()
+	guard(obj, "trace", js.Null(), func(args []js.Value) any {
+		csv := []byte(str(args, 1))
+		return exported(app.ExportTraceOf(str(args, 0), csv))
+	})
+	js.Global().Set("uldpExport", obj)
+	if ready := js.Global().Get("uldpExportReady"); ready.Type() == js.TypeFunction {
+		ready.Invoke()
+	}
+	select {} // serve until the page is closed
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/uldplab/uldp/core/cancel"
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/loss"
 	"github.com/uldplab/uldp/core/mech"
@@ -87,7 +87,7 @@ func (d *mechFlags) dpsgdJob() (job, error) {
 	if err != nil {
 		return job{}, err
 	}
-	return job{"running DP-SGD", func(ctx context.Context, ds *dataset.Dataset, s *rng.Streams, progress mech.Progress) (report, *trace.Trace, error) {
+	return job{"running DP-SGD", func(ctx cancel.Context, ds *dataset.Dataset, s *rng.Streams, progress mech.Progress) (report, *trace.Trace, error) {
 		p, set := d.dpsgdFor(base, ds)
 		res, tr, err := optim.DPSGD(ctx, p, ds, s, progress)
 		if err != nil {
@@ -139,7 +139,7 @@ func (d *mechFlags) dpsgdSCJob() (job, error) {
 		return job{}, err
 	}
 	p := optim.DPSGDSCParams{Eps: d.eps, Delta: d.delta, Mu: d.mu, Radius: d.rk, RX: d.rx, Theta0: theta0, Steps: d.steps, Mode: mode}
-	return job{"running the phases", func(ctx context.Context, ds *dataset.Dataset, s *rng.Streams, progress mech.Progress) (report, *trace.Trace, error) {
+	return job{"running the phases", func(ctx cancel.Context, ds *dataset.Dataset, s *rng.Streams, progress mech.Progress) (report, *trace.Trace, error) {
 		res, tr, err := optim.DPSGDSC(ctx, p, ds, s, progress)
 		if err != nil {
 			return nil, nil, err

@@ -1,11 +1,11 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"strconv"
 
+	"github.com/uldplab/uldp/core/cancel"
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/privacy"
@@ -47,7 +47,7 @@ func (d *mechFlags) ormeJob() (job, error) {
 	if err := p.Validate(); err != nil {
 		return job{}, usageError{err}
 	}
-	return job{"computing the concentration scores", func(ctx context.Context, ds *dataset.Dataset, s *rng.Streams, _ mech.Progress) (report, *trace.Trace, error) {
+	return job{"computing the concentration scores", func(ctx cancel.Context, ds *dataset.Dataset, s *rng.Streams, _ mech.Progress) (report, *trace.Trace, error) {
 		rec := trace.NewRecorder("orme", s.Seed())
 		o, err := mech.NewORME(p, ds.N(), s, rec)
 		if err != nil {

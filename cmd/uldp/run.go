@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/uldplab/uldp/core/cancel"
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/optim"
@@ -289,10 +290,10 @@ type report interface{ text(w io.Writer) }
 // walks its trace.
 type job struct {
 	what string // what the progress bar says
-	run  func(ctx context.Context, data *dataset.Dataset, s *rng.Streams, progress mech.Progress) (report, *trace.Trace, error)
+	run  func(ctx cancel.Context, data *dataset.Dataset, s *rng.Streams, progress mech.Progress) (report, *trace.Trace, error)
 }
 
-var optimisers = map[string]func(context.Context, optim.PhasedParams, *dataset.Dataset, *rng.Streams, mech.Progress) (optim.PhasedResult, *trace.Trace, error){
+var optimisers = map[string]func(cancel.Context, optim.PhasedParams, *dataset.Dataset, *rng.Streams, mech.Progress) (optim.PhasedResult, *trace.Trace, error){
 	scenario.MechPhasedERM: optim.PhasedERM, scenario.MechPhasedSCO: optim.PhasedSCO,
 	scenario.MechStronglyConvexERM: optim.StronglyConvexERM, scenario.MechStronglyConvexSCO: optim.StronglyConvexSCO,
 }
@@ -305,7 +306,7 @@ func (d *mechFlags) job() (job, error) {
 		if err != nil {
 			return job{}, err
 		}
-		return job{"searching the deletion lattice", func(ctx context.Context, ds *dataset.Dataset, s *rng.Streams, progress mech.Progress) (report, *trace.Trace, error) {
+		return job{"searching the deletion lattice", func(ctx cancel.Context, ds *dataset.Dataset, s *rng.Streams, progress mech.Progress) (report, *trace.Trace, error) {
 			res, tr, err := mech.DelOutputPert(ctx, p, ds, s, progress)
 			if err != nil {
 				return nil, nil, err
@@ -318,7 +319,7 @@ func (d *mechFlags) job() (job, error) {
 			return job{}, err
 		}
 		sc := mech.SCParams{Eps: q.Eps, Delta: q.Delta, Beta: q.Beta, Mu: q.Mu, RK: q.RK, RX: q.RX, Rule: q.Rule, Mode: q.Mode, Kappa: q.Kappa, Loss: q.Loss}
-		return job{"searching the deletion lattice", func(ctx context.Context, ds *dataset.Dataset, s *rng.Streams, progress mech.Progress) (report, *trace.Trace, error) {
+		return job{"searching the deletion lattice", func(ctx cancel.Context, ds *dataset.Dataset, s *rng.Streams, progress mech.Progress) (report, *trace.Trace, error) {
 			res, tr, err := mech.SCOutputPert(ctx, sc, ds, s, progress)
 			if err != nil {
 				return nil, nil, err
@@ -345,7 +346,7 @@ func (d *mechFlags) job() (job, error) {
 	if err != nil {
 		return job{}, err
 	}
-	return job{"running the phases", func(ctx context.Context, ds *dataset.Dataset, s *rng.Streams, progress mech.Progress) (report, *trace.Trace, error) {
+	return job{"running the phases", func(ctx cancel.Context, ds *dataset.Dataset, s *rng.Streams, progress mech.Progress) (report, *trace.Trace, error) {
 		res, tr, err := run(ctx, q, ds, s, progress)
 		if err != nil {
 			return nil, nil, err

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +9,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/uldplab/uldp/core/cancel"
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/rng"
 	"github.com/uldplab/uldp/core/trace"
@@ -38,7 +38,7 @@ func cmdStep(e *env, args []string) error {
 		return err
 	}
 	ctx, done, progress := withProgress(e, j.what)
-	run := func(ctx context.Context, data *dataset.Dataset, s *rng.Streams) (*trace.Trace, error) {
+	run := func(ctx cancel.Context, data *dataset.Dataset, s *rng.Streams) (*trace.Trace, error) {
 		_, tr, err := j.run(ctx, data, s, progress)
 		return tr, err
 	}

@@ -1,10 +1,11 @@
 package audit
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/uldplab/uldp/core/cancel"
 
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/privacy"
@@ -79,7 +80,7 @@ type MCResult struct {
 // MonteCarlo runs a and b Runs times each and bounds the privacy loss the
 // outputs show, against g. progress (may be nil) gets done/total runs; ctx
 // cancels.
-func MonteCarlo(ctx context.Context, a, b Sampler, g privacy.Guarantee, cfg MCConfig, progress func(done, total int64)) (MCResult, error) {
+func MonteCarlo(ctx cancel.Context, a, b Sampler, g privacy.Guarantee, cfg MCConfig, progress func(done, total int64)) (MCResult, error) {
 	run, err := NewMCRun(a, b, g, cfg)
 	if err != nil {
 		return MCResult{}, err

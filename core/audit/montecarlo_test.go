@@ -2,9 +2,10 @@ package audit
 
 import (
 	"context"
-	"gonum.org/v1/gonum/mathext"
 	"math"
 	"testing"
+
+	"gonum.org/v1/gonum/mathext"
 
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/privacy"

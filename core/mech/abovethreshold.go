@@ -1,11 +1,12 @@
 package mech
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/uldplab/uldp/core/cancel"
 
 	"github.com/uldplab/uldp/core/internal/gauss"
 	"github.com/uldplab/uldp/core/noise"
@@ -177,7 +178,7 @@ type ATResult struct {
 }
 
 // RunAboveThreshold asks the queries in order until the first ⊥.
-func RunAboveThreshold(ctx context.Context, p ATParams, queries []float64, streams *rng.Streams) (ATResult, *trace.Trace, error) {
+func RunAboveThreshold(ctx cancel.Context, p ATParams, queries []float64, streams *rng.Streams) (ATResult, *trace.Trace, error) {
 	if len(queries) == 0 {
 		return ATResult{}, nil, errors.New("no queries: give at least one query value")
 	}

@@ -1,11 +1,12 @@
 package mech
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
 	"math/bits"
+
+	"github.com/uldplab/uldp/core/cancel"
 
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/loss"
@@ -173,7 +174,7 @@ func meanWithout(means [][]float64, total []float64, mask uint32, dst []float64)
 // DelOutputPertLaw computes the exact output law on data: the App. C
 // certificate first, else the exact r* search of spec §8.3 (bitset over
 // subsets, top-down over deletion levels), cancellable through ctx.
-func DelOutputPertLaw(ctx context.Context, p DelParams, data *dataset.Dataset, progress Progress) (DelLaw, error) {
+func DelOutputPertLaw(ctx cancel.Context, p DelParams, data *dataset.Dataset, progress Progress) (DelLaw, error) {
 	if err := p.Validate(); err != nil {
 		return DelLaw{}, err
 	}
@@ -325,7 +326,7 @@ func (e *funcEdges) far(mask, cands uint32, sens float64) bool {
 // searchLattice marks every subset U with |U| ≤ depth that is unstable: a
 // bad edge (U′, i) with U′ ⊇ U, |U′| ≤ depth, ‖f(x₋U′) − f(x₋U′∪{i})‖ > Δ.
 // Levels run from depth down to 0 so supersets are known first.
-func searchLattice(ctx context.Context, n int, e edges, sens float64, depth int, progress Progress) (bitset, error) {
+func searchLattice(ctx cancel.Context, n int, e edges, sens float64, depth int, progress Progress) (bitset, error) {
 	unstable := make(bitset, (1<<n+63)/64)
 	all := uint32(1)<<n - 1
 	var done int64
@@ -431,7 +432,7 @@ type DelResult struct {
 // DelOutputPert runs the mechanism on data: the exact law, then R1 from the
 // "tdlap" stream and, unless ⊥, Gaussian noise from the "gauss" stream.
 // Non-private mode releases f(x) itself.
-func DelOutputPert(ctx context.Context, p DelParams, data *dataset.Dataset, streams *rng.Streams, progress Progress) (DelResult, *trace.Trace, error) {
+func DelOutputPert(ctx cancel.Context, p DelParams, data *dataset.Dataset, streams *rng.Streams, progress Progress) (DelResult, *trace.Trace, error) {
 	rec := trace.NewRecorder("deloutputpert", streams.Seed())
 	if err := p.Validate(); err != nil {
 		return DelResult{}, nil, err

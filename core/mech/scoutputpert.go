@@ -1,9 +1,10 @@
 package mech
 
 import (
-	"context"
 	"fmt"
 	"math"
+
+	"github.com/uldplab/uldp/core/cancel"
 
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/loss"
@@ -140,7 +141,7 @@ func SCTargetSens(rule string, G, mu, beta float64, n, m, kappa int) (float64, e
 // SCOutputPert runs Alg. 2: Δ from the rule, then DelOutputPert with
 // f = θ*, the projected mean. Every user must hold the same number of items
 // (θ* is the mean of all items) and every item must lie in B(0, RX).
-func SCOutputPert(ctx context.Context, p SCParams, data *dataset.Dataset, streams *rng.Streams, progress Progress) (DelResult, *trace.Trace, error) {
+func SCOutputPert(ctx cancel.Context, p SCParams, data *dataset.Dataset, streams *rng.Streams, progress Progress) (DelResult, *trace.Trace, error) {
 	if err := p.Validate(); err != nil {
 		return DelResult{}, nil, err
 	}

@@ -1,9 +1,10 @@
 package optim
 
 import (
-	"context"
 	"fmt"
 	"math"
+
+	"github.com/uldplab/uldp/core/cancel"
 
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/mech"
@@ -46,7 +47,7 @@ func BaselineSigma(kind string, eps, delta, g float64, n, m, steps int) (float64
 // smoothing and seed as DPSGD with the same parameters would (only the
 // mean estimate differs), for a G-Lipschitz loss. Mode NonPrivate adds no
 // noise.
-func BaselineDPSGD(ctx context.Context, kind string, g float64, p DPSGDParams, data *dataset.Dataset, streams *rng.Streams, progress mech.Progress) (DPSGDResult, *trace.Trace, error) {
+func BaselineDPSGD(ctx cancel.Context, kind string, g float64, p DPSGDParams, data *dataset.Dataset, streams *rng.Streams, progress mech.Progress) (DPSGDResult, *trace.Trace, error) {
 	n, m, err := p.check(data)
 	if err != nil {
 		return DPSGDResult{}, nil, err

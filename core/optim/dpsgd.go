@@ -1,12 +1,13 @@
 package optim
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"runtime"
 	"slices"
 	"sync"
+
+	"github.com/uldplab/uldp/core/cancel"
 
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/loss"
@@ -124,7 +125,7 @@ func (p DPSGDParams) Validate(d int) error {
 // Smoothing perturbations come fresh for every step, user and item from
 // the "smoothing" stream (erratum A20); ORME draws its own. ctx cancels
 // long runs; progress (may be nil) gets steps done.
-func DPSGD(ctx context.Context, p DPSGDParams, data *dataset.Dataset, streams *rng.Streams, progress mech.Progress) (DPSGDResult, *trace.Trace, error) {
+func DPSGD(ctx cancel.Context, p DPSGDParams, data *dataset.Dataset, streams *rng.Streams, progress mech.Progress) (DPSGDResult, *trace.Trace, error) {
 	n, m, err := p.check(data)
 	if err != nil {
 		return DPSGDResult{}, nil, err
@@ -162,7 +163,7 @@ func (p DPSGDParams) recorder(name string, streams *rng.Streams) *trace.Recorder
 // descend is the loop DP-SGD and its baselines share: smoothed user
 // gradients, one private mean per step from estimate (a failed gate ends
 // the run at θ₀), a projected step, and the average of the iterates.
-func (p DPSGDParams) descend(ctx context.Context, data *dataset.Dataset, streams *rng.Streams, progress mech.Progress,
+func (p DPSGDParams) descend(ctx cancel.Context, data *dataset.Dataset, streams *rng.Streams, progress mech.Progress,
 	rec *trace.Recorder, estimate func([][]float64) (mech.ORMEStep, error), res DPSGDResult) (DPSGDResult, *trace.Trace, error) {
 	d, n := data.Dim, data.N()
 	dom := loss.Ball{Centre: make([]float64, d), Radius: p.Radius}

@@ -1,9 +1,10 @@
 package optim
 
 import (
-	"context"
 	"fmt"
 	"math"
+
+	"github.com/uldplab/uldp/core/cancel"
 
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/loss"
@@ -94,7 +95,7 @@ func (p DPSGDSCParams) G() float64 { return p.Mu * (p.Radius + p.RX) }
 // DPSGDSC runs Alg. 4: phase i runs DP-SGD at the full (ε, δ) on its own
 // group of users (parallel composition), from the previous phase's answer,
 // with Theorem 4.1's settings for R̂_i and n_i.
-func DPSGDSC(ctx context.Context, p DPSGDSCParams, data *dataset.Dataset, streams *rng.Streams, progress mech.Progress) (DPSGDSCResult, *trace.Trace, error) {
+func DPSGDSC(ctx cancel.Context, p DPSGDSCParams, data *dataset.Dataset, streams *rng.Streams, progress mech.Progress) (DPSGDSCResult, *trace.Trace, error) {
 	if !(p.Mu > 0) || !(p.RX > 0) || math.IsInf(p.Mu+p.RX, 0) {
 		return DPSGDSCResult{}, nil, fmt.Errorf("mu = %v, rx = %v: the strongly convex algorithm needs μ > 0 and a data radius R_X > 0", p.Mu, p.RX)
 	}

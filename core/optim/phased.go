@@ -4,9 +4,10 @@
 package optim
 
 import (
-	"context"
 	"fmt"
 	"math"
+
+	"github.com/uldplab/uldp/core/cancel"
 
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/loss"
@@ -94,7 +95,7 @@ const (
 // (Mu/2)‖θ − x‖² + (λ_i/2)‖θ − θ̂_{i−1}‖² over 𝒦 ∩ B(θ̂_{i−1}, R_i), which is
 // the projection of (Mu·mean + λ_i·θ̂_{i−1})/(Mu + λ_i) onto that set
 // (spec 000-002 §8.1). Every user must hold the same number of items.
-func PhasedERM(ctx context.Context, p PhasedParams, data *dataset.Dataset, streams *rng.Streams, progress mech.Progress) (PhasedResult, *trace.Trace, error) {
+func PhasedERM(ctx cancel.Context, p PhasedParams, data *dataset.Dataset, streams *rng.Streams, progress mech.Progress) (PhasedResult, *trace.Trace, error) {
 	n, m, err := p.check(data)
 	if err != nil {
 		return PhasedResult{}, nil, err
@@ -129,7 +130,7 @@ func ermPlan(data *dataset.Dataset, T int, eps, delta float64) []phasePlan {
 // ⌈log₂(n/N₀)⌉ with N₀ = 8κ(ε, δ) (erratum A18's default: each batch keeps
 // Cor. 3.7's r ≤ n/2 with r = 4κ), unless Phases overrides it; λ defaults to
 // (G/R)·max(√d/(n√m), 1/√(nm)) (erratum A8).
-func PhasedSCO(ctx context.Context, p PhasedParams, data *dataset.Dataset, streams *rng.Streams, progress mech.Progress) (PhasedResult, *trace.Trace, error) {
+func PhasedSCO(ctx cancel.Context, p PhasedParams, data *dataset.Dataset, streams *rng.Streams, progress mech.Progress) (PhasedResult, *trace.Trace, error) {
 	n, m, err := p.check(data)
 	if err != nil {
 		return PhasedResult{}, nil, err
@@ -247,7 +248,7 @@ func (p PhasedParams) newLoop(name string, d int, streams *rng.Streams) *loop {
 }
 
 // phases executes a plan's phases from the current iterate.
-func (l *loop) phases(ctx context.Context, p PhasedParams, plan []phasePlan, lambda float64, progress mech.Progress) error {
+func (l *loop) phases(ctx cancel.Context, p PhasedParams, plan []phasePlan, lambda float64, progress mech.Progress) error {
 	G, T, d := p.G(), len(plan), len(l.theta)
 	if p.LambdaScale > 0 {
 		lambda *= p.LambdaScale

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/uldplab/uldp/core/cancel"
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/loss"
 	"github.com/uldplab/uldp/core/mech"
@@ -160,7 +161,7 @@ func TestLambdaScale(t *testing.T) {
 	d := data(t, 200, 4, 0.1, 0.2, 0.1)
 	p := base
 	p.Mode = privacy.NonPrivate
-	for name, run := range map[string]func(context.Context, PhasedParams, *dataset.Dataset, *rng.Streams, mech.Progress) (PhasedResult, *trace.Trace, error){
+	for name, run := range map[string]func(cancel.Context, PhasedParams, *dataset.Dataset, *rng.Streams, mech.Progress) (PhasedResult, *trace.Trace, error){
 		"phased-erm": PhasedERM, "phased-sco": PhasedSCO, "strongly-convex-sco": StronglyConvexSCO,
 	} {
 		one, _, err := run(context.Background(), p, d, rng.New(1), nil)

@@ -1,9 +1,10 @@
 package optim
 
 import (
-	"context"
 	"fmt"
 	"math"
+
+	"github.com/uldplab/uldp/core/cancel"
 
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/loss"
@@ -41,18 +42,18 @@ const KindStage1 trace.Kind = "stage1.release"
 // (ε/2, δ/2) releases θ₀, whose noise bound R′ fixes 𝒦′ = 𝒦 ∩ B(θ₀, R′);
 // Phased-ERM at (ε/2, δ/2) with λ = G√d/(R′n√m) localises inside 𝒦′. On ⊥,
 // 𝒦′ = 𝒦 (erratum A6). The proof takes β = 1/(2n²m).
-func StronglyConvexERM(ctx context.Context, p PhasedParams, data *dataset.Dataset, streams *rng.Streams, progress mech.Progress) (PhasedResult, *trace.Trace, error) {
+func StronglyConvexERM(ctx cancel.Context, p PhasedParams, data *dataset.Dataset, streams *rng.Streams, progress mech.Progress) (PhasedResult, *trace.Trace, error) {
 	return p.stronglyConvex(ctx, false, data, streams, progress)
 }
 
 // StronglyConvexSCO runs Alg. 6: as StronglyConvexERM, with R′ widened by
 // Prop. B.1's sampling radius and Phased-SCO (disjoint halving batches at
 // (ε/2, δ/2) each) as the second stage, λ by erratum A8 with R = R′.
-func StronglyConvexSCO(ctx context.Context, p PhasedParams, data *dataset.Dataset, streams *rng.Streams, progress mech.Progress) (PhasedResult, *trace.Trace, error) {
+func StronglyConvexSCO(ctx cancel.Context, p PhasedParams, data *dataset.Dataset, streams *rng.Streams, progress mech.Progress) (PhasedResult, *trace.Trace, error) {
 	return p.stronglyConvex(ctx, true, data, streams, progress)
 }
 
-func (p PhasedParams) stronglyConvex(ctx context.Context, sco bool, data *dataset.Dataset, streams *rng.Streams, progress mech.Progress) (PhasedResult, *trace.Trace, error) {
+func (p PhasedParams) stronglyConvex(ctx cancel.Context, sco bool, data *dataset.Dataset, streams *rng.Streams, progress mech.Progress) (PhasedResult, *trace.Trace, error) {
 	if p.Loss == mech.LossAbsolute {
 		return PhasedResult{}, nil, fmt.Errorf("the absolute loss is not strongly convex: Strongly-Convex-ERM/SCO need the squared loss (Phased-ERM/SCO take either)")
 	}

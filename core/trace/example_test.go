@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/uldplab/uldp/core/cancel"
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/noise"
 	"github.com/uldplab/uldp/core/rng"
@@ -13,7 +14,7 @@ import (
 // A two-step run, branched on an edited dataset with the same seed: the noise
 // is identical, so the outputs differ by exactly the change in the mean.
 func ExampleStepper_Branch() {
-	run := func(ctx context.Context, d *dataset.Dataset, s *rng.Streams) (*trace.Trace, error) {
+	run := func(ctx cancel.Context, d *dataset.Dataset, s *rng.Streams) (*trace.Trace, error) {
 		rec := trace.NewRecorder("noisy-sum", s.Seed())
 		var sum float64
 		for i := range d.Users {

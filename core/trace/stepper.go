@@ -2,9 +2,10 @@ package trace
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/uldplab/uldp/core/cancel"
 
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/rng"
@@ -12,7 +13,7 @@ import (
 
 // Run executes an algorithm on data, drawing only from streams, and returns
 // its trace. It must be deterministic given the streams' seed.
-type Run func(ctx context.Context, data *dataset.Dataset, streams *rng.Streams) (*Trace, error)
+type Run func(ctx cancel.Context, data *dataset.Dataset, streams *rng.Streams) (*Trace, error)
 
 // Stepper shows a run one step at a time. Its position is the number of
 // steps shown, from 0 (nothing yet) to Len() (the whole run). Steppers are
@@ -28,7 +29,7 @@ type Stepper struct {
 
 // NewStepper runs the algorithm once, on a private copy of data, and
 // positions the stepper before the first step.
-func NewStepper(ctx context.Context, run Run, data *dataset.Dataset, streams *rng.Streams) (*Stepper, error) {
+func NewStepper(ctx cancel.Context, run Run, data *dataset.Dataset, streams *rng.Streams) (*Stepper, error) {
 	s := &Stepper{run: run, data: data.Clone(), streams: streams.Fresh()}
 	t, err := run(ctx, s.data.Clone(), s.streams.Fresh())
 	if err != nil {
@@ -94,7 +95,7 @@ func (s *Stepper) Data() *dataset.Dataset { return s.data.Clone() }
 // Branch re-runs the algorithm on edited data with the same seed and
 // re-rolls (common random numbers) and keeps the position, clamped to the
 // new run's length.
-func (s *Stepper) Branch(ctx context.Context, edited *dataset.Dataset) (*Stepper, error) {
+func (s *Stepper) Branch(ctx cancel.Context, edited *dataset.Dataset) (*Stepper, error) {
 	if !s.streams.Replayable() {
 		return nil, fmt.Errorf("this run drew from %s: branch from a seeded run", s.streams)
 	}
@@ -108,7 +109,7 @@ func (s *Stepper) Branch(ctx context.Context, edited *dataset.Dataset) (*Stepper
 
 // Reroll re-runs on the same data with one stream re-rolled: "draw R1
 // again, keep the Gaussian noise".
-func (s *Stepper) Reroll(ctx context.Context, stream string) (*Stepper, error) {
+func (s *Stepper) Reroll(ctx cancel.Context, stream string) (*Stepper, error) {
 	streams := s.streams.Fresh()
 	streams.Reroll(stream)
 	b, err := NewStepper(ctx, s.run, s.data, streams)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/uldplab/uldp/core/cancel"
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/noise"
 	"github.com/uldplab/uldp/core/rng"
@@ -23,7 +24,7 @@ type meanStep struct {
 	Noise float64 `json:"noise"`
 }
 
-func noisyMean(ctx context.Context, d *dataset.Dataset, s *rng.Streams) (*Trace, error) {
+func noisyMean(ctx cancel.Context, d *dataset.Dataset, s *rng.Streams) (*Trace, error) {
 	rec := NewRecorder("noisy-mean", s.Seed())
 	var sum float64
 	for i := range d.Users {

@@ -20,6 +20,7 @@ window.uldpStats = stats; // read by the browser tests and the perf page
 // with the lesson's last state and ends the old one.
 
 let menu = [];               // lessons.json's lessons, in menu order
+let exportEntry = null;      // lessons.json's export engine
 let current = "";            // the lesson the running engine shows
 const states = new Map();    // lesson → its last state, for coming back
 const compiled = new Map();  // module path → Promise<WebAssembly.Module>
@@ -29,7 +30,9 @@ let switching = 0;           // the latest switch; older ones give way
 async function loadMenu() {
   const res = await fetch("lessons.json");
   if (!res.ok) throw new Error(`lessons.json: ${res.status} ${res.statusText} (run "make run" to build the lesson engines)`);
-  menu = (await res.json()).lessons;
+  const m = await res.json();
+  menu = m.lessons;
+  exportEntry = m.export;
 }
 
 // fetchModule reads a module with a progress bar.
@@ -120,9 +123,9 @@ async function start(name, state) {
   await ready;
   old?.exit();
   current = entry.name;
-  if (!palette.length) palette = JSON.parse(uldp.palette());
+  if (!palette.length) palette = readPalette(uldp.palette());
   loading.hidden = true;
-  builtFor = ""; shownReadouts = ""; shownGuarantee = ""; lastFrame = null;
+  builtFor = ""; controls = []; lastFrame = null;
   $("status").textContent = "";
   if (state && lessonOf(state) === name) call("restore", state);
   refresh(true, true);
@@ -148,6 +151,49 @@ function call(fn, ...args) {
   if (uldp.lastError) { report(uldp.lastError); uldp.lastError = ""; }
   if (err) report(err);
   return !err;
+}
+
+// ---------------------------------------------------------------- panel buffers
+
+// Wire reads the engine's typed panel buffers (viz.EncodeControls,
+// EncodeReadouts, EncodeGuarantee, EncodePalette in Go; the Go tests hold
+// the reference decoder). Every buffer starts with the layout version.
+const PANEL_VERSION = 1;
+class Wire {
+  constructor(buf) {
+    this.dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    this.buf = buf;
+    this.off = 0;
+    const v = this.u32();
+    if (v !== PANEL_VERSION) throw new Error(`the lesson engine speaks panel version ${v}, this page ${PANEL_VERSION}: reload the page`);
+  }
+  u32() { const v = this.dv.getUint32(this.off, true); this.off += 4; return v; }
+  f64() { const v = this.dv.getFloat64(this.off, true); this.off += 8; return v; }
+  u8() { return this.dv.getUint8(this.off++); }
+  bool() { return this.u8() !== 0; }
+  str() { const n = this.u32(); const s = textDecoder.decode(this.buf.subarray(this.off, this.off + n)); this.off += n; return s; }
+  list(item) { const n = this.u32(); const out = new Array(n); for (let i = 0; i < n; i++) out[i] = item(this); return out; }
+}
+
+const readControl = (w) => {
+  const c = { name: w.str(), label: w.str(), kind: w.str(), value: w.str(), min: w.f64(), max: w.f64(), step: w.f64() };
+  const flags = w.u8();
+  c.log = (flags & 1) !== 0; c.disabled = (flags & 2) !== 0;
+  c.unit = w.str(); c.choices = w.list((r) => r.str());
+  c.help = w.str(); c.key = w.str(); c.group = w.str();
+  return c;
+};
+const readReadout = (w) => ({ name: w.str(), label: w.str(), value: w.f64(), text: w.str(), formula: w.str(), warn: w.bool() });
+function readGuarantee(buf) {
+  const w = new Wire(buf);
+  const priv = w.bool(), eps = w.f64(), delta = w.f64();
+  const g = { eps: priv ? eps : null, delta: priv ? delta : null, mode: w.str(), certified: w.bool(), note: w.str() };
+  g.preconditions = w.list((r) => ({ what: r.str(), have: r.f64(), op: r.str(), need: r.f64(), met: r.bool() }));
+  return g;
+}
+function readPalette(buf) {
+  const w = new Wire(buf);
+  return w.list((r) => [r.u8(), r.u8(), r.u8()]);
 }
 
 // ---------------------------------------------------------------- painting
@@ -336,8 +382,13 @@ function buildControl(c) {
   return row;
 }
 
+// The engine sends the panel's parts only when they changed (null otherwise);
+// a new lesson sends them all.
+let controls = [];
 function syncPanel(settle) {
-  const controls = JSON.parse(uldp.controls());
+  const fresh = builtFor === "";
+  const buf = uldp.controls(fresh);
+  if (buf) controls = new Wire(buf).list(readControl);
   const key = uldp.current() + ":" + controls.map((c) => c.name).join(",");
   if (key !== builtFor) {
     builtFor = key;
@@ -369,8 +420,8 @@ function syncPanel(settle) {
     else if (c.kind === "toggle") el.checked = c.value === "true";
     else el.value = c.value;
   }
-  syncReadouts();
-  syncGuarantee();
+  syncReadouts(fresh);
+  syncGuarantee(fresh);
   syncURL(uldp.state(), settle);
 }
 
@@ -399,15 +450,12 @@ function syncURL(state, settle) {
 
 // The panel is rebuilt only when its content changed: during playback most
 // frames change the figure and a readout or two, never the guarantee.
-let shownReadouts = "", shownGuarantee = "";
-
-function syncReadouts() {
-  const json = uldp.readouts();
-  if (json === shownReadouts) return;
-  shownReadouts = json;
+function syncReadouts(force) {
+  const buf = uldp.readouts(force);
+  if (!buf) return;
   const list = $("readouts");
   list.replaceChildren();
-  for (const r of JSON.parse(json)) {
+  for (const r of new Wire(buf).list(readReadout)) {
     if (r.name === "status") { $("status").textContent = r.text; continue; }
     const dt = document.createElement("dt"); dt.textContent = r.label;
     const dd = document.createElement("dd"); dd.textContent = r.text;
@@ -422,11 +470,10 @@ function syncReadouts() {
   }
 }
 
-function syncGuarantee() {
-  const json = uldp.guarantee();
-  if (json === shownGuarantee) return;
-  shownGuarantee = json;
-  const g = JSON.parse(json);
+function syncGuarantee(force) {
+  const buf = uldp.guarantee(force);
+  if (!buf) return;
+  const g = readGuarantee(buf);
   const box = $("guarantee");
   box.replaceChildren();
   const claim = document.createElement("div");
@@ -572,13 +619,50 @@ function wireExports() {
   $("export-png").addEventListener("click", () => {
     canvas.toBlob((b) => download(`uldp-${uldp.current()}.png`, b), "image/png");
   });
-  const exp = (fn, ext, type) => () => {
-    const r = uldp[fn]();
+  $("export-csv").addEventListener("click", () => {
+    const r = uldp.exportCSV();
     if (!r || r.error) { report(r ? r.error : uldp.lastError); return; }
-    download(`uldp-${uldp.current()}.${ext}`, r.data, type);
-  };
-  $("export-trace").addEventListener("click", exp("exportTrace", "json", "application/json"));
-  $("export-csv").addEventListener("click", exp("exportCSV", "csv", "text/csv"));
+    download(`uldp-${uldp.current()}.csv`, r.data, "text/csv");
+  });
+  $("export-trace").addEventListener("click", exportTrace);
+}
+
+// exportTrace writes the run as JSON. The lesson engines carry no JSON
+// encoder; the export engine, which holds every lesson, rebuilds the run
+// from the lesson's state and dataset (runs are deterministic) and writes it.
+let exporter = null;
+async function exportTrace() {
+  const button = $("export-trace");
+  const name = current, state = uldp.state();
+  const csv = uldp.canExport().csv ? uldp.exportCSV().data || "" : "";
+  button.disabled = true;
+  const label = button.textContent;
+  button.textContent = "preparing the trace…";
+  try {
+    exporter ||= startExporter();
+    const ex = await exporter;
+    const r = ex.trace(state, csv);
+    if (!r || r.error) { report(r ? r.error : ex.lastError); return; }
+    download(`uldp-${name}.json`, r.data, "application/json");
+  } catch (err) {
+    exporter = null;
+    report("The trace could not be exported: " + err.message);
+  } finally {
+    button.textContent = label;
+    syncExports();
+  }
+}
+
+async function startExporter() {
+  const entry = exportEntry;
+  const res = await fetch(entry.module);
+  if (!res.ok) throw new Error(`${entry.module}: ${res.status} ${res.statusText}`);
+  const go = new Go();
+  const ready = new Promise((resolve) => { window.uldpExportReady = resolve; });
+  const { instance } = await WebAssembly.instantiateStreaming(res, go.importObject);
+  go.run(instance);
+  await ready;
+  return window.uldpExport;
 }
 
 // ---------------------------------------------------------------- main loop

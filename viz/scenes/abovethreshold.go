@@ -1,11 +1,12 @@
 package scenes
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/uldplab/uldp/core/cancel"
 
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/mech"
@@ -75,7 +76,7 @@ func (s *AboveThreshold) params() mech.ATParams {
 
 // run is the trace.Run the stepper branches: the queries are the users'
 // values, one user per query.
-func (s *AboveThreshold) run(ctx context.Context, d *dataset.Dataset, st *rng.Streams) (*trace.Trace, error) {
+func (s *AboveThreshold) run(ctx cancel.Context, d *dataset.Dataset, st *rng.Streams) (*trace.Trace, error) {
 	qs := make([]float64, d.N())
 	for i := range qs {
 		qs[i] = d.Users[i].Points[0]
@@ -99,7 +100,7 @@ func (s *AboveThreshold) data() *dataset.Dataset {
 // rerun runs again with the same streams, keeping the stepper position:
 // the noise stays put and only the edited values move (common random numbers).
 func (s *AboveThreshold) rerun() error {
-	st, err := trace.NewStepper(context.Background(), s.run, s.data(), s.streams)
+	st, err := trace.NewStepper(cancel.Never, s.run, s.data(), s.streams)
 	if err != nil {
 		return err
 	}
@@ -217,7 +218,7 @@ func (s *AboveThreshold) simulate() {
 	streams := s.streams.Fresh()
 	counts := make([]int, len(s.queries)+1)
 	for range simRuns {
-		res, _, err := mech.RunAboveThreshold(context.Background(), s.params(), s.queries, streams)
+		res, _, err := mech.RunAboveThreshold(cancel.Never, s.params(), s.queries, streams)
 		if err != nil {
 			return
 		}

@@ -1,12 +1,13 @@
 package scenes
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/uldplab/uldp/core/cancel"
 
 	"github.com/uldplab/uldp/core/audit"
 	"github.com/uldplab/uldp/core/dataset"
@@ -30,22 +31,28 @@ const (
 // labMechs lists the mechanisms in menu order.
 var labMechs = []string{labDel, labAT, labGauss, labORME, labGate, labSGD}
 
-// labSGDParams are user-level DP-SGD's: sound ORME at (8, 0.1) inside 8
+// labSGDParams() are user-level DP-SGD's: sound ORME at (8, 0.1) inside 8
 // steps among 600 users (the proof needs n > 502), on the squared loss
 // without smoothing — what the audit's sampler of whole runs needs.
-var labSGDParams = optim.DPSGDParams{Eps: 8, Delta: 0.1, Loss: loss.Squared{Mu: 1}, Radius: 50,
-	Steps: 8, Eta: 0.5, Tau: 1, Mode: privacy.Sound}
+func labSGDParams() optim.DPSGDParams {
+	return optim.DPSGDParams{Eps: 8, Delta: 0.1, Loss: loss.Squared{Mu: 1}, Radius: 50,
+		Steps: 8, Eta: 0.5, Tau: 1, Mode: privacy.Sound}
+}
 
 // sgdUsers is how many users the DP-SGD pairs hold.
 const sgdUsers = 600
 
-// labORMEParams are ORME's sound constants at (8, 0.1), τ = 1, T = 1: the
+// labORMEParams() are ORME's sound constants at (8, 0.1), τ = 1, T = 1: the
 // proof covers them from n > 254 users, so the lab's pairs hold 300.
-var labORMEParams = mech.ORMEParams{Eps: 8, Delta: 0.1, Tau: 1, Queries: 1, Mode: privacy.Sound}
+func labORMEParams() mech.ORMEParams {
+	return mech.ORMEParams{Eps: 8, Delta: 0.1, Tau: 1, Queries: 1, Mode: privacy.Sound}
+}
 
 // The gate's audit: the same constants over T = 8 queries among 300 users.
 // Its bars are scores minus the threshold 4n/5.
-var labGateParams = mech.ORMEParams{Eps: 8, Delta: 0.1, Tau: 1, Queries: 8, Mode: privacy.Sound}
+func labGateParams() mech.ORMEParams {
+	return mech.ORMEParams{Eps: 8, Delta: 0.1, Tau: 1, Queries: 8, Mode: privacy.Sound}
+}
 
 const (
 	gateUsers     = 300
@@ -56,7 +63,7 @@ const (
 // the gate's threshold.
 func flippingPair() labPair {
 	// Constant, valid arguments: FlippingScores cannot fail here.
-	a, b, _ := audit.FlippingScores(gateUsers, 268, labGateParams.Queries, labGateParams.Tau)
+	a, b, _ := audit.FlippingScores(gateUsers, 268, labGateParams().Queries, labGateParams().Tau)
 	for i := range a {
 		a[i] -= gateThreshold
 		b[i] -= gateThreshold
@@ -121,32 +128,34 @@ type labPair struct {
 	a, b          []float64
 }
 
-var labPairs = map[string][]labPair{
-	labDel: {
-		{"far-outlier", "no-stability", with(inliers, 1000), with(inliers, 0)},
-		{"three-vs-four-outliers", "r1-fixed", with(inliers[:10], 0.04, 10, 10, 10), with(inliers[:10], 10, 10, 10, 10)},
-	},
-	labAT: {
-		{"ones-vs-zeros", "no-threshold-noise", []float64{1, 1, 1, 1, 1, 1, 1, 1}, []float64{0, 0, 0, 0, 0, 0, 0, 0}},
-	},
-	labORME: {
-		{"far-user", audit.ORMEKeepAll, crowdOf(300, 0), with(crowdOf(299, 0), 1e4)},
-		{"two-crowds", audit.ORMENoGate, with(crowdOf(150, 0), crowdOf(150, 100)...), with(crowdOf(149, 0), crowdOf(151, 100)...)},
-	},
-	labGauss: {
-		{"answers-one-apart", audit.GaussianClassical, []float64{0}, []float64{1}},
-	},
-	labGate: {flippingPair()},
-	labSGD: {
-		{"far-user", audit.ORMEKeepAll, crowdOf(sgdUsers, 0), with(crowdOf(sgdUsers-1, 0), 1e4)},
-		{"two-crowds", audit.ORMENoGate, with(crowdOf(sgdUsers/2, 0), crowdOf(sgdUsers/2, 100)...),
-			with(crowdOf(sgdUsers/2-1, 0), crowdOf(sgdUsers/2+1, 100)...)},
-	},
+func labPairs() map[string][]labPair {
+	return map[string][]labPair{
+		labDel: {
+			{"far-outlier", "no-stability", with(inliers, 1000), with(inliers, 0)},
+			{"three-vs-four-outliers", "r1-fixed", with(inliers[:10], 0.04, 10, 10, 10), with(inliers[:10], 10, 10, 10, 10)},
+		},
+		labAT: {
+			{"ones-vs-zeros", "no-threshold-noise", []float64{1, 1, 1, 1, 1, 1, 1, 1}, []float64{0, 0, 0, 0, 0, 0, 0, 0}},
+		},
+		labORME: {
+			{"far-user", audit.ORMEKeepAll, crowdOf(300, 0), with(crowdOf(299, 0), 1e4)},
+			{"two-crowds", audit.ORMENoGate, with(crowdOf(150, 0), crowdOf(150, 100)...), with(crowdOf(149, 0), crowdOf(151, 100)...)},
+		},
+		labGauss: {
+			{"answers-one-apart", audit.GaussianClassical, []float64{0}, []float64{1}},
+		},
+		labGate: {flippingPair()},
+		labSGD: {
+			{"far-user", audit.ORMEKeepAll, crowdOf(sgdUsers, 0), with(crowdOf(sgdUsers-1, 0), 1e4)},
+			{"two-crowds", audit.ORMENoGate, with(crowdOf(sgdUsers/2, 0), crowdOf(sgdUsers/2, 100)...),
+				with(crowdOf(sgdUsers/2-1, 0), crowdOf(sgdUsers/2+1, 100)...)},
+		},
+	}
 }
 
 func pairNames(m string) []string {
 	var out []string
-	for _, p := range labPairs[m] {
+	for _, p := range labPairs()[m] {
 		out = append(out, p.name)
 	}
 	return out
@@ -162,7 +171,7 @@ func NewAuditLab() *AuditLab {
 		// The setting for the classical-σ mutant.
 		gaussEps: 3,
 	}
-	s.load(labDel, labPairs[labDel][0])
+	s.load(labDel, labPairs()[labDel][0])
 	s.recompute()
 	return s
 }
@@ -192,18 +201,18 @@ func (s *AuditLab) guarantee() privacy.Guarantee {
 	case labGauss:
 		return privacy.Guarantee{Eps: s.gaussEps, Delta: gaussDelta, Mode: privacy.Paper}
 	case labGate:
-		return audit.GateGuarantee(labGateParams)
+		return audit.GateGuarantee(labGateParams())
 	case labSGD:
-		cal, err := labSGDParams.ORME(max(len(s.a), 2), 1, 1).Calibrate(max(len(s.a), 2))
+		cal, err := labSGDParams().ORME(max(len(s.a), 2), 1, 1).Calibrate(max(len(s.a), 2))
 		if err != nil {
-			return privacy.Guarantee{Eps: labSGDParams.Eps, Delta: labSGDParams.Delta, Mode: privacy.Sound, Note: err.Error()}
+			return privacy.Guarantee{Eps: labSGDParams().Eps, Delta: labSGDParams().Delta, Mode: privacy.Sound, Note: err.Error()}
 		}
-		return labSGDParams.Guarantee(cal)
+		return labSGDParams().Guarantee(cal)
 	case labORME:
 		// Sound constants with their proof's user requirement (met at 300).
-		cal, err := labORMEParams.Calibrate(max(len(s.a), 2))
+		cal, err := labORMEParams().Calibrate(max(len(s.a), 2))
 		if err != nil {
-			return privacy.Guarantee{Eps: labORMEParams.Eps, Delta: labORMEParams.Delta, Mode: privacy.Sound, Note: err.Error()}
+			return privacy.Guarantee{Eps: labORMEParams().Eps, Delta: labORMEParams().Delta, Mode: privacy.Sound, Note: err.Error()}
 		}
 		return cal.Guarantee()
 	}
@@ -240,7 +249,7 @@ func (s *AuditLab) recompute() {
 		return
 	}
 	if s.mech == labGate {
-		la, lb, err := audit.ORMEGatePair(labGateParams, gateUsers, gateScores(s.qa), gateScores(s.qb), s.variant())
+		la, lb, err := audit.ORMEGatePair(labGateParams(), gateUsers, gateScores(s.qa), gateScores(s.qb), s.variant())
 		if err != nil {
 			s.err, s.points = err, nil
 			return
@@ -252,7 +261,7 @@ func (s *AuditLab) recompute() {
 		// No closed form: only the gate's halting probability is exact.
 		s.points = nil
 		for i, vals := range [][]float64{s.a, s.b} {
-			if s.sgd[i], s.err = audit.SampleDPSGD(labSGDParams, valuesData(vals), s.variant()); s.err != nil {
+			if s.sgd[i], s.err = audit.SampleDPSGD(labSGDParams(), valuesData(vals), s.variant()); s.err != nil {
 				return
 			}
 		}
@@ -292,11 +301,11 @@ func (s *AuditLab) laws() (mech.DelLaw, mech.DelLaw, error) {
 		}
 		return audit.GaussianLaw(s.a[:1], sigma), audit.GaussianLaw(s.b[:1], sigma), nil
 	}
-	la, err := mech.DelOutputPertLaw(context.Background(), s.del, valuesData(s.a), nil)
+	la, err := mech.DelOutputPertLaw(cancel.Never, s.del, valuesData(s.a), nil)
 	if err != nil {
 		return la, la, err
 	}
-	lb, err := mech.DelOutputPertLaw(context.Background(), s.del, valuesData(s.b), nil)
+	lb, err := mech.DelOutputPertLaw(cancel.Never, s.del, valuesData(s.b), nil)
 	if err != nil {
 		return la, lb, err
 	}
@@ -340,11 +349,11 @@ func (s *AuditLab) querySens() float64 {
 
 // ormeLaws are ORME's exact one-query laws on the pair.
 func (s *AuditLab) ormeLaws() (audit.ORMELaw, audit.ORMELaw, error) {
-	la, err := audit.ORMEExactLaw(labORMEParams, s.a, s.variant())
+	la, err := audit.ORMEExactLaw(labORMEParams(), s.a, s.variant())
 	if err != nil {
 		return la, la, err
 	}
-	lb, err := audit.ORMEExactLaw(labORMEParams, s.b, s.variant())
+	lb, err := audit.ORMEExactLaw(labORMEParams(), s.b, s.variant())
 	return la, lb, err
 }
 
@@ -383,10 +392,10 @@ func (s *AuditLab) startMC() error {
 		a, b = s.sgd[0].Sample, s.sgd[1].Sample
 	case labGate:
 		var err error
-		if a, err = audit.ORMEGateSampler(labGateParams, gateUsers, gateScores(s.qa), s.variant()); err != nil {
+		if a, err = audit.ORMEGateSampler(labGateParams(), gateUsers, gateScores(s.qa), s.variant()); err != nil {
 			return err
 		}
-		if b, err = audit.ORMEGateSampler(labGateParams, gateUsers, gateScores(s.qb), s.variant()); err != nil {
+		if b, err = audit.ORMEGateSampler(labGateParams(), gateUsers, gateScores(s.qb), s.variant()); err != nil {
 			return err
 		}
 	default:
@@ -447,13 +456,13 @@ func (s *AuditLab) Set(name, value string) error {
 	}
 	switch name {
 	case "mech":
-		if _, ok := labPairs[value]; !ok {
+		if _, ok := labPairs()[value]; !ok {
 			return fmt.Errorf("mechanism %q: use one of %s", value, strings.Join(labMechs, ", "))
 		}
-		s.load(value, labPairs[value][0])
+		s.load(value, labPairs()[value][0])
 	case "pair":
 		found := false
-		for _, p := range labPairs[s.mech] {
+		for _, p := range labPairs()[s.mech] {
 			if p.name == value {
 				mutant := s.mutant
 				s.load(s.mech, p)

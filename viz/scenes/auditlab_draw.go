@@ -147,7 +147,7 @@ func (s *AuditLab) drawQueries(l *viz.List, w float64) {
 	caption := fmt.Sprintf("query values: A (blue) and B (orange, within the sensitivity 1 of A); threshold Δ = %g; drag the bars", s.at.Threshold)
 	if s.mech == labGate {
 		caption = fmt.Sprintf("ORME's concentration scores minus 4n/5 = %d, %d users, T = %d queries: A (blue) and B (orange, within 2(n−1)/n ≈ %.3g of A); drag the bars",
-			gateThreshold, gateUsers, labGateParams.Queries, s.querySens())
+			gateThreshold, gateUsers, labGateParams().Queries, s.querySens())
 	}
 	lines := viz.Wrap(caption, int((w-100)/6.5))
 	for i, line := range lines {
@@ -305,7 +305,7 @@ func (s *AuditLab) hint() string {
 			return fmt.Sprintf("At ε = %g the classical σ still keeps its promise: its proof stops at ε < 1, the formula itself holds to about ε = 3–5. Raise the claimed ε to 10.", s.gaussEps)
 		}
 	}
-	for _, p := range labPairs[s.mech] {
+	for _, p := range labPairs()[s.mech] {
 		if p.name != s.pair {
 			continue
 		}
@@ -316,13 +316,13 @@ func (s *AuditLab) hint() string {
 			return ""
 		}
 	}
-	for _, p := range labPairs[s.mech] {
+	for _, p := range labPairs()[s.mech] {
 		if p.catches == s.mutant {
 			return "The preset pair “" + p.name + "” catches “" + s.mutant + "”."
 		}
 	}
 	for _, m := range labMechs {
-		for _, p := range labPairs[m] {
+		for _, p := range labPairs()[m] {
 			if p.catches == s.mutant && m != s.mech {
 				return "This audit cannot see “" + s.mutant + "”; mechanism “" + m + "” with the pair “" + p.name + "” catches it."
 			}

@@ -38,7 +38,7 @@ func hasText(l *viz.List, sub string) bool {
 // readout and the figure.
 func TestAuditLabPresetPairs(t *testing.T) {
 	for _, m := range labMechs {
-		for _, p := range labPairs[m] {
+		for _, p := range labPairs()[m] {
 			a, s := newAuditLab(t)
 			mustSet(t, a, "mech", m)
 			mustSet(t, a, "pair", p.name)

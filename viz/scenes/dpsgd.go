@@ -1,11 +1,12 @@
 package scenes
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/uldplab/uldp/core/cancel"
 
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/loss"
@@ -107,7 +108,7 @@ func (s *DPSGD) rerun() {
 	if s.smooth {
 		p.Smoothing = s.settings.Smoothing
 	}
-	run := func(ctx context.Context, d *dataset.Dataset, st *rng.Streams) (*trace.Trace, error) {
+	run := func(ctx cancel.Context, d *dataset.Dataset, st *rng.Streams) (*trace.Trace, error) {
 		res, tr, err := optim.DPSGD(ctx, p, d, st, nil)
 		if err != nil {
 			return nil, err
@@ -120,7 +121,7 @@ func (s *DPSGD) rerun() {
 		})
 		return tr, nil
 	}
-	st, err := trace.NewStepper(context.Background(), run, s.data, rng.New(s.seed))
+	st, err := trace.NewStepper(cancel.Never, run, s.data, rng.New(s.seed))
 	s.err = err
 	if err != nil {
 		return
@@ -129,7 +130,7 @@ func (s *DPSGD) rerun() {
 	if s.baseline != "" {
 		q := p
 		q.Record, q.KeepValues = false, false
-		if s.base, _, err = optim.BaselineDPSGD(context.Background(), s.baseline, 1, q, s.data, rng.New(s.seed), nil); err != nil {
+		if s.base, _, err = optim.BaselineDPSGD(cancel.Never, s.baseline, 1, q, s.data, rng.New(s.seed), nil); err != nil {
 			s.err = err
 			return
 		}
@@ -326,3 +327,15 @@ func (s *DPSGD) Trace() *trace.Trace {
 
 // Dataset returns the users' items.
 func (s *DPSGD) Dataset() *dataset.Dataset { return s.data.Clone() }
+
+// LoadDataset replaces the users' items and reruns with the same seed.
+func (s *DPSGD) LoadDataset(d *dataset.Dataset) error {
+	if err := fits(d, s.n, s.m); err != nil {
+		return err
+	}
+	s.data = d.Clone()
+	s.best = geometricMedian(s.data, s.params.Radius)
+	s.heat = nil
+	s.rerun()
+	return nil
+}

@@ -1,11 +1,12 @@
 package scenes
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/uldplab/uldp/core/cancel"
 
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/mech"
@@ -63,46 +64,48 @@ func blob(r interface{ NormFloat64() float64 }, n int, cx, cy, s float64) [][]fl
 	return out
 }
 
-var outlierPresets = []outlierPreset{
-	{"outliers", "a tight crowd and two far users: the gate passes, the ramp drops the far ones", 30, 0.5, 8,
-		func(r interface{ NormFloat64() float64 }, n int) [][]float64 {
-			return append(blob(r, n-2, 0, 0, 0.08), []float64{1.6, 0.9}, []float64{-1.4, 1.3})
-		}},
-	{"concentrated", "everyone within τ of everyone: s = n, all kept, the exact mean plus noise", 30, 0.5, 8,
-		func(r interface{ NormFloat64() float64 }, n int) [][]float64 { return blob(r, n, 0, 0, 0.08) }},
-	{"two-clusters", "two crowds of equal size: no core holds 4n/5 of the users, the gate halts", 30, 0.5, 8,
-		func(r interface{ NormFloat64() float64 }, n int) [][]float64 {
-			return append(blob(r, n/2, -0.8, 0, 0.1), blob(r, n-n/2, 0.8, 0, 0.1)...)
-		}},
-	{"tau-too-small", "a fine crowd but τ below its spread: few pairs count, the gate halts", 30, 0.05, 8,
-		func(r interface{ NormFloat64() float64 }, n int) [][]float64 { return blob(r, n, 0, 0, 0.12) }},
-	{"heavy-tails", "users spread with heavy tails: a ragged ramp, many users only partly kept", 30, 0.5, 8,
-		func(r interface{ NormFloat64() float64 }, n int) [][]float64 {
-			out := blob(r, n, 0, 0, 0.12)
-			for j := range out {
-				w := math.Abs(r.NormFloat64()) + 0.05 // a Student-t-like scale mixture
-				out[j][0] /= w * 1.6
-				out[j][1] /= w * 1.6
-			}
-			return out
-		}},
-	{"circle", "spec §9.5: 12 users on a circle, 3 neighbours each side within 2τ: every p = 1/2", 12, 0.5, 8,
-		func(_ interface{ NormFloat64() float64 }, n int) [][]float64 {
-			rho := 1 / (2 * math.Sin(3.5*math.Pi/12))
-			out := make([][]float64, n)
-			for j := range out {
-				a := 2 * math.Pi * float64(j) / float64(n)
-				out[j] = []float64{rho * math.Cos(a), rho * math.Sin(a)}
-			}
-			return out
-		}},
-	{"too-few-users", "8 users at ε = 1: the gate's noise dwarfs n/5 and the proof wants n ≥ 40 ln(4T/δ)/ε", 8, 0.5, 1,
-		func(r interface{ NormFloat64() float64 }, n int) [][]float64 { return blob(r, n, 0, 0, 0.1) }},
+func outlierPresets() []outlierPreset {
+	return []outlierPreset{
+		{"outliers", "a tight crowd and two far users: the gate passes, the ramp drops the far ones", 30, 0.5, 8,
+			func(r interface{ NormFloat64() float64 }, n int) [][]float64 {
+				return append(blob(r, n-2, 0, 0, 0.08), []float64{1.6, 0.9}, []float64{-1.4, 1.3})
+			}},
+		{"concentrated", "everyone within τ of everyone: s = n, all kept, the exact mean plus noise", 30, 0.5, 8,
+			func(r interface{ NormFloat64() float64 }, n int) [][]float64 { return blob(r, n, 0, 0, 0.08) }},
+		{"two-clusters", "two crowds of equal size: no core holds 4n/5 of the users, the gate halts", 30, 0.5, 8,
+			func(r interface{ NormFloat64() float64 }, n int) [][]float64 {
+				return append(blob(r, n/2, -0.8, 0, 0.1), blob(r, n-n/2, 0.8, 0, 0.1)...)
+			}},
+		{"tau-too-small", "a fine crowd but τ below its spread: few pairs count, the gate halts", 30, 0.05, 8,
+			func(r interface{ NormFloat64() float64 }, n int) [][]float64 { return blob(r, n, 0, 0, 0.12) }},
+		{"heavy-tails", "users spread with heavy tails: a ragged ramp, many users only partly kept", 30, 0.5, 8,
+			func(r interface{ NormFloat64() float64 }, n int) [][]float64 {
+				out := blob(r, n, 0, 0, 0.12)
+				for j := range out {
+					w := math.Abs(r.NormFloat64()) + 0.05 // a Student-t-like scale mixture
+					out[j][0] /= w * 1.6
+					out[j][1] /= w * 1.6
+				}
+				return out
+			}},
+		{"circle", "spec §9.5: 12 users on a circle, 3 neighbours each side within 2τ: every p = 1/2", 12, 0.5, 8,
+			func(_ interface{ NormFloat64() float64 }, n int) [][]float64 {
+				rho := 1 / (2 * math.Sin(3.5*math.Pi/12))
+				out := make([][]float64, n)
+				for j := range out {
+					a := 2 * math.Pi * float64(j) / float64(n)
+					out[j] = []float64{rho * math.Cos(a), rho * math.Sin(a)}
+				}
+				return out
+			}},
+		{"too-few-users", "8 users at ε = 1: the gate's noise dwarfs n/5 and the proof wants n ≥ 40 ln(4T/δ)/ε", 8, 0.5, 1,
+			func(r interface{ NormFloat64() float64 }, n int) [][]float64 { return blob(r, n, 0, 0, 0.1) }},
+	}
 }
 
 func presetNames() []string {
-	out := make([]string, len(outlierPresets))
-	for i, p := range outlierPresets {
+	out := make([]string, len(outlierPresets()))
+	for i, p := range outlierPresets() {
 		out[i] = p.name
 	}
 	return out
@@ -116,8 +119,8 @@ const outlierMaxUsers = 200
 // 1 draws one of the other 7%; S shows both).
 func NewOutlier() *Outlier {
 	s := &Outlier{params: mech.ORMEParams{Eps: 8, Delta: 0.1, Tau: 0.5, Queries: 1}, seed: 2, nbUser: -1}
-	s.load(outlierPresets[0], 0)
-	s.params.Tau, s.params.Eps = outlierPresets[0].tau, outlierPresets[0].eps
+	s.load(outlierPresets()[0], 0)
+	s.params.Tau, s.params.Eps = outlierPresets()[0].tau, outlierPresets()[0].eps
 	s.rerun()
 	return s
 }
@@ -154,7 +157,7 @@ func (s *Outlier) data() *dataset.Dataset {
 // gate's noise and every other user's coin.
 func (s *Outlier) rerun() {
 	p := s.params
-	run := func(_ context.Context, d *dataset.Dataset, st *rng.Streams) (*trace.Trace, error) {
+	run := func(_ cancel.Context, d *dataset.Dataset, st *rng.Streams) (*trace.Trace, error) {
 		rec := trace.NewRecorder("orme", st.Seed())
 		o, err := mech.NewORME(p, d.N(), st, rec)
 		if err != nil {
@@ -167,7 +170,7 @@ func (s *Outlier) rerun() {
 		s.step, s.cal = step, o.Calibration()
 		return rec.Trace(), nil
 	}
-	st, err := trace.NewStepper(context.Background(), run, s.data(), rng.New(s.seed))
+	st, err := trace.NewStepper(cancel.Never, run, s.data(), rng.New(s.seed))
 	s.err = err
 	if err != nil {
 		return
@@ -255,15 +258,15 @@ func (s *Outlier) Set(name, value string) error {
 		if i < 0 {
 			return fmt.Errorf("users %q: choose one of %v", value, presetNames())
 		}
-		next.load(outlierPresets[i], 0)
-		next.params.Tau, next.params.Eps = outlierPresets[i].tau, outlierPresets[i].eps
+		next.load(outlierPresets()[i], 0)
+		next.params.Tau, next.params.Eps = outlierPresets()[i].tau, outlierPresets()[i].eps
 		next.rerun()
 	case "n":
 		x, err := viz.ParseNumber(c, value)
 		if err != nil {
 			return err
 		}
-		next.load(outlierPresets[slices.Index(presetNames(), s.preset)], int(math.Round(x)))
+		next.load(outlierPresets()[slices.Index(presetNames(), s.preset)], int(math.Round(x)))
 		next.rerun()
 	case "mode":
 		m, err := privacy.ParseMode(value)
@@ -388,4 +391,22 @@ func sigmaFormula(c mech.ORMECalibration) string {
 		}
 	}
 	return "no noise (non-private)"
+}
+
+// LoadDataset replaces the users (one 2-D point each) and reruns with the
+// same seed.
+func (s *Outlier) LoadDataset(d *dataset.Dataset) error {
+	if d.Dim != 2 || d.N() != len(s.users) {
+		return fmt.Errorf("the lesson has %d users in 2-D, the dataset %d in %d-D", len(s.users), d.N(), d.Dim)
+	}
+	users := make([][]float64, d.N())
+	for j := range users {
+		if len(d.Users[j].Points) != 2 {
+			return fmt.Errorf("user %s has %d items; this lesson's users have one", d.Users[j].ID, len(d.Users[j].Points)/2)
+		}
+		users[j] = slices.Clone(d.Users[j].Points)
+	}
+	s.users = users
+	s.rerun()
+	return nil
 }

@@ -1,12 +1,13 @@
 package scenes
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/uldplab/uldp/core/cancel"
 
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/loss"
@@ -45,14 +46,16 @@ type Phased struct {
 // phasedAlgo is one of the lesson's algorithms.
 type phasedAlgo struct {
 	name, composition string
-	run               func(context.Context, optim.PhasedParams, *dataset.Dataset, *rng.Streams, mech.Progress) (optim.PhasedResult, *trace.Trace, error)
+	run               func(cancel.Context, optim.PhasedParams, *dataset.Dataset, *rng.Streams, mech.Progress) (optim.PhasedResult, *trace.Trace, error)
 }
 
-var phasedAlgos = []phasedAlgo{
-	{"phased-erm", "basic composition of T phases at (ε/T, δ/T)", optim.PhasedERM},
-	{"phased-sco", "parallel composition: T phases at (ε, δ), each on its own users", optim.PhasedSCO},
-	{"strongly-convex-erm", "stage 1 at (ε/2, δ/2) + Phased-ERM at (ε/2, δ/2)", optim.StronglyConvexERM},
-	{"strongly-convex-sco", "stage 1 at (ε/2, δ/2) + Phased-SCO at (ε/2, δ/2)", optim.StronglyConvexSCO},
+func phasedAlgos() []phasedAlgo {
+	return []phasedAlgo{
+		{"phased-erm", "basic composition of T phases at (ε/T, δ/T)", optim.PhasedERM},
+		{"phased-sco", "parallel composition: T phases at (ε, δ), each on its own users", optim.PhasedSCO},
+		{"strongly-convex-erm", "stage 1 at (ε/2, δ/2) + Phased-ERM at (ε/2, δ/2)", optim.StronglyConvexERM},
+		{"strongly-convex-sco", "stage 1 at (ε/2, δ/2) + Phased-SCO at (ε/2, δ/2)", optim.StronglyConvexSCO},
+	}
 }
 
 func (a phasedAlgo) sco() bool { return strings.HasSuffix(a.name, "-sco") }
@@ -61,7 +64,7 @@ func (a phasedAlgo) sco() bool { return strings.HasSuffix(a.name, "-sco") }
 // each phase's certificate fires at ε = 1 (κ′ in the eighties).
 func NewPhased() *Phased {
 	s := &Phased{
-		algo:    phasedAlgos[0],
+		algo:    phasedAlgos()[0],
 		params:  optim.PhasedParams{Eps: 1, Delta: 1e-5, Beta: 0.01, Mu: 1, RK: 1, RX: 3, Rule: mech.DeltaPaper, Phases: 4},
 		n:       2000,
 		m:       10,
@@ -105,14 +108,14 @@ func (s *Phased) rerun() {
 	p := s.params
 	p.LambdaScale = s.lambdaX
 	algo := s.algo
-	run := func(ctx context.Context, d *dataset.Dataset, st *rng.Streams) (*trace.Trace, error) {
+	run := func(ctx cancel.Context, d *dataset.Dataset, st *rng.Streams) (*trace.Trace, error) {
 		res, tr, err := algo.run(ctx, p, d, st, nil)
 		if err == nil {
 			s.result = res
 		}
 		return tr, err
 	}
-	st, err := trace.NewStepper(context.Background(), run, s.data, rng.New(s.seed))
+	st, err := trace.NewStepper(cancel.Never, run, s.data, rng.New(s.seed))
 	s.err = err
 	if err != nil {
 		return
@@ -125,8 +128,8 @@ func (s *Phased) rerun() {
 
 // Controls declares the scene's inputs.
 func (s *Phased) Controls() []viz.Control {
-	names := make([]string, len(phasedAlgos))
-	for i, a := range phasedAlgos {
+	names := make([]string, len(phasedAlgos()))
+	for i, a := range phasedAlgos() {
 		names[i] = a.name
 	}
 	return []viz.Control{
@@ -155,11 +158,11 @@ func (s *Phased) Set(name, value string) error {
 	next := *s
 	switch name {
 	case "algorithm":
-		i := slices.IndexFunc(phasedAlgos, func(a phasedAlgo) bool { return a.name == value })
+		i := slices.IndexFunc(phasedAlgos(), func(a phasedAlgo) bool { return a.name == value })
 		if i < 0 {
 			return fmt.Errorf("algorithm %q: choose one of %v", value, c.Choices)
 		}
-		next.algo = phasedAlgos[i]
+		next.algo = phasedAlgos()[i]
 		// SCO's batches halve per phase: the paper's count keeps the last
 		// one big enough; ERM's (⌈log₂ nm⌉ = 15 here) would starve each
 		// phase of ε, so it gets the lesson's 4.
@@ -430,4 +433,14 @@ func (s *Phased) Pointer(ev viz.Event) bool {
 		}
 	}
 	return false
+}
+
+// LoadDataset replaces the users' items and reruns with the same seed.
+func (s *Phased) LoadDataset(d *dataset.Dataset) error {
+	if err := fits(d, s.n, s.m); err != nil {
+		return err
+	}
+	s.data = d.Clone()
+	s.rerun()
+	return nil
 }

@@ -4,9 +4,11 @@
 package scenes
 
 import (
+	"fmt"
 	"reflect"
 	"runtime"
 
+	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/viz"
 )
 
@@ -61,4 +63,17 @@ func drawFailure(l *viz.List, w, y float64, msg string) {
 	for i, line := range viz.Wrap(msg, int(w/7)) {
 		l.Text(viz.Point{X: 20, Y: y + 18*float64(i)}, line, 13, viz.Vermillion, viz.Left)
 	}
+}
+
+// fits checks that d has n users of m items each in 2-D.
+func fits(d *dataset.Dataset, n, m int) error {
+	if d.Dim != 2 || d.N() != n {
+		return fmt.Errorf("the lesson has %d users in 2-D, the dataset %d in %d-D", n, d.N(), d.Dim)
+	}
+	for i, u := range d.Users {
+		if len(u.Points) != 2*m {
+			return fmt.Errorf("user %s has %d items; this lesson's users have %d", d.Users[i].ID, len(u.Points)/2, m)
+		}
+	}
+	return nil
 }

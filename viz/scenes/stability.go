@@ -1,11 +1,12 @@
 package scenes
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/uldplab/uldp/core/cancel"
 
 	"github.com/uldplab/uldp/core/audit"
 	"github.com/uldplab/uldp/core/dataset"
@@ -85,8 +86,8 @@ func (s *Stability) data(values []float64) *dataset.Dataset {
 // rerun recomputes the run (same streams: R1 and the noise stay put while
 // users move) and the lens's law. Errors are kept and shown.
 func (s *Stability) rerun() {
-	ctx := context.Background()
-	run := func(ctx context.Context, d *dataset.Dataset, st *rng.Streams) (*trace.Trace, error) {
+	ctx := cancel.Never
+	run := func(ctx cancel.Context, d *dataset.Dataset, st *rng.Streams) (*trace.Trace, error) {
 		res, tr, err := mech.DelOutputPert(ctx, s.params, d, st, nil)
 		if err == nil {
 			s.result, s.law = res, res.Law
