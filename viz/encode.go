@@ -3,6 +3,7 @@ package viz
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 )
 
 // FrameVersion is the layout version of Encode's buffer.
@@ -28,10 +29,9 @@ func Encode(l *List, buf []byte) []byte {
 		textLen += len(l.Items[i].Text)
 	}
 	need := 20 + 4*floats + textLen
-	if cap(buf) < need {
-		buf = make([]byte, need)
-	}
-	buf = buf[:need]
+	// Grow geometrically: frames grow a little as a run plays, and a buffer
+	// of exactly the last size would be replaced on every one of them.
+	buf = slices.Grow(buf[:0], need)[:need]
 	le := binary.LittleEndian
 	le.PutUint32(buf[0:], FrameVersion)
 	le.PutUint32(buf[4:], uint32(len(l.Items)))

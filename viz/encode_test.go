@@ -64,3 +64,25 @@ func TestEncodeRoundTrip(t *testing.T) {
 		t.Error("Encode did not reuse the buffer")
 	}
 }
+
+// A reused buffer is grown geometrically, so a frame that grows a little
+// each step does not allocate each step.
+func TestEncodeReusesGrowingBuffer(t *testing.T) {
+	l := &List{Width: 100, Height: 100}
+	var buf []byte
+	allocs := 0
+	for i := range 200 {
+		l.Line(Point{0, 0}, Point{float64(i), 1}, Style{Stroke: Ink})
+		before := cap(buf)
+		buf = Encode(l, buf[:0])
+		if cap(buf) != before {
+			allocs++
+		}
+	}
+	// Exact-size buffers would reallocate on all 200 frames; append-style
+	// growth (×2, then ×1.25 past 256 bytes) needs 13 over this 150-fold
+	// growth.
+	if allocs > 25 {
+		t.Errorf("200 growing frames reallocated the buffer %d times", allocs)
+	}
+}

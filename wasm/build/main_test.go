@@ -1,0 +1,57 @@
+package main
+
+import (
+	"go/parser"
+	"go/token"
+	"strings"
+	"testing"
+
+	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/scenes"
+)
+
+// Every lesson gets a module whose main calls its constructor alone, plus
+// the export module; the mains are valid Go.
+func TestPlan(t *testing.T) {
+	engines, err := plan(scenes.Lessons())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(engines) != len(scenes.Lessons())+1 || engines[len(engines)-1].Name != exportName {
+		t.Fatalf("%d engines for %d lessons, last %q", len(engines), len(scenes.Lessons()), engines[len(engines)-1].Name)
+	}
+	for _, e := range engines {
+		f, err := parser.ParseFile(token.NewFileSet(), e.Name+".go", e.main, parser.ParseComments)
+		if err != nil {
+			t.Fatalf("%s: generated main does not parse: %v\n%s", e.Name, err, e.main)
+		}
+		if f.Name.Name != "main" || !strings.Contains(e.main, "//go:build js && wasm") {
+			t.Errorf("%s: not a js/wasm main:\n%s", e.Name, e.main)
+		}
+	}
+	if !strings.Contains(engines[0].main, "wasm.Run(scenes.NewPlayground())") {
+		t.Errorf("lesson 1's main:\n%s", engines[0].main)
+	}
+}
+
+func TestMainForRefusesWhatCannotBeNamed(t *testing.T) {
+	for _, c := range []string{
+		"github.com/uldplab/uldp/viz/scenes.glob..func1",
+		"github.com/uldplab/uldp/viz/scenes.(*Outlier).Reset",
+		"main",
+	} {
+		if _, err := mainFor(c, "x"); err == nil {
+			t.Errorf("%q accepted as a constructor", c)
+		}
+	}
+	// A closure in the registry is caught by name.
+	l := []scenes.Lesson{{New: func() viz.Scene { return scenes.NewPlayground() }, Constructor: "github.com/uldplab/uldp/viz/scenes.Lessons.func1"}}
+	if _, err := plan(l); err == nil {
+		t.Error("a closure constructor was accepted")
+	}
+	// A lesson may not take the export module's name or repeat another's.
+	twice := append(scenes.Lessons()[:1:1], scenes.Lessons()[0])
+	if _, err := plan(twice); err == nil {
+		t.Error("two lessons with one name were accepted")
+	}
+}
