@@ -17,11 +17,17 @@ import (
 type Sampler func(streams *rng.Streams) ([]float64, error)
 
 // LawSampler samples a DelOutputPert (or Gaussian mechanism) output law in
-// dim dimensions, with TDLap at ε̄ = epsBar.
+// dim dimensions, with TDLap at ε̄ = epsBar (built once: see
+// mech.DelLaw.Sampler). A law that cannot be sampled gives a sampler that
+// returns the reason.
 func LawSampler(l mech.DelLaw, epsBar float64, dim int) Sampler {
+	draw, err := l.Sampler(epsBar, dim)
+	if err != nil {
+		return func(*rng.Streams) ([]float64, error) { return nil, err }
+	}
 	return func(st *rng.Streams) ([]float64, error) {
-		_, out, err := l.Sample(epsBar, dim, st)
-		return out, err
+		_, out := draw(st)
+		return out, nil
 	}
 }
 

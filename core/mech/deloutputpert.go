@@ -494,24 +494,43 @@ func DelOutputPert(ctx cancel.Context, p DelParams, data *dataset.Dataset, strea
 // Sample draws one output from the law: R1 from TDLap(ε̄, κ) on the
 // "tdlap" stream and, if R1 ≥ r*, Centre + N(0, σ²I) on the "gauss" stream;
 // nil output means ⊥. This is the mechanism's whole random part, so audits
-// compute the law once and sample it many times. A law with Kappa 0 has no
-// stability test (the plain Gaussian mechanism): no R1, never ⊥.
+// compute the law once and sample it many times (see Sampler). A law with
+// Kappa 0 has no stability test (the plain Gaussian mechanism): no R1,
+// never ⊥.
 func (law DelLaw) Sample(epsBar float64, dim int, streams *rng.Streams) (r1 int, out []float64, err error) {
-	if law.Kappa > 0 {
-		td, err := noise.NewTDLapKappa(epsBar, law.Kappa, streams.Get(rng.TDLap))
-		if err != nil {
-			return 0, nil, err
-		}
-		r1 = td.Rand()
-		if law.RStar < 0 || r1 < law.RStar {
-			return r1, nil, nil
-		}
+	draw, err := law.Sampler(epsBar, dim)
+	if err != nil {
+		return 0, nil, err
 	}
-	out = noise.Gaussian{Sigma: law.Sigma, Src: streams.Get(rng.Gauss)}.RandVec(make([]float64, dim))
-	for k := range out {
-		out[k] += law.Centre[k]
-	}
+	r1, out = draw(streams)
 	return r1, out, nil
+}
+
+// Sampler returns Sample with the TDLap shape (its 2κ+1 cut points) built
+// once, for drawing one law many times: an audit's 10⁵ runs would otherwise
+// rebuild it for every run. The function is not safe for concurrent use.
+func (law DelLaw) Sampler(epsBar float64, dim int) (func(streams *rng.Streams) (r1 int, out []float64), error) {
+	var td *noise.TDLap
+	if law.Kappa > 0 {
+		var err error
+		if td, err = noise.NewTDLapKappa(epsBar, law.Kappa, nil); err != nil {
+			return nil, err
+		}
+	}
+	return func(streams *rng.Streams) (r1 int, out []float64) {
+		if td != nil {
+			td.Src = streams.Get(rng.TDLap)
+			r1 = td.Rand()
+			if law.RStar < 0 || r1 < law.RStar {
+				return r1, nil
+			}
+		}
+		out = noise.Gaussian{Sigma: law.Sigma, Src: streams.Get(rng.Gauss)}.RandVec(make([]float64, dim))
+		for k := range out {
+			out[k] += law.Centre[k]
+		}
+		return r1, out
+	}, nil
 }
 
 // guarantee is (ε, δ)-DP by Thm 3.3 when the Gaussian step's lemma applies

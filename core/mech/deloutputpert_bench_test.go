@@ -66,3 +66,51 @@ func BenchmarkCertificate(b *testing.B) {
 		}
 	}
 }
+
+// One sampler drawn many times gives each seed the draws a fresh Sample
+// gives it: reusing the TDLap table leaks nothing between runs.
+func TestDelLawSamplerReuse(t *testing.T) {
+	law := DelLaw{Kappa: 27, RStar: 20, Sigma: 0.3, Centre: []float64{1, -2}}
+	draw, err := law.Sampler(0.05, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bottoms := 0
+	for seed := range uint64(300) {
+		r1, out := draw(rng.New(seed))
+		want1, wantOut, err := law.Sample(0.05, 2, rng.New(seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r1 != want1 || fmt.Sprint(out) != fmt.Sprint(wantOut) {
+			t.Fatalf("seed %d: reused sampler drew (%d, %v), a fresh one (%d, %v)", seed, r1, out, want1, wantOut)
+		}
+		if out == nil {
+			bottoms++
+		}
+	}
+	// Both branches were exercised.
+	if bottoms == 0 || bottoms == 300 {
+		t.Errorf("%d of 300 draws were ⊥", bottoms)
+	}
+}
+
+// Drawing from a law: the sampler built once (what audits use) against a
+// fresh TDLap table per draw (what Sample does).
+func BenchmarkDelLawDraw(b *testing.B) {
+	law := DelLaw{Kappa: 27, RStar: 20, Sigma: 0.3, Centre: []float64{1, -2}}
+	st := rng.New(1)
+	b.Run("sampler", func(b *testing.B) {
+		draw, _ := law.Sampler(0.05, 2)
+		b.ReportAllocs()
+		for b.Loop() {
+			draw(st)
+		}
+	})
+	b.Run("sample", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_, _, _ = law.Sample(0.05, 2, st)
+		}
+	})
+}

@@ -230,9 +230,12 @@ func TestDistanceFastPathMatchesGeneral(t *testing.T) {
 		t.Errorf("fused %v, general %v", fast.Theta, slow.Theta)
 	}
 	for st := range fast.Steps {
-		for i := range fast.Steps[st].Values {
-			if !slices.Equal(fast.Steps[st].Values[i], slow.Steps[st].Values[i]) {
-				t.Fatalf("step %d user %d: %v vs %v", st+1, i+1, fast.Steps[st].Values[i], slow.Steps[st].Values[i])
+		if fast.Steps[st].Values.Len() != slow.Steps[st].Values.Len() || fast.Steps[st].Values.Len() == 0 {
+			t.Fatalf("step %d: %d vs %d users' values kept", st+1, fast.Steps[st].Values.Len(), slow.Steps[st].Values.Len())
+		}
+		for i := range fast.Steps[st].Values.Len() {
+			if !slices.Equal(fast.Steps[st].Values.At(i), slow.Steps[st].Values.At(i)) {
+				t.Fatalf("step %d user %d: %v vs %v", st+1, i+1, fast.Steps[st].Values.At(i), slow.Steps[st].Values.At(i))
 			}
 		}
 	}

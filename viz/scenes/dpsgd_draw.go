@@ -157,12 +157,13 @@ func (s *DPSGD) drawInset(l *viz.List, p plotArea, k int) {
 	st := s.res.Steps[k-1]
 	cam := viz.Fit(-1.1, 1.1, -1.1, 1.1, p.x0, p.y0, p.w, p.w, 4)
 	l.Circle(cam.ToScreen(0, 0), cam.Scale, viz.Style{Stroke: viz.Muted, Width: 1}, 0)
-	kept := make([]bool, len(st.Values))
+	kept := make([]bool, st.Values.Len())
 	for _, j := range st.ORME.Kept {
 		kept[j] = true
 	}
-	in, out := make([]viz.Point, 0, len(st.Values)), []viz.Point{}
-	for j, v := range st.Values {
+	in, out := make([]viz.Point, 0, st.Values.Len()), []viz.Point{}
+	for j := range st.Values.Len() {
+		v := st.Values.At(j)
 		pt := cam.ToScreen(v[0], v[1])
 		if kept[j] || !st.ORME.Passed {
 			in = append(in, pt)
@@ -190,7 +191,7 @@ func (s *DPSGD) drawInset(l *viz.List, p plotArea, k int) {
 	l.Polygon([]viz.Point{{X: m.X, Y: m.Y - 6}, {X: m.X + 6, Y: m.Y}, {X: m.X, Y: m.Y + 6}, {X: m.X - 6, Y: m.Y}}, viz.Style{Fill: viz.Green, Stroke: viz.Ink, Width: 1})
 	l.Circle(viz.Point{X: math.Max(p.x0, math.Min(p.x0+p.w, g.X)), Y: math.Max(p.y0, math.Min(p.y0+p.w, g.Y))}, 5, viz.Style{Fill: viz.Orange, Stroke: viz.Ink, Width: 1}, 0)
 	caption := fmt.Sprintf("step %d: s = %.4g of n = %d, kept %d; ◆ kept mean, ● ĝ (σ = %.3g); ‖ĝ − kept mean‖ = %.3g; %s; red: users the ramp dropped",
-		k, st.ORME.Score, len(st.Values), len(st.ORME.Kept), s.res.ORME.Sigma,
+		k, st.ORME.Score, st.Values.Len(), len(st.ORME.Kept), s.res.ORME.Sigma,
 		math.Hypot(st.ORME.Output[0]-st.ORME.Mean[0], st.ORME.Output[1]-st.ORME.Mean[1]), ringNote)
 	for i, line := range viz.Wrap(caption, int(p.w/6.5)) {
 		l.Text(viz.Point{X: p.x0, Y: y + 15*float64(i)}, line, 11, viz.Ink, viz.Left)
