@@ -72,11 +72,14 @@ const CtlReseed = "reseed"
 // Controls returns the stepper bar (for stepped scenes) and the scene's own
 // controls, with a "new seed" button after the seed field.
 func (a *App) Controls() []Control {
-	var out []Control
+	// Sized once: a Control is large, and the page asks for them every frame.
+	var player []Control
 	if st, ok := a.Scene().(Stepped); ok {
-		out = append(out, st.Player().Controls()...)
+		player = st.Player().Controls()
 	}
-	for _, c := range a.Scene().Controls() {
+	own := a.Scene().Controls()
+	out := append(make([]Control, 0, len(player)+len(own)+1), player...)
+	for _, c := range own {
 		out = append(out, c)
 		if c.Name == CtlSeed {
 			out = append(out, Control{Name: CtlReseed, Label: "new seed", Kind: Button, Key: "s", Help: "the next seed: all noise re-drawn"})

@@ -22,6 +22,11 @@ import (
 // step smooths every user's gradient, asks ORME for their private mean and
 // moves; a Gaussian baseline runs beside it on the same seed.
 type DPSGD struct {
+	// Scratch for the inset's points, which List.Dots copies: kept so a
+	// frame during playback allocates none.
+	insetIn, insetOut []viz.Point
+	insetKept         []bool
+
 	n, m     int
 	crowd    [2]float64 // where most users' items sit (drag it)
 	outliers [2]float64 // where the outlying users' items sit (drag it)

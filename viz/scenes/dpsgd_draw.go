@@ -3,6 +3,7 @@ package scenes
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/uldplab/uldp/core/optim"
 	"github.com/uldplab/uldp/viz"
@@ -157,11 +158,13 @@ func (s *DPSGD) drawInset(l *viz.List, p plotArea, k int) {
 	st := s.res.Steps[k-1]
 	cam := viz.Fit(-1.1, 1.1, -1.1, 1.1, p.x0, p.y0, p.w, p.w, 4)
 	l.Circle(cam.ToScreen(0, 0), cam.Scale, viz.Style{Stroke: viz.Muted, Width: 1}, 0)
-	kept := make([]bool, st.Values.Len())
+	kept := slices.Grow(s.insetKept[:0], st.Values.Len())[:st.Values.Len()]
+	clear(kept)
 	for _, j := range st.ORME.Kept {
 		kept[j] = true
 	}
-	in, out := make([]viz.Point, 0, st.Values.Len()), []viz.Point{}
+	in, out := s.insetIn[:0], s.insetOut[:0]
+	defer func() { s.insetIn, s.insetOut, s.insetKept = in, out, kept }()
 	for j := range st.Values.Len() {
 		v := st.Values.At(j)
 		pt := cam.ToScreen(v[0], v[1])

@@ -1,6 +1,7 @@
 package scenes
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -102,5 +103,32 @@ func TestDPSGDLessonDragAndRejects(t *testing.T) {
 	}
 	if s.baseline != optim.BaselineUser || s.params.Steps != 100 {
 		t.Errorf("bad settings changed the lesson: %q, T = %d", s.baseline, s.params.Steps)
+	}
+}
+
+// One frame of DP-SGD playing, as the browser asks for it: the next step,
+// the display list encoded, and the panel's buffers (into reused buffers,
+// as the bridge keeps them). Allocation per frame is what feeds the garbage
+// collector, whose pauses land inside whichever call is running in wasm.
+func BenchmarkDPSGDFrame(b *testing.B) {
+	a := viz.NewApp(NewDPSGD())
+	if err := a.Set(viz.CtlSpeed, "50"); err != nil {
+		b.Fatal(err)
+	}
+	var frame, ctl, ro, gu []byte
+	b.ReportAllocs()
+	for b.Loop() {
+		// Playing at 50 steps/s, a 20-ms frame is one step; at the end,
+		// start again.
+		if !a.Tick(0.02) {
+			if err := errors.Join(a.Set(viz.CtlReset, ""), a.Set(viz.CtlPlay, "")); err != nil {
+				b.Fatal(err)
+			}
+		}
+		l, _ := a.Frame(900, 640)
+		frame = viz.Encode(l, frame[:0])
+		ctl = viz.EncodeControls(a.Controls(), ctl)
+		ro = viz.EncodeReadouts(a.Readouts(), ro)
+		gu = viz.EncodeGuarantee(a.Guarantee(), gu)
 	}
 }
