@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 
 	"github.com/uldplab/uldp/core/cancel"
 
@@ -119,10 +120,36 @@ type MCRun struct {
 	cuts   []float64 // the thresholds t, from the pilot
 	atoms  []float64 // the few values discrete outputs take, from the pilot
 	pilots [2][][]float64
-	outs   [2][][]float64
-	done   int64
+	// The main samples are counted as they arrive, once the pilot has fixed
+	// the events: each side's released outputs projected on u (flat, no
+	// pointer per sample for the garbage collector to mark), its ⊥ count,
+	// how many projections fall between consecutive cuts (bucket i: i cuts
+	// lie below), and how many equal each atom.
+	proj    [2][]float64
+	bottom  [2]int
+	buckets [2][]int
+	atomN   [2][]int
+	done    int64
+	// Once every sample is in, the events are bounded a few per Step
+	// (see tally), then the result is set.
+	tally  *tally
 	result *MCResult
 }
+
+// tally is the finished sampling's events with their counts, bounded a few
+// at a time: each needs two Clopper–Pearson intervals (tens of
+// microseconds natively, several times that in the browser), and a lesson
+// stepping between frames must not wait for all of them at once.
+type tally struct {
+	res    MCResult
+	counts [][2]int // per event: A's and B's
+	level  float64
+	next   int
+}
+
+// eventCost is how many samples' worth of a Step's budget bounding one
+// event takes.
+const eventCost = 50
 
 // NewMCRun checks the configuration and prepares the streams: independent
 // ones for the two sides and for the pilot that chooses the events (the
@@ -166,24 +193,30 @@ func (r *MCRun) Result() MCResult {
 
 // Projections returns the outputs sampled so far on each side, projected
 // on the audit's direction, and how many were ⊥ (nil before the pilot has
-// chosen the direction): what a lesson draws as two histograms.
+// chosen the direction): what a lesson draws as two histograms. The slices
+// are the run's own, not copies: read them, do not keep or change them.
 func (r *MCRun) Projections() (a, b []float64, bottomA, bottomB int) {
 	if !r.aimed {
 		return nil, nil, 0, 0
 	}
-	a, bottomA = project(r.outs[0], r.u)
-	b, bottomB = project(r.outs[1], r.u)
-	return a, b, bottomA, bottomB
+	return r.proj[0], r.proj[1], r.bottom[0], r.bottom[1]
 }
 
-// Step draws up to n more samples, pilot first, then each side in turn, and
-// computes the result once every sample is in.
+// Step draws up to n more samples, pilot first, then each side in turn;
+// once every sample is in, it bounds the events (each counting as
+// eventCost samples of n) and sets the result after the last.
 func (r *MCRun) Step(n int) error {
-	for ; n > 0 && r.result == nil; n-- {
-		side, streams, out := r.next()
+	for n > 0 && r.result == nil {
+		if r.tally != nil {
+			r.bound()
+			n -= eventCost
+			continue
+		}
+		n--
+		side, streams, pilot := r.next()
 		if streams == nil {
 			r.finish()
-			return nil
+			continue
 		}
 		s := r.a
 		if side == 1 {
@@ -193,31 +226,53 @@ func (r *MCRun) Step(n int) error {
 		if err != nil {
 			return err
 		}
-		*out = append(*out, o)
+		if pilot {
+			r.pilots[side] = append(r.pilots[side], o)
+		} else {
+			r.count(side, o)
+		}
 		r.done++
-	}
-	if _, total := r.Progress(); r.done == total && r.result == nil {
-		r.finish()
 	}
 	return nil
 }
 
-// next returns which side and stream the next sample comes from.
-func (r *MCRun) next() (int, *rng.Streams, *[][]float64) {
+// next returns which side and stream the next sample comes from, and
+// whether it is a pilot sample.
+func (r *MCRun) next() (side int, streams *rng.Streams, pilot bool) {
 	for side := 0; side < 2; side++ {
 		if len(r.pilots[side]) < r.pilotN {
-			return side, r.pilot[side], &r.pilots[side]
+			return side, r.pilot[side], true
 		}
 	}
 	if !r.aimed {
 		r.aim()
 	}
 	for side := 0; side < 2; side++ {
-		if len(r.outs[side]) < r.cfg.Runs {
-			return side, r.main[side], &r.outs[side]
+		if len(r.proj[side])+r.bottom[side] < r.cfg.Runs {
+			return side, r.main[side], false
 		}
 	}
-	return 0, nil, nil
+	return 0, nil, false
+}
+
+// count files one main sample of side under the events.
+func (r *MCRun) count(side int, o []float64) {
+	if o == nil {
+		r.bottom[side]++
+		return
+	}
+	v := dot(o, r.u)
+	r.proj[side] = append(r.proj[side], v)
+	if v == v {
+		r.buckets[side][sort.SearchFloat64s(r.cuts, v)]++ // the cuts below v
+	} else {
+		r.buckets[side][0]++ // NaN is above no cut
+	}
+	for k, a := range r.atoms {
+		if v == a {
+			r.atomN[side][k]++
+		}
+	}
 }
 
 // aim fixes the events from the pilot: the direction (unless given) and
@@ -244,59 +299,64 @@ func (r *MCRun) aim() {
 	if atoms := slices.Compact(pooled); len(atoms) >= 2 && len(atoms) <= maxAtoms {
 		r.atoms = atoms
 	}
+	for side := range 2 {
+		r.proj[side] = make([]float64, 0, r.cfg.Runs)
+		r.buckets[side] = make([]int, len(r.cuts)+1)
+		r.atomN[side] = make([]int, len(r.atoms))
+	}
 	r.aimed = true
 }
 
-// finish forms the events and bounds.
+// finish forms the events from the counts; bound then bounds them.
 func (r *MCRun) finish() {
 	cfg, g := r.cfg, r.g
-	projA, bottomA := project(r.outs[0], r.u)
-	projB, bottomB := project(r.outs[1], r.u)
-	res := MCResult{Runs: cfg.Runs, Alpha: cfg.Alpha, Verdict: "pass"}
+	t := &tally{res: MCResult{Runs: cfg.Runs, Alpha: cfg.Alpha, Verdict: "pass"}}
 	events := 1 + 2*cfg.Thresholds + len(r.atoms)
-	level := cfg.Alpha / float64(2*events) // Bonferroni over events and the two orders
+	t.level = cfg.Alpha / float64(2*events) // Bonferroni over events and the two orders
 	add := func(name string, ka, kb int) {
-		e := MCEvent{Name: name, PA: float64(ka) / float64(cfg.Runs), PB: float64(kb) / float64(cfg.Runs)}
-		e.LowerA, e.UpperA = ClopperPearson(ka, cfg.Runs, level)
-		e.LowerB, e.UpperB = ClopperPearson(kb, cfg.Runs, level)
-		e.EpsLower = math.Max(epsBound(e.LowerA, e.UpperB, g.Delta), epsBound(e.LowerB, e.UpperA, g.Delta))
-		res.Events = append(res.Events, e)
-		if e.EpsLower > res.EpsLower || res.Worst.Name == "" {
-			res.EpsLower, res.Worst = e.EpsLower, e
-		}
+		t.res.Events = append(t.res.Events, MCEvent{Name: name, PA: float64(ka) / float64(cfg.Runs), PB: float64(kb) / float64(cfg.Runs)})
+		t.counts = append(t.counts, [2]int{ka, kb})
 	}
-	always, _ := ClopperPearson(cfg.Runs, cfg.Runs, level)
-	_, never := ClopperPearson(0, cfg.Runs, level)
-	res.EpsReach = epsBound(always, never, g.Delta)
-	add("⊥", bottomA, bottomB)
-	for _, t := range r.cuts {
-		ga, gb := countAbove(projA, t), countAbove(projB, t)
-		add(fmt.Sprintf("⟨o,u⟩ > %.4g", t), ga, gb)
+	always, _ := ClopperPearson(cfg.Runs, cfg.Runs, t.level)
+	_, never := ClopperPearson(0, cfg.Runs, t.level)
+	t.res.EpsReach = epsBound(always, never, g.Delta)
+	add("⊥", r.bottom[0], r.bottom[1])
+	// Above cut j are the projections in buckets j+1 and up.
+	ga, gb := len(r.proj[0]), len(r.proj[1])
+	for j, c := range r.cuts {
+		ga, gb = ga-r.buckets[0][j], gb-r.buckets[1][j]
+		add(fmt.Sprintf("⟨o,u⟩ > %.4g", c), ga, gb)
 		// Complements within the released outputs: ⟨o,u⟩ ≤ t.
-		add(fmt.Sprintf("⟨o,u⟩ ≤ %.4g", t), len(projA)-ga, len(projB)-gb)
+		add(fmt.Sprintf("⟨o,u⟩ ≤ %.4g", c), len(r.proj[0])-ga, len(r.proj[1])-gb)
 	}
-	for _, v := range r.atoms {
-		add(fmt.Sprintf("⟨o,u⟩ = %.4g", v), countEqual(projA, v), countEqual(projB, v))
+	for k, v := range r.atoms {
+		add(fmt.Sprintf("⟨o,u⟩ = %.4g", v), r.atomN[0][k], r.atomN[1][k])
 	}
-	if res.EpsLower > g.Eps {
-		res.Verdict = "violation"
+	r.tally = t
+}
+
+// bound bounds the next event, and sets the result after the last.
+func (r *MCRun) bound() {
+	t, cfg := r.tally, r.cfg
+	e := &t.res.Events[t.next]
+	k := t.counts[t.next]
+	e.LowerA, e.UpperA = ClopperPearson(k[0], cfg.Runs, t.level)
+	e.LowerB, e.UpperB = ClopperPearson(k[1], cfg.Runs, t.level)
+	e.EpsLower = math.Max(epsBound(e.LowerA, e.UpperB, r.g.Delta), epsBound(e.LowerB, e.UpperA, r.g.Delta))
+	if e.EpsLower > t.res.EpsLower || t.res.Worst.Name == "" {
+		t.res.EpsLower, t.res.Worst = e.EpsLower, *e
 	}
-	r.result = &res
+	if t.next++; t.next == len(t.res.Events) {
+		if t.res.EpsLower > r.g.Eps {
+			t.res.Verdict = "violation"
+		}
+		r.result, r.tally = &t.res, nil
+	}
 }
 
 // maxAtoms is how many distinct pilot values still count as a discrete
 // output, each value its own event.
 const maxAtoms = 32
-
-func countEqual(xs []float64, v float64) int {
-	k := 0
-	for _, x := range xs {
-		if x == v {
-			k++
-		}
-	}
-	return k
-}
 
 // epsBound is the ε an event proves at δ: ln((LB(p) − δ)/UB(p′)), never
 // below the trivial bound ε ≥ 0.
@@ -353,8 +413,7 @@ func mean(outs [][]float64) ([]float64, int) {
 	return m, n
 }
 
-// project returns ⟨o, u⟩ for the released outputs and counts the ⊥'s. With
-// no direction (identical means) it projects on the first coordinate.
+// project returns ⟨o, u⟩ for the released outputs and counts the ⊥'s.
 func project(outs [][]float64, u []float64) ([]float64, int) {
 	var proj []float64
 	bottom := 0
@@ -363,25 +422,20 @@ func project(outs [][]float64, u []float64) ([]float64, int) {
 			bottom++
 			continue
 		}
-		var v float64
-		if len(u) == len(o) {
-			for k := range o {
-				v += o[k] * u[k]
-			}
-		} else {
-			v = o[0]
-		}
-		proj = append(proj, v)
+		proj = append(proj, dot(o, u))
 	}
 	return proj, bottom
 }
 
-func countAbove(xs []float64, t float64) int {
-	c := 0
-	for _, x := range xs {
-		if x > t {
-			c++
-		}
+// dot is ⟨o, u⟩; with no direction (identical means) it is o's first
+// coordinate.
+func dot(o, u []float64) float64 {
+	if len(u) != len(o) {
+		return o[0]
 	}
-	return c
+	var v float64
+	for k := range o {
+		v += o[k] * u[k]
+	}
+	return v
 }

@@ -163,3 +163,65 @@ func TestInvRegIncBeta(t *testing.T) {
 		}
 	}
 }
+
+// The events' counts, kept as the samples arrive, equal a count over all
+// the projections afterwards (x > t, x ≤ t among the released, x = atom,
+// ⊥), on a continuous law and on a discrete one with atoms.
+func TestMCRunCountsMatchRecount(t *testing.T) {
+	x := append(append([]float64(nil), inliers...), 0)
+	a, b := law(t, p1, with(x, 13, 1000)...), law(t, p1, x...)
+	g := privacy.Guarantee{Eps: p1.Eps, Delta: p1.Delta}
+	coin := func(p float64) Sampler {
+		return func(st *rng.Streams) ([]float64, error) {
+			switch u := st.Get(rng.Gauss).Float64(); {
+			case u < 0.1:
+				return nil, nil
+			case u < p:
+				return []float64{1}, nil
+			}
+			return []float64{2}, nil
+		}
+	}
+	for name, pair := range map[string][2]Sampler{"DelOutputPert": {delSampler(a), delSampler(b)}, "discrete": {coin(0.5), coin(0.6)}} {
+		run, err := NewMCRun(pair[0], pair[1], g, MCConfig{Runs: 4000, Alpha: 1e-3, Seed: 9})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for !run.Done() {
+			if err := run.Step(333); err != nil {
+				t.Fatal(err)
+			}
+		}
+		pa, pb, ha, hb := run.Projections()
+		count := func(xs []float64, f func(float64) bool) float64 {
+			k := 0
+			for _, v := range xs {
+				if f(v) {
+					k++
+				}
+			}
+			return float64(k) / 4000
+		}
+		want := []MCEvent{{Name: "⊥", PA: float64(ha) / 4000, PB: float64(hb) / 4000}}
+		for _, c := range run.cuts {
+			want = append(want,
+				MCEvent{PA: count(pa, func(v float64) bool { return v > c }), PB: count(pb, func(v float64) bool { return v > c })},
+				MCEvent{PA: count(pa, func(v float64) bool { return v <= c }), PB: count(pb, func(v float64) bool { return v <= c })})
+		}
+		for _, at := range run.atoms {
+			want = append(want, MCEvent{PA: count(pa, func(v float64) bool { return v == at }), PB: count(pb, func(v float64) bool { return v == at })})
+		}
+		got := run.Result().Events
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d events, recount %d", name, len(got), len(want))
+		}
+		for i := range got {
+			if got[i].PA != want[i].PA || got[i].PB != want[i].PB {
+				t.Errorf("%s: event %s: (%v, %v), recount (%v, %v)", name, got[i].Name, got[i].PA, got[i].PB, want[i].PA, want[i].PB)
+			}
+		}
+		if name == "discrete" && len(run.atoms) != 2 {
+			t.Errorf("discrete outputs gave atoms %v", run.atoms)
+		}
+	}
+}

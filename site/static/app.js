@@ -9,7 +9,11 @@ const canvas = $("figure");
 const ctx = canvas.getContext("2d");
 let palette = [];
 let lastFrame = null; // last encoded frame, repainted on resize
-let stats = { updates: 0, updateMs: 0, maxUpdateMs: 0, draws: 0, drawMs: 0, maxDrawMs: 0 };
+// Timing figures, read by the browser tests: frame updates (Go's frame()),
+// canvas draws, and the longest single call into Go (maxGoMs: a tick, a
+// frame or a panel sync; the garbage collector's pauses land in these).
+let stats = { updates: 0, updateMs: 0, maxUpdateMs: 0, draws: 0, drawMs: 0, maxDrawMs: 0, maxGoMs: 0, ticks: 0, maxTickMs: 0 };
+const goCall = (t0) => { stats.maxGoMs = Math.max(stats.maxGoMs, performance.now() - t0); };
 window.uldpStats = stats; // read by the browser tests and the perf page
 
 // ---------------------------------------------------------------- loading
@@ -296,12 +300,15 @@ function refresh(force, settle) {
   const resized = size();
   const t0 = performance.now();
   const buf = uldp.frame(canvas.clientWidth, canvas.clientHeight, force || resized);
+  goCall(t0);
   if (buf) {
     const ms = performance.now() - t0;
     stats.updates++; stats.updateMs += ms; stats.maxUpdateMs = Math.max(stats.maxUpdateMs, ms);
     lastFrame = buf;
     paint(buf);
+    const t1 = performance.now();
     syncPanel(settle);
+    goCall(t1);
   } else if (resized && lastFrame) {
     paint(lastFrame);
   }
@@ -671,7 +678,13 @@ let lastTick = 0;
 function loop(t) {
   const dt = lastTick ? Math.min((t - lastTick) / 1000, 0.25) : 0;
   lastTick = t;
-  if (window.uldp && uldp.tick(dt)) refresh();
+  if (window.uldp) {
+    const t0 = performance.now();
+    const changed = uldp.tick(dt);
+    const ms = performance.now() - t0;
+    stats.ticks++; stats.maxTickMs = Math.max(stats.maxTickMs, ms); goCall(t0);
+    if (changed) refresh();
+  }
   requestAnimationFrame(loop);
 }
 

@@ -75,8 +75,10 @@ func (s *AuditLab) drawSampled(l *viz.List, p plotArea) {
 	}
 	l.Text(viz.Point{X: p.x0, Y: p.y0 - 8}, "sampled answers, projected on the audit's direction u: A (blue bars), B (orange outline); halted runs (θ₀) at the left", 12, viz.Ink, viz.Left)
 	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, v := range append(slices.Clone(pa), pb...) {
-		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	for _, xs := range [][]float64{pa, pb} {
+		for _, v := range xs {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
 	}
 	if !(hi > lo) { // one value, or none
 		lo, hi = math.Min(lo, 0)-1, math.Max(hi, 0)+1
