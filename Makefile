@@ -48,8 +48,9 @@ lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt: not formatted:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm
-	GOOS=js GOARCH=wasm $(GO) run $(STATICCHECK) ./wasm
-	$(GO) run $(STATICCHECK) ./...
+	GOBIN=$(CURDIR)/bin $(GO) install $(STATICCHECK)
+	bin/staticcheck ./...
+	GOOS=js GOARCH=wasm bin/staticcheck ./wasm
 
 # Inside a virtual X display, so the desktop app's test opens a real window.
 test-native: wasm
