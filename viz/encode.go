@@ -69,14 +69,3 @@ func Encode(l *List, buf []byte) []byte {
 	}
 	return buf
 }
-
-// PaletteRGBA returns the palette as CSS-ready [r, g, b] triples in colour
-// order, for backends that paint the encoded colours.
-func PaletteRGBA() [][3]uint8 {
-	out := make([][3]uint8, numColours)
-	for c := range out {
-		r, g, b, _ := Colour(c).RGBA()
-		out[c] = [3]uint8{r, g, b}
-	}
-	return out
-}
