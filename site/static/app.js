@@ -75,20 +75,17 @@ function compile(entry) {
   return p;
 }
 
-// prefetch fills the HTTP cache with the other lessons' modules, one at a
-// time while the browser is idle.
+// prefetch downloads and compiles the other lessons' modules, one at a
+// time while the browser is idle, so a switch only has to start one.
 function prefetch() {
-  const next = menu.find((l) => !fetched.has(l.module));
+  const next = menu.find((l) => !compiled.has(l.module));
   if (!next) return;
   const idle = window.requestIdleCallback || ((f) => setTimeout(f, 200));
-  idle(async () => {
-    try {
-      const res = await fetch(next.module);
-      await res.arrayBuffer();
-      if (res.ok) fetched.add(next.module);
-      else return;
-    } catch { return; } // offline or gone: the switch will report it
-    prefetch();
+  idle(() => {
+    const p = WebAssembly.compileStreaming(fetch(next.module));
+    compiled.set(next.module, p);
+    p.then(() => { fetched.add(next.module); prefetch(); },
+      () => compiled.delete(next.module)); // offline or gone: the switch will report it
   });
 }
 
