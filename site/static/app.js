@@ -19,9 +19,9 @@ window.uldpStats = stats; // read by the browser tests and the perf page
 // ---------------------------------------------------------------- loading
 //
 // Every lesson is its own engine module (lessons.json names them), so a page
-// downloads only the lesson it shows. The others are fetched into the
-// browser's cache when it is idle; switching lessons starts the new module
-// with the lesson's last state and ends the old one.
+// downloads only the lesson it shows. The others are downloaded and compiled
+// while the browser is idle; switching lessons starts the new module with
+// the lesson's last state and ends the old one.
 
 let menu = [];               // lessons.json's lessons, in menu order
 let exportEntry = null;      // lessons.json's export engine
@@ -106,20 +106,20 @@ async function start(name, state) {
     loading.querySelector("p").textContent = `Loading the lesson “${entry.title}”…`;
     loading.hidden = false;
   }
-  let mod;
+  let instance;
+  const go = new Go();
   try {
-    mod = await compile(entry);
+    const mod = await compile(entry);
+    if (mine !== switching) return; // the reader has moved on
+    instance = await WebAssembly.instantiate(mod, go.importObject);
   } catch (err) {
     loading.hidden = true;
     report(`The lesson “${entry.title}” could not load: ${err.message}`);
     return;
   }
-  if (mine !== switching) return; // the reader has moved on
   const old = window.uldp;
   if (old && current) states.set(current, old.state());
-  const go = new Go();
   const ready = new Promise((resolve) => { window.uldpReady = resolve; });
-  const instance = await WebAssembly.instantiate(mod, go.importObject);
   go.run(instance);
   await ready;
   old?.exit();
@@ -545,7 +545,6 @@ async function syncLesson() {
 // switchTo opens another lesson where the reader left it.
 function switchTo(name) {
   if (name === current) return;
-  if (window.uldp && current) states.set(current, uldp.state());
   return start(name, states.get(name) || "scene=" + name);
 }
 
