@@ -28,7 +28,6 @@ let exportEntry = null;      // lessons.json's export engine
 let current = "";            // the lesson the running engine shows
 const states = new Map();    // lesson → its last state, for coming back
 const compiled = new Map();  // module path → Promise<WebAssembly.Module>
-const fetched = new Set();   // module paths already in the HTTP cache
 let switching = 0;           // the latest switch; older ones give way
 
 async function loadMenu() {
@@ -57,18 +56,15 @@ async function fetchModule(entry) {
   const bytes = new Uint8Array(got);
   let off = 0;
   for (const c of chunks) { bytes.set(c, off); off += c.length; }
-  fetched.add(entry.module);
   return bytes;
 }
 
-// compile returns the lesson's compiled module, downloading it (with the
-// progress bar) unless it is in the cache already.
+// compile returns the lesson's compiled module, downloading it with the
+// progress bar unless the idle prefetch has compiled it already.
 function compile(entry) {
   let p = compiled.get(entry.module);
   if (!p) {
-    p = fetched.has(entry.module)
-      ? WebAssembly.compileStreaming(fetch(entry.module))
-      : fetchModule(entry).then((b) => WebAssembly.compile(b));
+    p = fetchModule(entry).then((b) => WebAssembly.compile(b));
     p.catch(() => compiled.delete(entry.module)); // a failed load may be retried
     compiled.set(entry.module, p);
   }
@@ -84,8 +80,7 @@ function prefetch() {
   idle(() => {
     const p = WebAssembly.compileStreaming(fetch(next.module));
     compiled.set(next.module, p);
-    p.then(() => { fetched.add(next.module); prefetch(); },
-      () => compiled.delete(next.module)); // offline or gone: the switch will report it
+    p.then(prefetch, () => compiled.delete(next.module)); // offline or gone: the switch will report it
   });
 }
 
@@ -101,7 +96,7 @@ async function start(name, state) {
   }
   const mine = ++switching;
   const loading = $("loading");
-  if (!compiled.has(entry.module) && !fetched.has(entry.module)) {
+  if (!compiled.has(entry.module)) {
     $("load-progress").value = 0;
     loading.querySelector("p").textContent = `Loading the lesson “${entry.title}”…`;
     loading.hidden = false;
@@ -523,7 +518,7 @@ function buildNav() {
     a.dataset.scene = s.name;
     a.addEventListener("click", (e) => { e.preventDefault(); switchTo(s.name); });
     // Hovering a lesson starts its download, if the idle prefetch has not.
-    a.addEventListener("pointerenter", () => { if (!fetched.has(s.module)) compile(s).catch(() => {}); }, { once: true });
+    a.addEventListener("pointerenter", () => { if (!compiled.has(s.module)) compile(s).catch(() => {}); }, { once: true });
     nav.append(a);
   });
 }
