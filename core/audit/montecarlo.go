@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -14,7 +15,8 @@ import (
 )
 
 // Sampler draws one output of a mechanism on a fixed dataset from streams;
-// a nil output is ⊥ (or a halt).
+// a nil output is ⊥ (or a halt). An audit reads or copies each output
+// before the next draw, so a sampler may return the same buffer every time.
 type Sampler func(streams *rng.Streams) ([]float64, error)
 
 // LawSampler samples a DelOutputPert (or Gaussian mechanism) output law in
@@ -116,7 +118,10 @@ type MCRun struct {
 	pilot  [2]*rng.Streams
 	main   [2]*rng.Streams
 	pilotN int
-	aimed  bool      // the events are fixed: direction and thresholds
+	aimed  bool // the events are fixed: direction and thresholds
+	// pooled sorts the pilot's projections a bounded amount per Step
+	// (2×10⁴ values sorted at once took 38 ms in a browser tick).
+	pooled *stepSort
 	cuts   []float64 // the thresholds t, from the pilot
 	atoms  []float64 // the few values discrete outputs take, from the pilot
 	pilots [2][][]float64
@@ -212,6 +217,18 @@ func (r *MCRun) Step(n int) error {
 			n -= eventCost
 			continue
 		}
+		if !r.aimed && len(r.pilots[1]) == r.pilotN {
+			// Between the pilot and the main samples the events are fixed
+			// in pieces of a few milliseconds in a browser each, one piece
+			// a call, so a caller that reads its clock between calls keeps
+			// its frame.
+			if r.pooled == nil {
+				r.pool()
+			} else if r.pooled.step(sortUnit * n) {
+				r.aim(r.pooled.a)
+			}
+			return nil
+		}
 		n--
 		side, streams, pilot := r.next()
 		if streams == nil {
@@ -227,7 +244,7 @@ func (r *MCRun) Step(n int) error {
 			return err
 		}
 		if pilot {
-			r.pilots[side] = append(r.pilots[side], o)
+			r.pilots[side] = append(r.pilots[side], slices.Clone(o))
 		} else {
 			r.count(side, o)
 		}
@@ -239,13 +256,12 @@ func (r *MCRun) Step(n int) error {
 // next returns which side and stream the next sample comes from, and
 // whether it is a pilot sample.
 func (r *MCRun) next() (side int, streams *rng.Streams, pilot bool) {
-	for side := 0; side < 2; side++ {
-		if len(r.pilots[side]) < r.pilotN {
-			return side, r.pilot[side], true
-		}
-	}
 	if !r.aimed {
-		r.aim()
+		for side := 0; side < 2; side++ {
+			if len(r.pilots[side]) < r.pilotN {
+				return side, r.pilot[side], true
+			}
+		}
 	}
 	for side := 0; side < 2; side++ {
 		if len(r.proj[side])+r.bottom[side] < r.cfg.Runs {
@@ -261,6 +277,11 @@ func (r *MCRun) count(side int, o []float64) {
 		r.bottom[side]++
 		return
 	}
+	if r.proj[side] == nil {
+		// Here, not in aim: each side's allocation (800 KB at 10⁵ runs)
+		// costs milliseconds in a browser, so they go to separate calls.
+		r.proj[side] = make([]float64, 0, r.cfg.Runs)
+	}
 	v := dot(o, r.u)
 	r.proj[side] = append(r.proj[side], v)
 	if v == v {
@@ -275,16 +296,30 @@ func (r *MCRun) count(side int, o []float64) {
 	}
 }
 
-// aim fixes the events from the pilot: the direction (unless given) and
-// the thresholds at quantiles of the pooled projections.
-func (r *MCRun) aim() {
+// sortUnit is how many values a sort takes in place of one sample of a
+// Step's budget: a few microseconds of merging, about one cheap sample.
+const sortUnit = 256
+
+// pool fixes the direction from the pilot (unless given) and starts
+// sorting the pooled projections.
+func (r *MCRun) pool() {
 	if r.u == nil {
 		r.u = meanDifference(r.pilots[0], r.pilots[1])
 	}
-	pa, _ := project(r.pilots[0], r.u)
-	pb, _ := project(r.pilots[1], r.u)
-	pooled := append(pa, pb...)
-	slices.Sort(pooled)
+	pooled := make([]float64, 0, 2*r.pilotN)
+	for _, outs := range r.pilots {
+		for _, o := range outs {
+			if o != nil {
+				pooled = append(pooled, dot(o, r.u))
+			}
+		}
+	}
+	r.pooled = newStepSort(pooled)
+}
+
+// aim fixes the events from the sorted pooled pilot projections: the
+// thresholds at their quantiles, and atoms if they take few values.
+func (r *MCRun) aim(pooled []float64) {
 	// Midway between neighbouring pooled values: a cut in a gap between
 	// the sides (or between discrete outputs) splits the main samples the
 	// way it split the pilot, not at a pilot sample's own value.
@@ -300,11 +335,66 @@ func (r *MCRun) aim() {
 		r.atoms = atoms
 	}
 	for side := range 2 {
-		r.proj[side] = make([]float64, 0, r.cfg.Runs)
 		r.buckets[side] = make([]int, len(r.cuts)+1)
 		r.atomN[side] = make([]int, len(r.atoms))
 	}
+	// The pilot's outputs are done with: tens of thousands of pointers
+	// the garbage collector need not mark on every later cycle.
+	r.pilots, r.pooled = [2][][]float64{}, nil
 	r.aimed = true
+}
+
+// stepSort is a bottom-up merge sort that can stop after any amount of
+// work and resume, so no single call sorts more than it is given.
+type stepSort struct {
+	a, buf []float64
+	width  int // sorted run length; 0 while the first runs are being sorted
+	lo     int // where the current pass has got to
+}
+
+// firstRun is the length of the runs sorted directly before merging.
+const firstRun = 64
+
+func newStepSort(a []float64) *stepSort {
+	return &stepSort{a: a, buf: make([]float64, len(a))}
+}
+
+// step does about budget values' worth of sorting (one merge of two runs
+// at least) and reports whether a is sorted (in cmp.Compare's order, NaN
+// first, as slices.Sort).
+func (m *stepSort) step(budget int) bool {
+	for budget > 0 && m.width < len(m.a) {
+		if m.width == 0 {
+			hi := min(m.lo+firstRun, len(m.a))
+			slices.Sort(m.a[m.lo:hi])
+			budget -= hi - m.lo
+			if m.lo = hi; m.lo == len(m.a) {
+				m.width, m.lo = firstRun, 0
+			}
+			continue
+		}
+		mid, hi := min(m.lo+m.width, len(m.a)), min(m.lo+2*m.width, len(m.a))
+		merge(m.buf[m.lo:hi], m.a[m.lo:mid], m.a[mid:hi])
+		budget -= hi - m.lo
+		if m.lo = hi; m.lo == len(m.a) {
+			m.a, m.buf = m.buf, m.a
+			m.width, m.lo = 2*m.width, 0
+		}
+	}
+	return m.width >= len(m.a)
+}
+
+// merge writes the sorted runs x and y, in order, to dst (len(x)+len(y)),
+// taking from x on ties.
+func merge(dst, x, y []float64) {
+	i, j := 0, 0
+	for k := range dst {
+		if j == len(y) || (i < len(x) && !cmp.Less(y[j], x[i])) {
+			dst[k], i = x[i], i+1
+		} else {
+			dst[k], j = y[j], j+1
+		}
+	}
 }
 
 // finish forms the events from the counts; bound then bounds them.

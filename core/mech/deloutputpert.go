@@ -508,7 +508,9 @@ func (law DelLaw) Sample(epsBar float64, dim int, streams *rng.Streams) (r1 int,
 
 // Sampler returns Sample with the TDLap shape (its 2κ+1 cut points) built
 // once, for drawing one law many times: an audit's 10⁵ runs would otherwise
-// rebuild it for every run. The function is not safe for concurrent use.
+// rebuild it for every run. It writes every output to one buffer, so the
+// next draw overwrites it (an audit reads each output once and keeps
+// nothing: no garbage per run). The function is not safe for concurrent use.
 func (law DelLaw) Sampler(epsBar float64, dim int) (func(streams *rng.Streams) (r1 int, out []float64), error) {
 	var td *noise.TDLap
 	if law.Kappa > 0 {
@@ -517,6 +519,7 @@ func (law DelLaw) Sampler(epsBar float64, dim int) (func(streams *rng.Streams) (
 			return nil, err
 		}
 	}
+	buf := make([]float64, dim)
 	return func(streams *rng.Streams) (r1 int, out []float64) {
 		if td != nil {
 			td.Src = streams.Get(rng.TDLap)
@@ -525,7 +528,7 @@ func (law DelLaw) Sampler(epsBar float64, dim int) (func(streams *rng.Streams) (
 				return r1, nil
 			}
 		}
-		out = noise.Gaussian{Sigma: law.Sigma, Src: streams.Get(rng.Gauss)}.RandVec(make([]float64, dim))
+		out = noise.Gaussian{Sigma: law.Sigma, Src: streams.Get(rng.Gauss)}.RandVec(buf)
 		for k := range out {
 			out[k] += law.Centre[k]
 		}
