@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"errors"
 	"io/fs"
 	"mime"
 	"net/http"
@@ -16,18 +17,35 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/uldplab/uldp/viz/prose"
 )
 
 //go:embed static
 var static embed.FS
 
-// Files returns the site's files, rooted at the site's top directory.
+// Files returns the site's files, rooted at the site's top directory: the
+// embedded static directory, and the lessons' text as lessons/NAME.html
+// from package prose (which the desktop app reads too).
 func Files() fs.FS {
 	sub, err := fs.Sub(static, "static")
 	if err != nil {
 		panic(err) // the embed directive guarantees the directory exists
 	}
-	return sub
+	return union{sub, prose.Files()}
+}
+
+// union opens a name in the first file system that has it.
+type union []fs.FS
+
+func (u union) Open(name string) (fs.File, error) {
+	for _, fsys := range u {
+		f, err := fsys.Open(name)
+		if !errors.Is(err, fs.ErrNotExist) {
+			return f, err
+		}
+	}
+	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 }
 
 // Handler serves the embedded site; see NewHandler.

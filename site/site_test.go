@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/uldplab/uldp/viz/prose"
 )
 
 func get(t *testing.T, path, enc string) *http.Response {
@@ -43,6 +45,22 @@ func TestIndexAndContentTypes(t *testing.T) {
 	Handler().ServeHTTP(rec, req)
 	if rec.Code != http.StatusMethodNotAllowed {
 		t.Errorf("POST → %d", rec.Code)
+	}
+}
+
+// The lessons' text is served from the one source the desktop app reads.
+func TestLessonTextFromProse(t *testing.T) {
+	want, err := prose.HTML("dp-sgd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := get(t, "/lessons/dp-sgd.html", "")
+	body, _ := io.ReadAll(res.Body)
+	if res.StatusCode != 200 || !bytes.Equal(body, want) || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") {
+		t.Errorf("GET /lessons/dp-sgd.html → %d %s, %d bytes; prose has %d", res.StatusCode, res.Header.Get("Content-Type"), len(body), len(want))
+	}
+	if res := get(t, "/lessons/nope.html", ""); res.StatusCode != 404 {
+		t.Errorf("a lesson with no text → %d", res.StatusCode)
 	}
 }
 
