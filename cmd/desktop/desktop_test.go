@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"fmt"
 	"image"
 	"image/png"
@@ -37,8 +38,9 @@ func TestDesktopLessons(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	d := &desk{t: t, shots: filepath.Join(dir, "shots")}
-	os.Mkdir(d.shots, 0o755)
+	// ULDP_DESKTOP_SHOTS keeps the screenshots to look at.
+	d := &desk{t: t, shots: cmp.Or(os.Getenv("ULDP_DESKTOP_SHOTS"), filepath.Join(dir, "shots"))}
+	os.MkdirAll(d.shots, 0o755)
 	app := exec.Command(bin, "-size", "1200x760", "-shots", d.shots, "-log-input")
 	var stderr bytes.Buffer
 	app.Stderr = &stderr
@@ -131,6 +133,16 @@ func TestDesktopLessons(t *testing.T) {
 	d.key("7")
 	d.key("End")
 	phased := d.shot("phased-erm")
+	// H shows the lesson's text in the figure's place; H again, the figure
+	// as it was.
+	d.key("h")
+	if text := d.shot("phased-erm"); !differs(phased.img, text.img, fig) || colours(text.img) < 4 {
+		t.Error("lesson 7: H did not show the lesson's text")
+	}
+	d.key("h")
+	if back := d.shot("phased-erm"); differs(phased.img, back.img, fig) {
+		t.Error("lesson 7: H twice did not bring the figure back as it was")
+	}
 	// Lesson 8: M starts the Monte Carlo audit, sampled between frames;
 	// the verdict line under the profile appears when it is done.
 	d.key("8")

@@ -38,7 +38,9 @@ type Game struct {
 	panel     *ebiten.Image
 	panelHash uint64 // of what the panel image shows
 	scroll    int
+	content   int // the panel's height unscrolled
 	widgets   []widget
+	read      reader
 
 	dragging bool // mouse drag in the figure
 	lastX    int  // pointer position at the last logged move
@@ -47,8 +49,9 @@ type Game struct {
 	slider   string       // slider being dragged in the panel
 	editing  string       // field being typed into
 	edit     string
-	message  string
+	msg      note
 	msgUntil time.Time
+	msgFor   string // the lesson the message is about
 	shots    int
 	shoot    bool
 }
@@ -74,8 +77,13 @@ func (g *Game) current() int {
 // report shows an error in the panel for a few seconds.
 func (g *Game) report(err error) {
 	if err != nil {
-		g.message, g.msgUntil = err.Error(), time.Now().Add(8*time.Second)
+		g.say(note{text: err.Error(), err: true}, 8*time.Second)
 	}
+}
+
+// say shows a message in the panel for d, or until the lesson changes.
+func (g *Game) say(n note, d time.Duration) {
+	g.msg, g.msgUntil, g.msgFor = n, time.Now().Add(d), g.app.Scene().Info().Name
 }
 
 // logf writes one line to Log, if set.
@@ -90,11 +98,11 @@ func (g *Game) Layout(ow, oh int) (int, int) { return ow, oh }
 
 // Update turns this tick's input into app calls.
 func (g *Game) Update() error {
-	if g.message != "" && time.Now().After(g.msgUntil) {
-		g.message = ""
+	if g.msg.text != "" && (time.Now().After(g.msgUntil) || g.msgFor != g.app.Scene().Info().Name) {
+		g.msg = note{}
 	}
 	fig := FigureRect(g.w, g.h)
-	g.widgets = layout(g.app, fig.Max.X, g.w-fig.Max.X, g.scroll, g.message)
+	g.widgets, g.content = layout(g.app, fig.Max.X, g.w-fig.Max.X, g.scroll, g.msg, g.read.open, g.paint.width)
 	g.app.Tick(1 / float64(ebiten.TPS()))
 	g.keys()
 	g.mouse(fig)
@@ -118,11 +126,24 @@ func (g *Game) keys() {
 			continue
 		}
 		g.logf("key %s", name)
-		if name == "p" {
+		switch name {
+		case "p":
 			g.shoot = true
-			continue
+		case "h":
+			g.toggleText()
+		default:
+			g.app.Key(name)
 		}
-		g.app.Key(name)
+	}
+	if g.read.open {
+		switch {
+		case inpututil.IsKeyJustPressed(ebiten.KeyEscape):
+			g.toggleText()
+		case inpututil.IsKeyJustPressed(ebiten.KeyArrowDown), inpututil.IsKeyJustPressed(ebiten.KeyPageDown):
+			g.read.scroll += 120
+		case inpututil.IsKeyJustPressed(ebiten.KeyArrowUp), inpututil.IsKeyJustPressed(ebiten.KeyPageUp):
+			g.read.scroll -= 120
+		}
 	}
 	if g.Log != nil {
 		for _, k := range inpututil.AppendJustReleasedKeys(nil) {
@@ -131,6 +152,14 @@ func (g *Game) keys() {
 			}
 		}
 	}
+}
+
+// toggleText shows the lesson's text in the figure's place, or the figure
+// again.
+func (g *Game) toggleText() {
+	g.read.open = !g.read.open
+	g.read.drawn = ""
+	g.app.Invalidate()
 }
 
 // keyName is the app's name of a key the game handles.
@@ -170,7 +199,9 @@ func (g *Game) mouse(fig image.Rectangle) {
 	switch {
 	case inpututil.IsMouseButtonJustPressed(ebiten.MouseButtonLeft):
 		g.lastX, g.lastY = x, y
-		if in {
+		if in && g.read.open {
+			g.logf("down %d %d", x, y)
+		} else if in {
 			g.logf("down %d %d", x, y)
 			g.editing = ""
 			ev.Kind = viz.PointerDown
@@ -200,11 +231,14 @@ func (g *Game) mouse(fig image.Rectangle) {
 		}
 	}
 	if _, dy := ebiten.Wheel(); dy != 0 {
-		if in {
+		switch {
+		case in && g.read.open:
+			g.read.scroll -= int(dy * 40)
+		case in:
 			ev.Kind, ev.Delta = viz.Wheel, dy
 			g.app.Event(ev)
-		} else {
-			g.scroll = max(0, g.scroll-int(dy*30))
+		default:
+			g.scroll = max(0, min(g.scroll-int(dy*30), g.content-g.h+8))
 		}
 	}
 }
@@ -240,6 +274,8 @@ func (g *Game) click(x, y int) {
 			continue
 		}
 		switch w.kind {
+		case "read":
+			g.toggleText()
 		case "tab":
 			g.report(g.app.Switch(w.scene))
 		case "button":
@@ -300,7 +336,10 @@ func (g *Game) Draw(screen *ebiten.Image) {
 		g.figure = ebiten.NewImage(fig.Dx(), fig.Dy())
 		g.app.Invalidate()
 	}
-	if l, redraw := g.app.Frame(float64(fig.Dx()), float64(fig.Dy())); redraw {
+	if g.read.open {
+		g.read.layout(g.app.Scene().Info().Name, fig.Dx(), g.paint.width)
+		changed = g.read.draw(g.figure, g.paint)
+	} else if l, redraw := g.app.Frame(float64(fig.Dx()), float64(fig.Dy())); redraw {
 		g.figure.Fill(rgba(viz.Paper, 1))
 		g.paint.paint(g.figure, l)
 		changed = true
@@ -334,7 +373,7 @@ func (g *Game) signature() uint64 {
 	for _, w := range g.widgets {
 		fmt.Fprint(h, w.r, w.kind, w.ctl.Label, w.ctl.Value, w.ctl.Disabled, w.scene, w.text, w.col)
 	}
-	fmt.Fprint(h, g.editing, g.edit, g.current())
+	fmt.Fprint(h, g.editing, g.edit, g.current(), g.content-g.scroll > g.h)
 	return h.Sum64() | 1 // never 0, the "nothing drawn" value
 }
 
@@ -356,7 +395,7 @@ func (g *Game) screenshot(screen *ebiten.Image) error {
 	if err := os.WriteFile(base+".state", []byte(g.app.State()+"\n"), 0o644); err != nil {
 		return fmt.Errorf("screenshot: %v", err)
 	}
-	g.message, g.msgUntil = "saved "+base+".png", time.Now().Add(4*time.Second)
+	g.say(note{text: "saved " + base + ".png"}, 4*time.Second)
 	g.logf("shot %s", base)
 	return nil
 }

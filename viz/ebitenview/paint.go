@@ -9,6 +9,7 @@ import (
 	"image/color"
 	"math"
 	"os"
+	"strings"
 
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/hajimehoshi/ebiten/v2/text/v2"
@@ -26,6 +27,14 @@ var fontPaths = []string{
 	"/Library/Fonts/DejaVuSans.ttf",
 }
 
+// mathPaths are tried after it for what DejaVu Sans lacks: the script
+// capitals of the papers' sets (𝒦, 𝒟).
+var mathPaths = []string{
+	"/usr/share/fonts/truetype/dejavu/DejaVuMathTeXGyre.ttf",
+	"/usr/share/fonts/TTF/DejaVuMathTeXGyre.ttf",
+	"/Library/Fonts/DejaVuMathTeXGyre.ttf",
+}
+
 // loadFaces returns the font sources to draw with, best first.
 func loadFaces() []*text.GoTextFaceSource {
 	var out []*text.GoTextFaceSource
@@ -33,22 +42,51 @@ func loadFaces() []*text.GoTextFaceSource {
 	if p := os.Getenv("ULDP_FONT"); p != "" {
 		paths = append([]string{p}, paths...)
 	}
-	for _, p := range paths {
-		f, err := os.Open(p)
-		if err != nil {
-			continue
-		}
-		src, err := text.NewGoTextFaceSource(f)
-		f.Close()
-		if err == nil {
-			out = append(out, src)
-			break
+	for _, list := range [][]string{paths, mathPaths} {
+		for _, p := range list {
+			f, err := os.Open(p)
+			if err != nil {
+				continue
+			}
+			src, err := text.NewGoTextFaceSource(f)
+			f.Close()
+			if err == nil {
+				out = append(out, src)
+				break
+			}
 		}
 	}
 	if src, err := text.NewGoTextFaceSource(bytes.NewReader(goregular.TTF)); err == nil {
 		out = append(out, src)
 	}
 	return out
+}
+
+// measurer gives a string's width in pixels at a font size.
+type measurer func(s string, size float64) float64
+
+// width measures s as drawn at size.
+func (p *painter) width(s string, size float64) float64 { return text.Advance(s, p.face(size)) }
+
+// wrapWidth breaks s at spaces into lines no wider than w pixels (a word
+// wider than w gets a line of its own).
+func wrapWidth(s string, size, w float64, width measurer) []string {
+	var lines []string
+	cur := ""
+	for _, word := range strings.Fields(s) {
+		next := word
+		if cur != "" {
+			next = cur + " " + word
+			if width(next, size) > w {
+				lines, next = append(lines, cur), word
+			}
+		}
+		cur = next
+	}
+	if cur != "" {
+		lines = append(lines, cur)
+	}
+	return lines
 }
 
 // painter draws display lists. Dots and small circles are scaled copies

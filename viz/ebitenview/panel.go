@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/hajimehoshi/ebiten/v2/vector"
@@ -25,12 +26,13 @@ func FigureRect(w, h int) image.Rectangle {
 // widget is one laid-out panel element.
 type widget struct {
 	r     image.Rectangle
-	kind  string // "tab", "button", "slider", "choice", "toggle", "field", "label"
+	kind  string // "read", "tab", "button", "slider", "choice", "toggle", "field", "label"
 	ctl   viz.Control
 	scene int    // for tabs
-	text  string // for labels
+	text  string // for labels and the read button
 	col   color.Color
 	size  float64
+	bare  bool // the control's label is on the line above
 }
 
 const (
@@ -39,10 +41,18 @@ const (
 	labelW = 112
 )
 
+// note is a message in the panel: an error (Vermillion) or news such as a
+// saved screenshot.
+type note struct {
+	text string
+	err  bool
+}
+
 // layout places the panel's widgets for the app's current state, from y
-// scrolled by scroll pixels. Draw and input use the same layout, so what is
-// clicked is what was drawn.
-func layout(a *viz.App, x0, w, scroll int, message string) []widget {
+// scrolled by scroll pixels, and returns them with the height of all of
+// them unscrolled. Draw and input use the same layout, so what is clicked
+// is what was drawn. Text is wrapped and labels placed by measured width.
+func layout(a *viz.App, x0, w, scroll int, msg note, reading bool, width measurer) ([]widget, int) {
 	var out []widget
 	y := 8 - scroll
 	add := func(h int, wd widget) {
@@ -51,20 +61,25 @@ func layout(a *viz.App, x0, w, scroll int, message string) []widget {
 		y += h + 6
 	}
 	label := func(s string, c color.Color, size float64) {
-		for _, line := range viz.Wrap(s, int(float64(w-2*padX)/(size*0.55))) {
+		for _, line := range wrapWidth(s, size, float64(w-2*padX), width) {
 			add(int(size)+4, widget{kind: "label", text: line, col: c, size: size})
 		}
 	}
-	// Scene tabs, two per row.
-	for i, info := range a.Scenes() {
-		tab := widget{kind: "tab", scene: i, text: fmt.Sprintf("%d %s", i+1, info.Title)}
-		tab.r = image.Rect(x0+padX, y, x0+w-padX, y+rowH)
-		out = append(out, tab)
-		y += rowH + 4
+	read := "Lesson text (H)"
+	if reading {
+		read = "Back to the figure (H)"
 	}
-	y += 6
-	if message != "" {
-		label(message, rgba(viz.Vermillion, 1), 13)
+	add(rowH, widget{kind: "read", text: read})
+	for i, info := range a.Scenes() {
+		add(rowH-2, widget{kind: "tab", scene: i, text: fmt.Sprintf("%d %s", i+1, info.Title)})
+	}
+	y += 4
+	if msg.text != "" {
+		c := rgba(viz.Green, 1)
+		if msg.err {
+			c = rgba(viz.Vermillion, 1)
+		}
+		label(msg.text, c, 13)
 	}
 	// Guarantee first: it is always visible.
 	g := a.Guarantee()
@@ -94,7 +109,8 @@ func layout(a *viz.App, x0, w, scroll int, message string) []widget {
 		y += rowH + 6
 		row = nil
 	}
-	for _, c := range a.Controls() {
+	controls := a.Controls()
+	for _, c := range controls {
 		if c.Group == "stepper" && c.Kind == viz.Button {
 			row = append(row, c)
 			if len(row) == 3 {
@@ -103,18 +119,17 @@ func layout(a *viz.App, x0, w, scroll int, message string) []widget {
 			continue
 		}
 		flush()
-		switch c.Kind {
-		case viz.Button:
-			add(rowH, widget{kind: "button", ctl: c})
-		case viz.Slider:
-			add(rowH, widget{kind: "slider", ctl: c})
-		case viz.Choice:
-			add(rowH, widget{kind: "choice", ctl: c})
-		case viz.Toggle:
-			add(rowH, widget{kind: "toggle", ctl: c})
-		default:
-			add(rowH, widget{kind: "field", ctl: c})
+		kind := map[viz.ControlKind]string{viz.Button: "button", viz.Slider: "slider", viz.Choice: "choice", viz.Toggle: "toggle"}[c.Kind]
+		if kind == "" {
+			kind = "field"
 		}
+		// A label too long for the space left of the control goes on the
+		// line above it, whole.
+		bare := kind != "button" && width(c.Label, 13) > labelW-8
+		if bare {
+			label(c.Label, rgba(viz.Ink, 1), 13)
+		}
+		add(rowH, widget{kind: kind, ctl: c, bare: bare})
 	}
 	flush()
 	y += 4
@@ -129,8 +144,25 @@ func layout(a *viz.App, x0, w, scroll int, message string) []widget {
 		}
 		label(s, c, 12)
 	}
-	label("keys: ← → step · space play · R reset · S new seed · 1–9 lessons · P screenshot", rgba(viz.Muted, 1), 11)
-	return out
+	label(keysLegend(controls, len(a.Scenes())), rgba(viz.Muted, 1), 11)
+	return out, y + scroll
+}
+
+// keysLegend lists the keys that do something in this lesson.
+func keysLegend(cs []viz.Control, lessons int) string {
+	var keys []string
+	for _, c := range cs {
+		if c.Key == "" || c.Kind != viz.Button && c.Kind != viz.Toggle {
+			continue
+		}
+		k := map[string]string{"ArrowLeft": "←", "ArrowRight": "→", "Space": "space", "End": "End", "Home": "Home"}[c.Key]
+		if k == "" {
+			k = strings.ToUpper(c.Key)
+		}
+		keys = append(keys, k+" "+strings.ToLower(c.Label))
+	}
+	keys = append(keys, fmt.Sprintf("1–%d lessons", lessons), "H text", "P screenshot")
+	return "keys: " + strings.Join(keys, " · ")
 }
 
 // sliderValue maps a pointer x inside the track to the control's value.
@@ -175,11 +207,19 @@ func (g *Game) drawPanel(dst *ebiten.Image, ws []widget, dx int) {
 	white := color.White
 	border := color.NRGBA{185, 182, 173, 255}
 	mid := func(r image.Rectangle) float64 { return float64(r.Min.Y+r.Max.Y) / 2 }
+	ctlLabel := func(w widget) {
+		if !w.bare {
+			p.text(dst, w.ctl.Label, float64(w.r.Min.X), mid(w.r), 13, ink, viz.Left)
+		}
+	}
 	for _, w := range ws {
 		w.r = w.r.Add(image.Pt(dx, 0))
 		switch w.kind {
 		case "label":
 			p.text(dst, w.text, float64(w.r.Min.X), mid(w.r), w.size, w.col, viz.Left)
+		case "read":
+			box(w.r, rgba(viz.Paper, 1), rgba(viz.Blue, 1))
+			p.text(dst, w.text, float64(w.r.Min.X+w.r.Max.X)/2, mid(w.r), 14, rgba(viz.Blue, 1), viz.Centre)
 		case "tab":
 			fill, tc := color.Color(white), color.Color(ink)
 			if w.scene == g.current() {
@@ -195,7 +235,7 @@ func (g *Game) drawPanel(dst *ebiten.Image, ws []widget, dx int) {
 			box(w.r, white, border)
 			p.text(dst, w.ctl.Label, float64(w.r.Min.X+w.r.Max.X)/2, mid(w.r), 13, tc, viz.Centre)
 		case "slider":
-			p.text(dst, w.ctl.Label, float64(w.r.Min.X), mid(w.r), 13, ink, viz.Left)
+			ctlLabel(w)
 			t := track(w.r)
 			y := float32(mid(w.r))
 			vector.StrokeLine(dst, float32(t.Min.X), y, float32(t.Max.X), y, 3, border, true)
@@ -203,19 +243,19 @@ func (g *Game) drawPanel(dst *ebiten.Image, ws []widget, dx int) {
 			vector.FillCircle(dst, kx, y, 7, rgba(viz.Blue, 1), true)
 			p.text(dst, w.ctl.Value, float64(w.r.Max.X), mid(w.r), 12, ink, viz.Right)
 		case "choice":
-			p.text(dst, w.ctl.Label, float64(w.r.Min.X), mid(w.r), 13, ink, viz.Left)
+			ctlLabel(w)
 			r := image.Rect(w.r.Min.X+labelW, w.r.Min.Y, w.r.Max.X, w.r.Max.Y)
 			box(r, white, border)
 			p.text(dst, "◀  "+w.ctl.Value+"  ▶", float64(r.Min.X+r.Max.X)/2, mid(r), 13, ink, viz.Centre)
 		case "toggle":
-			p.text(dst, w.ctl.Label, float64(w.r.Min.X), mid(w.r), 13, ink, viz.Left)
+			ctlLabel(w)
 			r := image.Rect(w.r.Min.X+labelW, w.r.Min.Y+5, w.r.Min.X+labelW+16, w.r.Min.Y+21)
 			box(r, white, border)
 			if w.ctl.Value == "true" {
 				vector.FillRect(dst, float32(r.Min.X+3), float32(r.Min.Y+3), 10, 10, rgba(viz.Blue, 1), false)
 			}
 		case "field":
-			p.text(dst, w.ctl.Label, float64(w.r.Min.X), mid(w.r), 13, ink, viz.Left)
+			ctlLabel(w)
 			r := image.Rect(w.r.Min.X+labelW, w.r.Min.Y, w.r.Max.X, w.r.Max.Y)
 			value, stroke := w.ctl.Value, color.Color(border)
 			if g.editing == w.ctl.Name {
@@ -224,6 +264,12 @@ func (g *Game) drawPanel(dst *ebiten.Image, ws []widget, dx int) {
 			box(r, white, stroke)
 			p.text(dst, truncate(value, r.Dx()/7), float64(r.Min.X+6), mid(r), 13, ink, viz.Left)
 		}
+	}
+	// The panel scrolls with the wheel; say so while something is below.
+	if b := dst.Bounds(); g.content-g.scroll > b.Dy() {
+		vector.FillRect(dst, 0, float32(b.Dy()-22), float32(b.Dx()), 22, rgba(viz.Paper, 1), false)
+		vector.StrokeLine(dst, 0, float32(b.Dy()-22), float32(b.Dx()), float32(b.Dy()-22), 1, border, false)
+		p.text(dst, "▼ more below: scroll the panel", float64(b.Dx())/2, float64(b.Dy()-11), 12, rgba(viz.Blue, 1), viz.Centre)
 	}
 }
 

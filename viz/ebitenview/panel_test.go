@@ -50,7 +50,7 @@ func TestWrapAndCycle(t *testing.T) {
 // Every declared control becomes a widget inside the panel, and every scene a tab.
 func TestLayoutShowsEveryControl(t *testing.T) {
 	app := viz.NewApp(scenes.All()...)
-	ws := layout(app, 900, PanelWidth, 0, "")
+	ws, _ := layout(app, 900, PanelWidth, 0, note{}, false, newPainter().width)
 	seen := map[string]bool{}
 	tabs := 0
 	for _, w := range ws {
@@ -74,5 +74,60 @@ func TestLayoutShowsEveryControl(t *testing.T) {
 	}
 	if r := FigureRect(1200, 760); r.Dx() != 1200-PanelWidth || r.Dy() != 760 {
 		t.Errorf("FigureRect = %v", r)
+	}
+}
+
+// In every lesson the panel's text fits where it is drawn, measured with
+// the fonts it is drawn in: wrapped lines within the panel, a control's
+// label left of it only if it fits there (else on the line above), and the
+// keys legend names only keys the lesson has.
+func TestPanelTextFits(t *testing.T) {
+	p := newPainter()
+	app := viz.NewApp(scenes.All()...)
+	for i, info := range app.Scenes() {
+		if err := app.Switch(i); err != nil {
+			t.Fatal(err)
+		}
+		ws, height := layout(app, 900, PanelWidth, 0, note{text: "an error message long enough to need more than one line of the panel", err: true}, false, p.width)
+		for _, w := range ws {
+			switch {
+			case w.kind == "label" && p.width(w.text, w.size) > float64(w.r.Dx())+0.5:
+				t.Errorf("%s: label %q is %.0f px wide in a %d px line", info.Name, w.text, p.width(w.text, w.size), w.r.Dx())
+			case w.ctl.Name != "" && w.kind != "button" && !w.bare && p.width(w.ctl.Label, 13) > labelW-8:
+				t.Errorf("%s: control label %q does not fit left of its control", info.Name, w.ctl.Label)
+			}
+		}
+		if last := ws[len(ws)-1]; height < last.r.Max.Y {
+			t.Errorf("%s: height %d above the last widget's bottom %d", info.Name, height, last.r.Max.Y)
+		}
+		legend := keysLegend(app.Controls(), len(app.Scenes()))
+		_, stepped := app.Scene().(viz.Stepped)
+		if strings.Contains(legend, "→") != stepped {
+			t.Errorf("%s: legend %q (stepped: %v)", info.Name, legend, stepped)
+		}
+		if !strings.Contains(legend, "1–8 lessons") {
+			t.Errorf("%s: legend %q", info.Name, legend)
+		}
+	}
+}
+
+// Every lesson's text lays out within the figure's width, at the widths of
+// a small and a large window.
+func TestReaderLaysOutEveryLesson(t *testing.T) {
+	p := newPainter()
+	for _, l := range scenes.Lessons() {
+		name := l.New().Info().Name
+		for _, w := range []int{500, 1200} {
+			var r reader
+			r.layout(name, w, p.width)
+			if len(r.lines) < 10 || r.height < 400 {
+				t.Errorf("%s at %d px: %d lines, %d px", name, w, len(r.lines), r.height)
+			}
+			for _, ln := range r.lines {
+				if right := float64(ln.x) + p.width(ln.s, ln.size); right > float64(w-readMargin)+0.5 && strings.Contains(ln.s, " ") {
+					t.Errorf("%s at %d px: %q ends at %.0f px", name, w, ln.s, right)
+				}
+			}
+		}
 	}
 }

@@ -76,12 +76,12 @@ func TestParse(t *testing.T) {
 
 func TestParseRefuses(t *testing.T) {
 	for src, want := range map[string]string{
-		"<p>a <table>":        "<table> is not used",
-		"loose text<p>x</p>":  "outside a paragraph",
-		"<p>open":             "not closed",
-		"<p>x</h3>":           "does not close",
-		"<p>a <b":             "not closed with >",
-		"<em>x</em>":          "outside a block",
+		"<p>a <table>":         "<table> is not used",
+		"loose text<p>x</p>":   "outside a paragraph",
+		"<p>open":              "not closed",
+		"<p>x</h3>":            "does not close",
+		"<p>a <b":              "not closed with >",
+		"<em>x</em>":           "outside a block",
 		"<p>x<sub>i</sup></p>": "without <sup>",
 	} {
 		_, err := Parse(src)
