@@ -409,9 +409,14 @@ function keyLabel(k) {
   return { ArrowLeft: "←", ArrowRight: "→", Space: "Space", End: "End" }[k] || k.toUpperCase();
 }
 
-// Log sliders run 0…1000 internally and map geometrically onto min…max.
+// Log sliders run 0…1000 internally and map geometrically onto min…max,
+// then snap to the control's step (counts move in whole numbers).
 const toSlider = (c, v) => c.log ? 1000 * Math.log(v / c.min) / Math.log(c.max / c.min) : v;
-const fromSlider = (c, s) => c.log ? c.min * Math.pow(c.max / c.min, s / 1000) : s;
+function fromSlider(c, s) {
+  if (!c.log) return s;
+  const v = c.min * Math.pow(c.max / c.min, s / 1000);
+  return c.step > 0 ? Math.min(c.max, c.min + Math.round((v - c.min) / c.step) * c.step) : v;
+}
 
 function buildControl(c) {
   const id = "ctl-" + c.name;
@@ -441,11 +446,11 @@ function buildControl(c) {
     el.step = c.log ? 1 : (c.step || "any");
     el.addEventListener("input", () => {
       const v = fromSlider(c, Number(el.value));
-      number.value = Number(v.toPrecision(4));
+      number.value = c.step >= 1 ? v : Number(v.toPrecision(4));
       commit(number.value);
     });
     number = document.createElement("input");
-    number.type = "number"; number.step = "any";
+    number.type = "number"; number.step = c.step || "any";
     number.setAttribute("aria-label", c.label + " value");
     number.addEventListener("change", () => commit(number.value));
     wrap.append(el, number);

@@ -168,12 +168,12 @@ func keysLegend(cs []viz.Control, lessons int) string {
 // sliderValue maps a pointer x inside the track to the control's value.
 func sliderValue(c viz.Control, track image.Rectangle, x int) float64 {
 	t := math.Max(0, math.Min(1, float64(x-track.Min.X)/float64(track.Dx())))
-	if c.Log && c.Min > 0 {
-		return c.Min * math.Pow(c.Max/c.Min, t)
-	}
 	v := c.Min + t*(c.Max-c.Min)
+	if c.Log && c.Min > 0 {
+		v = c.Min * math.Pow(c.Max/c.Min, t)
+	}
 	if c.Step > 0 {
-		v = c.Min + math.Round((v-c.Min)/c.Step)*c.Step
+		v = math.Min(c.Max, c.Min+math.Round((v-c.Min)/c.Step)*c.Step)
 	}
 	return v
 }

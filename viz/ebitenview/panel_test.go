@@ -131,3 +131,16 @@ func TestReaderLaysOutEveryLesson(t *testing.T) {
 		}
 	}
 }
+
+// A log slider over a count stops on whole numbers (it once gave 20.66
+// users).
+func TestLogCountSliderIsWhole(t *testing.T) {
+	tr := image.Rect(100, 0, 300, 20)
+	c := viz.Control{Min: 20, Max: 1000, Step: 10, Log: true}
+	for x := 90; x <= 310; x++ {
+		v := sliderValue(c, tr, x)
+		if v != math.Round(v) || math.Mod(v-20, 10) != 0 || v < 20 || v > 1000 {
+			t.Fatalf("x %d → %v", x, v)
+		}
+	}
+}

@@ -113,73 +113,47 @@ func (s *AboveThreshold) rerun() error {
 	return nil
 }
 
-// Controls declares the scene's inputs.
-func (s *AboveThreshold) Controls() []viz.Control {
-	qs := make([]string, len(s.queries))
-	for i, q := range s.queries {
-		qs[i] = viz.FormatNumber(q)
-	}
-	return []viz.Control{
-		{Name: "eps", Label: "ε", Kind: viz.Slider, Value: viz.FormatNumber(s.eps), Min: 0.05, Max: 20, Log: true,
-			Help: "threshold noise Lap(2/ε), query noise Lap(4/ε)"},
-		{Name: "threshold", Label: "threshold Δ", Kind: viz.Slider, Value: viz.FormatNumber(s.threshold), Min: -50, Max: 50, Step: 0.5},
-		{Name: "queries", Label: "query values", Kind: viz.TextField, Value: strings.Join(qs, ","),
+// form binds the scene's inputs.
+func (s *AboveThreshold) form() viz.Form {
+	return viz.Form{
+		viz.Float(&s.eps, viz.Control{Name: "eps", Label: "ε", Kind: viz.Slider, Min: 0.05, Max: 20, Log: true,
+			Help: "threshold noise Lap(2/ε), query noise Lap(4/ε)"}),
+		viz.Float(&s.threshold, viz.Control{Name: "threshold", Label: "threshold Δ", Kind: viz.Slider, Min: -50, Max: 50, Step: 0.5}),
+		viz.Custom(viz.Control{Name: "queries", Label: "query values", Kind: viz.TextField,
 			Help: fmt.Sprintf("1 to %d numbers separated by commas; or drag the bars", maxQueries)},
-		viz.SeedControl(s.streams.Seed()),
-		{Name: "mode", Label: "mode", Kind: viz.Choice, Value: s.mode.String(),
-			Choices: []string{privacy.Paper.String(), privacy.NonPrivate.String()},
-			Help:    "paper: Lap(2/ε) and Lap(4/ε) noise; non-private: exact comparisons"},
-		{Name: "reroll-threshold", Label: "re-roll threshold noise", Kind: viz.Button, Key: "t",
-			Help: "new Λ, same query noise"},
-		{Name: "reroll-queries", Label: "re-roll query noise", Kind: viz.Button, Key: "q",
-			Help: "new ν's, same threshold"},
-		{Name: "simulate", Label: fmt.Sprintf("simulate %d runs", simRuns), Kind: viz.Button, Key: "m",
-			Help: "empirical halting frequencies next to the exact ones"},
+			func() string {
+				qs := make([]string, len(s.queries))
+				for i, q := range s.queries {
+					qs[i] = viz.FormatNumber(q)
+				}
+				return strings.Join(qs, ",")
+			},
+			func(v string) error {
+				qs, err := parseQueries(v)
+				if err == nil {
+					s.queries = qs
+				}
+				return err
+			}),
+		viz.StreamsSeed(&s.streams),
+		viz.Mode(&s.mode, privacy.Paper, privacy.NonPrivate).
+			Explained("paper: Lap(2/ε) and Lap(4/ε) noise; non-private: exact comparisons (the calibration is exact, so sound = paper)"),
+		viz.Action(viz.Control{Name: "reroll-threshold", Label: "re-roll threshold noise", Key: "t", Help: "new Λ, same query noise"},
+			func() error { s.streams.Reroll(rng.ATThreshold); return nil }),
+		viz.Action(viz.Control{Name: "reroll-queries", Label: "re-roll query noise", Key: "q", Help: "new ν's, same threshold"},
+			func() error { s.streams.Reroll(rng.ATQuery); return nil }),
+		viz.Action(viz.Control{Name: "simulate", Label: fmt.Sprintf("simulate %d runs", simRuns), Key: "m",
+			Help: "empirical halting frequencies next to the exact ones"}, func() error { s.simulate(); return nil }),
 	}
 }
 
+// Controls declares the scene's inputs.
+func (s *AboveThreshold) Controls() []viz.Control { return s.form().Controls() }
+
 // Set changes one control.
 func (s *AboveThreshold) Set(name, value string) error {
-	c, ok := findControl(s.Controls(), name)
-	if !ok {
-		return fmt.Errorf("no control %q in this lesson", name)
-	}
-	switch name {
-	case "eps", "threshold":
-		x, err := viz.ParseNumber(c, value)
-		if err != nil {
-			return err
-		}
-		if name == "eps" {
-			s.eps = x
-		} else {
-			s.threshold = x
-		}
-	case "queries":
-		qs, err := parseQueries(value)
-		if err != nil {
-			return err
-		}
-		s.queries = qs
-	case viz.CtlSeed:
-		seed, err := viz.ParseSeed(value)
-		if err != nil {
-			return err
-		}
-		s.streams = rng.New(seed)
-	case viz.CtlMode:
-		m, err := privacy.ParseMode(value)
-		if err != nil || (m != privacy.Paper && m != privacy.NonPrivate) {
-			return fmt.Errorf("mode %q: AboveThreshold has paper and non-private modes (its calibration is exact, so sound = paper)", value)
-		}
-		s.mode = m
-	case "reroll-threshold":
-		s.streams.Reroll(rng.ATThreshold)
-	case "reroll-queries":
-		s.streams.Reroll(rng.ATQuery)
-	case "simulate":
-		s.simulate()
-		return nil
+	if err := s.form().Set(name, value); err != nil || name == "simulate" {
+		return err
 	}
 	return s.rerun()
 }
@@ -201,15 +175,6 @@ func parseQueries(v string) ([]float64, error) {
 		out = append(out, x)
 	}
 	return out, nil
-}
-
-func findControl(cs []viz.Control, name string) (viz.Control, bool) {
-	for _, c := range cs {
-		if c.Name == name {
-			return c, true
-		}
-	}
-	return viz.Control{}, false
 }
 
 // simulate draws simRuns fresh runs from the scene's seed and counts where

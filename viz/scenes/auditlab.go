@@ -3,8 +3,8 @@ package scenes
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/uldplab/uldp/core/cancel"
@@ -368,7 +368,7 @@ func valuesData(values []float64) *dataset.Dataset {
 func (s *AuditLab) running() bool { return s.mc != nil && !s.mc.Done() && s.mcErr == nil }
 
 func (s *AuditLab) mcButton() viz.Control {
-	c := viz.Control{Name: "monte-carlo", Label: "run the Monte Carlo audit", Kind: viz.Button, Key: "m",
+	c := viz.Control{Name: "monte-carlo", Label: "run the Monte Carlo audit", Key: "m",
 		Help: "samples both sides in the background; α = 10⁻³ false-flag probability"}
 	if s.running() {
 		c.Label, c.Help = "stop the Monte Carlo audit", "stops sampling; M again starts afresh"
@@ -431,76 +431,52 @@ func (s *AuditLab) Tick(float64) bool {
 	return true
 }
 
-// Controls declares the scene's inputs.
-func (s *AuditLab) Controls() []viz.Control {
-	cs := []viz.Control{
-		{Name: "mech", Label: "mechanism", Kind: viz.Choice, Value: s.mech, Choices: labMechs,
-			Help: "orme-gate audits ORME's gate alone over 8 queries, against its share (ε/2, 0) of the budget; dp-sgd samples whole runs (no closed form)"},
-		{Name: "pair", Label: "neighbouring pair", Kind: viz.Choice, Value: s.pair, Choices: pairNames(s.mech),
-			Help: "a preset pair (each catches one broken variant); drag the users or queries to make your own"},
-		{Name: "mutant", Label: "broken variant", Kind: viz.Choice, Value: s.mutant, Choices: mutantsOf(s.mech),
-			Help: "none: the real mechanism; the others are bugs the audit must catch on some pair"},
-		{Name: "runs", Label: "Monte Carlo runs per side", Kind: viz.Slider, Value: strconv.Itoa(s.runs), Min: 1000, Max: 1_000_000, Step: 1000, Log: true},
-		s.mcButton(),
+// form binds the scene's inputs.
+func (s *AuditLab) form() viz.Form {
+	f := viz.Form{
+		viz.Choose(&s.mech, viz.Control{Name: "mech", Label: "mechanism", Choices: labMechs,
+			Help: "orme-gate audits ORME's gate alone over 8 queries, against its share (ε/2, 0) of the budget; dp-sgd samples whole runs (no closed form)"}),
+		viz.Choose(&s.pair, viz.Control{Name: "pair", Label: "neighbouring pair", Choices: pairNames(s.mech),
+			Help: "a preset pair (each catches one broken variant); drag the users or queries to make your own"}),
+		viz.Choose(&s.mutant, viz.Control{Name: "mutant", Label: "broken variant", Choices: mutantsOf(s.mech),
+			Help: "none: the real mechanism; the others are bugs the audit must catch on some pair"}),
+		viz.Int(&s.runs, viz.Control{Name: "runs", Label: "Monte Carlo runs per side", Kind: viz.Slider, Min: 1000, Max: 1_000_000, Step: 1000, Log: true}),
+		viz.Action(s.mcButton(), func() error {
+			if s.running() { // the same button (M) stops it
+				done, total := s.mc.Progress()
+				s.mc, s.stopped = nil, math.Max(float64(done)/float64(total), 1e-9)
+				return nil
+			}
+			return s.startMC()
+		}),
 	}
 	if s.mech == labGauss {
-		eps := viz.Control{Name: "eps", Label: "claimed ε", Kind: viz.Slider, Value: viz.FormatNumber(s.gaussEps), Min: 0.1, Max: 20, Log: true,
-			Help: "δ = 10⁻⁵; the classical σ's proof needs ε < 1"}
-		cs = append(cs[:1], append([]viz.Control{eps}, cs[1:]...)...)
+		eps := viz.Float(&s.gaussEps, viz.Control{Name: "eps", Label: "claimed ε", Kind: viz.Slider, Min: 0.1, Max: 20, Log: true,
+			Help: "δ = 10⁻⁵; the classical σ's proof needs ε < 1"})
+		f = slices.Insert(f, 1, eps)
 	}
-	return cs
+	return f
 }
+
+// Controls declares the scene's inputs.
+func (s *AuditLab) Controls() []viz.Control { return s.form().Controls() }
 
 // Set changes one control.
 func (s *AuditLab) Set(name, value string) error {
-	c, ok := findControl(s.Controls(), name)
-	if !ok {
-		return fmt.Errorf("no control %q in this lesson", name)
+	mutant := s.mutant
+	if err := s.form().Set(name, value); err != nil || name == "monte-carlo" {
+		return err
 	}
 	switch name {
 	case "mech":
-		if _, ok := labPairs()[value]; !ok {
-			return fmt.Errorf("mechanism %q: use one of %s", value, strings.Join(labMechs, ", "))
-		}
-		s.load(value, labPairs()[value][0])
+		s.load(s.mech, labPairs()[s.mech][0])
 	case "pair":
-		found := false
 		for _, p := range labPairs()[s.mech] {
-			if p.name == value {
-				mutant := s.mutant
+			if p.name == s.pair {
 				s.load(s.mech, p)
-				s.mutant, found = mutant, true
+				s.mutant = mutant // a new pair keeps the variant under test
 			}
 		}
-		if !found {
-			return fmt.Errorf("pair %q: %s offers %v", value, s.mech, pairNames(s.mech))
-		}
-	case "mutant":
-		found := false
-		for _, m := range mutantsOf(s.mech) {
-			found = found || m == value
-		}
-		if !found {
-			return fmt.Errorf("broken variant %q: %s offers %v", value, s.mech, mutantsOf(s.mech))
-		}
-		s.mutant = value
-	case "runs", "eps":
-		x, err := viz.ParseNumber(c, value)
-		if err != nil {
-			return err
-		}
-		if name == "eps" {
-			s.gaussEps = x
-		} else {
-			s.runs = int(math.Round(x))
-		}
-	case "monte-carlo":
-		if s.running() { // the same button (M) stops it
-			done, total := s.mc.Progress()
-			s.mc, s.stopped = nil, math.Max(float64(done)/float64(total), 1e-9)
-			return nil
-		}
-		return s.startMC()
 	}
 	s.recompute()
 	return nil

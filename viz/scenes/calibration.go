@@ -3,7 +3,6 @@ package scenes
 import (
 	"fmt"
 	"math"
-	"strconv"
 
 	"github.com/uldplab/uldp/core/noise"
 	"github.com/uldplab/uldp/core/privacy"
@@ -64,72 +63,41 @@ func (c *Calibration) recompute() {
 	}
 }
 
-// Controls declares the scene's inputs.
-func (c *Calibration) Controls() []viz.Control {
+// form binds the scene's inputs.
+func (c *Calibration) form() viz.Form {
 	rules := make([]string, len(privacy.Rules))
 	for i, r := range privacy.Rules {
 		rules[i] = string(r)
 	}
-	return []viz.Control{
-		{Name: "mech", Label: "mechanism", Kind: viz.Choice, Value: c.mech, Choices: privacy.CalibratorNames()},
-		{Name: "eps", Label: "ε", Kind: viz.Slider, Value: viz.FormatNumber(c.eps), Min: 0.01, Max: 20, Log: true},
-		{Name: "delta", Label: "δ", Kind: viz.Slider, Value: viz.FormatNumber(c.delta), Min: 1e-12, Max: 0.5, Log: true,
-			Help: "not used by Laplace, which is pure ε-DP"},
-		{Name: "n", Label: "users n", Kind: viz.Slider, Value: strconv.Itoa(c.n), Min: 2, Max: 100000, Step: 1, Log: true},
-		{Name: "m", Label: "items per user m", Kind: viz.Slider, Value: strconv.Itoa(c.m), Min: 1, Max: 1000, Step: 1, Log: true},
-		{Name: "radius", Label: "values in [−R, R]", Kind: viz.Slider, Value: viz.FormatNumber(c.radius), Min: 0.01, Max: 100, Log: true},
-		{Name: "k", Label: "releases k", Kind: viz.Slider, Value: strconv.Itoa(c.k), Min: 1, Max: 10000, Step: 1, Log: true,
-			Help: "how many such releases the budget must cover"},
-		{Name: "rule", Label: "composition", Kind: viz.Choice, Value: string(c.rule), Choices: rules},
-		{Name: "slack", Label: "extra δ′", Kind: viz.Slider, Value: viz.FormatNumber(c.slack), Min: 1e-12, Max: 0.1, Log: true,
-			Help: "the failure probability advanced and zCDP composition add"},
+	return viz.Form{
+		viz.Choose(&c.mech, viz.Control{Name: "mech", Label: "mechanism", Choices: privacy.CalibratorNames()}),
+		viz.Float(&c.eps, viz.Control{Name: "eps", Label: "ε", Kind: viz.Slider, Min: 0.01, Max: 20, Log: true}),
+		viz.Float(&c.delta, viz.Control{Name: "delta", Label: "δ", Kind: viz.Slider, Min: 1e-12, Max: 0.5, Log: true,
+			Help: "not used by Laplace, which is pure ε-DP"}),
+		viz.Int(&c.n, viz.Control{Name: "n", Label: "users n", Kind: viz.Slider, Min: 2, Max: 100000, Log: true}),
+		viz.Int(&c.m, viz.Control{Name: "m", Label: "items per user m", Kind: viz.Slider, Min: 1, Max: 1000, Log: true}),
+		viz.Float(&c.radius, viz.Control{Name: "radius", Label: "values in [−R, R]", Kind: viz.Slider, Min: 0.01, Max: 100, Log: true}),
+		viz.Int(&c.k, viz.Control{Name: "k", Label: "releases k", Kind: viz.Slider, Min: 1, Max: 10000, Log: true,
+			Help: "how many such releases the budget must cover"}),
+		viz.Choose(&c.rule, viz.Control{Name: "rule", Label: "composition", Choices: rules}),
+		viz.Float(&c.slack, viz.Control{Name: "slack", Label: "extra δ′", Kind: viz.Slider, Min: 1e-12, Max: 0.1, Log: true,
+			Help: "the failure probability advanced and zCDP composition add"}),
 	}
 }
 
-// Set changes one control.
+// Controls declares the scene's inputs.
+func (c *Calibration) Controls() []viz.Control { return c.form().Controls() }
+
+// Set changes one control; a value the calibration refuses leaves the
+// lesson as it was.
 func (c *Calibration) Set(name, value string) error {
-	ctl, ok := findControl(c.Controls(), name)
-	if !ok {
-		return fmt.Errorf("no control %q in this lesson", name)
-	}
 	next := *c
-	switch name {
-	case "mech":
-		if _, err := privacy.Calibrate(value, 1, 0.1, 1); err != nil {
-			return err
-		}
-		next.mech = value
-	case "rule":
-		r, err := privacy.ParseRule(value)
-		if err != nil {
-			return err
-		}
-		next.rule = r
-	default:
-		x, err := viz.ParseNumber(ctl, value)
-		if err != nil {
-			return err
-		}
-		switch name {
-		case "eps":
-			next.eps = x
-		case "delta":
-			next.delta = x
-		case "n":
-			next.n = int(math.Round(x))
-		case "m":
-			next.m = int(math.Round(x))
-		case "radius":
-			next.radius = x
-		case "k":
-			next.k = int(math.Round(x))
-		case "slack":
-			next.slack = x
-		}
+	if err := next.form().Set(name, value); err != nil {
+		return err
 	}
 	next.recompute()
 	if next.err != nil {
-		return next.err // keep the last good state
+		return next.err
 	}
 	*c = next
 	return nil

@@ -132,7 +132,7 @@ func (s *DPSGD) rerun() {
 		return
 	}
 	s.base = optim.DPSGDResult{}
-	if s.baseline != "" {
+	if s.baseline != noBaseline {
 		q := p
 		q.Record, q.KeepValues = false, false
 		if s.base, _, err = optim.BaselineDPSGD(cancel.Never, s.baseline, 1, q, s.data, rng.New(s.seed), nil); err != nil {
@@ -188,97 +188,44 @@ func (s *DPSGD) risk(theta []float64) float64 {
 	return sum / float64(k)
 }
 
-// Controls declares the scene's inputs.
-func (s *DPSGD) Controls() []viz.Control {
-	return []viz.Control{
-		{Name: "n", Label: "users n", Kind: viz.Slider, Value: strconv.Itoa(s.n), Min: 20, Max: 1000, Step: 10, Log: true},
-		{Name: "m", Label: "items per user m", Kind: viz.Slider, Value: strconv.Itoa(s.m), Min: 1, Max: 50, Step: 1},
-		{Name: "share", Label: "outlying users' share", Kind: viz.Slider, Value: viz.FormatNumber(s.share), Min: 0, Max: 0.5, Step: 0.01},
-		{Name: "eps", Label: "ε", Kind: viz.Slider, Value: viz.FormatNumber(s.params.Eps), Min: 0.5, Max: 20, Log: true},
-		{Name: "steps", Label: "steps T", Kind: viz.Slider, Value: strconv.Itoa(s.params.Steps), Min: 10, Max: 500, Step: 10,
-			Help: fmt.Sprintf("Theorem 4.1 wants m²n² + mn√d = %.3g", float64(s.m*s.m*s.n*s.n)+float64(s.m*s.n)*math.Sqrt2)},
-		{Name: "eta", Label: "η ÷ the theorem's", Kind: viz.Slider, Value: viz.FormatNumber(s.etaX), Min: 0.01, Max: 100, Log: true},
-		{Name: "tau", Label: "τ ÷ the theorem's", Kind: viz.Slider, Value: viz.FormatNumber(s.tauX), Min: 0.001, Max: 10, Log: true,
-			Help: "below about 1/τ_theorem the users' gradients stop being concentrated: users are dropped, then the gate halts"},
-		{Name: "smoothing", Label: "randomized smoothing", Kind: viz.Toggle, Value: strconv.FormatBool(s.smooth),
-			Help: "off: plain subgradients of the non-smooth loss"},
-		{Name: "baseline", Label: "beside it", Kind: viz.Choice, Value: orDefault(s.baseline, "none"),
-			Choices: []string{"none", optim.BaselineUser, optim.BaselineItem}},
-		{Name: "mode", Label: "mode", Kind: viz.Choice, Value: s.params.Mode.String(),
-			Choices: []string{privacy.Paper.String(), privacy.Sound.String(), privacy.NonPrivate.String()}},
-		viz.SeedControl(s.seed),
+// noBaseline is the "beside it" choice that runs no baseline.
+const noBaseline = "none"
+
+// form binds the scene's inputs.
+func (s *DPSGD) form() viz.Form {
+	return viz.Form{
+		viz.Int(&s.n, viz.Control{Name: "n", Label: "users n", Kind: viz.Slider, Min: 20, Max: 1000, Step: 10, Log: true}),
+		viz.Int(&s.m, viz.Control{Name: "m", Label: "items per user m", Kind: viz.Slider, Min: 1, Max: 50}),
+		viz.Float(&s.share, viz.Control{Name: "share", Label: "outlying users' share", Kind: viz.Slider, Min: 0, Max: 0.5, Step: 0.01}),
+		viz.Float(&s.params.Eps, viz.Control{Name: "eps", Label: "ε", Kind: viz.Slider, Min: 0.5, Max: 20, Log: true}),
+		viz.Int(&s.params.Steps, viz.Control{Name: "steps", Label: "steps T", Kind: viz.Slider, Min: 10, Max: 500, Step: 10,
+			Help: fmt.Sprintf("Theorem 4.1 wants m²n² + mn√d = %.3g", float64(s.m*s.m*s.n*s.n)+float64(s.m*s.n)*math.Sqrt2)}),
+		viz.Float(&s.etaX, viz.Control{Name: "eta", Label: "η ÷ the theorem's", Kind: viz.Slider, Min: 0.01, Max: 100, Log: true}),
+		viz.Float(&s.tauX, viz.Control{Name: "tau", Label: "τ ÷ the theorem's", Kind: viz.Slider, Min: 0.001, Max: 10, Log: true,
+			Help: "below about 1/τ_theorem the users' gradients stop being concentrated: users are dropped, then the gate halts"}),
+		viz.Bool(&s.smooth, viz.Control{Name: "smoothing", Label: "randomized smoothing",
+			Help: "off: plain subgradients of the non-smooth loss"}),
+		viz.Choose(&s.baseline, viz.Control{Name: "baseline", Label: "beside it",
+			Choices: []string{noBaseline, optim.BaselineUser, optim.BaselineItem}}),
+		viz.Mode(&s.params.Mode, privacy.Paper, privacy.Sound, privacy.NonPrivate),
+		viz.Seed(&s.seed),
 	}
 }
 
-func orDefault(v, def string) string {
-	if v == "" {
-		return def
-	}
-	return v
-}
+// Controls declares the scene's inputs.
+func (s *DPSGD) Controls() []viz.Control { return s.form().Controls() }
 
 // Set changes one control; a value the run refuses leaves the lesson as it
 // was.
 func (s *DPSGD) Set(name, value string) error {
-	c, ok := findControl(s.Controls(), name)
-	if !ok {
-		return fmt.Errorf("no control %q in this lesson", name)
-	}
 	next := *s
-	regen := false
-	switch name {
-	case "smoothing":
-		on, err := strconv.ParseBool(value)
-		if err != nil {
-			on = !s.smooth
-		}
-		next.smooth = on
-	case "baseline":
-		switch value {
-		case "none":
-			next.baseline = ""
-		case optim.BaselineUser, optim.BaselineItem:
-			next.baseline = value
-		default:
-			return fmt.Errorf("beside it %q: choose none, %s or %s", value, optim.BaselineUser, optim.BaselineItem)
-		}
-	case "mode":
-		m, err := privacy.ParseMode(value)
-		if err != nil || m == privacy.Teaching {
-			return fmt.Errorf("mode %q: use paper, sound or non-private", value)
-		}
-		next.params.Mode = m
-	case viz.CtlSeed:
-		seed, err := viz.ParseSeed(value)
-		if err != nil {
-			return err
-		}
-		next.seed = seed
-	default:
-		x, err := viz.ParseNumber(c, value)
-		if err != nil {
-			return err
-		}
-		switch name {
-		case "n":
-			next.n, regen = int(math.Round(x)), true
-		case "m":
-			next.m, regen = int(math.Round(x)), true
-		case "share":
-			next.share, regen = x, true
-		case "eps":
-			next.params.Eps = x
-		case "steps":
-			next.params.Steps = int(math.Round(x))
-		case "eta":
-			next.etaX = x
-		case "tau":
-			next.tauX = x
-		}
+	if err := next.form().Set(name, value); err != nil {
+		return err
 	}
-	if regen {
+	switch name {
+	case "n", "m", "share":
 		next.regenerate()
-	} else {
+	default:
 		next.rerun()
 	}
 	if next.err != nil {
@@ -306,7 +253,7 @@ func (s *DPSGD) Readouts() []viz.Readout {
 	ex := s.risk(s.res.Theta) - s.risk(s.best)
 	r = append(r, viz.Readout{Name: "excess", Label: "excess risk of θ̂", Value: ex, Text: fmt.Sprintf("%.3g (the domain allows at most G·R = %g)", ex, 2*s.params.Radius),
 		Formula: "L(θ̂) − L(θ*), L the mean distance to the items"})
-	if s.baseline != "" && s.base.Theta != nil {
+	if s.baseline != noBaseline && s.base.Theta != nil {
 		bx := s.risk(s.base.Theta) - s.risk(s.best)
 		r = append(r, viz.Readout{Name: "baseline", Label: s.baseline, Value: bx,
 			Text: fmt.Sprintf("σ = %.3g per step, excess %.3g — %s", s.base.ORME.Sigma, bx, s.base.Guarantee.Note)})

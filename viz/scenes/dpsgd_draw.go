@@ -94,7 +94,7 @@ func (s *DPSGD) drawPaths(l *viz.List, k int) {
 		l.Polyline(pts, viz.Style{Stroke: col, Width: 1.2, Alpha: 0.8, Dashed: dashed})
 		l.Circle(pts[len(pts)-1], 4, viz.Style{Fill: col, Stroke: viz.Ink, Width: 1}, 0)
 	}
-	if s.baseline != "" && s.base.Iterates != nil {
+	if s.baseline != noBaseline && s.base.Iterates != nil {
 		path(s.base.Iterates, k, viz.Orange, true)
 	}
 	path(s.res.Iterates, k, viz.Blue, false)
@@ -114,7 +114,7 @@ func (s *DPSGD) drawPaths(l *viz.List, k int) {
 			theta []float64
 			col   viz.Colour
 		}{{s.res.Theta, viz.Blue}, {s.base.Theta, viz.Orange}} {
-			if r.theta == nil || (r.col == viz.Orange && s.baseline == "") {
+			if r.theta == nil || (r.col == viz.Orange && s.baseline == noBaseline) {
 				continue
 			}
 			p := c.ToScreen(r.theta[0], r.theta[1])

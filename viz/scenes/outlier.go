@@ -223,94 +223,48 @@ func (s *Outlier) keepDistance() (float64, int) {
 	return l1, diff
 }
 
-// Controls declares the scene's inputs.
-func (s *Outlier) Controls() []viz.Control {
-	return []viz.Control{
-		{Name: "preset", Label: "users", Kind: viz.Choice, Value: s.preset, Choices: presetNames(),
-			Help: "each preset shows one way the gate and the ramp behave"},
-		{Name: "n", Label: "users n", Kind: viz.Slider, Value: strconv.Itoa(s.n), Min: 4, Max: outlierMaxUsers, Step: 1},
-		{Name: "tau", Label: "τ", Kind: viz.Slider, Value: viz.FormatNumber(s.params.Tau), Min: 0.01, Max: 5, Log: true,
-			Help: "pairs within τ make the score; neighbours within 2τ the ramp"},
-		{Name: "eps", Label: "ε", Kind: viz.Slider, Value: viz.FormatNumber(s.params.Eps), Min: 0.1, Max: 20, Log: true},
-		{Name: "delta", Label: "δ", Kind: viz.Slider, Value: viz.FormatNumber(s.params.Delta), Min: 1e-10, Max: 0.5, Log: true},
-		{Name: "mode", Label: "constants", Kind: viz.Choice, Value: s.params.Mode.String(),
-			Choices: []string{privacy.Paper.String(), privacy.Sound.String(), privacy.NonPrivate.String()},
-			Help:    "paper: as printed; sound: the proof's constants corrected (spec §B-2)"},
-		{Name: "rings", Label: "every user's τ ring", Kind: viz.Toggle, Value: strconv.FormatBool(s.rings), Key: "g",
-			Help: "otherwise only the user under the pointer shows its τ and 2τ rings"},
-		{Name: "neighbour", Label: "neighbour", Kind: viz.Toggle, Value: strconv.FormatBool(s.nb), Key: "n",
-			Help: "drag one user in a copy: both keep ramps, ‖p − p′‖₁ against its bounds, and the coupled coins"},
-		viz.SeedControl(s.seed),
+// form binds the scene's inputs.
+func (s *Outlier) form() viz.Form {
+	return viz.Form{
+		viz.Choose(&s.preset, viz.Control{Name: "preset", Label: "users", Choices: presetNames(),
+			Help: "each preset shows one way the gate and the ramp behave"}),
+		viz.Int(&s.n, viz.Control{Name: "n", Label: "users n", Kind: viz.Slider, Min: 4, Max: outlierMaxUsers}),
+		viz.Float(&s.params.Tau, viz.Control{Name: "tau", Label: "τ", Kind: viz.Slider, Min: 0.01, Max: 5, Log: true,
+			Help: "pairs within τ make the score; neighbours within 2τ the ramp"}),
+		viz.Float(&s.params.Eps, viz.Control{Name: "eps", Label: "ε", Kind: viz.Slider, Min: 0.1, Max: 20, Log: true}),
+		viz.Float(&s.params.Delta, viz.Control{Name: "delta", Label: "δ", Kind: viz.Slider, Min: 1e-10, Max: 0.5, Log: true}),
+		viz.Mode(&s.params.Mode, privacy.Paper, privacy.Sound, privacy.NonPrivate).Labelled("constants").
+			Explained("paper: the constants as printed; sound: the proof's constants corrected"),
+		viz.Bool(&s.rings, viz.Control{Name: "rings", Label: "every user's τ ring", Key: "g",
+			Help: "otherwise only the user under the pointer shows its τ and 2τ rings"}),
+		viz.Bool(&s.nb, viz.Control{Name: "neighbour", Label: "neighbour", Key: "n",
+			Help: "drag one user in a copy: both keep ramps, ‖p − p′‖₁ against its bounds, and the coupled coins"}),
+		viz.Seed(&s.seed),
 	}
 }
+
+// Controls declares the scene's inputs.
+func (s *Outlier) Controls() []viz.Control { return s.form().Controls() }
 
 // Set changes one control; a value the run refuses leaves the lesson as it
 // was.
 func (s *Outlier) Set(name, value string) error {
-	c, ok := findControl(s.Controls(), name)
-	if !ok {
-		return fmt.Errorf("no control %q in this lesson", name)
-	}
 	next := *s
-	switch name {
-	case "preset":
-		i := slices.Index(presetNames(), value)
-		if i < 0 {
-			return fmt.Errorf("users %q: choose one of %v", value, presetNames())
-		}
-		next.load(outlierPresets()[i], 0)
-		next.params.Tau, next.params.Eps = outlierPresets()[i].tau, outlierPresets()[i].eps
-		next.rerun()
-	case "n":
-		x, err := viz.ParseNumber(c, value)
-		if err != nil {
-			return err
-		}
-		next.load(outlierPresets()[slices.Index(presetNames(), s.preset)], int(math.Round(x)))
-		next.rerun()
-	case "mode":
-		m, err := privacy.ParseMode(value)
-		if err != nil || m == privacy.Teaching {
-			return fmt.Errorf("constants %q: use paper, sound or non-private", value)
-		}
-		next.params.Mode = m
-		next.rerun()
-	case "rings":
-		on, err := strconv.ParseBool(value)
-		if err != nil {
-			on = !s.rings
-		}
-		s.rings = on
-		return nil
-	case "neighbour":
-		on, err := strconv.ParseBool(value)
-		if err != nil {
-			on = !s.nb
-		}
-		next.nb = on
-		next.rerun()
-	case viz.CtlSeed:
-		seed, err := viz.ParseSeed(value)
-		if err != nil {
-			return err
-		}
-		next.seed = seed
-		next.rerun()
-	default:
-		x, err := viz.ParseNumber(c, value)
-		if err != nil {
-			return err
-		}
-		switch name {
-		case "tau":
-			next.params.Tau = x
-		case "eps":
-			next.params.Eps = x
-		case "delta":
-			next.params.Delta = x
-		}
-		next.rerun()
+	if err := next.form().Set(name, value); err != nil {
+		return err
 	}
+	preset := outlierPresets()[slices.Index(presetNames(), next.preset)]
+	switch name {
+	case "rings":
+		*s = next // the drawing only
+		return nil
+	case "preset":
+		next.load(preset, 0)
+		next.params.Tau, next.params.Eps = preset.tau, preset.eps
+	case "n":
+		next.load(preset, next.n)
+	}
+	next.rerun()
 	if next.err != nil {
 		return next.err
 	}

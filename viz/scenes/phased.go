@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/uldplab/uldp/core/cancel"
@@ -126,82 +125,54 @@ func (s *Phased) rerun() {
 	s.player.Load(st)
 }
 
-// Controls declares the scene's inputs.
-func (s *Phased) Controls() []viz.Control {
+// form binds the scene's inputs.
+func (s *Phased) form() viz.Form {
 	names := make([]string, len(phasedAlgos()))
 	for i, a := range phasedAlgos() {
 		names[i] = a.name
 	}
-	return []viz.Control{
-		{Name: "algorithm", Label: "algorithm", Kind: viz.Choice, Value: s.algo.name, Choices: names,
+	return viz.Form{
+		viz.Custom(viz.Control{Name: "algorithm", Label: "algorithm", Kind: viz.Choice, Choices: names,
 			Help: "Paper A Algs. 3–6: ERM or SCO, with or without the strongly convex first stage"},
-		{Name: "eps", Label: "ε", Kind: viz.Slider, Value: viz.FormatNumber(s.params.Eps), Min: 0.1, Max: 20, Log: true},
-		{Name: "delta", Label: "δ", Kind: viz.Slider, Value: viz.FormatNumber(s.params.Delta), Min: 1e-10, Max: 0.1, Log: true},
-		{Name: "phases", Label: "phases T", Kind: viz.Slider, Value: strconv.Itoa(s.params.Phases), Min: 0, Max: 12, Step: 1,
-			Help: "0: the paper's count, ⌈log₂(nm)⌉ (ERM) or ⌈log₂(n/N₀)⌉ (SCO: the last batch keeps N₀ = 8κ users)"},
-		{Name: "lambda", Label: "λ ÷ the theorem's", Kind: viz.Slider, Value: viz.FormatNumber(s.lambdaX), Min: 0.01, Max: 1e6, Log: true,
-			Help: "larger λ: smaller balls, less noise, more bias"},
-		{Name: "spread", Label: "item spread", Kind: viz.Slider, Value: viz.FormatNumber(s.spread), Min: 0.0005, Max: 1, Log: true,
-			Help: "wider data: the certificate stops firing (items are clipped to the data radius R_X = 3)"},
-		{Name: "mode", Label: "mode", Kind: viz.Choice, Value: s.params.Mode.String(),
-			Choices: []string{privacy.Paper.String(), privacy.NonPrivate.String()}},
-		viz.SeedControl(s.seed),
+			func() string { return s.algo.name },
+			func(v string) error {
+				i := slices.Index(names, v)
+				if i < 0 {
+					return fmt.Errorf("algorithm %q: choose one of %s", v, strings.Join(names, ", "))
+				}
+				s.algo = phasedAlgos()[i]
+				// SCO's batches halve per phase: the paper's count keeps the
+				// last one big enough; ERM's (⌈log₂ nm⌉ = 15 here) would
+				// starve each phase of ε, so it gets the lesson's 4.
+				if s.algo.sco() {
+					s.params.Phases = 0
+				} else if s.params.Phases == 0 {
+					s.params.Phases = 4
+				}
+				return nil
+			}),
+		viz.Float(&s.params.Eps, viz.Control{Name: "eps", Label: "ε", Kind: viz.Slider, Min: 0.1, Max: 20, Log: true}),
+		viz.Float(&s.params.Delta, viz.Control{Name: "delta", Label: "δ", Kind: viz.Slider, Min: 1e-10, Max: 0.1, Log: true}),
+		viz.Int(&s.params.Phases, viz.Control{Name: "phases", Label: "phases T", Kind: viz.Slider, Min: 0, Max: 12,
+			Help: "0: the paper's count, ⌈log₂(nm)⌉ (ERM) or ⌈log₂(n/N₀)⌉ (SCO: the last batch keeps N₀ = 8κ users)"}),
+		viz.Float(&s.lambdaX, viz.Control{Name: "lambda", Label: "λ ÷ the theorem's", Kind: viz.Slider, Min: 0.01, Max: 1e6, Log: true,
+			Help: "larger λ: smaller balls, less noise, more bias"}),
+		viz.Float(&s.spread, viz.Control{Name: "spread", Label: "item spread", Kind: viz.Slider, Min: 0.0005, Max: 1, Log: true,
+			Help: "wider data: the certificate stops firing (items are clipped to the data radius R_X = 3)"}),
+		viz.Mode(&s.params.Mode, privacy.Paper, privacy.NonPrivate),
+		viz.Seed(&s.seed),
 	}
 }
 
-// Set changes one control.
+// Controls declares the scene's inputs.
+func (s *Phased) Controls() []viz.Control { return s.form().Controls() }
+
+// Set changes one control; on failure the scene keeps its last working run.
 func (s *Phased) Set(name, value string) error {
-	c, ok := findControl(s.Controls(), name)
-	if !ok {
-		return fmt.Errorf("no control %q in this lesson", name)
-	}
 	next := *s
-	switch name {
-	case "algorithm":
-		i := slices.IndexFunc(phasedAlgos(), func(a phasedAlgo) bool { return a.name == value })
-		if i < 0 {
-			return fmt.Errorf("algorithm %q: choose one of %v", value, c.Choices)
-		}
-		next.algo = phasedAlgos()[i]
-		// SCO's batches halve per phase: the paper's count keeps the last
-		// one big enough; ERM's (⌈log₂ nm⌉ = 15 here) would starve each
-		// phase of ε, so it gets the lesson's 4.
-		if next.algo.sco() {
-			next.params.Phases = 0
-		} else if next.params.Phases == 0 {
-			next.params.Phases = 4
-		}
-	case "mode":
-		m, err := privacy.ParseMode(value)
-		if err != nil || (m != privacy.Paper && m != privacy.NonPrivate) {
-			return fmt.Errorf("mode %q: this lesson runs paper or non-private", value)
-		}
-		next.params.Mode = m
-	case viz.CtlSeed:
-		seed, err := viz.ParseSeed(value)
-		if err != nil {
-			return err
-		}
-		next.seed = seed
-	default:
-		x, err := viz.ParseNumber(c, value)
-		if err != nil {
-			return err
-		}
-		switch name {
-		case "eps":
-			next.params.Eps = x
-		case "delta":
-			next.params.Delta = x
-		case "phases":
-			next.params.Phases = int(math.Round(x))
-		case "lambda":
-			next.lambdaX = x
-		case "spread":
-			next.spread = x
-		}
+	if err := next.form().Set(name, value); err != nil {
+		return err
 	}
-	// next is a copy: on failure the scene keeps its last working run.
 	next.regenerate()
 	if next.err != nil {
 		return next.err

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/privacy"
@@ -162,75 +161,42 @@ func (p *Playground) itemSens() float64 {
 
 func (p *Playground) userSens() float64 { return 2 * p.radius / float64(p.spec.N) }
 
-// Controls declares the scene's inputs.
-func (p *Playground) Controls() []viz.Control {
-	return []viz.Control{
-		{Name: "kind", Label: "data", Kind: viz.Choice, Value: p.spec.Kind, Choices: dataset.Kinds,
-			Help: "how items are drawn and dealt to users"},
-		{Name: "n", Label: "users n", Kind: viz.Slider, Value: strconv.Itoa(p.spec.N), Min: 2, Max: playMaxUsers, Step: 1, Log: true},
-		{Name: "m", Label: "items per user m", Kind: viz.Slider, Value: strconv.Itoa(p.spec.M), Min: 1, Max: playMaxItems, Step: 1},
-		{Name: "spread", Label: "item spread σ", Kind: viz.Slider, Value: viz.FormatNumber(p.spec.Spread), Min: 0.05, Max: 5, Log: true},
-		{Name: "radius", Label: "domain radius R", Kind: viz.Slider, Value: viz.FormatNumber(p.radius), Min: 0.5, Max: 100, Log: true,
-			Help: "the sensitivities assume every item lies within R of the mean"},
-		{Name: "trim", Label: "trim fraction", Kind: viz.Slider, Value: viz.FormatNumber(p.trim), Min: 0, Max: 0.45, Step: 0.05},
-		viz.SeedControl(p.seed),
-		{Name: "fit", Label: "fit the view to the data", Kind: viz.Button, Key: "f"},
+// form binds the scene's inputs.
+func (p *Playground) form() viz.Form {
+	return viz.Form{
+		viz.Choose(&p.spec.Kind, viz.Control{Name: "kind", Label: "data", Choices: dataset.Kinds,
+			Help: "how items are drawn and dealt to users"}),
+		viz.Int(&p.spec.N, viz.Control{Name: "n", Label: "users n", Kind: viz.Slider, Min: 2, Max: playMaxUsers, Log: true}),
+		viz.Int(&p.spec.M, viz.Control{Name: "m", Label: "items per user m", Kind: viz.Slider, Min: 1, Max: playMaxItems}),
+		viz.Float(&p.spec.Spread, viz.Control{Name: "spread", Label: "item spread σ", Kind: viz.Slider, Min: 0.05, Max: 5, Log: true}),
+		viz.Float(&p.radius, viz.Control{Name: "radius", Label: "domain radius R", Kind: viz.Slider, Min: 0.5, Max: 100, Log: true,
+			Help: "the sensitivities assume every item lies within R of the mean"}),
+		viz.Float(&p.trim, viz.Control{Name: "trim", Label: "trim fraction", Kind: viz.Slider, Min: 0, Max: 0.45, Step: 0.05}),
+		viz.Seed(&p.seed),
+		viz.Action(viz.Control{Name: "fit", Label: "fit the view to the data", Key: "f"}, func() error { p.fitted = false; return nil }),
 	}
 }
 
-// Set changes one control.
+// Controls declares the scene's inputs.
+func (p *Playground) Controls() []viz.Control { return p.form().Controls() }
+
+// Set changes one control; a value the lesson refuses leaves it as it was.
 func (p *Playground) Set(name, value string) error {
-	c, ok := findControl(p.Controls(), name)
-	if !ok {
-		return fmt.Errorf("no control %q in this lesson", name)
+	next := *p
+	if err := next.form().Set(name, value); err != nil {
+		return err
 	}
 	switch name {
-	case "kind":
-		spec := p.spec
-		spec.Kind = value
-		if err := spec.Validate(); err != nil {
-			return err
-		}
-		p.spec = spec
-	case "n", "m":
-		x, err := viz.ParseNumber(c, value)
-		if err != nil {
-			return err
-		}
-		if name == "n" {
-			p.spec.N = int(math.Round(x))
-		} else {
-			p.spec.M = int(math.Round(x))
-		}
-	case "spread":
-		x, err := viz.ParseNumber(c, value)
-		if err != nil {
-			return err
-		}
-		p.spec.Spread = x
 	case "radius", "trim":
-		x, err := viz.ParseNumber(c, value)
-		if err != nil {
-			return err
-		}
-		if name == "radius" {
-			p.radius = x
-		} else {
-			p.trim = x
-		}
-		p.updateSummary()
-		return nil
-	case viz.CtlSeed:
-		s, err := viz.ParseSeed(value)
-		if err != nil {
-			return err
-		}
-		p.seed = s
+		next.updateSummary()
 	case "fit":
-		p.fitted = false
-		return nil
+	default:
+		if err := next.regenerate(); err != nil {
+			return err
+		}
 	}
-	return p.regenerate()
+	*p = next
+	return nil
 }
 
 // Readouts lists the numbers the lesson talks about.

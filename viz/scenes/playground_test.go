@@ -176,7 +176,8 @@ func TestPlaygroundRejectsBadValues(t *testing.T) {
 	a, p := newPlayground(t)
 	for _, c := range [][3]string{
 		{"n", "0", "outside"}, {"n", "1e9", "outside"}, {"m", "NaN", "not a number"},
-		{"spread", "-1", "outside"}, {"kind", "uniform", "use one of"}, {"trim", "0.5", "outside"},
+		{"spread", "-1", "outside"}, {"kind", "uniform", "choose gaussian, clusters"}, {"trim", "0.5", "outside"},
+		{"n", "20.66", "whole number"},
 	} {
 		err := a.Set(c[0], c[1])
 		if err == nil || !strings.Contains(err.Error(), c[2]) {

@@ -3,6 +3,7 @@ package scenes
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -108,92 +109,67 @@ func (s *Stability) rerun() {
 	}
 }
 
-// Controls declares the scene's inputs.
-func (s *Stability) Controls() []viz.Control {
-	vs := make([]string, len(s.values))
-	for i, v := range s.values {
-		vs[i] = viz.FormatNumber(v)
-	}
-	return []viz.Control{
-		{Name: "eps", Label: "ε", Kind: viz.Slider, Value: viz.FormatNumber(s.params.Eps), Min: 2.4, Max: 20, Log: true,
-			Help: "κ = 3 (exact search possible) needs ε ≥ 2.35 at δ ≤ 1/2"},
-		{Name: "delta", Label: "δ", Kind: viz.Slider, Value: viz.FormatNumber(s.params.Delta), Min: 1e-4, Max: 0.5, Log: true},
-		{Name: "sens", Label: "target Δ", Kind: viz.Slider, Value: viz.FormatNumber(s.params.Sens), Min: 0.001, Max: 10, Log: true,
-			Help: "the deletion sensitivity the noise is calibrated to"},
-		{Name: "values", Label: "user values", Kind: viz.TextField, Value: strings.Join(vs, ","),
+// form binds the scene's inputs.
+func (s *Stability) form() viz.Form {
+	return viz.Form{
+		viz.Float(&s.params.Eps, viz.Control{Name: "eps", Label: "ε", Kind: viz.Slider, Min: 2.4, Max: 20, Log: true,
+			Help: "κ = 3 (exact search possible) needs ε ≥ 2.35 at δ ≤ 1/2"}),
+		viz.Float(&s.params.Delta, viz.Control{Name: "delta", Label: "δ", Kind: viz.Slider, Min: 1e-4, Max: 0.5, Log: true}),
+		viz.Float(&s.params.Sens, viz.Control{Name: "sens", Label: "target Δ", Kind: viz.Slider, Min: 0.001, Max: 10, Log: true,
+			Help: "the deletion sensitivity the noise is calibrated to"}),
+		viz.Custom(viz.Control{Name: "values", Label: "user values", Kind: viz.TextField,
 			Help: fmt.Sprintf("one number per user, up to %d; or drag the users", stabilityMaxUsers)},
-		viz.SeedControl(s.streams.Seed()),
-		{Name: "lens", Label: "neighbour lens", Kind: viz.Toggle, Value: strconv.FormatBool(s.lens), Key: "l",
-			Help: "a copy of the data in which you may move one user: both output laws and the exact δ(ε)"},
-		{Name: "reroll-r1", Label: "re-draw R1 only", Kind: viz.Button, Help: "new TDLap draw, same Gaussian noise"},
-		{Name: "reroll-noise", Label: "re-draw the noise only", Kind: viz.Button, Help: "new Gaussian draw, same R1"},
+			func() string {
+				vs := make([]string, len(s.values))
+				for i, v := range s.values {
+					vs[i] = viz.FormatNumber(v)
+				}
+				return strings.Join(vs, ",")
+			},
+			func(v string) error {
+				vs, err := parseValues(v)
+				if err == nil {
+					s.values, s.neighbour = vs, slices.Clone(vs)
+				}
+				return err
+			}),
+		viz.StreamsSeed(&s.streams),
+		viz.Bool(&s.lens, viz.Control{Name: "lens", Label: "neighbour lens", Key: "l",
+			Help: "a copy of the data in which you may move one user: both output laws and the exact δ(ε)"}),
+		viz.Action(viz.Control{Name: "reroll-r1", Label: "re-draw R1 only", Help: "new TDLap draw, same Gaussian noise"},
+			func() error { s.streams.Reroll(rng.TDLap); return nil }),
+		viz.Action(viz.Control{Name: "reroll-noise", Label: "re-draw the noise only", Help: "new Gaussian draw, same R1"},
+			func() error { s.streams.Reroll(rng.Gauss); return nil }),
 	}
 }
 
-// Set changes one control.
+// Controls declares the scene's inputs.
+func (s *Stability) Controls() []viz.Control { return s.form().Controls() }
+
+// Set changes one control; settings the exact search cannot run leave the
+// lesson as it was.
 func (s *Stability) Set(name, value string) error {
-	c, ok := findControl(s.Controls(), name)
-	if !ok {
-		return fmt.Errorf("no control %q in this lesson", name)
+	next := *s
+	if err := next.form().Set(name, value); err != nil {
+		return err
 	}
-	switch name {
-	case "eps", "delta", "sens":
-		x, err := viz.ParseNumber(c, value)
-		if err != nil {
-			return err
-		}
-		p := s.params
-		switch name {
-		case "eps":
-			p.Eps = x
-		case "delta":
-			p.Delta = x
-		default:
-			p.Sens = x
-		}
-		cal, err := p.DelCalibration()
-		if err != nil {
-			return err
-		}
-		if len(s.values) < 4*cal.Kappa+2 {
-			return fmt.Errorf("at these ε, δ κ = %d, and %d users are fewer than 4κ+2 = %d: raise ε or δ", cal.Kappa, len(s.values), 4*cal.Kappa+2)
-		}
-		if 4*cal.Kappa > 16 {
-			return fmt.Errorf("at these ε, δ κ = %d: the exact search over %d deletions is too slow to drag; raise ε or δ", cal.Kappa, 4*cal.Kappa)
-		}
-		s.params = p
-	case "values":
-		vs, err := parseValues(value)
-		if err != nil {
-			return err
-		}
-		cal, _ := s.params.DelCalibration()
-		if len(vs) < 4*cal.Kappa+2 {
-			return fmt.Errorf("%d users: κ = %d needs at least 4κ+2 = %d", len(vs), cal.Kappa, 4*cal.Kappa+2)
-		}
-		s.values = vs
-		s.neighbour = append([]float64(nil), vs...)
-	case viz.CtlSeed:
-		seed, err := viz.ParseSeed(value)
-		if err != nil {
-			return err
-		}
-		s.streams = rng.New(seed)
-	case "lens":
-		on, err := strconv.ParseBool(value)
-		if err != nil {
-			on = !s.lens // a button press toggles
-		}
-		s.lens = on
-		if len(s.neighbour) != len(s.values) {
-			s.neighbour = append([]float64(nil), s.values...)
-		}
-	case "reroll-r1":
-		s.streams.Reroll(rng.TDLap)
-	case "reroll-noise":
-		s.streams.Reroll(rng.Gauss)
+	cal, err := next.params.DelCalibration()
+	if err != nil {
+		return err
 	}
-	s.rerun()
+	switch need := 4*cal.Kappa + 2; {
+	case len(next.values) < need && name == "values":
+		return fmt.Errorf("%d users: κ = %d needs at least 4κ+2 = %d", len(next.values), cal.Kappa, need)
+	case len(next.values) < need:
+		return fmt.Errorf("at these ε, δ κ = %d, and %d users are fewer than 4κ+2 = %d: raise ε or δ", cal.Kappa, len(next.values), need)
+	case 4*cal.Kappa > 16:
+		return fmt.Errorf("at these ε, δ κ = %d: the exact search over %d deletions is too slow to drag; raise ε or δ", cal.Kappa, 4*cal.Kappa)
+	}
+	if len(next.neighbour) != len(next.values) {
+		next.neighbour = slices.Clone(next.values)
+	}
+	next.rerun()
+	*s = next
 	return nil
 }
 
