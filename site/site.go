@@ -17,12 +17,19 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/uldplab/uldp/viz/prose"
 )
 
 //go:embed static
 var static embed.FS
+
+// errataPage is the errata page's frame; the entries come from package
+// prose, which the desktop app shows too.
+//
+//go:embed errata.html
+var errataPage string
 
 // Files returns the site's files, rooted at the site's top directory: the
 // embedded static directory, and the lessons' text as lessons/NAME.html
@@ -32,8 +39,39 @@ func Files() fs.FS {
 	if err != nil {
 		panic(err) // the embed directive guarantees the directory exists
 	}
-	return union{sub, prose.Files()}
+	page := strings.Replace(errataPage, "<!-- errata -->", string(prose.Errata()), 1)
+	return union{sub, file{name: "errata.html", data: []byte(page)}, prose.Files()}
 }
+
+// file is a file system holding one file.
+type file struct {
+	name string
+	data []byte
+}
+
+func (f file) Open(name string) (fs.File, error) {
+	if name != f.name {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return &openFile{f: f, r: bytes.NewReader(f.data)}, nil
+}
+
+type openFile struct {
+	f file
+	r *bytes.Reader
+}
+
+func (o *openFile) Read(p []byte) (int, error) { return o.r.Read(p) }
+func (o *openFile) Close() error               { return nil }
+func (o *openFile) Stat() (fs.FileInfo, error) { return o, nil }
+
+// The open file is its own FileInfo.
+func (o *openFile) Name() string       { return o.f.name }
+func (o *openFile) Size() int64        { return int64(len(o.f.data)) }
+func (o *openFile) Mode() fs.FileMode  { return 0o444 }
+func (o *openFile) ModTime() time.Time { return time.Time{} }
+func (o *openFile) IsDir() bool        { return false }
+func (o *openFile) Sys() any           { return nil }
 
 // union opens a name in the first file system that has it.
 type union []fs.FS

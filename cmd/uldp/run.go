@@ -57,7 +57,7 @@ func (d *mechFlags) register(fs flagSet) {
 	fs.Float64Var(&d.mu, "mu", 1, "optimisers: the squared loss (μ/2)‖θ − x‖²")
 	fs.Float64Var(&d.rk, "rk", 0, "optimisers: radius of the domain 𝒦 = B(0, R_K)")
 	fs.Float64Var(&d.rx, "rx", 0, "optimisers: radius of the data, every item in B(0, R_X)")
-	fs.StringVar(&d.sensRule, "sens-rule", mech.DeltaPaper, "optimisers: SCOutputPert's Δ, paper or corollary (spec erratum A4)")
+	fs.StringVar(&d.sensRule, "sens-rule", mech.DeltaPaper, "optimisers: SCOutputPert's Δ, paper or corollary (erratum A4)")
 	fs.StringVar(&d.loss, "loss", mech.LossSquared, "optimisers: squared ((μ/2)‖θ − x‖² on B(0, R_K)) or absolute (1-D |θ − x|, the private median)")
 	fs.Float64Var(&d.lambda, "lambda", 0, "phased algorithms: λ (default: the theorem's)")
 	fs.IntVar(&d.phases, "phases", 0, "phased algorithms: number of phases (default: the paper's)")

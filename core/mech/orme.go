@@ -168,7 +168,7 @@ func (c ORMECalibration) Guarantee() privacy.Guarantee {
 		return privacy.Guarantee{Eps: math.Inf(1), Mode: p.Mode, Note: "non-private: the gate always passes and no noise is added"}
 	case privacy.Sound:
 		return privacy.Guarantee{Eps: p.Eps, Delta: p.Delta, Mode: p.Mode,
-			Note: "Paper B Thm 3.2's proof with the constants corrected (spec §B-2, errata A13–A16)",
+			Note: "Paper B Thm 3.2's proof with the constants corrected (errata A13–A16)",
 			Preconditions: []privacy.Precondition{
 				privacy.Require("n > 7.5(b₁ + b₂)·ln((T+1)/ζ′)", float64(c.N), privacy.Above, c.NeedUsers),
 				privacy.Require("n ≥ 4", float64(c.N), privacy.AtLeast, 4),

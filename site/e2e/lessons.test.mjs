@@ -502,6 +502,90 @@ test("Audit lab: a broken variant is caught exactly and by sampling; drags keep 
   await page.close();
 });
 
+// Text a student reads, in the prose and in the panel: every mention of an
+// erratum is a link to its entry; nothing cites the team's spec.
+async function errataLinks(page) {
+  return page.evaluate(() => {
+    const bad = [];
+    for (const root of [document.getElementById("prose"), document.querySelector(".panel"), document.getElementById("status")]) {
+      const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+      for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+        if (/\bspec\b|§/.test(n.data)) bad.push(`cites the spec: ${n.data.trim().slice(0, 80)}`);
+        for (const m of n.data.matchAll(/errat(?:um|a) A(\d+)/g)) {
+          const a = n.parentElement.closest("a");
+          if (!a || a.getAttribute("href") !== `errata.html#a${m[1]}`) bad.push(`not a link: ${m[0]} in ${n.data.trim().slice(0, 80)}`);
+        }
+      }
+    }
+    return bad;
+  });
+}
+
+test("Errata and words: links to the errata page, no spec citations, no stale status, each lesson's own keys", async () => {
+  const { page, errors } = await open("#scene=phased-erm");
+  const menu = (await (await fetch(base + "lessons.json")).json()).lessons.map((l) => l.name);
+  await page.locator("#figure").focus();
+  for (let i = 0; i < 3; i++) await page.keyboard.press("ArrowRight");
+  const phased = await status(page);
+  assert.match(phased, /phase 1/);
+  for (const [i, name] of menu.entries()) {
+    // From lesson 7's status line to lesson i + 1: the line is that
+    // lesson's own, never lesson 7's.
+    await page.keyboard.press("7");
+    await lesson(page, "phased-erm");
+    await page.locator("#figure").focus();
+    await page.keyboard.press("r");
+    for (let k = 0; k < 3; k++) await page.keyboard.press("ArrowRight");
+    assert.equal(await status(page), phased);
+    await page.keyboard.press(String(i + 1));
+    await lesson(page, name);
+    await page.waitForFunction((n) => document.querySelector("#prose h2") && document.body.dataset.lesson === n, name);
+    if (name !== "phased-erm") assert.notEqual(await status(page), phased, `${name} kept lesson 7's status`);
+    assert.deepEqual(await errataLinks(page), [], name);
+    // The keys legend lists this lesson's keys and the real lesson count.
+    const keys = await page.textContent("#keys");
+    assert.match(keys, new RegExp(`1–${menu.length} lessons`));
+    const stepped = await page.evaluate(() => document.querySelector("#stepper button") !== null);
+    assert.equal(keys.includes("→"), stepped, `${name}: keys "${keys}"`);
+    await page.locator("#figure").focus();
+  }
+  // The same lesson through the address bar: back at step 0, no old status.
+  await page.keyboard.press("7");
+  await lesson(page, "phased-erm");
+  await page.evaluate(() => { location.hash = "#scene=phased-erm&seed=2"; });
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get("seed") === "2");
+  await page.waitForFunction((old) => document.getElementById("status").textContent !== old, phased);
+  // The errata page: an entry per erratum, reached from a lesson's link.
+  await page.keyboard.press("5");
+  await lesson(page, "outlier-removal");
+  await prose(page, /erratum A15/);
+  await Promise.all([page.waitForURL(/errata\.html#a15$/), page.click("#prose a[href='errata.html#a15']")]);
+  assert.match(await page.textContent("#a15"), /Lemma 3\.3/);
+  assert.ok(await page.evaluate(() => document.querySelectorAll("h3[id^=a]").length >= 15));
+  await page.screenshot({ path: shots + "errata.png" });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("an uncertified claim says what it means and offers sound mode; counts stay whole", async () => {
+  const { page, errors } = await open("#scene=outlier-removal");
+  assert.match(await page.textContent("#guarantee"), /NOT certified[\s\S]*Paper mode runs the constants as the paper prints them/);
+  await page.click("#use-sound");
+  await page.waitForFunction(() => document.getElementById("ctl-mode").value === "sound");
+  assert.equal(await page.isVisible("#use-sound"), false);
+  // A log slider over a count gives whole numbers wherever it stops.
+  await page.goto(base + "#scene=user-level");
+  await page.waitForSelector("body[data-lesson=user-level]");
+  for (const v of ["137", "503", "999"]) {
+    await page.evaluate((x) => { const el = document.getElementById("ctl-n"); el.value = x; el.dispatchEvent(new Event("input")); }, v);
+    const n = await page.inputValue("input[aria-label='users n value']");
+    assert.match(n, /^\d+$/, `slider at ${v} gave n = ${n}`);
+    assert.equal((await state(page)).get("n"), n);
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("shared links restore the view", async () => {
   const { page } = await open("#scene=abovethreshold&eps=2&queries=20,20,1&seed=5&threshold=10");
   await page.click("#ctl-end");

@@ -103,6 +103,13 @@ async function start(name, state) {
   }
   let instance;
   const go = new Go();
+  // A module that exits with a Go timer pending would later resume a dead
+  // program ("Go program has already exited"): wasm_exec.js does not clear
+  // its timeouts on exit (golang/go#72797), so the page does.
+  go.exit = () => {
+    for (const t of go._scheduledTimeouts.values()) clearTimeout(t);
+    go._scheduledTimeouts.clear();
+  };
   try {
     const mod = await compile(entry);
     if (mine !== switching) return; // the reader has moved on
@@ -473,11 +480,29 @@ function buildControl(c) {
   }
   if (c.help) {
     const help = document.createElement("div");
-    help.className = "help"; help.textContent = c.help;
+    help.className = "help"; withErrata(help, c.help);
     row.append(help);
   }
   inputs.set(c.name, { control: c, el, number });
   return row;
+}
+
+// syncKeys lists the keys this lesson answers to: its controls' shortcuts,
+// then the lesson numbers.
+function syncKeys() {
+  const parts = ["Keys: "];
+  const sep = () => { if (parts.length > 1) parts.push(" · "); };
+  for (const c of controls) {
+    if (!c.key || (c.kind !== "button" && c.kind !== "toggle")) continue;
+    sep();
+    const k = document.createElement("kbd"); k.textContent = keyLabel(c.key);
+    parts.push(k, " " + c.label.toLowerCase());
+  }
+  sep();
+  const first = document.createElement("kbd"), last = document.createElement("kbd");
+  first.textContent = "1"; last.textContent = String(menu.length);
+  parts.push(first, "–", last, " lessons");
+  $("keys").replaceChildren(...parts);
 }
 
 // The engine sends the panel's parts only when they changed (null otherwise);
@@ -491,6 +516,7 @@ function syncPanel(settle) {
   if (key !== builtFor) {
     builtFor = key;
     syncExports();
+    syncKeys();
     inputs.clear();
     $("stepper").replaceChildren();
     $("controls").replaceChildren();
@@ -546,6 +572,23 @@ function syncURL(state, settle) {
   else if (!urlTimer) urlTimer = setTimeout(writeURL, wait);
 }
 
+// withErrata fills el with text, each mention of an erratum ("erratum
+// A13", "errata A1, A2", "errata A13–A16") a link to its entry on the
+// errata page.
+const ERRATUM = /errat(?:um|a) A(\d+)(?:(?:, |–| and )A\d+)*/g;
+function withErrata(el, text) {
+  el.replaceChildren();
+  let last = 0;
+  for (const m of text.matchAll(ERRATUM)) {
+    el.append(text.slice(last, m.index));
+    const a = document.createElement("a");
+    a.href = `errata.html#a${m[1]}`; a.className = "erratum"; a.textContent = m[0];
+    el.append(a);
+    last = m.index + m[0].length;
+  }
+  el.append(text.slice(last));
+}
+
 // The panel is rebuilt only when its content changed: during playback most
 // frames change the figure and a readout or two, never the guarantee.
 function syncReadouts(force) {
@@ -553,19 +596,21 @@ function syncReadouts(force) {
   if (!buf) return;
   const list = $("readouts");
   list.replaceChildren();
+  let status = ""; // a lesson or step without a status line shows none
   for (const r of new Wire(buf).list(readReadout)) {
-    if (r.name === "status") { $("status").textContent = r.text; continue; }
+    if (r.name === "status") { status = r.text; continue; }
     const dt = document.createElement("dt"); dt.textContent = r.label;
-    const dd = document.createElement("dd"); dd.textContent = r.text;
+    const dd = document.createElement("dd"); withErrata(dd, r.text);
     dd.dataset.name = r.name;
     if (r.warn) dd.className = "warn";
     if (r.formula) {
       const f = document.createElement("div");
-      f.className = "formula"; f.textContent = r.formula;
+      f.className = "formula"; withErrata(f, r.formula);
       dd.append(f);
     }
     list.append(dt, dd);
   }
+  $("status").textContent = status;
 }
 
 function syncGuarantee(force) {
@@ -586,20 +631,43 @@ function syncGuarantee(force) {
   }
   box.append(claim);
   const mode = document.createElement("div");
-  mode.textContent = `mode: ${g.mode}` + (g.note ? ` · ${g.note}` : "");
+  withErrata(mode, `mode: ${g.mode}` + (g.note ? ` · ${g.note}` : ""));
   box.append(mode);
+  if (g.eps !== null && !g.certified) box.append(notCertified(g));
   if (g.preconditions.length) {
     const ul = document.createElement("ul");
     for (const p of g.preconditions) {
       const li = document.createElement("li");
-      li.textContent = p.op === "holds"
+      withErrata(li, p.op === "holds"
         ? `${p.what} — ${p.met ? "holds" : "does NOT hold"}`
-        : `${p.what}: ${fmt(p.have)} ${p.op} ${fmt(p.need)} — ${p.met ? "met" : "NOT met"}`;
+        : `${p.what}: ${fmt(p.have)} ${p.op} ${fmt(p.need)} — ${p.met ? "met" : "NOT met"}`);
       if (!p.met) li.className = "unmet";
       ul.append(li);
     }
     box.append(ul);
   }
+}
+
+// notCertified says what an uncertified claim means, so it does not read as
+// "broken", and offers sound mode where the lesson has it.
+function notCertified(g) {
+  const why = document.createElement("p");
+  why.className = "why";
+  const errata = document.createElement("a");
+  errata.href = "errata.html"; errata.textContent = "the errata";
+  why.append(g.mode === "paper"
+    ? "Paper mode runs the constants as the paper prints them. The algorithm works, but the proof of this claim does not cover the run: the lines marked NOT say why, and "
+    : "The algorithm runs, but the proof of this claim does not cover these settings: the lines marked NOT say why, and ",
+  errata, " explain the papers' gaps.");
+  const modes = controls.find((c) => c.name === "mode");
+  if (g.mode === "paper" && modes?.choices.includes("sound")) {
+    const b = document.createElement("button");
+    b.type = "button"; b.id = "use-sound"; b.textContent = "Use sound mode";
+    b.title = "the same algorithm with constants its corrected proof supports";
+    b.addEventListener("click", () => { call("set", "mode", "sound"); refresh(false, true); });
+    why.append(" ", b);
+  }
+  return why;
 }
 
 const fmt = (x) => (typeof x === "number" ? Number(x.toPrecision(4)).toString() : String(x));

@@ -102,7 +102,7 @@ func (g *Game) Update() error {
 		g.msg = note{}
 	}
 	fig := FigureRect(g.w, g.h)
-	g.widgets, g.content = layout(g.app, fig.Max.X, g.w-fig.Max.X, g.scroll, g.msg, g.read.open, g.paint.width)
+	g.widgets, g.content = layout(g.app, fig.Max.X, g.w-fig.Max.X, g.scroll, g.msg, g.read.shown(), g.paint.width)
 	g.app.Tick(1 / float64(ebiten.TPS()))
 	g.keys()
 	g.mouse(fig)
@@ -156,8 +156,16 @@ func (g *Game) keys() {
 
 // toggleText shows the lesson's text in the figure's place, or the figure
 // again.
-func (g *Game) toggleText() {
-	g.read.open = !g.read.open
+func (g *Game) toggleText() { g.showText(false) }
+
+// showText shows the lesson's text or the errata in the figure's place; a
+// second press of the same shows the figure again.
+func (g *Game) showText(errata bool) {
+	if g.read.open && g.read.errata == errata {
+		g.read.open = false
+	} else {
+		g.read.open, g.read.errata, g.read.scroll = true, errata, 0
+	}
 	g.read.drawn = ""
 	g.app.Invalidate()
 }
@@ -275,7 +283,9 @@ func (g *Game) click(x, y int) {
 		}
 		switch w.kind {
 		case "read":
-			g.toggleText()
+			g.showText(false)
+		case "errata":
+			g.showText(true)
 		case "tab":
 			g.report(g.app.Switch(w.scene))
 		case "button":

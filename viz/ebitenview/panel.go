@@ -41,6 +41,15 @@ const (
 	labelW = 112
 )
 
+// reading is what the figure's place shows.
+type reading uint8
+
+const (
+	figureShown reading = iota
+	lessonText
+	errataText
+)
+
 // note is a message in the panel: an error (Vermillion) or news such as a
 // saved screenshot.
 type note struct {
@@ -52,7 +61,7 @@ type note struct {
 // scrolled by scroll pixels, and returns them with the height of all of
 // them unscrolled. Draw and input use the same layout, so what is clicked
 // is what was drawn. Text is wrapped and labels placed by measured width.
-func layout(a *viz.App, x0, w, scroll int, msg note, reading bool, width measurer) ([]widget, int) {
+func layout(a *viz.App, x0, w, scroll int, msg note, shown reading, width measurer) ([]widget, int) {
 	var out []widget
 	y := 8 - scroll
 	add := func(h int, wd widget) {
@@ -65,11 +74,18 @@ func layout(a *viz.App, x0, w, scroll int, msg note, reading bool, width measure
 			add(int(size)+4, widget{kind: "label", text: line, col: c, size: size})
 		}
 	}
-	read := "Lesson text (H)"
-	if reading {
+	read, errata := "Lesson text (H)", "Errata"
+	switch shown {
+	case lessonText:
 		read = "Back to the figure (H)"
+	case errataText:
+		errata = "Back to the figure"
 	}
-	add(rowH, widget{kind: "read", text: read})
+	half := (w - 2*padX - 4) / 2
+	out = append(out,
+		widget{r: image.Rect(x0+padX, y, x0+padX+half, y+rowH), kind: "read", text: read},
+		widget{r: image.Rect(x0+padX+half+4, y, x0+w-padX, y+rowH), kind: "errata", text: errata})
+	y += rowH + 6
 	for i, info := range a.Scenes() {
 		add(rowH-2, widget{kind: "tab", scene: i, text: fmt.Sprintf("%d %s", i+1, info.Title)})
 	}
@@ -217,7 +233,7 @@ func (g *Game) drawPanel(dst *ebiten.Image, ws []widget, dx int) {
 		switch w.kind {
 		case "label":
 			p.text(dst, w.text, float64(w.r.Min.X), mid(w.r), w.size, w.col, viz.Left)
-		case "read":
+		case "read", "errata":
 			box(w.r, rgba(viz.Paper, 1), rgba(viz.Blue, 1))
 			p.text(dst, w.text, float64(w.r.Min.X+w.r.Max.X)/2, mid(w.r), 14, rgba(viz.Blue, 1), viz.Centre)
 		case "tab":

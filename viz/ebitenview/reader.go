@@ -15,6 +15,7 @@ import (
 // same text the web page shows beside its figure, from package prose.
 type reader struct {
 	open   bool
+	errata bool // the papers' errata instead of the lesson's text
 	scroll int
 	lines  []textLine
 	height int    // of all the lines, in pixels
@@ -36,15 +37,22 @@ const (
 	readMaxW   = 760 // a comfortable line length
 )
 
-// layout wraps the lesson's text to the figure's width w (only when the
-// lesson or the width changed).
+// layout wraps the lesson's text, or the errata, to the figure's width w
+// (only when what is shown or the width changed).
 func (r *reader) layout(name string, w int, width measurer) {
+	var blocks []prose.Block
+	var err error
+	if r.errata {
+		name = "errata"
+		blocks, err = prose.ErrataBlocks()
+	} else {
+		blocks, err = prose.Blocks(name)
+	}
 	key := name + "/" + strconv.Itoa(w)
 	if key == r.key {
 		return
 	}
 	r.key, r.lines, r.drawn = key, nil, ""
-	blocks, err := prose.Blocks(name)
 	if err != nil {
 		blocks = []prose.Block{{Kind: prose.Para, Text: err.Error()}}
 	}
@@ -72,6 +80,17 @@ func (r *reader) layout(name string, w int, width measurer) {
 		y += lh / 2
 	}
 	r.height = y + readMargin
+}
+
+// shown says what the reader puts in the figure's place.
+func (r *reader) shown() reading {
+	switch {
+	case !r.open:
+		return figureShown
+	case r.errata:
+		return errataText
+	}
+	return lessonText
 }
 
 // clamp keeps the scroll within the text for a view h pixels tall.

@@ -12,11 +12,30 @@ import (
 	"unicode"
 )
 
-//go:embed lessons/*.html
+//go:embed lessons/*.html errata.html
 var files embed.FS
 
-// Files returns the fragments, named lessons/NAME.html.
+// Files returns the fragments: lessons/NAME.html, and errata.html (the
+// papers' errata, the entries' anchors a1, a2, …).
 func Files() fs.FS { return files }
+
+// Errata returns the errata fragment.
+func Errata() []byte {
+	b, err := files.ReadFile("errata.html")
+	if err != nil {
+		panic(err) // embedded above
+	}
+	return b
+}
+
+// ErrataBlocks returns the errata as blocks.
+func ErrataBlocks() ([]Block, error) {
+	blocks, err := Parse(string(Errata()))
+	if err != nil {
+		return nil, fmt.Errorf("errata: %w", err)
+	}
+	return blocks, nil
+}
 
 // HTML returns the fragment of the lesson called name ("dp-sgd").
 func HTML(name string) ([]byte, error) {

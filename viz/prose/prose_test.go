@@ -90,3 +90,49 @@ func TestParseRefuses(t *testing.T) {
 		}
 	}
 }
+
+// mention is a reference to an erratum in text: "erratum A13", "errata
+// A1, A2", "errata A13–A16".
+var mention = regexp.MustCompile(`errat(?:um|a) A(\d+)`)
+
+// The errata parse for the desktop, every entry has an anchor, and every
+// lesson that mentions an erratum links it to an entry that exists; no text
+// cites the team's spec (students do not have it).
+func TestErrataAndTheirLinks(t *testing.T) {
+	if blocks, err := ErrataBlocks(); err != nil || len(blocks) < 20 {
+		t.Fatalf("errata: %d blocks, %v", len(blocks), err)
+	}
+	errata := string(Errata())
+	anchors := map[string]bool{}
+	for _, m := range regexp.MustCompile(`<h3 id="a(\d+)">A(\d+) · `).FindAllStringSubmatch(errata, -1) {
+		if m[1] != m[2] {
+			t.Errorf("entry A%s has anchor a%s", m[2], m[1])
+		}
+		anchors[m[1]] = true
+	}
+	if len(anchors) < 15 {
+		t.Fatalf("only %d errata entries with anchors", len(anchors))
+	}
+	citesSpec := regexp.MustCompile(`\bspec\b|§`)
+	for _, l := range scenes.Lessons() {
+		name := l.New().Info().Name
+		b, _ := HTML(name)
+		src := string(b)
+		if citesSpec.MatchString(src) {
+			t.Errorf("%s cites the spec: %q", name, citesSpec.FindString(src))
+		}
+		for _, idx := range mention.FindAllStringSubmatchIndex(src, -1) {
+			n := src[idx[2]:idx[3]]
+			link := `<a href="errata.html#a` + n + `">`
+			if !strings.HasSuffix(src[:idx[0]], link) {
+				t.Errorf("%s: %q is not a link to its entry", name, src[idx[0]:idx[1]])
+			}
+			if !anchors[n] {
+				t.Errorf("%s mentions A%s, which has no entry", name, n)
+			}
+		}
+	}
+	if citesSpec.MatchString(errata) {
+		t.Errorf("the errata cite the spec: %q", citesSpec.FindString(errata))
+	}
+}

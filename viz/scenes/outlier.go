@@ -88,7 +88,7 @@ func outlierPresets() []outlierPreset {
 				}
 				return out
 			}},
-		{"circle", "spec §9.5: 12 users on a circle, 3 neighbours each side within 2τ: every p = 1/2", 12, 0.5, 8,
+		{"circle", "erratum A15's counterexample: 12 users on a circle, 3 neighbours each side within 2τ: every p = 1/2", 12, 0.5, 8,
 			func(_ interface{ NormFloat64() float64 }, n int) [][]float64 {
 				rho := 1 / (2 * math.Sin(3.5*math.Pi/12))
 				out := make([][]float64, n)
@@ -227,7 +227,7 @@ func (s *Outlier) keepDistance() (float64, int) {
 func (s *Outlier) form() viz.Form {
 	return viz.Form{
 		viz.Choose(&s.preset, viz.Control{Name: "preset", Label: "users", Choices: presetNames(),
-			Help: "each preset shows one way the gate and the ramp behave"}),
+			Help: outlierPresets()[slices.Index(presetNames(), s.preset)].what}),
 		viz.Int(&s.n, viz.Control{Name: "n", Label: "users n", Kind: viz.Slider, Min: 4, Max: outlierMaxUsers}),
 		viz.Float(&s.params.Tau, viz.Control{Name: "tau", Label: "τ", Kind: viz.Slider, Min: 0.01, Max: 5, Log: true,
 			Help: "pairs within τ make the score; neighbours within 2τ the ramp"}),
