@@ -7,6 +7,11 @@
 // assert on lists and state, never on pixels.
 package viz
 
+import (
+	"math"
+	"unicode/utf8"
+)
+
 // Colour indexes the palette. The hues are Okabe & Ito's (2008) set, which
 // stays distinguishable under the common colour-vision deficiencies.
 type Colour uint8
@@ -160,9 +165,43 @@ func (l *List) Dots(pts []Point, r float64, s Style, id int) {
 	l.Items = append(l.Items, Item{Kind: Dots, Style: s, P: l.points(pts...), R: r, ID: id})
 }
 
-// Text adds a label.
+// TextWidth estimates a text's width in pixels at size: 0.55 em a
+// character, a little above DejaVu Sans's average, so a scene can fit text
+// to its frame without font metrics.
+func TextWidth(text string, size float64) float64 {
+	return 0.55 * size * float64(utf8.RuneCountInString(text))
+}
+
+// Text adds a label. Text that would run past the frame's edge (a long
+// legend on a phone) is broken at spaces onto lines below its anchor (the
+// block moved up if it would leave the frame at the bottom), and a word
+// too long for any line is drawn smaller.
 func (l *List) Text(at Point, text string, size float64, c Colour, align Align) {
-	l.Items = append(l.Items, Item{Kind: Text, Style: Style{Fill: c}, P: l.points(at), Text: text, Size: size, Align: align})
+	const margin = 4
+	room := l.Width - at.X - margin
+	switch align {
+	case Centre:
+		room = 2 * (math.Min(at.X, l.Width-at.X) - margin)
+	case Right:
+		room = at.X - margin
+	}
+	if l.Width == 0 || TextWidth(text, size) <= room || room <= 0 {
+		l.Items = append(l.Items, Item{Kind: Text, Style: Style{Fill: c}, P: l.points(at), Text: text, Size: size, Align: align})
+		return
+	}
+	lines := Wrap(text, int(room/(0.55*size)))
+	lh := 1.25 * size
+	if bottom := at.Y + float64(len(lines)-1)*lh + size/2; bottom > l.Height && l.Height > 0 {
+		at.Y = math.Max(size/2, at.Y-(bottom-l.Height))
+	}
+	for i, line := range lines {
+		s := size
+		if w := TextWidth(line, size); w > room {
+			s = size * room / w
+		}
+		p := Point{at.X, at.Y + float64(i)*lh}
+		l.Items = append(l.Items, Item{Kind: Text, Style: Style{Fill: c}, P: l.points(p), Text: line, Size: s, Align: align})
+	}
 }
 
 // Hit returns the ID of the topmost item with an ID under p, within slop

@@ -2,6 +2,7 @@ package viz
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -114,5 +115,31 @@ func TestDotsHitAndLocate(t *testing.T) {
 	}
 	if _, ok := l.Locate(103); ok {
 		t.Error("Locate past the last dot")
+	}
+}
+
+// A label that would run past the frame is broken onto lines that fit,
+// moved up from the bottom edge; one that fits is left alone.
+func TestTextFitsTheFrame(t *testing.T) {
+	l := &List{Width: 200, Height: 100}
+	l.Text(Point{10, 20}, "fits", 12, Ink, Left)
+	l.Text(Point{10, 95}, "a legend far too long for a phone's narrow figure, in many words", 12, Ink, Left)
+	l.Text(Point{60, 10}, "incomprehensibilities", 12, Ink, Right)
+	if len(l.Items) < 4 || l.Items[0].Text != "fits" || l.Items[0].Size != 12 {
+		t.Fatalf("items %+v", l.Items)
+	}
+	var words []string
+	for _, it := range l.Items[1 : len(l.Items)-1] {
+		right := it.P[0].X + TextWidth(it.Text, it.Size)
+		if right > l.Width || it.P[0].Y+it.Size/2 > l.Height {
+			t.Errorf("line %q ends at (%.0f, %.0f)", it.Text, right, it.P[0].Y)
+		}
+		words = append(words, it.Text)
+	}
+	if strings.Join(words, " ") != "a legend far too long for a phone's narrow figure, in many words" {
+		t.Errorf("lines %q", words)
+	}
+	if last := l.Items[len(l.Items)-1]; last.Size >= 12 || last.P[0].X-TextWidth(last.Text, last.Size) < 0 {
+		t.Errorf("an overlong word: %+v", last)
 	}
 }

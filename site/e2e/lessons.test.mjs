@@ -64,8 +64,9 @@ function engines(page) {
 test("the site opens on lesson 1 with every lesson in the menu", async () => {
   const { page, errors } = await open();
   assert.equal((await state(page)).get("scene"), "user-level");
-  const lessons = await page.$$eval("#lessons a", (as) => as.map((a) => a.dataset.scene));
+  const lessons = await page.$$eval("#lessons a[data-scene]", (as) => as.map((a) => a.dataset.scene));
   assert.deepEqual(lessons, ["user-level", "calibration", "abovethreshold", "stability", "outlier-removal", "dp-sgd", "phased-erm", "audit"]);
+  assert.equal(await page.getAttribute("#lessons a:last-child", "href"), "errata.html");
   await page.keyboard.press("3");
   await lesson(page, "abovethreshold");
   assert.equal((await state(page)).get("scene"), "abovethreshold");

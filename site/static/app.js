@@ -663,17 +663,17 @@ function notCertified(g) {
   why.className = "why";
   const errata = document.createElement("a");
   errata.href = "errata.html"; errata.textContent = "the errata";
-  why.append(g.mode === "paper"
-    ? "Paper mode runs the constants as the paper prints them. The algorithm works, but the proof of this claim does not cover the run: the lines marked NOT say why, and "
-    : "The algorithm runs, but the proof of this claim does not cover these settings: the lines marked NOT say why, and ",
-  errata, " explain the papers' gaps.");
   const modes = controls.find((c) => c.name === "mode");
   if (g.mode === "paper" && modes?.choices.includes("sound")) {
+    why.append("Paper mode runs the constants as the paper prints them, and their proof has gaps (",
+      errata, "): the lines marked NOT say which. Sound mode runs the same algorithm with constants the corrected proof supports. ");
     const b = document.createElement("button");
     b.type = "button"; b.id = "use-sound"; b.textContent = "Use sound mode";
-    b.title = "the same algorithm with constants its corrected proof supports";
     b.addEventListener("click", () => { call("set", "mode", "sound"); refresh(false, true); });
-    why.append(" ", b);
+    why.append(b);
+  } else {
+    why.append("Not certified: the proof behind this claim does not cover this run, and the lines marked NOT say why (",
+      errata, " explain the papers' gaps).");
   }
   return why;
 }
@@ -696,6 +696,10 @@ function buildNav() {
     a.addEventListener("pointerenter", () => { if (!compiled.has(s.module)) compile(s).catch(() => {}); }, { once: true });
     nav.append(a);
   });
+  const errata = document.createElement("a");
+  errata.href = "errata.html"; errata.className = "errata-link"; errata.textContent = "Errata";
+  errata.title = "where the papers' text and the lessons part ways, and why";
+  nav.append(errata);
 }
 
 let proseFor = "";

@@ -25,12 +25,14 @@ func readout(a *viz.App, name string) (viz.Readout, bool) {
 }
 
 func hasText(l *viz.List, sub string) bool {
+	// A long text may be broken onto lines: read them in order.
+	var all []string
 	for _, it := range l.Items {
-		if it.Kind == viz.Text && strings.Contains(it.Text, sub) {
-			return true
+		if it.Kind == viz.Text {
+			all = append(all, it.Text)
 		}
 	}
-	return false
+	return strings.Contains(strings.Join(all, " "), sub)
 }
 
 // Every preset pair: the real mechanism keeps its promise exactly, and the

@@ -1,0 +1,61 @@
+package scenes
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/uldplab/uldp/viz"
+)
+
+// figureSizes are the figure's size in the page at 1440 × 900, 1280 × 720
+// and on a 390 × 844 phone.
+var figureSizes = [][2]float64{{1060, 630}, {900, 504}, {358, 590}}
+
+// outside lists the items of l that do not fit its frame: text (its width
+// estimated from its length: 0.5 em a character, below most of DejaVu
+// Sans's widths), and the corners of rectangles, polygons and lines.
+func outside(l *viz.List) []string {
+	var bad []string
+	const slack = 1
+	in := func(p viz.Point) bool {
+		return p.X >= -slack && p.X <= l.Width+slack && p.Y >= -slack && p.Y <= l.Height+slack
+	}
+	for _, it := range l.Items {
+		switch it.Kind {
+		case viz.Text:
+			w := 0.5 * it.Size * float64(len([]rune(it.Text)))
+			x0 := it.P[0].X - [...]float64{0, w / 2, w}[it.Align]
+			if x0 < -slack || x0+w > l.Width+slack || it.P[0].Y-it.Size/2 < -slack || it.P[0].Y+it.Size/2 > l.Height+slack {
+				bad = append(bad, fmt.Sprintf("text %q at (%.0f, %.0f), about %.0f px wide", it.Text, it.P[0].X, it.P[0].Y, w))
+			}
+		case viz.Rect, viz.Polygon, viz.Line, viz.Polyline:
+			for _, p := range it.P {
+				if !in(p) {
+					bad = append(bad, fmt.Sprintf("kind %d (%s) point (%.0f, %.0f)", it.Kind, it.Text, p.X, p.Y))
+					break
+				}
+			}
+		}
+	}
+	return bad
+}
+
+// Every lesson's figure fits its frame at the page's three sizes, when it
+// opens and at the end of its run.
+func TestFiguresFitTheirFrame(t *testing.T) {
+	for _, l := range Lessons() {
+		for _, size := range figureSizes {
+			a := viz.NewApp(l.New())
+			name := a.Scene().Info().Name
+			for _, when := range []string{"open", "end"} {
+				if when == "end" && !a.Key("End") {
+					continue
+				}
+				fr, _ := a.Frame(size[0], size[1])
+				for _, b := range outside(fr) {
+					t.Errorf("%s at %.0f × %.0f (%s): %s", name, size[0], size[1], when, b)
+				}
+			}
+		}
+	}
+}
