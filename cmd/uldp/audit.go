@@ -164,7 +164,7 @@ func auditDel(e *env, d *mechFlags, r auditRequest) error {
 			if l.RStar == nil {
 				fmt.Fprintf(w, "%s: ⊥ with probability 1\n", name)
 			} else {
-				fmt.Fprintf(w, "%s: r* = %d, Pr[⊥] = %.6g, centre %v\n", name, *l.RStar, l.PBottom, l.Center)
+				fmt.Fprintf(w, "%s: r* = %d, Pr[⊥] = %.6g, centre %s\n", name, *l.RStar, l.PBottom, vec(l.Center))
 			}
 		}
 		auditText(w, out.Points, out.MonteCarlo, mut != nil, out.Verdict)
@@ -205,8 +205,12 @@ func auditText(w io.Writer, points []audit.Point, r *audit.MCResult, mutant bool
 		fmt.Fprintf(w, "%g\t%.6g\t%.6g\t%s\n", pt.Eps, pt.DeltaAB, pt.DeltaBA, pt.Verdict)
 	}
 	if r != nil {
-		fmt.Fprintf(w, "\nMonte Carlo, %d runs per side: ε ≥ %.4g with probability ≥ %g (worst event %s: %.4g vs %.4g); these runs can show at most ε ≈ %.4g\n",
-			r.Runs, r.EpsLower, 1-r.Alpha, r.Worst.Name, r.Worst.PA, r.Worst.PB, r.EpsReach)
+		fmt.Fprintf(w, "\nMonte Carlo, %d runs per side: ε ≥ %.4g with probability ≥ %g; these runs can show at most ε ≈ %.4g\n",
+			r.Runs, r.EpsLower, 1-r.Alpha, r.EpsReach)
+		fmt.Fprintf(w, "the event that tells A from B best: “%s”, seen in a fraction %.4g of A's runs and %.4g of B's\n", r.Worst.Name, r.Worst.PA, r.Worst.PB)
+		if strings.Contains(r.Worst.Name, "⟨o,u⟩") {
+			fmt.Fprintf(w, "(⟨o,u⟩ is an output projected on the direction from A's mean output to B's, compared with a threshold)\n")
+		}
 	}
 	switch {
 	case mutant && verdict == "violation":

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -242,7 +243,7 @@ func TestScenarioValidate(t *testing.T) {
 	bad(t, "no such file", "scenario", "validate", "testdata/missing.json")
 	bad(t, "usage: uldp scenario validate", "scenario", "check", "x.json")
 	bad(t, "exactly one scenario file", "scenario", "validate")
-	if r := uldp(t, "scenario", "validate", "testdata/outliers.json", "--format", "text"); r.code != 0 || !strings.Contains(r.stdout, "16 users × 1 items") {
+	if r := uldp(t, "scenario", "validate", "testdata/outliers.json", "--format", "text"); r.code != 0 || !strings.Contains(r.stdout, "16 users × 1 item ") {
 		t.Errorf("text:\n%s", r.stdout)
 	}
 }
@@ -423,7 +424,7 @@ func TestStep(t *testing.T) {
 	args := []string{"step", "--mech", "deloutputpert", "--data", "testdata/three-outliers.csv", "--f", "mean", "--eps", "8", "--delta", "0.1", "--target-sens", "0.1"}
 	r := uldp(t, append(args, "--to", "3")...)
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
-	if r.code != 0 || len(lines) != 3 || !strings.HasPrefix(lines[2], "step 3 of 5 [stability.result] r* = 3 (remove users [12 13 14])") {
+	if r.code != 0 || len(lines) != 3 || !strings.HasPrefix(lines[2], "step 3 of 5 [stability.result] r* = 3 (remove users 12, 13 and 14)") {
 		t.Errorf("step --to 3: exit %d\n%s", r.code, r.stdout)
 	}
 	if r := uldp(t, args...); strings.Count(r.stdout, "\n") != 5 {
@@ -766,4 +767,35 @@ func TestAuditDPSGD(t *testing.T) {
 	bad(t, "--loss squared", append(args, "--loss", "distance")...)
 	bad(t, "too many steps to sample", append(args, "--steps", "100000")...)
 	bad(t, "dp-sgd's broken variants are ORME's", append(args, "--mutant", "no-stability")...)
+}
+
+// Text output reads as prose: points to four significant digits, unmet
+// preconditions named one a line, lists in words, the Monte Carlo's worst
+// event explained.
+func TestTextReads(t *testing.T) {
+	long := regexp.MustCompile(`\d\.\d{10,}`) // a float64 printed whole
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"run", "--mech", "strongly-convex-erm", "--data", "testdata/tight-2d.csv", "--eps", "8", "--delta", "0.1", "--rk", "1", "--rx", "2", "--phases", "2"},
+			[]string{"NOT certified, 2 preconditions unmet\n  • ", "stage 1: ε̄ = ε/2 < 1", "θ̂ = ("}},
+		{[]string{"run", "--mech", "deloutputpert", "--data", "testdata/three-outliers.csv", "--f", "mean", "--eps", "8", "--delta", "0.1", "--target-sens", "0.1"},
+			[]string{"removed users 12, 13 and 14", "centre ("}},
+		{[]string{"audit", "--scenario", "testdata/far-outlier.json", "--neighbour", "replace:14=0", "--mutant", "no-stability", "--monte-carlo", "--runs", "1000"},
+			[]string{"the event that tells A from B best: “", "⟨o,u⟩ is an output projected"}},
+	} {
+		r := uldp(t, append(c.args, "--format", "text")...)
+		if r.code != 0 {
+			t.Fatalf("%v: exit %d\n%s", c.args, r.code, r.stderr)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(r.stdout, w) {
+				t.Errorf("%s: no %q in\n%s", c.args[1:3], w, r.stdout)
+			}
+		}
+		if m := long.FindString(r.stdout); m != "" {
+			t.Errorf("%s: %s printed to full precision in\n%s", c.args[1:3], m, r.stdout)
+		}
+	}
 }

@@ -74,7 +74,7 @@ func cmdDataset(e *env, args []string) error {
 	m, _ := d.M()
 	res := genOut{Out: *out, Spec: s, Seed: *seed, Users: d.N(), Items: m, Dim: d.Dim}
 	return f.emit(e, res, func(w io.Writer) {
-		fmt.Fprintf(w, "wrote %s: %d users × %d items in ℝ^%d (%s, seed %d)\n", res.Out, res.Users, res.Items, res.Dim, s.Kind, res.Seed)
+		fmt.Fprintf(w, "wrote %s: %s × %s in ℝ^%d (%s, seed %d)\n", res.Out, count(res.Users, "user"), count(res.Items, "item"), res.Dim, s.Kind, res.Seed)
 	})
 }
 

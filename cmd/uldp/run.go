@@ -240,18 +240,19 @@ func newDelOut(name string, p mech.DelParams, res mech.DelResult, tr *trace.Trac
 
 func (out delOut) text(w io.Writer) {
 	fmt.Fprintf(w, "%s on %d users (%s)\n", out.Mechanism, out.n, out.Guarantee)
+	unmet(w, out.Guarantee)
 	fmt.Fprintf(w, "κ = %d, Δ = %.6g, σ = %.6g\n", out.Kappa, out.TargetSens, out.Sigma)
 	switch {
 	case !out.private:
 	case out.RStar == nil:
 		fmt.Fprintf(w, "no set of ≤ 2κ users leaves a stable dataset: ⊥ with probability 1\n")
 	default:
-		fmt.Fprintf(w, "r* = %d, removed %v, Pr[⊥] = %.6g, centre %v\n", *out.RStar, out.Removed, out.PBottom, out.Center)
+		fmt.Fprintf(w, "r* = %d, removed %s, Pr[⊥] = %.6g, centre %s\n", *out.RStar, trace.Users(out.Removed), out.PBottom, vec(out.Center))
 	}
 	if out.Output == nil {
 		fmt.Fprintf(w, "R1 = %d → output ⊥\n", out.R1)
 	} else {
-		fmt.Fprintf(w, "R1 = %d → output %v\n", out.R1, out.Output)
+		fmt.Fprintf(w, "R1 = %d → output %s\n", out.R1, vec(out.Output))
 	}
 	writeTrace(w, out.Trace)
 }
@@ -266,13 +267,14 @@ type phasedOut struct {
 
 func (out phasedOut) text(w io.Writer) {
 	fmt.Fprintf(w, "%s: %s\n", out.Mechanism, out.Guarantee)
+	unmet(w, out.Guarantee)
 	if st := out.Stage1; st != nil {
-		fmt.Fprintf(w, "stage 1: σ = %.4g, R′ = %.4g, θ₀ = %v\n", st.Sigma, st.Radius, st.Output)
+		fmt.Fprintf(w, "stage 1: σ = %.4g, R′ = %.4g, θ₀ = %s\n", st.Sigma, st.Radius, vec(st.Output))
 	}
 	for _, ph := range out.Phases {
-		fmt.Fprintf(w, "phase %d on %d users: λ = %.4g, R = %.4g, κ′ = %d, σ = %.4g → %v\n", ph.I, ph.Users, ph.Lambda, ph.Radius, ph.Kappa, ph.Sigma, ph.Output)
+		fmt.Fprintf(w, "phase %d on %d users: λ = %.4g, R = %.4g, κ′ = %d, σ = %.4g → %s\n", ph.I, ph.Users, ph.Lambda, ph.Radius, ph.Kappa, ph.Sigma, vec(ph.Output))
 	}
-	fmt.Fprintf(w, "θ̂ = %v\n", out.Theta)
+	fmt.Fprintf(w, "θ̂ = %s\n", vec(out.Theta))
 	writeTrace(w, out.Trace)
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/uldplab/uldp/core/scenario"
+	"github.com/uldplab/uldp/core/trace"
 )
 
 type validateOut struct {
@@ -68,7 +69,7 @@ func cmdScenario(e *env, args []string) error {
 		if out.Name != "" {
 			fmt.Fprintf(w, "name:\t%s\n", out.Name)
 		}
-		fmt.Fprintf(w, "mechanism:\t%s (needs %v)\nmode:\t%s\nseed:\t%d\n", out.Mechanism, out.Requires, out.Mode, out.Seed)
-		fmt.Fprintf(w, "data:\t%d users × %d items in ℝ^%d (%s)\n", out.Users, out.Items, out.Dim, out.Source)
+		fmt.Fprintf(w, "mechanism:\t%s (needs %s)\nmode:\t%s\nseed:\t%d\n", out.Mechanism, trace.And(out.Requires), out.Mode, out.Seed)
+		fmt.Fprintf(w, "data:\t%s × %s in ℝ^%d (%s)\n", count(out.Users, "user"), count(out.Items, "item"), out.Dim, out.Source)
 	})
 }

@@ -115,7 +115,11 @@ func (g Guarantee) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "(ε = %.4g, δ = %.4g)-DP at user level, %s mode", g.Eps, g.Delta, g.Mode)
 	if u := g.Unmet(); len(u) > 0 {
-		fmt.Fprintf(&b, ": NOT certified, %d precondition(s) unmet", len(u))
+		if len(u) == 1 {
+			b.WriteString(": NOT certified, 1 precondition unmet")
+		} else {
+			fmt.Fprintf(&b, ": NOT certified, %d preconditions unmet", len(u))
+		}
 	} else {
 		b.WriteString(": certified")
 	}

@@ -153,3 +153,27 @@ func Vec(v []float64) string {
 	b.WriteByte(')')
 	return b.String()
 }
+
+// And writes a list in words for a step's text: "a", "a and b", "a, b and
+// c"; "none" when empty.
+func And(xs []string) string {
+	switch len(xs) {
+	case 0:
+		return "none"
+	case 1:
+		return xs[0]
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
+}
+
+// Users writes user ids in words: "no user", "user 14", "users 12, 13 and
+// 14".
+func Users(ids []string) string {
+	switch len(ids) {
+	case 0:
+		return "no user"
+	case 1:
+		return "user " + ids[0]
+	}
+	return "users " + And(ids)
+}
