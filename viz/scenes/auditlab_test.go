@@ -476,3 +476,18 @@ func TestAuditLabDPSGD(t *testing.T) {
 		t.Errorf("restored %s/%s from %q: %v", s2.mech, s2.mutant, state, err)
 	}
 }
+
+// A link may set a control that only a choice in the same link brings: the
+// Gaussian mechanism's claimed ε.
+func TestAuditLabLinkWithDependentControl(t *testing.T) {
+	a, s := newAuditLab(t)
+	if err := a.Restore("scene=audit&eps=10&mech=" + labGauss); err != nil {
+		t.Fatal(err)
+	}
+	if s.mech != labGauss || s.gaussEps != 10 {
+		t.Errorf("restored mech %s, claimed ε %v", s.mech, s.gaussEps)
+	}
+	if !strings.Contains(a.State(), "mech="+labGauss) || !strings.Contains(a.State(), "eps=10") {
+		t.Errorf("state %s", a.State())
+	}
+}
