@@ -503,20 +503,6 @@ func mean(outs [][]float64) ([]float64, int) {
 	return m, n
 }
 
-// project returns ⟨o, u⟩ for the released outputs and counts the ⊥'s.
-func project(outs [][]float64, u []float64) ([]float64, int) {
-	var proj []float64
-	bottom := 0
-	for _, o := range outs {
-		if o == nil {
-			bottom++
-			continue
-		}
-		proj = append(proj, dot(o, u))
-	}
-	return proj, bottom
-}
-
 // dot is ⟨o, u⟩; with no direction (identical means) it is o's first
 // coordinate.
 func dot(o, u []float64) float64 {

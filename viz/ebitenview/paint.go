@@ -66,7 +66,9 @@ func loadFaces() []*text.GoTextFaceSource {
 type measurer func(s string, size float64) float64
 
 // width measures s as drawn at size.
-func (p *painter) width(s string, size float64) float64 { return text.Advance(s, p.face(size)) }
+func (p *painter) width(s string, size float64) float64 {
+	return text.AdvanceAt(s, len(s), p.face(size))
+}
 
 // wrapWidth breaks s at spaces into lines no wider than w pixels (a word
 // wider than w gets a line of its own).
