@@ -165,6 +165,45 @@ type action func() error
 func (action) get() string                  { return "" }
 func (b action) set(*Control, string) error { return b() }
 
+// Numbers binds a list of numbers typed as text, "1, 2.5, -3": at most max
+// of them, each finite and within ±10⁶; an error names the item by what it
+// is ("query 3").
+func Numbers(p *[]float64, c Control, what string, max int) Field {
+	c.Kind = TextField
+	return Field{c, numbersVar{p, what, max}}
+}
+
+type numbersVar struct {
+	p    *[]float64
+	what string
+	max  int
+}
+
+func (b numbersVar) get() string {
+	parts := make([]string, len(*b.p))
+	for i, x := range *b.p {
+		parts[i] = FormatNumber(x)
+	}
+	return strings.Join(parts, ",")
+}
+
+func (b numbersVar) set(c *Control, v string) error {
+	fields := strings.Split(v, ",")
+	if len(fields) > b.max {
+		return fmt.Errorf("%s: %d values, at most %d", c.Label, len(fields), b.max)
+	}
+	out := make([]float64, len(fields))
+	for i, f := range fields {
+		x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > 1e6 {
+			return fmt.Errorf("%s %d: %q is not a number within ±10⁶", b.what, i+1, strings.TrimSpace(f))
+		}
+		out[i] = x
+	}
+	*b.p = out
+	return nil
+}
+
 // Custom binds a control whose text the scene reads itself (a list of
 // values, say): set parses v and reports what is wrong with it.
 func Custom(c Control, get func() string, set func(v string) error) Field {

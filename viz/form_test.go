@@ -79,3 +79,22 @@ func TestFormBindsAndChecks(t *testing.T) {
 		t.Errorf("seed 8: %v, streams seeded %d", err, st.Seed())
 	}
 }
+
+func TestNumbersField(t *testing.T) {
+	xs := []float64{1, 2.5}
+	f := Form{Numbers(&xs, Control{Name: "q", Label: "query values"}, "query", 3)}
+	if c := f.Controls()[0]; c.Value != "1,2.5" || c.Kind != TextField {
+		t.Errorf("control %+v", c)
+	}
+	if err := f.Set("q", " -3, 4 ,5e2"); err != nil || len(xs) != 3 || xs[0] != -3 || xs[2] != 500 {
+		t.Errorf("set: %v, %v", err, xs)
+	}
+	for v, want := range map[string]string{"1,2,3,4": "4 values, at most 3", "1,x": `query 2: "x" is not a number`, "2e7": "query 1: \"2e7\" is not a number within ±10⁶", "": `query 1: ""`} {
+		if err := f.Set("q", v); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Set(%q) = %v, want %q", v, err, want)
+		}
+	}
+	if len(xs) != 3 || xs[1] != 4 {
+		t.Errorf("a refused list changed the values: %v", xs)
+	}
+}

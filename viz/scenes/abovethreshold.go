@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/uldplab/uldp/core/cancel"
 
@@ -119,22 +118,8 @@ func (s *AboveThreshold) form() viz.Form {
 		viz.Float(&s.eps, viz.Control{Name: "eps", Label: "ε", Kind: viz.Slider, Min: 0.05, Max: 20, Log: true,
 			Help: "threshold noise Lap(2/ε), query noise Lap(4/ε)"}),
 		viz.Float(&s.threshold, viz.Control{Name: "threshold", Label: "threshold Δ", Kind: viz.Slider, Min: -50, Max: 50, Step: 0.5}),
-		viz.Custom(viz.Control{Name: "queries", Label: "query values", Kind: viz.TextField,
-			Help: fmt.Sprintf("1 to %d numbers separated by commas; or drag the bars", maxQueries)},
-			func() string {
-				qs := make([]string, len(s.queries))
-				for i, q := range s.queries {
-					qs[i] = viz.FormatNumber(q)
-				}
-				return strings.Join(qs, ",")
-			},
-			func(v string) error {
-				qs, err := parseQueries(v)
-				if err == nil {
-					s.queries = qs
-				}
-				return err
-			}),
+		viz.Numbers(&s.queries, viz.Control{Name: "queries", Label: "query values",
+			Help: fmt.Sprintf("1 to %d numbers separated by commas; or drag the bars", maxQueries)}, "query", maxQueries),
 		viz.StreamsSeed(&s.streams),
 		viz.Mode(&s.mode, privacy.Paper, privacy.NonPrivate).
 			Explained("paper: Lap(2/ε) and Lap(4/ε) noise; non-private: exact comparisons (the calibration is exact, so sound = paper)"),
@@ -156,25 +141,6 @@ func (s *AboveThreshold) Set(name, value string) error {
 		return err
 	}
 	return s.rerun()
-}
-
-func parseQueries(v string) ([]float64, error) {
-	fields := strings.Split(v, ",")
-	if len(fields) > maxQueries {
-		return nil, fmt.Errorf("%d query values: give at most %d", len(fields), maxQueries)
-	}
-	out := make([]float64, 0, len(fields))
-	for i, f := range fields {
-		x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, fmt.Errorf("query %d: %q is not a number", i+1, strings.TrimSpace(f))
-		}
-		if math.Abs(x) > 1e6 {
-			return nil, fmt.Errorf("query %d = %v: keep values within ±10⁶", i+1, x)
-		}
-		out = append(out, x)
-	}
-	return out, nil
 }
 
 // simulate draws simRuns fresh runs from the scene's seed and counts where

@@ -117,22 +117,8 @@ func (s *Stability) form() viz.Form {
 		viz.Float(&s.params.Delta, viz.Control{Name: "delta", Label: "δ", Kind: viz.Slider, Min: 1e-4, Max: 0.5, Log: true}),
 		viz.Float(&s.params.Sens, viz.Control{Name: "sens", Label: "target Δ", Kind: viz.Slider, Min: 0.001, Max: 10, Log: true,
 			Help: "the deletion sensitivity the noise is calibrated to"}),
-		viz.Custom(viz.Control{Name: "values", Label: "user values", Kind: viz.TextField,
-			Help: fmt.Sprintf("one number per user, up to %d; or drag the users", stabilityMaxUsers)},
-			func() string {
-				vs := make([]string, len(s.values))
-				for i, v := range s.values {
-					vs[i] = viz.FormatNumber(v)
-				}
-				return strings.Join(vs, ",")
-			},
-			func(v string) error {
-				vs, err := parseValues(v)
-				if err == nil {
-					s.values, s.neighbour = vs, slices.Clone(vs)
-				}
-				return err
-			}),
+		viz.Numbers(&s.values, viz.Control{Name: "values", Label: "user values",
+			Help: fmt.Sprintf("one number per user, up to %d; or drag the users", stabilityMaxUsers)}, "user", stabilityMaxUsers),
 		viz.StreamsSeed(&s.streams),
 		viz.Bool(&s.lens, viz.Control{Name: "lens", Label: "neighbour lens", Key: "l",
 			Help: "a copy of the data in which you may move one user: both output laws and the exact δ(ε)"}),
@@ -165,28 +151,12 @@ func (s *Stability) Set(name, value string) error {
 	case 4*cal.Kappa > 16:
 		return fmt.Errorf("at these ε, δ κ = %d: the exact search over %d deletions is too slow to drag; raise ε or δ", cal.Kappa, 4*cal.Kappa)
 	}
-	if len(next.neighbour) != len(next.values) {
+	if name == "values" || len(next.neighbour) != len(next.values) {
 		next.neighbour = slices.Clone(next.values)
 	}
 	next.rerun()
 	*s = next
 	return nil
-}
-
-func parseValues(v string) ([]float64, error) {
-	fields := strings.Split(v, ",")
-	if len(fields) > stabilityMaxUsers {
-		return nil, fmt.Errorf("%d users: at most %d keep the exact search interactive", len(fields), stabilityMaxUsers)
-	}
-	out := make([]float64, 0, len(fields))
-	for i, f := range fields {
-		x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > 1e6 {
-			return nil, fmt.Errorf("user %d: %q is not a number within ±10⁶", i+1, strings.TrimSpace(f))
-		}
-		out = append(out, x)
-	}
-	return out, nil
 }
 
 // Readouts lists the numbers of the run (and of the lens).
