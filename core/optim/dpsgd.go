@@ -246,7 +246,7 @@ func (p DPSGDParams) descend(ctx cancel.Context, data *dataset.Dataset, streams 
 				res.Steps = append(res.Steps, step)
 			}
 			res.Halted, res.Theta = t, theta0
-			rec.Addf(KindSGDDone, res.Theta, "step %d: the gate failed, so DP-SGD outputs its initial point θ₀ = %v (data-independent)", t, trace.Vec(theta0))
+			rec.Addf(KindSGDDone, res.Theta, "the gate failed at step %d, so DP-SGD outputs its initial point θ₀ = %v (data-independent)", t, trace.Vec(theta0))
 			return res, rec.Trace(), nil
 		}
 		next := make([]float64, d)
@@ -258,7 +258,7 @@ func (p DPSGDParams) descend(ctx cancel.Context, data *dataset.Dataset, streams 
 		if keep {
 			res.Steps = append(res.Steps, step)
 		}
-		rec.Addf(KindSGDStep, step, "step %d: θ = Π_Θ(%v − η·ĝ) = %v", t, trace.Vec(theta), trace.Vec(next))
+		rec.Addf(KindSGDStep, step, "θ = Π_Θ(%v − η·ĝ) = %v", trace.Vec(theta), trace.Vec(next))
 		theta = next
 	}
 	res.Theta = avg

@@ -172,11 +172,24 @@ func (s *AboveThreshold) Readouts() []viz.Readout {
 		{Name: "p-all-pass", Label: "Pr[every query passes]", Value: s.exact[len(s.queries)], Text: fmt.Sprintf("%.4f", s.exact[len(s.queries)]),
 			Formula: "∫ Lap density of Λ × Π_t Pr[ν_t ≥ Δ − Λ − q_t] dΛ"},
 	}
-	halted := "no ⊥: every query passed"
-	if s.result.HaltedAt > 0 {
-		halted = fmt.Sprintf("⊥ at query %d (exact probability of that: %.4f)", s.result.HaltedAt, s.exact[s.result.HaltedAt-1])
+	// The run's draws show only as the stepper reveals them: the readouts
+	// must not give away what the next step is about to show.
+	v := s.revealed()
+	if v.threshold == nil {
+		r[2].Value, r[2].Text = 0, "not drawn yet: step (→) to draw Λ"
 	}
-	r = append(r, viz.Readout{Name: "halted", Label: "this run", Value: float64(s.result.HaltedAt), Text: halted})
+	var halted string
+	switch {
+	case v.halted:
+		halted = fmt.Sprintf("⊥ at query %d (exact probability of that: %.4f)", s.result.HaltedAt, s.exact[s.result.HaltedAt-1])
+	case v.current == len(s.queries):
+		halted = "no ⊥: every query passed"
+	case v.current > 0:
+		halted = fmt.Sprintf("queries 1–%d passed so far", v.current)
+	default:
+		halted = "not run yet: step (→) through the queries"
+	}
+	r = append(r, viz.Readout{Name: "halted", Label: "this run", Value: float64(v.current), Text: halted})
 	if s.sim != nil {
 		worst := 0.0
 		for k, c := range s.sim {

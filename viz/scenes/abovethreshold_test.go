@@ -318,3 +318,23 @@ func TestDragKeepsTheGrabOffset(t *testing.T) {
 		t.Errorf("dragging up 30 px gave %v, want %v", s.queries[3], want)
 	}
 }
+
+// Before a step shows them, the readouts keep the run's draws to
+// themselves: no noisy threshold, no halting query.
+func TestAboveThresholdReadoutsFollowTheStepper(t *testing.T) {
+	a := viz.NewApp(NewAboveThreshold())
+	if r, _ := readout(a, "noisy-threshold"); !strings.HasPrefix(r.Text, "not drawn yet") {
+		t.Errorf("step 0 shows the noisy threshold: %q", r.Text)
+	}
+	if r, _ := readout(a, "halted"); strings.Contains(r.Text, "⊥") || strings.Contains(r.Text, "passed") {
+		t.Errorf("step 0 shows how the run ends: %q", r.Text)
+	}
+	a.Key("ArrowRight")
+	if r, _ := readout(a, "noisy-threshold"); strings.HasPrefix(r.Text, "not drawn yet") {
+		t.Errorf("step 1 hides the noisy threshold: %q", r.Text)
+	}
+	a.Key("End")
+	if r, _ := readout(a, "halted"); !strings.Contains(r.Text, "⊥ at query") && !strings.Contains(r.Text, "every query passed") {
+		t.Errorf("the end hides how the run ended: %q", r.Text)
+	}
+}

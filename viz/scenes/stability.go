@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/uldplab/uldp/core/cancel"
 
@@ -179,7 +178,7 @@ func (s *Stability) Readouts() []viz.Readout {
 		{Name: "sigma", Label: "σ", Value: l.Sigma, Text: f(l.Sigma), Formula: "16κΔ√ln(2/δ̄)/ε̄"},
 		{Name: "certificate", Label: "certificate 2(4κ+1)γ_c/(n−4κ−1)", Value: l.Bound, Text: cert},
 		{Name: "rstar", Label: "r*", Value: float64(l.RStar), Text: rstar},
-		{Name: "p-bottom", Label: "Pr[⊥]", Value: l.PBottom, Text: fmt.Sprintf("%.6g", l.PBottom), Formula: "Pr[R1 < r*] under TDLap"},
+		{Name: "p-bottom", Label: "Pr[⊥]", Value: l.PBottom, Text: fmt.Sprintf("%.4g", l.PBottom), Formula: "Pr[R1 < r*] under TDLap"},
 	}
 	if s.lens {
 		if s.lensErr != nil {
@@ -188,7 +187,7 @@ func (s *Stability) Readouts() []viz.Readout {
 		g := s.result.Guarantee
 		pt := audit.Curve(l, s.lensLaw, g, []float64{s.params.Eps})[0]
 		r = append(r,
-			viz.Readout{Name: "lens-rstar", Label: "neighbour r*, Pr[⊥]", Value: float64(s.lensLaw.RStar), Text: fmt.Sprintf("%d, %.6g", s.lensLaw.RStar, s.lensLaw.PBottom)},
+			viz.Readout{Name: "lens-rstar", Label: "neighbour r*, Pr[⊥]", Value: float64(s.lensLaw.RStar), Text: fmt.Sprintf("%d, %.4g", s.lensLaw.RStar, s.lensLaw.PBottom)},
 			viz.Readout{Name: "lens-delta", Label: fmt.Sprintf("exact δ at ε = %g", s.params.Eps), Value: math.Max(pt.DeltaAB, pt.DeltaBA),
 				Text: fmt.Sprintf("%.3g and %.3g (promised %g): %s", pt.DeltaAB, pt.DeltaBA, s.params.Delta, pt.Verdict), Warn: pt.Verdict == audit.Violation})
 	}
@@ -196,11 +195,11 @@ func (s *Stability) Readouts() []viz.Readout {
 }
 
 func userList(idx []int) string {
-	parts := make([]string, len(idx))
+	ids := make([]string, len(idx))
 	for i, u := range idx {
-		parts[i] = strconv.Itoa(u + 1)
+		ids[i] = strconv.Itoa(u + 1)
 	}
-	return "users " + strings.Join(parts, ", ")
+	return trace.Users(ids)
 }
 
 // Guarantee is the run's.
