@@ -64,7 +64,29 @@ func (p *Playground) Draw(w, h float64) *viz.List {
 		l.Circle(c.ToScreen(u[0], u[1]), 5.5, st, p.userID(i))
 	}
 
-	// Sensitivity balls around the mean; too small to see is said, not hidden.
+	// Summaries: mean (cross), coordinate median (diamond), trimmed mean (square).
+	cross := func(pt viz.Point, s float64, col viz.Colour) {
+		st := viz.Style{Stroke: col, Width: 3}
+		l.Line(viz.Point{X: pt.X - s, Y: pt.Y}, viz.Point{X: pt.X + s, Y: pt.Y}, st)
+		l.Line(viz.Point{X: pt.X, Y: pt.Y - s}, viz.Point{X: pt.X, Y: pt.Y + s}, st)
+	}
+	cross(centre, 9, viz.Ink)
+	md := c.ToScreen(p.median[0], p.median[1])
+	l.Polygon([]viz.Point{{X: md.X, Y: md.Y - 7}, {X: md.X + 7, Y: md.Y}, {X: md.X, Y: md.Y + 7}, {X: md.X - 7, Y: md.Y}},
+		viz.Style{Fill: viz.Purple, Stroke: viz.Ink, Width: 1})
+	tm := c.ToScreen(p.trimmed[0], p.trimmed[1])
+	l.Rect(viz.Point{X: tm.X - 5, Y: tm.Y - 5}, viz.Point{X: tm.X + 5, Y: tm.Y + 5}, viz.Style{Fill: viz.Green, Stroke: viz.Ink, Width: 1}, 0)
+	// Each legend glyph in the colour the figure draws it in.
+	x := 14.0
+	for _, e := range []struct {
+		text string
+		col  viz.Colour
+	}{{"✚ mean of user means", viz.Ink}, {"◆ coordinate median", viz.Purple}, {"■ trimmed mean", viz.Green}} {
+		l.Text(viz.Point{X: x, Y: 72}, e.text, 12, e.col, viz.Left)
+		x += viz.TextWidth(e.text, 12) + 14
+	}
+	// Sensitivity balls around the mean, over the markers (a ball smaller
+	// than the markers would hide under them); too small to see is said.
 	balls := []struct {
 		radius float64
 		col    viz.Colour
@@ -78,24 +100,11 @@ func (p *Playground) Draw(w, h float64) *viz.List {
 		px := b.radius * c.Scale
 		l.Circle(centre, math.Max(px, 1.5), viz.Style{Stroke: b.col, Width: 2}, 0)
 		note := b.label
-		if px < 3 {
-			note += " (too small to see: zoom in)"
+		if px < 10 {
+			note += " (smaller than the markers: zoom in)"
 		}
 		l.Text(viz.Point{X: 14, Y: 18 + 18*float64(k)}, "◯ "+note, 12, b.col, viz.Left)
 	}
-	// Summaries: mean (cross), coordinate median (diamond), trimmed mean (square).
-	cross := func(pt viz.Point, s float64, col viz.Colour) {
-		st := viz.Style{Stroke: col, Width: 3}
-		l.Line(viz.Point{X: pt.X - s, Y: pt.Y}, viz.Point{X: pt.X + s, Y: pt.Y}, st)
-		l.Line(viz.Point{X: pt.X, Y: pt.Y - s}, viz.Point{X: pt.X, Y: pt.Y + s}, st)
-	}
-	cross(centre, 9, viz.Ink)
-	md := c.ToScreen(p.median[0], p.median[1])
-	l.Polygon([]viz.Point{{X: md.X, Y: md.Y - 7}, {X: md.X + 7, Y: md.Y}, {X: md.X, Y: md.Y + 7}, {X: md.X - 7, Y: md.Y}},
-		viz.Style{Fill: viz.Purple, Stroke: viz.Ink, Width: 1})
-	tm := c.ToScreen(p.trimmed[0], p.trimmed[1])
-	l.Rect(viz.Point{X: tm.X - 5, Y: tm.Y - 5}, viz.Point{X: tm.X + 5, Y: tm.Y + 5}, viz.Style{Fill: viz.Green, Stroke: viz.Ink, Width: 1}, 0)
-	l.Text(viz.Point{X: 14, Y: 72}, "✚ mean of user means   ◆ coordinate median   ■ trimmed mean", 12, viz.Ink, viz.Left)
 	l.Text(viz.Point{X: 14, Y: 90}, fmt.Sprintf("%d users × %d items · drag an item, or a user's ringed mean to move all its items", p.spec.N, p.spec.M), 12, viz.Muted, viz.Left)
 	c.DrawScaleBar(l)
 	return l
