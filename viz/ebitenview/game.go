@@ -130,7 +130,7 @@ func (g *Game) keys() {
 		case "p":
 			g.shoot = true
 		case "h":
-			g.toggleText()
+			g.showText(false)
 		default:
 			g.app.Key(name)
 		}
@@ -138,7 +138,7 @@ func (g *Game) keys() {
 	if g.read.open {
 		switch {
 		case inpututil.IsKeyJustPressed(ebiten.KeyEscape):
-			g.toggleText()
+			g.closeText()
 		case inpututil.IsKeyJustPressed(ebiten.KeyArrowDown), inpututil.IsKeyJustPressed(ebiten.KeyPageDown):
 			g.read.scroll += 120
 		case inpututil.IsKeyJustPressed(ebiten.KeyArrowUp), inpututil.IsKeyJustPressed(ebiten.KeyPageUp):
@@ -154,19 +154,19 @@ func (g *Game) keys() {
 	}
 }
 
-// toggleText shows the lesson's text in the figure's place, or the figure
-// again.
-func (g *Game) toggleText() { g.showText(false) }
-
 // showText shows the lesson's text or the errata in the figure's place; a
 // second press of the same shows the figure again.
 func (g *Game) showText(errata bool) {
 	if g.read.open && g.read.errata == errata {
-		g.read.open = false
-	} else {
-		g.read.open, g.read.errata, g.read.scroll = true, errata, 0
+		g.closeText()
+		return
 	}
-	g.read.drawn = ""
+	g.read.open, g.read.errata, g.read.scroll, g.read.drawn = true, errata, 0, ""
+}
+
+// closeText shows the figure again.
+func (g *Game) closeText() {
+	g.read.open, g.read.drawn = false, ""
 	g.app.Invalidate()
 }
 

@@ -40,19 +40,18 @@ const (
 // layout wraps the lesson's text, or the errata, to the figure's width w
 // (only when what is shown or the width changed).
 func (r *reader) layout(name string, w int, width measurer) {
-	var blocks []prose.Block
-	var err error
 	if r.errata {
 		name = "errata"
-		blocks, err = prose.ErrataBlocks()
-	} else {
-		blocks, err = prose.Blocks(name)
 	}
 	key := name + "/" + strconv.Itoa(w)
 	if key == r.key {
 		return
 	}
 	r.key, r.lines, r.drawn = key, nil, ""
+	blocks, err := prose.Blocks(name)
+	if r.errata {
+		blocks, err = prose.ErrataBlocks()
+	}
 	if err != nil {
 		blocks = []prose.Block{{Kind: prose.Para, Text: err.Error()}}
 	}

@@ -111,6 +111,16 @@ func presetNames() []string {
 	return out
 }
 
+// presetNamed returns the preset called name (one of presetNames).
+func presetNamed(name string) outlierPreset {
+	for _, p := range outlierPresets() {
+		if p.name == name {
+			return p
+		}
+	}
+	panic("no outlier preset " + name) // names come from presetNames via the form
+}
+
 // outlierMaxUsers keeps the figure readable and the drag smooth.
 const outlierMaxUsers = 200
 
@@ -227,7 +237,7 @@ func (s *Outlier) keepDistance() (float64, int) {
 func (s *Outlier) form() viz.Form {
 	return viz.Form{
 		viz.Choose(&s.preset, viz.Control{Name: "preset", Label: "users", Choices: presetNames(),
-			Help: outlierPresets()[slices.Index(presetNames(), s.preset)].what}),
+			Help: presetNamed(s.preset).what}),
 		viz.Int(&s.n, viz.Control{Name: "n", Label: "users n", Kind: viz.Slider, Min: 4, Max: outlierMaxUsers}),
 		viz.Float(&s.params.Tau, viz.Control{Name: "tau", Label: "τ", Kind: viz.Slider, Min: 0.01, Max: 5, Log: true,
 			Help: "pairs within τ make the score; neighbours within 2τ the ramp"}),
@@ -253,7 +263,7 @@ func (s *Outlier) Set(name, value string) error {
 	if err := next.form().Set(name, value); err != nil {
 		return err
 	}
-	preset := outlierPresets()[slices.Index(presetNames(), next.preset)]
+	preset := presetNamed(next.preset)
 	switch name {
 	case "rings":
 		*s = next // the drawing only
