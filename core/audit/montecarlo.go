@@ -47,12 +47,48 @@ type MCConfig struct {
 	// Direction to project outputs on; nil: the difference of the two
 	// sides' mean outputs, estimated from a pilot of Runs/10 per side.
 	Direction []float64
+	// Memory, if set, lends the run its large arrays and keeps them for the
+	// next run given the same Memory (see MCMemory).
+	Memory *MCMemory
 	// Thresholds is the number of threshold events {⟨o, u⟩ > t} and
 	// {⟨o, u⟩ ≤ t}, at quantiles of the pilot's pooled projections
 	// (default 31: odd, so the pooled median is one of them and two sides
 	// that never overlap are split exactly). Outputs that take at most 32
 	// values in the pilot also get the event {⟨o, u⟩ = v} for each value.
 	Thresholds int
+}
+
+// MCMemory holds a Monte Carlo audit's large arrays (the pilot's outputs,
+// the pooled projections being sorted, each side's projections) from one
+// run to the next. A lesson that audits again and again then keeps its heap
+// flat, and can reserve the memory ahead of time: in a browser, growing the
+// WebAssembly memory by the megabytes an audit needs makes the page collect
+// its own garbage, 10–20 ms that would otherwise fall in one of the audit's
+// first frames. A run given an MCMemory must not be read once the next run
+// given it has started. The zero MCMemory is ready to use.
+type MCMemory struct {
+	pilot        [2][]float64 // each side's released pilot outputs, flat
+	pooled, sort []float64
+	proj         [2][]float64
+}
+
+// Reserve grows m to hold a run of runs per side whose outputs have dim
+// coordinates, so that run allocates nothing large.
+func (m *MCMemory) Reserve(runs, dim int) {
+	pilot := runs / 10
+	for side := range 2 {
+		m.pilot[side] = reserve(m.pilot[side], pilot*dim)
+		m.proj[side] = reserve(m.proj[side], runs)
+	}
+	m.pooled, m.sort = reserve(m.pooled, 2*pilot), reserve(m.sort, 2*pilot)
+}
+
+// reserve returns a, emptied, with room for n values.
+func reserve(a []float64, n int) []float64 {
+	if cap(a) < n {
+		return make([]float64, 0, n)
+	}
+	return a[:0]
 }
 
 // MCEvent is one event's frequencies and confidence bounds.
@@ -118,13 +154,19 @@ type MCRun struct {
 	pilot  [2]*rng.Streams
 	main   [2]*rng.Streams
 	pilotN int
+	mem    *MCMemory
 	aimed  bool // the events are fixed: direction and thresholds
 	// pooled sorts the pilot's projections a bounded amount per Step
 	// (2×10⁴ values sorted at once took 38 ms in a browser tick).
 	pooled *stepSort
 	cuts   []float64 // the thresholds t, from the pilot
 	atoms  []float64 // the few values discrete outputs take, from the pilot
-	pilots [2][][]float64
+	// The pilot's released outputs, flat (dim values each, no pointer per
+	// output for the garbage collector), and how many outputs each side
+	// has drawn, ⊥ included.
+	pilots [2][]float64
+	drawn  [2]int
+	dim    int
 	// The main samples are counted as they arrive, once the pilot has fixed
 	// the events: each side's released outputs projected on u (flat, no
 	// pointer per sample for the garbage collector to mark), its ⊥ count,
@@ -174,7 +216,12 @@ func NewMCRun(a, b Sampler, g privacy.Guarantee, cfg MCConfig) (*MCRun, error) {
 		return nil, fmt.Errorf("thresholds = %d: the number of threshold events cannot be negative", cfg.Thresholds)
 	}
 	root := rng.New(cfg.Seed)
-	r := &MCRun{a: a, b: b, g: g, cfg: cfg, u: cfg.Direction, pilotN: cfg.Runs / 10}
+	r := &MCRun{a: a, b: b, g: g, cfg: cfg, u: cfg.Direction, pilotN: cfg.Runs / 10, mem: cfg.Memory}
+	if r.mem == nil {
+		r.mem = new(MCMemory)
+	}
+	r.mem.Reserve(cfg.Runs, 0)
+	r.pilots = [2][]float64{r.mem.pilot[0], r.mem.pilot[1]}
 	r.main = [2]*rng.Streams{rng.New(root.Get("audit-a").Uint64()), rng.New(root.Get("audit-b").Uint64())}
 	r.pilot = [2]*rng.Streams{rng.New(root.Get("pilot-a").Uint64()), rng.New(root.Get("pilot-b").Uint64())}
 	return r, nil
@@ -217,7 +264,7 @@ func (r *MCRun) Step(n int) error {
 			n -= eventCost
 			continue
 		}
-		if !r.aimed && len(r.pilots[1]) == r.pilotN {
+		if !r.aimed && r.drawn[1] == r.pilotN {
 			// Between the pilot and the main samples the events are fixed
 			// in pieces of a few milliseconds in a browser each, one piece
 			// a call, so a caller that reads its clock between calls keeps
@@ -244,7 +291,9 @@ func (r *MCRun) Step(n int) error {
 			return err
 		}
 		if pilot {
-			r.pilots[side] = append(r.pilots[side], slices.Clone(o))
+			if err := r.file(side, o); err != nil {
+				return err
+			}
 		} else {
 			r.count(side, o)
 		}
@@ -258,7 +307,7 @@ func (r *MCRun) Step(n int) error {
 func (r *MCRun) next() (side int, streams *rng.Streams, pilot bool) {
 	if !r.aimed {
 		for side := 0; side < 2; side++ {
-			if len(r.pilots[side]) < r.pilotN {
+			if r.drawn[side] < r.pilotN {
 				return side, r.pilot[side], true
 			}
 		}
@@ -271,16 +320,27 @@ func (r *MCRun) next() (side int, streams *rng.Streams, pilot bool) {
 	return 0, nil, false
 }
 
+// file keeps one pilot output of side.
+func (r *MCRun) file(side int, o []float64) error {
+	r.drawn[side]++
+	if o == nil {
+		return nil
+	}
+	if r.dim == 0 {
+		r.dim = len(o)
+	}
+	if len(o) != r.dim || r.dim == 0 {
+		return fmt.Errorf("the mechanism released outputs of %d and %d coordinates: an audit compares outputs of one dimension", r.dim, len(o))
+	}
+	r.pilots[side] = append(r.pilots[side], o...)
+	return nil
+}
+
 // count files one main sample of side under the events.
 func (r *MCRun) count(side int, o []float64) {
 	if o == nil {
 		r.bottom[side]++
 		return
-	}
-	if r.proj[side] == nil {
-		// Here, not in aim: each side's allocation (800 KB at 10⁵ runs)
-		// costs milliseconds in a browser, so they go to separate calls.
-		r.proj[side] = make([]float64, 0, r.cfg.Runs)
 	}
 	v := dot(o, r.u)
 	r.proj[side] = append(r.proj[side], v)
@@ -304,17 +364,15 @@ const sortUnit = 256
 // sorting the pooled projections.
 func (r *MCRun) pool() {
 	if r.u == nil {
-		r.u = meanDifference(r.pilots[0], r.pilots[1])
+		r.u = meanDifference(r.pilots[0], r.pilots[1], r.dim)
 	}
-	pooled := make([]float64, 0, 2*r.pilotN)
+	pooled := r.mem.pooled
 	for _, outs := range r.pilots {
-		for _, o := range outs {
-			if o != nil {
-				pooled = append(pooled, dot(o, r.u))
-			}
+		for k := 0; k < len(outs); k += r.dim {
+			pooled = append(pooled, dot(outs[k:k+r.dim], r.u))
 		}
 	}
-	r.pooled = newStepSort(pooled)
+	r.pooled = &stepSort{a: pooled, buf: reserve(r.mem.sort, len(pooled))[:len(pooled)]}
 }
 
 // aim fixes the events from the sorted pooled pilot projections: the
@@ -337,10 +395,11 @@ func (r *MCRun) aim(pooled []float64) {
 	for side := range 2 {
 		r.buckets[side] = make([]int, len(r.cuts)+1)
 		r.atomN[side] = make([]int, len(r.atoms))
+		r.proj[side] = r.mem.proj[side]
+		r.mem.pilot[side] = r.pilots[side][:0] // as grown, for the next run
 	}
-	// The pilot's outputs are done with: tens of thousands of pointers
-	// the garbage collector need not mark on every later cycle.
-	r.pilots, r.pooled = [2][][]float64{}, nil
+	r.mem.pooled, r.mem.sort = r.pooled.a[:0], r.pooled.buf[:0]
+	r.pooled = nil
 	r.aimed = true
 }
 
@@ -354,10 +413,6 @@ type stepSort struct {
 
 // firstRun is the length of the runs sorted directly before merging.
 const firstRun = 64
-
-func newStepSort(a []float64) *stepSort {
-	return &stepSort{a: a, buf: make([]float64, len(a))}
-}
 
 // step does about budget values' worth of sorting (one merge of two runs
 // at least) and reports whether a is sorted (in cmp.Compare's order, NaN
@@ -470,37 +525,30 @@ func ClopperPearson(k, n int, alpha float64) (lower, upper float64) {
 	return lower, upper
 }
 
-func meanDifference(a, b [][]float64) []float64 {
-	ma, na := mean(a)
-	mb, nb := mean(b)
-	if na == 0 || nb == 0 || len(ma) == 0 {
+// meanDifference is the difference of the mean outputs of a and b, flat
+// outputs of dim values each; nil if a side has none.
+func meanDifference(a, b []float64, dim int) []float64 {
+	if dim == 0 || len(a) == 0 || len(b) == 0 {
 		return nil
 	}
+	ma, mb := mean(a, dim), mean(b, dim)
 	for k := range ma {
 		ma[k] -= mb[k]
 	}
 	return ma
 }
 
-func mean(outs [][]float64) ([]float64, int) {
-	var m []float64
-	n := 0
-	for _, o := range outs {
-		if o == nil {
-			continue
-		}
-		if m == nil {
-			m = make([]float64, len(o))
-		}
-		for k, v := range o {
-			m[k] += v
-		}
-		n++
+// mean is the mean of the flat outputs of dim values each in outs.
+func mean(outs []float64, dim int) []float64 {
+	m := make([]float64, dim)
+	for i, v := range outs {
+		m[i%dim] += v
 	}
+	n := float64(len(outs) / dim)
 	for k := range m {
-		m[k] /= float64(max(n, 1))
+		m[k] /= n
 	}
-	return m, n
+	return m
 }
 
 // dot is ⟨o, u⟩; with no direction (identical means) it is o's first

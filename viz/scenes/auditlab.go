@@ -108,6 +108,7 @@ type AuditLab struct {
 	err    error
 	runs   int
 	mc     *audit.MCRun
+	mem    audit.MCMemory // mc's arrays, kept for the next audit
 	mcErr  error
 	// stopped is how far a Monte Carlo audit the user stopped had got (0:
 	// none stopped since the last change).
@@ -171,6 +172,10 @@ func NewAuditLab() *AuditLab {
 		// The setting for the classical-σ mutant.
 		gaussEps: 3,
 	}
+	// The audit's arrays are reserved as the lesson opens, not in the
+	// middle of its first audit (see audit.MCMemory); outputs have at most
+	// two coordinates (DP-SGD's θ).
+	s.mem.Reserve(s.runs, 2)
 	s.load(labDel, labPairs()[labDel][0])
 	s.recompute()
 	return s
@@ -405,7 +410,7 @@ func (s *AuditLab) startMC() error {
 		}
 		a, b = audit.LawSampler(la, s.del.Eps/2, 1), audit.LawSampler(lb, s.del.Eps/2, 1)
 	}
-	run, err := audit.NewMCRun(a, b, s.guarantee(), audit.MCConfig{Runs: s.runs, Alpha: 1e-3, Seed: 1})
+	run, err := audit.NewMCRun(a, b, s.guarantee(), audit.MCConfig{Runs: s.runs, Alpha: 1e-3, Seed: 1, Memory: &s.mem})
 	if err != nil {
 		return err
 	}
