@@ -71,13 +71,12 @@ function compile(entry) {
   return p;
 }
 
-const idle = window.requestIdleCallback || ((f) => setTimeout(f, 200));
-
 // prefetch downloads and compiles the other lessons' modules, one at a
 // time while the browser is idle, so a switch only has to start one.
 function prefetch() {
   const next = menu.find((l) => !compiled.has(l.module));
   if (!next) return;
+  const idle = window.requestIdleCallback || ((f) => setTimeout(f, 200));
   idle(() => {
     const p = WebAssembly.compileStreaming(fetch(next.module));
     compiled.set(next.module, p);
@@ -135,10 +134,6 @@ async function start(name, state) {
   refresh(true, true);
   await syncLesson();
   document.body.dataset.lesson = name;
-  // The lesson rehearses its background work while the page is idle, so
-  // the browser compiles that code before the student starts it.
-  const engine = uldp;
-  idle(() => { if (window.uldp === engine) engine.warm(); });
 }
 
 // ---------------------------------------------------------------- messages
