@@ -167,8 +167,36 @@ func TestCompose(t *testing.T) {
 	if math.Abs(c.Rho-0.05) > 1e-12 {
 		t.Errorf("zcdp: %+v", c)
 	}
+	// An (ε, δ) step under zCDP is δ-approximately ε²/2-zCDP: 3 steps of
+	// (1, 10⁻⁸) give ρ = 1.5 and δ = 3·10⁻⁸ + δ', not the (1.687, 10⁻⁵)
+	// an analytic-Gaussian reading claimed (unsound: see core/privacy).
+	ok(t, &c, "compose", "--rule", "zcdp", "--eps", "1", "--delta", "1e-8", "--k", "3", "--delta-slack", "1e-5")
+	if math.Abs(c.Rho-1.5) > 1e-12 || math.Abs(c.Total.Delta-(3e-8+1e-5)) > 1e-18 || math.Abs(c.Basic.Eps-3) > 1e-12 {
+		t.Errorf("zcdp of generic steps: %+v", c)
+	}
+	// A Gaussian step (--sigma) enters zCDP with its exact ρ = 1/(2·7²).
+	ok(t, &c, "compose", "--rule", "zcdp", "--eps", "0.5", "--sigma", "7", "--k", "50", "--delta-slack", "1e-6")
+	if math.Abs(c.Rho-50/98.0) > 1e-12 || c.Total.Delta != 1e-6 {
+		t.Errorf("zcdp of Gaussian steps: %+v", c)
+	}
+	// Without --rule, every rule side by side and the best total named.
+	var all struct {
+		Rules []struct {
+			Rule  string
+			Total struct{ Eps, Delta float64 }
+		}
+		Best  string
+		Total struct{ Eps, Delta float64 }
+	}
+	ok(t, &all, "compose", "--eps", "0.1", "--k", "100", "--delta-slack", "1e-6")
+	if len(all.Rules) != 4 || all.Best != "optimal" || all.Total != all.Rules[3].Total || all.Total.Eps >= all.Rules[2].Total.Eps {
+		t.Errorf("comparison: %+v", all)
+	}
 	bad(t, "needs --delta-slack", "compose", "--rule", "advanced", "--eps", "0.1", "--k", "10")
-	bad(t, "applies to advanced and zcdp only", "compose", "--rule", "basic", "--eps", "0.1", "--k", "10", "--delta-slack", "1e-6")
+	bad(t, "comparing the rules needs --delta-slack", "compose", "--eps", "0.1", "--k", "10")
+	bad(t, "applies to advanced, zcdp and optimal only", "compose", "--rule", "basic", "--eps", "0.1", "--k", "10", "--delta-slack", "1e-6")
+	bad(t, "only for δ ≥", "compose", "--eps", "0.5", "--sigma", "7", "--delta", "1e-9", "--k", "5", "--delta-slack", "1e-6")
+	bad(t, "sigma = -1", "compose", "--eps", "0.5", "--sigma", "-1", "--k", "5", "--delta-slack", "1e-6")
 	bad(t, "k = 0", "compose", "--rule", "basic", "--eps", "0.1", "--k", "0")
 	bad(t, `rule "renyi"`, "compose", "--rule", "renyi", "--eps", "0.1", "--k", "3")
 }

@@ -29,7 +29,7 @@ type command struct {
 var commands = map[string]command{
 	"tdlap":     {"TDLap(ε, δ): κ, normaliser, pmf and cdf", cmdTDLap},
 	"calibrate": {"noise scale for a mechanism, with its derivation and validity", cmdCalibrate},
-	"compose":   {"total (ε, δ) of k steps under basic, advanced or zCDP composition", cmdCompose},
+	"compose":   {"total (ε, δ) of k steps under basic, advanced, zCDP and optimal composition", cmdCompose},
 	"sample":    {"seeded samples from tdlap, laplace, gaussian or dlaplace", cmdSample},
 	"scenario":  {"scenario files: uldp scenario validate FILE", cmdScenario},
 	"dataset":   {"datasets: uldp dataset gen … --out FILE.csv|FILE.json", cmdDataset},

@@ -55,6 +55,22 @@ var calibrators = map[string]func(eps, delta, sens float64) (Calibration, error)
 	},
 }
 
+// Spend is one release calibrated by c, as composition should know it. A
+// Laplace release is pure ε-DP. A Gaussian one carries its exact ρ =
+// Δ²/(2σ²), and its δ at ε is the mechanism's true δ where the formula's
+// claim falls short of it (the classical σ outside ε < 1). A DelOutputPert
+// release is (ε, δ)-DP and nothing more: its ⊥ outcome is no Gaussian's.
+func (c Calibration) Spend(label string) Spend {
+	switch c.Mechanism {
+	case MechLaplace:
+		return Spend{Label: label, Eps: c.Eps}
+	case MechGaussian, MechAnalyticGaussian:
+		delta := math.Max(c.Delta, GaussianDelta(c.Eps, c.Sens, c.Scale))
+		return GaussianStep(label, c.Eps, delta, c.Scale/c.Sens)
+	}
+	return Spend{Label: label, Eps: c.Eps, Delta: c.Delta}
+}
+
 // Calibrate looks the mechanism up by name and calibrates it.
 func Calibrate(mech string, eps, delta, sens float64) (Calibration, error) {
 	f, ok := calibrators[mech]

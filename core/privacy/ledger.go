@@ -14,9 +14,10 @@ type Spend struct {
 	Label string  `json:"label"`
 	Eps   float64 `json:"eps"`
 	Delta float64 `json:"delta"`
-	// Rho is the step's ρ-zCDP parameter when known (Gaussian steps); 0
-	// means unknown, in which case only pure (δ = 0) steps can enter a zCDP
-	// total, as ρ = ε²/2.
+	// Rho is the step's ρ-zCDP parameter when known (a Gaussian mechanism
+	// with its real σ: ρ = Δ²/(2σ²)). 0 means unknown: a zCDP total then
+	// takes a pure step (δ = 0) as ρ = ε²/2 and any other step as
+	// δ-approximately ε²/2-zCDP, adding its δ.
 	Rho   float64 `json:"rho,omitempty"`
 	Group string  `json:"group,omitempty"`
 }
@@ -90,11 +91,10 @@ func (l *Ledger) Total() (Budget, error) {
 		if len(p) == 0 {
 			continue
 		}
-		sum, err := l.sum(p)
+		b, _, _, err := l.totalOf(l.sum(p))
 		if err != nil {
 			return Budget{}, err
 		}
-		b, _, _ := l.totalOf(sum)
 		worst = append(worst, b)
 	}
 	return Parallel(worst...), nil
@@ -112,39 +112,53 @@ func (l *Ledger) checkSlack() error {
 
 // sums holds the sufficient statistics of a list of spends.
 type sums struct {
-	eps, eps2, lossMean, delta, rho float64
+	eps, eps2, lossMean, delta float64
+	// rho is Σρ_i (ε_i²/2 for a step with no known ρ) and rhoDelta the δ's
+	// of the steps that are only approximately zCDP.
+	rho, rhoDelta float64
+	// n spends, all equal to first if same (what optimal composition
+	// needs).
+	n     int
+	first Spend
+	same  bool
 }
 
-func (s *sums) scale(k float64) {
-	s.eps *= k
-	s.eps2 *= k
-	s.lossMean *= k
-	s.delta *= k
-	s.rho *= k
+func (s *sums) scale(k int) {
+	f := float64(k)
+	s.eps *= f
+	s.eps2 *= f
+	s.lossMean *= f
+	s.delta *= f
+	s.rho *= f
+	s.rhoDelta *= f
+	s.n *= k
 }
 
-func (l *Ledger) sum(spends []Spend) (sums, error) {
-	var s sums
-	for _, sp := range spends {
+func (l *Ledger) sum(spends []Spend) sums {
+	s := sums{same: true}
+	for i, sp := range spends {
 		s.eps += sp.Eps
 		s.eps2 += sp.Eps * sp.Eps
 		s.lossMean += sp.Eps * math.Expm1(sp.Eps)
-		switch {
-		case l.rule != ZCDP:
-			s.delta += sp.Delta
-		case sp.Rho > 0:
+		s.delta += sp.Delta
+		if sp.Rho > 0 {
 			s.rho += sp.Rho
-		case sp.Delta == 0:
+		} else {
 			s.rho += sp.Eps * sp.Eps / 2
-		default:
-			return sums{}, fmt.Errorf("spend %q is (ε = %g, δ = %g)-DP with no ρ: zCDP composition needs each step's ρ (pure ε-DP steps have ρ = ε²/2, Gaussian steps Δ²/(2σ²)); use basic or advanced", sp.Label, sp.Eps, sp.Delta)
+			s.rhoDelta += sp.Delta
 		}
+		if i == 0 {
+			s.first = sp
+		} else if sp.Eps != s.first.Eps || sp.Delta != s.first.Delta {
+			s.same = false
+		}
+		s.n++
 	}
-	return s, nil
+	return s
 }
 
 // totalOf applies the rule to the sums and explains the result.
-func (l *Ledger) totalOf(s sums) (Budget, string, []Step) {
+func (l *Ledger) totalOf(s sums) (Budget, string, []Step, error) {
 	switch l.rule {
 	case Advanced:
 		root := math.Sqrt(2 * math.Log(1/l.slack) * s.eps2)
@@ -152,15 +166,22 @@ func (l *Ledger) totalOf(s sums) (Budget, string, []Step) {
 		return Budget{eps, s.delta + l.slack},
 			"ε' = √(2 ln(1/δ')·Σε²) + Σε(e^ε − 1), δ = Σδ + δ'",
 			[]Step{{"√(2 ln(1/δ')·Σε²)", "concentration of the privacy loss (Azuma)", root},
-				{"Σε(e^ε − 1)", "expected privacy loss", s.lossMean}, {"ε'", "sum", eps}}
+				{"Σε(e^ε − 1)", "expected privacy loss", s.lossMean}, {"ε'", "sum", eps}}, nil
 	case ZCDP:
 		eps := ZCDPToDP(s.rho, l.slack)
-		return Budget{eps, l.slack},
-			"ρ = Σρ_i, ε = ρ + 2√(ρ ln(1/δ')), δ = δ'",
-			[]Step{{"ρ", "Σρ_i", s.rho}, {"ε", "ρ + 2√(ρ ln(1/δ'))", eps}}
+		return Budget{eps, s.rhoDelta + l.slack},
+			"ρ = Σρ_i, ε = ρ + 2√(ρ ln(1/δ')), δ = Σδ_i + δ' (δ_i of the steps that are only approximately zCDP)",
+			[]Step{{"ρ", "Σρ_i (ε_i²/2 where no ρ is known)", s.rho}, {"ε", "ρ + 2√(ρ ln(1/δ'))", eps},
+				{"δ", "Σδ_i of (ε, δ) steps + δ'", s.rhoDelta + l.slack}}, nil
+	case Optimal:
+		if !s.same {
+			return Budget{}, "", nil, fmt.Errorf("optimal composition is exact for identical steps only, and these differ (%q is (ε = %g, δ = %g)); use basic, advanced or zcdp", s.first.Label, s.first.Eps, s.first.Delta)
+		}
+		b, steps := optimalTotal(s.n, s.first.Eps, s.first.Delta, l.slack)
+		return b, "smallest ε' with Σ_ℓ Bin(k, 1/(1+e^ε))(ℓ)·max(0, 1 − e^{ε'−(k−2ℓ)ε}) ≤ δ', δ = 1 − (1−δ)^k(1−δ')", steps, nil
 	}
 	return Budget{s.eps, s.delta}, "ε = Σε, δ = Σδ",
-		[]Step{{"ε", "Σε_i", s.eps}, {"δ", "Σδ_i", s.delta}}
+		[]Step{{"ε", "Σε_i", s.eps}, {"δ", "Σδ_i", s.delta}}, nil
 }
 
 // MarshalJSON writes the rule, the spends and the total (or the reason no

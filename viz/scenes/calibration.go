@@ -12,24 +12,38 @@ import (
 // Calibration is lesson 2: from ε, δ and a sensitivity Δ to a noise scale,
 // for the mean of n users' m values in [−R, R], at item level (Δ = 2R/(nm))
 // and at user level (Δ = 2R/n) side by side, with every step of each
-// derivation, and the total budget of k such releases.
+// derivation, and the total budget of k such releases under every
+// composition rule.
 type Calibration struct {
 	mech       string
 	eps, delta float64
 	n, m       int
 	radius     float64
 	k          int
-	rule       privacy.Rule
+	rule       string // a privacy.Rule, or bestRule
 	slack      float64
 
 	item, user privacy.Calibration
-	total      privacy.Composition
+	rules      privacy.Comparison
+	total      privacy.Composition // the rule in force
 	err        error
+}
+
+// bestRule totals k releases under whichever rule gives the smallest ε.
+const bestRule = "best"
+
+// ruleChoices lists "best" and every composition rule.
+func ruleChoices() []string {
+	out := []string{bestRule}
+	for _, r := range privacy.Rules {
+		out = append(out, string(r))
+	}
+	return out
 }
 
 // NewCalibration returns the lesson at ε = 1, δ = 1e-5, analytic Gaussian.
 func NewCalibration() *Calibration {
-	c := &Calibration{mech: privacy.MechAnalyticGaussian, eps: 1, delta: 1e-5, n: 100, m: 20, radius: 1, k: 1, rule: privacy.Basic, slack: 1e-6}
+	c := &Calibration{mech: privacy.MechAnalyticGaussian, eps: 1, delta: 1e-5, n: 100, m: 20, radius: 1, k: 1, rule: bestRule, slack: 1e-6}
 	c.recompute()
 	return c
 }
@@ -51,11 +65,20 @@ func (c *Calibration) recompute() {
 	var err1, err2, err3 error
 	c.item, err1 = privacy.Calibrate(c.mech, c.eps, c.delta, c.itemSens())
 	c.user, err2 = privacy.Calibrate(c.mech, c.eps, c.delta, c.userSens())
-	per := privacy.Budget{Eps: c.eps, Delta: c.delta}
-	if c.mech == privacy.MechLaplace {
-		per.Delta = 0
+	if err2 == nil {
+		c.rules, err3 = privacy.CompareRules(c.user.Spend("release"), c.k, c.slack)
 	}
-	c.total, err3 = privacy.Compose(c.rule, per, c.k, c.slack)
+	if err3 == nil && err2 == nil {
+		want := privacy.Rule(c.rule)
+		if c.rule == bestRule {
+			want = c.rules.Best
+		}
+		for _, r := range c.rules.Rules {
+			if r.Rule == want {
+				c.total = r
+			}
+		}
+	}
 	for _, err := range []error{err1, err2, err3} {
 		if err != nil && c.err == nil {
 			c.err = err
@@ -65,10 +88,6 @@ func (c *Calibration) recompute() {
 
 // form binds the scene's inputs.
 func (c *Calibration) form() viz.Form {
-	rules := make([]string, len(privacy.Rules))
-	for i, r := range privacy.Rules {
-		rules[i] = string(r)
-	}
 	return viz.Form{
 		viz.Choose(&c.mech, viz.Control{Name: "mech", Label: "mechanism", Choices: privacy.CalibratorNames()}),
 		viz.Float(&c.eps, viz.Control{Name: "eps", Label: "ε", Kind: viz.Slider, Min: 0.01, Max: 20, Log: true}),
@@ -79,9 +98,10 @@ func (c *Calibration) form() viz.Form {
 		viz.Float(&c.radius, viz.Control{Name: "radius", Label: "values in [−R, R]", Kind: viz.Slider, Min: 0.01, Max: 100, Log: true}),
 		viz.Int(&c.k, viz.Control{Name: "k", Label: "releases k", Kind: viz.Slider, Min: 1, Max: 10000, Log: true,
 			Help: "how many such releases the budget must cover"}),
-		viz.Choose(&c.rule, viz.Control{Name: "rule", Label: "composition", Choices: rules}),
+		viz.Choose(&c.rule, viz.Control{Name: "rule", Label: "composition", Choices: ruleChoices(),
+			Help: "which rule's total the guarantee states; best: the smallest ε of the four (within 0.1 %, the smaller δ), all of them sound"}),
 		viz.Float(&c.slack, viz.Control{Name: "slack", Label: "extra δ′", Kind: viz.Slider, Min: 1e-12, Max: 0.1, Log: true,
-			Help: "the failure probability advanced and zCDP composition add"}),
+			Help: "the failure probability advanced, zCDP and optimal composition add"}),
 	}
 }
 
@@ -115,7 +135,7 @@ func (c *Calibration) Readouts() []viz.Readout {
 	if c.user.Warning != "" {
 		r = append(r, viz.Readout{Name: "warning", Label: "warning", Text: c.user.Warning, Warn: true})
 	}
-	r = append(r, viz.Readout{Name: "total-eps", Label: fmt.Sprintf("total ε after %d releases (%s)", c.k, c.rule), Value: c.total.Total.Eps,
+	r = append(r, viz.Readout{Name: "total-eps", Label: fmt.Sprintf("total ε after %d releases (%s)", c.k, c.ruleName()), Value: c.total.Total.Eps,
 		Text: fmt.Sprintf("%.4g, δ = %.3g", c.total.Total.Eps, c.total.Total.Delta), Formula: c.total.Formula})
 	return r
 }
@@ -124,7 +144,7 @@ func (c *Calibration) Readouts() []viz.Readout {
 // the formula's validity as a precondition.
 func (c *Calibration) Guarantee() privacy.Guarantee {
 	g := privacy.Guarantee{Eps: c.total.Total.Eps, Delta: c.total.Total.Delta, Mode: privacy.Paper,
-		Note: fmt.Sprintf("%d user-level release(s) of the mean, %s, %s composition", c.k, c.mech, c.rule)}
+		Note: fmt.Sprintf("%d user-level release(s) of the mean, %s, %s composition", c.k, c.mech, c.ruleName())}
 	switch c.mech {
 	case privacy.MechGaussian:
 		g.Preconditions = append(g.Preconditions, privacy.Require("ε < 1 (classical Gaussian formula)", c.eps, privacy.Below, 1))
@@ -213,11 +233,34 @@ func (c *Calibration) Draw(w, h float64) *viz.List {
 		}
 	}
 	y += 8
-	t := c.total
-	l.Text(viz.Point{X: 30, Y: y}, fmt.Sprintf("budget: %d release(s) of (ε = %g, δ = %g) under %s composition → (ε = %.4g, δ = %.3g)",
-		t.K, t.Per.Eps, t.Per.Delta, t.Rule, t.Total.Eps, t.Total.Delta), 13, viz.Ink, viz.Left)
-	if t.Rule != privacy.Basic {
-		l.Text(viz.Point{X: 30, Y: y + 18}, fmt.Sprintf("basic composition would give ε = %.4g, δ = %.3g", t.Basic.Eps, t.Basic.Delta), 12, viz.Muted, viz.Left)
+	cmp := c.rules
+	l.Text(viz.Point{X: 30, Y: y}, fmt.Sprintf("budget of %d release(s) of (ε = %g, δ = %.3g), each %s, under every rule (δ′ = %g):",
+		cmp.K, cmp.Per.Eps, cmp.Per.Delta, cmp.Kind, cmp.Slack), 13, viz.Ink, viz.Left)
+	y += 19
+	for _, r := range cmp.Rules {
+		col, mark := viz.Ink, ""
+		if r.Rule == cmp.Best {
+			mark = "   ← best"
+		}
+		if r.Rule == c.total.Rule {
+			col = viz.Green
+			if c.rule != bestRule {
+				mark += "   (the rule chosen)"
+			}
+		}
+		l.Text(viz.Point{X: 40, Y: y}, string(r.Rule), 12, col, viz.Left)
+		l.Text(viz.Point{X: 110, Y: y}, fmt.Sprintf("ε = %.4g", r.Total.Eps), 12, col, viz.Left)
+		l.Text(viz.Point{X: 200, Y: y}, fmt.Sprintf("δ = %.3g", r.Total.Delta), 12, col, viz.Left)
+		l.Text(viz.Point{X: 300, Y: y}, r.Formula+mark, 11, viz.Muted, viz.Left)
+		y += 17
 	}
 	return l
+}
+
+// ruleName names the rule in force, saying when it was picked as the best.
+func (c *Calibration) ruleName() string {
+	if c.rule == bestRule {
+		return "best: " + string(c.total.Rule)
+	}
+	return c.rule
 }

@@ -63,10 +63,31 @@ func TestCalibrationComposition(t *testing.T) {
 	mustSet(t, a, "k", "100")
 	mustSet(t, a, "rule", "advanced")
 	mustSet(t, a, "slack", "1e-5")
-	want, _ := privacy.Compose(privacy.Advanced, privacy.Budget{Eps: 0.1, Delta: c.delta}, 100, 1e-5)
+	g, _ := privacy.AnalyticGaussianSigma(0.1, c.delta, 1)
+	want, _ := privacy.Compose(privacy.Advanced, privacy.GaussianStep("", 0.1, c.delta, g.Scale), 100, 1e-5)
 	if got := a.Guarantee().Eps; got != want.Total.Eps {
 		t.Errorf("total ε %v, core says %v", got, want.Total.Eps)
 	}
+	// Under zCDP the analytic Gaussian's releases enter with their real ρ
+	// and add no δ; DelOutputPert's are generic (ε, δ) and add theirs.
+	mustSet(t, a, "rule", "zcdp")
+	if got := a.Guarantee(); math.Abs(got.Eps-privacy.ZCDPToDP(100/(2*g.Scale*g.Scale), 1e-5)) > 1e-12 || got.Delta != 1e-5 {
+		t.Errorf("zCDP of 100 analytic Gaussian releases: %v", got)
+	}
+	mustSet(t, a, "mech", privacy.MechDelOutputPert)
+	if got := a.Guarantee(); math.Abs(got.Eps-privacy.ZCDPToDP(100*0.01/2, 1e-5)) > 1e-12 || math.Abs(got.Delta-(100*c.delta+1e-5)) > 1e-15 {
+		t.Errorf("zCDP of 100 DelOutputPert releases: %v", got)
+	}
+	// "best" states the smallest ε of the four rules and names it.
+	mustSet(t, a, "rule", "best")
+	best := a.Guarantee()
+	for _, r := range privacy.Rules {
+		mustSet(t, a, "rule", string(r))
+		if g := a.Guarantee(); g.Eps < best.Eps {
+			t.Errorf("%s gives ε = %v below best's %v", r, g.Eps, best.Eps)
+		}
+	}
+	mustSet(t, a, "mech", privacy.MechAnalyticGaussian)
 	// Laplace steps are pure: their δ does not count.
 	mustSet(t, a, "mech", privacy.MechLaplace)
 	mustSet(t, a, "rule", "basic")

@@ -1,0 +1,12 @@
+import { chromium } from "playwright-core";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+const server = spawn("../../bin/uldp", ["serve", "--addr", "127.0.0.1:0"], { stdio: ["ignore", "pipe", "inherit"] });
+const [line] = await once(server.stdout, "data");
+const base = String(line).match(/http:\S+/)[0];
+const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox", "--disable-gpu"] });
+const page = await browser.newPage({ viewport: { width: +(process.argv[4]||1440), height: 900 } });
+await page.goto(base + process.argv[2]);
+await page.waitForSelector("body[data-ready=true]", { timeout: 20000 });
+await page.screenshot({ path: process.argv[3] });
+await browser.close(); server.kill();
