@@ -79,7 +79,7 @@ func cmdAudit(e *env, args []string) error {
 	if err := required(fs, "neighbour"); err != nil {
 		return err
 	}
-	a, err := loadInput(fs, &d, *dataA, *scen, seed)
+	a, err := loadInput(fs, &d, *dataA, *scen, seed, nil)
 	if err != nil {
 		return err
 	}

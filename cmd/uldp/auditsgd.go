@@ -42,7 +42,10 @@ func auditDPSGD(e *env, d *mechFlags, r auditRequest) error {
 	if err != nil {
 		return err
 	}
-	p, set := d.dpsgdFor(p, r.a)
+	p, set, err := d.dpsgdFor(p, r.a)
+	if err != nil {
+		return err
+	}
 	switch {
 	case !r.mc:
 		return usagef("dp-sgd's answer has no closed form: add --monte-carlo to audit it by sampling whole runs")

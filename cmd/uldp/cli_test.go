@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"math"
@@ -826,4 +827,103 @@ func TestTextReads(t *testing.T) {
 			t.Errorf("%s: %s printed to full precision in\n%s", c.args[1:3], m, r.stdout)
 		}
 	}
+}
+
+// Results that overflow or are not numbers end in exit 2 with the field
+// named, never in the encoder's "unsupported value" and exit 1.
+func TestNonFiniteResultsAreBadInput(t *testing.T) {
+	big := filepath.Join(t.TempDir(), "big.csv")
+	if err := os.WriteFile(big, []byte("user,x1\n1,1.7e308\n2,1.7e308\n3,1\n4,1\n5,1\n6,1\n7,1\n8,1\n9,1\n10,1\n11,1\n12,1\n13,1\n14,1\n15,1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range [][]string{
+		{"result.scale", "calibrate", "--mech", "gaussian", "--eps", "1", "--delta", "1e-5", "--sens", "1e308"},
+		{"result.scale", "calibrate", "--mech", "laplace", "--eps", "1e-300", "--sens", "1e10", "--format", "text"},
+		{"--mu = NaN: must be a finite number", "sample", "--dist", "laplace", "--mu", "NaN", "--scale", "1", "--n", "2"},
+		{"--mu = +Inf", "sample", "--dist", "gaussian", "--mu", "Inf", "--sigma", "1", "--n", "2"},
+		{"result.mean", "sample", "--dist", "gaussian", "--mu", "1e308", "--sigma", "1e308", "--n", "3"},
+		{"not a finite number (result.mean[0])", "run", "--mech", "orme", "--mode", "non-private", "--data", big, "--eps", "1", "--delta", "1e-5", "--tau", "1"},
+	} {
+		bad(t, c[0], c[1:]...)
+	}
+}
+
+// DP-SGD runs with the settings asked for or not at all: a bad value is
+// refused under its own flag's name, not replaced by the theorem's default
+// nor blamed on another flag.
+func TestDPSGDFlagsAreNeverReplaced(t *testing.T) {
+	base := []string{"run", "--mech", "dp-sgd", "--data", "testdata/crowd600.csv", "--eps", "1", "--delta", "1e-5", "--rk", "1", "--rx", "1", "--loss", "squared"}
+	for _, c := range [][]string{
+		{"--eta = -1", "--eta", "-1"},
+		{"--tau = NaN", "--tau", "NaN"},
+		{"--smoothing = -7", "--smoothing", "-7"},
+		{"--steps = -5", "--steps", "-5"},
+		{"--smoothing = NaN", "--smoothing", "NaN"},
+		{"--mu = -1", "--mu", "-1"},
+		{"--rx = +Inf", "--rx", "Inf"},
+		{"Theorem 4.1 gives eta = +Inf", "--rk", "1e308"},
+	} {
+		bad(t, c[0], append(append([]string(nil), base...), c[1:]...)...)
+	}
+	// Given values are used as given: smoothing 0 is no smoothing.
+	var out struct {
+		Settings struct{ Steps, Eta, Smoothing, Tau float64 }
+	}
+	ok(t, &out, append(append([]string(nil), base...), "--steps", "20", "--eta", "0.1", "--smoothing", "0", "--tau", "5")...)
+	if s := out.Settings; s.Steps != 20 || s.Eta != 0.1 || s.Smoothing != 0 || s.Tau != 5 {
+		t.Errorf("settings %+v, want exactly the flags", s)
+	}
+}
+
+// Flags are checked before the data is opened: a FIFO nobody writes would
+// block any command that reads it, so each of these must answer at once.
+func TestFlagsAreCheckedBeforeTheData(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "never-written.csv")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	for _, c := range [][]string{
+		{"delta = 2", "run", "--mech", "deloutputpert", "--data", fifo, "--eps", "1", "--delta", "2", "--target-sens", "0.1"},
+		{"--eta = -1", "run", "--mech", "dp-sgd", "--data", fifo, "--eps", "1", "--delta", "1e-5", "--rk", "1", "--rx", "1", "--eta", "-1"},
+		{"tau = -1", "step", "--mech", "orme", "--data", fifo, "--eps", "1", "--delta", "1e-5", "--tau", "-1"},
+		{"rk = -1", "run", "--mech", "phased-erm", "--data", fifo, "--eps", "1", "--delta", "1e-5", "--rk", "-1", "--rx", "1"},
+	} {
+		// A deadline long enough for a busy machine; a command that opened
+		// the FIFO would wait on it for ever.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		cmd := exec.CommandContext(ctx, bin, c[1:]...)
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		err := cmd.Run()
+		late := ctx.Err() == context.DeadlineExceeded
+		cancel()
+		if late {
+			t.Errorf("uldp %v read the data before refusing its flags", c[1:])
+			continue
+		}
+		if ee, isExit := err.(*exec.ExitError); !isExit || ee.ExitCode() != 2 || !strings.Contains(errb.String(), c[0]) {
+			t.Errorf("uldp %v: %v, stderr %q; want exit 2 with %q", c[1:], err, errb.String(), c[0])
+		}
+	}
+}
+
+// Each input has one validation path: what run refuses, scenario validate
+// refuses; what the readers refuse, the generator does not write; and an
+// address or directory that cannot be used is bad input (exit 2).
+func TestOneValidationPath(t *testing.T) {
+	dir := t.TempDir()
+	raw, err := os.ReadFile("testdata/outliers.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := filepath.Join(dir, "kappa.json")
+	if err := os.WriteFile(k, bytes.Replace(raw, []byte(`"f": "mean"}`), []byte(`"f": "mean", "kappa": 1000000000}`), 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bad(t, "kappa = 1000000000", "run", "--scenario", k)
+	bad(t, "kappa = 1000000000", "scenario", "validate", k)
+	// Seed 1 draws +Inf among 30 × 2 values at this spread (checked).
+	bad(t, "coordinates must be finite", "dataset", "gen", "--kind", "gaussian", "--n", "30", "--m", "2", "--d", "1", "--spread", "1e308", "--out", filepath.Join(dir, "x.csv"))
+	bad(t, "does not exist", "dataset", "gen", "--kind", "gaussian", "--n", "3", "--m", "2", "--d", "1", "--out", filepath.Join(dir, "no", "such", "x.csv"))
+	bad(t, "cannot listen", "serve", "--addr", "127.0.0.1:99999")
 }

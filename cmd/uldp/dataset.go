@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -83,6 +85,9 @@ func cmdDataset(e *env, args []string) error {
 func writeDataset(path, ext string, d *dataset.Dataset) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".uldp-*"+ext)
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return usagef("--out %q: the directory %s does not exist: create it or write elsewhere", path, filepath.Dir(path))
+		}
 		return err
 	}
 	defer os.Remove(tmp.Name())

@@ -50,7 +50,7 @@ func (d *mechFlags) dpsgdParams() (optim.DPSGDParams, error) {
 	default:
 		return optim.DPSGDParams{}, usagef("--loss %q: dp-sgd takes distance (‖θ − z‖) or squared ((μ/2)‖θ − z‖²)", d.loss)
 	}
-	if err := errors.Join(privacy.CheckEps(d.eps), privacy.CheckDelta(d.delta)); err != nil {
+	if err := errors.Join(privacy.CheckEps(d.eps), privacy.CheckDelta(d.delta), d.checkSchedule()); err != nil {
 		return optim.DPSGDParams{}, usageError{err}
 	}
 	theta0, err := parseTheta0(d.theta0)
@@ -60,26 +60,67 @@ func (d *mechFlags) dpsgdParams() (optim.DPSGDParams, error) {
 	return optim.DPSGDParams{Eps: d.eps, Delta: d.delta, Loss: l, Radius: d.rk, Theta0: theta0, Mode: mode, Record: d.trace}, nil
 }
 
-// dpsgdFor fills in Theorem 4.1's settings for ds, each overridden by its
-// flag when given.
-func (d *mechFlags) dpsgdFor(p optim.DPSGDParams, ds *dataset.Dataset) (optim.DPSGDParams, optim.DPSGDSettings) {
+// checkSchedule refuses DP-SGD's loss and schedule flags that are out of
+// range, each by its own name, before any default is computed from them.
+func (d *mechFlags) checkSchedule() error {
+	var errs []error
+	check := func(name string, ok bool, need string) {
+		if !ok {
+			v := map[string]float64{"mu": d.mu, "rk": d.rk, "rx": d.rx, "eta": d.eta, "smoothing": d.smoothing, "tau": d.tau, "steps": float64(d.steps)}[name]
+			errs = append(errs, fmt.Errorf("--%s = %v: %s", name, v, need))
+		}
+	}
+	finitePos := func(v float64) bool { return v > 0 && !math.IsInf(v, 1) }
+	check("rk", finitePos(d.rk), "the domain's radius must be a finite number > 0")
+	if d.loss == mech.LossSquared {
+		check("mu", finitePos(d.mu), "the squared loss's μ must be a finite number > 0")
+		check("rx", d.rx >= 0 && !math.IsInf(d.rx, 1), "the data's radius must be a finite number ≥ 0")
+	}
+	if d.given["steps"] {
+		check("steps", d.steps >= 1 && d.steps <= 10_000_000, "choose 1 to 10⁷ steps")
+	}
+	if d.given["eta"] {
+		check("eta", finitePos(d.eta), "the step size must be a finite number > 0")
+	}
+	if d.given["smoothing"] {
+		check("smoothing", d.smoothing >= 0 && !math.IsInf(d.smoothing, 1), "the smoothing radius must be a finite number ≥ 0 (0: none)")
+	}
+	if d.given["tau"] {
+		check("tau", finitePos(d.tau), "the concentration radius must be a finite number > 0")
+	}
+	return errors.Join(errs...)
+}
+
+// dpsgdFor fills in Theorem 4.1's settings for ds where no flag gave them;
+// the error says which setting the theorem cannot give for these inputs.
+func (d *mechFlags) dpsgdFor(p optim.DPSGDParams, ds *dataset.Dataset) (optim.DPSGDParams, optim.DPSGDSettings, error) {
 	m, _ := ds.M()
 	g := 1.0 // the distance loss is 1-Lipschitz everywhere
 	if d.loss == mech.LossSquared {
-		g = d.mu * (d.rk + d.rx + math.Max(d.smoothing, 0))
+		smoothing := 0.0
+		if d.given["smoothing"] {
+			smoothing = d.smoothing
+		}
+		g = d.mu * (d.rk + d.rx + smoothing)
 	}
-	set := optim.Theorem41(d.eps, d.delta, g, 2*d.rk, ds.N(), max(m, 1), ds.Dim, d.steps)
-	if d.eta > 0 {
-		set.Eta = d.eta
+	steps := 0
+	if d.given["steps"] {
+		steps = d.steps
 	}
-	if d.smoothing >= 0 {
-		set.Smoothing = d.smoothing
-	}
-	if d.tau > 0 {
-		set.Tau = d.tau
+	set := optim.Theorem41(d.eps, d.delta, g, 2*d.rk, ds.N(), max(m, 1), ds.Dim, steps)
+	for _, s := range []struct {
+		name string
+		v    *float64
+		flag float64
+	}{{"eta", &set.Eta, d.eta}, {"smoothing", &set.Smoothing, d.smoothing}, {"tau", &set.Tau, d.tau}} {
+		if d.given[s.name] {
+			*s.v = s.flag
+		} else if !(*s.v >= 0) || math.IsInf(*s.v, 0) || (s.name != "smoothing" && *s.v == 0) {
+			return p, set, usagef("Theorem 4.1 gives %s = %v for these inputs (G = %.4g, n = %d, m = %d, d = %d, T = %d): set --%s, or bring --rk, --rx and --mu into a smaller range", s.name, *s.v, g, ds.N(), m, ds.Dim, set.Steps, s.name)
+		}
 	}
 	p.Steps, p.Eta, p.Smoothing, p.Tau = set.Steps, set.Eta, set.Smoothing, set.Tau
-	return p, set
+	return p, set, nil
 }
 
 func (d *mechFlags) dpsgdJob() (job, error) {
@@ -88,7 +129,10 @@ func (d *mechFlags) dpsgdJob() (job, error) {
 		return job{}, err
 	}
 	return job{"running DP-SGD", func(ctx cancel.Context, ds *dataset.Dataset, s *rng.Streams, progress mech.Progress) (report, *trace.Trace, error) {
-		p, set := d.dpsgdFor(base, ds)
+		p, set, err := d.dpsgdFor(base, ds)
+		if err != nil {
+			return nil, nil, err
+		}
 		res, tr, err := optim.DPSGD(ctx, p, ds, s, progress)
 		if err != nil {
 			return nil, nil, err

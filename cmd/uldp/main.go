@@ -158,8 +158,12 @@ func (f *format) register(fs *flag.FlagSet) {
 	})
 }
 
-// emit writes v as indented JSON, or calls text with a tab writer.
+// emit writes v as indented JSON, or calls text with a tab writer. A
+// result holding ±Inf or NaN is refused, in either format, as bad input.
 func (f format) emit(e *env, v any, text func(w io.Writer)) error {
+	if p := nonFinite(v); p != "" {
+		return notFinite(p)
+	}
 	if f.text {
 		tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 		text(tw)
@@ -167,5 +171,11 @@ func (f format) emit(e *env, v any, text func(w io.Writer)) error {
 	}
 	enc := json.NewEncoder(e.stdout)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		if u := (*json.UnsupportedValueError)(nil); errors.As(err, &u) {
+			return notFinite("a value written by " + u.Value.Type().String())
+		}
+		return err
+	}
+	return nil
 }

@@ -38,11 +38,14 @@ type mechFlags struct {
 	// ORME's concentration radius and query budget.
 	tau     float64
 	queries int
-	// DP-SGD's schedule (0, or −1 for the smoothing: Theorem 4.1's) and start.
+	// DP-SGD's schedule (Theorem 4.1's where not given) and start.
 	steps          int
 	eta, smoothing float64
 	theta0         string
 	trace          bool
+	// given holds the parameters the command line or scenario set: a
+	// default fills in only what was not given, never a bad value given.
+	given map[string]bool
 }
 
 func (d *mechFlags) register(fs flagSet) {
@@ -65,7 +68,7 @@ func (d *mechFlags) register(fs flagSet) {
 	fs.IntVar(&d.queries, "queries", 1, "orme: the number of queries T the budget covers (the mean is asked T times)")
 	fs.IntVar(&d.steps, "steps", 0, "dp-sgd: the number of steps T (default: Theorem 4.1's m²n² + mn√d)")
 	fs.Float64Var(&d.eta, "eta", 0, "dp-sgd: the step size η (default: Theorem 4.1's)")
-	fs.Float64Var(&d.smoothing, "smoothing", -1, "dp-sgd: the smoothing radius r, 0 for none (default: Theorem 4.1's)")
+	fs.Float64Var(&d.smoothing, "smoothing", 0, "dp-sgd: the smoothing radius r, 0 for none (default: Theorem 4.1's)")
 	fs.StringVar(&d.theta0, "theta0", "", "dp-sgd: the start θ₀, comma-separated (default: the centre)")
 	fs.BoolVar(&d.trace, "trace", false, "dp-sgd: include the trace and every step (memory and output grow like T·n)")
 }
@@ -369,7 +372,7 @@ func cmdRun(e *env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	ds, err := loadInput(fs, &d, *data, *scen, seed)
+	ds, err := loadInput(fs, &d, *data, *scen, seed, func() error { _, err := d.job(); return err })
 	if err != nil {
 		return err
 	}
@@ -396,7 +399,9 @@ func orDefault(s, def string) string {
 // loadInput reads what run, step and audit work on: a scenario file
 // (which sets the parameters and the seed), or a CSV with the parameter
 // flags.
-func loadInput(fs *flag.FlagSet, d *mechFlags, data, scen string, seed *uint64) (*dataset.Dataset, error) {
+// check (may be nil) validates the parameters before a CSV is read, so a
+// bad flag is refused at once, not after parsing a large file.
+func loadInput(fs *flag.FlagSet, d *mechFlags, data, scen string, seed *uint64, check func() error) (*dataset.Dataset, error) {
 	if scen != "" {
 		var clash []string
 		fs.Visit(func(f *flag.Flag) {
@@ -411,20 +416,7 @@ func loadInput(fs *flag.FlagSet, d *mechFlags, data, scen string, seed *uint64) 
 		if err != nil {
 			return nil, err
 		}
-		q := s.Params
-		*d = mechFlags{mech: s.Mechanism, f: orDefault(q.F, "mean"), mode: s.Mode.String(), eps: q.Eps, delta: q.Delta, sens: q.Sens, kappa: q.Kappa,
-			beta: q.Beta, mu: q.Mu, rk: q.RK, rx: q.RX, sensRule: orDefault(q.SensRule, mech.DeltaPaper), lambda: q.Lambda, phases: q.Phases,
-			loss: orDefault(q.Loss, mech.LossSquared), tau: q.Tau, queries: max(q.Queries, 1),
-			steps: q.Steps, eta: q.Eta, smoothing: q.Smoothing}
-		if q.Smoothing == 0 {
-			d.smoothing = -1 // not given: the theorem's
-		}
-		if d.beta == 0 {
-			d.beta = 0.01
-		}
-		if d.mu == 0 {
-			d.mu = 1
-		}
+		d.fromScenario(s)
 		*seed = s.Seed
 		return ds, nil
 	}
@@ -434,7 +426,31 @@ func loadInput(fs *flag.FlagSet, d *mechFlags, data, scen string, seed *uint64) 
 	if err := required(fs, d.needs()...); err != nil {
 		return nil, err
 	}
+	d.given = given(fs)
+	if check != nil {
+		if err := check(); err != nil {
+			return nil, err
+		}
+	}
 	return readCSV(data)
+}
+
+// fromScenario sets d to a scenario's mechanism and parameters (not its
+// seed or data), as if they had been given as flags.
+func (d *mechFlags) fromScenario(s *scenario.Scenario) {
+	q := s.Params
+	*d = mechFlags{mech: s.Mechanism, f: orDefault(q.F, "mean"), mode: s.Mode.String(), eps: q.Eps, delta: q.Delta, sens: q.Sens, kappa: q.Kappa,
+		beta: q.Beta, mu: q.Mu, rk: q.RK, rx: q.RX, sensRule: orDefault(q.SensRule, mech.DeltaPaper), lambda: q.Lambda, phases: q.Phases,
+		loss: orDefault(q.Loss, mech.LossSquared), tau: q.Tau, queries: max(q.Queries, 1),
+		steps: q.Steps, eta: q.Eta, smoothing: q.Smoothing,
+		// A scenario leaves out what it does not set: zero is not given.
+		given: map[string]bool{"steps": q.Steps != 0, "eta": q.Eta != 0, "smoothing": q.Smoothing != 0, "tau": q.Tau != 0}}
+	if d.beta == 0 {
+		d.beta = 0.01
+	}
+	if d.mu == 0 {
+		d.mu = 1
+	}
 }
 
 // loadScenario reads a scenario file and builds its dataset.

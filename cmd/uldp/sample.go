@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -52,14 +53,14 @@ var samplers = map[string]sampler{
 		return func() float64 { return float64(d.Rand()) }, d.Mean(), d.Variance(), nil
 	}},
 	"laplace": {[]string{"scale", "mu"}, rng.Laplace, func(v sampleFlags, src rand.Source) (func() float64, float64, float64, error) {
-		if err := positive("scale", v.scale); err != nil {
+		if err := errors.Join(positive("scale", v.scale), finite("mu", v.mu)); err != nil {
 			return nil, 0, 0, err
 		}
 		l := noise.Laplace{Mu: v.mu, Scale: v.scale, Src: src}
 		return l.Rand, l.Mean(), l.Variance(), nil
 	}},
 	"gaussian": {[]string{"sigma", "mu"}, rng.Gauss, func(v sampleFlags, src rand.Source) (func() float64, float64, float64, error) {
-		if err := positive("sigma", v.sigma); err != nil {
+		if err := errors.Join(positive("sigma", v.sigma), finite("mu", v.mu)); err != nil {
 			return nil, 0, 0, err
 		}
 		g := noise.Gaussian{Mu: v.mu, Sigma: v.sigma, Src: src}
@@ -73,6 +74,13 @@ var samplers = map[string]sampler{
 		l := noise.DiscreteLaplace{Scale: r, Src: src}
 		return func() float64 { return float64(l.Rand()) }, l.Mean(), l.Variance(), nil
 	}},
+}
+
+func finite(name string, v float64) error {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return fmt.Errorf("--%s = %v: must be a finite number", name, v)
+	}
+	return nil
 }
 
 func positive(name string, v float64) error {

@@ -57,6 +57,12 @@ func cmdScenario(e *env, args []string) error {
 	if err != nil {
 		return usagef("%s: %v", file, err)
 	}
+	// The parameters pass the checks run makes, not only the format's.
+	var mf mechFlags
+	mf.fromScenario(s)
+	if _, err := mf.job(); err != nil {
+		return usagef("%s: %v", file, err)
+	}
 	need, _ := scenario.Requires(s.Mechanism)
 	out := validateOut{File: file, Valid: true, Name: s.Name, Mechanism: s.Mechanism, Requires: need,
 		Mode: s.Mode.String(), Seed: s.Seed, Source: "inline", Users: d.N(), Dim: d.Dim}

@@ -26,7 +26,7 @@ func cmdServe(e *env, args []string) error {
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %v (is another server using the port? try --addr 127.0.0.1:0)", *addr, err)
+		return usagef("cannot listen on %s: %v (is another server using the port? try --addr 127.0.0.1:0)", *addr, err)
 	}
 	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
 		fmt.Fprintf(e.stderr, "warning: %s is reachable from other machines; use 127.0.0.1 to keep the site local\n", host)

@@ -28,7 +28,7 @@ func cmdStep(e *env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	ds, err := loadInput(fs, &d, *data, *scen, seed)
+	ds, err := loadInput(fs, &d, *data, *scen, seed, func() error { _, err := d.job(); return err })
 	if err != nil {
 		return err
 	}

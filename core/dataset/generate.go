@@ -190,6 +190,11 @@ func Generate(s Spec, streams *rng.Streams) (*Dataset, error) {
 			}
 		}
 	}
+	// What the readers refuse, the generator does not write: a spread near
+	// the largest float makes coordinates overflow.
+	if err := d.Validate(false); err != nil {
+		return nil, fmt.Errorf("the generated data is unusable (%v): reduce the spread, the separation or the centre", err)
+	}
 	return d, nil
 }
 
