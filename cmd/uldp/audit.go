@@ -83,7 +83,7 @@ func cmdAudit(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	b, err := neighbourOf(a, *dataB)
+	b, err := neighbourOf(a, *dataB, d.limits)
 	if err != nil {
 		return err
 	}
@@ -233,7 +233,7 @@ func lawJSON(l mech.DelLaw) lawOut {
 
 // neighbourOf reads dataset B: a CSV file, or a "replace:" spec applied to
 // A.
-func neighbourOf(a *dataset.Dataset, spec string) (*dataset.Dataset, error) {
+func neighbourOf(a *dataset.Dataset, spec string, lim dataset.Limits) (*dataset.Dataset, error) {
 	if strings.HasPrefix(spec, "replace:") {
 		b, _, err := dataset.ParseNeighbour(a, spec)
 		if err != nil {
@@ -241,7 +241,7 @@ func neighbourOf(a *dataset.Dataset, spec string) (*dataset.Dataset, error) {
 		}
 		return b, nil
 	}
-	return readCSV(spec)
+	return readCSV(spec, lim)
 }
 
 // ormeLawOut summarises ORME's exact one-query law on one side.

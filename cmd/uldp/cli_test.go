@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/uldplab/uldp/core/dataset"
 )
@@ -926,4 +927,45 @@ func TestOneValidationPath(t *testing.T) {
 	bad(t, "coordinates must be finite", "dataset", "gen", "--kind", "gaussian", "--n", "30", "--m", "2", "--d", "1", "--spread", "1e308", "--out", filepath.Join(dir, "x.csv"))
 	bad(t, "does not exist", "dataset", "gen", "--kind", "gaussian", "--n", "3", "--m", "2", "--d", "1", "--out", filepath.Join(dir, "no", "such", "x.csv"))
 	bad(t, "cannot listen", "serve", "--addr", "127.0.0.1:99999")
+}
+
+// Reading the data costs bounded memory and time whatever the file: each
+// limit stops the read with its flag named, and a byte-order mark is fine.
+func TestDataLimits(t *testing.T) {
+	base := []string{"run", "--mech", "orme", "--mode", "non-private", "--eps", "1", "--delta", "1e-5", "--tau", "1", "--data"}
+	with := func(data string, more ...string) []string {
+		return append(append(append([]string(nil), base...), data), more...)
+	}
+	bad(t, "raise the limit with --max-line", with("/dev/zero")...)
+	dir := t.TempDir()
+	wide := filepath.Join(dir, "wide.csv")
+	header := []string{"user"}
+	for k := 1; k <= 10_001; k++ {
+		header = append(header, "x"+strconv.Itoa(k))
+	}
+	if err := os.WriteFile(wide, []byte(strings.Join(header, ",")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bad(t, "raise the limit with --max-columns", with(wide)...)
+	bad(t, "line 7: there are more than 5 rows", with("testdata/three-outliers.csv", "--max-rows", "5")...)
+	bad(t, "raise the limit with --max-bytes", with("testdata/three-outliers.csv", "--max-bytes", "30")...)
+	bad(t, "--max-rows = 0", with("testdata/three-outliers.csv", "--max-rows", "0")...)
+	bom := filepath.Join(dir, "bom.csv")
+	if err := os.WriteFile(bom, []byte("\uFEFFuser,x1\n1,0\n2,0.1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out struct{ Mean []float64 }
+	ok(t, &out, with(bom)...)
+	if len(out.Mean) != 1 || math.Abs(out.Mean[0]-0.05) > 1e-12 {
+		t.Errorf("with a byte-order mark: %+v", out)
+	}
+}
+
+// A message quoting a huge input is cut: a 100 KB flag value does not make
+// a 100 KB error.
+func TestLongMessagesAreCut(t *testing.T) {
+	r := uldp(t, "calibrate", "--mech", strings.Repeat("é", 50_000), "--eps", "1", "--delta", "1e-5", "--sens", "1")
+	if r.code != 2 || len(r.stderr) > 1200 || !strings.Contains(r.stderr, "message cut") || !utf8.ValidString(r.stderr) {
+		t.Errorf("exit %d, %d-byte message", r.code, len(r.stderr))
+	}
 }

@@ -8,6 +8,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -18,6 +19,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 )
 
 // command is one subcommand.
@@ -75,12 +77,26 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case errors.Is(err, flag.ErrHelp):
 		return 0
 	}
-	fmt.Fprintf(stderr, "uldp %s: %v\n", args[0], err)
+	fmt.Fprintf(stderr, "uldp %s: %s\n", args[0], shorten(err.Error()))
 	var u usageError
 	if errors.As(err, &u) {
 		return 2
 	}
 	return 1
+}
+
+// shorten cuts a message that quotes a huge input (a flag of 100 MB, say)
+// to its first 1,000 bytes, on a character boundary.
+func shorten(msg string) string {
+	const keep = 1000
+	if len(msg) <= keep {
+		return msg
+	}
+	cut := keep
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (message cut at %d of %d bytes)", msg[:cut], cut, len(msg))
 }
 
 func usage(w io.Writer) {
@@ -165,9 +181,15 @@ func (f format) emit(e *env, v any, text func(w io.Writer)) error {
 		return notFinite(p)
 	}
 	if f.text {
-		tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+		// The tab writer writes every cell on its own: buffered, a million
+		// lines are a few hundred writes, not three million.
+		bw := bufio.NewWriterSize(e.stdout, 64<<10)
+		tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 		text(tw)
-		return tw.Flush()
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		return bw.Flush()
 	}
 	enc := json.NewEncoder(e.stdout)
 	enc.SetIndent("", "  ")

@@ -43,6 +43,8 @@ type mechFlags struct {
 	eta, smoothing float64
 	theta0         string
 	trace          bool
+	// limits bound what reading the data may take.
+	limits dataset.Limits
 	// given holds the parameters the command line or scenario set: a
 	// default fills in only what was not given, never a bad value given.
 	given map[string]bool
@@ -56,6 +58,12 @@ func (d *mechFlags) register(fs flagSet) {
 	fs.Float64Var(&d.sens, "target-sens", 0, "DelOutputPert: target deletion sensitivity Δ > 0")
 	fs.StringVar(&d.mode, "mode", "paper", "paper, sound (the same for Paper A's mechanisms), teaching or non-private")
 	fs.IntVar(&d.kappa, "kappa", 0, "teaching mode: choose κ by hand")
+	lim := dataset.DefaultLimits
+	d.limits = lim
+	fs.Int64Var(&d.limits.Bytes, "max-bytes", lim.Bytes, "the largest data file read, in bytes")
+	fs.IntVar(&d.limits.Line, "max-line", lim.Line, "the longest line of a data file, in bytes")
+	fs.IntVar(&d.limits.Columns, "max-columns", lim.Columns, "the most coordinates per item (d) a data file may have")
+	fs.IntVar(&d.limits.Rows, "max-rows", lim.Rows, "the most rows (items) a data file may have")
 	fs.Float64Var(&d.beta, "beta", 0.01, "optimisers: failure probability β in (0, 1/e)")
 	fs.Float64Var(&d.mu, "mu", 1, "optimisers: the squared loss (μ/2)‖θ − x‖²")
 	fs.Float64Var(&d.rk, "rk", 0, "optimisers: radius of the domain 𝒦 = B(0, R_K)")
@@ -153,16 +161,20 @@ type flagSet interface {
 	Float64Var(p *float64, name string, value float64, usage string)
 	IntVar(p *int, name string, value int, usage string)
 	BoolVar(p *bool, name string, value bool, usage string)
+	Int64Var(p *int64, name string, value int64, usage string)
 }
 
-// readCSV loads a dataset file for a mechanism.
-func readCSV(path string) (*dataset.Dataset, error) {
+// readCSV loads a dataset file for a mechanism, within lim.
+func readCSV(path string, lim dataset.Limits) (*dataset.Dataset, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, usageError{err}
 	}
 	defer f.Close()
-	d, err := dataset.ReadCSV(f, true) // the mean of user means allows ragged users
+	d, err := lim.ReadCSV(f, true) // the mean of user means allows ragged users
+	if le := (*dataset.LimitError)(nil); errors.As(err, &le) {
+		return nil, usagef("%s: %v: raise the limit with --max-%s N if the file is meant to be this large", path, err, le.Name)
+	}
 	if err != nil {
 		return nil, usagef("%s: %v", path, err)
 	}
@@ -427,12 +439,21 @@ func loadInput(fs *flag.FlagSet, d *mechFlags, data, scen string, seed *uint64, 
 		return nil, err
 	}
 	d.given = given(fs)
+	l := d.limits
+	for _, lim := range []struct {
+		name string
+		v    int64
+	}{{"bytes", l.Bytes}, {"line", int64(l.Line)}, {"columns", int64(l.Columns)}, {"rows", int64(l.Rows)}} {
+		if lim.v < 1 {
+			return nil, usagef("--max-%s = %d: a limit must be ≥ 1", lim.name, lim.v)
+		}
+	}
 	if check != nil {
 		if err := check(); err != nil {
 			return nil, err
 		}
 	}
-	return readCSV(data)
+	return readCSV(data, d.limits)
 }
 
 // fromScenario sets d to a scenario's mechanism and parameters (not its

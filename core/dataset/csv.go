@@ -1,6 +1,8 @@
 package dataset
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -8,13 +10,121 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
-// ReadCSV reads a dataset with header "user,x1,…,xd" and one row per item.
-// A user's rows need not be adjacent; users keep the order of their first
-// row. Errors name the line and column and say how to fix them.
+// Limits bound what a CSV read may take, so any file — /dev/zero, a header
+// of millions of columns — costs bounded memory and time. A zero field is
+// the default's.
+type Limits struct {
+	Bytes   int64 // the whole file
+	Line    int   // one line, in bytes
+	Columns int   // coordinates per item (d)
+	Rows    int   // items
+}
+
+// DefaultLimits are generous for a classroom: 256 MiB, 1 MiB lines, 10⁴
+// coordinates, and as many rows as MaxValues allows coordinates.
+var DefaultLimits = Limits{Bytes: 256 << 20, Line: 1 << 20, Columns: 10_000, Rows: MaxValues}
+
+// LimitError is a read stopped by one of the Limits.
+type LimitError struct {
+	Name  string // "bytes", "line", "columns" or "rows": the Limits field, lower case
+	Limit int64
+	Line  int // where the read stopped (0 if unknown)
+}
+
+func (e *LimitError) Error() string {
+	what := map[string]string{"bytes": "the file is longer than %d bytes", "line": "a line is longer than %d bytes",
+		"columns": "the header has more than %d coordinate columns", "rows": "there are more than %d rows"}[e.Name]
+	msg := fmt.Sprintf(what, e.Limit)
+	if e.Line > 0 {
+		msg = fmt.Sprintf("line %d: %s", e.Line, msg)
+	}
+	return msg
+}
+
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits
+	if l.Bytes > 0 {
+		d.Bytes = l.Bytes
+	}
+	if l.Line > 0 {
+		d.Line = l.Line
+	}
+	if l.Columns > 0 {
+		d.Columns = l.Columns
+	}
+	if l.Rows > 0 {
+		d.Rows = l.Rows
+	}
+	return d
+}
+
+// guard passes a reader through until the whole or one line passes its
+// limit; it then gives the bytes before that point, and the LimitError
+// from then on.
+type guard struct {
+	r             io.Reader
+	limit         Limits
+	read, lineLen int64
+	lines         int
+	err           error
+}
+
+func (g *guard) Read(p []byte) (int, error) {
+	if g.err != nil {
+		return 0, g.err
+	}
+	n, err := g.r.Read(p)
+	if over := g.read + int64(n) - g.limit.Bytes; over > 0 {
+		n -= int(over)
+		g.err = &LimitError{Name: "bytes", Limit: g.limit.Bytes}
+	}
+	g.read += int64(n)
+	for k := 0; k < n; {
+		i := bytes.IndexByte(p[k:n], '\n')
+		end := n
+		if i >= 0 {
+			end = k + i
+		}
+		if g.lineLen+int64(end-k) > int64(g.limit.Line) {
+			n = k + int(int64(g.limit.Line)-g.lineLen)
+			g.err = &LimitError{Name: "line", Limit: int64(g.limit.Line), Line: g.lines + 1}
+			break
+		}
+		if i < 0 {
+			g.lineLen += int64(n - k)
+			break
+		}
+		g.lines++
+		g.lineLen, k = 0, end+1
+	}
+	if le := (*LimitError)(nil); errors.As(g.err, &le) && le.Name == "bytes" {
+		le.Line = g.lines + 1
+	}
+	if g.err != nil {
+		return n, g.err
+	}
+	return n, err
+}
+
+// ReadCSV reads a dataset within DefaultLimits (see Limits.ReadCSV).
 func ReadCSV(r io.Reader, allowRagged bool) (*Dataset, error) {
-	cr := csv.NewReader(r)
+	return DefaultLimits.ReadCSV(r, allowRagged)
+}
+
+// ReadCSV reads a dataset with header "user,x1,…,xd" and one row per item,
+// within the limits; a UTF-8 byte-order mark is skipped. A user's rows need
+// not be adjacent; users keep the order of their first row. Errors name the
+// line and column and say how to fix them.
+func (l Limits) ReadCSV(r io.Reader, allowRagged bool) (*Dataset, error) {
+	l = l.withDefaults()
+	br := bufio.NewReader(&guard{r: r, limit: l})
+	if bom, err := br.Peek(3); err == nil && string(bom) == "\uFEFF" {
+		br.Discard(3)
+	}
+	cr := csv.NewReader(br)
 	cr.TrimLeadingSpace = true
 	cr.ReuseRecord = true
 	cr.Comment = '#'
@@ -26,12 +136,15 @@ func ReadCSV(r io.Reader, allowRagged bool) (*Dataset, error) {
 		return nil, csvErr(err)
 	}
 	dim := len(header) - 1
+	if dim > l.Columns {
+		return nil, &LimitError{Name: "columns", Limit: int64(l.Columns), Line: 1}
+	}
 	if err := checkHeader(header); err != nil {
 		return nil, err
 	}
 	d := &Dataset{Dim: dim}
 	index := map[string]int{}
-	total := 0
+	total, rows := 0, 0
 	for {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
@@ -41,9 +154,15 @@ func ReadCSV(r io.Reader, allowRagged bool) (*Dataset, error) {
 			return nil, csvErr(err)
 		}
 		line, _ := cr.FieldPos(0)
+		if rows++; rows > l.Rows {
+			return nil, &LimitError{Name: "rows", Limit: int64(l.Rows), Line: line}
+		}
 		id := strings.TrimSpace(rec[0])
 		if id == "" {
 			return nil, fmt.Errorf("line %d: the user column is empty: every row needs the id of the user who holds the item", line)
+		}
+		if !utf8.ValidString(id) {
+			return nil, fmt.Errorf("line %d: the user id %s is not UTF-8 text: save the file as UTF-8", line, Excerpt(id))
 		}
 		i, ok := index[id]
 		if !ok {
@@ -54,10 +173,10 @@ func ReadCSV(r io.Reader, allowRagged bool) (*Dataset, error) {
 		for k, field := range rec[1:] {
 			v, err := strconv.ParseFloat(strings.TrimSpace(field), 64)
 			if err != nil {
-				return nil, fmt.Errorf("line %d, column x%d: %q is not a number", line, k+1, field)
+				return nil, fmt.Errorf("line %d, column x%d: %s is not a number", line, k+1, Excerpt(field))
 			}
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("line %d, column x%d: %s is not allowed: coordinates must be finite numbers", line, k+1, field)
+				return nil, fmt.Errorf("line %d, column x%d: %s is not allowed: coordinates must be finite numbers", line, k+1, Excerpt(field))
 			}
 			d.Users[i].Points = append(d.Users[i].Points, v)
 		}
@@ -82,19 +201,36 @@ func checkHeader(h []string) error {
 		want[k] = "x" + strconv.Itoa(k)
 	}
 	example := strings.Join(want, ",")
+	if len(h) > 6 {
+		example = fmt.Sprintf("user,x1,x2,…,x%d", len(h)-1)
+	}
 	if len(h) < 2 {
-		return fmt.Errorf("line 1: header %q has no coordinate columns: expected user,x1[,x2,…]", strings.Join(h, ","))
+		return fmt.Errorf("line 1: header %s has no coordinate columns: expected user,x1[,x2,…]", Excerpt(strings.Join(h, ",")))
 	}
 	for k, f := range h {
 		if strings.TrimSpace(f) != want[k] {
-			return fmt.Errorf("line 1: header column %d is %q, expected %q (the header must read %s)", k+1, f, want[k], example)
+			return fmt.Errorf("line 1: header column %d is %s, expected %q (the header must read %s)", k+1, Excerpt(f), want[k], example)
 		}
 	}
 	return nil
 }
 
+// Excerpt quotes s for an error message, cut to its first 40 characters
+// (and its length) when longer: a 100 MB field is not a 100 MB message.
+func Excerpt(s string) string {
+	const keep = 40
+	if utf8.RuneCountInString(s) <= keep {
+		return strconv.Quote(s)
+	}
+	r := []rune(s[:min(len(s), 4*keep)])
+	return strconv.Quote(string(r[:keep])) + fmt.Sprintf("… (%d bytes)", len(s))
+}
+
 // csvErr rewords encoding/csv's errors, which already carry line numbers.
 func csvErr(err error) error {
+	if le := (*LimitError)(nil); errors.As(err, &le) {
+		return le
+	}
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
 		if errors.Is(pe.Err, csv.ErrFieldCount) {

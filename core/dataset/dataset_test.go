@@ -3,6 +3,7 @@ package dataset
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -216,7 +217,7 @@ func TestCSVRejections(t *testing.T) {
 		{"id,x1\n1,2\n", `header column 1 is "id", expected "user"`},
 		{"user,x1,y\n1,2,3\n", `expected "x2"`},
 		{"user\n1\n", "no coordinate columns"},
-		{"user,x1\n1,NaN\n", "line 2, column x1: NaN is not allowed"},
+		{"user,x1\n1,NaN\n", `line 2, column x1: "NaN" is not allowed`},
 		{"user,x1\n1,2\n1,+Inf\n", "line 3, column x1"},
 		{"user,x1\n1,abc\n", `line 2, column x1: "abc" is not a number`},
 		{"user,x1,x2\n1,2\n", "line 2: wrong number of columns"},
@@ -327,5 +328,66 @@ func TestParseNeighbour(t *testing.T) {
 		if _, _, err := ParseNeighbour(d, spec); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want an error with %q", spec, err, want)
 		}
+	}
+}
+
+// zeros is an endless file of '0' bytes with no newline: /dev/zero's
+// cousin, one line that never ends.
+type zeros struct{ read int64 }
+
+func (z *zeros) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = '0'
+	}
+	z.read += int64(len(p))
+	return len(p), nil
+}
+
+// Every limit stops the read early, with its name and where it stopped,
+// and reads little more than the limit.
+func TestCSVLimits(t *testing.T) {
+	z := &zeros{}
+	_, err := Limits{Line: 4096}.ReadCSV(z, false)
+	var le *LimitError
+	if !errors.As(err, &le) || le.Name != "line" || le.Line != 1 || z.read > 4096+64<<10 {
+		t.Errorf("an endless line: %v after %d bytes", err, z.read)
+	}
+	wide := "user," + strings.Repeat("x,", 20) + "x\n"
+	if _, err := (Limits{Columns: 20}).ReadCSV(strings.NewReader(wide), false); !errors.As(err, &le) || le.Name != "columns" {
+		t.Errorf("21 columns past a limit of 20: %v", err)
+	}
+	rows := "user,x1\n" + strings.Repeat("1,0\n", 11)
+	if _, err := (Limits{Rows: 10}).ReadCSV(strings.NewReader(rows), true); !errors.As(err, &le) || le.Name != "rows" || le.Line != 12 {
+		t.Errorf("11 rows past a limit of 10: %v", err)
+	}
+	if _, err := (Limits{Bytes: 20}).ReadCSV(strings.NewReader(rows), true); !errors.As(err, &le) || le.Name != "bytes" {
+		t.Errorf("52 bytes past a limit of 20: %v", err)
+	}
+	// Within every limit, the same file reads.
+	if d, err := (Limits{Rows: 11, Bytes: 52, Columns: 1, Line: 7}).ReadCSV(strings.NewReader(rows), true); err != nil || d.Users[0].Points[10] != 0 {
+		t.Errorf("at the limits exactly: %v", err)
+	}
+	// A line just past its limit, after several short ones, is reported
+	// at its own line number.
+	long := "user,x1\n1,0\n2," + strings.Repeat("0", 100) + "\n"
+	if _, err := (Limits{Line: 50}).ReadCSV(strings.NewReader(long), true); !errors.As(err, &le) || le.Name != "line" || le.Line != 3 {
+		t.Errorf("line 3 too long: %v", err)
+	}
+}
+
+// A byte-order mark (as spreadsheet programs write) is skipped; ids that
+// are not UTF-8 are refused rather than all printed as U+FFFD; long fields
+// are quoted in part.
+func TestCSVEncoding(t *testing.T) {
+	d, err := ReadCSV(strings.NewReader("\uFEFFuser,x1\nä,1\n"), false)
+	if err != nil || d.Users[0].ID != "ä" {
+		t.Errorf("with a BOM: %v, %+v", err, d)
+	}
+	if _, err := ReadCSV(strings.NewReader("user,x1\n\xe4,1\n\xf6,2\n"), true); err == nil || !strings.Contains(err.Error(), "not UTF-8") {
+		t.Errorf("Latin-1 ids: %v", err)
+	}
+	huge := "user,x1\n1," + strings.Repeat("z", 100_000) + "\n"
+	if _, err := ReadCSV(strings.NewReader(huge), false); err == nil || len(err.Error()) > 200 || !strings.Contains(err.Error(), "(100000 bytes)") {
+		t.Errorf("a 100 KB field: %d-byte message", len(err.Error()))
 	}
 }
