@@ -32,6 +32,24 @@ type dpsgdOut struct {
 	Trace     *trace.Trace         `json:"trace,omitempty"`
 }
 
+// maxTraceCells bounds a recorded trace: steps·n·(d+1) values. A step
+// costs about 320 bytes per user in ORME's trace and 590 in DP-SGD's
+// (measured at d = 1, the JSON output included), so the cap keeps a run
+// under about 1 GB whatever the flags.
+const maxTraceCells = 2_000_000
+
+// maxPairScores bounds ORME's work: each query scores n² pairs.
+const maxPairScores = 1e10
+
+// traceFits refuses a recorded run of steps on ds that would pass
+// maxTraceCells, naming the flag that sets the steps and what to do.
+func traceFits(steps int, ds *dataset.Dataset, flag, fix string) error {
+	if cells := float64(steps) * float64(ds.N()) * float64(ds.Dim+1); cells > maxTraceCells {
+		return usagef("%s %d on %d users in ℝ^%d: a trace of steps·n·(d+1) = %.3g values would need over 1 GB (at most %.0e): %s", flag, steps, ds.N(), ds.Dim, cells, float64(maxTraceCells), fix)
+	}
+	return nil
+}
+
 // maxIterates is how many iterates a report lists before leaving them out.
 const maxIterates = 1000
 
@@ -132,6 +150,11 @@ func (d *mechFlags) dpsgdJob() (job, error) {
 		p, set, err := d.dpsgdFor(base, ds)
 		if err != nil {
 			return nil, nil, err
+		}
+		if p.Record {
+			if err := traceFits(p.Steps, ds, "--steps", "give fewer steps, or run without --trace (uldp step always records; its --to K only limits what it prints)"); err != nil {
+				return nil, nil, err
+			}
 		}
 		res, tr, err := optim.DPSGD(ctx, p, ds, s, progress)
 		if err != nil {

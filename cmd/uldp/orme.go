@@ -48,6 +48,13 @@ func (d *mechFlags) ormeJob() (job, error) {
 		return job{}, usageError{err}
 	}
 	return job{"computing the concentration scores", func(ctx cancel.Context, ds *dataset.Dataset, s *rng.Streams, _ mech.Progress) (report, *trace.Trace, error) {
+		if err := traceFits(p.Queries, ds, "--queries", "ask fewer queries"); err != nil {
+			return nil, nil, err
+		}
+		// Each query scores all n² pairs of users.
+		if work := float64(p.Queries) * float64(ds.N()) * float64(ds.N()); work > maxPairScores {
+			return nil, nil, usagef("--queries %d × %d users² = %.2g pair scores: at most %.0e (minutes of work); ask fewer queries", p.Queries, ds.N(), work, float64(maxPairScores))
+		}
 		rec := trace.NewRecorder("orme", s.Seed())
 		o, err := mech.NewORME(p, ds.N(), s, rec)
 		if err != nil {

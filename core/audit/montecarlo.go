@@ -34,6 +34,10 @@ func LawSampler(l mech.DelLaw, epsBar float64, dim int) Sampler {
 	}
 }
 
+// MaxRuns bounds a Monte Carlo audit's runs per side, and so its memory
+// (about 200 MB at the cap).
+const MaxRuns = 10_000_000
+
 // MCConfig sets up a Monte Carlo audit.
 type MCConfig struct {
 	// Runs per side (at least 10⁵ for the protocol).
@@ -205,6 +209,9 @@ const eventCost = 50
 func NewMCRun(a, b Sampler, g privacy.Guarantee, cfg MCConfig) (*MCRun, error) {
 	if cfg.Runs < 100 {
 		return nil, fmt.Errorf("runs = %d: a Monte Carlo audit needs at least 100 runs per side (10⁵ for the full protocol)", cfg.Runs)
+	}
+	if cfg.Runs > MaxRuns {
+		return nil, fmt.Errorf("runs = %d: at most %.0e runs per side (each keeps its projected output: 8 bytes a run and side, plus the pilot's)", cfg.Runs, float64(MaxRuns))
 	}
 	if !(cfg.Alpha > 0 && cfg.Alpha < 1) {
 		return nil, fmt.Errorf("alpha = %v: the false-flag probability must be in (0, 1)", cfg.Alpha)
