@@ -89,6 +89,32 @@ func (u union) Open(name string) (fs.File, error) {
 // Handler serves the embedded site; see NewHandler.
 func Handler() http.Handler { return NewHandler(Files()) }
 
+// Server returns an HTTP server for h fit for a classroom: bounded header
+// size, deadlines for reading a request and writing a response (generous
+// enough for a 3.5 MB engine over a slow link), and idle keep-alive
+// connections closed after a minute.
+func Server(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      2 * time.Minute,
+		IdleTimeout:       time.Minute,
+		MaxHeaderBytes:    32 << 10,
+	}
+}
+
+// MaxLargeWrites bounds the responses of over 64 KiB (the engines) being
+// written at once; a request beyond it waits up to largeWait for a slot,
+// then gets 503 with Retry-After.
+const MaxLargeWrites = 64
+
+const largeBody = 64 << 10
+
+// largeWait is how long a large download waits for a slot (a variable
+// for the test, which would otherwise wait this long).
+var largeWait = 10 * time.Second
+
 // NewHandler serves the files of fsys:
 //   - content types the browser needs (application/wasm for the engines,
 //     which instantiateStreaming requires), and no directory listings;
@@ -102,12 +128,13 @@ func Handler() http.Handler { return NewHandler(Files()) }
 //
 // Each file is read and compressed once; requests share those bytes.
 func NewHandler(fsys fs.FS) http.Handler {
-	return &handler{files: fsys}
+	return &handler{files: fsys, slots: make(chan struct{}, MaxLargeWrites)}
 }
 
 type handler struct {
 	files fs.FS
-	cache sync.Map // name → *entry
+	cache sync.Map      // name → *entry
+	slots chan struct{} // one per large body being written
 }
 
 // entry is one file's representations, prepared once.
@@ -128,7 +155,23 @@ type rep struct {
 // hashed matches content-hashed file names, which never change content.
 var hashed = regexp.MustCompile(`\.[0-9a-f]{12}\.[a-z]+$`)
 
+// CSP is the site's Content-Security-Policy: its own scripts, styles and
+// engines only ('wasm-unsafe-eval' lets it compile WebAssembly, nothing
+// lets it evaluate strings), fetches to itself, exports as blob: links,
+// and no framing by other sites.
+const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data: blob:; " +
+	"connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+// secure sets the headers every response carries, errors included.
+func secure(hd http.Header) {
+	hd.Set("Content-Security-Policy", CSP)
+	hd.Set("X-Frame-Options", "DENY")
+	hd.Set("Referrer-Policy", "no-referrer")
+	hd.Set("X-Content-Type-Options", "nosniff")
+}
+
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	secure(w.Header())
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		http.Error(w, "method not allowed: the site is read-only", http.StatusMethodNotAllowed)
@@ -151,7 +194,6 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rp := e.reps[coding]
 	hd := w.Header()
 	hd.Set("Content-Type", e.ctype)
-	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("ETag", rp.etag)
 	if len(e.reps) > 1 {
 		hd.Set("Vary", "Accept-Encoding")
@@ -174,6 +216,23 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd.Set("Content-Length", strconv.Itoa(len(rp.body)))
 	if r.Method == http.MethodHead {
 		return
+	}
+	if len(rp.body) > largeBody {
+		t := time.NewTimer(largeWait)
+		defer t.Stop()
+		select {
+		case h.slots <- struct{}{}:
+			defer func() { <-h.slots }()
+		case <-t.C:
+			for _, k := range []string{"Content-Length", "Content-Encoding", "ETag", "Cache-Control", "Vary", "X-Decoded-Length"} {
+				hd.Del(k)
+			}
+			hd.Set("Retry-After", "5")
+			http.Error(w, "busy: too many large downloads at once; try again in a few seconds", http.StatusServiceUnavailable)
+			return
+		case <-r.Context().Done():
+			return
+		}
 	}
 	_, _ = w.Write(rp.body)
 }

@@ -3,6 +3,7 @@ package site
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/uldplab/uldp/viz/prose"
 )
@@ -196,3 +198,71 @@ type discard struct{ h http.Header }
 func (d discard) Header() http.Header         { return d.h }
 func (d discard) Write(b []byte) (int, error) { return len(b), nil }
 func (d discard) WriteHeader(int)             {}
+
+// Every response, errors included, carries the security headers; the
+// policy allows compiling WebAssembly and nothing inline.
+func TestSecurityHeaders(t *testing.T) {
+	for _, p := range []string{"/", "/app.js", "/no-such-file"} {
+		res := get(t, p, "")
+		h := res.Header
+		if h.Get("Content-Security-Policy") != CSP || h.Get("X-Frame-Options") != "DENY" ||
+			h.Get("Referrer-Policy") != "no-referrer" || h.Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("%s (%d): headers %v", p, res.StatusCode, h)
+		}
+	}
+	for _, want := range []string{"'wasm-unsafe-eval'", "frame-ancestors 'none'", "object-src 'none'"} {
+		if !strings.Contains(CSP, want) {
+			t.Errorf("the policy lacks %s", want)
+		}
+	}
+	if strings.Contains(CSP, "unsafe-inline") || strings.Contains(CSP, "'unsafe-eval'") {
+		t.Errorf("the policy allows inline code or eval: %s", CSP)
+	}
+	// The page has no inline handlers or scripts the policy would block.
+	body, _ := io.ReadAll(get(t, "/", "").Body)
+	for _, bad := range []string{" onsubmit=", " onclick=", " onload=", "<script>", "style=\""} {
+		if bytes.Contains(body, []byte(bad)) {
+			t.Errorf("index.html has %q, which the policy blocks", bad)
+		}
+	}
+}
+
+// With every large-body slot taken, a large download waits, then gets 503
+// with Retry-After and no caching headers; small files are not held up.
+func TestLargeWritesAreCapped(t *testing.T) {
+	defer func(w time.Duration) { largeWait = w }(largeWait)
+	largeWait = 300 * time.Millisecond
+	big := make([]byte, 2*largeBody)
+	h := NewHandler(fstest.MapFS{"engine/x.0123456789ab.wasm": {Data: big}, "small.txt": {Data: []byte("hi")}}).(*handler)
+	for range MaxLargeWrites {
+		h.slots <- struct{}{}
+	}
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest(http.MethodGet, "/engine/x.0123456789ab.wasm", nil)
+	ctx, cancel := context.WithTimeout(req.Context(), time.Minute)
+	defer cancel()
+	start := time.Now()
+	h.ServeHTTP(rec, req.WithContext(ctx))
+	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") == "" || rec.Header().Get("Cache-Control") != "" || time.Since(start) < largeWait {
+		t.Errorf("all slots taken: %d, headers %v after %v", rec.Code, rec.Header(), time.Since(start))
+	}
+	small := httptest.NewRecorder()
+	h.ServeHTTP(small, httptest.NewRequest(http.MethodGet, "/small.txt", nil))
+	if small.Code != http.StatusOK {
+		t.Errorf("a small file while the large ones wait: %d", small.Code)
+	}
+	<-h.slots // one slot frees: the next large download goes through
+	ok := httptest.NewRecorder()
+	h.ServeHTTP(ok, httptest.NewRequest(http.MethodGet, "/engine/x.0123456789ab.wasm", nil))
+	if ok.Code != http.StatusOK || ok.Body.Len() != len(big) || len(h.slots) != MaxLargeWrites-1 {
+		t.Errorf("with a slot free: %d, %d bytes, %d slots held", ok.Code, ok.Body.Len(), len(h.slots))
+	}
+}
+
+// The server has every deadline and a header size limit.
+func TestServerDeadlines(t *testing.T) {
+	s := Server(Handler())
+	if s.ReadHeaderTimeout <= 0 || s.ReadTimeout <= 0 || s.WriteTimeout < time.Minute || s.IdleTimeout <= 0 || s.MaxHeaderBytes <= 0 || s.MaxHeaderBytes > 1<<20 {
+		t.Errorf("server %+v", s)
+	}
+}

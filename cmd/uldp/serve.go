@@ -20,18 +20,23 @@ func cmdServe(e *env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	host, _, err := net.SplitHostPort(*addr)
-	if err != nil {
+	if _, _, err := net.SplitHostPort(*addr); err != nil {
 		return usagef("--addr %q: write host:port, e.g. 127.0.0.1:8080", *addr)
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return usagef("cannot listen on %s: %v (is another server using the port? try --addr 127.0.0.1:0)", *addr, err)
 	}
-	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
-		fmt.Fprintf(e.stderr, "warning: %s is reachable from other machines; use 127.0.0.1 to keep the site local\n", host)
+	// The address bound, not the one written: "localhost" is loopback,
+	// ":8080" is every interface.
+	if ip := ln.Addr().(*net.TCPAddr).IP; !ip.IsLoopback() {
+		where := ip.String()
+		if ip.IsUnspecified() {
+			where = "every network interface"
+		}
+		fmt.Fprintf(e.stderr, "warning: listening on %s, reachable from other machines; use 127.0.0.1 to keep the site local\n", where)
 	}
-	srv := &http.Server{Handler: site.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := site.Server(site.Handler())
 	fmt.Fprintf(e.stdout, "ULDP Lab is being served at http://%s/ (Ctrl+C to stop)\n", ln.Addr())
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -756,6 +756,9 @@ function pointer(kind, e) {
 }
 
 function wireInput() {
+  // Enter in a number box must not submit the controls' form (the page's
+  // policy forbids inline handlers, so this is here, not in the HTML).
+  $("controls").addEventListener("submit", (e) => e.preventDefault());
   canvas.addEventListener("pointerdown", (e) => { canvas.setPointerCapture(e.pointerId); canvas.focus(); pointer("down", e); });
   canvas.addEventListener("pointermove", (e) => pointer("move", e));
   canvas.addEventListener("pointerup", (e) => pointer("up", e));
