@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -316,24 +315,7 @@ func TestDatasetGen(t *testing.T) {
 }
 
 func TestServe(t *testing.T) {
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	i := strings.Index(line, "http://")
-	if i < 0 {
-		t.Fatalf("no URL printed: %q", line)
-	}
-	url := strings.Fields(line[i:])[0]
+	url, cmd := serveForTest(t)
 	client := http.Client{Timeout: 5 * time.Second}
 	res, err := client.Get(url)
 	if err != nil {

@@ -19,7 +19,7 @@ import (
 )
 
 // serveForTest starts `uldp serve` on a free loopback port and returns its
-// base URL and process.
+// base URL and process, which the test's end kills if it still runs.
 func serveForTest(t *testing.T) (string, *exec.Cmd) {
 	t.Helper()
 	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0")
