@@ -82,29 +82,28 @@ func (d *mechFlags) dpsgdParams() (optim.DPSGDParams, error) {
 // range, each by its own name, before any default is computed from them.
 func (d *mechFlags) checkSchedule() error {
 	var errs []error
-	check := func(name string, ok bool, need string) {
+	check := func(name string, v float64, ok bool, need string) {
 		if !ok {
-			v := map[string]float64{"mu": d.mu, "rk": d.rk, "rx": d.rx, "eta": d.eta, "smoothing": d.smoothing, "tau": d.tau, "steps": float64(d.steps)}[name]
 			errs = append(errs, fmt.Errorf("--%s = %v: %s", name, v, need))
 		}
 	}
 	finitePos := func(v float64) bool { return v > 0 && !math.IsInf(v, 1) }
-	check("rk", finitePos(d.rk), "the domain's radius must be a finite number > 0")
+	check("rk", d.rk, finitePos(d.rk), "the domain's radius must be a finite number > 0")
 	if d.loss == mech.LossSquared {
-		check("mu", finitePos(d.mu), "the squared loss's μ must be a finite number > 0")
-		check("rx", d.rx >= 0 && !math.IsInf(d.rx, 1), "the data's radius must be a finite number ≥ 0")
+		check("mu", d.mu, finitePos(d.mu), "the squared loss's μ must be a finite number > 0")
+		check("rx", d.rx, d.rx >= 0 && !math.IsInf(d.rx, 1), "the data's radius must be a finite number ≥ 0")
 	}
 	if d.given["steps"] {
-		check("steps", d.steps >= 1 && d.steps <= 10_000_000, "choose 1 to 10⁷ steps")
+		check("steps", float64(d.steps), d.steps >= 1 && d.steps <= 10_000_000, "choose 1 to 10⁷ steps")
 	}
 	if d.given["eta"] {
-		check("eta", finitePos(d.eta), "the step size must be a finite number > 0")
+		check("eta", d.eta, finitePos(d.eta), "the step size must be a finite number > 0")
 	}
 	if d.given["smoothing"] {
-		check("smoothing", d.smoothing >= 0 && !math.IsInf(d.smoothing, 1), "the smoothing radius must be a finite number ≥ 0 (0: none)")
+		check("smoothing", d.smoothing, d.smoothing >= 0 && !math.IsInf(d.smoothing, 1), "the smoothing radius must be a finite number ≥ 0 (0: none)")
 	}
 	if d.given["tau"] {
-		check("tau", finitePos(d.tau), "the concentration radius must be a finite number > 0")
+		check("tau", d.tau, finitePos(d.tau), "the concentration radius must be a finite number > 0")
 	}
 	return errors.Join(errs...)
 }

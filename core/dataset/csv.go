@@ -77,9 +77,9 @@ func (g *guard) Read(p []byte) (int, error) {
 		return 0, g.err
 	}
 	n, err := g.r.Read(p)
-	if over := g.read + int64(n) - g.limit.Bytes; over > 0 {
+	over := g.read + int64(n) - g.limit.Bytes
+	if over > 0 {
 		n -= int(over)
-		g.err = &LimitError{Name: "bytes", Limit: g.limit.Bytes}
 	}
 	g.read += int64(n)
 	for k := 0; k < n; {
@@ -100,8 +100,8 @@ func (g *guard) Read(p []byte) (int, error) {
 		g.lines++
 		g.lineLen, k = 0, end+1
 	}
-	if le := (*LimitError)(nil); errors.As(g.err, &le) && le.Name == "bytes" {
-		le.Line = g.lines + 1
+	if g.err == nil && over > 0 {
+		g.err = &LimitError{Name: "bytes", Limit: g.limit.Bytes, Line: g.lines + 1}
 	}
 	if g.err != nil {
 		return n, g.err

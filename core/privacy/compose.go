@@ -164,15 +164,23 @@ func better(a, b Budget) bool {
 	return a.Delta < b.Delta || (a.Delta == b.Delta && a.Eps < b.Eps)
 }
 
-func checkStep(step Spend, k int) error {
-	if err := CheckEps(step.Eps); err != nil {
+// check refuses a step whose ε, δ or ρ is out of range.
+func (s Spend) check() error {
+	if err := CheckEps(s.Eps); err != nil {
 		return err
 	}
-	if !(step.Delta >= 0 && step.Delta < 1) {
-		return fmt.Errorf("delta = %v: a step's δ must be in [0, 1)", step.Delta)
+	if !(s.Delta >= 0 && s.Delta < 1) {
+		return fmt.Errorf("delta = %v: a step's δ must be in [0, 1)", s.Delta)
 	}
-	if !(step.Rho >= 0) || math.IsInf(step.Rho, 1) {
-		return fmt.Errorf("rho = %v: a step's ρ must be a finite number ≥ 0", step.Rho)
+	if !(s.Rho >= 0) || math.IsInf(s.Rho, 1) {
+		return fmt.Errorf("rho = %v: a step's ρ must be a finite number ≥ 0", s.Rho)
+	}
+	return nil
+}
+
+func checkStep(step Spend, k int) error {
+	if err := step.check(); err != nil {
+		return err
 	}
 	if k < 1 || k > 1e9 {
 		return fmt.Errorf("k = %d: the number of steps must be between 1 and 10⁹", k)

@@ -43,14 +43,8 @@ func (l *Ledger) Rule() Rule { return l.rule }
 
 // Add records a spend after checking it.
 func (l *Ledger) Add(s Spend) error {
-	if err := CheckEps(s.Eps); err != nil {
+	if err := s.check(); err != nil {
 		return fmt.Errorf("spend %q: %w", s.Label, err)
-	}
-	if !(s.Delta >= 0 && s.Delta < 1) {
-		return fmt.Errorf("spend %q: delta = %v must be in [0, 1)", s.Label, s.Delta)
-	}
-	if !(s.Rho >= 0) || math.IsInf(s.Rho, 1) {
-		return fmt.Errorf("spend %q: rho = %v must be a finite number ≥ 0", s.Label, s.Rho)
 	}
 	l.spends = append(l.spends, s)
 	return nil

@@ -18,8 +18,7 @@ import (
 
 // optimalDeltaRR returns δ_RR(epsTotal) for k steps of ε. Its cost grows
 // with the binomial's spread, √k: it sums the terms from the one nearest
-// the mode outwards and stops when a geometric bound on the rest falls
-// below 10⁻¹⁷ of the sum.
+// the mode outwards (binomSum).
 func optimalDeltaRR(k int, eps, epsTotal float64) float64 {
 	if epsTotal >= float64(k)*eps {
 		return 0
@@ -41,41 +40,35 @@ func optimalDeltaRR(k int, eps, epsTotal float64) float64 {
 	logQ := eps - softplus(eps) // log(1 − p)
 	mode := int(float64(k+1) * math.Exp(logP))
 	if last <= mode {
-		// The lower tail of P: the terms shrink as ℓ falls.
-		var sum float64
-		pl := math.Exp(logBinomPMF(k, last, logP, logQ))
-		for l := last; l >= 0; l-- {
-			sum += pl * -math.Expm1(epsTotal-float64(k-2*l)*eps)
-			if l == 0 {
-				break
-			}
-			r := float64(l) / float64(k-l+1) * math.Exp(logQ-logP) // P(ℓ−1)/P(ℓ), falling with ℓ
-			next := pl * r
-			if r < 1 && next/(1-r) <= 1e-17*sum { // (0 ≤ 0 once the pmf underflows)
-				break
-			}
-			pl = next
-		}
-		return sum
+		// The lower tail of P, each term weighted by its 1 − e^{ε'−loss}.
+		return binomSum(k, last, logP, logQ, -1, func(l int) float64 {
+			return -math.Expm1(epsTotal - float64(k-2*l)*eps)
+		})
 	}
 	// ℓ* is past P's mode: δ_RR = P[L ≤ ℓ*] − e^{ε'}·Q[L ≤ ℓ*], Q the
 	// binomial with the roles swapped, from the two distributions' small
 	// tails: P above ℓ*, Q below it (Q's mode, k(1−p) ≥ k/2, lies above).
-	upperP := binomTail(k, last+1, logP, logQ, +1)
-	lowerQ := binomTail(k, last, logQ, logP, -1)
+	upperP := binomSum(k, last+1, logP, logQ, +1, nil)
+	lowerQ := binomSum(k, last, logQ, logP, -1, nil)
 	return math.Max(0, 1-upperP-math.Exp(epsTotal)*lowerQ)
 }
 
-// binomTail sums the Binomial(k, e^logP) pmf from ℓ = from outwards (dir
-// +1: up to k; −1: down to 0), from must lie on the tail side of the mode.
-func binomTail(k, from int, logP, logQ float64, dir int) float64 {
+// binomSum sums the Binomial(k, e^logP) pmf, each term times weight(ℓ) ∈
+// [0, 1] (nil: 1), from ℓ = from outwards (dir +1: up to k; −1: down to
+// 0); from must lie on the tail side of the mode, so the terms shrink, and
+// the sum stops when a geometric bound on the rest falls below 10⁻¹⁷ of it.
+func binomSum(k, from int, logP, logQ float64, dir int, weight func(int) float64) float64 {
 	if from < 0 || from > k {
 		return 0
 	}
 	var sum float64
 	pl := math.Exp(logBinomPMF(k, from, logP, logQ))
 	for l := from; ; l += dir {
-		sum += pl
+		if weight == nil {
+			sum += pl
+		} else {
+			sum += pl * weight(l)
+		}
 		var r float64 // pmf(ℓ+dir)/pmf(ℓ)
 		if dir > 0 {
 			if l == k {

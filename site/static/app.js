@@ -10,8 +10,9 @@ const ctx = canvas.getContext("2d");
 let palette = [];
 let lastFrame = null; // last encoded frame, repainted on resize
 // Timing figures, read by the browser tests: frame updates (Go's frame()),
-// canvas draws, the longest whole frame (update and paint), and the longest single call into Go (maxGoMs: a tick, a
-// frame or a panel sync; the garbage collector's pauses land in these).
+// canvas draws, the longest whole frame (update and paint), and the longest
+// single call into Go (maxGoMs: a tick, a frame or a panel sync; the
+// garbage collector's pauses land in these).
 let stats = { updates: 0, updateMs: 0, maxUpdateMs: 0, draws: 0, drawMs: 0, maxDrawMs: 0, maxFrameMs: 0, maxGoMs: 0, ticks: 0, maxTickMs: 0 };
 const goCall = (t0) => { stats.maxGoMs = Math.max(stats.maxGoMs, performance.now() - t0); };
 window.uldpStats = stats; // read by the browser tests and the perf page
