@@ -234,24 +234,35 @@ func (c *Calibration) Draw(w, h float64) *viz.List {
 	}
 	y += 8
 	cmp := c.rules
-	l.Text(viz.Point{X: 30, Y: y}, fmt.Sprintf("budget of %d release(s) of (ε = %g, δ = %.3g), each %s, under every rule (δ′ = %g):",
-		cmp.K, cmp.Per.Eps, cmp.Per.Delta, cmp.Kind, cmp.Slack), 13, viz.Ink, viz.Left)
-	y += 19
+	head := fmt.Sprintf("budget of %d release(s) of (ε = %g, δ = %.3g), each %s, under every rule (δ′ = %g):",
+		cmp.K, cmp.Per.Eps, cmp.Per.Delta, cmp.Kind, cmp.Slack)
+	for _, line := range viz.Wrap(head, int((w-60)/viz.TextWidth("x", 13))) {
+		l.Text(viz.Point{X: 30, Y: y}, line, 13, viz.Ink, viz.Left)
+		y += 17
+	}
+	y += 2
+	// The formulas need room beside the figures; a narrow frame shows the
+	// figures alone (the total's readout keeps its formula).
+	wide := w >= 760
 	for _, r := range cmp.Rules {
-		col, mark := viz.Ink, ""
+		col, mark, short := viz.Ink, "", ""
 		if r.Rule == cmp.Best {
-			mark = "   ← best"
+			mark, short = "   ← best", "← best"
 		}
 		if r.Rule == c.total.Rule {
 			col = viz.Green
 			if c.rule != bestRule {
-				mark += "   (the rule chosen)"
+				mark, short = mark+"   (the rule chosen)", "← chosen"
 			}
 		}
 		l.Text(viz.Point{X: 40, Y: y}, string(r.Rule), 12, col, viz.Left)
 		l.Text(viz.Point{X: 110, Y: y}, fmt.Sprintf("ε = %.4g", r.Total.Eps), 12, col, viz.Left)
 		l.Text(viz.Point{X: 200, Y: y}, fmt.Sprintf("δ = %.3g", r.Total.Delta), 12, col, viz.Left)
-		l.Text(viz.Point{X: 300, Y: y}, r.Formula+mark, 11, viz.Muted, viz.Left)
+		if wide {
+			l.Text(viz.Point{X: 300, Y: y}, r.Formula+mark, 11, viz.Muted, viz.Left)
+		} else {
+			l.Text(viz.Point{X: 270, Y: y}, short, 11, viz.Muted, viz.Left)
+		}
 		y += 17
 	}
 	return l
