@@ -345,7 +345,7 @@ func object(b []byte, where string, known []string) (map[string]json.RawMessage,
 	}
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if !slices.Contains(known, k) {
-			msg := fmt.Sprintf("%s: unknown field %q", where, k)
+			msg := fmt.Sprintf("%s: unknown field %s", where, dataset.Excerpt(k))
 			if s := closest(k, known); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
@@ -408,14 +408,18 @@ func kindName(goType string) string {
 func syntaxErr(b []byte, err error) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		line, col := 1, 1
-		for _, c := range b[:min(int(se.Offset), len(b))] {
-			if c == '\n' {
-				line, col = line+1, 1
-			} else {
-				col++
-			}
+		// bytes.Count and LastIndexByte rather than a loop over the bytes:
+		// an error at the end of a large file is then located in a few
+		// vectorised passes.
+		// Offset counts the bytes read, the offending one included; at the
+		// end of the input there is no offending byte.
+		n := min(int(se.Offset), len(b))
+		if n > 0 && se.Error() != "unexpected end of JSON input" {
+			n--
 		}
+		before := b[:n]
+		line := 1 + bytes.Count(before, []byte{'\n'})
+		col := len(before) - bytes.LastIndexByte(before, '\n')
 		return fmt.Errorf("invalid JSON at line %d, column %d: %v", line, col, se)
 	}
 	return err
@@ -425,11 +429,23 @@ func syntaxErr(b []byte, err error) error {
 func closest(s string, known []string) string {
 	best, bestD := "", 3
 	for _, k := range known {
+		// The distance is at least the difference in length, and a long
+		// key would cost len(s)·len(k) steps to measure.
+		if abs(len(s)-len(k)) >= bestD {
+			continue
+		}
 		if d := editDistance(s, k); d < bestD {
 			best, bestD = k, d
 		}
 	}
 	return best
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 func editDistance(a, b string) int {

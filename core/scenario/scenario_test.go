@@ -125,6 +125,21 @@ func TestRejections(t *testing.T) {
 	if _, err := Decode(strings.NewReader(in)); err == nil || !strings.HasPrefix(err.Error(), `dataset: unknown field "points"`) {
 		t.Errorf("misspelt items: %v", err)
 	}
+	// A long unknown key is quoted in part, not in full.
+	long := `{"` + strings.Repeat("é", 1<<16) + `": 1}`
+	if _, err := Decode(strings.NewReader(long)); err == nil || len(err.Error()) > 1000 || !strings.Contains(err.Error(), "unknown field") {
+		t.Errorf("a 64k-rune unknown key: %.200v (%d bytes)", err, len(err.Error()))
+	}
+	// A syntax error is located by line and column, counted from 1.
+	for in, want := range map[string]string{
+		"{\n  \"version\": 1,\n  x}": "line 3, column 3",
+		"{\"version\": 1,}":          "line 1, column 15",
+		"{\n\n":                      "line 3, column 1",
+	} {
+		if _, err := Decode(strings.NewReader(in)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Decode(%q) = %v, want it to say %q", in, err, want)
+		}
+	}
 	for _, in := range []string{"", "null", "[]", "42", `"x"`} {
 		if _, err := Decode(strings.NewReader(in)); err == nil || err.Error() == "" {
 			t.Errorf("Decode(%q) = %v", in, err)
