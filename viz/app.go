@@ -167,6 +167,16 @@ func (a *App) Tick(dt float64) bool {
 	return changed
 }
 
+// Settle finishes whatever computation the scene has under way, at once:
+// for an export, or a test, that needs the run the settings ask for.
+func (a *App) Settle() {
+	if w, ok := a.Scene().(Worker); ok {
+		for w.Busy() {
+			a.Tick(0)
+		}
+	}
+}
+
 // Invalidate forces the next Frame to redraw (after a backend-side change).
 func (a *App) Invalidate() { a.dirty = true }
 
@@ -271,6 +281,7 @@ func (a *App) ExportTraceOf(state string, csv []byte) ([]byte, error) {
 	if err := a.Restore(state); err != nil {
 		return nil, fmt.Errorf("the lesson's settings could not be restored for the export: %v", err)
 	}
+	a.Settle()
 	if len(csv) > 0 {
 		if l, ok := a.Scene().(DatasetLoader); ok {
 			d, err := dataset.ReadCSV(bytes.NewReader(csv), true)

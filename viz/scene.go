@@ -114,6 +114,13 @@ type Ticker interface {
 	Tick(dt float64) bool
 }
 
+// Worker is a Ticker whose ticks finish computations a change started (a
+// run too long to do at once); while Busy, it shows its previous run.
+type Worker interface {
+	Ticker
+	Busy() bool
+}
+
 // Exporter is a scene whose run and data can be downloaded (the export
 // buttons: JSON of the trace, CSV of the dataset).
 type Exporter interface {

@@ -22,6 +22,10 @@ import (
 // the global `uldp`, calls the page's uldpReady() if there is one, and
 // answers the page's calls.
 func Run(scene viz.Scene) {
+	// Long runs are computed a slice per frame, timed by the page's clock
+	// (package time would add its initialisation to every module).
+	perf := js.Global().Get("performance")
+	viz.Clock = func() float64 { return perf.Call("now").Float() }
 	b := &bridge{app: viz.NewApp(scene), done: make(chan struct{})}
 	b.obj = js.Global().Get("Object").New()
 	b.export()

@@ -216,13 +216,14 @@ func (p DPSGDParams) descend(ctx cancel.Context, data *dataset.Dataset, streams 
 	values := make([][]float64, n)
 	keep := rec != nil
 	for t := 1; t <= p.Steps; t++ {
-		if t%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return DPSGDResult{}, nil, err
-			}
-			if progress != nil {
-				progress(int64(t), int64(p.Steps))
-			}
+		// Every step: one is n users' gradients and an ORME query, far more
+		// than the check, and a lesson computing between frames needs to be
+		// told each one.
+		if err := ctx.Err(); err != nil {
+			return DPSGDResult{}, nil, err
+		}
+		if progress != nil {
+			progress(int64(t-1), int64(p.Steps))
 		}
 		res.Iterates = append(res.Iterates, slices.Clone(theta))
 		for k, v := range theta {

@@ -61,6 +61,9 @@ type Game struct {
 // changed cost nothing: an idle lesson leaves the CPU alone.
 func New(app *viz.App) *Game {
 	ebiten.SetScreenClearedEveryFrame(false)
+	// Long runs are computed a slice per frame, timed by this clock.
+	start := time.Now()
+	viz.Clock = func() float64 { return float64(time.Since(start)) / 1e6 }
 	return &Game{app: app, paint: newPainter(), ShotDir: ".", touches: map[int]bool{}}
 }
 

@@ -28,6 +28,7 @@ func mustSet(t *testing.T, a *viz.App, name, value string) {
 	if err := a.Set(name, value); err != nil {
 		t.Fatalf("Set(%s, %s): %v", name, value, err)
 	}
+	a.Settle()
 }
 
 func TestSameSeedSameDisplayList(t *testing.T) {

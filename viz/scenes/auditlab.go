@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/uldplab/uldp/core/cancel"
 
@@ -426,8 +425,7 @@ func (s *AuditLab) Tick(float64) bool {
 	// Sample for 6 ms a frame, checking the clock every 200 runs (about
 	// 0.5 ms in the browser for the slowest sampler, DP-SGD's), so a tick
 	// stays under 12 ms with the frame's drawing beside it.
-	start := time.Now()
-	for !s.mc.Done() && time.Since(start) < 6*time.Millisecond {
+	for over := viz.Deadline(6); !s.mc.Done() && !over(); {
 		if err := s.mc.Step(200); err != nil {
 			s.mcErr = err
 			break

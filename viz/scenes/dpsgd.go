@@ -44,8 +44,19 @@ type DPSGD struct {
 	base     optim.DPSGDResult
 	settings optim.DPSGDSettings
 	best     []float64 // the non-private geometric median in Θ
-	heat     []float64 // the loss on the grid, cached per dataset
+	heat     []float64 // the loss on the grid, per dataset
+	excess   [2]float64
 	err      error
+
+	// After a change, job computes next a slice at a time (a run at the
+	// sliders' maxima takes seconds in a browser); until it finishes the
+	// figure shows this run with a progress bar, and the controls show
+	// next's settings. regen: next needs new users (n, m, share or a drag).
+	job     *viz.Job
+	next    *DPSGD
+	regen   bool
+	stage   string // what the work on this state is doing, for the progress
+	refused error  // why the last change was refused after its first slice
 
 	cam  viz.Camera
 	list viz.List
@@ -62,15 +73,23 @@ const (
 // heatCells is the landscape grid's resolution per side.
 const heatCells = 28
 
+// computeSlice is how long a change, a drag or a frame computes at once: a
+// small run finishes within the first slice, as if there were no job, and
+// a large one leaves the page answering at about 20 frames a second. In
+// milliseconds; a variable so that tests can compute a step at a time.
+var computeSlice = 40.0
+
 // NewDPSGD opens on 300 users of 5 items at ε = 8, δ = 10⁻⁵, T = 100 steps
 // with Theorem 4.1's η, r and τ (the gate passes every step there).
 func NewDPSGD() *DPSGD {
 	s := &DPSGD{n: 300, m: 5, crowd: [2]float64{0.35, -0.25}, outliers: [2]float64{-0.6, 0.6}, share: 0.1,
 		params: optim.DPSGDParams{Eps: 8, Delta: 1e-5, Loss: loss.Distance{}, Radius: 1, Steps: 100, Record: true, KeepValues: true},
 		tauX:   1, etaX: 1, smooth: true, baseline: optim.BaselineUser, seed: 1}
-	s.regenerate()
+	s.recompute(cancel.Never, noProgress, true)
 	return s
 }
+
+func noProgress(done, total int64) {}
 
 // Info names the scene.
 func (s *DPSGD) Info() viz.Info {
@@ -81,9 +100,32 @@ func (s *DPSGD) Info() viz.Info {
 // Player returns the stepper bar.
 func (s *DPSGD) Player() *viz.Player { return &s.player }
 
-// regenerate draws the users around the two centres from a fixed stream
-// (the seed moves the algorithm's draws only), then reruns.
-func (s *DPSGD) regenerate() {
+// recompute is the work a change asks for: with regen, new users (and
+// their geometric median and loss landscape), then the run. Errors are
+// left in s.err; a stopped job leaves ErrStopped there.
+func (s *DPSGD) recompute(ctx cancel.Context, progress func(done, total int64), regen bool) {
+	// Whatever the settings refuse is found before the long stages, so a
+	// change is refused by the call that made it.
+	if _, s.err = s.runParams(); s.err != nil {
+		return
+	}
+	if regen {
+		s.generate()
+		s.stage = "the users' geometric median"
+		if s.best, s.err = geometricMedian(ctx, s.data, s.params.Radius, progress); s.err != nil {
+			return
+		}
+		s.stage = "the loss landscape"
+		if s.heat, s.err = s.landscape(ctx, progress); s.err != nil {
+			return
+		}
+	}
+	s.rerun(ctx, progress)
+}
+
+// generate draws the users around the two centres from a fixed stream (the
+// seed moves the algorithm's draws only).
+func (s *DPSGD) generate() {
 	r := rng.New(11).Get(rng.Data)
 	d := &dataset.Dataset{Dim: 2}
 	out := int(math.Round(s.share * float64(s.n)))
@@ -100,21 +142,33 @@ func (s *DPSGD) regenerate() {
 		d.Users = append(d.Users, dataset.User{ID: strconv.Itoa(i + 1), Points: pts})
 	}
 	s.data = d
-	s.best = geometricMedian(d, s.params.Radius)
-	s.heat = nil
-	s.rerun()
+}
+
+// landscape is the loss on a heatCells² grid over Θ's bounding square.
+func (s *DPSGD) landscape(ctx cancel.Context, progress func(done, total int64)) ([]float64, error) {
+	cell := 2.0 / heatCells
+	heat := make([]float64, heatCells*heatCells)
+	for i := range heatCells {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		progress(int64(i), heatCells)
+		for j := range heatCells {
+			heat[i*heatCells+j] = s.risk([]float64{-1 + (float64(i)+0.5)*cell, -1 + (float64(j)+0.5)*cell})
+		}
+	}
+	return heat, nil
 }
 
 // rerun runs DP-SGD (the stepper walks its steps) and the baseline.
-func (s *DPSGD) rerun() {
-	s.settings = optim.Theorem41(s.params.Eps, s.params.Delta, 1, 2*s.params.Radius, s.n, s.m, 2, s.params.Steps)
-	p := s.params
-	p.Eta, p.Tau = s.etaX*s.settings.Eta, s.tauX*s.settings.Tau
-	if s.smooth {
-		p.Smoothing = s.settings.Smoothing
+func (s *DPSGD) rerun(ctx cancel.Context, progress func(done, total int64)) {
+	s.stage = "DP-SGD's steps"
+	var p optim.DPSGDParams
+	if p, s.err = s.runParams(); s.err != nil {
+		return
 	}
 	run := func(ctx cancel.Context, d *dataset.Dataset, st *rng.Streams) (*trace.Trace, error) {
-		res, tr, err := optim.DPSGD(ctx, p, d, st, nil)
+		res, tr, err := optim.DPSGD(ctx, p, d, st, progress)
 		if err != nil {
 			return nil, err
 		}
@@ -126,19 +180,25 @@ func (s *DPSGD) rerun() {
 		})
 		return tr, nil
 	}
-	st, err := trace.NewStepper(cancel.Never, run, s.data, rng.New(s.seed))
+	st, err := trace.NewStepper(ctx, run, s.data, rng.New(s.seed))
 	s.err = err
 	if err != nil {
 		return
 	}
 	s.base = optim.DPSGDResult{}
 	if s.baseline != noBaseline {
+		s.stage = "the baseline's steps"
 		q := p
 		q.Record, q.KeepValues = false, false
-		if s.base, _, err = optim.BaselineDPSGD(cancel.Never, s.baseline, 1, q, s.data, rng.New(s.seed), nil); err != nil {
+		if s.base, _, err = optim.BaselineDPSGD(ctx, s.baseline, 1, q, s.data, rng.New(s.seed), progress); err != nil {
 			s.err = err
 			return
 		}
+	}
+	best := s.risk(s.best)
+	s.excess = [2]float64{s.risk(s.res.Theta) - best, math.NaN()}
+	if s.base.Theta != nil {
+		s.excess[1] = s.risk(s.base.Theta) - best
 	}
 	if old := s.player.Stepper(); old != nil {
 		_ = st.Seek(min(old.Pos(), st.Len()))
@@ -146,10 +206,34 @@ func (s *DPSGD) rerun() {
 	s.player.Load(st)
 }
 
+// runParams sets s.settings from Theorem 4.1 and returns the run's
+// parameters, checked as DP-SGD, its ORME and the baseline would check them.
+func (s *DPSGD) runParams() (optim.DPSGDParams, error) {
+	s.settings = optim.Theorem41(s.params.Eps, s.params.Delta, 1, 2*s.params.Radius, s.n, s.m, 2, s.params.Steps)
+	p := s.params
+	p.Eta, p.Tau = s.etaX*s.settings.Eta, s.tauX*s.settings.Tau
+	if s.smooth {
+		p.Smoothing = s.settings.Smoothing
+	}
+	if err := p.Validate(2); err != nil {
+		return p, err
+	}
+	if _, err := p.ORME(s.n, s.m, 2).Calibrate(s.n); err != nil {
+		return p, err
+	}
+	if s.baseline != noBaseline {
+		if _, err := optim.BaselineSigma(s.baseline, p.Eps, p.Delta, 1, s.n, s.m, p.Steps); err != nil {
+			return p, err
+		}
+	}
+	return p, nil
+}
+
 // geometricMedian minimises the mean distance to every item over the disk
 // of radius r: Weiszfeld's iteration, projected (a few hundred steps reach
 // far below the figure's resolution).
-func geometricMedian(d *dataset.Dataset, r float64) []float64 {
+func geometricMedian(ctx cancel.Context, d *dataset.Dataset, r float64, progress func(done, total int64)) ([]float64, error) {
+	const iterations = 300
 	var x [2]float64
 	n := 0
 	for i := range d.Users {
@@ -160,7 +244,11 @@ func geometricMedian(d *dataset.Dataset, r float64) []float64 {
 	}
 	x[0], x[1] = x[0]/float64(n), x[1]/float64(n)
 	dom := loss.Ball{Centre: []float64{0, 0}, Radius: r}
-	for range 300 {
+	for k := range iterations {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		progress(int64(k), iterations)
 		var num [2]float64
 		var den float64
 		for i := range d.Users {
@@ -172,7 +260,7 @@ func geometricMedian(d *dataset.Dataset, r float64) []float64 {
 		}
 		x = [2]float64{num[0] / den, num[1] / den}
 	}
-	return dom.Project(x[:], make([]float64, 2))
+	return dom.Project(x[:], make([]float64, 2)), nil
 }
 
 // risk is the mean distance from θ to the items.
@@ -212,27 +300,96 @@ func (s *DPSGD) form() viz.Form {
 	}
 }
 
-// Controls declares the scene's inputs.
-func (s *DPSGD) Controls() []viz.Control { return s.form().Controls() }
+// Controls declares the scene's inputs: those of the run being computed,
+// if there is one, so a slider stays where it was put.
+func (s *DPSGD) Controls() []viz.Control { return s.latest().form().Controls() }
 
 // Set changes one control; a value the run refuses leaves the lesson as it
-// was.
+// was. A run that needs more than a slice goes on between frames (Tick).
 func (s *DPSGD) Set(name, value string) error {
-	next := *s
+	next := s.latest().copy()
 	if err := next.form().Set(name, value); err != nil {
 		return err
 	}
-	switch name {
-	case "n", "m", "share":
-		next.regenerate()
-	default:
-		next.rerun()
+	// Checked before the computation under way is replaced: a refused
+	// value must not cancel an earlier change still being computed.
+	if _, err := next.runParams(); err != nil {
+		return err
 	}
+	return s.start(next, name == "n" || name == "m" || name == "share")
+}
+
+// latest is the newest settings: those being computed, or those shown.
+func (s *DPSGD) latest() *DPSGD {
+	if s.next != nil {
+		return s.next
+	}
+	return s
+}
+
+// copy is s without its job, to be changed and computed.
+func (s *DPSGD) copy() *DPSGD {
+	c := *s
+	c.job, c.next, c.refused = nil, nil, nil
+	return &c
+}
+
+// start replaces any computation under way by one of next, and computes
+// for a slice: up to the first report of progress (the checks), and on for
+// computeSlice unless it replaced a computation. Changes in quick
+// succession (a link's settings, a slider or a handle dragged over a large
+// run) then cost one slice, not one each.
+func (s *DPSGD) start(next *DPSGD, regen bool) error {
+	budget := computeSlice
+	if s.job != nil {
+		s.job.Stop()
+		regen = regen || s.regen // next's users may not be drawn yet
+		budget = 0
+	}
+	s.next, s.regen = next, regen
+	s.job = viz.StartJob(func(ctx cancel.Context, progress func(done, total int64)) {
+		next.recompute(ctx, progress, regen)
+	})
+	return s.advance(budget)
+}
+
+// advance computes for about budget milliseconds; when the run is done it is shown, and
+// if it failed the lesson stays as it was and the error is returned.
+func (s *DPSGD) advance(budget float64) error {
+	if s.job == nil || !s.job.Run(budget) {
+		return nil
+	}
+	next := s.next
+	s.job, s.next = nil, nil
 	if next.err != nil {
+		s.refused = next.err
 		return next.err
 	}
-	*s = next
+	// The figure's state stays: the stepper's position and speed, a drag
+	// under way, the camera.
+	player, drag, grab, cam, crowd, outliers := s.player, s.drag, s.grab, s.cam, s.crowd, s.outliers
+	st := next.player.Stepper()
+	*s = *next
+	s.drag, s.grab, s.cam = drag, grab, cam
+	if drag != 0 {
+		s.crowd, s.outliers = crowd, outliers
+	}
+	_ = st.Seek(min(player.Stepper().Pos(), st.Len()))
+	s.player = player
+	s.player.Load(st)
 	return nil
+}
+
+// Busy reports whether a run is being computed.
+func (s *DPSGD) Busy() bool { return s.job != nil }
+
+// Tick continues the computation under way, a slice per frame.
+func (s *DPSGD) Tick(float64) bool {
+	if s.job == nil {
+		return false
+	}
+	_ = s.advance(computeSlice) // a refusal shows as a readout
+	return true
 }
 
 // Readouts lists the run's numbers.
@@ -241,20 +398,29 @@ func (s *DPSGD) Readouts() []viz.Readout {
 		return failedReadouts("cannot run", s.err)
 	}
 	set := s.settings
-	r := []viz.Readout{
+	var r []viz.Readout
+	switch {
+	case s.job != nil:
+		f := s.job.Fraction()
+		r = append(r, viz.Readout{Name: "computing", Label: "computing", Value: f, Warn: true,
+			Text: fmt.Sprintf("%s, %.0f%% — the figure shows the previous settings until it is done", s.next.stage, 100*f)})
+	case s.refused != nil:
+		r = append(r, viz.Readout{Name: "refused", Label: "last change refused", Text: s.refused.Error(), Warn: true})
+	}
+	r = append(r, []viz.Readout{
 		{Name: "settings", Label: "T, η, r, τ", Text: fmt.Sprintf("%d, %.3g, %.3g, %.3g", s.params.Steps, s.etaX*set.Eta, map[bool]float64{true: set.Smoothing, false: 0}[s.smooth], s.tauX*set.Tau),
 			Formula: "Theorem 4.1 (η, τ scaled by the sliders)"},
 		{Name: "sigma", Label: "ORME's σ per step", Value: s.res.ORME.Sigma, Text: fmt.Sprintf("%.3g", s.res.ORME.Sigma), Formula: sigmaFormula(s.res.ORME)},
-	}
+	}...)
 	if s.res.Halted > 0 {
 		r = append(r, viz.Readout{Name: "halted", Label: "halted", Value: float64(s.res.Halted), Warn: true,
 			Text: fmt.Sprintf("the gate failed at step %d: the answer is θ₀", s.res.Halted)})
 	}
-	ex := s.risk(s.res.Theta) - s.risk(s.best)
+	ex := s.excess[0]
 	r = append(r, viz.Readout{Name: "excess", Label: "excess risk of θ̂", Value: ex, Text: fmt.Sprintf("%.3g (the domain allows at most G·R = %g)", ex, 2*s.params.Radius),
 		Formula: "L(θ̂) − L(θ*), L the mean distance to the items"})
 	if s.baseline != noBaseline && s.base.Theta != nil {
-		bx := s.risk(s.base.Theta) - s.risk(s.best)
+		bx := s.excess[1]
 		r = append(r, viz.Readout{Name: "baseline", Label: s.baseline, Value: bx,
 			Text: fmt.Sprintf("σ = %.3g per step, excess %.3g — %s", s.base.ORME.Sigma, bx, s.base.Guarantee.Note)})
 	}
@@ -285,9 +451,20 @@ func (s *DPSGD) LoadDataset(d *dataset.Dataset) error {
 	if err := fits(d, s.n, s.m); err != nil {
 		return err
 	}
+	if s.job != nil {
+		s.job.Stop()
+		s.job, s.next = nil, nil
+	}
 	s.data = d.Clone()
-	s.best = geometricMedian(s.data, s.params.Radius)
-	s.heat = nil
-	s.rerun()
-	return nil
+	// The export module rebuilds a run here once, for a download: it may
+	// take as long as it needs.
+	var err error
+	if s.best, err = geometricMedian(cancel.Never, s.data, s.params.Radius, noProgress); err != nil {
+		return err
+	}
+	if s.heat, err = s.landscape(cancel.Never, noProgress); err != nil {
+		return err
+	}
+	s.rerun(cancel.Never, noProgress)
+	return s.err
 }

@@ -44,21 +44,25 @@ func (s *DPSGD) Draw(w, h float64) *viz.List {
 	l.Text(viz.Point{X: 14, Y: 14}, "Θ, the unit disk: darker = lower loss, ★ its minimiser", 12, viz.Ink, viz.Left)
 	l.Text(viz.Point{X: 14, Y: 30}, "blue: DP-SGD's iterates, ◆ their average θ̂; orange dashed: the baseline", 11, viz.Muted, viz.Left)
 	s.cam.DrawScaleBar(l)
+	if s.job != nil {
+		s.drawProgress(l, split)
+	}
 	return l
 }
 
-// drawLandscape shades the loss on a grid over Θ (cached per dataset).
+// drawProgress is a bar over the figure while a change is computed.
+func (s *DPSGD) drawProgress(l *viz.List, w float64) {
+	x0, y0, bw := 14.0, 44.0, math.Min(260, w-28)
+	f := s.job.Fraction()
+	l.Rect(viz.Point{X: x0, Y: y0}, viz.Point{X: x0 + bw, Y: y0 + 6}, viz.Style{Fill: viz.Paper, Stroke: viz.Muted, Width: 1}, 0)
+	l.Rect(viz.Point{X: x0, Y: y0}, viz.Point{X: x0 + f*bw, Y: y0 + 6}, viz.Style{Fill: viz.Blue}, 0)
+	l.Text(viz.Point{X: x0 + bw + 8, Y: y0 + 3}, fmt.Sprintf("computing %s…", s.next.stage), 11, viz.Muted, viz.Left)
+}
+
+// drawLandscape shades the loss on a grid over Θ.
 func (s *DPSGD) drawLandscape(l *viz.List) {
 	c := s.cam
 	cell := 2.0 / heatCells
-	if s.heat == nil {
-		s.heat = make([]float64, heatCells*heatCells)
-		for i := range heatCells {
-			for j := range heatCells {
-				s.heat[i*heatCells+j] = s.risk([]float64{-1 + (float64(i)+0.5)*cell, -1 + (float64(j)+0.5)*cell})
-			}
-		}
-	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, v := range s.heat {
 		lo, hi = math.Min(lo, v), math.Max(hi, v)
@@ -223,12 +227,15 @@ func (s *DPSGD) Pointer(ev viz.Event) bool {
 		}
 		x, y := s.cam.ToWorld(viz.Point{X: ev.X, Y: ev.Y})
 		at := [2]float64{math.Max(-2, math.Min(2, x+s.grab[0])), math.Max(-2, math.Min(2, y+s.grab[1]))}
+		// The handle follows the pointer at once; the users and the run
+		// around it follow when computed.
+		next := s.latest().copy()
 		if s.drag == dpsgdCrowd {
-			s.crowd = at
+			s.crowd, next.crowd = at, at
 		} else {
-			s.outliers = at
+			s.outliers, next.outliers = at, at
 		}
-		s.regenerate()
+		_ = s.start(next, true) // dragging cannot make a run invalid
 		return true
 	case viz.PointerUp:
 		if s.drag != 0 {

@@ -1,8 +1,10 @@
 package scenes
 
 import (
+	"bytes"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -131,4 +133,71 @@ func BenchmarkDPSGDFrame(b *testing.B) {
 		ro = viz.EncodeReadouts(a.Readouts(), ro)
 		gu = viz.EncodeGuarantee(a.Guarantee(), gu)
 	}
+}
+
+// A change computes between frames: with no time per slice, each call does
+// one step of work. Until the run is done the figure shows the previous
+// one with a progress bar, the controls show the new setting, and a newer
+// change replaces the computation under way; the run it ends with is the
+// one computing it at once would give.
+func TestDPSGDComputesBetweenFrames(t *testing.T) {
+	defer func(d float64) { computeSlice = d }(computeSlice)
+	a, s := newDPSGD(t)
+	theta := slices.Clone(s.res.Theta)
+	computeSlice = 0
+	if err := a.Set("eps", "4"); err != nil {
+		t.Fatal(err)
+	}
+	if !s.Busy() || s.params.Eps != 8 || !slices.Equal(s.res.Theta, theta) {
+		t.Fatalf("after one slice: busy %v, ε = %v shown", s.Busy(), s.params.Eps)
+	}
+	if c := control(a, "eps"); c.Value != "4" {
+		t.Errorf("the ε control shows %q while ε = 4 is computed", c.Value)
+	}
+	if r, ok := readout(a, "computing"); !ok || !strings.Contains(r.Text, "DP-SGD's steps") || !hasText(frame(a), "computing DP-SGD's steps") {
+		t.Errorf("no progress shown: %+v", r)
+	}
+	// A refused value neither replaces nor cancels the change under way.
+	if err := a.Set("steps", "0"); err == nil || !s.Busy() || control(a, "eps").Value != "4" {
+		t.Fatalf("steps = 0 while ε = 4 computes: err %v, busy %v", err, s.Busy())
+	}
+	a.Tick(0)
+	a.Tick(0)
+	before, _ := readout(a, "computing")
+	mustSet(t, a, "n", "100") // a newer change, this time finished
+	if s.Busy() || s.params.Eps != 4 || s.n != 100 || s.data.N() != 100 {
+		t.Fatalf("after settling: busy %v, ε = %v, n = %d, %d users", s.Busy(), s.params.Eps, s.n, s.data.N())
+	}
+	if before.Value <= 0 || before.Value >= 1 {
+		t.Errorf("progress %v after three slices", before.Value)
+	}
+	computeSlice = math.Inf(1)
+	_, fresh := newDPSGD(t)
+	for _, c := range [][2]string{{"eps", "4"}, {"n", "100"}} {
+		if err := fresh.Set(c[0], c[1]); err != nil || fresh.Busy() {
+			t.Fatalf("Set(%s) with time to spare: %v, busy %v", c[0], err, fresh.Busy())
+		}
+	}
+	if !slices.Equal(s.res.Theta, fresh.res.Theta) || !slices.Equal(s.best, fresh.best) || !slices.Equal(s.heat, fresh.heat) {
+		t.Errorf("computed in slices θ̂ = %v, at once %v", s.res.Theta, fresh.res.Theta)
+	}
+	// An export restores a link and must wait for its run.
+	want, err := viz.NewApp(NewDPSGD()).ExportTraceOf("scene=dp-sgd&eps=4&n=100", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	computeSlice = 0
+	got, err := viz.NewApp(NewDPSGD()).ExportTraceOf("scene=dp-sgd&eps=4&n=100", nil)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Errorf("an export computed in slices differs from one computed at once (err %v)", err)
+	}
+}
+
+func control(a *viz.App, name string) viz.Control {
+	for _, c := range a.Controls() {
+		if c.Name == name {
+			return c
+		}
+	}
+	return viz.Control{}
 }

@@ -32,6 +32,7 @@ func drag(a *viz.App, from viz.Point, dx, dy float64) {
 		a.Event(viz.Event{Kind: viz.PointerMove, X: from.X + dx*float64(k)/4, Y: from.Y + dy*float64(k)/4})
 	}
 	a.Event(viz.Event{Kind: viz.PointerUp, X: from.X + dx, Y: from.Y + dy})
+	a.Settle()
 }
 
 func TestPlaygroundDragOneItem(t *testing.T) {
