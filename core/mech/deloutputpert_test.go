@@ -245,6 +245,74 @@ func TestCertificateImpliesStability(t *testing.T) {
 	}
 }
 
+// Teaching mode with κ chosen by hand: σ = 16κΔ√(ln(2/δ̄))/ε̄ with that κ,
+// and the guarantee is certified only when κ reaches κ(ε̄, δ̄) = 27 (and the
+// others hold). Golden σ from mpmath at 40 digits: ε = 1, δ = 10⁻⁵, Δ = 1,
+// so ε̄ = 0.5 and δ̄ = 10⁻⁵/(e^0.5 + 2) = 2.7406861906119698·10⁻⁶.
+func TestDelOutputPertTeachingKappa(t *testing.T) {
+	for _, c := range []struct {
+		kappa     int
+		sigma     float64
+		certified bool
+	}{
+		{5, 587.88732340701489, false},
+		{27, 3174.5915463978804, true},
+		{30, 3527.3239404420893, true},
+	} {
+		p := DelParams{Eps: 1, Delta: 1e-5, Sens: 1, Mode: privacy.Teaching, Kappa: c.kappa}
+		cal, err := p.DelCalibration()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cal.Kappa != c.kappa || math.Abs(cal.Scale-c.sigma) > 1e-12*c.sigma {
+			t.Errorf("κ = %d by hand: calibration κ = %d, σ = %.17g, want σ = %.17g", c.kappa, cal.Kappa, cal.Scale, c.sigma)
+		}
+		n := 4*c.kappa + 2 // the deletions' own requirement, met exactly
+		if g := p.guarantee(n); g.Certified() != c.certified {
+			t.Errorf("κ = %d by hand, n = %d: certified %v, want %v (unmet: %v)", c.kappa, n, g.Certified(), c.certified, g.Unmet())
+		}
+		if g := p.guarantee(n - 1); g.Certified() {
+			t.Errorf("κ = %d by hand, n = 4κ+1: certified", c.kappa)
+		}
+		// A run draws R1 from TDLap with that κ and releases with that σ.
+		law, err := DelOutputPertLaw(context.Background(), DelParams{Eps: 1, Delta: 1e-5, Sens: 1, Mode: privacy.Teaching, Kappa: c.kappa},
+			oneD(make([]float64, n)...), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if law.Kappa != c.kappa || law.Sigma != cal.Scale {
+			t.Errorf("κ = %d by hand: the run's law has κ = %d, σ = %v", c.kappa, law.Kappa, law.Sigma)
+		}
+	}
+}
+
+// The certificate's bound 2(4κ+1)γ_c/(n − 4κ − 1) against a value worked
+// by hand, on both sides of its cut-off Δ: 19 users at 0 and one at v, so
+// x̄ = v/20, γ_c = 0.95v and, with κ = 3 (P1), bound = 26·0.95v/7 = 247v/70.
+// It fires up to v = 70Δ/247 = 0.0283401 and not beyond.
+func TestCertificateBoundAtTheCutOff(t *testing.T) {
+	for _, c := range []struct {
+		v, bound float64
+		fires    bool
+	}{
+		{0.02834, 0.099999714285714286, true},
+		{0.02835, 0.100035, false},
+	} {
+		law, err := DelOutputPertLaw(context.Background(), p1, oneD(append(make([]float64, 19), c.v)...), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if law.Kappa != 3 || math.Abs(law.Bound-c.bound) > 1e-12 || law.Certified != c.fires {
+			t.Errorf("v = %v: bound %.17g (κ = %d), certified %v; want %.17g, %v", c.v, law.Bound, law.Kappa, law.Certified, c.bound, c.fires)
+		}
+		// Both sides are stable (r* = 0): the search agrees where the
+		// certificate is silent.
+		if law.RStar != 0 {
+			t.Errorf("v = %v: r* = %d", c.v, law.RStar)
+		}
+	}
+}
+
 func popcount(m uint32) int {
 	c := 0
 	for ; m != 0; m &= m - 1 {

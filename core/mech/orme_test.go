@@ -2,6 +2,7 @@ package mech
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -53,6 +54,39 @@ func TestORMECalibrationGolden(t *testing.T) {
 	// Sound noise ≈ 200× the paper's at n = 100 (spec §B-2).
 	if r := cal(100, 1, 1e-5, privacy.Sound).Sigma / cal(100, 1, 1e-5, privacy.Paper).Sigma; r < 150 || r > 250 {
 		t.Errorf("σ_sound/σ_paper = %v, expected ≈ 200", r)
+	}
+}
+
+// Sound mode with T > 1 queries: σ composes T Gaussian steps, so it grows
+// like √T, ζ′ shrinks with T and so k_ζ grows, and the user requirement
+// grows with ln((T+1)/ζ′). The golden values are spec §B-2's formulas
+// evaluated in mpmath at 50 digits, independently of this code (the binomial
+// tail summed exactly); the first row reproduces §9.4's T = 1 values.
+func TestORMESoundWithManyQueries(t *testing.T) {
+	for _, c := range []struct {
+		n              int
+		eps, delta     float64
+		tau            float64
+		queries, kZeta int
+		meanSens       float64
+		sigma, need    float64
+	}{
+		{100, 1, 1e-5, 1, 1, 21, 6.9, 70.244213753721964, 2575.1084210319507},
+		{1000, 1, 1e-5, 1, 50, 23, 0.75, 53.989304222145814, 3618.2754025017982},
+		{1000, 1, 1e-5, 0.5, 200, 24, 0.39, 56.148876391031646, 4104.5921110733273},
+		{300, 8, 1e-5, 2, 100, 26, 5.6, 84.351549162126735, 557.36246627890533},
+	} {
+		s, err := ORMEParams{Eps: c.eps, Delta: c.delta, Tau: c.tau, Queries: c.queries, Mode: privacy.Sound}.Calibrate(c.n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := fmt.Sprintf("(n = %d, T = %d)", c.n, c.queries)
+		if s.KZeta != c.kZeta {
+			t.Errorf("k_ζ %s = %d, want %d", at, s.KZeta, c.kZeta)
+		}
+		near(t, "Δ_g "+at, s.MeanSens, c.meanSens, 1e-12)
+		near(t, "sound σ "+at, s.Sigma, c.sigma, 1e-12)
+		near(t, "n > "+at, s.NeedUsers, c.need, 1e-12)
 	}
 }
 

@@ -125,17 +125,26 @@ func (p SCParams) TargetSens(n, m, kappa int) (float64, error) {
 // loss: the paper's 10G√ln(1/β)/(μn√m), or the corollary's
 // 2·5G√((4κ+1)ln n + ln(1/β))/(μ(n − 4κ − 1)√m).
 func SCTargetSens(rule string, G, mu, beta float64, n, m, kappa int) (float64, error) {
-	sm := math.Sqrt(float64(m))
+	// Both are twice a user's gradient spread over μ·(users left): with
+	// failure e^{−L}, L = ln(1/β) for one user, and for the corollary a
+	// union bound over every user of every deletion set up to 4κ + 1.
 	switch rule {
 	case DeltaPaper:
-		return 10 * G * math.Sqrt(math.Log(1/beta)) / (mu * float64(n) * sm), nil
+		return 2 * meanSpread(G, m, math.Log(1/beta)) / (mu * float64(n)), nil
 	case DeltaCorollary:
 		if n <= 4*kappa+1 {
 			return 0, fmt.Errorf("n = %d: the corollary Δ needs n > 4κ+1 = %d", n, 4*kappa+1)
 		}
-		return 2 * 5 * G * math.Sqrt(float64(4*kappa+1)*math.Log(float64(n))+math.Log(1/beta)) / (mu * float64(n-4*kappa-1) * sm), nil
+		return 2 * meanSpread(G, m, float64(4*kappa+1)*math.Log(float64(n))+math.Log(1/beta)) / (mu * float64(n-4*kappa-1)), nil
 	}
 	return 0, fmt.Errorf("rule %q: use %s or %s", rule, DeltaPaper, DeltaCorollary)
+}
+
+// meanSpread is Lemma 3.8 for one user's mean: of N zero-sum vectors of
+// norm at most G, the mean of m drawn without replacement has norm above
+// 5G√(L/m) with probability at most e^{−L}.
+func meanSpread(G float64, m int, L float64) float64 {
+	return 5 * G * math.Sqrt(L/float64(m))
 }
 
 // SCOutputPert runs Alg. 2: Δ from the rule, then DelOutputPert with
