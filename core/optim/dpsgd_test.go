@@ -23,6 +23,26 @@ func gaussianUsers(t *testing.T, n, m int, spread float64, seed uint64) *dataset
 	return d
 }
 
+// DP-SGD asks its one ORME instance all T queries at δ/(2Tmnd), so the run
+// is (ε, δ/(2Tmnd))-DP and (ε, δ) a fortiori: the calibration a run uses
+// has that δ and the paper σ it gives, √(8τ²T·ln(e^ε T/δ′)·ln(e^{ε/2}/δ′))/(nε)
+// at δ′ = 10⁻⁵/(2·10·4·50·2) = 1.25·10⁻⁹, evaluated in mpmath.
+func TestDPSGDGivesORMEItsShareOfDelta(t *testing.T) {
+	d := gaussianUsers(t, 50, 4, 0.3, 1)
+	p := DPSGDParams{Eps: 1, Delta: 1e-5, Loss: loss.Distance{}, Radius: 1, Steps: 10, Eta: 0.1, Tau: 0.5, Mode: privacy.Paper}
+	res, _, err := DPSGD(context.Background(), p, d, rng.New(1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.ORME
+	if math.Abs(c.Params.Delta-1.25e-9) > 1e-15*1.25e-9 || c.Params.Queries != 10 || c.Params.Eps != 1 || c.Params.Tau != 0.5 {
+		t.Errorf("ORME runs at %+v, want ε = 1, δ = 1.25e-9, T = 10, τ = 0.5", c.Params)
+	}
+	if math.Abs(c.Sigma-1.9997195116921195) > 1e-12*c.Sigma {
+		t.Errorf("ORME's σ = %.17g, want 1.9997195116921195", c.Sigma)
+	}
+}
+
 // Spec §B-5 oracle 1: without noise (gate always passes, σ = 0), without
 // smoothing and with τ so large that every user is kept, DP-SGD is
 // projected full-batch subgradient descent with averaging — the same

@@ -167,6 +167,15 @@ func checkSlope(t *testing.T, name string, xs []float64, fits []rateFit, want []
 	}
 }
 
+// checkSigma compares a scale the code computed with one worked out
+// independently.
+func checkSigma(t *testing.T, what string, got, want float64) {
+	t.Helper()
+	if math.Abs(got-want) > 1e-12*want {
+		t.Errorf("%s: %.17g from the code, %.17g worked out", what, got, want)
+	}
+}
+
 func logs(xs []float64) []float64 {
 	out := make([]float64, len(xs))
 	for i, x := range xs {
@@ -198,17 +207,20 @@ func haltBound(cal mech.ORMECalibration, score float64, steps, seeds int) float6
 // DP-SGD's δ/(2Tmnd) puts √(ln(e^ε·T/δ′)·ln(e^{ε/2}/δ′)) into σ, which
 // bends the slope by about ½/ln + ½/ln ≈ 0.022 at δ = 10⁻¹² (δ that small
 // keeps the bend small): allowed 0.025. False-failure probability: 6 bands at e^{−16.5} ≈ 6.8·10⁻⁸ each plus
-// the halting bound logged below: < 10⁻⁶.
+// the halting bound logged below: < 10⁻⁶. The expected variances come from
+// σ worked out independently of the code: Prop. 3.6's σ at δ′ = δ/(2Tmnd),
+// evaluated in mpmath (sigmas below), which the run's σ must equal.
 func TestDPSGDPrivacyTermSlopeInN(t *testing.T) {
 	if testing.Short() {
 		t.Skip("Monte Carlo over 3 × 1,000 runs")
 	}
 	const seeds, steps, eta, x = 1000, 10, 0.5, 16.5
 	ns := []float64{128, 512, 2048}
+	sigmas := []float64{0.37741036866641459, 0.0973875779724338, 0.02510552337895595}
 	var fits []rateFit
 	var want []float64
 	var halt float64
-	for _, n := range ns {
+	for i, n := range ns {
 		r := rateRun{
 			data: func(uint64) (*dataset.Dataset, error) { return agreeingUsers(int(n), 1), nil },
 			params: DPSGDParams{Eps: 8, Delta: 1e-12, Loss: loss.Squared{Mu: 1}, Radius: 100, Theta0: []float64{0, 0},
@@ -217,7 +229,8 @@ func TestDPSGDPrivacyTermSlopeInN(t *testing.T) {
 		}
 		f := r.measure(t, seeds)
 		fits = append(fits, f)
-		want = append(want, f.cal.Sigma*f.cal.Sigma*averagedGain(eta, steps))
+		checkSigma(t, fmt.Sprintf("n = %v", n), f.cal.Sigma, sigmas[i])
+		want = append(want, sigmas[i]*sigmas[i]*averagedGain(eta, steps))
 		halt += haltBound(f.cal, n, steps, seeds)
 		if f.halted > 0 {
 			t.Errorf("n = %v: %d runs halted, though the union bound on halting is %.2g", n, f.halted, halt)
@@ -233,18 +246,22 @@ func TestDPSGDPrivacyTermSlopeInN(t *testing.T) {
 // The privacy term against m, at Theorem 4.1's τ = G·ln(ndm·e^ε·T/δ)/√m:
 // the only way m enters ORME's noise. τ's logarithm and σ's two bend the
 // slope by ≈ 0.043 at δ = 10⁻¹²: allowed 0.045. False-failure probability
-// as above.
+// as above. τ and σ worked out in mpmath as above: τ = ln(ndm·e^ε·T/δ)/√m,
+// σ at δ′ = δ/(2Tmnd).
 func TestDPSGDPrivacyTermSlopeInM(t *testing.T) {
 	if testing.Short() {
 		t.Skip("Monte Carlo over 3 × 2,000 runs")
 	}
 	const seeds, steps, eta, x, n = 2000, 10, 0.5, 16.5, 192
 	ms := []float64{4, 16, 64}
+	taus := []float64{22.635271561315106, 11.664209370937525, 6.0053914806087491}
+	sigmas := []float64{5.9319600414545313, 3.1511887952169204, 1.6709964637771304}
 	var fits []rateFit
 	var want []float64
 	var halt float64
-	for _, m := range ms {
+	for i, m := range ms {
 		tau := Theorem41(8, 1e-12, 1, 200, n, int(m), 2, steps).Tau
+		checkSigma(t, fmt.Sprintf("τ at m = %v", m), tau, taus[i])
 		r := rateRun{
 			data: func(uint64) (*dataset.Dataset, error) { return agreeingUsers(n, int(m)), nil },
 			params: DPSGDParams{Eps: 8, Delta: 1e-12, Loss: loss.Squared{Mu: 1}, Radius: 100, Theta0: []float64{0, 0},
@@ -253,7 +270,8 @@ func TestDPSGDPrivacyTermSlopeInM(t *testing.T) {
 		}
 		f := r.measure(t, seeds)
 		fits = append(fits, f)
-		want = append(want, f.cal.Sigma*f.cal.Sigma*averagedGain(eta, steps))
+		checkSigma(t, fmt.Sprintf("m = %v", m), f.cal.Sigma, sigmas[i])
+		want = append(want, sigmas[i]*sigmas[i]*averagedGain(eta, steps))
 		halt += haltBound(f.cal, n, steps, seeds)
 		if f.halted > 0 {
 			t.Errorf("m = %v: %d runs halted", m, f.halted)
