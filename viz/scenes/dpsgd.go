@@ -26,6 +26,7 @@ type DPSGD struct {
 	// frame during playback allocates none.
 	insetIn, insetOut []viz.Point
 	insetKept         []bool
+	heatPts           []viz.Point // the landscape's cells across Θ's edge
 
 	n, m     int
 	crowd    [2]float64 // where most users' items sit (drag it)

@@ -67,21 +67,56 @@ func (s *DPSGD) drawLandscape(l *viz.List) {
 	for _, v := range s.heat {
 		lo, hi = math.Min(lo, v), math.Max(hi, v)
 	}
+	pts := s.heatPts[:0]
 	for i := range heatCells {
 		for j := range heatCells {
 			x, y := -1+float64(i)*cell, -1+float64(j)*cell
-			if math.Hypot(x+cell/2, y+cell/2) > 1 {
-				continue
+			near := math.Hypot(clamp(0, x, x+cell), clamp(0, y, y+cell))
+			far := math.Hypot(math.Max(math.Abs(x), math.Abs(x+cell)), math.Max(math.Abs(y), math.Abs(y+cell)))
+			if near >= 1 {
+				continue // the cell lies outside Θ
 			}
 			a := 0.55 * (1 - (s.heat[i*heatCells+j]-lo)/math.Max(hi-lo, 1e-12))
-			l.Rect(c.ToScreen(x, y+cell), c.ToScreen(x+cell, y), viz.Style{Fill: viz.Sky, Alpha: a + 0.02}, 0)
+			st := viz.Style{Fill: viz.Sky, Alpha: a + 0.02}
+			if far <= 1 {
+				l.Rect(c.ToScreen(x, y+cell), c.ToScreen(x+cell, y), st, 0)
+				continue
+			}
+			// A cell across Θ's edge is shaded only inside it: its outline,
+			// sampled, with the points outside pulled onto the circle.
+			start := len(pts)
+			pts = diskCell(pts, c, x, y, cell)
+			l.Polygon(pts[start:len(pts):len(pts)], st)
 		}
 	}
+	s.heatPts = pts
 	o := c.ToScreen(0, 0)
 	l.Circle(o, s.params.Radius*c.Scale, viz.Style{Stroke: viz.Ink, Width: 1.5}, 0)
 	b := c.ToScreen(s.best[0], s.best[1])
 	l.Text(b, "★", 16, viz.Ink, viz.Centre)
 }
+
+// diskCell appends the cell [x, x+w]×[y, y+w] clipped to the unit disk,
+// in screen points: six samples per side, those outside the disk moved
+// radially onto its circle.
+func diskCell(dst []viz.Point, c viz.Camera, x, y, w float64) []viz.Point {
+	const k = 6
+	corners := [5][2]float64{{x, y}, {x + w, y}, {x + w, y + w}, {x, y + w}, {x, y}}
+	for e := range 4 {
+		a, b := corners[e], corners[e+1]
+		for i := range k {
+			t := float64(i) / k
+			px, py := a[0]+t*(b[0]-a[0]), a[1]+t*(b[1]-a[1])
+			if r := math.Hypot(px, py); r > 1 {
+				px, py = px/r, py/r
+			}
+			dst = append(dst, c.ToScreen(px, py))
+		}
+	}
+	return dst
+}
+
+func clamp(v, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, v)) }
 
 // drawPaths draws DP-SGD's iterates up to step k and the baseline's, with
 // the current step's smoothing ball and move.

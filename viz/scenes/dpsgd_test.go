@@ -201,3 +201,36 @@ func control(a *viz.App, name string) viz.Control {
 	}
 	return viz.Control{}
 }
+
+// The loss landscape shades Θ and nothing outside it: every shaded cell,
+// those across the edge clipped, lies in the unit disk, and the cells
+// cover the disk (their areas add up to π within a sliver).
+func TestDPSGDLandscapeStaysInTheDisk(t *testing.T) {
+	a, s := newDPSGD(t)
+	l := frame(a)
+	o, r := s.cam.ToScreen(0, 0), s.cam.Scale
+	area := 0.0
+	for _, it := range l.Items {
+		if it.Style.Fill != viz.Sky {
+			continue
+		}
+		pts := it.P
+		if it.Kind == viz.Rect {
+			pts = []viz.Point{it.P[0], {X: it.P[1].X, Y: it.P[0].Y}, it.P[1], {X: it.P[0].X, Y: it.P[1].Y}}
+		}
+		for _, p := range pts {
+			if d := math.Hypot(p.X-o.X, p.Y-o.Y); d > r+1e-9 {
+				t.Fatalf("a landscape cell reaches %.2f px from the centre, the disk's radius is %.2f", d, r)
+			}
+		}
+		cell := 0.0
+		for i := range pts { // shoelace
+			j := (i + 1) % len(pts)
+			cell += (pts[i].X*pts[j].Y - pts[j].X*pts[i].Y) / 2
+		}
+		area += math.Abs(cell)
+	}
+	if ratio := area / (math.Pi * r * r); ratio < 0.99 || ratio > 1.0001 {
+		t.Errorf("the landscape covers %.4f of the disk", ratio)
+	}
+}
