@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,7 +25,26 @@ import (
 // The desktop app in a real window: start it under X (make test runs this
 // package inside xvfb-run), drive every lesson with real pointer and key
 // events from xdotool, and check the screenshots the app saves on P.
-func TestDesktopLessons(t *testing.T) {
+func TestDesktopLessons(t *testing.T) { desktopLessons(t) }
+
+// The same with every core busy beside it, as on a loaded CI machine: the
+// test waits for what the app reports, never for a fixed time, so load may
+// slow it down but must not fail it.
+func TestDesktopLessonsUnderLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the desktop test again, beside CPU burners")
+	}
+	for range runtime.NumCPU() {
+		burner := exec.Command("sh", "-c", "while :; do :; done")
+		if err := burner.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { burner.Process.Kill(); burner.Wait() })
+	}
+	desktopLessons(t)
+}
+
+func desktopLessons(t *testing.T) {
 	if os.Getenv("DISPLAY") == "" || exec.Command("xdotool", "version").Run() != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatal("CI needs a display and xdotool for the desktop test: run it through make test (xvfb-run)")
