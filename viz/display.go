@@ -172,11 +172,12 @@ func TextWidth(text string, size float64) float64 {
 	return 0.55 * size * float64(utf8.RuneCountInString(text))
 }
 
-// Text adds a label. Text that would run past the frame's edge (a long
-// legend on a phone) is broken at spaces onto lines below its anchor (the
-// block moved up if it would leave the frame at the bottom), and a word
-// too long for any line is drawn smaller.
-func (l *List) Text(at Point, text string, size float64, c Colour, align Align) {
+// Text adds a label and returns the height of its block: one line is
+// 1.25 size. Text that would run past the frame's edge (a long legend on a
+// phone) is broken at spaces onto lines below its anchor (the block moved
+// up if it would leave the frame at the bottom), and a word too long for
+// any line is drawn smaller; a layout stacks what follows by the height.
+func (l *List) Text(at Point, text string, size float64, c Colour, align Align) float64 {
 	const margin = 4
 	room := l.Width - at.X - margin
 	switch align {
@@ -185,12 +186,12 @@ func (l *List) Text(at Point, text string, size float64, c Colour, align Align) 
 	case Right:
 		room = at.X - margin
 	}
+	lh := 1.25 * size
 	if l.Width == 0 || TextWidth(text, size) <= room || room <= 0 {
 		l.Items = append(l.Items, Item{Kind: Text, Style: Style{Fill: c}, P: l.points(at), Text: text, Size: size, Align: align})
-		return
+		return lh
 	}
 	lines := Wrap(text, int(room/(0.55*size)))
-	lh := 1.25 * size
 	if bottom := at.Y + float64(len(lines)-1)*lh + size/2; bottom > l.Height && l.Height > 0 {
 		at.Y = math.Max(size/2, at.Y-(bottom-l.Height))
 	}
@@ -202,6 +203,7 @@ func (l *List) Text(at Point, text string, size float64, c Colour, align Align) 
 		p := Point{at.X, at.Y + float64(i)*lh}
 		l.Items = append(l.Items, Item{Kind: Text, Style: Style{Fill: c}, P: l.points(p), Text: line, Size: s, Align: align})
 	}
+	return float64(len(lines)) * lh
 }
 
 // Hit returns the ID of the topmost item with an ID under p, within slop

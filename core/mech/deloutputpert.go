@@ -475,7 +475,7 @@ func DelOutputPert(ctx cancel.Context, p DelParams, data *dataset.Dataset, strea
 		for i, u := range law.Removed {
 			ids[i] = data.Users[u].ID
 		}
-		rec.Addf(KindDelStability, law, "r* = %d (remove %s): Pr[⊥] = Pr[R1 < r*] = %.6g", law.RStar, trace.Users(ids), law.PBottom)
+		rec.Addf(KindDelStability, law, "r* = %d (remove %s): Pr[⊥] = Pr[R1 < r*] = %.4g", law.RStar, trace.Users(ids), law.PBottom)
 	}
 	res.R1, res.Output, err = law.Sample(cal.EpsBar, data.Dim, streams)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/uldplab/uldp/core/audit"
 	"github.com/uldplab/uldp/core/mech"
@@ -69,12 +70,19 @@ func (s *Stability) Draw(w, h float64) *viz.List {
 		s.drawUsers(l, s.neighbour, s.axis, y, lensID+1, stabilityShown{}, "neighbour x′")
 		y += 48
 	}
-	half := (w - 60) / 2
-	s.drawInfluence(l, plotArea{x0: 30, y0: y + 30, w: half - 20, h: 110})
-	s.drawTDLap(l, plotArea{x0: 40 + half, y0: y + 30, w: half - 20, h: 110}, v)
-	y += 170
-	s.drawSearch(l, y, v)
-	y += 48
+	// Side by side, or stacked in a narrow frame (a phone), where each
+	// block starts below the text above it.
+	if w >= 640 {
+		half := (w - 60) / 2
+		s.drawInfluence(l, plotArea{x0: 30, y0: y + 30, w: half - 20, h: 110})
+		s.drawTDLap(l, plotArea{x0: 40 + half, y0: y + 30, w: half - 20, h: 110}, v)
+		y += 170
+	} else {
+		y = s.drawInfluence(l, plotArea{x0: 20, y0: y + 30, w: w - 40, h: 70})
+		y = s.drawTDLap(l, plotArea{x0: 20, y0: y + 36, w: w - 40, h: 56}, v)
+		y += 6
+	}
+	y = s.drawSearch(l, y, v)
 	if s.lens {
 		s.drawProfile(l, plotArea{x0: 60, y0: y + 20, w: w - 120, h: math.Max(h-y-60, 60)})
 	} else {
@@ -120,30 +128,55 @@ func (s *Stability) drawUsers(l *viz.List, values []float64, ax numberLine, y fl
 
 // drawInfluence shows each user's deletion influence against Δ: the first
 // level of the deletion lattice.
-func (s *Stability) drawInfluence(l *viz.List, p plotArea) {
+func (s *Stability) drawInfluence(l *viz.List, p plotArea) (bottom float64) {
 	inf := influence(s.values)
-	l.Text(viz.Point{X: p.x0, Y: p.y0 - 14}, "deletion influence |f(x) − f(x₋ᵢ)| per user vs Δ (log scale)", 12, viz.Ink, viz.Left)
+	p.y0 += l.Text(viz.Point{X: p.x0, Y: p.y0 - 14}, "deletion influence |f(x) − f(x₋ᵢ)| per user vs Δ (log scale)", 12, viz.Ink, viz.Left) - 15
 	lo, hi := math.Log10(s.params.Sens)-3, math.Log10(s.params.Sens)+3
 	yOf := func(x float64) float64 {
 		t := (math.Log10(math.Max(x, 1e-300)) - lo) / (hi - lo)
 		return p.y0 + p.h*(1-math.Max(0, math.Min(1, t)))
 	}
-	bw := p.w / float64(len(inf))
+	// A decade axis on the left, so that a bar 15× another reads as such:
+	// grid lines at every power of ten, labels as far apart as fit, and Δ's
+	// own label on the axis where no bar can cover it.
+	const axisW = 40.0
+	x0, w := p.x0+axisW, p.w-axisW
+	dy := yOf(s.params.Sens)
+	decades := int(math.Floor(hi)) - int(math.Ceil(lo)) + 1
+	stride := max(1, int(math.Ceil(float64(decades)*13/p.h)))
+	for k := int(math.Ceil(lo)); k <= int(math.Floor(hi)); k++ {
+		y := yOf(math.Pow(10, float64(k)))
+		l.Line(viz.Point{X: x0, Y: y}, viz.Point{X: x0 + w, Y: y}, viz.Style{Stroke: viz.Grid, Width: 1})
+		if (k-int(math.Ceil(lo)))%stride == 0 && math.Abs(y-dy) > 11 {
+			l.Text(viz.Point{X: x0 - 4, Y: y}, decade(k), 10, viz.Muted, viz.Right)
+		}
+	}
+	l.Line(viz.Point{X: x0, Y: p.y0}, viz.Point{X: x0, Y: p.y0 + p.h}, viz.Style{Stroke: viz.Muted, Width: 1})
+	bw := w / float64(len(inf))
 	for i, x := range inf {
 		col := viz.Blue
 		if x > s.params.Sens {
 			col = viz.Vermillion
 		}
-		l.Rect(viz.Point{X: p.x0 + float64(i)*bw + 1, Y: p.y0 + p.h}, viz.Point{X: p.x0 + float64(i+1)*bw - 1, Y: yOf(x)}, viz.Style{Fill: col}, 0)
+		l.Rect(viz.Point{X: x0 + float64(i)*bw + 1, Y: p.y0 + p.h}, viz.Point{X: x0 + float64(i+1)*bw - 1, Y: yOf(x)}, viz.Style{Fill: col}, 0)
 	}
-	l.Line(viz.Point{X: p.x0, Y: yOf(s.params.Sens)}, viz.Point{X: p.x0 + p.w, Y: yOf(s.params.Sens)}, viz.Style{Stroke: viz.Purple, Width: 2, Dashed: true})
-	l.Text(viz.Point{X: p.x0 + p.w, Y: yOf(s.params.Sens) - 8}, fmt.Sprintf("Δ = %g", s.params.Sens), 11, viz.Purple, viz.Right)
+	l.Line(viz.Point{X: x0, Y: dy}, viz.Point{X: x0 + w, Y: dy}, viz.Style{Stroke: viz.Purple, Width: 2, Dashed: true})
+	l.Text(viz.Point{X: x0 - 4, Y: dy}, fmt.Sprintf("Δ %g", s.params.Sens), 10, viz.Purple, viz.Right)
+	return p.y0 + p.h
+}
+
+// decade labels 10^k compactly: 0.001 … 1000, else 1e−4.
+func decade(k int) string {
+	if k >= -3 && k <= 3 {
+		return strconv.FormatFloat(math.Pow(10, float64(k)), 'f', -1, 64)
+	}
+	return fmt.Sprintf("1e%d", k)
 }
 
 // drawTDLap shows R1's pmf, the ⊥ mass (R1 < r*) and the drawn R1.
-func (s *Stability) drawTDLap(l *viz.List, p plotArea, v stabilityShown) {
+func (s *Stability) drawTDLap(l *viz.List, p plotArea, v stabilityShown) (bottom float64) {
 	pmf := s.tdlapPMF()
-	l.Text(viz.Point{X: p.x0, Y: p.y0 - 14}, fmt.Sprintf("TDLap(ε̄, κ = %d): R1 on {0..2κ}; red: R1 < r* ⇒ ⊥", s.law.Kappa), 12, viz.Ink, viz.Left)
+	p.y0 += l.Text(viz.Point{X: p.x0, Y: p.y0 - 14}, fmt.Sprintf("TDLap(ε̄, κ = %d): R1 on {0..2κ}; red: R1 < r* ⇒ ⊥", s.law.Kappa), 12, viz.Ink, viz.Left) - 15
 	top := 0.0
 	for _, x := range pmf {
 		top = math.Max(top, x)
@@ -166,17 +199,21 @@ func (s *Stability) drawTDLap(l *viz.List, p plotArea, v stabilityShown) {
 		l.Text(viz.Point{X: x + 6, Y: p.y0 + 4}, fmt.Sprintf("R1 = %d", s.result.R1), 11, viz.Ink, viz.Left)
 	}
 	l.Text(viz.Point{X: p.x0 + p.w, Y: p.y0 + p.h + 24}, "bar height ∝ √pmf", 10, viz.Muted, viz.Right)
+	return p.y0 + p.h + 30
 }
 
-// drawSearch states the certificate and the search result.
-func (s *Stability) drawSearch(l *viz.List, y float64, v stabilityShown) {
+// drawSearch states the certificate and the search result from y, and
+// returns where the release below may start.
+func (s *Stability) drawSearch(l *viz.List, y float64, v stabilityShown) (bottom float64) {
 	law := s.law
+	lines := y + 20 // the second line's place, taken or not
+	defer func() { bottom = math.Max(y+48, lines+28) }()
 	if v.certificate {
 		badge, col := fmt.Sprintf("✗ not certified: 2(4κ+1)γ_c/(n−4κ−1) = %.3g > Δ — exact search over subsets of ≤ 4κ = %d users", law.Bound, 4*law.Kappa), viz.Vermillion
 		if law.Certified {
 			badge, col = fmt.Sprintf("✓ certified stable: 2(4κ+1)γ_c/(n−4κ−1) = %.3g ≤ Δ — no search needed, r* = 0", law.Bound), viz.Green
 		}
-		l.Text(viz.Point{X: 30, Y: y}, badge, 12, col, viz.Left)
+		lines = y + l.Text(viz.Point{X: 30, Y: y}, badge, 12, col, viz.Left) + 5
 	}
 	if v.stability {
 		text := fmt.Sprintf("r* = %d: removing %s leaves a dataset stable under %d more deletions; Pr[⊥] = Pr[R1 < %d] = %.4g",
@@ -187,15 +224,25 @@ func (s *Stability) drawSearch(l *viz.List, y float64, v stabilityShown) {
 		if law.RStar < 0 {
 			text = fmt.Sprintf("no set of ≤ 2κ = %d users leaves a stable dataset: ⊥ with probability 1", 2*law.Kappa)
 		}
-		l.Text(viz.Point{X: 30, Y: y + 20}, text, 12, viz.Ink, viz.Left)
+		lines += l.Text(viz.Point{X: 30, Y: lines}, text, 12, viz.Ink, viz.Left) - 15
 	}
+	return
 }
 
 // drawRelease shows the output on its own axis: the centre, ±σ, ±2σ and
 // the draw; the data's range is a small band (σ often dwarfs it).
 func (s *Stability) drawRelease(l *viz.List, p plotArea, v stabilityShown) {
 	law := s.law
-	l.Text(viz.Point{X: p.x0, Y: p.y0}, "release: f(x₋S*) + N(0, σ²) — its own axis, ±3σ around the centre", 12, viz.Ink, viz.Left)
+	title := l.Text(viz.Point{X: p.x0, Y: p.y0}, "release: f(x₋S*) + N(0, σ²) — its own axis, ±3σ around the centre", 12, viz.Ink, viz.Left)
+	note := fmt.Sprintf("σ = %.4g; grey band: the data's range", law.Sigma)
+	if title > 16 || viz.TextWidth(note, 11)+viz.TextWidth("release: f(x₋S*) + N(0, σ²) — its own axis, ±3σ around the centre", 12) > p.w {
+		// No room beside the title: the note goes under it.
+		l.Text(viz.Point{X: p.x0, Y: p.y0 + title}, note, 11, viz.Muted, viz.Left)
+		p.y0 += title + 14
+		p.h -= title + 14
+	} else {
+		l.Text(viz.Point{X: p.x0 + p.w, Y: p.y0}, note, 11, viz.Muted, viz.Right)
+	}
 	if !v.stability || law.Centre == nil {
 		return
 	}
@@ -231,7 +278,6 @@ func (s *Stability) drawRelease(l *viz.List, p plotArea, v stabilityShown) {
 			l.Text(viz.Point{X: o.X, Y: o.Y - 16}, fmt.Sprintf("output %.4g", s.result.Output[0]), 11, viz.Ink, viz.Centre)
 		}
 	}
-	l.Text(viz.Point{X: p.x0 + p.w, Y: p.y0}, fmt.Sprintf("σ = %.4g; grey band: the data's range", law.Sigma), 11, viz.Muted, viz.Right)
 }
 
 // drawProfile plots the exact δ(ε) of both orders against the promise.

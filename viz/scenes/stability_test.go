@@ -1,6 +1,7 @@
 package scenes
 
 import (
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -140,4 +141,59 @@ func TestStabilityRerollsAndState(t *testing.T) {
 	if s.err != nil {
 		t.Errorf("a rejected value broke the scene: %v", s.err)
 	}
+}
+
+// In a phone's frame (370 px) the lesson stacks its panels: at every step,
+// with and without the lens, no label runs out of the frame or over
+// another (boxes from the display list, at TextWidth's estimate).
+func TestStabilityNarrowFrame(t *testing.T) {
+	a, _ := newStability(t)
+	const w, h = 370, 590
+	for _, lens := range []string{"false", "true"} {
+		mustSet(t, a, "lens", lens)
+		mustSet(t, a, viz.CtlReset, "")
+		for step := 0; ; step++ {
+			l, _ := a.Frame(w, h)
+			if bad := textClashes(l); bad != "" {
+				t.Errorf("lens %s, step %d: %s", lens, step, bad)
+			}
+			if !a.Key("ArrowRight") {
+				break
+			}
+		}
+	}
+}
+
+// textClashes names the first label outside the frame or overlapping
+// another, or returns "".
+func textClashes(l *viz.List) string {
+	type box struct {
+		x0, y0, x1, y1 float64
+		text           string
+	}
+	var boxes []box
+	for _, it := range l.Items {
+		if it.Kind != viz.Text {
+			continue
+		}
+		tw := viz.TextWidth(it.Text, it.Size)
+		x := it.P[0].X
+		switch it.Align {
+		case viz.Centre:
+			x -= tw / 2
+		case viz.Right:
+			x -= tw
+		}
+		b := box{x, it.P[0].Y - it.Size/2, x + tw, it.P[0].Y + it.Size/2, it.Text}
+		if b.x0 < -0.5 || b.x1 > l.Width+0.5 || b.y0 < -0.5 || b.y1 > l.Height+0.5 {
+			return fmt.Sprintf("%q runs out of the %g×%g frame", b.text, l.Width, l.Height)
+		}
+		for _, o := range boxes {
+			if b.x0 < o.x1 && o.x0 < b.x1 && b.y0 < o.y1 && o.y0 < b.y1 {
+				return fmt.Sprintf("%q overlaps %q", b.text, o.text)
+			}
+		}
+		boxes = append(boxes, b)
+	}
+	return ""
 }
