@@ -50,7 +50,12 @@ type result struct {
 
 func uldp(t *testing.T, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
+	return runCmd(t, exec.Command(bin, args...))
+}
+
+// runCmd runs cmd and returns its output and exit status.
+func runCmd(t *testing.T, cmd *exec.Cmd) result {
+	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -119,17 +118,7 @@ func wasmRunner(t *testing.T) func(t *testing.T, args ...string) result {
 	}
 	return func(t *testing.T, args ...string) result {
 		t.Helper()
-		cmd := exec.Command(node, append([]string{support, module}, args...)...)
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return result{out.String(), errb.String(), code}
+		return runCmd(t, exec.Command(node, append([]string{support, module}, args...)...))
 	}
 }
 
