@@ -408,11 +408,10 @@ func kindName(goType string) string {
 func syntaxErr(b []byte, err error) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		// bytes.Count and LastIndexByte rather than a loop over the bytes:
-		// an error at the end of a large file is then located in a few
-		// vectorised passes.
-		// Offset counts the bytes read, the offending one included; at the
-		// end of the input there is no offending byte.
+		// Offset counts the bytes read, the offending one included (at the
+		// end of the input there is none). bytes.Count and LastIndexByte
+		// locate it in a few vectorised passes, even at the end of a large
+		// file.
 		n := min(int(se.Offset), len(b))
 		if n > 0 && se.Error() != "unexpected end of JSON input" {
 			n--
@@ -431,7 +430,7 @@ func closest(s string, known []string) string {
 	for _, k := range known {
 		// The distance is at least the difference in length, and a long
 		// key would cost len(s)·len(k) steps to measure.
-		if abs(len(s)-len(k)) >= bestD {
+		if max(len(s)-len(k), len(k)-len(s)) >= bestD {
 			continue
 		}
 		if d := editDistance(s, k); d < bestD {
@@ -439,13 +438,6 @@ func closest(s string, known []string) string {
 		}
 	}
 	return best
-}
-
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
 
 func editDistance(a, b string) int {

@@ -52,12 +52,13 @@ type DPSGD struct {
 	// After a change, job computes next a slice at a time (a run at the
 	// sliders' maxima takes seconds in a browser); until it finishes the
 	// figure shows this run with a progress bar, and the controls show
-	// next's settings. regen: next needs new users (n, m, share or a drag).
-	job     *viz.Job
-	next    *DPSGD
-	regen   bool
-	stage   string // what the work on this state is doing, for the progress
-	refused error  // why the last change was refused after its first slice
+	// next's settings. newUsers: next's users changed (n, m, share or a
+	// drag), so their median and landscape are computed too.
+	job      *viz.Job
+	next     *DPSGD
+	newUsers bool
+	stage    string // what the work on this state is doing, for the progress
+	refused  error  // why the last change was refused after its first slice
 
 	cam  viz.Camera
 	list viz.List
@@ -86,6 +87,7 @@ func NewDPSGD() *DPSGD {
 	s := &DPSGD{n: 300, m: 5, crowd: [2]float64{0.35, -0.25}, outliers: [2]float64{-0.6, 0.6}, share: 0.1,
 		params: optim.DPSGDParams{Eps: 8, Delta: 1e-5, Loss: loss.Distance{}, Radius: 1, Steps: 100, Record: true, KeepValues: true},
 		tauX:   1, etaX: 1, smooth: true, baseline: optim.BaselineUser, seed: 1}
+	s.generate()
 	s.recompute(cancel.Never, noProgress, true)
 	return s
 }
@@ -101,17 +103,16 @@ func (s *DPSGD) Info() viz.Info {
 // Player returns the stepper bar.
 func (s *DPSGD) Player() *viz.Player { return &s.player }
 
-// recompute is the work a change asks for: with regen, new users (and
-// their geometric median and loss landscape), then the run. Errors are
-// left in s.err; a stopped job leaves ErrStopped there.
-func (s *DPSGD) recompute(ctx cancel.Context, progress func(done, total int64), regen bool) {
-	// Whatever the settings refuse is found before the long stages, so a
-	// change is refused by the call that made it.
-	if _, s.err = s.runParams(); s.err != nil {
+// recompute is the work a change asks for: with newUsers, what depends on
+// the users alone (their geometric median and the loss landscape), then
+// the run. Errors are left in s.err; a stopped job leaves ErrStopped there.
+func (s *DPSGD) recompute(ctx cancel.Context, progress func(done, total int64), newUsers bool) {
+	// Whatever the settings refuse is found before the long stages.
+	var p optim.DPSGDParams
+	if p, s.err = s.runParams(); s.err != nil {
 		return
 	}
-	if regen {
-		s.generate()
+	if newUsers {
 		s.stage = "the users' geometric median"
 		if s.best, s.err = geometricMedian(ctx, s.data, s.params.Radius, progress); s.err != nil {
 			return
@@ -121,7 +122,7 @@ func (s *DPSGD) recompute(ctx cancel.Context, progress func(done, total int64), 
 			return
 		}
 	}
-	s.rerun(ctx, progress)
+	s.rerun(ctx, p, progress)
 }
 
 // generate draws the users around the two centres from a fixed stream (the
@@ -161,13 +162,9 @@ func (s *DPSGD) landscape(ctx cancel.Context, progress func(done, total int64)) 
 	return heat, nil
 }
 
-// rerun runs DP-SGD (the stepper walks its steps) and the baseline.
-func (s *DPSGD) rerun(ctx cancel.Context, progress func(done, total int64)) {
+// rerun runs DP-SGD with p (the stepper walks its steps) and the baseline.
+func (s *DPSGD) rerun(ctx cancel.Context, p optim.DPSGDParams, progress func(done, total int64)) {
 	s.stage = "DP-SGD's steps"
-	var p optim.DPSGDParams
-	if p, s.err = s.runParams(); s.err != nil {
-		return
-	}
 	run := func(ctx cancel.Context, d *dataset.Dataset, st *rng.Streams) (*trace.Trace, error) {
 		res, tr, err := optim.DPSGD(ctx, p, d, st, progress)
 		if err != nil {
@@ -317,7 +314,11 @@ func (s *DPSGD) Set(name, value string) error {
 	if _, err := next.runParams(); err != nil {
 		return err
 	}
-	return s.start(next, name == "n" || name == "m" || name == "share")
+	newUsers := name == "n" || name == "m" || name == "share"
+	if newUsers {
+		next.generate() // a few milliseconds even at the maxima
+	}
+	return s.start(next, newUsers)
 }
 
 // latest is the newest settings: those being computed, or those shown.
@@ -335,21 +336,22 @@ func (s *DPSGD) copy() *DPSGD {
 	return &c
 }
 
-// start replaces any computation under way by one of next, and computes
+// start replaces any computation under way by one of next (whose users,
+// with newUsers, are drawn but not yet surveyed), and computes
 // for a slice: up to the first report of progress (the checks), and on for
 // computeSlice unless it replaced a computation. Changes in quick
 // succession (a link's settings, a slider or a handle dragged over a large
 // run) then cost one slice, not one each.
-func (s *DPSGD) start(next *DPSGD, regen bool) error {
+func (s *DPSGD) start(next *DPSGD, newUsers bool) error {
 	budget := computeSlice
 	if s.job != nil {
 		s.job.Stop()
-		regen = regen || s.regen // next's users may not be drawn yet
+		newUsers = newUsers || s.newUsers // next's users may not be surveyed yet
 		budget = 0
 	}
-	s.next, s.regen = next, regen
+	s.next, s.newUsers = next, newUsers
 	s.job = viz.StartJob(func(ctx cancel.Context, progress func(done, total int64)) {
-		next.recompute(ctx, progress, regen)
+		next.recompute(ctx, progress, newUsers)
 	})
 	return s.advance(budget)
 }
@@ -459,13 +461,6 @@ func (s *DPSGD) LoadDataset(d *dataset.Dataset) error {
 	s.data = d.Clone()
 	// The export module rebuilds a run here once, for a download: it may
 	// take as long as it needs.
-	var err error
-	if s.best, err = geometricMedian(cancel.Never, s.data, s.params.Radius, noProgress); err != nil {
-		return err
-	}
-	if s.heat, err = s.landscape(cancel.Never, noProgress); err != nil {
-		return err
-	}
-	s.rerun(cancel.Never, noProgress)
+	s.recompute(cancel.Never, noProgress, true)
 	return s.err
 }

@@ -270,6 +270,7 @@ func (s *DPSGD) Pointer(ev viz.Event) bool {
 		} else {
 			s.outliers, next.outliers = at, at
 		}
+		next.generate()
 		_ = s.start(next, true) // dragging cannot make a run invalid
 		return true
 	case viz.PointerUp:

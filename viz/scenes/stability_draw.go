@@ -204,16 +204,15 @@ func (s *Stability) drawTDLap(l *viz.List, p plotArea, v stabilityShown) (bottom
 
 // drawSearch states the certificate and the search result from y, and
 // returns where the release below may start.
-func (s *Stability) drawSearch(l *viz.List, y float64, v stabilityShown) (bottom float64) {
+func (s *Stability) drawSearch(l *viz.List, y float64, v stabilityShown) float64 {
 	law := s.law
-	lines := y + 20 // the second line's place, taken or not
-	defer func() { bottom = math.Max(y+48, lines+28) }()
+	second, height := y+20, 15.0 // the second line's place and height, taken or not
 	if v.certificate {
 		badge, col := fmt.Sprintf("✗ not certified: 2(4κ+1)γ_c/(n−4κ−1) = %.3g > Δ — exact search over subsets of ≤ 4κ = %d users", law.Bound, 4*law.Kappa), viz.Vermillion
 		if law.Certified {
 			badge, col = fmt.Sprintf("✓ certified stable: 2(4κ+1)γ_c/(n−4κ−1) = %.3g ≤ Δ — no search needed, r* = 0", law.Bound), viz.Green
 		}
-		lines = y + l.Text(viz.Point{X: 30, Y: y}, badge, 12, col, viz.Left) + 5
+		second = y + l.Text(viz.Point{X: 30, Y: y}, badge, 12, col, viz.Left) + 5
 	}
 	if v.stability {
 		text := fmt.Sprintf("r* = %d: removing %s leaves a dataset stable under %d more deletions; Pr[⊥] = Pr[R1 < %d] = %.4g",
@@ -224,22 +223,23 @@ func (s *Stability) drawSearch(l *viz.List, y float64, v stabilityShown) (bottom
 		if law.RStar < 0 {
 			text = fmt.Sprintf("no set of ≤ 2κ = %d users leaves a stable dataset: ⊥ with probability 1", 2*law.Kappa)
 		}
-		lines += l.Text(viz.Point{X: 30, Y: lines}, text, 12, viz.Ink, viz.Left) - 15
+		height = l.Text(viz.Point{X: 30, Y: second}, text, 12, viz.Ink, viz.Left)
 	}
-	return
+	return math.Max(y+48, second+height+13)
 }
 
 // drawRelease shows the output on its own axis: the centre, ±σ, ±2σ and
 // the draw; the data's range is a small band (σ often dwarfs it).
 func (s *Stability) drawRelease(l *viz.List, p plotArea, v stabilityShown) {
 	law := s.law
-	title := l.Text(viz.Point{X: p.x0, Y: p.y0}, "release: f(x₋S*) + N(0, σ²) — its own axis, ±3σ around the centre", 12, viz.Ink, viz.Left)
+	const title = "release: f(x₋S*) + N(0, σ²) — its own axis, ±3σ around the centre"
+	th := l.Text(viz.Point{X: p.x0, Y: p.y0}, title, 12, viz.Ink, viz.Left)
 	note := fmt.Sprintf("σ = %.4g; grey band: the data's range", law.Sigma)
-	if title > 16 || viz.TextWidth(note, 11)+viz.TextWidth("release: f(x₋S*) + N(0, σ²) — its own axis, ±3σ around the centre", 12) > p.w {
+	if viz.TextWidth(title, 12)+viz.TextWidth(note, 11) > p.w {
 		// No room beside the title: the note goes under it.
-		l.Text(viz.Point{X: p.x0, Y: p.y0 + title}, note, 11, viz.Muted, viz.Left)
-		p.y0 += title + 14
-		p.h -= title + 14
+		l.Text(viz.Point{X: p.x0, Y: p.y0 + th}, note, 11, viz.Muted, viz.Left)
+		p.y0 += th + 14
+		p.h -= th + 14
 	} else {
 		l.Text(viz.Point{X: p.x0 + p.w, Y: p.y0}, note, 11, viz.Muted, viz.Right)
 	}
