@@ -178,6 +178,13 @@ func TextWidth(text string, size float64) float64 {
 // up if it would leave the frame at the bottom), and a word too long for
 // any line is drawn smaller; a layout stacks what follows by the height.
 func (l *List) Text(at Point, text string, size float64, c Colour, align Align) float64 {
+	return l.TextIn(at, 0, text, size, c, align)
+}
+
+// TextIn is Text kept within a column width px wide (one column of a
+// two-column layout) as well as within the frame; width ≤ 0 means the
+// frame only.
+func (l *List) TextIn(at Point, width float64, text string, size float64, c Colour, align Align) float64 {
 	const margin = 4
 	room := l.Width - at.X - margin
 	switch align {
@@ -186,19 +193,26 @@ func (l *List) Text(at Point, text string, size float64, c Colour, align Align) 
 	case Right:
 		room = at.X - margin
 	}
+	if l.Width == 0 {
+		room = 0
+	}
+	if width > 0 && (room <= 0 || width < room) {
+		room = width
+	}
+	width = room
 	lh := 1.25 * size
-	if l.Width == 0 || TextWidth(text, size) <= room || room <= 0 {
+	if width <= 0 || TextWidth(text, size) <= width {
 		l.Items = append(l.Items, Item{Kind: Text, Style: Style{Fill: c}, P: l.points(at), Text: text, Size: size, Align: align})
 		return lh
 	}
-	lines := Wrap(text, int(room/(0.55*size)))
+	lines := Wrap(text, int(width/(0.55*size)))
 	if bottom := at.Y + float64(len(lines)-1)*lh + size/2; bottom > l.Height && l.Height > 0 {
 		at.Y = math.Max(size/2, at.Y-(bottom-l.Height))
 	}
 	for i, line := range lines {
 		s := size
-		if w := TextWidth(line, size); w > room {
-			s = size * room / w
+		if w := TextWidth(line, size); w > width {
+			s = size * width / w
 		}
 		p := Point{at.X, at.Y + float64(i)*lh}
 		l.Items = append(l.Items, Item{Kind: Text, Style: Style{Fill: c}, P: l.points(p), Text: line, Size: s, Align: align})

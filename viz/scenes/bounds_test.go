@@ -59,3 +59,57 @@ func TestFiguresFitTheirFrame(t *testing.T) {
 		}
 	}
 }
+
+// clashes lists the labels of l that leave its frame or overlap a label
+// drawn before them, from the display list, at TextWidth's estimate.
+func clashes(l *viz.List) []string {
+	type box struct {
+		x0, y0, x1, y1 float64
+		text           string
+	}
+	var boxes []box
+	var bad []string
+	for _, it := range l.Items {
+		if it.Kind != viz.Text || it.Text == "" {
+			continue
+		}
+		tw := viz.TextWidth(it.Text, it.Size)
+		x := it.P[0].X - [...]float64{0, tw / 2, tw}[it.Align]
+		b := box{x, it.P[0].Y - it.Size/2, x + tw, it.P[0].Y + it.Size/2, it.Text}
+		if b.x0 < -0.5 || b.x1 > l.Width+0.5 || b.y0 < -0.5 || b.y1 > l.Height+0.5 {
+			bad = append(bad, fmt.Sprintf("%q runs out of the %g×%g frame", b.text, l.Width, l.Height))
+		}
+		for _, o := range boxes {
+			if b.x0 < o.x1 && o.x0 < b.x1 && b.y0 < o.y1 && o.y0 < b.y1 {
+				bad = append(bad, fmt.Sprintf("%q overlaps %q", b.text, o.text))
+			}
+		}
+		boxes = append(boxes, b)
+	}
+	return bad
+}
+
+// Every lesson's labels stay inside the figure and clear of each other at
+// the page's three sizes, at every step of its default run.
+func TestLabelsDoNotClash(t *testing.T) {
+	for _, l := range Lessons() {
+		for _, size := range figureSizes {
+			a := viz.NewApp(l.New())
+			name := a.Scene().Info().Name
+			seen := map[string]bool{}
+			for step := 0; ; step++ {
+				a.Settle()
+				fr, _ := a.Frame(size[0], size[1])
+				for _, bad := range clashes(fr) {
+					if !seen[bad] {
+						seen[bad] = true
+						t.Errorf("%s at %.0f × %.0f, step %d: %s", name, size[0], size[1], step, bad)
+					}
+				}
+				if !a.Key("ArrowRight") {
+					break
+				}
+			}
+		}
+	}
+}

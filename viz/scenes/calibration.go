@@ -171,16 +171,24 @@ func density(cal privacy.Calibration, x float64) float64 {
 // the two derivations and the budget.
 func (c *Calibration) Draw(w, h float64) *viz.List {
 	l := &viz.List{Width: w, Height: h}
-	plot := plotArea{x0: 40, y0: 46, w: w - 80, h: math.Min(h*0.36, 260)}
+	// Below 640 px the two derivations stack and the figure gets less of
+	// the height, so that everything fits a phone's frame.
+	narrow := w < 640
+	y := 20.0
+	y += l.Text(viz.Point{X: 40, Y: y}, fmt.Sprintf("noise added to the mean of %d users × %d values in [−R, R], %s at ε = %g, δ = %g", c.n, c.m, c.mech, c.eps, c.delta), 13, viz.Ink, viz.Left)
+	plotH := math.Min(h*0.36, 260)
+	if narrow {
+		plotH = math.Min(h*0.2, 260)
+	}
+	plot := plotArea{x0: 40, y0: y + 10, w: w - 80, h: plotH}
 	span := 3.5 * math.Max(c.user.Scale, c.radius)
 	xOf := func(x float64) float64 { return plot.x0 + plot.w*(x+span)/(2*span) }
 	base := plot.y0 + plot.h
-	l.Text(viz.Point{X: plot.x0, Y: 20}, fmt.Sprintf("noise added to the mean of %d users × %d values in [−R, R], %s at ε = %g, δ = %g", c.n, c.m, c.mech, c.eps, c.delta), 13, viz.Ink, viz.Left)
 	// The data range, for scale.
 	l.Rect(viz.Point{X: xOf(-c.radius), Y: plot.y0}, viz.Point{X: xOf(c.radius), Y: base}, viz.Style{Fill: viz.Grid}, 0)
 	l.Text(viz.Point{X: xOf(0), Y: plot.y0 + 10}, "data range [−R, R]", 11, viz.Muted, viz.Centre)
 	l.Line(viz.Point{X: plot.x0, Y: base}, viz.Point{X: plot.x0 + plot.w, Y: base}, viz.Style{Stroke: viz.Ink, Width: 1})
-	for _, t := range viz.NiceTicks(-span, span, 8) {
+	for _, t := range viz.NiceTicks(-span, span, max(5, int(plot.w/70))) {
 		l.Line(viz.Point{X: xOf(t), Y: base}, viz.Point{X: xOf(t), Y: base + 4}, viz.Style{Stroke: viz.Ink, Width: 1})
 		l.Text(viz.Point{X: xOf(t), Y: base + 14}, viz.TickLabel(t), 11, viz.Muted, viz.Centre)
 	}
@@ -197,10 +205,20 @@ func (c *Calibration) Draw(w, h float64) *viz.List {
 		}
 		l.Polyline(pts, viz.Style{Stroke: cv.col, Width: 2.5})
 	}
-	l.Text(viz.Point{X: plot.x0 + plot.w, Y: plot.y0 + 10}, "curves scaled to equal height", 11, viz.Muted, viz.Right)
+	// Beside the data range's label when there is room, else under it.
+	scaled := "curves scaled to equal height"
+	sy := plot.y0 + 10
+	if xOf(0)+viz.TextWidth("data range [−R, R]", 11)/2+8 > plot.x0+plot.w-viz.TextWidth(scaled, 11) {
+		sy += 15
+	}
+	l.Text(viz.Point{X: plot.x0 + plot.w, Y: sy}, scaled, 11, viz.Muted, viz.Right)
 
+	y = base + 40
 	col := (w - 60) / 2
-	y := base + 40
+	if narrow {
+		col = w - 40
+	}
+	next := y
 	for i, side := range []struct {
 		title string
 		cal   privacy.Calibration
@@ -209,38 +227,36 @@ func (c *Calibration) Draw(w, h float64) *viz.List {
 	}{{"item level: one value changes", c.item, c.itemSens(), viz.Blue}, {"user level: one user's m values change", c.user, c.userSens(), viz.Vermillion}} {
 		x := 30 + float64(i)*(col+10)
 		yy := y
-		l.Text(viz.Point{X: x, Y: yy}, side.title, 14, side.c, viz.Left)
-		yy += 22
-		l.Text(viz.Point{X: x, Y: yy}, fmt.Sprintf("Δ = %.4g   →   %s = %.4g", side.sens, side.cal.Symbol, side.cal.Scale), 16, viz.Ink, viz.Left)
-		yy += 22
-		for _, st := range side.cal.Steps {
-			l.Text(viz.Point{X: x + 8, Y: yy}, fmt.Sprintf("%s = %s = %.5g", st.Symbol, st.Formula, st.Value), 12, viz.Ink, viz.Left)
-			yy += 17
+		if narrow {
+			x, yy = 20, next
 		}
+		yy += l.TextIn(viz.Point{X: x, Y: yy}, col, side.title, 14, side.c, viz.Left) + 4
+		yy += l.TextIn(viz.Point{X: x, Y: yy}, col, fmt.Sprintf("Δ = %.4g   →   %s = %.4g", side.sens, side.cal.Symbol, side.cal.Scale), 16, viz.Ink, viz.Left) + 2
+		if narrow && i == 0 {
+			// The item level's steps are the user level's with a smaller
+			// Δ: a phone shows them once.
+			yy += l.TextIn(viz.Point{X: x + 8, Y: yy}, col-8, "the same steps as below, with this Δ", 12, viz.Muted, viz.Left) + 2
+		} else {
+			for _, st := range side.cal.Steps {
+				yy += l.TextIn(viz.Point{X: x + 8, Y: yy}, col-8, fmt.Sprintf("%s = %s = %.5g", st.Symbol, st.Formula, st.Value), 12, viz.Ink, viz.Left) + 2
+			}
+		}
+		next = math.Max(next, yy+6)
 	}
-	y += 22 + 22 + 17*float64(max(len(c.item.Steps), len(c.user.Steps))) + 14
+	y = next + 8
 	validity := "proven: " + c.user.Validity
 	vc := viz.Green
 	if !c.user.Valid {
 		validity, vc = "NOT proven here — valid for "+c.user.Validity, viz.Vermillion
 	}
-	l.Text(viz.Point{X: 30, Y: y}, validity, 12, vc, viz.Left)
-	y += 18
+	y += l.TextIn(viz.Point{X: 30, Y: y}, w-60, validity, 12, vc, viz.Left) + 3
 	if c.user.Warning != "" {
-		for _, line := range viz.Wrap(c.user.Warning, int((w-60)/6.5)) {
-			l.Text(viz.Point{X: 30, Y: y}, line, 12, viz.Vermillion, viz.Left)
-			y += 16
-		}
+		y += l.TextIn(viz.Point{X: 30, Y: y}, w-60, c.user.Warning, 12, viz.Vermillion, viz.Left)
 	}
 	y += 8
 	cmp := c.rules
-	head := fmt.Sprintf("budget of %d release(s) of (ε = %g, δ = %.3g), each %s, under every rule (δ′ = %g):",
-		cmp.K, cmp.Per.Eps, cmp.Per.Delta, cmp.Kind, cmp.Slack)
-	for _, line := range viz.Wrap(head, int((w-60)/viz.TextWidth("x", 13))) {
-		l.Text(viz.Point{X: 30, Y: y}, line, 13, viz.Ink, viz.Left)
-		y += 17
-	}
-	y += 2
+	y += l.TextIn(viz.Point{X: 30, Y: y}, w-60, fmt.Sprintf("budget of %d release(s) of (ε = %g, δ = %.3g), each %s, under every rule (δ′ = %g):",
+		cmp.K, cmp.Per.Eps, cmp.Per.Delta, cmp.Kind, cmp.Slack), 13, viz.Ink, viz.Left) + 2
 	// The formulas need room beside the figures; a narrow frame shows the
 	// figures alone (the total's readout keeps its formula).
 	wide := w >= 760
@@ -257,13 +273,14 @@ func (c *Calibration) Draw(w, h float64) *viz.List {
 		}
 		l.Text(viz.Point{X: 40, Y: y}, string(r.Rule), 12, col, viz.Left)
 		l.Text(viz.Point{X: 110, Y: y}, fmt.Sprintf("ε = %.4g", r.Total.Eps), 12, col, viz.Left)
-		l.Text(viz.Point{X: 200, Y: y}, fmt.Sprintf("δ = %.3g", r.Total.Delta), 12, col, viz.Left)
-		if wide {
-			l.Text(viz.Point{X: 300, Y: y}, r.Formula+mark, 11, viz.Muted, viz.Left)
-		} else {
-			l.Text(viz.Point{X: 270, Y: y}, short, 11, viz.Muted, viz.Left)
+		dy := l.Text(viz.Point{X: 200, Y: y}, fmt.Sprintf("δ = %.3g", r.Total.Delta), 12, col, viz.Left)
+		switch {
+		case wide:
+			dy = math.Max(dy, l.Text(viz.Point{X: 300, Y: y}, r.Formula+mark, 11, viz.Muted, viz.Left))
+		case short != "":
+			l.Text(viz.Point{X: 275, Y: y}, short, 11, viz.Muted, viz.Left)
 		}
-		y += 17
+		y += dy + 2
 	}
 	return l
 }

@@ -36,6 +36,8 @@ type Playground struct {
 
 	cam      viz.Camera
 	fitted   bool // false: fit the camera to the data at the next Draw
+	fitW     float64
+	fitH     float64 // the frame the camera was fitted to
 	list     viz.List
 	drag     dragKind
 	dragUser int

@@ -14,7 +14,8 @@ var userColours = []viz.Colour{viz.Blue, viz.Orange, viz.Green, viz.Vermillion, 
 func (p *Playground) itemID(i, j int) int { return 1 + i*p.spec.M + j }
 func (p *Playground) userID(i int) int    { return 1 + p.spec.N*p.spec.M + i }
 
-// fit points the camera at the data's bounding box.
+// fit points the camera at the data's bounding box, below the header's
+// text (measured with every note it can show, so that it fits at any zoom).
 func (p *Playground) fit(w, h float64) {
 	x0, x1, y0, y1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	for i := range p.data.Users {
@@ -24,14 +25,16 @@ func (p *Playground) fit(w, h float64) {
 			y0, y1 = math.Min(y0, it[1]), math.Max(y1, it[1])
 		}
 	}
-	p.cam = viz.Fit(x0, x1, y0, y1, 0, 0, w, h, 40)
+	top := p.header(&viz.List{Width: w, Height: h}, 0) - 20
+	p.cam = viz.Fit(x0, x1, y0, y1, 0, top, w, h-top, 40)
+	p.fitW, p.fitH = w, h
 	p.fitted = true
 }
 
 // Draw paints items, user means, the three summaries and the sensitivity
 // balls. The list is reused from frame to frame.
 func (p *Playground) Draw(w, h float64) *viz.List {
-	if !p.fitted || (p.drag == dragNone && (p.cam.W != w || p.cam.H != h)) {
+	if !p.fitted || (p.drag == dragNone && (p.fitW != w || p.fitH != h)) {
 		p.fit(w, h)
 	}
 	l := &p.list
@@ -76,38 +79,60 @@ func (p *Playground) Draw(w, h float64) *viz.List {
 		viz.Style{Fill: viz.Purple, Stroke: viz.Ink, Width: 1})
 	tm := c.ToScreen(p.trimmed[0], p.trimmed[1])
 	l.Rect(viz.Point{X: tm.X - 5, Y: tm.Y - 5}, viz.Point{X: tm.X + 5, Y: tm.Y + 5}, viz.Style{Fill: viz.Green, Stroke: viz.Ink, Width: 1}, 0)
-	// Each legend glyph in the colour the figure draws it in.
+	for _, b := range p.balls() {
+		l.Circle(centre, math.Max(b.radius*c.Scale, 1.5), viz.Style{Stroke: b.col, Width: 2}, 0)
+	}
+	p.header(l, c.Scale)
+	c.DrawScaleBar(l)
+	return l
+}
+
+// ball is a sensitivity ball drawn around the mean.
+type ball struct {
+	radius float64
+	col    viz.Colour
+	label  string
+}
+
+// balls are the sensitivity balls around the mean: drawn over the markers,
+// since a ball smaller than the markers would hide under them.
+func (p *Playground) balls() []ball {
+	return []ball{
+		{p.userSens(), viz.Vermillion, "user-level ball 2R/n"},
+		{p.itemSens(), viz.Blue, "item-level ball 2R/(nm)"},
+		{p.maxInfluence, viz.Green, "largest real influence of one user"},
+	}
+}
+
+// header writes the balls' legend, the markers' legend and the hint, each
+// below the last, and returns the y below them. A ball smaller than the
+// markers at the camera's scale (every ball, for scale 0) says so.
+func (p *Playground) header(l *viz.List, scale float64) float64 {
+	y := 18.0
+	for _, b := range p.balls() {
+		note := b.label
+		if b.radius*scale < 10 {
+			note += " (smaller than the markers: zoom in)"
+		}
+		y += l.Text(viz.Point{X: 14, Y: y}, "◯ "+note, 12, b.col, viz.Left) + 3
+	}
+	// Each legend glyph in the colour the figure draws it in; an entry
+	// that does not fit the row starts the next.
 	x := 14.0
 	for _, e := range []struct {
 		text string
 		col  viz.Colour
 	}{{"✚ mean of user means", viz.Ink}, {"◆ coordinate median", viz.Purple}, {"■ trimmed mean", viz.Green}} {
-		l.Text(viz.Point{X: x, Y: 72}, e.text, 12, e.col, viz.Left)
-		x += viz.TextWidth(e.text, 12) + 14
-	}
-	// Sensitivity balls around the mean, over the markers (a ball smaller
-	// than the markers would hide under them); too small to see is said.
-	balls := []struct {
-		radius float64
-		col    viz.Colour
-		label  string
-	}{
-		{p.userSens(), viz.Vermillion, "user-level ball 2R/n"},
-		{p.itemSens(), viz.Blue, "item-level ball 2R/(nm)"},
-		{p.maxInfluence, viz.Green, "largest real influence of one user"},
-	}
-	for k, b := range balls {
-		px := b.radius * c.Scale
-		l.Circle(centre, math.Max(px, 1.5), viz.Style{Stroke: b.col, Width: 2}, 0)
-		note := b.label
-		if px < 10 {
-			note += " (smaller than the markers: zoom in)"
+		tw := viz.TextWidth(e.text, 12)
+		if x > 14 && x+tw > l.Width-4 {
+			x, y = 14, y+18
 		}
-		l.Text(viz.Point{X: 14, Y: 18 + 18*float64(k)}, "◯ "+note, 12, b.col, viz.Left)
+		l.Text(viz.Point{X: x, Y: y}, e.text, 12, e.col, viz.Left)
+		x += tw + 14
 	}
-	l.Text(viz.Point{X: 14, Y: 90}, fmt.Sprintf("%d users × %d items · drag an item, or a user's ringed mean to move all its items", p.spec.N, p.spec.M), 12, viz.Muted, viz.Left)
-	c.DrawScaleBar(l)
-	return l
+	y += 18
+	y += l.Text(viz.Point{X: 14, Y: y}, fmt.Sprintf("%d users × %d items · drag an item, or a user's ringed mean to move all its items", p.spec.N, p.spec.M), 12, viz.Muted, viz.Left)
+	return y
 }
 
 // Pointer drags an item, a whole user (its mean) or the view; the wheel zooms.

@@ -68,25 +68,37 @@ func TestPlaygroundDragWholeUser(t *testing.T) {
 	a, p := newPlayground(t)
 	l := frame(a)
 	before := p.data.Clone()
-	at, _ := l.Locate(p.userID(5))
+	// The first user whose ringed mean is on top where it is drawn.
+	u := -1
+	var at viz.Point
+	for i := range p.data.Users {
+		at, _ = l.Locate(p.userID(i))
+		if l.Hit(at, 3) == p.userID(i) {
+			u = i
+			break
+		}
+	}
+	if u < 0 {
+		t.Fatal("every user's mean is covered by another")
+	}
 	drag(a, at, -30, 25)
 	for i := range p.data.Users {
 		changed := !reflect.DeepEqual(p.data.Users[i], before.Users[i])
-		if changed != (i == 5) {
+		if changed != (i == u) {
 			t.Errorf("user %d changed = %v", i+1, changed)
 		}
 	}
-	// Every item of user 6 moved by the same vector.
+	// Every item of the user moved by the same vector.
 	var dx, dy float64
-	for j := range p.data.Items(5) {
-		nx := p.data.Item(5, j)[0] - before.Item(5, j)[0]
-		ny := p.data.Item(5, j)[1] - before.Item(5, j)[1]
+	for j := range p.data.Items(u) {
+		nx := p.data.Item(u, j)[0] - before.Item(u, j)[0]
+		ny := p.data.Item(u, j)[1] - before.Item(u, j)[1]
 		if j > 0 && (math.Abs(nx-dx) > 1e-9 || math.Abs(ny-dy) > 1e-9) {
 			t.Fatalf("item %d moved by (%v, %v), item 1 by (%v, %v)", j+1, nx, ny, dx, dy)
 		}
 		dx, dy = nx, ny
 	}
-	// The mean of user means moves by exactly that vector over n.
+// The mean of user means moves by exactly that vector over n.
 	var old float64
 	for i := range before.Users {
 		old += before.UserMean(i, nil)[0] / float64(before.N())

@@ -1,7 +1,6 @@
 package scenes
 
 import (
-	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -154,7 +153,7 @@ func TestStabilityNarrowFrame(t *testing.T) {
 		mustSet(t, a, viz.CtlReset, "")
 		for step := 0; ; step++ {
 			l, _ := a.Frame(w, h)
-			if bad := textClashes(l); bad != "" {
+			for _, bad := range clashes(l) {
 				t.Errorf("lens %s, step %d: %s", lens, step, bad)
 			}
 			if !a.Key("ArrowRight") {
@@ -162,38 +161,4 @@ func TestStabilityNarrowFrame(t *testing.T) {
 			}
 		}
 	}
-}
-
-// textClashes names the first label outside the frame or overlapping
-// another, or returns "".
-func textClashes(l *viz.List) string {
-	type box struct {
-		x0, y0, x1, y1 float64
-		text           string
-	}
-	var boxes []box
-	for _, it := range l.Items {
-		if it.Kind != viz.Text {
-			continue
-		}
-		tw := viz.TextWidth(it.Text, it.Size)
-		x := it.P[0].X
-		switch it.Align {
-		case viz.Centre:
-			x -= tw / 2
-		case viz.Right:
-			x -= tw
-		}
-		b := box{x, it.P[0].Y - it.Size/2, x + tw, it.P[0].Y + it.Size/2, it.Text}
-		if b.x0 < -0.5 || b.x1 > l.Width+0.5 || b.y0 < -0.5 || b.y1 > l.Height+0.5 {
-			return fmt.Sprintf("%q runs out of the %g×%g frame", b.text, l.Width, l.Height)
-		}
-		for _, o := range boxes {
-			if b.x0 < o.x1 && o.x0 < b.x1 && b.y0 < o.y1 && o.y0 < b.y1 {
-				return fmt.Sprintf("%q overlaps %q", b.text, o.text)
-			}
-		}
-		boxes = append(boxes, b)
-	}
-	return ""
 }
