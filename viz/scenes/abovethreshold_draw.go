@@ -71,7 +71,8 @@ func (s *AboveThreshold) valueRange(v shown) (float64, float64) {
 func (s *AboveThreshold) Draw(w, h float64) *viz.List {
 	l := &viz.List{Width: w, Height: h}
 	v := s.revealed()
-	top := plotArea{x0: 56, y0: 36, w: math.Max(w-130, 60), h: math.Max(h*0.56, 60), slots: len(s.queries)}
+	y := 16 + l.Text(viz.Point{X: 56, Y: 16}, "query values q_t (drag a bar), noisy values q_t + ν_t, thresholds", 13, viz.Ink, viz.Left)
+	top := plotArea{x0: 56, y0: y + 4, w: math.Max(w-130, 60), h: math.Max(h*0.56-y+36, 60), slots: len(s.queries)}
 	if s.drag != 0 {
 		top.lo, top.hi = s.plot.lo, s.plot.hi
 	} else {
@@ -79,7 +80,7 @@ func (s *AboveThreshold) Draw(w, h float64) *viz.List {
 	}
 	s.plot = top
 	s.drawQueries(l, top, v)
-	s.drawHalting(l, plotArea{x0: top.x0, y0: top.y0 + top.h + 66, w: top.w, h: math.Max(h-top.h-140, 30), slots: len(s.queries) + 1})
+	s.drawHalting(l, top.x0, top.w, top.y0+top.h+50, h)
 	s.last = l
 	return l
 }
@@ -93,7 +94,12 @@ func (s *AboveThreshold) drawQueries(l *viz.List, p plotArea, v shown) {
 		l.Text(viz.Point{X: p.x0 - 6, Y: y}, viz.TickLabel(t), 11, viz.Muted, viz.Right)
 	}
 	l.Line(viz.Point{X: p.x0, Y: p.y0}, viz.Point{X: p.x0, Y: p.y0 + p.h}, axis)
-	l.Text(viz.Point{X: p.x0, Y: p.y0 - 20}, "query values q_t (drag a bar), noisy values q_t + ν_t, thresholds", 13, viz.Ink, viz.Left)
+	// A slot too narrow for "p⊤ 0.72" names the row once, at the axis.
+	pfmt := "p⊤ %.2f"
+	if viz.TextWidth("p⊤ 0.00", 10) > p.slotW()-2 {
+		pfmt = "%.2f"
+		l.Text(viz.Point{X: p.x0 - 6, Y: p.y0 + p.h + 28}, "p⊤", 10, viz.Muted, viz.Right)
+	}
 
 	base := p.yOf(math.Max(p.lo, math.Min(0, p.hi)))
 	bw := math.Min(p.slotW()*0.55, 48)
@@ -109,7 +115,7 @@ func (s *AboveThreshold) drawQueries(l *viz.List, p plotArea, v shown) {
 		}
 		l.Rect(viz.Point{X: x - bw/2, Y: base}, viz.Point{X: x + bw/2, Y: p.yOf(q)}, style, t)
 		l.Text(viz.Point{X: x, Y: p.y0 + p.h + 14}, fmt.Sprintf("q%d", t), 11, viz.Ink, viz.Centre)
-		l.Text(viz.Point{X: x, Y: p.y0 + p.h + 28}, fmt.Sprintf("p⊤ %.2f", mech.ATPassProbability(s.params(), q)), 10, viz.Muted, viz.Centre)
+		l.Text(viz.Point{X: x, Y: p.y0 + p.h + 28}, fmt.Sprintf(pfmt, mech.ATPassProbability(s.params(), q)), 10, viz.Muted, viz.Centre)
 	}
 
 	right := p.x0 + p.w
@@ -144,15 +150,17 @@ func (s *AboveThreshold) drawQueries(l *viz.List, p plotArea, v shown) {
 	}
 }
 
-// drawHalting compares the exact halting-time law with simulated frequencies.
-func (s *AboveThreshold) drawHalting(l *viz.List, p plotArea) {
+// drawHalting compares the exact halting-time law with simulated
+// frequencies, in the column x0…x0+w from y (its title) down to bottom.
+func (s *AboveThreshold) drawHalting(l *viz.List, x0, w, y, bottom float64) {
 	title := "when does it halt? exact probability (outline)"
 	if s.sim != nil {
 		title += fmt.Sprintf(" vs %d simulated runs (filled)", simRuns)
 	} else {
 		title += " — press “simulate” to compare with runs"
 	}
-	l.Text(viz.Point{X: p.x0, Y: p.y0 - 16}, title, 12, viz.Ink, viz.Left)
+	y += l.Text(viz.Point{X: x0, Y: y}, title, 12, viz.Ink, viz.Left) + 8
+	p := plotArea{x0: x0, y0: y, w: w, h: math.Max(bottom-y-24, 30), slots: len(s.queries) + 1}
 	// Scale to the tallest bar so small probabilities stay readable.
 	p.lo, p.hi = 0, 0.05
 	for k, pr := range s.exact {
@@ -164,6 +172,11 @@ func (s *AboveThreshold) drawHalting(l *viz.List, p plotArea) {
 	p.hi *= 1.2
 	l.Line(viz.Point{X: p.x0, Y: p.y0 + p.h}, viz.Point{X: p.x0 + p.w, Y: p.y0 + p.h}, viz.Style{Stroke: viz.Muted, Width: 1})
 	bw := math.Min(p.slotW()*0.6, 40)
+	// A slot too narrow for "⊥@8" names the row once, at the axis.
+	short := 1.4*viz.TextWidth("all ⊤", 10) > p.slotW()
+	if short {
+		l.Text(viz.Point{X: p.x0 - 6, Y: p.y0 + p.h + 12}, "⊥ at", 10, viz.Ink, viz.Right)
+	}
 	for k, pr := range s.exact {
 		x := p.slotX(k + 1)
 		if s.sim != nil {
@@ -172,7 +185,12 @@ func (s *AboveThreshold) drawHalting(l *viz.List, p plotArea) {
 		}
 		l.Rect(viz.Point{X: x - bw/2, Y: p.yOf(0)}, viz.Point{X: x + bw/2, Y: p.yOf(pr)}, viz.Style{Stroke: viz.Ink, Width: 1.5}, 0)
 		label := fmt.Sprintf("⊥@%d", k+1)
-		if k == len(s.queries) {
+		switch {
+		case short && k == len(s.queries):
+			label = "none"
+		case short:
+			label = fmt.Sprint(k + 1)
+		case k == len(s.queries):
 			label = "all ⊤"
 		}
 		l.Text(viz.Point{X: x, Y: p.y0 + p.h + 12}, label, 10, viz.Ink, viz.Centre)

@@ -42,10 +42,12 @@ type Outlier struct {
 	cal    mech.ORMECalibration
 	err    error
 
-	cam  viz.Camera
-	list viz.List
-	drag int // 1-based user, 0 none
-	grab [2]float64
+	cam     viz.Camera
+	inset   viz.Camera // the crowd's magnified view; W 0 when not shown
+	dragCam viz.Camera // the view the dragged user was grabbed in
+	list    viz.List
+	drag    int // 1-based user, 0 none
+	grab    [2]float64
 }
 
 // outlierPreset is a dataset and the settings that show one behaviour.

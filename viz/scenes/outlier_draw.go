@@ -3,6 +3,7 @@ package scenes
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/robust"
@@ -50,7 +51,9 @@ func rampColour(p float64) viz.Colour {
 }
 
 // Draw shows the users in the plane, the score against the gate, the keep
-// ramp, and the released mean.
+// ramp, and the released mean. A frame narrower than 640 px stacks the
+// plane above the gate and the ramp (or, with the neighbour on, its
+// comparison).
 func (s *Outlier) Draw(w, h float64) *viz.List {
 	l := &s.list
 	l.Reset(w, h)
@@ -59,40 +62,142 @@ func (s *Outlier) Draw(w, h float64) *viz.List {
 		return l
 	}
 	v := s.revealed()
+	nb := s.nb && s.nbStep.Keep != nil && (v.keep || v.halted)
+	if w < 640 {
+		ph := math.Round(h * 0.5)
+		s.drawPlane(l, w, ph, v)
+		y := s.drawGate(l, plotArea{x0: 30, y0: ph + 18, w: w - 60}, v) + 30
+		if nb {
+			s.drawNeighbour(l, plotArea{x0: 20, y0: y + 4, w: w - 40, h: math.Max(h-y-30, 40)})
+		} else {
+			s.drawRamp(l, plotArea{x0: 50, y0: y + 16, w: w - 80, h: math.Min(180, h-y-40)}, v)
+		}
+		return l
+	}
 	split := math.Round(w * 0.6)
 	s.drawPlane(l, split, h, v)
-	right := plotArea{x0: split + 30, y0: 40, w: w - split - 50, h: 70}
-	s.drawGate(l, right, v)
-	ramp := plotArea{x0: split + 50, y0: 200, w: w - split - 70, h: math.Min(180, h-260)}
+	y := s.drawGate(l, plotArea{x0: split + 30, y0: 40, w: w - split - 50}, v)
+	ramp := plotArea{x0: split + 50, y0: math.Max(214, y+50), w: w - split - 70}
+	ramp.h = math.Min(180, h-ramp.y0-60)
 	s.drawRamp(l, ramp, v)
-	if s.nb && s.nbStep.Keep != nil && (v.keep || v.halted) {
+	if nb {
 		s.drawNeighbour(l, plotArea{x0: split + 30, y0: ramp.y0 + ramp.h + 50, w: w - split - 50, h: math.Max(h-ramp.y0-ramp.h-90, 40)})
 	}
 	return l
 }
 
 // drawPlane draws the users, their rings and, once released, the means and
-// the noisy output.
+// the noisy output, in the frame's w × h corner. When the crowd is a blob
+// in this view, an inset shows it magnified.
 func (s *Outlier) drawPlane(l *viz.List, w, h float64, v outlierShown) {
 	tau := s.params.Tau
-	if s.drag == 0 {
+	top := 14 + l.TextIn(viz.Point{X: 14, Y: 14}, w-18, "users' values (drag them); once the ramp is shown, colour = keep probability:", 12, viz.Ink, viz.Left)
+	// The legend in the colours the figure uses.
+	x := 14.0
+	for _, e := range []struct {
+		text string
+		col  viz.Colour
+	}{{"● 1", viz.Green}, {"● between", viz.Orange}, {"● 0", viz.Vermillion}, {"○ not kept", viz.Ink}} {
+		l.Text(viz.Point{X: x, Y: top}, e.text, 12, e.col, viz.Left)
+		x += viz.TextWidth(e.text, 12) + 12
+	}
+	top += 12
+	bottom := h - 26 // the release's legend or the halt below the plane
+	if s.drag == 0 { // the views stay put while a user is dragged
 		x0, x1, y0, y1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 		for _, u := range s.users {
 			x0, x1 = math.Min(x0, u[0]), math.Max(x1, u[0])
 			y0, y1 = math.Min(y0, u[1]), math.Max(y1, u[1])
 		}
 		pad := math.Min(2*tau, 2*math.Max(x1-x0, y1-y0)+0.1)
-		s.cam = viz.Fit(x0-pad, x1+pad, y0-pad, y1+pad, 0, 30, w, h-40, 16)
+		s.cam = viz.Fit(x0-pad, x1+pad, y0-pad, y1+pad, 0, top, w, bottom-top, 16)
+		var beside bool
+		s.inset, beside = s.crowdInset(w, top, bottom, v.release)
+		if beside { // no free corner: the plane makes room on its right
+			s.cam = viz.Fit(x0-pad, x1+pad, y0-pad, y1+pad, 0, top, s.inset.X0-6, bottom-top, 16)
+		}
 	}
-	c := s.cam
-	l.Text(viz.Point{X: 14, Y: 14}, "users' values (drag them): colour = keep probability once the ramp is shown — green 1, orange between, red 0; hollow = not kept", 12, viz.Ink, viz.Left)
+	s.drawUsers(l, s.cam, 6, v, 1)
+	if in := s.inset; in.W > 0 {
+		// Where the inset looks, in the main view, and the inset itself.
+		r := (in.W/2 - 4) / in.Scale * s.cam.Scale
+		c := s.cam.ToScreen(in.CX, in.CY)
+		l.Rect(viz.Point{X: c.X - r, Y: c.Y - r}, viz.Point{X: c.X + r, Y: c.Y + r}, viz.Style{Stroke: viz.Muted, Width: 1}, 0)
+		l.Rect(viz.Point{X: in.X0, Y: in.Y0}, viz.Point{X: in.X0 + in.W, Y: in.Y0 + in.H}, viz.Style{Fill: viz.Paper, Stroke: viz.Muted, Width: 1}, 0)
+		l.Text(viz.Point{X: in.X0 + 6, Y: in.Y0 + 10}, fmt.Sprintf("the crowd, ×%.2g", in.Scale/s.cam.Scale), 11, viz.Muted, viz.Left)
+		s.drawUsers(l, in, 5, v, s.n+1)
+	}
+	if v.release {
+		l.Text(viz.Point{X: 14, Y: h - 12}, "× every user's mean  ◆ kept users' mean  ● ĝ  ◯ σ, 2σ", 11, viz.Muted, viz.Left)
+	}
+	if v.halted {
+		l.Text(viz.Point{X: w / 2, Y: h - 12}, "the gate failed: ORME outputs 0 and halts", 13, viz.Vermillion, viz.Centre)
+	}
+	s.cam.DrawScaleBar(l)
+}
+
+// crowdInset returns a magnified view of the crowd, or a camera of width 0
+// when the crowd is not small in the plane's view: around the users'
+// coordinate median, wide enough for the 4n/5 users nearest to it (and,
+// once released, the means and ĝ), in the first corner of the plane
+// (bottom right, top right, bottom left, top left) that covers no user —
+// or, if every corner does, beside the plane on its right (beside true).
+func (s *Outlier) crowdInset(w, top, bottom float64, release bool) (in viz.Camera, beside bool) {
+	centre := robust.CoordMedian(s.users, nil, nil)
+	d := make([]float64, len(s.users))
+	for j, u := range s.users {
+		d[j] = math.Hypot(u[0]-centre[0], u[1]-centre[1])
+	}
+	slices.Sort(d)
+	r := 1.3 * d[(4*len(d)-1)/5]
+	if release {
+		for _, p := range [][]float64{s.step.Mean, s.step.AllMean, s.step.Output} {
+			r = math.Max(r, 1.15*math.Hypot(p[0]-centre[0], p[1]-centre[1]))
+		}
+	}
+	side := math.Min(math.Min(0.42*w, 0.55*(bottom-top)), 240)
+	scale := (side/2 - 12) / math.Max(r, 1e-9)
+	if side < 90 || scale < 3*s.cam.Scale {
+		return viz.Camera{}, false
+	}
+	in = viz.Camera{CX: centre[0], CY: centre[1], Scale: scale, W: side, H: side}
+	covers := func(x, y float64, p []float64) bool {
+		q := s.cam.ToScreen(p[0], p[1])
+		return q.X > x-8 && q.X < x+side+8 && q.Y > y-8 && q.Y < y+side+8
+	}
+	for _, c := range [][2]float64{{w - side - 6, bottom - side - 22}, {w - side - 6, top + 4}, {6, bottom - side - 22}, {6, top + 4}} {
+		free := !covers(c[0], c[1], centre)
+		for _, u := range s.users {
+			free = free && !covers(c[0], c[1], u)
+		}
+		if free {
+			in.X0, in.Y0 = c[0], c[1]
+			return in, false
+		}
+	}
+	// Beside the plane there is room for a larger inset.
+	side = math.Min(math.Min(0.5*w, bottom-top-8), 240)
+	in.Scale = (side/2 - 12) / math.Max(r, 1e-9)
+	in.W, in.H, in.X0, in.Y0 = side, side, w-side-6, top+(bottom-top-side)/2
+	return in, true
+}
+
+// drawUsers draws every user through camera c as a dot of radius rad with
+// ID id0 + j, and, once released, the means, the σ rings and ĝ. The main
+// view (id0 1) also labels counts and draws the neighbour's moved user.
+func (s *Outlier) drawUsers(l *viz.List, c viz.Camera, rad float64, v outlierShown, id0 int) {
+	tau := s.params.Tau
 	st := s.step
-	if s.rings {
+	main := id0 == 1
+	inView := func(p viz.Point) bool {
+		return p.X >= c.X0 && p.X <= c.X0+c.W && p.Y >= c.Y0 && p.Y <= c.Y0+c.H
+	}
+	if s.rings && main {
 		for _, u := range s.users {
 			l.Circle(c.ToScreen(u[0], u[1]), tau*c.Scale, viz.Style{Stroke: viz.Purple, Width: 1, Alpha: 0.25}, 0)
 		}
 	}
-	if s.drag > 0 { // the dragged user's two rings: τ for the score, 2τ for its count
+	if s.drag > 0 && main { // the dragged user's two rings: τ for the score, 2τ for its count
 		u := s.users[s.drag-1]
 		p := c.ToScreen(u[0], u[1])
 		l.Circle(p, tau*c.Scale, viz.Style{Stroke: viz.Purple, Width: 1.5, Dashed: true}, 0)
@@ -104,6 +209,9 @@ func (s *Outlier) drawPlane(l *viz.List, w, h float64, v outlierShown) {
 	}
 	for j, u := range s.users {
 		p := c.ToScreen(u[0], u[1])
+		if !main && !inView(p) {
+			continue
+		}
 		style := viz.Style{Fill: viz.Blue, Stroke: viz.Ink, Width: 1}
 		if v.keep || v.halted {
 			style.Fill = rampColour(st.Keep[j])
@@ -114,49 +222,48 @@ func (s *Outlier) drawPlane(l *viz.List, w, h float64, v outlierShown) {
 		if s.drag == j+1 {
 			style.Stroke, style.Width = viz.Yellow, 3
 		}
-		l.Circle(p, 6, style, j+1)
+		l.Circle(p, rad, style, id0+j)
 		// Counts label the users the ramp does not simply keep (the crowd's
 		// labels would overlap) and the one being dragged.
-		if (v.keep || v.halted) && (st.Keep[j] < 1 || s.drag == j+1) {
+		if main && (v.keep || v.halted) && (st.Keep[j] < 1 || s.drag == j+1) {
 			l.Text(viz.Point{X: p.X, Y: p.Y - 13}, fmt.Sprintf("f=%d", st.Counts[j]), 10, viz.Ink, viz.Centre)
 		}
 	}
-	if s.nb && s.nbUser >= 0 {
+	if main && s.nb && s.nbUser >= 0 {
 		from := c.ToScreen(s.users[s.nbUser][0], s.users[s.nbUser][1])
 		to := c.ToScreen(s.nbAt[0], s.nbAt[1])
 		l.Line(from, to, viz.Style{Stroke: viz.Purple, Width: 1.5, Dashed: true})
 		l.Rect(viz.Point{X: to.X - 6, Y: to.Y - 6}, viz.Point{X: to.X + 6, Y: to.Y + 6}, viz.Style{Stroke: viz.Purple, Width: 2}, s.nbUser+1)
 		l.Text(viz.Point{X: to.X + 9, Y: to.Y}, fmt.Sprintf("user %d in the neighbour", s.nbUser+1), 11, viz.Purple, viz.Left)
 	}
-	if v.release {
-		all := c.ToScreen(st.AllMean[0], st.AllMean[1])
-		km := c.ToScreen(st.Mean[0], st.Mean[1])
-		out := c.ToScreen(st.Output[0], st.Output[1])
-		sig := s.cal.Sigma * c.Scale
-		for k, a := range []float64{1, 0.5} {
-			l.Circle(km, math.Min(float64(k+1)*sig, 4*w), viz.Style{Stroke: viz.Orange, Width: 1, Alpha: a}, 0)
+	if !v.release {
+		return
+	}
+	all := c.ToScreen(st.AllMean[0], st.AllMean[1])
+	km := c.ToScreen(st.Mean[0], st.Mean[1])
+	out := c.ToScreen(st.Output[0], st.Output[1])
+	sig := s.cal.Sigma * c.Scale
+	for k, a := range []float64{1, 0.5} {
+		if rr := float64(k+1) * sig; main || rr < c.W/2 {
+			l.Circle(km, math.Min(rr, 4*c.W), viz.Style{Stroke: viz.Orange, Width: 1.5, Alpha: a}, 0)
 		}
-		l.Line(viz.Point{X: all.X - 6, Y: all.Y - 6}, viz.Point{X: all.X + 6, Y: all.Y + 6}, viz.Style{Stroke: viz.Ink, Width: 2})
-		l.Line(viz.Point{X: all.X - 6, Y: all.Y + 6}, viz.Point{X: all.X + 6, Y: all.Y - 6}, viz.Style{Stroke: viz.Ink, Width: 2})
-		l.Polygon([]viz.Point{{X: km.X, Y: km.Y - 7}, {X: km.X + 7, Y: km.Y}, {X: km.X, Y: km.Y + 7}, {X: km.X - 7, Y: km.Y}}, viz.Style{Fill: viz.Green, Stroke: viz.Ink, Width: 1})
-		l.Circle(out, 7, viz.Style{Fill: viz.Orange, Stroke: viz.Ink, Width: 1}, 0)
-		l.Text(viz.Point{X: out.X + 10, Y: out.Y}, "ĝ = kept mean + N(0, σ²I)", 11, viz.Ink, viz.Left)
-		l.Text(viz.Point{X: 14, Y: h - 14}, "× every user's mean   ◆ the kept users' mean   rings: σ and 2σ around it", 11, viz.Muted, viz.Left)
 	}
-	if v.halted {
-		l.Text(viz.Point{X: w / 2, Y: h - 14}, "the gate failed: ORME outputs 0 and halts", 13, viz.Vermillion, viz.Centre)
+	l.Line(viz.Point{X: all.X - 6, Y: all.Y - 6}, viz.Point{X: all.X + 6, Y: all.Y + 6}, viz.Style{Stroke: viz.Ink, Width: 2})
+	l.Line(viz.Point{X: all.X - 6, Y: all.Y + 6}, viz.Point{X: all.X + 6, Y: all.Y - 6}, viz.Style{Stroke: viz.Ink, Width: 2})
+	l.Polygon([]viz.Point{{X: km.X, Y: km.Y - 7}, {X: km.X + 7, Y: km.Y}, {X: km.X, Y: km.Y + 7}, {X: km.X - 7, Y: km.Y}}, viz.Style{Fill: viz.Green, Stroke: viz.Ink, Width: 1})
+	l.Circle(out, 7, viz.Style{Fill: viz.Orange, Stroke: viz.Ink, Width: 1}, 0)
+	if !main || s.inset.W == 0 {
+		l.Text(viz.Point{X: out.X + 10, Y: out.Y}, "ĝ", 12, viz.Ink, viz.Left)
 	}
-	c.DrawScaleBar(l)
 }
 
 // drawGate is the score's number line: s, the gate at 4n/5, the proof's
 // 2n/3 and, once the gate runs, the noisy score against the noisy
 // threshold.
-func (s *Outlier) drawGate(l *viz.List, p plotArea, v outlierShown) {
+func (s *Outlier) drawGate(l *viz.List, p plotArea, v outlierShown) float64 {
 	n := float64(s.n)
 	p.lo, p.hi = 0, n
-	y := p.y0 + 40
-	l.Text(viz.Point{X: p.x0, Y: p.y0}, "the gate: AboveThreshold at ε/2 on the score", 12, viz.Ink, viz.Left)
+	y := p.y0 + l.TextIn(viz.Point{X: p.x0, Y: p.y0}, p.w, "the gate: AboveThreshold at ε/2 on the score", 12, viz.Ink, viz.Left) + 25
 	l.Line(viz.Point{X: p.x0, Y: y}, viz.Point{X: p.x0 + p.w, Y: y}, viz.Style{Stroke: viz.Muted, Width: 1})
 	for _, t := range []float64{0, n / 2, n} {
 		l.Line(viz.Point{X: p.xOf(t), Y: y}, viz.Point{X: p.xOf(t), Y: y + 4}, viz.Style{Stroke: viz.Muted, Width: 1})
@@ -167,7 +274,7 @@ func (s *Outlier) drawGate(l *viz.List, p plotArea, v outlierShown) {
 	l.Line(viz.Point{X: p.xOf(0.8 * n), Y: y - 14}, viz.Point{X: p.xOf(0.8 * n), Y: y + 14}, viz.Style{Stroke: viz.Purple, Width: 2})
 	l.Text(viz.Point{X: p.xOf(0.8 * n), Y: y - 20}, "4n/5", 10, viz.Purple, viz.Centre)
 	if !v.score {
-		return
+		return y + 30
 	}
 	clamp := func(x float64) float64 { return math.Max(p.x0-8, math.Min(p.x0+p.w+8, p.xOf(x))) }
 	l.Circle(viz.Point{X: p.xOf(s.step.Score), Y: y}, 6, viz.Style{Fill: viz.Blue, Stroke: viz.Ink, Width: 1}, 0)
@@ -179,10 +286,12 @@ func (s *Outlier) drawGate(l *viz.List, p plotArea, v outlierShown) {
 		if !g.Pass {
 			verdict, col = "< Δ̂: ⊥, halt", viz.Vermillion
 		}
-		l.Text(viz.Point{X: p.x0, Y: y + 42}, fmt.Sprintf("noisy score s + ν = %.3g (orange)", g.NoisyQuery), 11, viz.Ink, viz.Left)
-		l.Text(viz.Point{X: p.x0, Y: y + 58}, fmt.Sprintf("noisy threshold Δ̂ = %.3g (dashed)", g.NoisyThreshold), 11, viz.Ink, viz.Left)
-		l.Text(viz.Point{X: p.x0, Y: y + 76}, "s + ν "+verdict, 12, col, viz.Left)
+		y += 42
+		y += l.TextIn(viz.Point{X: p.x0, Y: y}, p.w, fmt.Sprintf("noisy score s + ν = %.3g (orange)", g.NoisyQuery), 11, viz.Ink, viz.Left) + 2
+		y += l.TextIn(viz.Point{X: p.x0, Y: y}, p.w, fmt.Sprintf("noisy threshold Δ̂ = %.3g (dashed)", g.NoisyThreshold), 11, viz.Ink, viz.Left) + 4
+		return y + l.TextIn(viz.Point{X: p.x0, Y: y}, p.w, "s + ν "+verdict, 12, col, viz.Left)
 	}
+	return y + 30
 }
 
 // drawRamp plots p(f) with every user placed on it.
@@ -193,7 +302,8 @@ func (s *Outlier) drawRamp(l *viz.List, p plotArea, v outlierShown) {
 	n := float64(s.n)
 	xOf := func(f float64) float64 { return p.x0 + p.w*f/n }
 	yOf := func(q float64) float64 { return p.y0 + p.h - p.h*q }
-	l.Text(viz.Point{X: p.x0 - 20, Y: p.y0 - 16}, "keep ramp p(f_j), f_j = users within 2τ of user j", 12, viz.Ink, viz.Left)
+	// Above the count labels of the dots at p = 1.
+	l.TextIn(viz.Point{X: p.x0 - 20, Y: p.y0 - 34}, p.w+20, "keep ramp p(f_j), f_j = users within 2τ of user j", 12, viz.Ink, viz.Left)
 	l.Line(viz.Point{X: p.x0, Y: yOf(0)}, viz.Point{X: p.x0 + p.w, Y: yOf(0)}, viz.Style{Stroke: viz.Muted, Width: 1})
 	l.Line(viz.Point{X: p.x0, Y: yOf(0)}, viz.Point{X: p.x0, Y: yOf(1)}, viz.Style{Stroke: viz.Muted, Width: 1})
 	l.Text(viz.Point{X: p.x0 - 6, Y: yOf(1)}, "1", 10, viz.Muted, viz.Right)
@@ -230,10 +340,15 @@ func (s *Outlier) Pointer(ev viz.Event) bool {
 	switch ev.Kind {
 	case viz.PointerDown:
 		id := s.list.Hit(viz.Point{X: ev.X, Y: ev.Y}, 4)
+		s.dragCam = s.cam
+		if id > s.n && id <= 2*s.n && s.inset.W > 0 { // a user in the crowd's inset
+			id -= s.n
+			s.dragCam = s.inset
+		}
 		if id < 1 || id > s.n {
 			return false
 		}
-		x, y := s.cam.ToWorld(viz.Point{X: ev.X, Y: ev.Y})
+		x, y := s.dragCam.ToWorld(viz.Point{X: ev.X, Y: ev.Y})
 		u := s.users[id-1]
 		if s.nb && s.nbUser == id-1 {
 			u = s.nbAt
@@ -244,7 +359,7 @@ func (s *Outlier) Pointer(ev viz.Event) bool {
 		if s.drag == 0 {
 			return false
 		}
-		x, y := s.cam.ToWorld(viz.Point{X: ev.X, Y: ev.Y})
+		x, y := s.dragCam.ToWorld(viz.Point{X: ev.X, Y: ev.Y})
 		at := []float64{x + s.grab[0], y + s.grab[1]}
 		if s.nb { // the copy changes, in one user only
 			s.nbUser, s.nbAt = s.drag-1, at

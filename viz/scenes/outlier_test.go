@@ -194,3 +194,56 @@ func TestOutlierNeighbourCircle(t *testing.T) {
 		t.Error("the comparison is not drawn")
 	}
 }
+
+// At the release the crowd of the default preset is a blob in the plane's
+// view; an inset shows it magnified, at the page's wide and phone sizes,
+// with its users far enough apart to tell and grab, and a drag in the
+// inset moves the user by the inset's scale.
+func TestOutlierCrowdInset(t *testing.T) {
+	for _, size := range [][2]float64{{1060, 630}, {358, 590}} {
+		a, s := newOutlier(t)
+		mustSet(t, a, viz.CtlEnd, "")
+		l, _ := a.Frame(size[0], size[1])
+		in := s.inset
+		if in.W == 0 || in.Scale < 3*s.cam.Scale {
+			t.Fatalf("%v: no inset (camera %+v, main scale %g)", size, in, s.cam.Scale)
+		}
+		// The crowd's users in the inset: at least 3 in 4 of them are more
+		// than a dot's radius (5 px) and a fifth from any other.
+		var pts []viz.Point
+		for j := range s.users[:28] {
+			p, ok := l.Locate(s.n + 1 + j)
+			if !ok {
+				t.Fatalf("%v: crowd user %d is not in the inset", size, j+1)
+			}
+			pts = append(pts, p)
+		}
+		apart := 0
+		for i, p := range pts {
+			near := math.Inf(1)
+			for k, q := range pts {
+				if k != i {
+					near = math.Min(near, math.Hypot(p.X-q.X, p.Y-q.Y))
+				}
+			}
+			if near > 6 {
+				apart++
+			}
+		}
+		if apart < 21 {
+			t.Errorf("%v: only %d of 28 crowd users stand apart in the inset", size, apart)
+		}
+		// Grab a user in the inset and move it 24 px to the right.
+		a.Event(viz.Event{Kind: viz.PointerDown, X: pts[0].X, Y: pts[0].Y})
+		j := s.drag - 1
+		if j < 0 {
+			t.Fatalf("%v: nothing grabbed at user 1 in the inset", size)
+		}
+		before := slices.Clone(s.users[j])
+		a.Event(viz.Event{Kind: viz.PointerMove, X: pts[0].X + 24, Y: pts[0].Y})
+		a.Event(viz.Event{Kind: viz.PointerUp, X: pts[0].X + 24, Y: pts[0].Y})
+		if got, want := s.users[j][0]-before[0], 24/in.Scale; math.Abs(got-want) > 1e-9 || s.users[j][1] != before[1] {
+			t.Errorf("%v: user %d moved by (%g, %g), want (%g, 0)", size, j+1, got, s.users[j][1]-before[1], want)
+		}
+	}
+}

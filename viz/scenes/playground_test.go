@@ -98,7 +98,7 @@ func TestPlaygroundDragWholeUser(t *testing.T) {
 		}
 		dx, dy = nx, ny
 	}
-// The mean of user means moves by exactly that vector over n.
+	// The mean of user means moves by exactly that vector over n.
 	var old float64
 	for i := range before.Users {
 		old += before.UserMean(i, nil)[0] / float64(before.N())
