@@ -32,27 +32,43 @@ func (s *DPSGD) Draw(w, h float64) *viz.List {
 		drawFailure(l, w, 30, "Cannot run: "+s.err.Error())
 		return l
 	}
+	// The header first: the landscape is fitted below it.
+	y := 14 + l.Text(viz.Point{X: 14, Y: 14}, "Θ, the unit disk: darker = lower loss, ★ its minimiser", 12, viz.Ink, viz.Left)
+	y += l.Text(viz.Point{X: 14, Y: y}, "blue: DP-SGD's iterates, ◆ their average θ̂; orange dashed: the baseline", 11, viz.Muted, viz.Left)
+	top := math.Max(40, y+4)
+	k := s.shownStep()
+	// Below 640 px the step's ORME panel goes under the landscape, its
+	// caption beside it.
+	var inset plotArea
+	beside := w < 640
 	split := math.Round(w * 0.62)
 	if s.drag == 0 {
-		s.cam = viz.Fit(-1.05, 1.05, -1.05, 1.05, 0, 40, split, h-50, 10)
+		if beside {
+			s.cam = viz.Fit(-1.05, 1.05, -1.05, 1.05, 0, top, w, math.Round(h*0.6)-top, 10)
+		} else {
+			s.cam = viz.Fit(-1.05, 1.05, -1.05, 1.05, 0, top, split, h-top-10, 10)
+		}
+	}
+	if beside {
+		y0 := s.cam.Y0 + s.cam.H + 34
+		inset = plotArea{x0: 14, y0: y0, w: math.Min(w*0.45, h-y0-8)}
+	} else {
+		inset = plotArea{x0: split + 20, y0: 60, w: math.Min(w-split-40, h-160)}
 	}
 	s.drawLandscape(l)
-	k := s.shownStep()
 	s.drawPaths(l, k)
 	s.drawHandles(l)
-	s.drawInset(l, plotArea{x0: split + 20, y0: 60, w: math.Min(w-split-40, h-160), h: 0}, k)
-	l.Text(viz.Point{X: 14, Y: 14}, "Θ, the unit disk: darker = lower loss, ★ its minimiser", 12, viz.Ink, viz.Left)
-	l.Text(viz.Point{X: 14, Y: 30}, "blue: DP-SGD's iterates, ◆ their average θ̂; orange dashed: the baseline", 11, viz.Muted, viz.Left)
+	s.drawInset(l, inset, k, beside)
 	s.cam.DrawScaleBar(l)
 	if s.job != nil {
-		s.drawProgress(l, split)
+		s.drawProgress(l, top+4, math.Min(split, w))
 	}
 	return l
 }
 
-// drawProgress is a bar over the figure while a change is computed.
-func (s *DPSGD) drawProgress(l *viz.List, w float64) {
-	x0, y0, bw := 14.0, 44.0, math.Min(260, w-28)
+// drawProgress is a bar at y over the figure while a change is computed.
+func (s *DPSGD) drawProgress(l *viz.List, y0, w float64) {
+	x0, bw := 14.0, math.Min(260, w-120)
 	f := s.job.Fraction()
 	l.Rect(viz.Point{X: x0, Y: y0}, viz.Point{X: x0 + bw, Y: y0 + 6}, viz.Style{Fill: viz.Paper, Stroke: viz.Muted, Width: 1}, 0)
 	l.Rect(viz.Point{X: x0, Y: y0}, viz.Point{X: x0 + f*bw, Y: y0 + 6}, viz.Style{Fill: viz.Blue}, 0)
@@ -187,9 +203,15 @@ func (s *DPSGD) drawHandles(l *viz.List) {
 
 // drawInset is the current step's ORME in gradient space: every user's
 // smoothed mean gradient (a unit disk holds them all), kept or not, the
-// kept mean and the released ĝ with its σ ring.
-func (s *DPSGD) drawInset(l *viz.List, p plotArea, k int) {
+// kept mean and the released ĝ with its σ ring; p.w is the panel's side.
+// The caption goes below the panel, or beside it.
+func (s *DPSGD) drawInset(l *viz.List, p plotArea, k int, beside bool) {
 	l.Text(viz.Point{X: p.x0, Y: p.y0 - 20}, "this step's users' gradients and ORME's answer", 12, viz.Ink, viz.Left)
+	cx, cy, cw := p.x0, p.y0+p.w+16, p.w
+	if beside {
+		cx, cy = p.x0+p.w+12, p.y0+6
+		cw = l.Width - cx - 6
+	}
 	if k < 1 || k > len(s.res.Steps) {
 		l.Text(viz.Point{X: p.x0, Y: p.y0 + 14}, "step with → to see them", 11, viz.Muted, viz.Left)
 		return
@@ -215,13 +237,11 @@ func (s *DPSGD) drawInset(l *viz.List, p plotArea, k int) {
 	}
 	l.Dots(in, 2, viz.Style{Fill: viz.Blue, Alpha: 0.6}, 0)
 	l.Dots(out, 2.5, viz.Style{Fill: viz.Vermillion}, 0)
-	y := p.y0 + p.w + 16
 	if !st.ORME.Passed {
-		l.Text(viz.Point{X: p.x0, Y: y}, fmt.Sprintf("score %.3g < the noisy gate: ORME halts", st.ORME.Score), 12, viz.Vermillion, viz.Left)
+		l.TextIn(viz.Point{X: cx, Y: cy}, cw, fmt.Sprintf("score %.3g < the noisy gate: ORME halts", st.ORME.Score), 12, viz.Vermillion, viz.Left)
 		return
 	}
 	m := cam.ToScreen(st.ORME.Mean[0], st.ORME.Mean[1])
-	g := cam.ToScreen(st.ORME.Output[0], st.ORME.Output[1])
 	// The σ ring only while it fits the panel: at the theorem's settings σ
 	// dwarfs the gradients, and the caption says so instead.
 	ringNote := "orange ring: σ"
@@ -231,13 +251,20 @@ func (s *DPSGD) drawInset(l *viz.List, p plotArea, k int) {
 		ringNote = "σ is wider than this panel"
 	}
 	l.Polygon([]viz.Point{{X: m.X, Y: m.Y - 6}, {X: m.X + 6, Y: m.Y}, {X: m.X, Y: m.Y + 6}, {X: m.X - 6, Y: m.Y}}, viz.Style{Fill: viz.Green, Stroke: viz.Ink, Width: 1})
-	l.Circle(viz.Point{X: math.Max(p.x0, math.Min(p.x0+p.w, g.X)), Y: math.Max(p.y0, math.Min(p.y0+p.w, g.Y))}, 5, viz.Style{Fill: viz.Orange, Stroke: viz.Ink, Width: 1}, 0)
-	caption := fmt.Sprintf("step %d: s = %.4g of n = %d, kept %d; ◆ kept mean, ● ĝ (σ = %.3g); ‖ĝ − kept mean‖ = %.3g; %s; red: users the ramp dropped",
-		k, st.ORME.Score, st.Values.Len(), len(st.ORME.Kept), s.res.ORME.Sigma,
-		math.Hypot(st.ORME.Output[0]-st.ORME.Mean[0], st.ORME.Output[1]-st.ORME.Mean[1]), ringNote)
-	for i, line := range viz.Wrap(caption, int(p.w/6.5)) {
-		l.Text(viz.Point{X: p.x0, Y: y + 15*float64(i)}, line, 11, viz.Ink, viz.Left)
+	// ĝ beyond the panel's circle is drawn on its rim, pointing out.
+	gx, gy := st.ORME.Output[0], st.ORME.Output[1]
+	gNote := ""
+	if r := math.Hypot(gx, gy); r > 1.06 {
+		ux, uy := gx/r, gy/r
+		l.Arrow(cam.ToScreen(0.9*ux, 0.9*uy), cam.ToScreen(1.08*ux, 1.08*uy), viz.Style{Stroke: viz.Orange, Width: 2.5})
+		gNote = fmt.Sprintf(" (off the panel: ‖ĝ‖ = %.3g, arrow on the rim)", r)
+	} else {
+		l.Circle(cam.ToScreen(gx, gy), 5, viz.Style{Fill: viz.Orange, Stroke: viz.Ink, Width: 1}, 0)
 	}
+	caption := fmt.Sprintf("step %d: s = %.4g of n = %d, kept %d; ◆ kept mean, ● ĝ%s (σ = %.3g); ‖ĝ − kept mean‖ = %.3g; %s; red: users the ramp dropped",
+		k, st.ORME.Score, st.Values.Len(), len(st.ORME.Kept), gNote, s.res.ORME.Sigma,
+		math.Hypot(gx-st.ORME.Mean[0], gy-st.ORME.Mean[1]), ringNote)
+	l.TextIn(viz.Point{X: cx, Y: cy}, cw, caption, 11, viz.Ink, viz.Left)
 }
 
 // Pointer drags the crowd's or the outlying users' centre; the users are
