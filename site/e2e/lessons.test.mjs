@@ -451,18 +451,21 @@ test("User-level DP-SGD: 500 steps play at 50 steps a second", async () => {
   await page.close();
 });
 
-test("Phased ERM: phases appear one by one, the ledger fills, the guarantee holds", async () => {
+test("Phased ERM: opens on the localisation, the paper's constants one click away, the ledger fills", async () => {
   const { page, errors } = await open("#scene=phased-erm");
-  assert.match(await page.textContent("#guarantee"), /certified/);
+  assert.match(await page.textContent("#guarantee"), /No privacy guarantee/);
   await page.locator("#figure").focus();
-  for (let i = 0; i < 3; i++) await page.keyboard.press("ArrowRight");
-  assert.match(await status(page), /phase 1: release/);
+  for (let i = 0; i < 2; i++) await page.keyboard.press("ArrowRight");
+  assert.match(await status(page), /phase 1: release .*\(σ = 0\)/);
+  await page.screenshot({ path: shots + "phased-erm.png" });
+  await page.click("#ctl-paper-constants");
+  assert.match(await page.textContent("#guarantee"), /certified/);
+  assert.equal((await state(page)).get("mode"), "paper");
   await page.click("#ctl-end");
   assert.match(await readout(page, "ledger"), /^ε = 1, δ = 1e-05/);
   assert.match(await readout(page, "noise-warning"), /exceeds 𝒦/);
-  await page.selectOption("#ctl-mode", "non-private");
+  await page.keyboard.press("v");
   assert.match(await page.textContent("#guarantee"), /No privacy guarantee/);
-  await page.screenshot({ path: shots + "phased-erm.png" });
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -556,7 +559,7 @@ test("Errata and words: links to the errata page, no spec citations, no stale st
   await page.locator("#figure").focus();
   for (let i = 0; i < 3; i++) await page.keyboard.press("ArrowRight");
   const phased = await status(page);
-  assert.match(phased, /phase 1/);
+  assert.match(phased, /phase 2/);
   for (const [i, name] of menu.entries()) {
     // From lesson 7's status line to lesson i + 1: the line is that
     // lesson's own, never lesson 7's.

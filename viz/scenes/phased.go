@@ -60,20 +60,37 @@ func phasedAlgos() []phasedAlgo {
 func (a phasedAlgo) sco() bool { return strings.HasSuffix(a.name, "-sco") }
 
 // NewPhased returns the lesson: 2,000 users × 10 items close together, so
-// each phase's certificate fires at ε = 1 (κ′ in the eighties).
+// that in paper mode each phase's certificate fires at ε = 1 (κ′ in the
+// eighties). It opens on the localisation itself (see localise); the
+// paper's constants are one action away.
 func NewPhased() *Phased {
 	s := &Phased{
-		algo:    phasedAlgos()[0],
-		params:  optim.PhasedParams{Eps: 1, Delta: 1e-5, Beta: 0.01, Mu: 1, RK: 1, RX: 3, Rule: mech.DeltaPaper, Phases: 4},
-		n:       2000,
-		m:       10,
-		spread:  0.002,
-		centre:  [2]float64{0.45, 0.2},
-		lambdaX: 1,
-		seed:    1,
+		algo:   phasedAlgos()[0],
+		params: optim.PhasedParams{Eps: 1, Delta: 1e-5, Beta: 0.01, Mu: 1, RK: 1, RX: 3, Rule: mech.DeltaPaper},
+		n:      2000,
+		m:      10,
+		spread: 0.002,
+		centre: [2]float64{0.45, 0.2},
+		seed:   1,
 	}
+	s.localise()
 	s.regenerate()
 	return s
+}
+
+// localise sets the opening: no noise, and λ 64 times the theorem's over
+// 6 phases, so that the balls R_i = G/λ_i run 35, 8.8, 2.2, 0.55, 0.14,
+// 0.034 — the last three shrink onto the minimiser in view — while λ₁ =
+// 0.11 still lets the first phase reach the data (its pull towards the
+// centre of 𝒦 is λ₁/(1+λ₁) of the way).
+func (s *Phased) localise() {
+	s.params.Mode, s.lambdaX, s.params.Phases = privacy.NonPrivate, 64, 6
+}
+
+// paperConstants sets Paper A's constants: its noise and Thm 4.1's λ, over
+// 4 phases (the paper's ⌈log₂ nm⌉ = 15 would starve each of ε).
+func (s *Phased) paperConstants() {
+	s.params.Mode, s.lambdaX, s.params.Phases = privacy.Paper, 1, 4
 }
 
 // Info names the scene.
@@ -160,6 +177,12 @@ func (s *Phased) form() viz.Form {
 		viz.Float(&s.spread, viz.Control{Name: "spread", Label: "item spread", Kind: viz.Slider, Min: 0.0005, Max: 1, Log: true,
 			Help: "wider data: the certificate stops firing (items are clipped to the data radius R_X = 3)"}),
 		viz.Mode(&s.params.Mode, privacy.Paper, privacy.NonPrivate),
+		viz.Action(viz.Control{Name: "paper-constants", Label: "the paper's constants", Key: "p",
+			Help: "paper mode, Thm 4.1's λ, 4 phases: the noise the proof needs at 2,000 users"},
+			func() error { s.paperConstants(); return nil }),
+		viz.Action(viz.Control{Name: "localise", Label: "back to the localisation", Key: "v",
+			Help: "non-private mode, λ = 64× the theorem's, 6 phases: the balls shrink in view"},
+			func() error { s.localise(); return nil }),
 		viz.Seed(&s.seed),
 	}
 }
@@ -236,8 +259,9 @@ func (s *Phased) Draw(w, h float64) *viz.List {
 		drawFailure(l, w, 30, "Cannot run: "+s.err.Error())
 		return l
 	}
+	top := 16 + l.Text(viz.Point{X: 14, Y: 16}, "◆ phase minimiser (exact)   ● released θ̂ᵢ   dashed: B(θ̂ᵢ₋₁, R_i), R_i = G/λ_i   orange ring: ±σᵢ around the minimiser", 12, viz.Ink, viz.Left)
 	if !s.drag {
-		s.cam = viz.Fit(-1.25, 1.25, -1.25, 1.25, 0, 40, w, h-100, 10)
+		s.cam = viz.Fit(-1.25, 1.25, -1.25, 1.25, 0, math.Max(40, top+8), w, h-60-math.Max(40, top+8), 10)
 	}
 	c := s.cam
 	o := c.ToScreen(0, 0)
@@ -252,7 +276,14 @@ func (s *Phased) Draw(w, h float64) *viz.List {
 		st.Stroke, st.Width = viz.Yellow, 3
 	}
 	l.Circle(hc, 8, st, 1)
-	l.Text(viz.Point{X: hc.X + 12, Y: hc.Y}, "data (drag)", 11, viz.Ink, viz.Left)
+	// Labels of releases that land together would pile up: the newest is
+	// placed first, then the data's handle's (on whichever side is free),
+	// then older ones where they are clear of those.
+	type release struct {
+		at   viz.Point
+		text string
+	}
+	var labels []release
 
 	shown := map[int]bool{}
 	released := map[int]bool{}
@@ -299,10 +330,33 @@ func (s *Phased) Draw(w, h float64) *viz.List {
 		if ph.Bottom {
 			label += " (⊥)"
 		}
-		l.Text(viz.Point{X: out.X + 8, Y: out.Y - 8}, label, 11, viz.Ink, viz.Left)
+		labels = append(labels, release{viz.Point{X: out.X + 8, Y: out.Y - 8}, label})
 		prev = out
 	}
-	l.Text(viz.Point{X: 14, Y: 16}, "◆ phase minimiser (exact)   ● released θ̂ᵢ   dashed: B(θ̂ᵢ₋₁, R_i), R_i = G/λ_i   orange ring: ±σᵢ around the minimiser", 12, viz.Ink, viz.Left)
+	var placed [][4]float64
+	place := func(at viz.Point, text string, align viz.Align) bool {
+		tw := viz.TextWidth(text, 11)
+		x0 := at.X - [...]float64{0, tw / 2, tw}[align]
+		b := [4]float64{x0, at.Y - 6, x0 + tw, at.Y + 6}
+		for _, o := range placed {
+			if b[0] < o[2] && o[0] < b[2] && b[1] < o[3] && o[1] < b[3] {
+				return false
+			}
+		}
+		placed = append(placed, b)
+		l.Text(at, text, 11, viz.Ink, align)
+		return true
+	}
+	if n := len(labels); n > 0 {
+		place(labels[n-1].at, labels[n-1].text, viz.Left)
+		labels = labels[:n-1]
+	}
+	if !place(viz.Point{X: hc.X + 12, Y: hc.Y}, "data (drag)", viz.Left) {
+		place(viz.Point{X: hc.X - 12, Y: hc.Y}, "data (drag)", viz.Right)
+	}
+	for i := len(labels) - 1; i >= 0; i-- {
+		place(labels[i].at, labels[i].text, viz.Left)
+	}
 	s.drawLedger(l, w, h, spent)
 	c.DrawScaleBar(l)
 	return l

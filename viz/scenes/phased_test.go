@@ -9,14 +9,58 @@ import (
 	"github.com/uldplab/uldp/viz"
 )
 
-func TestPhasedLesson(t *testing.T) {
+// The lesson opens on the localisation: no noise, the first ball about
+// 𝒦's size and every ball, minimiser and iterate in the figure; the paper's
+// constants are one action away, and the other brings the opening back.
+func TestPhasedOpensOnTheLocalisation(t *testing.T) {
 	s := NewPhased()
 	a := viz.NewApp(s)
+	mustSet(t, a, viz.CtlEnd, "")
+	ph := s.result.Phases
+	// Three balls in view, each a quarter of the last, the first about half
+	// 𝒦's radius.
+	if len(ph) != 6 || ph[3].Radius < 0.4*s.params.RK || ph[3].Radius > 0.7*s.params.RK {
+		t.Fatalf("%d phases, R₄ = %v: want 6 and about half 𝒦's radius %v", len(ph), ph[3].Radius, s.params.RK)
+	}
+	for _, p := range ph {
+		if d := math.Hypot(p.Output[0]-p.Minimiser[0], p.Output[1]-p.Minimiser[1]); d != 0 {
+			t.Errorf("phase %d: released %v, minimiser %v: the opening adds no noise", p.I, p.Output, p.Minimiser)
+		}
+	}
+	// The last minimiser is within its ball of the data's centre, which is
+	// inside 𝒦: the balls shrank onto it.
+	last := ph[len(ph)-1]
+	if d := math.Hypot(last.Minimiser[0]-s.centre[0], last.Minimiser[1]-s.centre[1]); d > 4*last.Radius+0.01 {
+		t.Errorf("the last minimiser %v is %v from the data's centre %v", last.Minimiser, d, s.centre)
+	}
+	for _, b := range outside(frame(a)) {
+		t.Error(b)
+	}
+	mustSet(t, a, "paper-constants", "")
+	if !a.Guarantee().Certified() || s.lambdaX != 1 || s.params.Phases != 4 {
+		t.Errorf("the paper's constants: λ × %v, %v", s.lambdaX, a.Guarantee())
+	}
+	mustSet(t, a, "localise", "")
+	if s.params.Mode.String() != "non-private" || s.lambdaX != 64 || s.params.Phases != 6 {
+		t.Errorf("back to the localisation: mode %v, λ × %v", s.params.Mode, s.lambdaX)
+	}
+}
+
+// newPaperPhased is the lesson at the paper's constants.
+func newPaperPhased(t *testing.T) (*viz.App, *Phased) {
+	s := NewPhased()
+	a := viz.NewApp(s)
+	mustSet(t, a, "paper-constants", "")
+	return a, s
+}
+
+func TestPhasedLesson(t *testing.T) {
+	a, s := newPaperPhased(t)
 	if s.err != nil {
 		t.Fatal(s.err)
 	}
 	if !a.Guarantee().Certified() {
-		t.Errorf("the default run should be certified: %v", a.Guarantee())
+		t.Errorf("the paper's run should be certified: %v", a.Guarantee())
 	}
 	balls := func() int {
 		n := 0
@@ -53,7 +97,7 @@ func TestPhasedLesson(t *testing.T) {
 func TestPhasedDragData(t *testing.T) {
 	s := NewPhased()
 	a := viz.NewApp(s)
-	mustSet(t, a, "mode", "non-private")
+	mustSet(t, a, "lambda", "1") // Thm 4.1's λ: little bias
 	mustSet(t, a, viz.CtlEnd, "")
 	l := frame(a)
 	h, ok := l.Locate(1)
@@ -78,8 +122,7 @@ func TestPhasedDragData(t *testing.T) {
 }
 
 func TestPhasedRejects(t *testing.T) {
-	s := NewPhased()
-	a := viz.NewApp(s)
+	a, s := newPaperPhased(t)
 	for _, bad := range [][2]string{{"eps", "0"}, {"phases", "30"}, {"mode", "sound"}, {"lambda", "NaN"}} {
 		if err := a.Set(bad[0], bad[1]); err == nil {
 			t.Errorf("Set(%s, %s) accepted", bad[0], bad[1])
@@ -100,8 +143,7 @@ func TestPhasedRejects(t *testing.T) {
 // every run's ledger spends exactly (ε, δ).
 func TestPhasedAlgorithms(t *testing.T) {
 	for _, algo := range []string{"phased-sco", "strongly-convex-erm", "strongly-convex-sco"} {
-		s := NewPhased()
-		a := viz.NewApp(s)
+		a, s := newPaperPhased(t)
 		mustSet(t, a, "algorithm", algo)
 		green := func() int {
 			n := 0
