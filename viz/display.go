@@ -185,6 +185,39 @@ func (l *List) Text(at Point, text string, size float64, c Colour, align Align) 
 // two-column layout) as well as within the frame; width ≤ 0 means the
 // frame only.
 func (l *List) TextIn(at Point, width float64, text string, size float64, c Colour, align Align) float64 {
+	room := l.room(at, width, align)
+	lines := textLines(text, size, room)
+	lh := 1.25 * size
+	if bottom := at.Y + float64(len(lines)-1)*lh + size/2; len(lines) > 1 && bottom > l.Height && l.Height > 0 {
+		at.Y = math.Max(size/2, at.Y-(bottom-l.Height))
+	}
+	for i, line := range lines {
+		s := size
+		if w := TextWidth(line, size); room > 0 && w > room {
+			s = size * room / w
+		}
+		p := Point{at.X, at.Y + float64(i)*lh}
+		l.Items = append(l.Items, Item{Kind: Text, Style: Style{Fill: c}, P: l.points(p), Text: line, Size: s, Align: align})
+	}
+	return float64(len(lines)) * lh
+}
+
+// TextAbove is TextIn with the block's last line at at.Y, the lines above
+// it: for a title that must end just above what it names.
+func (l *List) TextAbove(at Point, width float64, text string, size float64, c Colour, align Align) float64 {
+	at.Y -= l.TextHeight(at, width, text, size, align) - 1.25*size
+	return l.TextIn(at, width, text, size, c, align)
+}
+
+// TextHeight is the height TextIn would give the text, without drawing
+// it: for a layout that must make room first.
+func (l *List) TextHeight(at Point, width float64, text string, size float64, align Align) float64 {
+	return float64(len(textLines(text, size, l.room(at, width, align)))) * 1.25 * size
+}
+
+// room is the width text anchored at at may take: to the frame's edge (or
+// both edges, centred), and at most width when width > 0; 0 means no limit.
+func (l *List) room(at Point, width float64, align Align) float64 {
 	const margin = 4
 	room := l.Width - at.X - margin
 	switch align {
@@ -199,25 +232,16 @@ func (l *List) TextIn(at Point, width float64, text string, size float64, c Colo
 	if width > 0 && (room <= 0 || width < room) {
 		room = width
 	}
-	width = room
-	lh := 1.25 * size
-	if width <= 0 || TextWidth(text, size) <= width {
-		l.Items = append(l.Items, Item{Kind: Text, Style: Style{Fill: c}, P: l.points(at), Text: text, Size: size, Align: align})
-		return lh
+	return room
+}
+
+// textLines breaks text into lines that fit room at size (one line when
+// it fits, or room ≤ 0).
+func textLines(text string, size, room float64) []string {
+	if room <= 0 || TextWidth(text, size) <= room {
+		return []string{text}
 	}
-	lines := Wrap(text, int(width/(0.55*size)))
-	if bottom := at.Y + float64(len(lines)-1)*lh + size/2; bottom > l.Height && l.Height > 0 {
-		at.Y = math.Max(size/2, at.Y-(bottom-l.Height))
-	}
-	for i, line := range lines {
-		s := size
-		if w := TextWidth(line, size); w > width {
-			s = size * width / w
-		}
-		p := Point{at.X, at.Y + float64(i)*lh}
-		l.Items = append(l.Items, Item{Kind: Text, Style: Style{Fill: c}, P: l.points(p), Text: line, Size: s, Align: align})
-	}
-	return float64(len(lines)) * lh
+	return Wrap(text, int(room/(0.55*size)))
 }
 
 // Hit returns the ID of the topmost item with an ID under p, within slop

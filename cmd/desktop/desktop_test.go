@@ -93,14 +93,15 @@ func desktopLessons(t *testing.T) {
 	t.Logf("window %s, %d×%d", d.win, d.w, d.h)
 	fig := ebitenview.FigureRect(d.w, d.h)
 
-	// Lesson 1: drag user 6 by its mean; the figure changes around it.
+	// Lesson 1: drag user 20 by its mean (drawn last, so no other user's
+	// mean covers it); the figure changes around it.
 	play := scenes.NewPlayground()
-	at := d.locate(viz.NewApp(play), 1+20*10+5)
+	at := d.locate(viz.NewApp(play), 1+20*10+19)
 	before := d.shot("user-level")
 	d.drag(at, 60, -40)
 	after := d.shot("user-level")
 	if !differs(before.img, after.img, image.Rect(int(at.X)-15, int(at.Y)-15, int(at.X)+15, int(at.Y)+15)) {
-		t.Error("lesson 1: dragging user 6 did not change the figure where it was")
+		t.Error("lesson 1: dragging user 20 did not change the figure where it was")
 	}
 
 	// Lesson 3 by its number key: step with the arrow keys, then drag bar 2.

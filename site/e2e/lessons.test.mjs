@@ -255,14 +255,15 @@ test("Why user-level?: dragging a user's mean moves all its items, and only them
   const before = await csvRows(page);
   const meanBefore = await readout(page, "mean");
   const box = await page.locator("#figure").boundingBox();
-  const [x, y] = await page.evaluate(() => uldp.locate(1 + 20 * 10 + 5)); // user 6's mean
+  // User 20's mean: drawn last, no other user's mean covers it.
+  const [x, y] = await page.evaluate(() => uldp.locate(1 + 20 * 10 + 19));
   await page.mouse.move(box.x + x, box.y + y);
   await page.mouse.down();
   for (let i = 1; i <= 10; i++) await page.mouse.move(box.x + x + 5 * i, box.y + y - 3 * i);
   await page.mouse.up();
   const after = await csvRows(page);
   for (const u of Object.keys(before)) {
-    if (u === "6") assert.notDeepEqual(after[u], before[u], "user 6 did not move");
+    if (u === "20") assert.notDeepEqual(after[u], before[u], "user 20 did not move");
     else assert.deepEqual(after[u], before[u], `user ${u} moved`);
   }
   assert.notEqual(await readout(page, "mean"), meanBefore);

@@ -17,17 +17,20 @@ const atRange = 6.0
 func (s *AuditLab) Draw(w, h float64) *viz.List {
 	l := &s.list
 	l.Reset(w, h)
+	var y float64
 	if queryMech(s.mech) {
-		s.drawQueries(l, w)
+		y = s.drawQueries(l, w)
 	} else {
-		s.drawUsersPair(l, w)
+		y = s.drawUsersPair(l, w)
 	}
+	// The verdict and the hint stack by their measured heights (a phone
+	// wraps them); the profile goes below them.
+	y = math.Max(178, y+24)
 	if s.err != nil {
-		drawFailure(l, w, 190, "Cannot audit: "+s.err.Error())
+		drawFailure(l, w, y+12, "Cannot audit: "+s.err.Error())
 		return l
 	}
 	g := s.guarantee()
-	hintY := 196.0
 	if p, ok := s.verdictAt(); ok {
 		text, col := fmt.Sprintf("✓ keeps its promise on this pair: δ(ε = %g) = %.3g, %.3g ≤ %g", g.Eps, p.DeltaAB, p.DeltaBA, g.Delta), viz.Green
 		if p.Verdict == audit.Violation {
@@ -36,26 +39,23 @@ func (s *AuditLab) Draw(w, h float64) *viz.List {
 				text += " — the audit catches “" + s.mutant + "”"
 			}
 		}
-		l.Text(viz.Point{X: 20, Y: 178}, text, 14, col, viz.Left)
+		y += l.Text(viz.Point{X: 20, Y: y}, text, 14, col, viz.Left)
 	} else if s.mech == labSGD {
 		text := fmt.Sprintf("No closed form for DP-SGD's answer; exact: Pr[the gate halts a run] is %s on A, %s on B (it then answers θ₀).",
 			audit.FormatProbability(s.sgd[0].Halt), audit.FormatProbability(s.sgd[1].Halt))
-		lines := viz.Wrap(text, int((w-40)/7))
-		for i, line := range lines {
-			l.Text(viz.Point{X: 20, Y: 178 + 15*float64(i)}, line, 13, viz.Ink, viz.Left)
-		}
-		hintY += 15 * float64(len(lines)-1)
+		y += l.Text(viz.Point{X: 20, Y: y}, text, 13, viz.Ink, viz.Left)
 	}
 	if hint := s.hint(); hint != "" {
-		l.Text(viz.Point{X: 20, Y: hintY}, hint, 11, viz.Muted, viz.Left)
+		y += l.Text(viz.Point{X: 20, Y: y}, hint, 11, viz.Muted, viz.Left)
 	}
-	ph := math.Max(h-320, 80)
-	if area := (plotArea{x0: 60, y0: 230, w: w - 120, h: ph}); s.mech == labSGD {
+	top := math.Max(230, y+16+l.TextHeight(viz.Point{X: 60}, 0, profileCaption("A vs B", "B vs A"), 12, viz.Left))
+	ph := math.Max(h-top-90, 80)
+	if area := (plotArea{x0: 60, y0: top, w: w - 120, h: ph}); s.mech == labSGD {
 		s.drawSampled(l, area)
 	} else {
 		drawProfile(l, area, s.points, g.Eps, g.Delta, "A vs B", "B vs A")
 	}
-	s.drawMC(l, w, 230+ph+40)
+	s.drawMC(l, w, top+ph+40)
 	return l
 }
 
@@ -120,8 +120,9 @@ func (s *AuditLab) drawSampled(l *viz.List, p plotArea) {
 	l.Text(viz.Point{X: x0 + bins*bw, Y: base + 24}, "⟨θ̂, u⟩", 11, viz.Muted, viz.Right)
 }
 
-// drawUsersPair draws dataset A and its neighbour B on one number line.
-func (s *AuditLab) drawUsersPair(l *viz.List, w float64) {
+// drawUsersPair draws dataset A and its neighbour B on one number line and
+// returns the y below them.
+func (s *AuditLab) drawUsersPair(l *viz.List, w float64) float64 {
 	if s.drag == 0 { // frozen while dragging
 		s.line = fitLine(append(append([]float64(nil), s.a...), s.b...), 40, w-80)
 	}
@@ -132,20 +133,25 @@ func (s *AuditLab) drawUsersPair(l *viz.List, w float64) {
 			changed = i
 		}
 	}
-	titles := [2]string{"dataset A (drag a user)", "neighbour B: A with one user replaced (drag one)"}
+	// Both rows share the line: the first title names its scale.
+	titles := [2]string{"dataset A (drag a user)" + s.line.scaleNote(), "neighbour B: one user of A replaced (drag it)"}
 	if s.mech == labGauss {
-		titles = [2]string{"the query's answer on A (drag it)", "on its neighbour B: within the sensitivity 1 of A's (drag it)"}
+		titles = [2]string{"the query's answer on A (drag it)" + s.line.scaleNote(), "B: within sensitivity 1 of A's answer (drag it)"}
 	}
+	// Each row sits below the one above by its title's height and its
+	// dots' stack (a phone's short line stacks them higher).
+	y := 24.0
 	for row, vals := range [][]float64{s.a, s.b} {
-		y := 52 + 56*float64(row)
-		title := titles[row]
-		base := 1 + row*lensID
-		drawValueRow(l, vals, s.line, y, base, changed, s.drag, title)
+		y = rowBelow(l, y, vals, s.line, titles[row])
+		drawValueRow(l, vals, s.line, y, 1+row*lensID, changed, s.drag, titles[row])
+		y += 32
 	}
+	return y
 }
 
-// drawQueries draws the two query vectors as paired bars.
-func (s *AuditLab) drawQueries(l *viz.List, w float64) {
+// drawQueries draws the two query vectors as paired bars and returns the y
+// below them.
+func (s *AuditLab) drawQueries(l *viz.List, w float64) float64 {
 	caption := fmt.Sprintf("query values: A (blue) and B (orange, within the sensitivity 1 of A); threshold Δ = %g; drag the bars", s.at.Threshold)
 	if s.mech == labGate {
 		caption = fmt.Sprintf("ORME's concentration scores minus 4n/5 = %d, %d users, T = %d queries: A (blue) and B (orange, within 2(n−1)/n ≈ %.3g of A); drag the bars",
@@ -182,6 +188,7 @@ func (s *AuditLab) drawQueries(l *viz.List, w float64) {
 			l.Rect(viz.Point{X: x + off - bw/2, Y: zero}, viz.Point{X: x + off + bw/2, Y: p.yOf(v)}, st, id)
 		}
 	}
+	return p.y0 + p.h
 }
 
 // drawMC shows the Monte Carlo audit's progress or result.

@@ -113,3 +113,43 @@ func TestLabelsDoNotClash(t *testing.T) {
 		}
 	}
 }
+
+// Every choice and switch of every lesson (a mechanism, a preset, an
+// algorithm, a lens): its labels stay inside the figure and clear of each other at the page's
+// three sizes, when it opens and at the end of its run.
+func TestLabelsDoNotClashInAnyChoice(t *testing.T) {
+	if testing.Short() {
+		t.Skip("every choice of every lesson: run without -short")
+	}
+	for _, les := range Lessons() {
+		for _, c := range viz.NewApp(les.New()).Controls() {
+			choices := c.Choices
+			switch c.Kind {
+			case viz.Choice:
+			case viz.Toggle:
+				choices = []string{"true", "false"}
+			default:
+				continue
+			}
+			for _, choice := range choices {
+				a := viz.NewApp(les.New())
+				name := a.Scene().Info().Name
+				if err := a.Set(c.Name, choice); err != nil {
+					continue // refused where the lesson stands (its own tests cover that)
+				}
+				for _, when := range []string{"open", "end"} {
+					if when == "end" && !a.Key("End") {
+						continue
+					}
+					a.Settle()
+					for _, size := range figureSizes {
+						fr, _ := a.Frame(size[0], size[1])
+						for _, bad := range clashes(fr) {
+							t.Errorf("%s, %s = %s, at %.0f × %.0f (%s): %s", name, c.Name, choice, size[0], size[1], when, bad)
+						}
+					}
+				}
+			}
+		}
+	}
+}

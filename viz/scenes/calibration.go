@@ -176,9 +176,26 @@ func (c *Calibration) Draw(w, h float64) *viz.List {
 	narrow := w < 640
 	y := 20.0
 	y += l.Text(viz.Point{X: 40, Y: y}, fmt.Sprintf("noise added to the mean of %d users × %d values in [−R, R], %s at ε = %g, δ = %g", c.n, c.m, c.mech, c.eps, c.delta), 13, viz.Ink, viz.Left)
-	plotH := math.Min(h*0.36, 260)
+	// The item level shows only the steps where it differs from the user
+	// level (Δ and what scales with it); the figure gives the text below
+	// the room it needs.
+	var itemSteps []privacy.Step
+	for i, st := range c.item.Steps {
+		if i >= len(c.user.Steps) || st != c.user.Steps[i] {
+			itemSteps = append(itemSteps, st)
+		}
+	}
+	rows := len(c.user.Steps)
 	if narrow {
-		plotH = math.Min(h*0.2, 260)
+		// A phone has room for one derivation: the item level's Δ line
+		// says what changes.
+		itemSteps = nil
+		rows += 7
+	}
+	below := 40 + 66 + 17*float64(rows) + 30 + 17*float64(2+len(c.rules.Rules)) + 10
+	plotH := math.Max(80, math.Min(math.Min(h*0.36, 260), h-y-10-below))
+	if narrow {
+		plotH = math.Max(80, math.Min(h*0.2, h-y-10-below))
 	}
 	plot := plotArea{x0: 40, y0: y + 10, w: w - 80, h: plotH}
 	span := 3.5 * math.Max(c.user.Scale, c.radius)
@@ -232,14 +249,19 @@ func (c *Calibration) Draw(w, h float64) *viz.List {
 		}
 		yy += l.TextIn(viz.Point{X: x, Y: yy}, col, side.title, 14, side.c, viz.Left) + 4
 		yy += l.TextIn(viz.Point{X: x, Y: yy}, col, fmt.Sprintf("Δ = %.4g   →   %s = %.4g", side.sens, side.cal.Symbol, side.cal.Scale), 16, viz.Ink, viz.Left) + 2
-		if narrow && i == 0 {
-			// The item level's steps are the user level's with a smaller
-			// Δ: a phone shows them once.
-			yy += l.TextIn(viz.Point{X: x + 8, Y: yy}, col-8, "the same steps as below, with this Δ", 12, viz.Muted, viz.Left) + 2
-		} else {
-			for _, st := range side.cal.Steps {
-				yy += l.TextIn(viz.Point{X: x + 8, Y: yy}, col-8, fmt.Sprintf("%s = %s = %.5g", st.Symbol, st.Formula, st.Value), 12, viz.Ink, viz.Left) + 2
+		steps := side.cal.Steps
+		if i == 0 && len(itemSteps) < len(steps) {
+			steps = itemSteps
+			if !narrow {
+				yy += l.TextIn(viz.Point{X: x + 8, Y: yy}, col-8, "the steps as at the user level (right), except:", 12, viz.Muted, viz.Left) + 2
 			}
+		}
+		size := 12.0
+		if narrow {
+			size = 11
+		}
+		for _, st := range steps {
+			yy += l.TextIn(viz.Point{X: x + 8, Y: yy}, col-8, fmt.Sprintf("%s = %s = %.5g", st.Symbol, st.Formula, st.Value), size, viz.Ink, viz.Left) + 1
 		}
 		next = math.Max(next, yy+6)
 	}
@@ -255,8 +277,12 @@ func (c *Calibration) Draw(w, h float64) *viz.List {
 	}
 	y += 8
 	cmp := c.rules
-	y += l.TextIn(viz.Point{X: 30, Y: y}, w-60, fmt.Sprintf("budget of %d release(s) of (ε = %g, δ = %.3g), each %s, under every rule (δ′ = %g):",
-		cmp.K, cmp.Per.Eps, cmp.Per.Delta, cmp.Kind, cmp.Slack), 13, viz.Ink, viz.Left) + 2
+	head := fmt.Sprintf("budget of %d release(s) of (ε = %g, δ = %.3g), each %s, under every rule (δ′ = %g):",
+		cmp.K, cmp.Per.Eps, cmp.Per.Delta, cmp.Kind, cmp.Slack)
+	if narrow {
+		head = fmt.Sprintf("budget of %d release(s), every rule (δ′ = %g):", cmp.K, cmp.Slack)
+	}
+	y += l.TextIn(viz.Point{X: 30, Y: y}, w-60, head, 13, viz.Ink, viz.Left) + 2
 	// The formulas need room beside the figures; a narrow frame shows the
 	// figures alone (the total's readout keeps its formula).
 	wide := w >= 760

@@ -87,32 +87,35 @@ func (n numberLine) ticks() []float64 {
 // crowdDot is how many users at one value become a single ×k dot.
 const crowdDot = 4
 
-// drawValueRow draws users as dots on a number line, stacked upward where
-// they would overlap; the changed user is orange, the dragged one ringed.
-// It returns where each user was drawn.
-func drawValueRow(l *viz.List, values []float64, ax numberLine, y float64, idBase, changed, drag int, title string) []viz.Point {
+// scaleNote is what a title adds to say the line is not linear.
+func (ax numberLine) scaleNote() string {
 	if ax.c != 0 {
-		title += " — symmetric log scale"
+		return " — symmetric log scale"
 	}
-	l.Text(viz.Point{X: ax.x0, Y: y - 24}, title, 12, viz.Ink, viz.Left)
-	l.Line(viz.Point{X: ax.x0, Y: y}, viz.Point{X: ax.x0 + ax.w, Y: y}, viz.Style{Stroke: viz.Muted, Width: 1})
-	for _, t := range ax.ticks() {
-		l.Line(viz.Point{X: ax.xOf(t), Y: y}, viz.Point{X: ax.xOf(t), Y: y + 4}, viz.Style{Stroke: viz.Muted, Width: 1})
-		l.Text(viz.Point{X: ax.xOf(t), Y: y + 13}, viz.TickLabel(t), 10, viz.Muted, viz.Centre)
-	}
-	const r = 6
-	at := make([]viz.Point, len(values))
+	return ""
+}
+
+// valueRowDot is the radius of a user's dot on a value row.
+const valueRowDot = 6
+
+// swarm places users as dots on the line at y, stacked upward where they
+// would overlap: a greedy beeswarm, each dot at the lowest level where it
+// clears every dot already placed, so every user stays grabbable. A crowd
+// of users at exactly one value (ORME's pairs hold hundreds) is one dot
+// marked ×k instead: hidden marks the rest of it, crowds maps the dot's
+// user to k. top is the highest y a dot or mark reaches.
+func swarm(values []float64, ax numberLine, y float64) (at []viz.Point, hidden []bool, crowds map[int]int, top float64) {
+	const r = valueRowDot
+	at = make([]viz.Point, len(values))
+	hidden = make([]bool, len(values))
+	crowds = map[int]int{}
+	top = y - r
 	order := make([]int, len(values))
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(i, j int) int { return cmp.Compare(values[i], values[j]) })
-	// Greedy beeswarm: each dot takes the lowest level where it clears
-	// every dot already placed, so every user stays grabbable. A crowd of
-	// users at exactly one value (ORME's pairs hold hundreds) is one dot
-	// marked ×k instead: grabbing it takes its first user out.
 	var levels []float64 // the rightmost x placed on each level
-	hidden := make([]bool, len(values))
 	for o := 0; o < len(order); o++ {
 		i := order[o]
 		x := ax.xOf(values[i])
@@ -122,7 +125,7 @@ func drawValueRow(l *viz.List, values []float64, ax numberLine, y float64, idBas
 			levels = append(levels, x)
 		}
 		levels[k] = x
-		at[i] = viz.Point{X: x, Y: y - 2*r*float64(k)}
+		at[i] = viz.Point{X: x, Y: float64(k)} // the level, for now
 		same := o + 1
 		for same < len(order) && values[order[same]] == values[i] {
 			same++
@@ -131,8 +134,51 @@ func drawValueRow(l *viz.List, values []float64, ax numberLine, y float64, idBas
 			for _, j := range order[o+1 : same] {
 				at[j], hidden[j] = at[i], true
 			}
-			l.Text(viz.Point{X: x, Y: at[i].Y - 13}, fmt.Sprintf("×%d", same-o), 10, viz.Ink, viz.Centre)
+			crowds[i] = same - o
 			o = same - 1
+		}
+	}
+	// A stack taller than maxStack levels is squeezed into their height:
+	// the dots overlap a little, the row's height stays bounded.
+	step := 2.0 * r
+	if n := len(levels); n > maxStack {
+		step = 2 * r * (maxStack - 1) / float64(n-1)
+	}
+	for i := range at {
+		at[i].Y = y - step*at[i].Y
+		top = math.Min(top, at[i].Y-r)
+		if _, ok := crowds[i]; ok {
+			top = math.Min(top, at[i].Y-19)
+		}
+	}
+	return at, hidden, crowds, top
+}
+
+// maxStack is the most levels a value row stacks its dots on at full
+// spacing.
+const maxStack = 4
+
+// rowBelow returns the y of the line of a value row whose title's first
+// line is at y: below the title, and below where its dots stack.
+func rowBelow(l *viz.List, y float64, values []float64, ax numberLine, title string) float64 {
+	_, _, _, top := swarm(values, ax, 0)
+	return y + l.TextHeight(viz.Point{X: ax.x0}, 0, title, 12, viz.Left) - 15 + math.Max(24, 10-top)
+}
+
+// drawValueRow draws users as dots on a number line (see swarm), under a
+// title that ends just above the highest dot; the changed user is orange,
+// the dragged one ringed. It returns where each user was drawn.
+func drawValueRow(l *viz.List, values []float64, ax numberLine, y float64, idBase, changed, drag int, title string) []viz.Point {
+	at, hidden, crowds, top := swarm(values, ax, y)
+	l.TextAbove(viz.Point{X: ax.x0, Y: math.Min(y-24, top-10)}, 0, title, 12, viz.Ink, viz.Left)
+	l.Line(viz.Point{X: ax.x0, Y: y}, viz.Point{X: ax.x0 + ax.w, Y: y}, viz.Style{Stroke: viz.Muted, Width: 1})
+	for _, t := range ax.ticks() {
+		l.Line(viz.Point{X: ax.xOf(t), Y: y}, viz.Point{X: ax.xOf(t), Y: y + 4}, viz.Style{Stroke: viz.Muted, Width: 1})
+		l.Text(viz.Point{X: ax.xOf(t), Y: y + 13}, viz.TickLabel(t), 10, viz.Muted, viz.Centre)
+	}
+	for i := range at { // in user order: the list is the same every frame
+		if k, ok := crowds[i]; ok {
+			l.Text(viz.Point{X: at[i].X, Y: at[i].Y - 13}, fmt.Sprintf("×%d", k), 10, viz.Ink, viz.Centre)
 		}
 	}
 	for i, p := range at {
@@ -146,7 +192,7 @@ func drawValueRow(l *viz.List, values []float64, ax numberLine, y float64, idBas
 		if drag == idBase+i {
 			st.Stroke, st.Width = viz.Yellow, 3
 		}
-		l.Circle(p, r, st, idBase+i)
+		l.Circle(p, valueRowDot, st, idBase+i)
 	}
 	return at
 }

@@ -1,7 +1,9 @@
 package scenes
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
@@ -207,6 +209,19 @@ func (s *Outlier) drawUsers(l *viz.List, c viz.Camera, rad float64, v outlierSho
 	for _, j := range st.Kept {
 		kept[j] = true
 	}
+	// Counts label the users the ramp does not simply keep (the crowd's
+	// labels would overlap) and the one being dragged, which goes first;
+	// a label that would cover another is left out.
+	place := labels{l: l}
+	count := func(j int) {
+		if main && (v.keep || v.halted) && (st.Keep[j] < 1 || s.drag == j+1) {
+			p := c.ToScreen(s.users[j][0], s.users[j][1])
+			place.text(viz.Point{X: p.X, Y: p.Y - 13}, fmt.Sprintf("f=%d", st.Counts[j]), 10, viz.Ink, viz.Centre)
+		}
+	}
+	if s.drag > 0 {
+		count(s.drag - 1)
+	}
 	for j, u := range s.users {
 		p := c.ToScreen(u[0], u[1])
 		if !main && !inView(p) {
@@ -223,10 +238,8 @@ func (s *Outlier) drawUsers(l *viz.List, c viz.Camera, rad float64, v outlierSho
 			style.Stroke, style.Width = viz.Yellow, 3
 		}
 		l.Circle(p, rad, style, id0+j)
-		// Counts label the users the ramp does not simply keep (the crowd's
-		// labels would overlap) and the one being dragged.
-		if main && (v.keep || v.halted) && (st.Keep[j] < 1 || s.drag == j+1) {
-			l.Text(viz.Point{X: p.X, Y: p.Y - 13}, fmt.Sprintf("f=%d", st.Counts[j]), 10, viz.Ink, viz.Centre)
+		if s.drag != j+1 {
+			count(j)
 		}
 	}
 	if main && s.nb && s.nbUser >= 0 {
@@ -251,9 +264,22 @@ func (s *Outlier) drawUsers(l *viz.List, c viz.Camera, rad float64, v outlierSho
 	l.Line(viz.Point{X: all.X - 6, Y: all.Y - 6}, viz.Point{X: all.X + 6, Y: all.Y + 6}, viz.Style{Stroke: viz.Ink, Width: 2})
 	l.Line(viz.Point{X: all.X - 6, Y: all.Y + 6}, viz.Point{X: all.X + 6, Y: all.Y - 6}, viz.Style{Stroke: viz.Ink, Width: 2})
 	l.Polygon([]viz.Point{{X: km.X, Y: km.Y - 7}, {X: km.X + 7, Y: km.Y}, {X: km.X, Y: km.Y + 7}, {X: km.X - 7, Y: km.Y}}, viz.Style{Fill: viz.Green, Stroke: viz.Ink, Width: 1})
+	// ĝ beyond the view (sound mode's σ is wide) waits at its edge.
+	label := "ĝ"
+	if !inView(out) {
+		out = viz.Point{X: clamp(out.X, c.X0+10, c.X0+c.W-30), Y: clamp(out.Y, c.Y0+10, c.Y0+c.H-10)}
+		label = "ĝ, beyond the view"
+		if out.X > c.X0+c.W/2 {
+			label = "ĝ beyond →"
+		}
+	}
 	l.Circle(out, 7, viz.Style{Fill: viz.Orange, Stroke: viz.Ink, Width: 1}, 0)
 	if !main || s.inset.W == 0 {
-		l.Text(viz.Point{X: out.X + 10, Y: out.Y}, "ĝ", 12, viz.Ink, viz.Left)
+		if out.X > c.X0+c.W/2 {
+			l.Text(viz.Point{X: out.X - 10, Y: out.Y}, label, 12, viz.Ink, viz.Right)
+		} else {
+			l.Text(viz.Point{X: out.X + 10, Y: out.Y}, label, 12, viz.Ink, viz.Left)
+		}
 	}
 }
 
@@ -324,12 +350,18 @@ func (s *Outlier) drawRamp(l *viz.List, p plotArea, v outlierShown) {
 	for _, f := range s.step.Counts {
 		users[f]++
 	}
-	for f, k := range users {
+	// Labelled from the largest group down; one that would cover another
+	// is left out (its dot's size still says how many).
+	fs := slices.Collect(maps.Keys(users))
+	slices.SortFunc(fs, func(a, b int) int { return cmp.Or(users[b]-users[a], a-b) })
+	place := labels{l: l}
+	for _, f := range fs {
+		k := users[f]
 		q := robust.Keep(f, s.n)
 		pt := viz.Point{X: xOf(float64(f)), Y: yOf(q)}
 		l.Circle(pt, 3+math.Sqrt(float64(k)), viz.Style{Fill: rampColour(q), Stroke: viz.Ink, Width: 0.5}, 0)
 		if k > 1 {
-			l.Text(viz.Point{X: pt.X, Y: pt.Y - 10 - math.Sqrt(float64(k))}, fmt.Sprintf("×%d", k), 10, viz.Ink, viz.Centre)
+			place.text(viz.Point{X: pt.X, Y: pt.Y - 10 - math.Sqrt(float64(k))}, fmt.Sprintf("×%d", k), 10, viz.Ink, viz.Centre)
 		}
 	}
 }
@@ -387,7 +419,8 @@ func (s *Outlier) drawNeighbour(l *viz.List, p plotArea) {
 	if l1 > 2 {
 		col = viz.Vermillion
 	}
-	l.Text(viz.Point{X: p.x0, Y: p.y0 - 14}, fmt.Sprintf("neighbour: ‖p − p′‖₁ = %.3g (lemma: ≤ 2; slope bound 1 + 6(n−1)/n = %.3g); coins falling differently: %d", l1, 1+6*(n-1)/n, diff), 11, col, viz.Left)
+	p.y0 += l.TextIn(viz.Point{X: p.x0, Y: p.y0 - 14}, p.w, fmt.Sprintf("neighbour: ‖p − p′‖₁ = %.3g (lemma: ≤ 2; slope bound 1 + 6(n−1)/n = %.3g); coins falling differently: %d", l1, 1+6*(n-1)/n, diff), 11, col, viz.Left) - 14
+	p.h = math.Max(p.h-14, 20)
 	var changed []int
 	for j, q := range s.step.Keep {
 		if q != s.nbStep.Keep[j] {
@@ -395,7 +428,7 @@ func (s *Outlier) drawNeighbour(l *viz.List, p plotArea) {
 		}
 	}
 	if len(changed) == 0 {
-		l.Text(viz.Point{X: p.x0, Y: p.y0 + 10}, "no user's keep probability changed (drag a user: it moves in the copy only)", 11, viz.Muted, viz.Left)
+		l.TextIn(viz.Point{X: p.x0, Y: p.y0 + 10}, p.w, "no user's keep probability changed (drag a user: it moves in the copy only)", 11, viz.Muted, viz.Left)
 		return
 	}
 	bw := math.Min(p.w/float64(len(changed))/2.5, 10)

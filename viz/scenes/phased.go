@@ -283,7 +283,8 @@ func (s *Phased) Draw(w, h float64) *viz.List {
 		at   viz.Point
 		text string
 	}
-	var labels []release
+	var rel []release
+	place := labels{l: l}
 
 	shown := map[int]bool{}
 	released := map[int]bool{}
@@ -306,7 +307,7 @@ func (s *Phased) Draw(w, h float64) *viz.List {
 		t0 := c.ToScreen(st.Output[0], st.Output[1])
 		l.Circle(t0, math.Min(st.Radius*c.Scale, 4*w), viz.Style{Stroke: viz.Green, Width: 2}, 0)
 		l.Circle(t0, 6, viz.Style{Fill: viz.Green, Stroke: viz.Ink, Width: 1}, 0)
-		l.Text(viz.Point{X: t0.X + 8, Y: t0.Y + 10}, fmt.Sprintf("θ₀ (stage 1); green: B(θ₀, R′ = %.3g)", st.Radius), 11, viz.Ink, viz.Left)
+		place.text(viz.Point{X: t0.X + 8, Y: t0.Y + 10}, fmt.Sprintf("θ₀ (stage 1); green: B(θ₀, R′ = %.3g)", st.Radius), 11, viz.Ink, viz.Left)
 		prev = t0
 	}
 	for _, ph := range s.result.Phases {
@@ -330,32 +331,18 @@ func (s *Phased) Draw(w, h float64) *viz.List {
 		if ph.Bottom {
 			label += " (⊥)"
 		}
-		labels = append(labels, release{viz.Point{X: out.X + 8, Y: out.Y - 8}, label})
+		rel = append(rel, release{viz.Point{X: out.X + 8, Y: out.Y - 8}, label})
 		prev = out
 	}
-	var placed [][4]float64
-	place := func(at viz.Point, text string, align viz.Align) bool {
-		tw := viz.TextWidth(text, 11)
-		x0 := at.X - [...]float64{0, tw / 2, tw}[align]
-		b := [4]float64{x0, at.Y - 6, x0 + tw, at.Y + 6}
-		for _, o := range placed {
-			if b[0] < o[2] && o[0] < b[2] && b[1] < o[3] && o[1] < b[3] {
-				return false
-			}
-		}
-		placed = append(placed, b)
-		l.Text(at, text, 11, viz.Ink, align)
-		return true
+	if n := len(rel); n > 0 {
+		place.text(rel[n-1].at, rel[n-1].text, 11, viz.Ink, viz.Left)
+		rel = rel[:n-1]
 	}
-	if n := len(labels); n > 0 {
-		place(labels[n-1].at, labels[n-1].text, viz.Left)
-		labels = labels[:n-1]
+	if !place.text(viz.Point{X: hc.X + 12, Y: hc.Y}, "data (drag)", 11, viz.Ink, viz.Left) {
+		place.text(viz.Point{X: hc.X - 12, Y: hc.Y}, "data (drag)", 11, viz.Ink, viz.Right)
 	}
-	if !place(viz.Point{X: hc.X + 12, Y: hc.Y}, "data (drag)", viz.Left) {
-		place(viz.Point{X: hc.X - 12, Y: hc.Y}, "data (drag)", viz.Right)
-	}
-	for i := len(labels) - 1; i >= 0; i-- {
-		place(labels[i].at, labels[i].text, viz.Left)
+	for i := len(rel) - 1; i >= 0; i-- {
+		place.text(rel[i].at, rel[i].text, 11, viz.Ink, viz.Left)
 	}
 	s.drawLedger(l, w, h, spent)
 	c.DrawScaleBar(l)

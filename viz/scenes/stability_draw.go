@@ -64,12 +64,15 @@ func (s *Stability) Draw(w, h float64) *viz.List {
 		s.axis = fitLine(vals, 40, w-80)
 	}
 	s.axis.w = w - 80
-	s.drawUsers(l, s.values, s.axis, 44, 1, v, "data x")
-	y := 92.0
+	// Each row below the one above by its title's height and its dots'
+	// stack.
+	y := rowBelow(l, 20, s.values, s.axis, s.rowTitle("data x"))
+	s.drawUsers(l, s.values, s.axis, y, 1, v, "data x")
 	if s.lens {
+		y = rowBelow(l, y+30, s.neighbour, s.axis, s.rowTitle("neighbour x′"))
 		s.drawUsers(l, s.neighbour, s.axis, y, lensID+1, stabilityShown{}, "neighbour x′")
-		y += 48
 	}
+	y += 48
 	// Side by side, or stacked in a narrow frame (a phone), where each
 	// block starts below the text above it.
 	if w >= 640 {
@@ -78,17 +81,38 @@ func (s *Stability) Draw(w, h float64) *viz.List {
 		s.drawTDLap(l, plotArea{x0: 40 + half, y0: y + 30, w: half - 20, h: 110}, v)
 		y += 170
 	} else {
-		y = s.drawInfluence(l, plotArea{x0: 20, y0: y + 30, w: w - 40, h: 70})
-		y = s.drawTDLap(l, plotArea{x0: 20, y0: y + 36, w: w - 40, h: 56}, v)
+		// The lens's row and profile take room the bars give up.
+		ih, th := 70.0, 56.0
+		if s.lens {
+			ih, th = 50, 40
+		}
+		y = s.drawInfluence(l, plotArea{x0: 20, y0: y + 30, w: w - 40, h: ih})
+		y = s.drawTDLap(l, plotArea{x0: 20, y0: y + 36, w: w - 40, h: th}, v)
 		y += 6
 	}
 	y = s.drawSearch(l, y, v)
 	if s.lens {
-		s.drawProfile(l, plotArea{x0: 60, y0: y + 20, w: w - 120, h: math.Max(h-y-60, 60)})
+		y0 := y + 12 + l.TextHeight(viz.Point{X: 60}, 0, profileCaption("x vs x′", "x′ vs x"), 12, viz.Left)
+		if h-y0-22 >= 80 {
+			s.drawProfile(l, plotArea{x0: 60, y0: y0, w: w - 120, h: h - y0 - 22})
+		} else { // a phone: the profile's verdict at the claimed ε, in words
+			pt := audit.Curve(s.law, s.lensLaw, s.result.Guarantee, []float64{s.params.Eps})[0]
+			col := viz.Green
+			if pt.Verdict == audit.Violation {
+				col = viz.Vermillion
+			}
+			l.Text(viz.Point{X: 20, Y: y + 20}, fmt.Sprintf("exact δ at ε = %g: %.3g (x vs x′), %.3g (x′ vs x), promised %g: %s — the whole curve δ(ε) on a wider screen",
+				s.params.Eps, pt.DeltaAB, pt.DeltaBA, s.params.Delta, pt.Verdict), 12, col, viz.Left)
+		}
 	} else {
 		s.drawRelease(l, plotArea{x0: 40, y0: y + 10, w: w - 80, h: math.Max(h-y-50, 60)}, v)
 	}
 	return l
+}
+
+// rowTitle is the title of the users' row called name.
+func (s *Stability) rowTitle(name string) string {
+	return name + " (drag a user)" + s.axis.scaleNote()
 }
 
 func minMax(xs []float64) (float64, float64) {
@@ -114,7 +138,7 @@ func (s *Stability) drawUsers(l *viz.List, values []float64, ax numberLine, y fl
 	if drag < 0 {
 		drag = -drag
 	}
-	at := drawValueRow(l, values, ax, y, idBase, changed, drag, title+" (drag a user)")
+	at := drawValueRow(l, values, ax, y, idBase, changed, drag, s.rowTitle(title))
 	if !v.stability {
 		return
 	}
@@ -294,10 +318,16 @@ func (s *Stability) drawProfile(l *viz.List, p plotArea) {
 	drawProfile(l, p, audit.Curve(s.law, s.lensLaw, s.result.Guarantee, eps), s.params.Eps, s.params.Delta, "x vs x′", "x′ vs x")
 }
 
+// profileCaption is the title drawProfile writes above its plot.
+func profileCaption(ab, ba string) string {
+	return fmt.Sprintf("exact privacy profile δ(ε), log scale: %s (blue), %s (orange); the promise (purple) holds from the claimed ε on", ab, ba)
+}
+
 // drawProfile plots an exact privacy profile δ(ε) (both orders, log scale)
+
 // against the promise (ε₀, δ₀), which holds from ε₀ on.
 func drawProfile(l *viz.List, p plotArea, pts []audit.Point, eps0, delta0 float64, ab, ba string) {
-	l.Text(viz.Point{X: p.x0, Y: p.y0 - 8}, fmt.Sprintf("exact privacy profile δ(ε), log scale: %s (blue), %s (orange); the promise (purple) holds from the claimed ε on", ab, ba), 12, viz.Ink, viz.Left)
+	l.TextAbove(viz.Point{X: p.x0, Y: p.y0 - 8}, 0, profileCaption(ab, ba), 12, viz.Ink, viz.Left)
 	emax := pts[len(pts)-1].Eps
 	const floor = -12.0 // log10 δ below 1e-12 sits on the axis
 	xOf := func(e float64) float64 { return p.x0 + p.w*e/emax }
@@ -316,7 +346,7 @@ func drawProfile(l *viz.List, p plotArea, pts []audit.Point, eps0, delta0 float6
 	for e := 0; e >= int(floor); e -= 3 {
 		l.Text(viz.Point{X: p.x0 - 6, Y: yOf(math.Pow(10, float64(e)))}, fmt.Sprintf("1e%d", e), 10, viz.Muted, viz.Right)
 	}
-	l.Text(viz.Point{X: p.x0 + p.w, Y: p.y0 + p.h + 24}, "ε", 11, viz.Muted, viz.Right)
+	l.Text(viz.Point{X: p.x0 + p.w + 10, Y: p.y0 + p.h + 12}, "ε", 11, viz.Muted, viz.Left) // beside the ticks
 	for _, side := range []struct {
 		col viz.Colour
 		get func(audit.Point) float64
