@@ -33,7 +33,13 @@ func ParseSeed(v string) (uint64, error) {
 func ModeControl(m privacy.Mode) Control {
 	return Control{Name: CtlMode, Label: "mode", Kind: Choice, Value: m.String(),
 		Choices: []string{privacy.Paper.String(), privacy.Sound.String(), privacy.Teaching.String(), privacy.NonPrivate.String()},
-		Help:    "which calibration runs, and so which guarantee holds"}
+		Help:    "which calibration runs, and so which guarantee holds",
+		ChoiceHelp: map[string]string{
+			privacy.Paper.String():      "the constants as the paper prints them (where its proof has gaps, the guarantee says which)",
+			privacy.Sound.String():      "the same algorithm with constants the corrected proof supports",
+			privacy.Teaching.String():   "κ chosen by hand to watch the mechanism; the guarantee is not the one asked for",
+			privacy.NonPrivate.String(): "no noise: the algorithm's skeleton, and no guarantee",
+		}}
 }
 
 // ParseNumber reads a numeric control value and checks it against the

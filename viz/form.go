@@ -2,6 +2,7 @@ package viz
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -224,6 +225,18 @@ func (f Field) Explained(help string) Field {
 	return f
 }
 
+// Described returns the field with each choice's help (see
+// Control.ChoiceHelp); choices it does not name keep the ones they had.
+func (f Field) Described(each map[string]string) Field {
+	m := maps.Clone(f.ChoiceHelp)
+	if m == nil {
+		m = map[string]string{}
+	}
+	maps.Copy(m, each)
+	f.ChoiceHelp = m
+	return f
+}
+
 // Labelled returns the field under another label.
 func (f Field) Labelled(label string) Field {
 	f.Label = label
@@ -239,6 +252,13 @@ func (f Form) Controls() []Control {
 	for i, fd := range f {
 		out[i] = fd.Control
 		out[i].Value = fd.v.get()
+		out[i].ChoiceHelp = nil // consumed here: Help says it
+		if h := fd.ChoiceHelp[out[i].Value]; h != "" {
+			out[i].Help = out[i].Value + ": " + h
+			if fd.Help != "" {
+				out[i].Help += ". " + fd.Help
+			}
+		}
 	}
 	return out
 }

@@ -35,13 +35,17 @@ func TestFormBindsAndChecks(t *testing.T) {
 			t.Errorf("%s = %q, want %q", c.Name, c.Value, v)
 		}
 	}
-	if cs[0].Step != 1 || cs[2].Kind != Toggle || cs[3].Kind != Choice || cs[5].Help != "which constants" || cs[6].Kind != Button {
+	if cs[0].Step != 1 || cs[2].Kind != Toggle || cs[3].Kind != Choice || cs[5].Help != "paper: the constants as the paper prints them (where its proof has gaps, the guarantee says which). which constants" || cs[6].Kind != Button {
 		t.Errorf("declared controls %+v", cs)
 	}
 	for _, c := range [][2]string{{"n", "50"}, {"eps", "2.5"}, {"lens", ""}, {"kind", "c"}, {"seed", "9"}, {"mode", "sound"}, {"go", ""}} {
 		if err := f.Set(c[0], c[1]); err != nil {
 			t.Errorf("Set(%s, %q): %v", c[0], c[1], err)
 		}
+	}
+	// The help describes what is chosen.
+	if h := f.Controls()[5].Help; !strings.HasPrefix(h, "sound: the same algorithm") {
+		t.Errorf("mode help after choosing sound: %q", h)
 	}
 	if n != 50 || eps != 2.5 || !on || kind != "c" || seed != 9 || mode != privacy.Sound || fired != 1 {
 		t.Errorf("bound values n=%d eps=%v on=%v kind=%s seed=%d mode=%v fired=%d", n, eps, on, kind, seed, mode, fired)

@@ -64,6 +64,10 @@ type Control struct {
 	Unit    string      `json:"unit,omitempty"`
 	Choices []string    `json:"choices,omitempty"`
 	Help    string      `json:"help,omitempty"`
+	// ChoiceHelp says what each choice is. It is a declaration: a Form's
+	// Controls put the chosen one's before Help (so the help describes
+	// what is chosen) and leave this nil.
+	ChoiceHelp map[string]string `json:"-"`
 	// Key is the keyboard shortcut, if any ("Space", "ArrowRight", "r").
 	Key string `json:"key,omitempty"`
 	// Disabled controls are shown but do nothing now (e.g. step at the end).

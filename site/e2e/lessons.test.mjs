@@ -517,7 +517,11 @@ test("Audit lab: a broken variant is caught exactly and by sampling; drags keep 
   // DP-SGD has no closed form: the halting probability is exact, the rest
   // is sampled from whole runs, and no-gate is caught on two crowds.
   await page.selectOption("#ctl-mech", "dp-sgd");
+  // Each select's help describes what is chosen, not the other choices.
+  const help = (id) => page.locator(`#${id}`).locator("xpath=..").locator(".help").textContent();
+  assert.match(await help("ctl-mech"), /^dp-sgd: whole DP-SGD runs, sampled/);
   await page.selectOption("#ctl-pair", "two-crowds");
+  assert.match(await help("ctl-pair"), /^two-crowds: a preset pair that catches/);
   assert.match(await readout(page, "halt"), /^1 on A, 1 on B \(exact\)/);
   await page.selectOption("#ctl-mutant", "no-gate");
   await page.locator("#figure").focus();

@@ -504,12 +504,12 @@ function buildControl(c) {
     el.addEventListener("change", () => commit(el.value));
     row.append(el);
   }
-  if (c.help) {
-    const help = document.createElement("div");
-    help.className = "help"; withErrata(help, c.help);
-    row.append(help);
-  }
-  inputs.set(c.name, { control: c, el, number });
+  // The help follows the value (a choice's help describes the chosen one).
+  const help = document.createElement("div");
+  help.className = "help"; withErrata(help, c.help || "");
+  help.hidden = !c.help;
+  row.append(help);
+  inputs.set(c.name, { control: c, el, number, help });
   return row;
 }
 
@@ -538,7 +538,9 @@ function syncPanel(settle) {
   const fresh = builtFor === "";
   const buf = uldp.controls(fresh);
   if (buf) controls = new Wire(buf).list(readControl);
-  const key = uldp.current() + ":" + controls.map((c) => c.name).join(",");
+  // Rebuilt when the controls or a select's choices change (the audit
+  // lab's pairs depend on its mechanism).
+  const key = uldp.current() + ":" + controls.map((c) => c.name + "=" + (c.choices || []).join("|")).join(",");
   if (key !== builtFor) {
     builtFor = key;
     syncExports();
@@ -562,8 +564,11 @@ function syncPanel(settle) {
   for (const c of controls) {
     const entry = inputs.get(c.name);
     if (!entry) continue;
+    const { el, number, help } = entry;
+    if (help && (c.help || "") !== (entry.control.help || "")) {
+      withErrata(help, c.help || ""); help.hidden = !c.help;
+    }
     entry.control = c;
-    const { el, number } = entry;
     if (c.kind === "button") { el.textContent = c.label; el.disabled = !!c.disabled; continue; }
     if (document.activeElement === el || document.activeElement === number) continue; // don't fight the user
     if (c.kind === "slider") { el.value = toSlider(c, Number(c.value)); number.value = c.value; }

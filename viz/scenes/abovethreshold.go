@@ -122,7 +122,11 @@ func (s *AboveThreshold) form() viz.Form {
 			Help: fmt.Sprintf("1 to %d numbers separated by commas; or drag the bars", maxQueries)}, "query", maxQueries),
 		viz.StreamsSeed(&s.streams),
 		viz.Mode(&s.mode, privacy.Paper, privacy.NonPrivate).
-			Explained("paper: Lap(2/ε) and Lap(4/ε) noise; non-private: exact comparisons (the calibration is exact, so sound = paper)"),
+			Explained("the calibration is exact, so sound = paper").
+			Described(map[string]string{
+				privacy.Paper.String():      "Lap(2/ε) noise on the threshold, Lap(4/ε) on each query",
+				privacy.NonPrivate.String(): "exact comparisons, no noise",
+			}),
 		viz.Action(viz.Control{Name: "reroll-threshold", Label: "re-roll threshold noise", Key: "t", Help: "new Λ, same query noise"},
 			func() error { s.streams.Reroll(rng.ATThreshold); return nil }),
 		viz.Action(viz.Control{Name: "reroll-queries", Label: "re-roll query noise", Key: "q", Help: "new ν's, same threshold"},

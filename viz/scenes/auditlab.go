@@ -153,6 +153,33 @@ func labPairs() map[string][]labPair {
 	}
 }
 
+// pairHelp says which broken variant each preset pair of m catches.
+func pairHelp(m string) map[string]string {
+	out := map[string]string{}
+	for _, p := range labPairs()[m] {
+		out[p.name] = "a preset pair that catches “" + p.catches + "”"
+	}
+	return out
+}
+
+// mutantHelp says what each broken variant breaks.
+func mutantHelp() map[string]string {
+	out := map[string]string{
+		noMutant:                 "the real mechanism",
+		"no-threshold-noise":     "the threshold gets no noise",
+		audit.GaussianClassical:  "the textbook σ used beyond its proof (ε ≥ 1)",
+		audit.ORMENoGate:         "ORME without its gate",
+		audit.ORMEHalfScoreNoise: "the score's noise at half the sound scale",
+		audit.ORMEKeepAll:        "everyone kept instead of the ramp",
+	}
+	for _, name := range audit.DelMutantNames() {
+		if m, err := audit.DelMutantByName(name); err == nil {
+			out[name] = m.Broken
+		}
+	}
+	return out
+}
+
 func pairNames(m string) []string {
 	var out []string
 	for _, p := range labPairs()[m] {
@@ -438,11 +465,18 @@ func (s *AuditLab) Tick(float64) bool {
 func (s *AuditLab) form() viz.Form {
 	f := viz.Form{
 		viz.Choose(&s.mech, viz.Control{Name: "mech", Label: "mechanism", Choices: labMechs,
-			Help: "orme-gate audits ORME's gate alone over 8 queries, against its share (ε/2, 0) of the budget; dp-sgd samples whole runs (no closed form)"}),
+			ChoiceHelp: map[string]string{
+				labDel:   "Paper A's DelOutputPert: the stability test, then Gaussian noise",
+				labAT:    "AboveThreshold over the queries",
+				labGauss: "the Gaussian mechanism on one answer",
+				labORME:  "Paper B's outlier-removal mean on one query",
+				labGate:  "ORME's gate alone over 8 queries, against its share (ε/2, 0) of the budget",
+				labSGD:   "whole DP-SGD runs, sampled (no closed form)",
+			}}),
 		viz.Choose(&s.pair, viz.Control{Name: "pair", Label: "neighbouring pair", Choices: pairNames(s.mech),
-			Help: "a preset pair (each catches one broken variant); drag the users or queries to make your own"}),
+			Help: "drag the users or queries to make your own pair", ChoiceHelp: pairHelp(s.mech)}),
 		viz.Choose(&s.mutant, viz.Control{Name: "mutant", Label: "broken variant", Choices: mutantsOf(s.mech),
-			Help: "none: the real mechanism; the others are bugs the audit must catch on some pair"}),
+			Help: "a bug the audit must catch on some pair", ChoiceHelp: mutantHelp()}),
 		viz.Int(&s.runs, viz.Control{Name: "runs", Label: "Monte Carlo runs per side", Kind: viz.Slider, Min: 1000, Max: 1_000_000, Step: 1000, Log: true}),
 		viz.Action(s.mcButton(), func() error {
 			if s.running() { // the same button (M) stops it

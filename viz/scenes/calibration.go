@@ -89,7 +89,13 @@ func (c *Calibration) recompute() {
 // form binds the scene's inputs.
 func (c *Calibration) form() viz.Form {
 	return viz.Form{
-		viz.Choose(&c.mech, viz.Control{Name: "mech", Label: "mechanism", Choices: privacy.CalibratorNames()}),
+		viz.Choose(&c.mech, viz.Control{Name: "mech", Label: "mechanism", Choices: privacy.CalibratorNames(),
+			ChoiceHelp: map[string]string{
+				privacy.MechAnalyticGaussian: "the Gaussian's σ from its exact privacy curve (Balle & Wang 2018): the smallest σ, at every ε",
+				privacy.MechDelOutputPert:    "Paper A's output perturbation behind a stability test: the whole derivation from ε to σ",
+				privacy.MechGaussian:         "the textbook σ = √(2 ln(1.25/δ))·Δ/ε, proven for ε < 1 only",
+				privacy.MechLaplace:          "Laplace noise of scale Δ/ε: pure ε-DP, δ = 0",
+			}}),
 		viz.Float(&c.eps, viz.Control{Name: "eps", Label: "ε", Kind: viz.Slider, Min: 0.01, Max: 20, Log: true}),
 		viz.Float(&c.delta, viz.Control{Name: "delta", Label: "δ", Kind: viz.Slider, Min: 1e-12, Max: 0.5, Log: true,
 			Help: "not used by Laplace, which is pure ε-DP"}),
@@ -99,7 +105,14 @@ func (c *Calibration) form() viz.Form {
 		viz.Int(&c.k, viz.Control{Name: "k", Label: "releases k", Kind: viz.Slider, Min: 1, Max: 10000, Log: true,
 			Help: "how many such releases the budget must cover"}),
 		viz.Choose(&c.rule, viz.Control{Name: "rule", Label: "composition", Choices: ruleChoices(),
-			Help: "which rule's total the guarantee states; best: the smallest ε of the four (within 0.1 %, the smaller δ), all of them sound"}),
+			Help: "which rule's total the guarantee states; all of them are sound",
+			ChoiceHelp: map[string]string{
+				bestRule:   "the smallest ε of the four (within 0.1 %, the smaller δ)",
+				"basic":    "the k releases' ε and δ add up",
+				"advanced": "ε grows like √k, at the price of the extra δ′",
+				"zcdp":     "zero-concentrated DP: ρ adds up, then becomes (ε, δ) with the extra δ′",
+				"optimal":  "the exact bound for k (ε, δ) releases, no theorem can do better",
+			}}),
 		viz.Float(&c.slack, viz.Control{Name: "slack", Label: "extra δ′", Kind: viz.Slider, Min: 1e-12, Max: 0.1, Log: true,
 			Help: "the failure probability advanced, zCDP and optimal composition add"}),
 	}

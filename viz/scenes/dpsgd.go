@@ -292,7 +292,12 @@ func (s *DPSGD) form() viz.Form {
 		viz.Bool(&s.smooth, viz.Control{Name: "smoothing", Label: "randomized smoothing",
 			Help: "off: plain subgradients of the non-smooth loss"}),
 		viz.Choose(&s.baseline, viz.Control{Name: "baseline", Label: "beside it",
-			Choices: []string{noBaseline, optim.BaselineUser, optim.BaselineItem}}),
+			Choices: []string{noBaseline, optim.BaselineUser, optim.BaselineItem},
+			ChoiceHelp: map[string]string{
+				noBaseline:         "DP-SGD alone",
+				optim.BaselineUser: "plain Gaussian DP-SGD on all gradients, noise for the worst case of one user (2G/n), however concentrated users are",
+				optim.BaselineItem: "plain Gaussian DP-SGD with noise for one item (2G/(nm)): it covers a user only at about m·ε",
+			}}),
 		viz.Mode(&s.params.Mode, privacy.Paper, privacy.Sound, privacy.NonPrivate),
 		viz.Seed(&s.seed),
 	}

@@ -145,12 +145,14 @@ func (s *Phased) rerun() {
 // form binds the scene's inputs.
 func (s *Phased) form() viz.Form {
 	names := make([]string, len(phasedAlgos()))
+	each := map[string]string{}
 	for i, a := range phasedAlgos() {
 		names[i] = a.name
+		each[a.name] = a.composition
 	}
 	return viz.Form{
 		viz.Custom(viz.Control{Name: "algorithm", Label: "algorithm", Kind: viz.Choice, Choices: names,
-			Help: "Paper A Algs. 3–6: ERM or SCO, with or without the strongly convex first stage"},
+			Help: "Paper A Algs. 3–6: ERM or SCO, with or without the strongly convex first stage", ChoiceHelp: each},
 			func() string { return s.algo.name },
 			func(v string) error {
 				i := slices.Index(names, v)

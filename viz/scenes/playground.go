@@ -167,7 +167,14 @@ func (p *Playground) userSens() float64 { return 2 * p.radius / float64(p.spec.N
 func (p *Playground) form() viz.Form {
 	return viz.Form{
 		viz.Choose(&p.spec.Kind, viz.Control{Name: "kind", Label: "data", Choices: dataset.Kinds,
-			Help: "how items are drawn and dealt to users"}),
+			Help: "how items are drawn and dealt to users",
+			ChoiceHelp: map[string]string{
+				dataset.Gaussian:    "i.i.d. Gaussian items dealt to users at random, the papers' data model",
+				dataset.Clusters:    "each user draws all its items around one of two centres",
+				dataset.HeavyTail:   "i.i.d. Student-t items: now and then one lands far out",
+				dataset.Outliers:    "Gaussian users and one user whose items all sit far away",
+				dataset.Homogeneous: "each user repeats one point m times: its mean does not concentrate as m grows",
+			}}),
 		viz.Int(&p.spec.N, viz.Control{Name: "n", Label: "users n", Kind: viz.Slider, Min: 2, Max: playMaxUsers, Log: true}),
 		viz.Int(&p.spec.M, viz.Control{Name: "m", Label: "items per user m", Kind: viz.Slider, Min: 1, Max: playMaxItems}),
 		viz.Float(&p.spec.Spread, viz.Control{Name: "spread", Label: "item spread σ", Kind: viz.Slider, Min: 0.05, Max: 5, Log: true}),
