@@ -474,6 +474,15 @@ test("Phased ERM: opens on the localisation, the paper's constants one click awa
 test("Audit lab: a broken variant is caught exactly and by sampling; drags keep the pair neighbours", async () => {
   const { page, errors } = await open("#scene=audit");
   assert.match(await readout(page, "exact"), /within/);
+  // The guided steps set the lab up in one click.
+  await prose(page, /step by step/);
+  await page.click("#prose a:has-text('Pair three-vs-four-outliers')");
+  await page.waitForFunction(() => document.querySelector("#ctl-pair").value === "three-vs-four-outliers");
+  assert.equal(await page.inputValue("#ctl-mutant"), "r1-fixed");
+  assert.match(await readout(page, "exact"), /VIOLATION/);
+  await page.click("#prose a:has-text('DelOutputPert, pair far-outlier, variant none')");
+  await page.waitForFunction(() => document.querySelector("#ctl-mutant").value === "none");
+  assert.match(await readout(page, "exact"), /within/);
   await page.selectOption("#ctl-mutant", "no-stability");
   assert.match(await readout(page, "exact"), /VIOLATION/);
   assert.match(await page.textContent("#guarantee"), /NOT certified[\s\S]*no-stability[\s\S]*does NOT hold/);

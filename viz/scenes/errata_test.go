@@ -58,3 +58,39 @@ func TestPanelsCiteOnlyTheErrata(t *testing.T) {
 		}
 	}
 }
+
+// Every link from a lesson's text into a lesson ("#scene=audit&mech=…", a
+// guided step) opens that lesson with every setting it names applied,
+// starting from the lesson's defaults and from the step before.
+func TestProseLinksSetUpTheLesson(t *testing.T) {
+	link := regexp.MustCompile(`href="#([^"]+)"`)
+	links := 0
+	for _, l := range Lessons() {
+		page, err := prose.HTML(l.New().Info().Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := viz.NewApp(All()...)
+		for _, m := range link.FindAllStringSubmatch(string(page), -1) {
+			links++
+			state := strings.ReplaceAll(m[1], "&amp;", "&")
+			fresh := viz.NewApp(All()...)
+			for _, app := range []*viz.App{fresh, a} {
+				if err := app.Restore(state); err != nil {
+					t.Errorf("%s: link %q: %v", l.New().Info().Name, state, err)
+					continue
+				}
+				app.Settle()
+				got := "&" + app.State() + "&"
+				for _, kv := range strings.Split(state, "&") {
+					if !strings.Contains(got, "&"+kv+"&") {
+						t.Errorf("%s: link %q: %s not in the state %q", l.New().Info().Name, state, kv, got)
+					}
+				}
+			}
+		}
+	}
+	if links < 10 {
+		t.Errorf("%d links into lessons: the audit lab's guided steps have 12", links)
+	}
+}
