@@ -130,9 +130,9 @@ func (g *Game) keys() {
 		}
 		g.logf("key %s", name)
 		switch name {
-		case "p":
+		case shotKey:
 			g.shoot = true
-		case "h":
+		case textKey:
 			g.showText(false)
 		default:
 			g.app.Key(name)
@@ -172,6 +172,12 @@ func (g *Game) closeText() {
 	g.read.open, g.read.drawn = false, ""
 	g.app.Invalidate()
 }
+
+// The desktop's own keys, before any lesson's: a lesson must not use them.
+const (
+	shotKey = "p" // save a screenshot
+	textKey = "h" // the lesson's text in the figure's place
+)
 
 // keyName is the app's name of a key the game handles.
 func keyName(k ebiten.Key) (string, bool) {

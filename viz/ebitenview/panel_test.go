@@ -144,3 +144,15 @@ func TestLogCountSliderIsWhole(t *testing.T) {
 		}
 	}
 }
+
+// No lesson's control takes a key the desktop keeps for itself (it would
+// never reach the lesson).
+func TestLessonKeysLeaveTheDesktopsOwn(t *testing.T) {
+	for _, sc := range scenes.All() {
+		for _, c := range sc.Controls() {
+			if k := strings.ToLower(c.Key); k == shotKey || k == textKey {
+				t.Errorf("%s: %s takes the desktop's key %q", sc.Info().Name, c.Name, c.Key)
+			}
+		}
+	}
+}

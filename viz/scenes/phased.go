@@ -179,7 +179,7 @@ func (s *Phased) form() viz.Form {
 		viz.Float(&s.spread, viz.Control{Name: "spread", Label: "item spread", Kind: viz.Slider, Min: 0.0005, Max: 1, Log: true,
 			Help: "wider data: the certificate stops firing (items are clipped to the data radius R_X = 3)"}),
 		viz.Mode(&s.params.Mode, privacy.Paper, privacy.NonPrivate),
-		viz.Action(viz.Control{Name: "paper-constants", Label: "the paper's constants", Key: "p",
+		viz.Action(viz.Control{Name: "paper-constants", Label: "the paper's constants", Key: "c",
 			Help: "paper mode, Thm 4.1's λ, 4 phases: the noise the proof needs at 2,000 users"},
 			func() error { s.paperConstants(); return nil }),
 		viz.Action(viz.Control{Name: "localise", Label: "back to the localisation", Key: "v",
