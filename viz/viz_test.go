@@ -143,3 +143,24 @@ func TestTextFitsTheFrame(t *testing.T) {
 		t.Errorf("an overlong word: %+v", last)
 	}
 }
+
+// TextIn keeps a block within its column, TextHeight measures it before
+// it is drawn, and TextAbove ends it at its anchor.
+func TestTextInAColumn(t *testing.T) {
+	const s = "the steps as at the user level, except those where Δ enters"
+	l := &List{Width: 900, Height: 500}
+	want := l.TextHeight(Point{X: 30}, 200, s, 12, Left)
+	if got := l.TextIn(Point{30, 100}, 200, s, 12, Ink, Left); got != want || got < 3*15 {
+		t.Fatalf("TextIn's height %v, TextHeight %v: want equal, ≥ 3 lines", got, want)
+	}
+	for _, it := range l.Items {
+		if right := it.P[0].X + TextWidth(it.Text, it.Size); right > 230 {
+			t.Errorf("line %q ends at %.0f, past the column's 230", it.Text, right)
+		}
+	}
+	l.Items = l.Items[:0]
+	l.TextAbove(Point{30, 100}, 200, s, 12, Ink, Left)
+	if last := l.Items[len(l.Items)-1]; last.P[0].Y != 100 || l.Items[0].P[0].Y >= 100 {
+		t.Errorf("TextAbove: first line at %v, last at %v; want the last at 100", l.Items[0].P[0].Y, last.P[0].Y)
+	}
+}

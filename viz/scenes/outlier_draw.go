@@ -154,7 +154,9 @@ func (s *Outlier) crowdInset(w, top, bottom float64, release bool) (in viz.Camer
 	r := 1.3 * d[(4*len(d)-1)/5]
 	if release {
 		for _, p := range [][]float64{s.step.Mean, s.step.AllMean, s.step.Output} {
-			r = math.Max(r, 1.15*math.Hypot(p[0]-centre[0], p[1]-centre[1]))
+			if len(p) == 2 {
+				r = math.Max(r, 1.15*math.Hypot(p[0]-centre[0], p[1]-centre[1]))
+			}
 		}
 	}
 	side := math.Min(math.Min(0.42*w, 0.55*(bottom-top)), 240)
