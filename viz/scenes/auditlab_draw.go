@@ -48,12 +48,13 @@ func (s *AuditLab) Draw(w, h float64) *viz.List {
 	if hint := s.hint(); hint != "" {
 		y += l.Text(viz.Point{X: 20, Y: y}, hint, 11, viz.Muted, viz.Left)
 	}
-	top := math.Max(230, y+16+l.TextHeight(viz.Point{X: 60}, 0, profileCaption("A vs B", "B vs A"), 12, viz.Left))
+	caption := profileCaption("A vs B", "B vs A")
+	top := math.Max(230, y+16+l.TextHeight(viz.Point{X: 60}, 0, caption, 12, viz.Left))
 	ph := math.Max(h-top-90, 80)
 	if area := (plotArea{x0: 60, y0: top, w: w - 120, h: ph}); s.mech == labSGD {
 		s.drawSampled(l, area)
 	} else {
-		drawProfile(l, area, s.points, g.Eps, g.Delta, "A vs B", "B vs A")
+		drawProfile(l, area, s.points, g.Eps, g.Delta, caption)
 	}
 	s.drawMC(l, w, top+ph+40)
 	return l

@@ -40,26 +40,6 @@ func outside(l *viz.List) []string {
 	return bad
 }
 
-// Every lesson's figure fits its frame at the page's three sizes, when it
-// opens and at the end of its run.
-func TestFiguresFitTheirFrame(t *testing.T) {
-	for _, l := range Lessons() {
-		for _, size := range figureSizes {
-			a := viz.NewApp(l.New())
-			name := a.Scene().Info().Name
-			for _, when := range []string{"open", "end"} {
-				if when == "end" && !a.Key("End") {
-					continue
-				}
-				fr, _ := a.Frame(size[0], size[1])
-				for _, b := range outside(fr) {
-					t.Errorf("%s at %.0f × %.0f (%s): %s", name, size[0], size[1], when, b)
-				}
-			}
-		}
-	}
-}
-
 // clashes lists the labels of l that leave its frame or overlap a label
 // drawn before them, from the display list, at TextWidth's estimate.
 func clashes(l *viz.List) []string {
@@ -114,39 +94,42 @@ func TestLabelsDoNotClash(t *testing.T) {
 	}
 }
 
-// Every choice and switch of every lesson (a mechanism, a preset, an
-// algorithm, a lens): its labels stay inside the figure and clear of each other at the page's
-// three sizes, when it opens and at the end of its run.
-func TestLabelsDoNotClashInAnyChoice(t *testing.T) {
-	if testing.Short() {
-		t.Skip("every choice of every lesson: run without -short")
-	}
+// Every lesson, at its defaults and in every choice and switch it offers
+// (a mechanism, a preset, an algorithm, a lens), fits the page's three
+// sizes when it opens and at the end of its run: nothing leaves the frame
+// and no label covers another. -short checks the defaults only.
+func TestFiguresFitInEveryChoice(t *testing.T) {
 	for _, les := range Lessons() {
+		settings := [][2]string{{}} // the defaults
 		for _, c := range viz.NewApp(les.New()).Controls() {
-			choices := c.Choices
-			switch c.Kind {
-			case viz.Choice:
-			case viz.Toggle:
-				choices = []string{"true", "false"}
-			default:
-				continue
+			switch {
+			case testing.Short():
+			case c.Kind == viz.Choice:
+				for _, v := range c.Choices {
+					settings = append(settings, [2]string{c.Name, v})
+				}
+			case c.Kind == viz.Toggle:
+				settings = append(settings, [2]string{c.Name, "true"}, [2]string{c.Name, "false"})
 			}
-			for _, choice := range choices {
-				a := viz.NewApp(les.New())
-				name := a.Scene().Info().Name
-				if err := a.Set(c.Name, choice); err != nil {
+		}
+		for _, set := range settings {
+			a := viz.NewApp(les.New())
+			name := a.Scene().Info().Name
+			if set[0] != "" {
+				if err := a.Set(set[0], set[1]); err != nil {
 					continue // refused where the lesson stands (its own tests cover that)
 				}
-				for _, when := range []string{"open", "end"} {
-					if when == "end" && !a.Key("End") {
-						continue
-					}
-					a.Settle()
-					for _, size := range figureSizes {
-						fr, _ := a.Frame(size[0], size[1])
-						for _, bad := range clashes(fr) {
-							t.Errorf("%s, %s = %s, at %.0f × %.0f (%s): %s", name, c.Name, choice, size[0], size[1], when, bad)
-						}
+				name += fmt.Sprintf(", %s = %s", set[0], set[1])
+			}
+			for _, when := range []string{"open", "end"} {
+				if when == "end" && !a.Key("End") {
+					continue
+				}
+				a.Settle()
+				for _, size := range figureSizes {
+					fr, _ := a.Frame(size[0], size[1])
+					for _, bad := range append(outside(fr), clashes(fr)...) {
+						t.Errorf("%s at %.0f × %.0f (%s): %s", name, size[0], size[1], when, bad)
 					}
 				}
 			}

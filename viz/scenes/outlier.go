@@ -245,8 +245,7 @@ func (s *Outlier) form() viz.Form {
 			Help: "pairs within τ make the score; neighbours within 2τ the ramp"}),
 		viz.Float(&s.params.Eps, viz.Control{Name: "eps", Label: "ε", Kind: viz.Slider, Min: 0.1, Max: 20, Log: true}),
 		viz.Float(&s.params.Delta, viz.Control{Name: "delta", Label: "δ", Kind: viz.Slider, Min: 1e-10, Max: 0.5, Log: true}),
-		viz.Mode(&s.params.Mode, privacy.Paper, privacy.Sound, privacy.NonPrivate).Labelled("constants").
-			Explained(""),
+		viz.Mode(&s.params.Mode, privacy.Paper, privacy.Sound, privacy.NonPrivate).Labelled("constants"),
 		viz.Bool(&s.rings, viz.Control{Name: "rings", Label: "every user's τ ring", Key: "g",
 			Help: "otherwise only the user under the pointer shows its τ and 2τ rings"}),
 		viz.Bool(&s.nb, viz.Control{Name: "neighbour", Label: "neighbour", Key: "n",

@@ -184,14 +184,19 @@ func (s *Stability) Readouts() []viz.Readout {
 		if s.lensErr != nil {
 			return append(r, viz.Readout{Name: "lens", Label: "neighbour", Text: s.lensErr.Error(), Warn: true})
 		}
-		g := s.result.Guarantee
-		pt := audit.Curve(l, s.lensLaw, g, []float64{s.params.Eps})[0]
+		pt := s.lensAtEps()
 		r = append(r,
 			viz.Readout{Name: "lens-rstar", Label: "neighbour r*, Pr[⊥]", Value: float64(s.lensLaw.RStar), Text: fmt.Sprintf("%d, %.4g", s.lensLaw.RStar, s.lensLaw.PBottom)},
 			viz.Readout{Name: "lens-delta", Label: fmt.Sprintf("exact δ at ε = %g", s.params.Eps), Value: math.Max(pt.DeltaAB, pt.DeltaBA),
 				Text: fmt.Sprintf("%.3g and %.3g (promised %g): %s", pt.DeltaAB, pt.DeltaBA, s.params.Delta, pt.Verdict), Warn: pt.Verdict == audit.Violation})
 	}
 	return r
+}
+
+// lensAtEps is the exact profile between the data and the lens's
+// neighbour at the claimed ε.
+func (s *Stability) lensAtEps() audit.Point {
+	return audit.Curve(s.law, s.lensLaw, s.result.Guarantee, []float64{s.params.Eps})[0]
 }
 
 func userList(idx []int) string {

@@ -92,11 +92,11 @@ func (s *Stability) Draw(w, h float64) *viz.List {
 	}
 	y = s.drawSearch(l, y, v)
 	if s.lens {
-		y0 := y + 12 + l.TextHeight(viz.Point{X: 60}, 0, profileCaption("x vs x′", "x′ vs x"), 12, viz.Left)
+		y0 := y + 12 + l.TextHeight(viz.Point{X: 60}, 0, lensCaption, 12, viz.Left)
 		if h-y0-22 >= 80 {
 			s.drawProfile(l, plotArea{x0: 60, y0: y0, w: w - 120, h: h - y0 - 22})
 		} else { // a phone: the profile's verdict at the claimed ε, in words
-			pt := audit.Curve(s.law, s.lensLaw, s.result.Guarantee, []float64{s.params.Eps})[0]
+			pt := s.lensAtEps()
 			col := viz.Green
 			if pt.Verdict == audit.Violation {
 				col = viz.Vermillion
@@ -315,19 +315,22 @@ func (s *Stability) drawProfile(l *viz.List, p plotArea) {
 	for i := range eps {
 		eps[i] = emax * float64(i) / 80
 	}
-	drawProfile(l, p, audit.Curve(s.law, s.lensLaw, s.result.Guarantee, eps), s.params.Eps, s.params.Delta, "x vs x′", "x′ vs x")
+	drawProfile(l, p, audit.Curve(s.law, s.lensLaw, s.result.Guarantee, eps), s.params.Eps, s.params.Delta, lensCaption)
 }
 
-// profileCaption is the title drawProfile writes above its plot.
+// lensCaption is the title of the lens's privacy profile.
+var lensCaption = profileCaption("x vs x′", "x′ vs x")
+
+// profileCaption is a privacy profile's title: ab and ba name the two
+// orders of the pair.
 func profileCaption(ab, ba string) string {
 	return fmt.Sprintf("exact privacy profile δ(ε), log scale: %s (blue), %s (orange); the promise (purple) holds from the claimed ε on", ab, ba)
 }
 
 // drawProfile plots an exact privacy profile δ(ε) (both orders, log scale)
-
 // against the promise (ε₀, δ₀), which holds from ε₀ on.
-func drawProfile(l *viz.List, p plotArea, pts []audit.Point, eps0, delta0 float64, ab, ba string) {
-	l.TextAbove(viz.Point{X: p.x0, Y: p.y0 - 8}, 0, profileCaption(ab, ba), 12, viz.Ink, viz.Left)
+func drawProfile(l *viz.List, p plotArea, pts []audit.Point, eps0, delta0 float64, caption string) {
+	l.TextAbove(viz.Point{X: p.x0, Y: p.y0 - 8}, 0, caption, 12, viz.Ink, viz.Left)
 	emax := pts[len(pts)-1].Eps
 	const floor = -12.0 // log10 δ below 1e-12 sits on the axis
 	xOf := func(e float64) float64 { return p.x0 + p.w*e/emax }
