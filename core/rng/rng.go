@@ -20,6 +20,7 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 	"sort"
+	"strings"
 )
 
 // Names of the streams the algorithms use. Any non-empty name is allowed;
@@ -46,6 +47,7 @@ type Streams struct {
 	extName string
 	rerolls map[string]uint64
 	live    map[string]*rand.Rand
+	scope   string // prefix of every stream name (see Scope)
 }
 
 // New returns seeded, replayable streams. Use it for lessons and tests only:
@@ -72,11 +74,11 @@ func (s *Streams) Replayable() bool { return s.ext == nil }
 // Get returns the generator for name. Repeated calls with the same name return
 // the same generator, continuing where the last caller stopped.
 func (s *Streams) Get(name string) *rand.Rand {
-	if r, ok := s.live[name]; ok {
+	if r, ok := s.live[s.scope+name]; ok {
 		return r
 	}
 	r := rand.New(s.Source(name))
-	s.live[name] = r
+	s.live[s.scope+name] = r
 	return r
 }
 
@@ -91,7 +93,7 @@ func (s *Streams) Source(name string) rand.Source {
 	if s.ext != nil {
 		return s.ext
 	}
-	hi, lo := derive(s.seed, name, s.rerolls[name])
+	hi, lo := derive(s.seed, s.scope+name, s.rerolls[name])
 	return rand.NewPCG(hi, lo)
 }
 
@@ -99,7 +101,21 @@ func (s *Streams) Source(name string) rand.Source {
 // other stream is untouched.
 func (s *Streams) Reroll(name string) {
 	s.rerolls[name]++
-	delete(s.live, name)
+	for k := range s.live {
+		if k == name || strings.HasSuffix(k, "/"+name) {
+			delete(s.live, k) // in every scope
+		}
+	}
+}
+
+// Scope returns a view of s whose stream name is s's name/name: phases of
+// a phased algorithm each draw from their own streams, so a phase that
+// stops early shifts no later phase's draws. The view shares s's state; a
+// Reroll of a name, on s or any view, re-rolls it in every scope.
+func (s *Streams) Scope(name string) *Streams {
+	v := *s
+	v.scope = s.scope + name + "/"
+	return &v
 }
 
 // Rerolls returns the names that have been re-rolled with their counts,
@@ -124,7 +140,7 @@ type Reroll struct {
 // Fresh returns unconsumed streams with the same seed and re-rolls: a replay
 // of the same randomness from the start.
 func (s *Streams) Fresh() *Streams {
-	f := &Streams{seed: s.seed, ext: s.ext, extName: s.extName, rerolls: make(map[string]uint64, len(s.rerolls)), live: map[string]*rand.Rand{}}
+	f := &Streams{seed: s.seed, ext: s.ext, extName: s.extName, scope: s.scope, rerolls: make(map[string]uint64, len(s.rerolls)), live: map[string]*rand.Rand{}}
 	for n, c := range s.rerolls {
 		f.rerolls[n] = c
 	}

@@ -117,3 +117,25 @@ func TestExternal(t *testing.T) {
 		t.Fatal("every stream should read the one external source, in turn")
 	}
 }
+
+func TestScope(t *testing.T) {
+	s := New(7)
+	a, b := s.Scope("phase 1"), s.Scope("phase 2")
+	x, y, z := s.Get(Gauss).Uint64(), a.Get(Gauss).Uint64(), b.Get(Gauss).Uint64()
+	if x == y || y == z || x == z {
+		t.Fatalf("scopes share a stream: %d %d %d", x, y, z)
+	}
+	if again := s.Scope("phase 1").Get(Gauss).Uint64(); again == y {
+		t.Error("a second view of a scope restarted its stream instead of continuing it")
+	}
+	if first := New(7).Scope("phase 1").Get(Gauss).Uint64(); first != y {
+		t.Error("a scope's stream depends on more than the seed and the names")
+	}
+	a.Reroll(Gauss)
+	if r := b.Get(Gauss).Uint64(); r == New(7).Scope("phase 2").Get(Gauss).Uint64() {
+		t.Error("a re-roll in one scope left another scope's stream as it was")
+	}
+	if f := a.Fresh().Get(Gauss).Uint64(); f == y {
+		t.Error("Fresh forgot the scope's re-roll")
+	}
+}

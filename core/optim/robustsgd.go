@@ -1,0 +1,521 @@
+package optim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/uldplab/uldp/core/cancel"
+	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/loss"
+	"github.com/uldplab/uldp/core/mech"
+	"github.com/uldplab/uldp/core/noise"
+	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/core/rng"
+	"github.com/uldplab/uldp/core/robust"
+	"github.com/uldplab/uldp/core/trace"
+)
+
+// Order says which users each step of robust SGD takes.
+type Order int
+
+const (
+	// Shuffled partitions the users by a random permutation from the
+	// "perm" stream: the paper's disjoint fresh batches.
+	Shuffled Order = iota
+	// Given takes them in file order, step t the users (t−1)B+1…tB, so a
+	// class can check a run by hand.
+	Given
+)
+
+// RobustSGDParams configures Paper A's robust-statistics SGD (Ghazi, Kumar,
+// Liu & Manurangsi 2025): one phase (its Alg. 1, A-SGD, released with the
+// phase's Gaussian noise) or the localisation around it (Alg. 5, A-LOC).
+type RobustSGDParams struct {
+	Eps, Delta float64
+	// Loss must have diagonally dominant Hessians (Assumption 2.5);
+	// Domain is D, the box [−D, D]^d.
+	Loss   loss.Smooth
+	Domain float64
+	// Batch is B, the users per step; Radius is r, the kernel's radius and
+	// the clip band ς = r (the paper's 1/τ, erratum E-A1); Eta is η.
+	Batch  int
+	Radius float64
+	Eta    float64
+	// Stat is the robust statistic: the median, or TM_k.
+	Stat robust.Stat
+	// Threshold, if set, replaces v = 0.9B + 2 ln(T/δ)/ε.
+	Threshold *float64
+	// Theta0 is x₀ (nil: the centre); a failed test answers it.
+	Theta0 []float64
+	Order  Order
+	// Mode: Paper keeps the printed test noise Lap(4/ε), Lap(8/ε) (never
+	// certified, erratum E-A2); Sound doubles it for the scores'
+	// sensitivity 2; Teaching uses Sound's noise and also runs losses and
+	// steps the proof excludes, to show what breaks; NonPrivate runs no
+	// test and adds no noise.
+	Mode privacy.Mode
+	// Online stops at the first ⊥ instead of finishing the phase and then
+	// testing (the same output law: the test's noise does not depend on
+	// the path).
+	Online bool
+	// Record keeps the trace; KeepBatches keeps each step's user gradients.
+	Record, KeepBatches bool
+
+	// Mutations the audit uses; the guarantee says what each breaks.
+	Kernel robust.Kernel
+	NoClip bool
+}
+
+// RobustStep is one step's story.
+type RobustStep struct {
+	T     int       `json:"t"` // 1-based
+	Users []int     `json:"users"`
+	X     []float64 `json:"x"` // x_{t−1}
+	// Q are the users' mean gradients at X (KeepBatches only).
+	Q        Vectors         `json:"q,omitzero"`
+	Estimate robust.Estimate `json:"estimate"`
+	Next     []float64       `json:"next"` // x_t = clip(X − η·g, −D, D)
+	Score    float64         `json:"score"`
+}
+
+// RobustPhase is one phase: A-SGD on its users, then the Gaussian noise.
+type RobustPhase struct {
+	S     int     `json:"s"` // 1-based
+	Users int     `json:"users"`
+	Eta   float64 `json:"eta"`
+	// Threshold is v; the noise scales are the test's.
+	Threshold      float64      `json:"threshold"`
+	NoisyThreshold float64      `json:"noisy_threshold"`
+	ThresholdScale float64      `json:"threshold_noise_scale"`
+	ScoreScale     float64      `json:"score_noise_scale"`
+	Start          []float64    `json:"start"`
+	Steps          []RobustStep `json:"steps"`
+	// Average is x̄ = (1/T)Σx_t over the steps taken.
+	Average []float64 `json:"average"`
+	Passed  bool      `json:"passed"`
+	// FailedAt is the step whose test answered ⊥, 0 if none.
+	FailedAt int       `json:"failed_at"`
+	Sigma    float64   `json:"sigma"`
+	Noise    []float64 `json:"noise"`
+	// Output is (x̄ if passed, else Start) + Noise.
+	Output []float64 `json:"output"`
+}
+
+// RobustSGDResult is a run: one phase for A-SGD, several for A-LOC.
+type RobustSGDResult struct {
+	Output    []float64         `json:"output"`
+	Phases    []RobustPhase     `json:"phases"`
+	Guarantee privacy.Guarantee `json:"guarantee"`
+}
+
+// Trace kinds robust SGD records besides AboveThreshold's.
+const (
+	KindRobustStep   trace.Kind = "rsgd.step"
+	KindRobustPhase  trace.Kind = "rsgd.phase"
+	KindRobustAnswer trace.Kind = "rsgd.answer"
+	KindRobustNoise  trace.Kind = "rsgd.noise"
+)
+
+// Validate checks the parameters for n users in ℝ^d.
+func (p RobustSGDParams) Validate(n, d int) error {
+	var errs []error
+	if p.Mode != privacy.NonPrivate {
+		errs = append(errs, privacy.CheckEps(p.Eps), privacy.CheckDelta(p.Delta))
+	}
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if p.Loss == nil {
+		bad("no loss: choose squared or huber")
+	}
+	if _, err := p.Mode.MarshalText(); err != nil {
+		errs = append(errs, err)
+	}
+	switch {
+	case p.Batch < 1:
+		bad("batch = %d: B, the users per step, must be at least 1", p.Batch)
+	case p.Batch > n:
+		bad("batch = %d with %d users: a step needs B fresh users, so B ≤ n", p.Batch, n)
+	default:
+		if err := p.Stat.Check(p.Batch); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if !(p.Radius > 0) || math.IsInf(p.Radius, 1) {
+		bad("r = %v: the kernel radius (and clip band) must be a finite number > 0", p.Radius)
+	}
+	if !(p.Domain > 0) || math.IsInf(p.Domain, 1) {
+		bad("domain = %v: D, the half-width of the box [−D, D]^d, must be a finite number > 0", p.Domain)
+	}
+	if !(p.Eta > 0) || math.IsInf(p.Eta, 1) {
+		bad("eta = %v: the step size η must be a finite number > 0", p.Eta)
+	} else if p.Loss != nil && p.Mode != privacy.Teaching {
+		if beta := p.Loss.Beta(d); p.Eta > 2/beta {
+			bad("eta = %v > 2/β = %.6g: a step this long can stretch the gap between two runs, which the privacy proof needs never to grow (Lemma 3.2); take η ≤ %.6g, or teaching mode to watch it break", p.Eta, 2/beta, 2/beta)
+		}
+	}
+	if p.Loss != nil && p.Mode != privacy.Teaching {
+		if err := p.Loss.DiagonallyDominant(d); err != nil {
+			bad("this loss cannot be used: %v; use squared or huber, or teaching mode to watch it break", err)
+		}
+	}
+	if p.Threshold != nil && (math.IsNaN(*p.Threshold) || math.IsInf(*p.Threshold, 0)) {
+		bad("threshold = %v: v must be a finite number", *p.Threshold)
+	}
+	if p.Theta0 != nil {
+		if len(p.Theta0) != d {
+			bad("theta0 has %d coordinates, the data %d", len(p.Theta0), d)
+		} else {
+			for k, v := range p.Theta0 {
+				if !(math.Abs(v) <= p.Domain) {
+					bad("theta0's coordinate %d is %v, outside the domain [−%g, %g]", k+1, v, p.Domain, p.Domain)
+					break
+				}
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// literal reports whether the test uses the paper's printed noise.
+func (p RobustSGDParams) literal() bool { return p.Mode == privacy.Paper }
+
+// at returns the concentration test of a phase of T steps as
+// AboveThreshold at ε/2 with sensitivity 2 (1 as printed in paper mode).
+func (p RobustSGDParams) at(steps int) mech.ATParams {
+	sens := 2.0
+	if p.literal() {
+		sens = 1
+	}
+	return mech.ATParams{Eps: p.Eps / 2, Threshold: p.threshold(steps), Sens: sens, Mode: p.Mode}
+}
+
+// threshold is v for a phase of T steps.
+func (p RobustSGDParams) threshold(steps int) float64 {
+	if p.Threshold != nil {
+		return *p.Threshold
+	}
+	return 0.9*float64(p.Batch) + 2*math.Log(float64(steps)/p.Delta)/p.Eps
+}
+
+// Sigma is a phase's noise σ = Δ·√(2 ln(1.25/δ′))/(ε/2) with step size η:
+// the classical Gaussian at (ε/2, δ′ = δ/(2e^ε)) for the averages'
+// ℓ2 sensitivity Δ = 6ηr√d (spec §2.7; the paper gives only its order).
+func (p RobustSGDParams) Sigma(eta float64, d int) float64 {
+	if p.Mode == privacy.NonPrivate {
+		return 0
+	}
+	return p.Sensitivity(eta, d) * math.Sqrt(2*math.Log(1.25/p.gaussDelta())) / (p.Eps / 2)
+}
+
+// Sensitivity is Δ = 6ηr√d: two runs whose batches are both r-aligned
+// end within 6ηr of each other in ℓ∞ (Lemmas 3.6–3.7).
+func (p RobustSGDParams) Sensitivity(eta float64, d int) float64 {
+	return 6 * eta * p.Radius * math.Sqrt(float64(d))
+}
+
+func (p RobustSGDParams) gaussDelta() float64 { return p.Delta / (2 * math.Exp(p.Eps)) }
+
+// RobustSGD runs one phase on every user: ⌊n/B⌋ steps of robust SGD, the
+// concentration test, and the phase's Gaussian noise on the answer.
+func RobustSGD(ctx cancel.Context, p RobustSGDParams, data *dataset.Dataset, streams *rng.Streams, progress mech.Progress) (RobustSGDResult, *trace.Trace, error) {
+	return p.run(ctx, data, streams, progress, false)
+}
+
+// RobustLocalization runs A-LOC: S = ⌈log₂(n/B)⌉ phases, phase s on
+// ⌊n/2^s⌋ users not used before with step η/b^s (b = ln m, at least 2:
+// erratum E-A5), each releasing its noisy answer as the next start.
+// Phases too small for one batch are skipped. Each user is in one phase
+// only, so the phases compose in parallel.
+func RobustLocalization(ctx cancel.Context, p RobustSGDParams, data *dataset.Dataset, streams *rng.Streams, progress mech.Progress) (RobustSGDResult, *trace.Trace, error) {
+	return p.run(ctx, data, streams, progress, true)
+}
+
+// EtaBase is b in η_s = η/b^s: ln m, or 2 where ln m < 2 — for m < e the
+// paper's (ln m)^{−s} would grow the step (erratum E-A5).
+func EtaBase(m int) float64 { return math.Max(math.Log(float64(m)), 2) }
+
+// Phases returns A-LOC's schedule for n users: each phase's user count
+// n_s = ⌊n/2^s⌋ for s = 1…⌈log₂(n/B)⌉, stopping before a phase with
+// fewer than B users.
+func Phases(n, b int) []int {
+	var out []int
+	for s := 1; b<<(s-1) < n; s++ { // s ≤ ⌈log₂(n/B)⌉ ⇔ B·2^{s−1} < n
+		ns := n >> s
+		if ns < b {
+			break
+		}
+		out = append(out, ns)
+	}
+	return out
+}
+
+func (p RobustSGDParams) run(ctx cancel.Context, data *dataset.Dataset, streams *rng.Streams, progress mech.Progress, localize bool) (RobustSGDResult, *trace.Trace, error) {
+	n, d := data.N(), data.Dim
+	if err := p.Validate(n, d); err != nil {
+		return RobustSGDResult{}, nil, err
+	}
+	m, ok := data.M()
+	if !ok {
+		return RobustSGDResult{}, nil, fmt.Errorf("users hold different numbers of items: robust SGD averages each user's m item gradients and needs the same m for every user")
+	}
+	var rec *trace.Recorder
+	if p.Record {
+		name := "robust-sgd"
+		if localize {
+			name = "robust-sgd-loc"
+		}
+		rec = trace.NewRecorder(name, streams.Seed())
+	}
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	if p.Order == Shuffled {
+		r := streams.Get(rng.Perm)
+		r.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
+	}
+	sizes := []int{n}
+	if localize {
+		sizes = Phases(n, p.Batch)
+		if len(sizes) == 0 {
+			return RobustSGDResult{}, nil, fmt.Errorf("%d users cannot fill one phase: A-LOC's first phase takes ⌊n/2⌋ users, which must be at least B = %d; lower --batch or bring more users", n, p.Batch)
+		}
+	}
+	x := make([]float64, d)
+	if p.Theta0 != nil {
+		copy(x, p.Theta0)
+	}
+	var total int64
+	for _, ns := range sizes {
+		total += int64(ns / p.Batch)
+	}
+	ph := phaseRunner{p: p, data: data, m: m, rec: rec, progress: progress, total: total}
+	var res RobustSGDResult
+	used := 0
+	eta := p.Eta
+	for s, ns := range sizes {
+		if localize {
+			eta /= EtaBase(m)
+		}
+		st := streams
+		if localize {
+			st = streams.Scope(fmt.Sprintf("phase %d", s+1))
+		}
+		phase, err := ph.phase(ctx, s+1, order[used:used+ns], eta, x, st)
+		if err != nil {
+			return RobustSGDResult{}, nil, err
+		}
+		used += ns
+		res.Phases = append(res.Phases, phase)
+		x = phase.Output
+	}
+	res.Output = x
+	res.Guarantee = p.Guarantee(n, m, d, localize)
+	return res, rec.Trace(), nil
+}
+
+// phaseRunner holds what every phase shares.
+type phaseRunner struct {
+	p        RobustSGDParams
+	data     *dataset.Dataset
+	m        int
+	rec      *trace.Recorder
+	progress mech.Progress
+	done     int64
+	total    int64
+}
+
+func (ph *phaseRunner) phase(ctx cancel.Context, s int, users []int, eta float64, start []float64, streams *rng.Streams) (RobustPhase, error) {
+	p, d, rec := ph.p, ph.data.Dim, ph.rec
+	b := p.Batch
+	steps := len(users) / b
+	at := p.at(steps)
+	out := RobustPhase{S: s, Users: len(users), Eta: eta, Threshold: at.Threshold, Start: slices.Clone(start), Passed: true}
+	rec.Addf(KindRobustPhase, out, "phase %d: %d users, T = ⌊%d/%d⌋ = %d steps of η = %.4g from x₀ = %s; test threshold v = %.4g",
+		s, len(users), len(users), b, steps, eta, trace.Vec(start), at.Threshold)
+	out.NoisyThreshold = at.Threshold
+	var test *mech.AboveThreshold
+	// The test draws its threshold when it starts: before the first step
+	// online, after the last one as Alg. 1 prints it. Its noise has streams
+	// of its own, so the draws are the same either way.
+	begin := func() error {
+		if p.Mode == privacy.NonPrivate {
+			return nil
+		}
+		var err error
+		if test, err = mech.NewAboveThreshold(at, streams, rec); err != nil {
+			return err
+		}
+		out.NoisyThreshold = test.NoisyThreshold()
+		out.ThresholdScale, out.ScoreScale = at.ThresholdScale(), at.QueryScale()
+		return nil
+	}
+	if p.Online {
+		if err := begin(); err != nil {
+			return RobustPhase{}, err
+		}
+	}
+	x := slices.Clone(start)
+	sum := make([]float64, d)
+	q := make([]float64, b*d)
+	g := make([]float64, d)
+	scratch := make([]float64, b)
+	for t := 1; t <= steps; t++ {
+		if err := ctx.Err(); err != nil {
+			return RobustPhase{}, err
+		}
+		batch := users[(t-1)*b : t*b]
+		for i, u := range batch {
+			ph.userGradient(u, x, q[i*d:(i+1)*d], g)
+		}
+		step := RobustStep{T: t, Users: slices.Clone(batch), X: slices.Clone(x)}
+		robust.RGE(q, d, p.Radius, p.Stat, &step.Estimate, scratch)
+		if p.NoClip {
+			copy(step.Estimate.Est, step.Estimate.Mean)
+			clear(step.Estimate.Clipped)
+		}
+		for k := range x {
+			x[k] = robust.Clip(x[k]-eta*step.Estimate.Est[k], -p.Domain, p.Domain)
+			sum[k] += x[k]
+		}
+		step.Next = slices.Clone(x)
+		step.Score = robust.KernelScore(q, d, p.Radius, p.Kernel, nil)
+		if p.KeepBatches {
+			step.Q = Vectors{Dim: d, Flat: slices.Clone(q)}
+		}
+		out.Steps = append(out.Steps, step)
+		rec.Addf(KindRobustStep, step, "step %d: %d users' gradients at %s; robust estimate %s (%s ± r = %g%s); x_%d = %s; score s = %.4g of B = %d",
+			t, b, trace.Vec(step.X), trace.Vec(step.Estimate.Est), p.Stat, p.Radius, clippedNote(step.Estimate.Clipped), t, trace.Vec(x), step.Score, b)
+		ph.done++
+		if ph.progress != nil {
+			ph.progress(ph.done, ph.total)
+		}
+		if p.Online && test != nil && !ask(test, &out, t, step.Score) {
+			break
+		}
+	}
+	out.Average = make([]float64, d)
+	for k := range sum {
+		out.Average[k] = sum[k] / float64(len(out.Steps))
+	}
+	if !p.Online {
+		if err := begin(); err != nil {
+			return RobustPhase{}, err
+		}
+		for t, st := range out.Steps {
+			if test != nil && !ask(test, &out, t+1, st.Score) {
+				break
+			}
+		}
+	}
+	centre := out.Average
+	switch {
+	case !out.Passed:
+		centre = out.Start
+		rec.Addf(KindRobustAnswer, centre, "the test answered ⊥ at step %d: the phase answers its start x₀ = %s", out.FailedAt, trace.Vec(centre))
+	case test == nil:
+		rec.Addf(KindRobustAnswer, centre, "non-private: no test; the phase answers the average x̄ = %s", trace.Vec(centre))
+	default:
+		rec.Addf(KindRobustAnswer, centre, "every test passed: the phase answers the average x̄ = %s", trace.Vec(centre))
+	}
+	out.Sigma = p.Sigma(eta, d)
+	out.Noise = make([]float64, d)
+	if out.Sigma > 0 {
+		noise.Gaussian{Sigma: out.Sigma, Src: streams.Get(rng.Gauss)}.RandVec(out.Noise)
+	}
+	out.Output = make([]float64, d)
+	for k := range centre {
+		out.Output[k] = centre[k] + out.Noise[k]
+	}
+	if p.Mode == privacy.NonPrivate {
+		rec.Addf(KindRobustNoise, out.Output, "non-private: release %s with no noise", trace.Vec(out.Output))
+	} else {
+		rec.Addf(KindRobustNoise, out.Output, "release %s + N(0, σ²I) with σ = 6ηr√d·√(2 ln(2.5e^ε/δ))/(ε/2) = %.4g: %s",
+			trace.Vec(centre), out.Sigma, trace.Vec(out.Output))
+	}
+	return out, nil
+}
+
+// ask puts step t's score to the test; false on ⊥, which ends the phase.
+func ask(test *mech.AboveThreshold, out *RobustPhase, t int, score float64) bool {
+	pass, _ := test.Query(score) // scores are finite and the test has not halted
+	if !pass {
+		out.Passed, out.FailedAt = false, t
+	}
+	return pass
+}
+
+// userGradient writes user u's mean item gradient at x into dst.
+func (ph *phaseRunner) userGradient(u int, x, dst, g []float64) {
+	clear(dst)
+	for j := range ph.m {
+		ph.p.Loss.Grad(x, ph.data.Item(u, j), g)
+		for k, v := range g {
+			dst[k] += v
+		}
+	}
+	for k := range dst {
+		dst[k] /= float64(ph.m)
+	}
+}
+
+func clippedNote(clipped []bool) string {
+	var ks []string
+	for k, c := range clipped {
+		if c {
+			ks = append(ks, fmt.Sprint(k+1))
+		}
+	}
+	if len(ks) == 0 {
+		return ""
+	}
+	return "; clipped in coordinate " + trace.And(ks)
+}
+
+// Guarantee is what a run on n users of m items in ℝ^d may claim: (ε, δ)
+// at user level — the test ε/2, the Gaussian (ε/2, δ/(2e^ε)), and a
+// misaligned batch halting but for δ/(2e^ε) (spec §2.9) — if every
+// precondition of the proof holds, in the phase where it is tightest.
+func (p RobustSGDParams) Guarantee(n, m, d int, localize bool) privacy.Guarantee {
+	if p.Mode == privacy.NonPrivate {
+		return privacy.Guarantee{Eps: math.Inf(1), Mode: p.Mode, Note: "non-private: no test and no noise"}
+	}
+	sizes := []int{n}
+	eta := p.Eta
+	if localize {
+		sizes = Phases(n, p.Batch)
+		eta /= EtaBase(m) // the first phase has the longest step
+	}
+	beta := p.Loss.Beta(d)
+	dom := p.Loss.DiagonallyDominant(d)
+	var pBad float64
+	for _, ns := range sizes {
+		pBad = math.Max(pBad, p.BadBatchPass(ns/p.Batch))
+	}
+	sigma := p.Sigma(eta, d)
+	g := privacy.Guarantee{Eps: p.Eps, Delta: p.Delta, Mode: p.Mode,
+		Note: "Paper A's Lemma 3.10 with errata E-A2 (test noise for sensitivity 2), E-A3 (6βηB ≤ 1) and E-A4 (bad batches hold < 2B/3)"}
+	g.Preconditions = []privacy.Precondition{
+		privacy.Fact("the test's noise is calibrated to the scores' sensitivity 2: Lap(8/ε) once, Lap(16/ε) per step (the printed Lap(4/ε), Lap(8/ε) leak up to ε where ε/2 is claimed)", !p.literal()),
+		privacy.Fact("every Hessian of the loss is diagonally dominant, so steps never stretch the ℓ∞ gap", dom == nil),
+		privacy.Require("η·β (steps never stretch the gap: η ≤ 2/β)", eta*beta, privacy.AtMost, 2),
+		privacy.Require("6βηB (later scores move by at most 2)", 6*beta*eta*float64(p.Batch), privacy.AtMost, 1),
+		privacy.Fact(fmt.Sprintf("the %s lies in every ℓ∞ box that holds 2B/3 of the batch (median, or trimming k ≥ ⌈B/3⌉ = %d)", p.Stat, robust.MinTrim(p.Batch)), p.Stat.Contains(p.Batch)),
+		privacy.Fact("the estimate is the mean clipped to the statistic ± r", !p.NoClip),
+		privacy.Fact("the score uses the smooth kernel exp(−‖·‖∞/r)", p.Kernel == robust.ExpKernel),
+		privacy.Require("Pr[a batch with no 2B/3 in any r-box passes its test]", pBad, privacy.AtMost, p.gaussDelta()),
+		privacy.Require("the Gaussian's true δ at ε/2", privacy.GaussianDelta(p.Eps/2, p.Sensitivity(eta, d), sigma), privacy.AtMost, p.gaussDelta()),
+	}
+	return g
+}
+
+// BadBatchPass is the probability that a step whose batch has no ℓ∞ box
+// of radius r holding 2B/3 of it — or whose neighbour's batch has none —
+// still passes the test of a phase of T steps: its score is below
+// BadScore(B) + 2, so the noisy comparison must overcome the rest of the
+// gap to v.
+func (p RobustSGDParams) BadBatchPass(steps int) float64 {
+	at := p.at(steps)
+	return mech.LaplaceSumSurvival(at.ThresholdScale(), at.QueryScale(), at.Threshold-robust.BadScore(p.Batch)-2)
+}
