@@ -59,14 +59,14 @@ func (r auditRequest) changedID() *string {
 }
 
 func cmdAudit(e *env, args []string) error {
-	fs := flags(e, "audit", "audit (--scenario FILE.json | --mech deloutputpert|orme|dp-sgd --data A.csv PARAMETERS) --neighbour (B.csv | replace:ID=ITEMS) [--at-eps e1,e2,…] [--mutant NAME] [--monte-carlo] [--format text]")
+	fs := flags(e, "audit", "audit (--scenario FILE.json | --mech deloutputpert|orme|dp-sgd|robust-sgd --data A.csv PARAMETERS) --neighbour (B.csv | replace:ID=ITEMS) [--at-eps e1,e2,…] [--mutant NAME] [--monte-carlo] [--format text]")
 	var d mechFlags
 	d.register(fs)
 	dataA := fs.String("data", "", "dataset A (CSV)")
 	scen := fs.String("scenario", "", "scenario JSON holding dataset A and the parameters, instead of --data and the parameter flags")
 	dataB := fs.String("neighbour", "", `dataset B: a CSV, or A with one user's items replaced, as "replace:ID=x1,…,xd;x1,…,xd"`)
 	at := fs.String("at-eps", "", "ε values at which to evaluate δ(ε) (default: the claimed ε)")
-	mutant := fs.String("mutant", "", "audit a deliberately broken variant instead: deloutputpert "+strings.Join(audit.DelMutantNames(), ", ")+"; orme and dp-sgd "+strings.Join(audit.ORMEMutantNames(), ", "))
+	mutant := fs.String("mutant", "", "audit a deliberately broken variant instead: deloutputpert "+strings.Join(audit.DelMutantNames(), ", ")+"; orme and dp-sgd "+strings.Join(audit.ORMEMutantNames(), ", ")+"; robust-sgd "+strings.Join(audit.RSGDMutantNames(), ", "))
 	mc := fs.Bool("monte-carlo", false, "also audit by sampling (dp-sgd: only by sampling): runs per side, Clopper–Pearson bounds, an ε lower bound")
 	runs := fs.Int("runs", 100_000, "Monte Carlo runs per side")
 	alpha := fs.Float64("alpha", 1e-3, "Monte Carlo: probability of flagging a correct mechanism")
@@ -112,8 +112,10 @@ func cmdAudit(e *env, args []string) error {
 		return auditDel(e, &d, r)
 	case scenario.MechDPSGD:
 		return auditDPSGD(e, &d, r)
+	case mechRobustSGD, mechRobustLoc:
+		return auditRobust(e, &d, r, *seed)
 	}
-	return usagef("--mech %q: audit supports %s, %s and %s (by sampling)", d.mech, privacy.MechDelOutputPert, scenario.MechORME, scenario.MechDPSGD)
+	return usagef("--mech %q: audit supports %s, %s, %s (by sampling) and %s", d.mech, privacy.MechDelOutputPert, scenario.MechORME, scenario.MechDPSGD, mechRobustSGD)
 }
 
 func auditDel(e *env, d *mechFlags, r auditRequest) error {

@@ -43,6 +43,8 @@ type mechFlags struct {
 	eta, smoothing float64
 	theta0         string
 	trace          bool
+	// robust holds robust SGD's own flags.
+	robust robustFlags
 	// limits bound what reading the data may take.
 	limits dataset.Limits
 	// given holds the parameters the command line or scenario set: a
@@ -78,16 +80,18 @@ func (d *mechFlags) register(fs flagSet) {
 	fs.Float64Var(&d.eta, "eta", 0, "dp-sgd: the step size η (default: Theorem 4.1's)")
 	fs.Float64Var(&d.smoothing, "smoothing", 0, "dp-sgd: the smoothing radius r, 0 for none (default: Theorem 4.1's)")
 	fs.StringVar(&d.theta0, "theta0", "", "dp-sgd: the start θ₀, comma-separated (default: the centre)")
-	fs.BoolVar(&d.trace, "trace", false, "dp-sgd: include the trace and every step (memory and output grow like T·n)")
+	fs.BoolVar(&d.trace, "trace", false, "dp-sgd, robust-sgd: include the trace and every step (memory and output grow like T·n)")
+	d.robust.register(fs)
 }
 
 // paramFlags are the flags mechFlags registers: a scenario sets them all.
 var paramFlags = []string{"mech", "f", "eps", "delta", "target-sens", "mode", "kappa", "beta", "mu", "rk", "rx",
-	"sens-rule", "lambda", "phases", "loss", "tau", "queries", "steps", "eta", "smoothing", "theta0"}
+	"sens-rule", "lambda", "phases", "loss", "tau", "queries", "steps", "eta", "smoothing", "theta0",
+	"batch", "r", "domain", "stat", "trim", "order", "threshold", "huber"}
 
 // runnable are the mechanisms run and step accept.
 var runnable = []string{privacy.MechDelOutputPert, scenario.MechSCOutputPert, scenario.MechPhasedERM,
-	scenario.MechPhasedSCO, scenario.MechStronglyConvexERM, scenario.MechStronglyConvexSCO, scenario.MechORME, scenario.MechDPSGD, scenario.MechDPSGDSC}
+	scenario.MechPhasedSCO, scenario.MechStronglyConvexERM, scenario.MechStronglyConvexSCO, scenario.MechORME, scenario.MechDPSGD, scenario.MechDPSGDSC, mechRobustSGD, mechRobustLoc}
 
 // needs returns the flags the mechanism requires besides --eps and --delta.
 // (An unknown mechanism needs nothing here: job names the choices.)
@@ -101,6 +105,8 @@ func (d *mechFlags) needs() []string {
 		return []string{"rk"}
 	case d.mech == scenario.MechDPSGDSC:
 		return []string{"rk", "rx"}
+	case d.mech == mechRobustSGD || d.mech == mechRobustLoc:
+		return []string{"batch", "r", "eta", "domain"}
 	case slices.Contains(runnable, d.mech):
 		return []string{"rk", "rx"}
 	}
@@ -354,6 +360,8 @@ func (d *mechFlags) job() (job, error) {
 		return d.dpsgdJob()
 	case scenario.MechDPSGDSC:
 		return d.dpsgdSCJob()
+	case mechRobustSGD, mechRobustLoc:
+		return d.robustJob()
 	}
 	run, ok := optimisers[d.mech]
 	if !ok {

@@ -180,9 +180,9 @@ func (p RobustSGDParams) Validate(n, d int) error {
 // literal reports whether the test uses the paper's printed noise.
 func (p RobustSGDParams) literal() bool { return p.Mode == privacy.Paper }
 
-// at returns the concentration test of a phase of T steps as
-// AboveThreshold at ε/2 with sensitivity 2 (1 as printed in paper mode).
-func (p RobustSGDParams) at(steps int) mech.ATParams {
+// Test returns the concentration test of a phase of T steps as
+// AboveThreshold: at ε/2, with sensitivity 2 (1 as printed, in paper mode).
+func (p RobustSGDParams) Test(steps int) mech.ATParams {
 	sens := 2.0
 	if p.literal() {
 		sens = 1
@@ -330,7 +330,7 @@ func (ph *phaseRunner) phase(ctx cancel.Context, s int, users []int, eta float64
 	p, d, rec := ph.p, ph.data.Dim, ph.rec
 	b := p.Batch
 	steps := len(users) / b
-	at := p.at(steps)
+	at := p.Test(steps)
 	out := RobustPhase{S: s, Users: len(users), Eta: eta, Threshold: at.Threshold, Start: slices.Clone(start), Passed: true}
 	rec.Addf(KindRobustPhase, out, "phase %d: %d users, T = ⌊%d/%d⌋ = %d steps of η = %.4g from x₀ = %s; test threshold v = %.4g",
 		s, len(users), len(users), b, steps, eta, trace.Vec(start), at.Threshold)
@@ -516,6 +516,6 @@ func (p RobustSGDParams) Guarantee(n, m, d int, localize bool) privacy.Guarantee
 // BadScore(B) + 2, so the noisy comparison must overcome the rest of the
 // gap to v.
 func (p RobustSGDParams) BadBatchPass(steps int) float64 {
-	at := p.at(steps)
+	at := p.Test(steps)
 	return mech.LaplaceSumSurvival(at.ThresholdScale(), at.QueryScale(), at.Threshold-robust.BadScore(p.Batch)-2)
 }

@@ -383,7 +383,7 @@ func TestRobustSGDHaltingLaw(t *testing.T) {
 	for _, st := range full.Phases[0].Steps {
 		scores = append(scores, st.Score)
 	}
-	law := mech.ATHaltDistribution(p.at(len(scores)), scores)
+	law := mech.ATHaltDistribution(p.Test(len(scores)), scores)
 	const runs = 4000
 	counts := make([]int, len(law))
 	for seed := range uint64(runs) {
@@ -435,7 +435,7 @@ func TestBadBatchHalts(t *testing.T) {
 	if scores[1] > b/2+1 || scores[0] != b {
 		t.Fatalf("scores %v: want B at step 1 and ≈ B/2 at step 2", scores)
 	}
-	law := mech.ATHaltDistribution(p.at(3), scores)
+	law := mech.ATHaltDistribution(p.Test(3), scores)
 	passSecond := law[2] + law[3]
 	if bound := p.BadBatchPass(3); passSecond > bound {
 		t.Errorf("the split batch passes with probability %.3g > the bound %.3g", passSecond, bound)

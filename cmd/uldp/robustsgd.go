@@ -1,0 +1,239 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/uldplab/uldp/core/cancel"
+	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/loss"
+	"github.com/uldplab/uldp/core/mech"
+	"github.com/uldplab/uldp/core/optim"
+	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/core/rng"
+	"github.com/uldplab/uldp/core/robust"
+	"github.com/uldplab/uldp/core/trace"
+)
+
+// Paper A's robust-statistics SGD: one phase, and its localisation.
+const (
+	mechRobustSGD = "robust-sgd"
+	mechRobustLoc = "robust-sgd-loc"
+)
+
+// robustFlags are robust SGD's own flags.
+type robustFlags struct {
+	batch, trim           int
+	r, domain, huber, thr float64
+	stat, order           string
+}
+
+func (f *robustFlags) register(fs flagSet) {
+	fs.IntVar(&f.batch, "batch", 0, "robust-sgd: B, the users per step")
+	fs.Float64Var(&f.r, "r", 0, "robust-sgd: the kernel radius r, also the clip band ς = r around the robust statistic")
+	fs.Float64Var(&f.domain, "domain", 0, "robust-sgd: D, the domain is the box [−D, D]^d")
+	fs.StringVar(&f.stat, "stat", "median", "robust-sgd: the robust statistic, median or trimmed")
+	fs.IntVar(&f.trim, "trim", 0, "robust-sgd: k for --stat trimmed, the users dropped at each end (default ⌈B/3⌉)")
+	fs.StringVar(&f.order, "order", "shuffled", "robust-sgd: shuffled (a random partition of the users) or given (file order: step t takes users (t−1)B+1…tB)")
+	fs.Float64Var(&f.thr, "threshold", 0, "robust-sgd: the test's threshold v (default 0.9B + 2 ln(T/δ)/ε)")
+	fs.Float64Var(&f.huber, "huber", 1, "robust-sgd: h of the Huber loss Σⱼ h(xⱼ − zⱼ), gradient clip(xⱼ − zⱼ, −h, h)")
+}
+
+// robustParams reads robust SGD's flags; the data's dimension and size are
+// checked when the run starts.
+func (d *mechFlags) robustParams() (optim.RobustSGDParams, error) {
+	f := d.robust
+	mode, err := privacy.ParseMode(d.mode)
+	if err != nil {
+		return optim.RobustSGDParams{}, usageError{err}
+	}
+	p := optim.RobustSGDParams{Eps: d.eps, Delta: d.delta, Domain: f.domain, Batch: f.batch, Radius: f.r, Eta: d.eta, Mode: mode, Record: d.trace}
+	switch f.stat {
+	case "median":
+		if d.given["trim"] {
+			return p, usagef("--trim %d: only --stat trimmed trims; drop --trim or add --stat trimmed", f.trim)
+		}
+	case "trimmed":
+		p.Stat.Trim = robust.MinTrim(f.batch)
+		if d.given["trim"] {
+			if f.trim < 1 {
+				return p, usagef("--trim %d: the trimmed mean drops k ≥ 1 users at each end (k = 0 is the plain mean)", f.trim)
+			}
+			p.Stat.Trim = f.trim
+		}
+	default:
+		return p, usagef("--stat %q: use median or trimmed", f.stat)
+	}
+	switch f.order {
+	case "shuffled":
+	case "given":
+		p.Order = optim.Given
+	default:
+		return p, usagef("--order %q: use shuffled or given", f.order)
+	}
+	if d.given["threshold"] {
+		v := f.thr
+		p.Threshold = &v
+	}
+	switch d.loss {
+	case mech.LossSquared:
+		p.Loss = loss.Squared{Mu: d.mu}
+		if !(d.mu > 0) || math.IsInf(d.mu, 1) {
+			return p, usagef("--mu %v: the squared loss (μ/2)‖x − z‖² needs a finite μ > 0", d.mu)
+		}
+	case "huber":
+		if !(f.huber > 0) || math.IsInf(f.huber, 1) {
+			return p, usagef("--huber %v: the Huber loss needs a finite h > 0", f.huber)
+		}
+		p.Loss = loss.Huber{H: f.huber}
+	case "coupled":
+		p.Loss = loss.Coupled(2) // sized to the data when the run starts
+	default:
+		return p, usagef("--loss %q: robust-sgd takes squared, huber, or coupled (a quadratic whose Hessian is not diagonally dominant: refused outside teaching mode)", d.loss)
+	}
+	theta0, err := parseTheta0(d.theta0)
+	if err != nil {
+		return p, err
+	}
+	p.Theta0 = theta0
+	// Check everything the data does not decide now, before a file is read.
+	n, dim := max(f.batch, 1), 2
+	if theta0 != nil {
+		dim = len(theta0)
+	}
+	if d.loss == "coupled" {
+		p.Loss = loss.Coupled(dim)
+	}
+	if err := p.Validate(n, dim); err != nil {
+		return p, usageError{err}
+	}
+	return p, nil
+}
+
+// robustPhaseOut is a phase as the contract prints it: per step the
+// batch's user ids, the score, the estimate g_{t−1} and x_t.
+type robustPhaseOut struct {
+	Batches             [][]string  `json:"batches"`
+	Scores              []float64   `json:"scores"`
+	Estimates           [][]float64 `json:"estimates"`
+	Iterates            [][]float64 `json:"iterates"`
+	Average             []float64   `json:"average"`
+	Threshold           float64     `json:"threshold"`
+	NoisyThreshold      float64     `json:"noisy_threshold"`
+	ThresholdNoiseScale float64     `json:"threshold_noise_scale"`
+	ScoreNoiseScale     float64     `json:"score_noise_scale"`
+	Passed              bool        `json:"passed"`
+	FailedAt            *int        `json:"failed_at"`
+	Eta                 float64     `json:"eta"`
+	Sigma               float64     `json:"sigma"`
+	Noise               []float64   `json:"noise"`
+	Output              []float64   `json:"output"`
+}
+
+// robustOut is a run: robust-sgd prints its one phase at the top level,
+// robust-sgd-loc a list of phases.
+type robustOut struct {
+	Mechanism string `json:"mechanism"`
+	*robustPhaseOut
+	Phases    []robustPhaseOut  `json:"phases,omitempty"`
+	Output    []float64         `json:"output"`
+	Guarantee privacy.Guarantee `json:"guarantee"`
+	Seed      uint64            `json:"seed"`
+	Trace     *trace.Trace      `json:"trace,omitempty"`
+}
+
+func newRobustPhaseOut(ph optim.RobustPhase, ds *dataset.Dataset) robustPhaseOut {
+	out := robustPhaseOut{Average: ph.Average, Threshold: ph.Threshold, NoisyThreshold: ph.NoisyThreshold,
+		ThresholdNoiseScale: ph.ThresholdScale, ScoreNoiseScale: ph.ScoreScale, Passed: ph.Passed,
+		Eta: ph.Eta, Sigma: ph.Sigma, Noise: ph.Noise, Output: ph.Output}
+	if ph.FailedAt > 0 {
+		out.FailedAt = &ph.FailedAt
+	}
+	for _, st := range ph.Steps {
+		ids := make([]string, len(st.Users))
+		for i, u := range st.Users {
+			ids[i] = ds.Users[u].ID
+		}
+		out.Batches = append(out.Batches, ids)
+		out.Scores = append(out.Scores, st.Score)
+		out.Estimates = append(out.Estimates, st.Estimate.Est)
+		out.Iterates = append(out.Iterates, st.Next)
+	}
+	return out
+}
+
+// maxScoreWork bounds a run's kernel evaluations, Σ_steps B² (minutes of
+// work beyond it).
+const maxScoreWork = 2e10
+
+func (d *mechFlags) robustJob() (job, error) {
+	p, err := d.robustParams()
+	if err != nil {
+		return job{}, err
+	}
+	loc := d.mech == mechRobustLoc
+	return job{"running robust SGD", func(ctx cancel.Context, ds *dataset.Dataset, s *rng.Streams, progress mech.Progress) (report, *trace.Trace, error) {
+		if _, ok := p.Loss.(loss.Quadratic); ok {
+			p.Loss = loss.Coupled(ds.Dim)
+		}
+		if work := float64(ds.N()) * float64(p.Batch); work > maxScoreWork {
+			return nil, nil, usagef("--batch %d on %d users: the tests would evaluate about n·B = %.2g kernel terms (at most %.0e, minutes of work); give a smaller batch", p.Batch, ds.N(), work, maxScoreWork)
+		}
+		if p.Record {
+			if err := traceFits(ds.N()/p.Batch, ds, "--batch", "record fewer users' steps: give a larger --batch or a smaller file"); err != nil {
+				return nil, nil, err
+			}
+		}
+		run := optim.RobustSGD
+		if loc {
+			run = optim.RobustLocalization
+		}
+		res, tr, err := run(ctx, p, ds, s, progress)
+		if err != nil {
+			return nil, nil, err
+		}
+		out := robustOut{Mechanism: d.mech, Output: res.Output, Guarantee: res.Guarantee, Seed: s.Seed(), Trace: tr}
+		if loc {
+			for _, ph := range res.Phases {
+				out.Phases = append(out.Phases, newRobustPhaseOut(ph, ds))
+			}
+		} else {
+			one := newRobustPhaseOut(res.Phases[0], ds)
+			out.robustPhaseOut = &one
+		}
+		return out, tr, nil
+	}}, nil
+}
+
+func (out robustOut) text(w io.Writer) {
+	fmt.Fprintf(w, "robust-statistics SGD (%s)\n", out.Guarantee)
+	unmet(w, out.Guarantee)
+	phases := out.Phases
+	if out.robustPhaseOut != nil {
+		phases = []robustPhaseOut{*out.robustPhaseOut}
+	}
+	for i, ph := range phases {
+		if len(phases) > 1 {
+			fmt.Fprintf(w, "phase %d: ", i+1)
+		}
+		fmt.Fprintf(w, "%s of η = %.4g; test threshold v = %.4g", count(len(ph.Scores), "step"), ph.Eta, ph.Threshold)
+		if ph.ScoreNoiseScale > 0 {
+			fmt.Fprintf(w, " (noisy %.4g; score noise Lap(%.3g))", ph.NoisyThreshold, ph.ScoreNoiseScale)
+		}
+		fmt.Fprintln(w)
+		for t, s := range ph.Scores {
+			fmt.Fprintf(w, "  step %d: score %.4g, estimate %s, x = %s\n", t+1, s, vec(ph.Estimates[t]), vec(ph.Iterates[t]))
+		}
+		if ph.FailedAt != nil {
+			fmt.Fprintf(w, "  the test failed at step %d: the phase answers its start", *ph.FailedAt)
+		} else {
+			fmt.Fprintf(w, "  every test passed: the phase answers the average %s", vec(ph.Average))
+		}
+		fmt.Fprintf(w, " + N(0, %.4g²I) = %s\n", ph.Sigma, vec(ph.Output))
+	}
+	fmt.Fprintf(w, "output %s\n", vec(out.Output))
+	if out.Trace != nil {
+		writeTrace(w, out.Trace)
+	}
+}
