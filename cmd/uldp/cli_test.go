@@ -743,7 +743,7 @@ func TestAuditORME(t *testing.T) {
 	}
 	bad(t, "covers one query", append(args, "--queries", "2")...)
 	bad(t, "orme's broken variants are", append(args, "--mutant", "no-stability")...)
-	bad(t, "audit supports deloutputpert, orme and dp-sgd", "audit", "--mech", "dp-sgd-sc", "--data", "testdata/crowd300.csv", "--neighbour", "replace:1=0",
+	bad(t, "audit supports deloutputpert, orme, dp-sgd (by sampling) and robust-sgd", "audit", "--mech", "dp-sgd-sc", "--data", "testdata/crowd300.csv", "--neighbour", "replace:1=0",
 		"--eps", "8", "--delta", "0.1", "--rk", "1", "--rx", "1")
 }
 
@@ -973,4 +973,116 @@ func TestWorkIsBounded(t *testing.T) {
 	if len(out.Outputs) == 0 {
 		t.Error("50 queries gave no outputs")
 	}
+}
+
+// Robust SGD's contract: batches by id in file order with --order given,
+// each iterate one projected step along its estimate, the threshold
+// v = 0.9B + 2 ln(T/δ)/ε, the test's noise by mode, and non-private runs
+// answering the average.
+func TestRunRobustSGD(t *testing.T) {
+	args := []string{"run", "--mech", "robust-sgd", "--data", "testdata/robust40.csv", "--batch", "10", "--r", "1", "--eta", "0.2",
+		"--domain", "2", "--theta0", "1.5,-1.5", "--eps", "1", "--delta", "1e-5", "--order", "given", "--seed", "3"}
+	type phase struct {
+		Batches             [][]string  `json:"batches"`
+		Scores              []float64   `json:"scores"`
+		Estimates           [][]float64 `json:"estimates"`
+		Iterates            [][]float64 `json:"iterates"`
+		Average             []float64   `json:"average"`
+		Threshold           float64     `json:"threshold"`
+		ThresholdNoiseScale float64     `json:"threshold_noise_scale"`
+		ScoreNoiseScale     float64     `json:"score_noise_scale"`
+		Passed              bool        `json:"passed"`
+		FailedAt            *int        `json:"failed_at"`
+		Output              []float64   `json:"output"`
+	}
+	var np, sound, paper struct {
+		phase
+		Output    []float64 `json:"output"`
+		Guarantee struct {
+			Certified bool     `json:"certified"`
+			Eps       *float64 `json:"eps"`
+		} `json:"guarantee"`
+	}
+	ok(t, &np, append(args, "--mode", "non-private")...)
+	if len(np.Batches) != 4 || np.Batches[1][0] != "11" || np.Batches[3][9] != "40" {
+		t.Fatalf("batches %v: want users 1–10, 11–20, … in file order", np.Batches)
+	}
+	x := []float64{1.5, -1.5}
+	for s, est := range np.Estimates {
+		for k := range x {
+			x[k] = math.Max(-2, math.Min(2, x[k]-0.2*est[k]))
+			if math.Abs(np.Iterates[s][k]-x[k]) > 1e-12 {
+				t.Fatalf("x_%d = %v, want x_%d − η·g = %v", s+1, np.Iterates[s], s, x)
+			}
+		}
+	}
+	if !np.Passed || np.FailedAt != nil || !slices.Equal(np.Output, np.Average) || np.Guarantee.Eps != nil {
+		t.Errorf("non-private: passed %v, failed at %v, output %v, average %v", np.Passed, np.FailedAt, np.Output, np.Average)
+	}
+	if want := 9 + 2*math.Log(4/1e-5); math.Abs(np.Threshold-want) > 1e-12 {
+		t.Errorf("threshold %v, want 0.9B + 2 ln(T/δ)/ε = %v", np.Threshold, want)
+	}
+	ok(t, &sound, append(args, "--mode", "sound", "--threshold", "-100")...)
+	if sound.ThresholdNoiseScale != 8 || sound.ScoreNoiseScale != 16 || !sound.Passed || !slices.Equal(sound.Scores, np.Scores) {
+		t.Errorf("sound: noise scales %v, %v (want 8, 16), passed %v", sound.ThresholdNoiseScale, sound.ScoreNoiseScale, sound.Passed)
+	}
+	ok(t, &paper, append(args, "--mode", "paper", "--threshold", "1000")...)
+	if paper.ThresholdNoiseScale != 4 || paper.ScoreNoiseScale != 8 || paper.Passed || paper.FailedAt == nil || *paper.FailedAt != 1 || paper.Guarantee.Certified {
+		t.Errorf("paper: noise scales %v, %v (want 4, 8), failed at %v", paper.ThresholdNoiseScale, paper.ScoreNoiseScale, paper.FailedAt)
+	}
+	var loc struct {
+		Phases []phase   `json:"phases"`
+		Output []float64 `json:"output"`
+	}
+	ok(t, &loc, "run", "--mech", "robust-sgd-loc", "--data", "testdata/robust40.csv", "--batch", "5", "--r", "1", "--eta", "0.5",
+		"--domain", "2", "--eps", "1", "--delta", "1e-5", "--order", "given", "--mode", "non-private")
+	if len(loc.Phases) != 3 || len(loc.Phases[0].Batches) != 4 || loc.Phases[1].Batches[0][0] != "21" || !slices.Equal(loc.Output, loc.Phases[2].Output) {
+		t.Errorf("A-LOC: %d phases (want 3: 20, 10 and 5 users), phase 2 starts with user %v", len(loc.Phases), loc.Phases[1].Batches[0][0])
+	}
+	if r := uldp(t, append([]string{"step"}, append(args[1:], "--mode", "sound")...)...); r.code != 0 || !strings.Contains(r.stdout, "[rsgd.step]") || !strings.Contains(r.stdout, "[at.compare]") {
+		t.Errorf("step: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, c := range []struct{ want, flag, value string }{
+		{"must be at least 1", "--batch", "0"},
+		{"B ≤ n", "--batch", "41"},
+		{"r = 0", "--r", "0"},
+		{"eta = 0", "--eta", "0"},
+		{"2/β", "--eta", "2.5"},
+		{"not diagonally dominant", "--loss", "coupled"},
+		{"use median or trimmed", "--stat", "mean"},
+		{"outside the domain", "--theta0", "3,0"},
+	} {
+		a := slices.Clone(args)
+		if i := slices.Index(a, c.flag); i >= 0 {
+			a[i+1] = c.value
+		} else {
+			a = append(a, c.flag, c.value)
+		}
+		bad(t, c.want, a...)
+	}
+	bad(t, "k < B/2", append(slices.Clone(args), "--stat", "trimmed", "--trim", "5")...)
+	bad(t, "missing --batch", "run", "--mech", "robust-sgd", "--data", "testdata/robust40.csv", "--eps", "1", "--delta", "1e-5")
+}
+
+func TestAuditRobustSGD(t *testing.T) {
+	args := []string{"audit", "--mech", "robust-sgd", "--data", "testdata/robust40.csv", "--neighbour", "replace:3=10000,10000;10000,10000;10000,10000",
+		"--batch", "10", "--r", "1", "--eta", "0.1", "--domain", "1000", "--eps", "1", "--delta", "1e-5", "--mode", "sound", "--order", "given",
+		"--threshold", "0", "--monte-carlo", "--runs", "20000"}
+	var out struct {
+		Test struct {
+			Step      int     `json:"step"`
+			WorstLoss float64 `json:"worst_loss"`
+			Budget    float64 `json:"budget"`
+		} `json:"test"`
+		Verdict string `json:"verdict"`
+	}
+	ok(t, &out, args...)
+	if out.Verdict != "pass" || out.Test.Step != 1 || out.Test.Budget != 0.5 || out.Test.WorstLoss > 0.5 {
+		t.Errorf("sound: %+v", out)
+	}
+	ok(t, &out, append(args, "--mutant", "no-clip")...)
+	if out.Verdict != "violation" {
+		t.Errorf("no-clip: %+v", out)
+	}
+	bad(t, "robust-sgd's broken variants", append(args, "--mutant", "keep-all")...)
 }
