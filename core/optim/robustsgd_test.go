@@ -533,3 +533,35 @@ func TestPaperBatchSizeFallsShortWithSoundNoise(t *testing.T) {
 		t.Errorf("with twice the paper's B a bad batch still passes with probability %.3g > δ/(2e^ε)", pass)
 	}
 }
+
+func benchUsers(b *testing.B, n, m int) *dataset.Dataset {
+	d, err := dataset.Generate(dataset.Spec{Kind: dataset.Gaussian, N: n, M: m, D: 2, Spread: 0.1}, rng.New(1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return d
+}
+
+// BenchmarkRobustStep is one A-SGD step at B = 3,000 users of m = 10
+// items in 2-D: 30,000 gradients, the robust estimate and the test's score.
+func BenchmarkRobustStep(b *testing.B) {
+	data := benchUsers(b, 3000, 10)
+	p := RobustSGDParams{Eps: 1, Delta: 1e-6, Loss: loss.Squared{Mu: 1}, Domain: 1, Batch: 3000, Radius: 1, Eta: 0.1, Order: Given, Mode: privacy.Sound}
+	for b.Loop() {
+		if _, _, err := RobustSGD(context.Background(), p, data, rng.New(1), nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRobustLocalization is a whole A-LOC run at n = 10⁵ users of
+// m = 10 items (B = 3,000: 16 + 8 + 4 + 2 + 1 = 31 steps).
+func BenchmarkRobustLocalization(b *testing.B) {
+	data := benchUsers(b, 100_000, 10)
+	p := RobustSGDParams{Eps: 1, Delta: 1e-6, Loss: loss.Squared{Mu: 1}, Domain: 1, Batch: 3000, Radius: 1, Eta: 0.1, Mode: privacy.Sound}
+	for b.Loop() {
+		if _, _, err := RobustLocalization(context.Background(), p, data, rng.New(1), nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

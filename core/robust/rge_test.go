@@ -292,3 +292,32 @@ func TestGeometricMedianIsNotStable(t *testing.T) {
 		t.Errorf("coordinate medians %v and %v moved more than α", mp, mq)
 	}
 }
+
+// The O(B log B) sum equals the B² loop up to rounding, with ties in
+// either rotated coordinate, in 1 and 2 dimensions, and falls back to the
+// loop when the spread is too wide for its exponentials.
+func TestPlaneScoreMatchesThePairs(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	for trial := range 3000 {
+		b, d := 1+r.IntN(60), 1+r.IntN(2)
+		flat := randomPoints(r, b, d, 3)
+		if trial%3 == 0 { // a grid: many equal u, v, x and y
+			for i := range flat {
+				flat[i] = float64(r.IntN(4)) / 2
+			}
+		}
+		rad := 0.02 + 3*r.Float64() // down to 300 radii of spread
+		want := KernelScore(flat, d, rad, ExpKernel, make([]float64, b))
+		got, ok := planeScore(flat, d, rad)
+		if !ok || math.Abs(got-want) > 1e-12*want {
+			t.Fatalf("trial %d (B = %d, d = %d): fast %v, pairs %v", trial, b, d, got, want)
+		}
+	}
+	wide := []float64{0, 0, 1000, 0, 0.5, 0.5}
+	if _, ok := planeScore(wide, 2, 1); ok {
+		t.Error("a spread of 1000 radii took the fast path")
+	}
+	if got, want := KernelScore(wide, 2, 1, ExpKernel, nil), KernelScore(wide, 2, 1, ExpKernel, make([]float64, 3)); got != want {
+		t.Errorf("wide spread: %v, the loop %v", got, want)
+	}
+}
