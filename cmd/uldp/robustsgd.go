@@ -16,7 +16,7 @@ import (
 	"github.com/uldplab/uldp/core/trace"
 )
 
-// Paper A's robust-statistics SGD: one phase, and its localisation.
+// Ghazi et al.'s robust-statistics SGD: one phase, and its localisation.
 const (
 	mechRobustSGD = "robust-sgd"
 	mechRobustLoc = "robust-sgd-loc"

@@ -17,7 +17,7 @@ import (
 
 // Robust SGD's broken variants.
 const (
-	// RSGDPaperNoise keeps the test noise Paper A prints, Lap(4/ε) and
+	// RSGDPaperNoise keeps the test noise Ghazi et al. print, Lap(4/ε) and
 	// Lap(8/ε), calibrated for sensitivity 1 while scores have 2.
 	RSGDPaperNoise = "paper-noise"
 	// RSGDNoClip releases the plain batch mean: one far user moves it

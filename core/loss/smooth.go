@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// Smooth is a per-item loss whose Hessians share one bound: what Paper A's
+// Smooth is a per-item loss whose Hessians share one bound: what Ghazi et al.'s
 // robust SGD needs. Its privacy proof runs two trajectories side by side
 // and needs every gradient step to be non-expansive in ℓ∞, which holds when
 // η ≤ 2/β and every Hessian is diagonally dominant (its Lemma 3.2).
@@ -128,7 +128,7 @@ func (l Quadratic) DiagonallyDominant(d int) error {
 			}
 		}
 		if off > math.Abs(row[j]) {
-			return fmt.Errorf("its Hessian is not diagonally dominant: row %d has Σ|off-diagonal| = %g > |diagonal| = %g, so a gradient step can stretch the ℓ∞ gap between two runs (Paper A's Lemma 3.2 needs dominance)", j+1, off, math.Abs(row[j]))
+			return fmt.Errorf("its Hessian is not diagonally dominant: row %d has Σ|off-diagonal| = %g > |diagonal| = %g, so a gradient step can stretch the ℓ∞ gap between two runs (robust SGD's privacy proof needs dominance: Ghazi et al. 2025, Lemma 3.2)", j+1, off, math.Abs(row[j]))
 		}
 	}
 	return nil

@@ -29,9 +29,10 @@ const (
 	Given
 )
 
-// RobustSGDParams configures Paper A's robust-statistics SGD (Ghazi, Kumar,
-// Liu & Manurangsi 2025): one phase (its Alg. 1, A-SGD, released with the
-// phase's Gaussian noise) or the localisation around it (Alg. 5, A-LOC).
+// RobustSGDParams configures the robust-statistics SGD of Ghazi, Kumar,
+// Liu & Manurangsi (2025): one phase (their Alg. 1, A-SGD, released with
+// the phase's Gaussian noise) or the localisation around it (Alg. 5,
+// A-LOC).
 type RobustSGDParams struct {
 	Eps, Delta float64
 	// Loss must have diagonally dominant Hessians (Assumption 2.5);
@@ -39,7 +40,7 @@ type RobustSGDParams struct {
 	Loss   loss.Smooth
 	Domain float64
 	// Batch is B, the users per step; Radius is r, the kernel's radius and
-	// the clip band ς = r (the paper's 1/τ, erratum E-A1); Eta is η.
+	// the clip band ς = r (the paper's 1/τ, spec 001-004 E-A1); Eta is η.
 	Batch  int
 	Radius float64
 	Eta    float64
@@ -51,7 +52,7 @@ type RobustSGDParams struct {
 	Theta0 []float64
 	Order  Order
 	// Mode: Paper keeps the printed test noise Lap(4/ε), Lap(8/ε) (never
-	// certified, erratum E-A2); Sound doubles it for the scores'
+	// certified, spec 001-004 E-A2); Sound doubles it for the scores'
 	// sensitivity 2; Teaching uses Sound's noise and also runs losses and
 	// steps the proof excludes, to show what breaks; NonPrivate runs no
 	// test and adds no noise.
@@ -224,7 +225,7 @@ func RobustSGD(ctx cancel.Context, p RobustSGDParams, data *dataset.Dataset, str
 
 // RobustLocalization runs A-LOC: S = ⌈log₂(n/B)⌉ phases, phase s on
 // ⌊n/2^s⌋ users not used before with step η/b^s (b = ln m, at least 2:
-// erratum E-A5), each releasing its noisy answer as the next start.
+// spec 001-004 E-A5), each releasing its noisy answer as the next start.
 // Phases too small for one batch are skipped. Each user is in one phase
 // only, so the phases compose in parallel.
 func RobustLocalization(ctx cancel.Context, p RobustSGDParams, data *dataset.Dataset, streams *rng.Streams, progress mech.Progress) (RobustSGDResult, *trace.Trace, error) {
@@ -232,7 +233,7 @@ func RobustLocalization(ctx cancel.Context, p RobustSGDParams, data *dataset.Dat
 }
 
 // EtaBase is b in η_s = η/b^s: ln m, or 2 where ln m < 2 — for m < e the
-// paper's (ln m)^{−s} would grow the step (erratum E-A5).
+// paper's (ln m)^{−s} would grow the step (spec 001-004 E-A5).
 func EtaBase(m int) float64 { return math.Max(math.Log(float64(m)), 2) }
 
 // Phases returns A-LOC's schedule for n users: each phase's user count
@@ -495,7 +496,7 @@ func (p RobustSGDParams) Guarantee(n, m, d int, localize bool) privacy.Guarantee
 	}
 	sigma := p.Sigma(eta, d)
 	g := privacy.Guarantee{Eps: p.Eps, Delta: p.Delta, Mode: p.Mode,
-		Note: "Paper A's Lemma 3.10 with errata E-A2 (test noise for sensitivity 2), E-A3 (6βηB ≤ 1) and E-A4 (bad batches hold < 2B/3)"}
+		Note: "Ghazi et al. 2025, Lemma 3.10, with the test noise doubled for the scores' sensitivity 2, the conditions η ≤ 2/β and 6βηB ≤ 1 its proof uses, and bad batches read as holding fewer than 2B/3 users in any r-box"}
 	g.Preconditions = []privacy.Precondition{
 		privacy.Fact("the test's noise is calibrated to the scores' sensitivity 2: Lap(8/ε) once, Lap(16/ε) per step (the printed Lap(4/ε), Lap(8/ε) leak up to ε where ε/2 is claimed)", !p.literal()),
 		privacy.Fact("every Hessian of the loss is diagonally dominant, so steps never stretch the ℓ∞ gap", dom == nil),

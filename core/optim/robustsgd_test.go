@@ -508,7 +508,7 @@ func TestRobustSGDRefusesBadInput(t *testing.T) {
 
 // The paper sizes batches by B ≥ 100·ln(T/δ)/ε so that a bad batch halts
 // (Lemma 3.8). With the test's noise doubled for the scores' sensitivity 2
-// (E-A2) that B often falls short: at T = 10, δ = 10⁻⁶, ε = 1 it gives
+// (spec 001-004 E-A2) that B often falls short: at T = 10, δ = 10⁻⁶, ε = 1 it gives
 // B = 1612, and a bad batch then passes with probability 1.44·10⁻⁶, eight
 // times the δ/(2e^ε) = 1.8·10⁻⁷ the proof spends on it (at T = 160 it
 // just holds, 1.49·10⁻⁷; at ε = 2 it fails again). The guarantee computes

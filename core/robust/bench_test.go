@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// One step of Paper A's robust SGD at the size: B = 3,000 users'
+// One step of Ghazi et al.'s robust SGD at the size: B = 3,000 users'
 // gradients in 2-D.
 const benchB, benchD = 3000, 2
 

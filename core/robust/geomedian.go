@@ -3,7 +3,7 @@ package robust
 import "math"
 
 // GeometricMedian returns argmin_x Σᵢ‖x − pᵢ‖₂ by Weiszfeld's iteration,
-// to a relative step of tol. It is here as Paper A's counterexample (its
+// to a relative step of tol. It is here as Ghazi et al.'s counterexample (its
 // App. B.10): unlike the coordinate-wise median it is not 1-Lipschitz —
 // moving every point by α can move it by 1 — so it cannot stand in for
 // the robust statistic.

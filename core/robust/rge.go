@@ -14,7 +14,7 @@ type Stat struct {
 }
 
 // MinTrim returns ⌈B/3⌉, the least k for which TM_k stays inside an ℓ∞ box
-// that holds 2B/3 of B points (Paper A's Assumption 3.3(i) in the form its
+// that holds 2B/3 of B points (Ghazi et al.'s Assumption 3.3(i) in the form its
 // proofs use).
 func MinTrim(b int) int { return (b + 2) / 3 }
 
@@ -48,7 +48,7 @@ func (s Stat) Of(col []float64) float64 {
 	return Trimmed(col, s.Trim)
 }
 
-// Estimate is Paper A's robust gradient estimate (Alg. 2) of B points with
+// Estimate is Ghazi et al.'s robust gradient estimate (Alg. 2) of B points with
 // everything a lesson shows: per coordinate the mean, the robust
 // statistic, and the mean clipped into [stat − ς, stat + ς].
 type Estimate struct {

@@ -6,7 +6,7 @@ import "math"
 type Kernel int
 
 const (
-	// ExpKernel is Paper A's smooth kernel exp(−dist/r): moving a point by
+	// ExpKernel is Ghazi et al.'s smooth kernel exp(−dist/r): moving a point by
 	// Δ changes each term by a factor at most e^{Δ/r}, which is what makes
 	// later scores stable (Lemma 3.9).
 	ExpKernel Kernel = iota
@@ -34,7 +34,7 @@ func (k Kernel) String() string {
 	return "exp(−‖·‖∞/r)"
 }
 
-// KernelScore returns Paper A's concentration score of the B points in flat
+// KernelScore returns Ghazi et al.'s concentration score of the B points in flat
 // (point i is flat[i·d:(i+1)·d]): s = (1/B)ΣᵢΣⱼ K(‖Qᵢ − Qⱼ‖∞), diagonal
 // included, so s lies in [1, B] and equals B exactly when all points
 // coincide. rows (length B, or nil) receives each point's row sum ΣⱼK.

@@ -4,7 +4,7 @@ package robust
 // there, every a[i] for i < k is ≤ it and every a[i] for i > k is ≥ it, and
 // returns a[k]. It runs in expected O(len(a)) time (quickselect with a
 // median-of-three pivot, falling back to a sort of short ranges), where a
-// sort takes O(n log n): Paper A takes a median per coordinate per step.
+// sort takes O(n log n): robust SGD takes a median per coordinate per step.
 // a must hold no NaN.
 func Select(a []float64, k int) float64 {
 	lo, hi := 0, len(a)-1
@@ -66,7 +66,7 @@ func insertionSort(a []float64) {
 
 // Median returns the median of a by selection, with the symmetric
 // convention for an even count, (a₍B/2₎ + a₍B/2+1₎)/2: the one that keeps
-// Median(−a) = −Median(a), which Paper A's proof needs (a lower median
+// Median(−a) = −Median(a), which Ghazi et al.'s proof needs (a lower median
 // breaks it). It reorders a.
 func Median(a []float64) float64 {
 	n := len(a)
