@@ -121,10 +121,8 @@ const (
 
 // Validate checks the parameters for n users in ℝ^d.
 func (p RobustSGDParams) Validate(n, d int) error {
-	var errs []error
-	if p.Mode != privacy.NonPrivate {
-		errs = append(errs, privacy.CheckEps(p.Eps), privacy.CheckDelta(p.Delta))
-	}
+	// Even a non-private run needs ε and δ: they set the threshold v.
+	errs := []error{privacy.CheckEps(p.Eps), privacy.CheckDelta(p.Delta)}
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if p.Loss == nil {
 		bad("no loss: choose squared or huber")
