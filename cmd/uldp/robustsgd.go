@@ -76,6 +76,15 @@ func (d *mechFlags) robustParams() (optim.RobustSGDParams, error) {
 		v := f.thr
 		p.Threshold = &v
 	}
+	theta0, err := parseTheta0(d.theta0)
+	if err != nil {
+		return p, err
+	}
+	p.Theta0 = theta0
+	dim := 2 // until the data says
+	if theta0 != nil {
+		dim = len(theta0)
+	}
 	switch d.loss {
 	case mech.LossSquared:
 		p.Loss = loss.Squared{Mu: d.mu}
@@ -88,24 +97,12 @@ func (d *mechFlags) robustParams() (optim.RobustSGDParams, error) {
 		}
 		p.Loss = loss.Huber{H: f.huber}
 	case "coupled":
-		p.Loss = loss.Coupled(2) // sized to the data when the run starts
+		p.Loss = loss.Coupled(dim) // sized again to the data when the run starts
 	default:
 		return p, usagef("--loss %q: robust-sgd takes squared, huber, or coupled (a quadratic whose Hessian is not diagonally dominant: refused outside teaching mode)", d.loss)
 	}
-	theta0, err := parseTheta0(d.theta0)
-	if err != nil {
-		return p, err
-	}
-	p.Theta0 = theta0
 	// Check everything the data does not decide now, before a file is read.
-	n, dim := max(f.batch, 1), 2
-	if theta0 != nil {
-		dim = len(theta0)
-	}
-	if d.loss == "coupled" {
-		p.Loss = loss.Coupled(dim)
-	}
-	if err := p.Validate(n, dim); err != nil {
+	if err := p.Validate(max(f.batch, 1), dim); err != nil {
 		return p, usageError{err}
 	}
 	return p, nil

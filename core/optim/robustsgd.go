@@ -204,7 +204,8 @@ func (p RobustSGDParams) Sigma(eta float64, d int) float64 {
 	if p.Mode == privacy.NonPrivate {
 		return 0
 	}
-	return p.Sensitivity(eta, d) * math.Sqrt(2*math.Log(1.25/p.gaussDelta())) / (p.Eps / 2)
+	c, _ := privacy.GaussianSigma(p.Eps/2, p.gaussDelta(), p.Sensitivity(eta, d)) // Validate checked ε, δ, η and r
+	return c.Scale
 }
 
 // Sensitivity is Δ = 6ηr√d: two runs whose batches are both r-aligned
@@ -233,6 +234,15 @@ func RobustLocalization(ctx cancel.Context, p RobustSGDParams, data *dataset.Dat
 // EtaBase is b in η_s = η/b^s: ln m, or 2 where ln m < 2 — for m < e the
 // paper's (ln m)^{−s} would grow the step (spec 001-004 E-A5).
 func EtaBase(m int) float64 { return math.Max(math.Log(float64(m)), 2) }
+
+// schedule returns the user count of each phase and the first phase's
+// step: one phase of all n users at η, or A-LOC's phases from η/b.
+func (p RobustSGDParams) schedule(n, m int, localize bool) ([]int, float64) {
+	if !localize {
+		return []int{n}, p.Eta
+	}
+	return Phases(n, p.Batch), p.Eta / EtaBase(m)
+}
 
 // Phases returns A-LOC's schedule for n users: each phase's user count
 // n_s = ⌊n/2^s⌋ for s = 1…⌈log₂(n/B)⌉, stopping before a phase with
@@ -274,12 +284,9 @@ func (p RobustSGDParams) run(ctx cancel.Context, data *dataset.Dataset, streams 
 		r := streams.Get(rng.Perm)
 		r.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
 	}
-	sizes := []int{n}
-	if localize {
-		sizes = Phases(n, p.Batch)
-		if len(sizes) == 0 {
-			return RobustSGDResult{}, nil, fmt.Errorf("%d users cannot fill one phase: A-LOC's first phase takes ⌊n/2⌋ users, which must be at least B = %d; lower --batch or bring more users", n, p.Batch)
-		}
+	sizes, eta := p.schedule(n, m, localize)
+	if len(sizes) == 0 {
+		return RobustSGDResult{}, nil, fmt.Errorf("%d users cannot fill one phase: A-LOC's first phase takes ⌊n/2⌋ users, which must be at least B = %d; lower --batch or bring more users", n, p.Batch)
 	}
 	x := make([]float64, d)
 	if p.Theta0 != nil {
@@ -292,14 +299,13 @@ func (p RobustSGDParams) run(ctx cancel.Context, data *dataset.Dataset, streams 
 	ph := phaseRunner{p: p, data: data, m: m, rec: rec, progress: progress, total: total}
 	var res RobustSGDResult
 	used := 0
-	eta := p.Eta
 	for s, ns := range sizes {
-		if localize {
-			eta /= EtaBase(m)
-		}
 		st := streams
 		if localize {
 			st = streams.Scope(fmt.Sprintf("phase %d", s+1))
+			if s > 0 {
+				eta /= EtaBase(m)
+			}
 		}
 		phase, err := ph.phase(ctx, s+1, order[used:used+ns], eta, x, st)
 		if err != nil {
@@ -480,12 +486,7 @@ func (p RobustSGDParams) Guarantee(n, m, d int, localize bool) privacy.Guarantee
 	if p.Mode == privacy.NonPrivate {
 		return privacy.Guarantee{Eps: math.Inf(1), Mode: p.Mode, Note: "non-private: no test and no noise"}
 	}
-	sizes := []int{n}
-	eta := p.Eta
-	if localize {
-		sizes = Phases(n, p.Batch)
-		eta /= EtaBase(m) // the first phase has the longest step
-	}
+	sizes, eta := p.schedule(n, m, localize) // the first phase has the longest step
 	beta := p.Loss.Beta(d)
 	dom := p.Loss.DiagonallyDominant(d)
 	var pBad float64
