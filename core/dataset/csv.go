@@ -164,6 +164,12 @@ func (l Limits) ReadCSV(r io.Reader, allowRagged bool) (*Dataset, error) {
 		if !utf8.ValidString(id) {
 			return nil, fmt.Errorf("line %d: the user id %s is not UTF-8 text: save the file as UTF-8", line, Excerpt(id))
 		}
+		// A line break inside a quoted id does not survive CSV: readers
+		// drop the carriage return of "\r\n" there, so the id would change
+		// on its way through a written file.
+		if strings.ContainsAny(id, "\r\n") {
+			return nil, fmt.Errorf("line %d: the user id %s spans lines: put each id on one line", line, Excerpt(id))
+		}
 		i, ok := index[id]
 		if !ok {
 			i = len(d.Users)
