@@ -495,7 +495,7 @@ func (p RobustSGDParams) Guarantee(n, m, d int, localize bool) privacy.Guarantee
 	}
 	sigma := p.Sigma(eta, d)
 	g := privacy.Guarantee{Eps: p.Eps, Delta: p.Delta, Mode: p.Mode,
-		Note: "Ghazi et al. 2025, Lemma 3.10, with the test noise doubled for the scores' sensitivity 2, the conditions η ≤ 2/β and 6βηB ≤ 1 its proof uses, and bad batches read as holding fewer than 2B/3 users in any r-box"}
+		Note: "Ghazi et al. 2025, Lemma 3.10, with the test noise doubled for the scores' sensitivity 2, the conditions η ≤ 2/β and 6βηB ≤ 1 its proof uses, and bad batches read as holding fewer than 2B/3 users in any r-box (errata A25–A28)"}
 	g.Preconditions = []privacy.Precondition{
 		privacy.Fact("the test's noise is calibrated to the scores' sensitivity 2: Lap(8/ε) once, Lap(16/ε) per step (the printed Lap(4/ε), Lap(8/ε) leak up to ε where ε/2 is claimed)", !p.literal()),
 		privacy.Fact("every Hessian of the loss is diagonally dominant, so steps never stretch the ℓ∞ gap", dom == nil),

@@ -37,7 +37,7 @@ func lesson[S viz.Scene](f func() S) Lesson {
 func Lessons() []Lesson {
 	return []Lesson{
 		lesson(NewPlayground), lesson(NewCalibration), lesson(NewAboveThreshold), lesson(NewStability),
-		lesson(NewOutlier), lesson(NewDPSGD), lesson(NewPhased), lesson(NewAuditLab),
+		lesson(NewOutlier), lesson(NewDPSGD), lesson(NewPhased), lesson(NewAuditLab), lesson(NewRobustSGD),
 	}
 }
 

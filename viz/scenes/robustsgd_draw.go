@@ -1,0 +1,454 @@
+package scenes
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/optim"
+	"github.com/uldplab/uldp/core/robust"
+	"github.com/uldplab/uldp/viz"
+)
+
+// Draw shows the batch's gradients with the robust estimate, the two
+// trajectories in the domain, the scores against the test's threshold and
+// the gap between the runs. A frame narrower than 640 px stacks them.
+func (s *RobustSGD) Draw(w, h float64) *viz.List {
+	l := &s.list
+	l.Reset(w, h)
+	v := &s.view
+	if v.err != nil {
+		drawFailure(l, w, 30, "Cannot run: "+v.err.Error())
+		return l
+	}
+	a := v.at()
+	if w < 640 {
+		ph := math.Round(0.36 * h)
+		dh := math.Round(0.27 * h)
+		sh := math.Round(0.19 * h)
+		s.drawBatch(l, box{0, 0, w, ph}, a)
+		s.drawDomain(l, box{0, ph, w, dh}, a)
+		s.drawScores(l, box{0, ph + dh, w, sh}, a)
+		s.drawGap(l, box{0, ph + dh + sh, w, h - ph - dh - sh}, a)
+		return l
+	}
+	split := math.Round(0.5 * w)
+	s.drawBatch(l, box{0, 0, split, h}, a)
+	rw := w - split
+	dh := math.Round(math.Min(0.46*h, rw))
+	sh := math.Round((h - dh) / 2)
+	s.drawDomain(l, box{split, 0, rw, dh}, a)
+	s.drawScores(l, box{split, dh, rw, sh}, a)
+	s.drawGap(l, box{split, dh + sh, rw, h - dh - sh}, a)
+	return l
+}
+
+// box is a panel's place in the frame.
+type box struct{ x, y, w, h float64 }
+
+// shownStep is the step the batch panel shows: the last one taken, or the
+// first one about to be.
+func (v *robustView) shownStep(a robustAt) (*optim.RobustStep, int) {
+	if a.step != nil {
+		return a.step, a.phaseIdx - 1
+	}
+	if len(v.res.Phases[0].Steps) == 0 {
+		return nil, 0
+	}
+	return &v.res.Phases[0].Steps[0], 0
+}
+
+// drawBatch draws one step's batch: the users' gradients, the mean, the
+// robust statistic with its band and the clipped estimate.
+func (s *RobustSGD) drawBatch(l *viz.List, b box, a robustAt) {
+	v := &s.view
+	st, p := v.shownStep(a)
+	if st == nil {
+		return
+	}
+	what := fmt.Sprintf("step %d's batch: %d users' gradients at x_%d (drag them)", st.T, len(st.Users), st.T-1)
+	if a.step == nil {
+		what = fmt.Sprintf("the first batch: %d users' gradients at x₀ (drag them)", len(st.Users))
+	}
+	if len(v.res.Phases) > 1 {
+		what = fmt.Sprintf("phase %d, ", p+1) + what
+	}
+	top := b.y + 14 + l.TextIn(viz.Point{X: b.x + 14, Y: b.y + 14}, b.w-28, what, 12, viz.Ink, viz.Left)
+	key := fmt.Sprintf("● mean  ✚ %s  ◆ estimate  ▢ band %s ± r", v.cfg.stat, v.cfg.stat)
+	legend := b.y + b.h - 6 - l.TextHeight(viz.Point{X: b.x + 14}, b.w-28, key, 11, viz.Left)
+	bottom := legend - 8
+	e := st.Estimate
+	q := st.Q.Flat
+	r := v.cfg.radius
+	if s.drag == 0 { // the view stays put while a user is dragged
+		x0, x1, y0, y1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+		for i := 0; i < len(q); i += 2 {
+			x0, x1 = math.Min(x0, q[i]), math.Max(x1, q[i])
+			y0, y1 = math.Min(y0, q[i+1]), math.Max(y1, q[i+1])
+		}
+		for _, pt := range [][]float64{e.Mean, e.Est, e.Stat} {
+			x0, x1 = math.Min(x0, pt[0]), math.Max(x1, pt[0])
+			y0, y1 = math.Min(y0, pt[1]), math.Max(y1, pt[1])
+		}
+		// The band joins the view when it is not much larger than the
+		// batch; otherwise it covers the whole view, and says so.
+		if ext := math.Max(x1-x0, y1-y0); 2*r <= 4*ext {
+			x0, x1 = math.Min(x0, e.Stat[0]-r), math.Max(x1, e.Stat[0]+r)
+			y0, y1 = math.Min(y0, e.Stat[1]-r), math.Max(y1, e.Stat[1]+r)
+		}
+		pad := 0.08 * math.Max(math.Max(x1-x0, y1-y0), 1e-9)
+		s.cam = viz.Fit(x0-pad, x1+pad, y0-pad, y1+pad, b.x, top, b.w, bottom-top, 14)
+	}
+	c := s.cam
+	// The band, as much of it as is in view.
+	wx0, wy1 := c.ToWorld(viz.Point{X: c.X0, Y: c.Y0})
+	wx1, wy0 := c.ToWorld(viz.Point{X: c.X0 + c.W, Y: c.Y0 + c.H})
+	bx0, bx1 := math.Max(e.Stat[0]-r, wx0), math.Min(e.Stat[0]+r, wx1)
+	by0, by1 := math.Max(e.Stat[1]-r, wy0), math.Min(e.Stat[1]+r, wy1)
+	if bx0 < bx1 && by0 < by1 {
+		l.Rect(c.ToScreen(bx0, by1), c.ToScreen(bx1, by0), viz.Style{Fill: viz.Sky, Alpha: 0.12}, 0)
+		edge := viz.Style{Stroke: viz.Sky, Width: 1.5, Dashed: true}
+		for _, x := range []float64{e.Stat[0] - r, e.Stat[0] + r} {
+			if x > wx0 && x < wx1 {
+				l.Line(c.ToScreen(x, by0), c.ToScreen(x, by1), edge)
+			}
+		}
+		for _, y := range []float64{e.Stat[1] - r, e.Stat[1] + r} {
+			if y > wy0 && y < wy1 {
+				l.Line(c.ToScreen(bx0, y), c.ToScreen(bx1, y), edge)
+			}
+		}
+	}
+	rad := 4.0
+	if len(st.Users) > 100 {
+		rad = 3
+	}
+	for i, u := range st.Users {
+		style := viz.Style{Fill: viz.Blue, Stroke: viz.Ink, Width: 0.5}
+		if s.drag == u+1 {
+			style.Stroke, style.Width = viz.Yellow, 3
+		}
+		l.Circle(c.ToScreen(q[2*i], q[2*i+1]), rad, style, u+1)
+	}
+	// The neighbour's moved user, where its gradient is in the copy.
+	if nu := v.cfg.nbUser; v.cfg.nb && nu >= 0 && p < len(v.nbRes.Phases) && st.T <= len(v.nbRes.Phases[p].Steps) {
+		nst := v.nbRes.Phases[p].Steps[st.T-1]
+		for i, u := range nst.Users {
+			if u == nu {
+				from := c.ToScreen(q[2*i], q[2*i+1])
+				to := c.ToScreen(nst.Q.Flat[2*i], nst.Q.Flat[2*i+1])
+				// Beyond the view, it waits at the edge.
+				to = viz.Point{X: clamp(to.X, c.X0+8, c.X0+c.W-8), Y: clamp(to.Y, c.Y0+8, c.Y0+c.H-8)}
+				l.Line(from, to, viz.Style{Stroke: viz.Purple, Width: 1.5, Dashed: true})
+				l.Rect(viz.Point{X: to.X - 6, Y: to.Y - 6}, viz.Point{X: to.X + 6, Y: to.Y + 6}, viz.Style{Stroke: viz.Purple, Width: 2}, 0)
+			}
+		}
+	}
+	mean, stat, est := c.ToScreen(e.Mean[0], e.Mean[1]), c.ToScreen(e.Stat[0], e.Stat[1]), c.ToScreen(e.Est[0], e.Est[1])
+	clipped := e.Clipped[0] || e.Clipped[1]
+	if clipped {
+		l.Arrow(mean, est, viz.Style{Stroke: viz.Vermillion, Width: 2})
+	}
+	l.Line(viz.Point{X: stat.X - 8, Y: stat.Y}, viz.Point{X: stat.X + 8, Y: stat.Y}, viz.Style{Stroke: viz.Purple, Width: 3})
+	l.Line(viz.Point{X: stat.X, Y: stat.Y - 8}, viz.Point{X: stat.X, Y: stat.Y + 8}, viz.Style{Stroke: viz.Purple, Width: 3})
+	l.Circle(mean, 5, viz.Style{Fill: viz.Ink}, 0)
+	estCol := viz.Green
+	if clipped {
+		estCol = viz.Vermillion
+	}
+	l.Polygon([]viz.Point{{X: est.X, Y: est.Y - 7}, {X: est.X + 7, Y: est.Y}, {X: est.X, Y: est.Y + 7}, {X: est.X - 7, Y: est.Y}}, viz.Style{Fill: estCol, Stroke: viz.Ink, Width: 1})
+	l.TextIn(viz.Point{X: b.x + 14, Y: legend}, b.w-28, key, 11, viz.Muted, viz.Left)
+	if bx0 <= wx0 && bx1 >= wx1 && by0 <= wy0 && by1 >= wy1 {
+		l.Text(viz.Point{X: c.X0 + c.W - 14, Y: c.Y0 + c.H - 12}, fmt.Sprintf("the band covers the view: r = %.3g", r), 11, viz.Sky, viz.Right)
+	}
+	c.DrawScaleBar(l)
+}
+
+// drawDomain draws the box [−1, 1]² with the trajectory, the neighbour's,
+// every item's mean, and the releases.
+func (s *RobustSGD) drawDomain(l *viz.List, b box, a robustAt) {
+	v := &s.view
+	top := b.y + 12 + l.TextIn(viz.Point{X: b.x + 14, Y: b.y + 12}, b.w-28, "the domain [−1, 1]²: x_t (blue), the neighbour's y_t (purple), ★ every item's mean", 12, viz.Ink, viz.Left)
+	c := viz.Fit(-1, 1, -1, 1, b.x, top, b.w, b.y+b.h-top, 10)
+	s.dom = c
+	l.Rect(c.ToScreen(-1, 1), c.ToScreen(1, -1), viz.Style{Stroke: viz.Muted, Width: 1}, 0)
+	place := labels{l: l}
+	place.text(c.ToScreen(v.mean[0], v.mean[1]), "★", 16, viz.Ink, viz.Centre)
+	path := func(res *optim.RobustSGDResult, steps int) []viz.Point {
+		var pts []viz.Point
+		for _, ph := range res.Phases {
+			pts = append(pts, c.ToScreen(ph.Start[0], ph.Start[1]))
+			for _, st := range ph.Steps {
+				if steps == 0 {
+					return pts
+				}
+				steps--
+				pts = append(pts, c.ToScreen(st.Next[0], st.Next[1]))
+			}
+		}
+		return pts
+	}
+	x := path(&v.res, a.steps)
+	if len(x) == 0 {
+		return
+	}
+	l.Polyline(x, viz.Style{Stroke: viz.Blue, Width: 2})
+	l.Circle(x[0], 4, viz.Style{Fill: viz.Paper, Stroke: viz.Blue, Width: 2}, 0)
+	place.text(viz.Point{X: x[0].X + 8, Y: x[0].Y - 8}, "x₀", 12, viz.Blue, viz.Left)
+	if len(v.nbRes.Phases) > 0 {
+		l.Polyline(path(&v.nbRes, a.steps), viz.Style{Stroke: viz.Purple, Width: 1.5, Dashed: true})
+	}
+	// Each release so far: the phase's answer, its noise rings, the result.
+	for k := range a.phaseIdx {
+		ph := &v.res.Phases[k]
+		if k == a.phaseIdx-1 && !a.answered {
+			break
+		}
+		centre := ph.Average
+		if !ph.Passed {
+			centre = ph.Start
+		}
+		at := c.ToScreen(centre[0], centre[1])
+		l.Polygon([]viz.Point{{X: at.X, Y: at.Y - 6}, {X: at.X + 6, Y: at.Y}, {X: at.X, Y: at.Y + 6}, {X: at.X - 6, Y: at.Y}}, viz.Style{Fill: viz.Green, Stroke: viz.Ink, Width: 1})
+		if k == a.phaseIdx-1 && !a.released {
+			place.text(viz.Point{X: at.X + 9, Y: at.Y + 10}, "x̄", 12, viz.Green, viz.Left)
+			break
+		}
+		for i, alpha := range []float64{1, 0.5} {
+			if rr := float64(i+1) * ph.Sigma * c.Scale; rr > 0 && rr < 4*c.W {
+				l.Circle(at, rr, viz.Style{Stroke: viz.Orange, Width: 1.5, Alpha: alpha}, 0)
+			}
+		}
+		out := c.ToScreen(ph.Output[0], ph.Output[1])
+		label := "x̂"
+		if len(v.res.Phases) > 1 {
+			label = fmt.Sprintf("x̂_%d", k+1)
+		}
+		if !(out.X >= c.X0 && out.X <= c.X0+c.W && out.Y >= c.Y0 && out.Y <= c.Y0+c.H) {
+			out = viz.Point{X: clamp(out.X, c.X0+8, c.X0+c.W-8), Y: clamp(out.Y, c.Y0+8, c.Y0+c.H-8)}
+			label += " (beyond)"
+		}
+		l.Circle(out, 5, viz.Style{Fill: viz.Orange, Stroke: viz.Ink, Width: 1}, 0)
+		if k == a.phaseIdx-1 {
+			align, dx := viz.Left, 9.0
+			if out.X > c.X0+c.W/2 {
+				align, dx = viz.Right, -9
+			}
+			place.text(viz.Point{X: out.X + dx, Y: out.Y - 10}, label, 12, viz.Ink, align)
+		}
+	}
+}
+
+// drawScores plots the current phase's scores against the threshold v,
+// the noisy threshold, B and the bad batches' ceiling.
+func (s *RobustSGD) drawScores(l *viz.List, b box, a robustAt) {
+	v := &s.view
+	ph := a.phase
+	if ph == nil {
+		ph = &v.res.Phases[0]
+	}
+	bb := float64(v.cfg.batch)
+	steps := ph.Users / v.cfg.batch
+	top := b.y + 10 + l.TextIn(viz.Point{X: b.x + 14, Y: b.y + 10}, b.w-28, "scores s_t (blue) and s_t + noise (orange) against the noisy threshold", 12, viz.Ink, viz.Left)
+	p := plotArea{x0: b.x + 44, y0: top + 4, w: b.w - 124, h: b.y + b.h - top - 22, slots: max(steps, 1)}
+	if p.h < 30 || p.w < 60 {
+		return
+	}
+	p.lo, p.hi = math.Min(0.4*bb, ph.Threshold-2*ph.ThresholdScale), math.Max(1.05*bb, ph.Threshold+ph.ThresholdScale)
+	var shown []*optim.RobustStep
+	if a.phase != nil {
+		for k := range ph.Steps {
+			if k < len(a.compares) || (a.step != nil && k < a.step.T) {
+				shown = append(shown, &ph.Steps[k])
+			}
+		}
+	}
+	for _, st := range shown {
+		p.lo = math.Min(p.lo, st.Score)
+	}
+	for _, q := range a.compares {
+		p.lo, p.hi = math.Min(p.lo, q), math.Max(p.hi, q)
+	}
+	yClamp := func(y float64) float64 { return clamp(p.yOf(y), p.y0, p.y0+p.h) }
+	l.Line(viz.Point{X: p.x0, Y: p.y0 + p.h}, viz.Point{X: p.x0 + p.w, Y: p.y0 + p.h}, viz.Style{Stroke: viz.Muted, Width: 1})
+	l.Text(viz.Point{X: p.x0 - 6, Y: p.y0 + p.h}, viz.TickLabel(p.lo), 10, viz.Muted, viz.Right)
+	place := labels{l: l}
+	line := func(y float64, label string, st viz.Style, col viz.Colour) {
+		yy := yClamp(y)
+		l.Line(viz.Point{X: p.x0, Y: yy}, viz.Point{X: p.x0 + p.w, Y: yy}, st)
+		place.text(viz.Point{X: p.x0 + p.w + 6, Y: yy}, label, 10, col, viz.Left)
+	}
+	if a.threshold {
+		line(ph.NoisyThreshold, "v̂ (noisy)", viz.Style{Stroke: viz.Purple, Width: 1.5, Dashed: true}, viz.Purple)
+	}
+	line(ph.Threshold, "v", viz.Style{Stroke: viz.Purple, Width: 1}, viz.Purple)
+	line(bb, "B", viz.Style{Stroke: viz.Muted, Width: 1}, viz.Muted)
+	line(robust.BadScore(v.cfg.batch), "bad ≤ 0.79B", viz.Style{Stroke: viz.Vermillion, Width: 1, Dashed: true}, viz.Vermillion)
+	for k, st := range shown {
+		x := p.slotX(k + 1)
+		l.Circle(viz.Point{X: x, Y: yClamp(st.Score)}, 4, viz.Style{Fill: viz.Blue, Stroke: viz.Ink, Width: 0.5}, 0)
+		if k < len(a.compares) {
+			col := viz.Orange
+			if !a.passes[k] {
+				col = viz.Vermillion
+			}
+			l.Circle(viz.Point{X: x, Y: yClamp(a.compares[k])}, 4, viz.Style{Fill: col, Stroke: viz.Ink, Width: 0.5}, 0)
+		}
+	}
+	if ph.FailedAt > 0 && len(a.compares) >= ph.FailedAt {
+		x := p.slotX(ph.FailedAt)
+		place.text(viz.Point{X: clamp(x, p.x0+20, p.x0+p.w-20), Y: p.y0 + p.h + 12}, fmt.Sprintf("⊥ at step %d", ph.FailedAt), 11, viz.Vermillion, viz.Centre)
+	} else {
+		place.text(viz.Point{X: p.x0, Y: p.y0 + p.h + 12}, fmt.Sprintf("step 1 … %d", steps), 10, viz.Muted, viz.Left)
+	}
+}
+
+// drawGap plots ‖x_t − y_t‖∞ over every step against the bound 6ηr.
+func (s *RobustSGD) drawGap(l *viz.List, b box, a robustAt) {
+	v := &s.view
+	title := "the gap ‖x_t − y_t‖∞ between the runs, against 6ηr"
+	if len(v.nbRes.Phases) == 0 {
+		title = "turn on the neighbour (N) and drag a user: a second run on the same batches and seed, and the ℓ∞ gap between the two"
+	}
+	top := b.y + 10 + l.TextIn(viz.Point{X: b.x + 14, Y: b.y + 10}, b.w-28, title, 12, viz.Ink, viz.Left)
+	if len(v.nbRes.Phases) == 0 {
+		return
+	}
+	g := v.gapSeries(a.steps)
+	total := 0
+	for _, ph := range v.res.Phases {
+		total += len(ph.Steps)
+	}
+	p := plotArea{x0: b.x + 44, y0: top + 4, w: b.w - 124, h: b.y + b.h - top - 22, slots: max(total, 1)}
+	if p.h < 30 || p.w < 60 {
+		return
+	}
+	hi := 0.0
+	for _, x := range g.gap {
+		hi = math.Max(hi, x)
+	}
+	for _, x := range g.bounds {
+		hi = math.Max(hi, x)
+	}
+	p.lo, p.hi = 0, 1.15*math.Max(hi, 1e-12)
+	l.Line(viz.Point{X: p.x0, Y: p.y0 + p.h}, viz.Point{X: p.x0 + p.w, Y: p.y0 + p.h}, viz.Style{Stroke: viz.Muted, Width: 1})
+	l.Text(viz.Point{X: p.x0 - 6, Y: p.y0 + p.h}, "0", 10, viz.Muted, viz.Right)
+	l.Text(viz.Point{X: p.x0 - 6, Y: p.y0}, viz.TickLabel(p.hi), 10, viz.Muted, viz.Right)
+	// The bound, phase by phase.
+	for k, bd := range g.bounds {
+		y := p.yOf(bd)
+		l.Line(viz.Point{X: p.x0 + p.slotW()*float64(g.first[k]), Y: y}, viz.Point{X: p.x0 + p.slotW()*float64(g.first[k]+g.len[k]), Y: y}, viz.Style{Stroke: viz.Vermillion, Width: 1, Dashed: true})
+	}
+	if len(g.bounds) > 0 {
+		l.Text(viz.Point{X: p.x0 + p.w + 6, Y: p.yOf(g.bounds[0])}, "6ηr", 10, viz.Vermillion, viz.Left)
+	}
+	var pts []viz.Point
+	for k, x := range g.gap {
+		pts = append(pts, viz.Point{X: p.slotX(k + 1), Y: p.yOf(x)})
+	}
+	if len(pts) > 0 {
+		l.Polyline(pts, viz.Style{Stroke: viz.Purple, Width: 2})
+	}
+	for k, pt := range pts {
+		if k == g.grewAt-1 {
+			l.Circle(pt, 5, viz.Style{Fill: viz.Vermillion, Stroke: viz.Ink, Width: 0.5}, 0)
+		} else if len(pts) <= 60 {
+			l.Circle(pt, 2.5, viz.Style{Fill: viz.Purple}, 0)
+		}
+	}
+	if g.grewAt > 0 {
+		l.Text(viz.Point{X: p.x0, Y: p.y0 + p.h + 12}, fmt.Sprintf("grew at step %d: the loss breaks the contraction", g.grewAt), 11, viz.Vermillion, viz.Left)
+	} else {
+		l.Text(viz.Point{X: p.x0, Y: p.y0 + p.h + 12}, "every step, every phase", 10, viz.Muted, viz.Left)
+	}
+}
+
+// gapSeries is ‖x_t − y_t‖∞ over the run's steps and what it did.
+type gapSeries struct {
+	gap         []float64 // per step of the run (NaN where the neighbour stopped earlier)
+	bounds      []float64 // 6η_s·r per phase
+	first, len  []int     // each phase's first step (0-based, over the run) and its steps
+	jump, bound float64   // the first non-zero gap and its phase's bound
+	jumpAt      int       // its step (1-based, over the run), 0 for none
+	max         float64   // the largest gap
+	grewAt      int       // the first step after the jump where it grew within a phase, 0 for none
+}
+
+// gapSeries compares the run and its neighbour over their first steps
+// steps (the stepper's reveal).
+func (v *robustView) gapSeries(steps int) gapSeries {
+	var g gapSeries
+	k := 0
+	for i, ph := range v.res.Phases {
+		g.first, g.len = append(g.first, k), append(g.len, len(ph.Steps))
+		g.bounds = append(g.bounds, 6*ph.Eta*v.cfg.radius)
+		var nb []optim.RobustStep
+		if i < len(v.nbRes.Phases) {
+			nb = v.nbRes.Phases[i].Steps
+		}
+		prev := math.NaN()
+		for t, st := range ph.Steps {
+			if k >= steps {
+				return g
+			}
+			k++
+			if t >= len(nb) {
+				g.gap = append(g.gap, math.NaN())
+				continue
+			}
+			d := math.Max(math.Abs(st.Next[0]-nb[t].Next[0]), math.Abs(st.Next[1]-nb[t].Next[1]))
+			g.gap = append(g.gap, d)
+			g.max = math.Max(g.max, d)
+			if g.jumpAt == 0 && d > 0 {
+				g.jump, g.jumpAt, g.bound = d, k, g.bounds[i]
+			} else if g.jumpAt > 0 && g.grewAt == 0 && d > prev*(1+1e-9)+1e-15 {
+				g.grewAt = k
+			}
+			prev = d
+		}
+	}
+	return g
+}
+
+// Pointer drags a user's gradient in the batch panel: its items move so
+// that the gradient follows the pointer, and the run is computed again on
+// the same seed (in the neighbour's copy only, with the neighbour on).
+func (s *RobustSGD) Pointer(ev viz.Event) bool {
+	c := s.cfg
+	switch ev.Kind {
+	case viz.PointerDown:
+		id := s.list.Hit(viz.Point{X: ev.X, Y: ev.Y}, 4)
+		if id < 1 || id > c.n {
+			return false
+		}
+		x, y := s.cam.ToWorld(viz.Point{X: ev.X, Y: ev.Y})
+		s.drag, s.dragFrom = id, [2]float64{x, y}
+		s.dragItems = c.data.Users[id-1].Points
+		if c.nb && c.nbUser == id-1 {
+			s.dragItems = c.nbItems
+		}
+		return true
+	case viz.PointerMove:
+		if s.drag == 0 {
+			return false
+		}
+		x, y := s.cam.ToWorld(viz.Point{X: ev.X, Y: ev.Y})
+		items := c.shifted(s.dragItems, [2]float64{x - s.dragFrom[0], y - s.dragFrom[1]})
+		if c.nb {
+			c.nbUser, c.nbItems = s.drag-1, items
+		} else {
+			d := &dataset.Dataset{Dim: 2, Users: slices.Clone(c.data.Users)}
+			d.Users[s.drag-1].Points = items
+			c.data = d
+		}
+		_ = s.start(c) // moving a user cannot make the settings invalid
+		return true
+	case viz.PointerUp:
+		if s.drag != 0 {
+			s.drag = 0
+			return true
+		}
+	}
+	return false
+}
