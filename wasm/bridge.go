@@ -202,7 +202,7 @@ func exported(data []byte, err error) any {
 	return map[string]any{"data": string(data)}
 }
 
-// RunExporter serves trace exports for every lesson as the global object
+// RunExporter serves trace exports for the lessons given as the global object
 // `uldpExport`: trace(state, csv) rebuilds the view from a lesson module's
 // state and dataset CSV and returns {data: JSON} or {error}. The page loads
 // this module only when a trace is exported, so lessons carry no JSON.

@@ -182,7 +182,31 @@ func desktopLessons(t *testing.T) {
 			t.Fatalf("lesson 8: M did not run the Monte Carlo audit (the figure's foot is unchanged after %v)", waitFor)
 		}
 	}
-	for name, s := range map[string]screenshot{"lesson 1": after, "lesson 2": cal, "lesson 3": dragged, "lesson 4": stab, "lesson 5": orme, "lesson 6": sgd, "lesson 7": phased, "lesson 8": audited} {
+	// Lesson 9: its first frame, then its last step; dragging a user of
+	// the last batch moves it.
+	d.key("9")
+	robustOpen := d.shot("robust-sgd")
+	d.key("End")
+	robustEnd := d.shot("robust-sgd")
+	if !differs(robustOpen.img, robustEnd.img, fig) {
+		t.Error("lesson 9: End did not change the figure")
+	}
+	ref9 := viz.NewApp(scenes.NewRobustSGD())
+	ref9.Key("End")
+	l9, _ := ref9.Frame(float64(fig.Dx()), float64(fig.Dy()))
+	id := 0
+	for i := 1; i <= 1200 && id == 0; i++ {
+		if _, ok := l9.Locate(i); ok {
+			id = i
+		}
+	}
+	at9 := d.locate(ref9, id)
+	d.drag(at9, 60, 0)
+	robustDragged := d.shot("robust-sgd")
+	if !differs(robustEnd.img, robustDragged.img, image.Rect(int(at9.X)-8, int(at9.Y)-8, int(at9.X)+8, int(at9.Y)+8)) {
+		t.Errorf("lesson 9: dragging user %d did not move it", id)
+	}
+	for name, s := range map[string]screenshot{"lesson 1": after, "lesson 2": cal, "lesson 3": dragged, "lesson 4": stab, "lesson 5": orme, "lesson 6": sgd, "lesson 7": phased, "lesson 8": audited, "lesson 9": robustEnd} {
 		if n := colours(s.img); n < 8 {
 			t.Errorf("%s: screenshot has only %d distinct colours", name, n)
 		}

@@ -68,7 +68,7 @@ test("the site opens on lesson 1 with every lesson in the menu", async () => {
   const { page, errors } = await open();
   assert.equal((await state(page)).get("scene"), "user-level");
   const lessons = await page.$$eval("#lessons a[data-scene]", (as) => as.map((a) => a.dataset.scene));
-  assert.deepEqual(lessons, ["user-level", "calibration", "abovethreshold", "stability", "outlier-removal", "dp-sgd", "phased-erm", "audit"]);
+  assert.deepEqual(lessons, ["user-level", "calibration", "abovethreshold", "stability", "outlier-removal", "dp-sgd", "phased-erm", "audit", "robust-sgd"]);
   assert.equal(await page.getAttribute("#lessons a:last-child", "href"), "errata.html");
   await page.keyboard.press("3");
   await lesson(page, "abovethreshold");
@@ -448,6 +448,62 @@ test("User-level DP-SGD: 500 steps play at 50 steps a second", async () => {
   // the browser never throttles history changes.
   assert.deepEqual(warnings.filter((w) => /history|Throttling/i.test(w)), []);
   assert.match((await state(page)).toString(), /steps=500/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("Robust-statistics SGD: the test passes, a dragged neighbour's gap stays within 6ηr, the coupled loss stretches it, a bad batch halts", async () => {
+  const { page, errors } = await open("#scene=robust-sgd&order=given");
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await prose(page, /clipped around the median/);
+  await page.screenshot({ path: shots + "robust-sgd-open.png" });
+  await page.locator("#figure").focus();
+  await page.keyboard.press("End");
+  assert.match(await readout(page, "outcome"), /^every step passed/);
+  assert.match(await readout(page, "output"), /released|‖x̂ − z̄‖∞/);
+  // The neighbour: back at step 1, user 150 (in its batch: users in file
+  // order) moves in the copy only.
+  await page.keyboard.press("n");
+  assert.match(await readout(page, "gap"), /^no difference yet/);
+  await page.keyboard.press("r");
+  for (let i = 0; i < 3; i++) await page.keyboard.press("ArrowRight");
+  assert.match(await status(page), /^step 3 of \d+: step 1:/);
+  const box = await page.locator("#figure").boundingBox();
+  const [x, y] = await page.evaluate(() => uldp.locate(150));
+  await page.mouse.move(box.x + x, box.y + y);
+  await page.mouse.down();
+  for (let i = 1; i <= 8; i++) await page.mouse.move(box.x + x + 20 * i, box.y + y - 10 * i);
+  await page.mouse.up();
+  await page.keyboard.press("End");
+  assert.match(await readout(page, "gap"), /^jumps to [\d.e−-]+ at step 1 \(bound 6ηr = 0\.06\).*it never grew$/);
+  await page.screenshot({ path: shots + "robust-sgd.png" });
+  // The coupled loss (teaching mode) stretches the gap after the jump.
+  await page.selectOption("#ctl-preset", "coupled");
+  await page.keyboard.press("End");
+  assert.match(await readout(page, "gap"), /it grew at step 2$/);
+  // A bad batch halts the test where it is, and the run answers its start.
+  await page.selectOption("#ctl-preset", "bad-batch");
+  assert.match(await readout(page, "outcome"), /^⊥ at step 3: the phase answers its start/);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: shots + "robust-sgd-phone.png" });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+// The issue's target: A-LOC on 10⁵ users of 10 items computes between
+// frames with a progress bar, no call into Go blocking the page for long.
+test("Robust-statistics SGD: A-LOC on 100,000 users computes between frames", async () => {
+  const { page, errors } = await open("#scene=robust-sgd&algo=a-loc&n=100000&m=10");
+  await idle(page);
+  const load = await page.evaluate(() => ({ ticks: uldpStats.ticks, max_go_call_ms: +uldpStats.maxGoMs.toFixed(1) }));
+  assert.match(await readout(page, "phase"), /of \d+: 50000 users/);
+  await page.evaluate(() => Object.assign(window.uldpStats, { maxGoMs: 0, ticks: 0 }));
+  const t0 = Date.now();
+  await page.selectOption("#ctl-stat", "trimmed");
+  await idle(page);
+  const change = await page.evaluate(() => ({ ticks: uldpStats.ticks, max_go_call_ms: +uldpStats.maxGoMs.toFixed(1) }));
+  console.log(`# robust-sgd A-LOC at n = 100000, m = 10: ${JSON.stringify(load)} on load; a change done in ${Date.now() - t0} ms, ${JSON.stringify(change)}`);
+  for (const s of [load, change]) assert.ok(s.max_go_call_ms < 100, `a call into Go took ${s.max_go_call_ms} ms`);
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -24,8 +24,7 @@ window.uldpStats = stats; // read by the browser tests and the perf page
 // while the browser is idle; switching lessons starts the new module with
 // the lesson's last state and ends the old one.
 
-let menu = [];               // lessons.json's lessons, in menu order
-let exportEntry = null;      // lessons.json's export engine
+let menu = [];               // lessons.json's lessons (with their export engines), in menu order
 let current = "";            // the lesson the running engine shows
 const states = new Map();    // lesson → its last state, for coming back
 const compiled = new Map();  // module path → Promise<WebAssembly.Module>
@@ -36,7 +35,6 @@ async function loadMenu() {
   if (!res.ok) throw new Error(`lessons.json: ${res.status} ${res.statusText} (run "make run" to build the lesson engines)`);
   const m = await res.json();
   menu = m.lessons;
-  exportEntry = m.export;
 }
 
 // fetchModule reads a module with a progress bar.
@@ -831,9 +829,10 @@ function wireExports() {
 }
 
 // exportTrace writes the run as JSON. The lesson engines carry no JSON
-// encoder; the export engine, which holds every lesson, rebuilds the run
-// from the lesson's state and dataset (runs are deterministic) and writes it.
-let exporter = null;
+// encoder; the lesson's export engine, the same lesson with JSON, rebuilds
+// the run from the lesson's state and dataset (runs are deterministic) and
+// writes it.
+const exporters = new Map(); // lesson → Promise of its export engine
 async function exportTrace() {
   const button = $("export-trace");
   const name = current, state = uldp.state();
@@ -842,13 +841,13 @@ async function exportTrace() {
   const label = button.textContent;
   button.textContent = "preparing the trace…";
   try {
-    exporter ||= startExporter();
-    const ex = await exporter;
+    if (!exporters.has(name)) exporters.set(name, startExporter(menu.find((l) => l.name === name).export));
+    const ex = await exporters.get(name);
     const r = ex.trace(state, csv);
     if (!r || r.error) { report(r ? r.error : ex.lastError); return; }
     download(`uldp-${name}.json`, r.data, "application/json");
   } catch (err) {
-    exporter = null;
+    exporters.delete(name);
     report("The trace could not be exported: " + err.message);
   } finally {
     button.textContent = label;
@@ -856,8 +855,7 @@ async function exportTrace() {
   }
 }
 
-async function startExporter() {
-  const entry = exportEntry;
+async function startExporter(entry) {
   const res = await fetch(entry.module);
   if (!res.ok) throw new Error(`${entry.module}: ${res.status} ${res.statusText}`);
   const go = new Go();

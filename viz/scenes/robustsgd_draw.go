@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/optim"
@@ -150,14 +151,15 @@ func (s *RobustSGD) drawBatch(l *viz.List, b box, a robustAt) {
 	if clipped {
 		l.Arrow(mean, est, viz.Style{Stroke: viz.Vermillion, Width: 2})
 	}
-	l.Line(viz.Point{X: stat.X - 8, Y: stat.Y}, viz.Point{X: stat.X + 8, Y: stat.Y}, viz.Style{Stroke: viz.Purple, Width: 3})
-	l.Line(viz.Point{X: stat.X, Y: stat.Y - 8}, viz.Point{X: stat.X, Y: stat.Y + 8}, viz.Style{Stroke: viz.Purple, Width: 3})
-	l.Circle(mean, 5, viz.Style{Fill: viz.Ink}, 0)
 	estCol := viz.Green
 	if clipped {
 		estCol = viz.Vermillion
 	}
-	l.Polygon([]viz.Point{{X: est.X, Y: est.Y - 7}, {X: est.X + 7, Y: est.Y}, {X: est.X, Y: est.Y + 7}, {X: est.X - 7, Y: est.Y}}, viz.Style{Fill: estCol, Stroke: viz.Ink, Width: 1})
+	l.Polygon([]viz.Point{{X: est.X, Y: est.Y - 8}, {X: est.X + 8, Y: est.Y}, {X: est.X, Y: est.Y + 8}, {X: est.X - 8, Y: est.Y}}, viz.Style{Fill: estCol, Stroke: viz.Ink, Width: 1})
+	l.Circle(mean, 4, viz.Style{Fill: viz.Ink}, 0)
+	// The statistic on top: where the three agree, all three show.
+	l.Line(viz.Point{X: stat.X - 11, Y: stat.Y}, viz.Point{X: stat.X + 11, Y: stat.Y}, viz.Style{Stroke: viz.Purple, Width: 2})
+	l.Line(viz.Point{X: stat.X, Y: stat.Y - 11}, viz.Point{X: stat.X, Y: stat.Y + 11}, viz.Style{Stroke: viz.Purple, Width: 2})
 	l.TextIn(viz.Point{X: b.x + 14, Y: legend}, b.w-28, key, 11, viz.Muted, viz.Left)
 	if bx0 <= wx0 && bx1 >= wx1 && by0 <= wy0 && by1 >= wy1 {
 		l.Text(viz.Point{X: c.X0 + c.W - 14, Y: c.Y0 + c.H - 12}, fmt.Sprintf("the band covers the view: r = %.3g", r), 11, viz.Sky, viz.Right)
@@ -255,7 +257,7 @@ func (s *RobustSGD) drawScores(l *viz.List, b box, a robustAt) {
 	if p.h < 30 || p.w < 60 {
 		return
 	}
-	p.lo, p.hi = math.Min(0.4*bb, ph.Threshold-2*ph.ThresholdScale), math.Max(1.05*bb, ph.Threshold+ph.ThresholdScale)
+	p.lo, p.hi = math.Min(0.9*robust.BadScore(v.cfg.batch), ph.Threshold-2*ph.ThresholdScale), math.Max(1.02*bb, ph.Threshold+ph.ThresholdScale)
 	var shown []*optim.RobustStep
 	if a.phase != nil {
 		for k := range ph.Steps {
@@ -324,24 +326,32 @@ func (s *RobustSGD) drawGap(l *viz.List, b box, a robustAt) {
 	if p.h < 30 || p.w < 60 {
 		return
 	}
-	hi := 0.0
-	for _, x := range g.gap {
-		hi = math.Max(hi, x)
-	}
+	// The gap at its own scale: a bound far above it goes into words.
+	hi := 1.25 * g.max
+	bound := 0.0
 	for _, x := range g.bounds {
-		hi = math.Max(hi, x)
+		bound = math.Max(bound, x)
 	}
-	p.lo, p.hi = 0, 1.15*math.Max(hi, 1e-12)
+	showBound := g.max == 0 || bound <= 3*g.max
+	if showBound {
+		hi = math.Max(hi, 1.15*bound)
+	}
+	p.lo, p.hi = 0, hi
 	l.Line(viz.Point{X: p.x0, Y: p.y0 + p.h}, viz.Point{X: p.x0 + p.w, Y: p.y0 + p.h}, viz.Style{Stroke: viz.Muted, Width: 1})
 	l.Text(viz.Point{X: p.x0 - 6, Y: p.y0 + p.h}, "0", 10, viz.Muted, viz.Right)
 	l.Text(viz.Point{X: p.x0 - 6, Y: p.y0}, viz.TickLabel(p.hi), 10, viz.Muted, viz.Right)
 	// The bound, phase by phase.
 	for k, bd := range g.bounds {
+		if !showBound {
+			break
+		}
 		y := p.yOf(bd)
 		l.Line(viz.Point{X: p.x0 + p.slotW()*float64(g.first[k]), Y: y}, viz.Point{X: p.x0 + p.slotW()*float64(g.first[k]+g.len[k]), Y: y}, viz.Style{Stroke: viz.Vermillion, Width: 1, Dashed: true})
 	}
-	if len(g.bounds) > 0 {
+	if showBound {
 		l.Text(viz.Point{X: p.x0 + p.w + 6, Y: p.yOf(g.bounds[0])}, "6ηr", 10, viz.Vermillion, viz.Left)
+	} else {
+		l.TextIn(viz.Point{X: p.x0 + 8, Y: p.y0 + 4}, p.w-8, fmt.Sprintf("6ηr = %.3g is off the top: %s× the largest gap", bound, strconv.FormatFloat(bound/g.max, 'f', 0, 64)), 10, viz.Vermillion, viz.Left)
 	}
 	var pts []viz.Point
 	for k, x := range g.gap {
@@ -360,7 +370,7 @@ func (s *RobustSGD) drawGap(l *viz.List, b box, a robustAt) {
 	if g.grewAt > 0 {
 		l.Text(viz.Point{X: p.x0, Y: p.y0 + p.h + 12}, fmt.Sprintf("grew at step %d: the loss breaks the contraction", g.grewAt), 11, viz.Vermillion, viz.Left)
 	} else {
-		l.Text(viz.Point{X: p.x0, Y: p.y0 + p.h + 12}, "every step, every phase", 10, viz.Muted, viz.Left)
+		l.Text(viz.Point{X: p.x0, Y: p.y0 + p.h + 12}, fmt.Sprintf("steps 1 … %d of the whole run", total), 10, viz.Muted, viz.Left)
 	}
 }
 

@@ -10,15 +10,15 @@ import (
 	"github.com/uldplab/uldp/viz/scenes"
 )
 
-// Every lesson gets a module whose main calls its constructor alone, plus
-// the export module; the mains are valid Go.
+// Every lesson gets a module whose main calls its constructor alone, and an
+// export module that does the same with JSON; the mains are valid Go.
 func TestPlan(t *testing.T) {
 	engines, err := plan(scenes.Lessons())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(engines) != len(scenes.Lessons())+1 || engines[len(engines)-1].Name != exportName {
-		t.Fatalf("%d engines for %d lessons, last %q", len(engines), len(scenes.Lessons()), engines[len(engines)-1].Name)
+	if len(engines) != 2*len(scenes.Lessons()) || engines[1].Name != engines[0].Name+exportSuffix {
+		t.Fatalf("%d engines for %d lessons, the second %q", len(engines), len(scenes.Lessons()), engines[1].Name)
 	}
 	for _, e := range engines {
 		f, err := parser.ParseFile(token.NewFileSet(), e.Name+".go", e.main, parser.ParseComments)
@@ -32,6 +32,9 @@ func TestPlan(t *testing.T) {
 	if !strings.Contains(engines[0].main, "wasm.Run(scenes.NewPlayground())") {
 		t.Errorf("lesson 1's main:\n%s", engines[0].main)
 	}
+	if !strings.Contains(engines[1].main, "wasm.RunExporter(scenes.NewPlayground())") {
+		t.Errorf("lesson 1's export main:\n%s", engines[1].main)
+	}
 }
 
 func TestMainForRefusesWhatCannotBeNamed(t *testing.T) {
@@ -40,7 +43,7 @@ func TestMainForRefusesWhatCannotBeNamed(t *testing.T) {
 		"github.com/uldplab/uldp/viz/scenes.(*Outlier).Reset",
 		"main",
 	} {
-		if _, err := mainFor(c, "x"); err == nil {
+		if _, err := mainFor(c, "x", "Run"); err == nil {
 			t.Errorf("%q accepted as a constructor", c)
 		}
 	}
@@ -49,7 +52,7 @@ func TestMainForRefusesWhatCannotBeNamed(t *testing.T) {
 	if _, err := plan(l); err == nil {
 		t.Error("a closure constructor was accepted")
 	}
-	// A lesson may not take the export module's name or repeat another's.
+	// A lesson may not repeat another's name.
 	twice := append(scenes.Lessons()[:1:1], scenes.Lessons()[0])
 	if _, err := plan(twice); err == nil {
 		t.Error("two lessons with one name were accepted")
