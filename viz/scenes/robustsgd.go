@@ -448,6 +448,7 @@ func (s *RobustSGD) Set(name, value string) error {
 	case "preset":
 		next = s.presetConfig(next.preset, 0)
 		next.seed = s.cfg.seed
+		next.nb = next.nb || s.cfg.nb // the neighbour stays on
 	case "n", "m", "batch", "r":
 		// The preset's users are drawn for these (a batch split in two, a
 		// share far away, the crowd's spread against r).
