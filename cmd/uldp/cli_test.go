@@ -979,6 +979,38 @@ func TestWorkIsBounded(t *testing.T) {
 // each iterate one projected step along its estimate, the threshold
 // v = 0.9B + 2 ln(T/δ)/ε, the test's noise by mode, and non-private runs
 // answering the average.
+// A scenario gives robust SGD every parameter its flags give: the same run,
+// byte for byte; a bad robust parameter names itself.
+func TestRunRobustSGDScenario(t *testing.T) {
+	flags := uldp(t, "run", "--mech", "robust-sgd", "--data", "testdata/robust40.csv", "--batch", "10", "--r", "1", "--eta", "0.2",
+		"--domain", "2", "--theta0", "1.5,-1.5", "--eps", "1", "--delta", "1e-5", "--order", "given", "--mode", "sound", "--seed", "3")
+	scen := uldp(t, "run", "--scenario", "testdata/robust40.json")
+	if flags.code != 0 || scen.code != 0 || flags.stdout != scen.stdout {
+		t.Fatalf("flags exit %d, scenario exit %d (%s)\nflags:\n%.400s\nscenario:\n%.400s", flags.code, scen.code, scen.stderr, flags.stdout, scen.stdout)
+	}
+	dir := t.TempDir()
+	raw, err := os.ReadFile("testdata/robust40.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ from, to, want string }{
+		{`"order": "given"`, `"order": "sorted"`, "params.order"},
+		{`"batch": 10`, `"batch": 0`, "params.batch"},
+		{`"r": 1, `, ``, "params.r is missing"},
+		{`"order": "given"`, `"order": "given", "threshold": "high"`, "params.threshold: expected a number"},
+		{`"order": "given"`, `"order": "given", "stat": "trimmed", "trim": 0`, "params.trim"},
+	} {
+		f := filepath.Join(dir, "s.json")
+		if err := os.WriteFile(f, []byte(strings.Replace(string(raw), c.from, c.to, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := uldp(t, "run", "--scenario", f)
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%s → %s: exit %d, %q; want exit 2 naming %q", c.from, c.to, r.code, r.stderr, c.want)
+		}
+	}
+}
+
 func TestRunRobustSGD(t *testing.T) {
 	args := []string{"run", "--mech", "robust-sgd", "--data", "testdata/robust40.csv", "--batch", "10", "--r", "1", "--eta", "0.2",
 		"--domain", "2", "--theta0", "1.5,-1.5", "--eps", "1", "--delta", "1e-5", "--order", "given", "--seed", "3"}

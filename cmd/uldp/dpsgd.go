@@ -230,6 +230,15 @@ func (out dpsgdSCOut) text(w io.Writer) {
 }
 
 // parseTheta0 reads --theta0 (empty: the centre).
+// formatTheta0 writes x₀ as --theta0 takes it (what a scenario gives).
+func formatTheta0(x []float64) string {
+	parts := make([]string, len(x))
+	for i, v := range x {
+		parts[i] = strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return strings.Join(parts, ",")
+}
+
 func parseTheta0(v string) ([]float64, error) {
 	if v == "" {
 		return nil, nil

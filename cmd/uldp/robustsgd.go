@@ -13,13 +13,14 @@ import (
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/core/rng"
 	"github.com/uldplab/uldp/core/robust"
+	"github.com/uldplab/uldp/core/scenario"
 	"github.com/uldplab/uldp/core/trace"
 )
 
 // Ghazi et al.'s robust-statistics SGD: one phase, and its localisation.
 const (
-	mechRobustSGD = "robust-sgd"
-	mechRobustLoc = "robust-sgd-loc"
+	mechRobustSGD = scenario.MechRobustSGD
+	mechRobustLoc = scenario.MechRobustLoc
 )
 
 // robustFlags are robust SGD's own flags.

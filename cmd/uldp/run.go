@@ -473,7 +473,16 @@ func (d *mechFlags) fromScenario(s *scenario.Scenario) {
 		loss: orDefault(q.Loss, mech.LossSquared), tau: q.Tau, queries: max(q.Queries, 1),
 		steps: q.Steps, eta: q.Eta, smoothing: q.Smoothing,
 		// A scenario leaves out what it does not set: zero is not given.
-		given: map[string]bool{"steps": q.Steps != 0, "eta": q.Eta != 0, "smoothing": q.Smoothing != 0, "tau": q.Tau != 0}}
+		robust: robustFlags{batch: q.Batch, trim: q.Trim, r: q.R, domain: q.Domain, huber: q.Huber, stat: orDefault(q.Stat, "median"), order: orDefault(q.Order, "shuffled")},
+		theta0: formatTheta0(q.Theta0),
+		given: map[string]bool{"steps": q.Steps != 0, "eta": q.Eta != 0, "smoothing": q.Smoothing != 0, "tau": q.Tau != 0,
+			"trim": q.Trim != 0, "threshold": q.Threshold != nil}}
+	if q.Threshold != nil {
+		d.robust.thr = *q.Threshold
+	}
+	if d.robust.huber == 0 {
+		d.robust.huber = 1
+	}
 	if d.beta == 0 {
 		d.beta = 0.01
 	}

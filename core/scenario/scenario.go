@@ -94,6 +94,21 @@ type Params struct {
 	// Theorem 4.1's; no smoothing at all needs the CLI's --smoothing 0).
 	Eta       float64 `json:"eta,omitempty"`
 	Smoothing float64 `json:"smoothing,omitempty"`
+	// Robust SGD's (Ghazi et al. 2025): B users per step, the kernel radius
+	// and clip band r, the box [−D, D]^d, the statistic ("median" or
+	// "trimmed", Trim users dropped at each end: 0 means ⌈B/3⌉), the batch
+	// order ("shuffled" or "given"), the test's threshold v (absent: the
+	// paper's), the Huber loss's h (0 means 1) and the start x₀ (absent:
+	// the centre).
+	Batch     int       `json:"batch,omitempty"`
+	R         float64   `json:"r,omitempty"`
+	Domain    float64   `json:"domain,omitempty"`
+	Stat      string    `json:"stat,omitempty"`
+	Trim      int       `json:"trim,omitempty"`
+	Order     string    `json:"order,omitempty"`
+	Threshold *float64  `json:"threshold,omitempty"`
+	Huber     float64   `json:"huber,omitempty"`
+	Theta0    []float64 `json:"theta0,omitempty"`
 }
 
 // requirements lists the mechanism names a scenario may use, with the
@@ -112,6 +127,8 @@ var requirements = map[string][]string{
 	MechStronglyConvexSCO:        {"eps", "delta", "rk", "rx"},
 	MechDPSGD:                    {"eps", "delta", "rk"},
 	MechDPSGDSC:                  {"eps", "delta", "rk", "rx"},
+	MechRobustSGD:                {"eps", "delta", "batch", "r", "eta", "domain"},
+	MechRobustLoc:                {"eps", "delta", "batch", "r", "eta", "domain"},
 }
 
 // The optimisers of Paper A a scenario may name (squared loss on a ball).
@@ -127,12 +144,17 @@ const (
 	MechDPSGD = "dp-sgd"
 	// MechDPSGDSC is its strongly convex localisation (Alg. 4).
 	MechDPSGDSC = "dp-sgd-sc"
+	// MechRobustSGD is Ghazi et al. 2025's robust-statistics SGD, one
+	// phase; MechRobustLoc its localisation.
+	MechRobustSGD = "robust-sgd"
+	MechRobustLoc = "robust-sgd-loc"
 )
 
 var (
 	topFields   = []string{"version", "name", "description", "dataset", "generator", "mechanism", "params", "mode", "seed"}
-	paramFields = []string{"eps", "delta", "sens", "tau", "kappa", "queries", "steps", "f", "rule", "delta_slack", "beta", "mu", "rk", "rx", "sens_rule", "lambda", "phases", "loss", "eta", "smoothing"}
-	genFields   = []string{"kind", "n", "m", "d", "spread", "center", "clusters", "separation", "df", "outliers"}
+	paramFields = []string{"eps", "delta", "sens", "tau", "kappa", "queries", "steps", "f", "rule", "delta_slack", "beta", "mu", "rk", "rx", "sens_rule", "lambda", "phases", "loss", "eta", "smoothing",
+		"batch", "r", "domain", "stat", "trim", "order", "threshold", "huber", "theta0"}
+	genFields = []string{"kind", "n", "m", "d", "spread", "center", "clusters", "separation", "df", "outliers"}
 )
 
 // MechanismNames returns the mechanisms a scenario may name, sorted.
@@ -286,6 +308,13 @@ func decodeParams(top map[string]json.RawMessage, s *Scenario, need []string) er
 		}
 		return nil
 	}
+	var thresholdErr, theta0Err error
+	if q.Threshold != nil && (math.IsNaN(*q.Threshold) || math.IsInf(*q.Threshold, 0)) {
+		thresholdErr = fmt.Errorf("the threshold v must be a finite number, got %v", *q.Threshold)
+	}
+	if _, given := p["theta0"]; given && len(q.Theta0) == 0 {
+		theta0Err = errors.New("x₀ needs one number per coordinate, got none")
+	}
 	var ruleErr error
 	if _, given := p["rule"]; given {
 		_, ruleErr = privacy.ParseRule(string(q.Rule))
@@ -307,9 +336,18 @@ func decodeParams(top map[string]json.RawMessage, s *Scenario, need []string) er
 		check("sens_rule", oneOf(q.SensRule, "the Δ rule", "paper", "corollary")),
 		check("lambda", positive(q.Lambda, "λ")),
 		check("phases", atLeast1(q.Phases, "the number of phases")),
-		check("loss", oneOf(q.Loss, "the loss", "squared", "absolute", "distance")),
+		check("loss", oneOf(q.Loss, "the loss", "squared", "absolute", "distance", "huber", "coupled")),
 		check("eta", positive(q.Eta, "the step size η")),
 		check("smoothing", positive(q.Smoothing, "the smoothing radius r")),
+		check("batch", atLeast1(q.Batch, "B, the users per step,")),
+		check("r", positive(q.R, "the radius r")),
+		check("domain", positive(q.Domain, "D, the box's half-width,")),
+		check("stat", oneOf(q.Stat, "the robust statistic", "median", "trimmed")),
+		check("trim", atLeast1(q.Trim, "k, the users trimmed at each end,")),
+		check("order", oneOf(q.Order, "the batch order", "shuffled", "given")),
+		check("threshold", thresholdErr),
+		check("huber", positive(q.Huber, "the Huber loss's h")),
+		check("theta0", theta0Err),
 	)
 }
 
@@ -394,8 +432,10 @@ func typeErr(path string, err error) error {
 
 func kindName(goType string) string {
 	switch goType {
-	case "float64":
+	case "float64", "*float64":
 		return "a number"
+	case "[]float64":
+		return "a list of numbers"
 	case "int", "uint64":
 		return "a whole number ≥ 0"
 	case "string", "privacy.Rule":
