@@ -451,10 +451,8 @@ func (s *RobustSGD) Set(name, value string) error {
 		next.nb = next.nb || s.cfg.nb // the neighbour stays on
 	case "n", "m", "batch", "r":
 		// The preset's users are drawn for these (a batch split in two, a
-		// share far away, the crowd's spread against r).
-		keep := next
+		// share far away, the crowd's spread against r): drags are undone.
 		next.generate(robustPresetNamed(next.preset))
-		next.nb = keep.nb
 	case "neighbour":
 		if !next.nb {
 			next.nbUser, next.nbItems = -1, nil
