@@ -112,10 +112,10 @@ func cmdAudit(e *env, args []string) error {
 		return auditDel(e, &d, r)
 	case scenario.MechDPSGD:
 		return auditDPSGD(e, &d, r)
-	case mechRobustSGD, mechRobustLoc:
+	case scenario.MechRobustSGD, scenario.MechRobustLoc:
 		return auditRobust(e, &d, r, *seed)
 	}
-	return usagef("--mech %q: audit supports %s, %s, %s (by sampling) and %s", d.mech, privacy.MechDelOutputPert, scenario.MechORME, scenario.MechDPSGD, mechRobustSGD)
+	return usagef("--mech %q: audit supports %s, %s, %s (by sampling) and %s", d.mech, privacy.MechDelOutputPert, scenario.MechORME, scenario.MechDPSGD, scenario.MechRobustSGD)
 }
 
 func auditDel(e *env, d *mechFlags, r auditRequest) error {

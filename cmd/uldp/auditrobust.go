@@ -8,6 +8,7 @@ import (
 
 	"github.com/uldplab/uldp/core/audit"
 	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/core/scenario"
 )
 
 type robustAuditOut struct {
@@ -25,8 +26,8 @@ type robustAuditOut struct {
 // halting law exactly (given the partition the seed draws), and with
 // --monte-carlo whole runs by sampling.
 func auditRobust(e *env, d *mechFlags, r auditRequest, seed uint64) error {
-	if d.mech != mechRobustSGD {
-		return usagef("--mech %s: the audit runs one phase (--mech %s); A-LOC's phases hold disjoint users, so a user is in one phase only", d.mech, mechRobustSGD)
+	if d.mech != scenario.MechRobustSGD {
+		return usagef("--mech %s: the audit runs one phase (--mech %s); A-LOC's phases hold disjoint users, so a user is in one phase only", d.mech, scenario.MechRobustSGD)
 	}
 	p, err := d.robustParams()
 	if err != nil {
@@ -47,7 +48,7 @@ func auditRobust(e *env, d *mechFlags, r auditRequest, seed uint64) error {
 	}
 	m, _ := r.a.M()
 	g := p.Guarantee(r.a.N(), m, r.a.Dim, false)
-	out := robustAuditOut{Mechanism: mechRobustSGD, Claimed: g, Changed: r.changedID(), Mutant: r.mutant, Test: test}
+	out := robustAuditOut{Mechanism: scenario.MechRobustSGD, Claimed: g, Changed: r.changedID(), Mutant: r.mutant, Test: test}
 	if r.mc {
 		if out.MonteCarlo, err = r.sample(e, "sampling whole runs on both sides", audit.RSGDSampler(p, r.a), audit.RSGDSampler(p, r.b), g); err != nil {
 			return err

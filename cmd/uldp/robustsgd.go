@@ -17,12 +17,6 @@ import (
 	"github.com/uldplab/uldp/core/trace"
 )
 
-// Ghazi et al.'s robust-statistics SGD: one phase, and its localisation.
-const (
-	mechRobustSGD = scenario.MechRobustSGD
-	mechRobustLoc = scenario.MechRobustLoc
-)
-
 // robustFlags are robust SGD's own flags.
 type robustFlags struct {
 	batch, trim           int
@@ -170,7 +164,7 @@ func (d *mechFlags) robustJob() (job, error) {
 	if err != nil {
 		return job{}, err
 	}
-	loc := d.mech == mechRobustLoc
+	loc := d.mech == scenario.MechRobustLoc
 	return job{"running robust SGD", func(ctx cancel.Context, ds *dataset.Dataset, s *rng.Streams, progress mech.Progress) (report, *trace.Trace, error) {
 		if _, ok := p.Loss.(loss.Quadratic); ok {
 			p.Loss = loss.Coupled(ds.Dim)

@@ -91,7 +91,7 @@ var paramFlags = []string{"mech", "f", "eps", "delta", "target-sens", "mode", "k
 
 // runnable are the mechanisms run and step accept.
 var runnable = []string{privacy.MechDelOutputPert, scenario.MechSCOutputPert, scenario.MechPhasedERM,
-	scenario.MechPhasedSCO, scenario.MechStronglyConvexERM, scenario.MechStronglyConvexSCO, scenario.MechORME, scenario.MechDPSGD, scenario.MechDPSGDSC, mechRobustSGD, mechRobustLoc}
+	scenario.MechPhasedSCO, scenario.MechStronglyConvexERM, scenario.MechStronglyConvexSCO, scenario.MechORME, scenario.MechDPSGD, scenario.MechDPSGDSC, scenario.MechRobustSGD, scenario.MechRobustLoc}
 
 // needs returns the flags the mechanism requires besides --eps and --delta.
 // (An unknown mechanism needs nothing here: job names the choices.)
@@ -105,7 +105,7 @@ func (d *mechFlags) needs() []string {
 		return []string{"rk"}
 	case d.mech == scenario.MechDPSGDSC:
 		return []string{"rk", "rx"}
-	case d.mech == mechRobustSGD || d.mech == mechRobustLoc:
+	case d.mech == scenario.MechRobustSGD || d.mech == scenario.MechRobustLoc:
 		return []string{"batch", "r", "eta", "domain"}
 	case slices.Contains(runnable, d.mech):
 		return []string{"rk", "rx"}
@@ -360,7 +360,7 @@ func (d *mechFlags) job() (job, error) {
 		return d.dpsgdJob()
 	case scenario.MechDPSGDSC:
 		return d.dpsgdSCJob()
-	case mechRobustSGD, mechRobustLoc:
+	case scenario.MechRobustSGD, scenario.MechRobustLoc:
 		return d.robustJob()
 	}
 	run, ok := optimisers[d.mech]

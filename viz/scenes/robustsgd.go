@@ -317,10 +317,18 @@ func (c robustConfig) check() error {
 
 // neighbour is the data with the neighbour's one change.
 func (c robustConfig) neighbour() *dataset.Dataset {
-	d := &dataset.Dataset{Dim: 2, Users: slices.Clone(c.data.Users)}
-	if c.nbUser >= 0 {
-		d.Users[c.nbUser].Points = c.nbItems
+	if c.nbUser < 0 {
+		return c.data
 	}
+	return c.withItems(c.nbUser, c.nbItems)
+}
+
+// withItems is the data with user u's items replaced. Unlike
+// Dataset.Replace it shares every other user's items (never changed once
+// set), so a drag over 10⁵ users copies no items.
+func (c robustConfig) withItems(u int, items []float64) *dataset.Dataset {
+	d := &dataset.Dataset{Dim: 2, Users: slices.Clone(c.data.Users)}
+	d.Users[u].Points = items
 	return d
 }
 

@@ -3,10 +3,8 @@ package scenes
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 
-	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/optim"
 	"github.com/uldplab/uldp/core/robust"
 	"github.com/uldplab/uldp/viz"
@@ -448,9 +446,7 @@ func (s *RobustSGD) Pointer(ev viz.Event) bool {
 		if c.nb {
 			c.nbUser, c.nbItems = s.drag-1, items
 		} else {
-			d := &dataset.Dataset{Dim: 2, Users: slices.Clone(c.data.Users)}
-			d.Users[s.drag-1].Points = items
-			c.data = d
+			c.data = c.withItems(s.drag-1, items)
 		}
 		_ = s.start(c) // moving a user cannot make the settings invalid
 		return true

@@ -148,12 +148,8 @@ func build(goCmd, out string, log io.Writer) error {
 	menu := Menu{Version: 2}
 	fmt.Fprintf(log, "%-22s %10s %10s %10s\n", "engine", "raw", "gzip", "brotli")
 	for _, e := range engines {
-		if lesson, ok := strings.CutSuffix(e.Name, exportSuffix); ok {
-			for i := range menu.Lessons {
-				if menu.Lessons[i].Name == lesson {
-					menu.Lessons[i].Export = &e.Entry
-				}
-			}
+		if strings.HasSuffix(e.Name, exportSuffix) { // plan puts it right after its lesson
+			menu.Lessons[len(menu.Lessons)-1].Export = &e.Entry
 		} else {
 			menu.Lessons = append(menu.Lessons, e.Entry)
 		}
