@@ -21,6 +21,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/core/rng"
+	"github.com/uldplab/uldp/core/scenario"
 )
 
 // bin is the uldp binary built once for all tests: the tests run it as a
@@ -1117,4 +1120,43 @@ func TestAuditRobustSGD(t *testing.T) {
 		t.Errorf("no-clip: %+v", out)
 	}
 	bad(t, "robust-sgd's broken variants", append(args, "--mutant", "keep-all")...)
+}
+
+// Every mechanism leaves the data it runs on as it found it: a stepper
+// hands a run its one private copy and keeps it for rerolls, and lessons
+// share users between runs.
+func TestRunsLeaveTheirDataAlone(t *testing.T) {
+	args := map[string][]string{
+		privacy.MechDelOutputPert: {"--data", "testdata/three-outliers.csv", "--f", "mean", "--eps", "8", "--delta", "0.1", "--target-sens", "0.1"},
+		scenario.MechORME:         {"--data", "testdata/outlier.csv", "--tau", "0.2", "--eps", "8", "--delta", "0.1"},
+		scenario.MechDPSGD:        {"--data", "testdata/outlier.csv", "--eps", "8", "--delta", "0.1", "--rk", "1"},
+		scenario.MechDPSGDSC:      {"--data", "testdata/tight-2d.csv", "--eps", "8", "--delta", "1e-5", "--rk", "1", "--rx", "2", "--steps", "50"},
+		scenario.MechRobustSGD:    {"--scenario", "testdata/robust40.json"},
+		scenario.MechRobustLoc:    {"--data", "testdata/robust40.csv", "--batch", "5", "--r", "1", "--eta", "0.5", "--domain", "10", "--theta0", "0,0", "--eps", "8", "--delta", "1e-5"},
+	}
+	for _, m := range []string{scenario.MechSCOutputPert, scenario.MechPhasedERM, scenario.MechPhasedSCO, scenario.MechStronglyConvexERM, scenario.MechStronglyConvexSCO} {
+		args[m] = []string{"--data", "testdata/crowd300.csv", "--eps", "8", "--delta", "0.1", "--rk", "1", "--rx", "2", "--phases", "2"}
+	}
+	for _, m := range runnable {
+		a, ok := args[m]
+		if !ok {
+			t.Errorf("%s: no run to check here", m)
+			continue
+		}
+		if a[0] != "--scenario" {
+			a = append([]string{"--mech", m}, a...)
+		}
+		in, err := parseRun(&env{stdout: io.Discard, stderr: io.Discard}, a)
+		if err != nil {
+			t.Errorf("%s: %v", m, err)
+			continue
+		}
+		before := in.data.Clone()
+		if _, _, err := in.job.run(context.Background(), in.data, rng.New(in.seed), nil); err != nil {
+			t.Errorf("%s: %v", m, err)
+		}
+		if !reflect.DeepEqual(in.data, before) {
+			t.Errorf("%s changed the data it ran on", m)
+		}
+	}
 }

@@ -381,32 +381,47 @@ func (d *mechFlags) job() (job, error) {
 }
 
 func cmdRun(e *env, args []string) error {
+	in, err := parseRun(e, args)
+	if err != nil {
+		return err
+	}
+	ctx, done, progress := withProgress(e, in.job.what)
+	out, _, err := in.job.run(ctx, in.data, rng.New(in.seed), progress)
+	done()
+	if err != nil {
+		return mechErr(err)
+	}
+	return in.format.emit(e, out, out.text)
+}
+
+// runInput is what `uldp run` runs: a checked job, its data and seed.
+type runInput struct {
+	job    job
+	data   *dataset.Dataset
+	seed   uint64
+	format format
+}
+
+// parseRun reads run's flags and loads its data or scenario.
+func parseRun(e *env, args []string) (runInput, error) {
 	fs := flags(e, "run", "run --mech NAME (--data FILE.csv | --scenario FILE.json) --eps E --delta D (--target-sens X | --rk R --rx R) [--seed S] [--mode paper|sound|teaching|non-private] [--format text]")
 	var d mechFlags
 	d.register(fs)
 	data := fs.String("data", "", "dataset CSV (user,x1,…,xd)")
 	scen := fs.String("scenario", "", "scenario JSON instead of --data and the parameter flags")
 	seed := fs.Uint64("seed", 1, "seed of the tdlap and gauss streams")
-	var f format
-	f.register(fs)
+	var in runInput
+	in.format.register(fs)
 	if err := parse(fs, args); err != nil {
-		return err
+		return in, err
 	}
-	ds, err := loadInput(fs, &d, *data, *scen, seed, func() error { _, err := d.job(); return err })
-	if err != nil {
-		return err
+	var err error
+	if in.data, err = loadInput(fs, &d, *data, *scen, seed, func() error { _, err := d.job(); return err }); err != nil {
+		return in, err
 	}
-	j, err := d.job()
-	if err != nil {
-		return err
-	}
-	ctx, done, progress := withProgress(e, j.what)
-	out, _, err := j.run(ctx, ds, rng.New(*seed), progress)
-	done()
-	if err != nil {
-		return mechErr(err)
-	}
-	return f.emit(e, out, out.text)
+	in.seed = *seed
+	in.job, err = d.job()
+	return in, err
 }
 
 func orDefault(s, def string) string {

@@ -145,6 +145,26 @@ func TestSpecValidation(t *testing.T) {
 	}
 }
 
+// A clone shares nothing with its original, and its users' items, though
+// in one array, stay apart when one of them grows.
+func TestCloneIsDeep(t *testing.T) {
+	d := gen(t, Spec{Kind: Gaussian, N: 4, M: 3, D: 2}, 5)
+	d.Users = append(d.Users, User{ID: "empty"})
+	c := d.Clone()
+	if !reflect.DeepEqual(c, d) {
+		t.Fatalf("clone differs from its original")
+	}
+	orig := d.Clone()
+	c.Users[1].Points[0] = 99
+	c.Users[0].Points = append(c.Users[0].Points, 7, 7)
+	if !reflect.DeepEqual(d, orig) {
+		t.Error("changing the clone changed the original")
+	}
+	if !reflect.DeepEqual(c.Users[1].Points[1:], d.Users[1].Points[1:]) || c.Users[1].Points[0] != 99 {
+		t.Errorf("appending to the first user in the clone overwrote the second: %v", c.Users[1].Points)
+	}
+}
+
 func TestNeighbourOperations(t *testing.T) {
 	d := gen(t, Spec{Kind: Gaussian, N: 5, M: 2, D: 2}, 8)
 	orig := d.Clone()

@@ -206,3 +206,33 @@ func TestCancelledRun(t *testing.T) {
 		t.Fatalf("cancelled run: %v", err)
 	}
 }
+
+// NewStepper runs on and keeps a copy (a caller's later edit changes
+// neither the run nor a reroll); NewStepperShared runs on the caller's data.
+func TestStepperCopiesUnlessShared(t *testing.T) {
+	ctx := context.Background()
+	d := data(t, 1)
+	var ran *dataset.Dataset
+	run := func(ctx cancel.Context, data *dataset.Dataset, s *rng.Streams) (*Trace, error) {
+		ran = data
+		return noisyMean(ctx, data, s)
+	}
+	s, err := NewStepper(ctx, run, d, rng.New(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ran == d {
+		t.Fatal("NewStepper ran on the caller's data")
+	}
+	d.Users[0].Points[0] += 100
+	r, err := s.Reroll(ctx, rng.Keep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if Diverge(s.Trace(), r.Trace()) != -1 {
+		t.Error("a caller's edit after NewStepper reached the reroll")
+	}
+	if _, err := NewStepperShared(ctx, run, d, rng.New(3)); err != nil || ran != d {
+		t.Errorf("NewStepperShared ran on a copy (err %v)", err)
+	}
+}

@@ -11,10 +11,16 @@ let palette = [];
 let lastFrame = null; // last encoded frame, repainted on resize
 // Timing figures, read by the browser tests: frame updates (Go's frame()),
 // canvas draws, the longest whole frame (update and paint), and the longest
-// single call into Go (maxGoMs: a tick, a frame or a panel sync; the
-// garbage collector's pauses land in these).
-let stats = { updates: 0, updateMs: 0, maxUpdateMs: 0, draws: 0, drawMs: 0, maxDrawMs: 0, maxFrameMs: 0, maxGoMs: 0, ticks: 0, maxTickMs: 0 };
-const goCall = (t0) => { stats.maxGoMs = Math.max(stats.maxGoMs, performance.now() - t0); };
+// single call into Go (maxGoMs: a tick, a frame, a panel sync, a setting,
+// a key or a pointer event; the garbage collector's pauses land in these),
+// and how many calls there were and how many outlasted a 60 Hz frame.
+let stats = { updates: 0, updateMs: 0, maxUpdateMs: 0, draws: 0, drawMs: 0, maxDrawMs: 0, maxFrameMs: 0, maxGoMs: 0, ticks: 0, maxTickMs: 0, goCalls: 0, goOverFrame: 0 };
+const goCall = (t0) => {
+  const ms = performance.now() - t0;
+  stats.maxGoMs = Math.max(stats.maxGoMs, ms);
+  stats.goCalls++;
+  if (ms > 1000 / 60) stats.goOverFrame++;
+};
 window.uldpStats = stats; // read by the browser tests and the perf page
 
 // ---------------------------------------------------------------- loading
@@ -149,7 +155,9 @@ function report(msg) {
 
 // call runs a bridge function that returns "" or an error message.
 function call(fn, ...args) {
+  const t0 = performance.now();
   const err = uldp[fn](...args);
+  goCall(t0);
   if (uldp.lastError) { report(uldp.lastError); uldp.lastError = ""; }
   if (err) report(err);
   return !err;
@@ -754,7 +762,9 @@ function pointer(kind, e) {
   const [x, y] = local(e);
   const id = e.pointerType === "mouse" ? 0 : e.pointerId;
   const t0 = performance.now();
-  if (uldp.event(kind, x, y, id, 0)) refresh(false, kind !== "move");
+  const changed = uldp.event(kind, x, y, id, 0);
+  goCall(t0);
+  if (changed) refresh(false, kind !== "move");
   else if (kind !== "move") syncURL(uldp.state(), true);
   stats.lastInputMs = performance.now() - t0;
 }
@@ -782,7 +792,11 @@ function wireInput() {
       if (l) { e.preventDefault(); switchTo(l.name); }
       return;
     }
-    if (window.uldp && uldp.key(e.key)) {
+    if (!window.uldp) return;
+    const t0 = performance.now();
+    const done = uldp.key(e.key);
+    goCall(t0);
+    if (done) {
       e.preventDefault();
       refresh(false, true);
     }

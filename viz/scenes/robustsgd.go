@@ -214,49 +214,115 @@ func defaultRobust() robustConfig {
 // sound mode; every test passes on seed 1.
 func NewRobustSGD() *RobustSGD {
 	s := &RobustSGD{}
-	s.cfg = s.presetConfig("crowd", 0)
+	s.cfg = presetConfig("crowd")
 	s.view = robustView{cfg: s.cfg}
 	s.view.compute(cancel.Never, noProgress)
 	s.show(s.view)
 	return s
 }
 
-// presetConfig is the default settings with the preset applied and its
-// users drawn; n 0 is the preset's count.
-func (s *RobustSGD) presetConfig(name string, n int) robustConfig {
+// presetConfig is the default settings with the preset applied, its
+// users still to be drawn.
+func presetConfig(name string) robustConfig {
 	c := defaultRobust()
 	c.preset = name
-	p := robustPresetNamed(name)
-	p.apply(&c)
-	if n > 0 {
-		c.n = n
-	}
-	c.generate(p)
+	robustPresetNamed(name).apply(&c)
+	c.generate()
 	return c
 }
 
-// generate draws the preset's users from a fixed stream (the seed moves the
+// generate asks for the preset's users afresh: the run's computation
+// draws them (draw), a slice at a time, since 10⁶ items take longer than a
+// frame.
+func (c *robustConfig) generate() {
+	c.data, c.nbUser, c.nbItems = nil, -1, nil
+}
+
+// draw draws the preset's users from a fixed stream (the seed moves the
 // algorithm's draws only), and for the coupled preset moves user 1 in the
-// neighbour.
-func (c *robustConfig) generate(p robustPreset) {
-	off := p.gen(rng.New(9).Get(rng.Data), *c)
+// neighbour. It reports progress in normal draws.
+func (c *robustConfig) draw(ctx cancel.Context, progress func(done, total int64)) (err error) {
+	p := robustPresetNamed(c.preset)
+	// Progress counts normal draws, then users named (a pause every 2¹³).
+	draws := int64(2 * c.n * (c.m + 1))
+	total := draws + int64(c.n)
+	r := &countedNormal{r: rng.New(9).Get(rng.Data), ctx: ctx, total: total, progress: progress}
+	defer func() {
+		switch r := recover().(type) {
+		case nil:
+		case abandoned:
+			err = r.err
+		default:
+			panic(r)
+		}
+	}()
+	off := p.gen(r, *c)
 	d := &dataset.Dataset{Dim: 2, Users: make([]dataset.User, c.n)}
+	ids := userIDs(c.n)
 	for u := range d.Users {
-		pts := off[2*u*c.m : 2*(u+1)*c.m]
+		if u&(1<<13-1) == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			progress(draws+int64(u), total)
+		}
+		pts := off[2*u*c.m : 2*(u+1)*c.m : 2*(u+1)*c.m]
 		for j := 0; j < len(pts); j += 2 {
 			pts[j] += crowdCentre[0]
 			pts[j+1] += crowdCentre[1]
 		}
-		d.Users[u] = dataset.User{ID: strconv.Itoa(u + 1), Points: pts}
+		d.Users[u] = dataset.User{ID: ids[u], Points: pts}
 	}
 	c.data = d
-	c.nbUser, c.nbItems = -1, nil
 	if c.nb && p.name == "coupled" {
 		// User 1's gradient moves by (−0.5, 0.5) in the copy: the two runs
 		// then differ along (1, −1), the direction the coupled Hessian
 		// stretches.
 		c.nbUser, c.nbItems = 0, c.shifted(d.Users[0].Points, [2]float64{-0.5, 0.5})
 	}
+	return nil
+}
+
+// userIDs names n users 1 … n, every name a piece of one string: a
+// collection then marks one object where it would mark 10⁵, which in a
+// browser tab is most of a pause.
+func userIDs(n int) []string {
+	buf := make([]byte, 0, 7*n)
+	ends := make([]int, n)
+	for u := range n {
+		buf = strconv.AppendInt(buf, int64(u+1), 10)
+		ends[u] = len(buf)
+	}
+	all, ids, start := string(buf), make([]string, n), 0
+	for u, end := range ends {
+		ids[u], start = all[start:end], end
+	}
+	return ids
+}
+
+// countedNormal reports every 2¹⁴ draws, each a chance for the job to
+// pause: 10⁵ users of 10 items are 2.2·10⁶ draws, about 25 ms natively.
+// Its total is the drawing's, users included. An abandoned drawing unwinds
+// at once (draw recovers): letting the presets' loops run out would cost
+// 30 ms in a browser tab.
+type countedNormal struct {
+	r        normal
+	ctx      cancel.Context
+	n, total int64
+	progress func(done, total int64)
+}
+
+// abandoned carries the context's error out of a preset's drawing.
+type abandoned struct{ err error }
+
+func (c *countedNormal) NormFloat64() float64 {
+	if c.n++; c.n&(1<<14-1) == 0 {
+		if err := c.ctx.Err(); err != nil {
+			panic(abandoned{err})
+		}
+		c.progress(min(c.n, c.total), c.total)
+	}
+	return c.r.NormFloat64()
 }
 
 // loss is the chosen loss.
@@ -341,21 +407,32 @@ func (v *robustView) compute(ctx cancel.Context, progress func(done, total int64
 	if c.algo == algoLOC {
 		algorithm = optim.RobustLocalization
 	}
-	runs := int64(1)
-	if c.nb {
-		runs = 2
+	// One bar for the drawing and both runs.
+	parts, first := int64(1), int64(0)
+	if c.data == nil {
+		parts, first = parts+1, 1
 	}
-	// One bar for both runs.
+	if c.nb {
+		parts++
+	}
 	part := func(k int64) func(done, total int64) {
-		return func(done, total int64) { progress(k*total+done, runs*total) }
+		return func(done, total int64) { progress(k*total+done, parts*total) }
+	}
+	if c.data == nil {
+		v.stage = "drawing the users"
+		if v.err = c.draw(ctx, part(0)); v.err != nil {
+			return
+		}
+		v.cfg = c
 	}
 	v.stage = "the run's steps"
 	run := func(ctx cancel.Context, d *dataset.Dataset, st *rng.Streams) (*trace.Trace, error) {
-		res, tr, err := algorithm(ctx, p, d, st, part(0))
+		res, tr, err := algorithm(ctx, p, d, st, part(first))
 		v.res = res
 		return tr, err
 	}
-	if v.st, v.err = trace.NewStepper(ctx, run, c.data, rng.New(c.seed)); v.err != nil {
+	// The stepper shares the users: they are never changed once drawn.
+	if v.st, v.err = trace.NewStepperShared(ctx, run, c.data, rng.New(c.seed)); v.err != nil {
 		return
 	}
 	v.nbRes = optim.RobustSGDResult{}
@@ -363,7 +440,7 @@ func (v *robustView) compute(ctx cancel.Context, progress func(done, total int64
 		v.stage = "the neighbour's steps"
 		q := p
 		q.Record = false
-		if v.nbRes, _, v.err = algorithm(ctx, q, c.neighbour(), rng.New(c.seed), part(1)); v.err != nil {
+		if v.nbRes, _, v.err = algorithm(ctx, q, c.neighbour(), rng.New(c.seed), part(first+1)); v.err != nil {
 			return
 		}
 	}
@@ -454,13 +531,13 @@ func (s *RobustSGD) Set(name, value string) error {
 	}
 	switch name {
 	case "preset":
-		next = s.presetConfig(next.preset, 0)
+		next = presetConfig(next.preset)
 		next.seed = s.cfg.seed
 		next.nb = next.nb || s.cfg.nb // the neighbour stays on
 	case "n", "m", "batch", "r":
 		// The preset's users are drawn for these (a batch split in two, a
 		// share far away, the crowd's spread against r): drags are undone.
-		next.generate(robustPresetNamed(next.preset))
+		next.generate()
 	case "neighbour":
 		if !next.nb {
 			next.nbUser, next.nbItems = -1, nil
@@ -490,6 +567,9 @@ func (s *RobustSGD) advance(budget float64) error {
 		s.refused, s.cfg = v.err, s.view.cfg
 		return v.err
 	}
+	// Every change starts a computation from s.cfg, so this one's settings
+	// are s.cfg's, now with the users it drew.
+	s.cfg = v.cfg
 	s.show(*v)
 	return nil
 }
@@ -502,7 +582,7 @@ func (s *RobustSGD) Tick(float64) bool {
 	if !s.bg.busy() {
 		return false
 	}
-	_ = s.advance(computeSlice) // a refusal shows as a readout
+	_ = s.advance(frameSlice) // a refusal shows as a readout
 	return true
 }
 

@@ -427,7 +427,7 @@ func (s *RobustSGD) Pointer(ev viz.Event) bool {
 	switch ev.Kind {
 	case viz.PointerDown:
 		id := s.list.Hit(viz.Point{X: ev.X, Y: ev.Y}, 4)
-		if id < 1 || id > c.n {
+		if id < 1 || id > c.n || c.data == nil { // nil: new users are being drawn
 			return false
 		}
 		x, y := s.cam.ToWorld(viz.Point{X: ev.X, Y: ev.Y})

@@ -2,6 +2,7 @@ package scenes
 
 import (
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -222,10 +223,10 @@ func TestRobustSGDRefuses(t *testing.T) {
 // the new one is done, and the run it ends with is the one computing it at
 // once would give.
 func TestRobustSGDComputesBetweenFrames(t *testing.T) {
-	defer func(d float64) { computeSlice = d }(computeSlice)
+	defer func(d float64) { frameSlice = d }(frameSlice)
 	a, s := newRobustSGD(t, [2]string{"algo", "a-loc"}, [2]string{"n", "20000"})
 	before := s.view.res.Output
-	computeSlice = 0
+	frameSlice = 0
 	if err := a.Set("eps", "4"); err != nil {
 		t.Fatal(err)
 	}
@@ -241,9 +242,62 @@ func TestRobustSGDComputesBetweenFrames(t *testing.T) {
 	if s.view.cfg.eps != 4 || slices.Equal(s.view.res.Output, before) {
 		t.Fatalf("settled on ε = %v", s.view.cfg.eps)
 	}
-	computeSlice = math.Inf(1)
+	frameSlice = math.Inf(1)
 	_, fresh := newRobustSGD(t, [2]string{"algo", "a-loc"}, [2]string{"n", "20000"}, [2]string{"eps", "4"})
 	if !slices.Equal(s.view.res.Output, fresh.view.res.Output) {
 		t.Errorf("computed in slices %v, at once %v", s.view.res.Output, fresh.view.res.Output)
 	}
 }
+
+// New users are drawn between frames too: the figure keeps the old ones
+// (and refuses drags) until they are drawn, the users drawn in slices are
+// the users drawn at once, and a drawing abandoned for a newer change
+// stops drawing.
+func TestRobustSGDDrawsUsersBetweenFrames(t *testing.T) {
+	defer func(d float64) { frameSlice = d }(frameSlice)
+	a, s := newRobustSGD(t)
+	frameSlice = 0
+	if err := a.Set("n", "30000"); err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := readout(a, "computing"); !s.Busy() || !ok || !strings.Contains(r.Text, "drawing the users") {
+		t.Fatalf("busy %v, progress %+v", s.Busy(), r)
+	}
+	if s.Pointer(viz.Event{Kind: viz.PointerDown}) || s.view.cfg.n != 1200 {
+		t.Fatalf("a drag began while users were drawn, or the figure left its %d users", s.view.cfg.n)
+	}
+	for s.Busy() {
+		a.Tick(0)
+	}
+	frameSlice = math.Inf(1)
+	_, fresh := newRobustSGD(t, [2]string{"n", "30000"})
+	if !reflect.DeepEqual(s.cfg.data, fresh.cfg.data) || s.cfg.data != s.view.cfg.data {
+		t.Error("the users drawn in slices are not the users drawn at once, or the settings lost them")
+	}
+
+	// Abandoned during its first report, a drawing stops at its second.
+	var draws int
+	ctx := &stopAfter{}
+	r := &countedNormal{r: countNormal{&draws}, ctx: ctx, total: 1 << 20, progress: func(done, total int64) { ctx.stopped = true }}
+	defer func() {
+		if a, ok := recover().(abandoned); !ok || a.err != viz.ErrStopped || draws != 1<<15-1 {
+			t.Errorf("%d draws made, want %d, then %v", draws, 1<<15-1, a)
+		}
+	}()
+	for range 1 << 16 {
+		r.NormFloat64()
+	}
+}
+
+type stopAfter struct{ stopped bool }
+
+func (s *stopAfter) Err() error {
+	if s.stopped {
+		return viz.ErrStopped
+	}
+	return nil
+}
+
+type countNormal struct{ n *int }
+
+func (c countNormal) NormFloat64() float64 { *c.n++; return 1 }
