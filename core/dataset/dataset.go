@@ -83,9 +83,9 @@ func (d *Dataset) Means() [][]float64 {
 
 // Clone returns a deep copy. Its items sit in one array (each user's
 // slice capped, so an append reallocates rather than overwrites the next
-// user's): two allocations instead of one per user, which is the
-// difference between 4 ms and 20 ms for 10⁵ users in a browser tab, and
-// one object for the collector to mark instead of 10⁵.
+// user's): two allocations instead of one per user, which halves the
+// time (10 ms instead of 22 for 10⁵ users of 20 numbers in WebAssembly)
+// and leaves one object for the collector to mark instead of 10⁵.
 func (d *Dataset) Clone() *Dataset {
 	total := 0
 	for _, u := range d.Users {

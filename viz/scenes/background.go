@@ -15,9 +15,9 @@ type background[V any] struct {
 
 // frameSlice is how long a background lesson computes at once, in
 // milliseconds: with the frame's own drawing it stays within the 16.7 ms
-// of a frame at 60 Hz, so the page never stutters, at the price of about
-// a third of the throughput of DP-SGD's 40 ms slices. A variable so that
-// tests can compute a step at a time.
+// of a frame at 60 Hz, so the page never stutters; a long run then takes
+// up to 1.7 times its computing time. A variable so that tests can
+// compute a step at a time.
 var frameSlice = 10.0
 
 // start replaces any computation under way by compute(next) and returns
