@@ -115,3 +115,56 @@ func TestRSGDMonteCarlo(t *testing.T) {
 	q, _ = RSGDMutant(p, RSGDTrimTooLittle)
 	check(RSGDTrimTooLittle, q, a, b, "violation")
 }
+
+// huberEdge is the pair on which the indicator kernel is caught: B = 40
+// users a step, squared-then-linear Huber gradients (h = 1). Step 1's users
+// sit at the start x₀ = 0 (gradient 0); in b its first user's items are
+// 10⁴ away, whose gradient saturates at 1 and moves the mean, so x₁ by
+// −η/B = −0.0025. Step 2's users are 20 saturated (items at −5, gradient
+// 1) and 20 near x (items at −0.001, gradient 0.001 in a, −0.0015 in b):
+// their ℓ∞ distances are 0.999 in a and 1.0015 in b, either side of r = 1.
+func huberEdge(far bool) *dataset.Dataset {
+	d := &dataset.Dataset{Dim: 2}
+	for i := range 80 {
+		z := 0.0
+		switch {
+		case i == 0 && far:
+			z = -1e4
+		case i >= 60:
+			z = -0.001
+		case i >= 40:
+			z = -5
+		}
+		d.Users = append(d.Users, dataset.User{ID: strconv.Itoa(i + 1), Points: []float64{z, 0, z, 0, z, 0}})
+	}
+	return d
+}
+
+// The indicator kernel is not Lipschitz: on a Huber pair, where later
+// gradients depend on the trajectory, a 0.0025 move of x₁ flips the 800
+// cross pairs of step 2 and its score falls from 40 to 20 — far more than
+// the 2 the test's noise is calibrated for, and the test loses 0.91 where
+// it may lose ε/2 = 0.5. The exp kernel's score moves by 0.018 on the same
+// pair, and the test loses 0.065.
+func TestRSGDIndicatorCaughtOnHuber(t *testing.T) {
+	p := rsgdParams(40, 30)
+	p.Loss = loss.Huber{H: 1}
+	a, b := huberEdge(false), huberEdge(true)
+	real, err := RSGDTestLaw(p, a, b, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if real.Violated() || real.Step != 1 || math.Abs(real.ScoresA[1]-real.ScoresB[1]) > 0.02 {
+		t.Errorf("exp kernel: loss %v, scores %v vs %v", real.Loss, real.ScoresA, real.ScoresB)
+	}
+	q, _ := RSGDMutant(p, RSGDIndicator)
+	box, err := RSGDTestLaw(q, a, b, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if box.ScoresA[1] != 40 || box.ScoresB[1] != 20 || !box.Violated() || box.Loss <= box.Budget {
+		t.Errorf("indicator kernel: step 2 scores %v and %v, loss %v (budget %v), want 40, 20 and a violation",
+			box.ScoresA[1], box.ScoresB[1], box.Loss, box.Budget)
+	}
+	t.Logf("exp kernel: step 2 scores %.6g vs %.6g, loss %.4g; indicator: loss %.4g of ε/2 = %g", real.ScoresA[1], real.ScoresB[1], real.Loss, box.Loss, box.Budget)
+}
