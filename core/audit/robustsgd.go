@@ -9,6 +9,7 @@ import (
 
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/mech"
+	"github.com/uldplab/uldp/core/noise"
 	"github.com/uldplab/uldp/core/optim"
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/core/rng"
@@ -177,4 +178,66 @@ func RSGDSampler(p optim.RobustSGDParams, data *dataset.Dataset) Sampler {
 		res, _, err := optim.RobustSGD(context.Background(), p, data, s, nil)
 		return res.Output, err
 	}
+}
+
+// RSGDRuns is one phase of robust SGD on one dataset, in file order, as
+// the audit lab samples it.
+type RSGDRuns struct {
+	// Sample draws one run's output, bit for bit the output RSGDSampler
+	// draws from the same streams.
+	Sample Sampler
+	// Halt is the exact probability that the test halts the run (which
+	// then answers its start plus noise).
+	Halt float64
+	// Scores are the steps' concentration scores.
+	Scores []float64
+}
+
+// SampleRSGD prepares fast runs of robust SGD (one phase, p.Order Given)
+// on data. In file order nothing the run computes depends on its
+// randomness: the trajectory, its average and the scores are computed once,
+// and a run only draws the test's noise, asks it the scores until it
+// halts, and adds the Gaussian — the draws the real run makes, from the
+// same streams, so its output is the real run's.
+func SampleRSGD(p optim.RobustSGDParams, data *dataset.Dataset) (RSGDRuns, error) {
+	if p.Order != optim.Given {
+		return RSGDRuns{}, fmt.Errorf("the fast robust SGD sampler needs the users in file order: a shuffled run's batches, and so its trajectory, depend on the seed")
+	}
+	if p.Mode == privacy.NonPrivate {
+		return RSGDRuns{}, fmt.Errorf("non-private runs have no noise to sample")
+	}
+	q := p
+	q.Mode, q.Online, q.Record, q.KeepBatches = privacy.NonPrivate, false, false, false
+	res, _, err := optim.RobustSGD(context.Background(), q, data, rng.New(1), nil)
+	if err != nil {
+		return RSGDRuns{}, err
+	}
+	ph := res.Phases[0]
+	scores := make([]float64, len(ph.Steps))
+	for i, st := range ph.Steps {
+		scores[i] = st.Score
+	}
+	at := p.Test(len(scores))
+	law := mech.ATHaltDistribution(at, scores)
+	sigma, d := p.Sigma(ph.Eta, data.Dim), data.Dim
+	sample := func(st *rng.Streams) ([]float64, error) {
+		test, err := mech.NewAboveThreshold(at, st, nil)
+		if err != nil {
+			return nil, err
+		}
+		centre := ph.Average
+		for _, s := range scores {
+			if pass, _ := test.Query(s); !pass {
+				centre = ph.Start
+				break
+			}
+		}
+		out := make([]float64, d)
+		noise.Gaussian{Sigma: sigma, Src: st.Get(rng.Gauss)}.RandVec(out)
+		for k := range out {
+			out[k] += centre[k]
+		}
+		return out, nil
+	}
+	return RSGDRuns{Sample: sample, Halt: 1 - law[len(law)-1], Scores: scores}, nil
 }

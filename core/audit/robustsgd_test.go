@@ -3,13 +3,16 @@ package audit
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/loss"
 	"github.com/uldplab/uldp/core/optim"
 	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/core/rng"
 )
 
 // tightUsers are n users of 3 items each near (0.5, −0.3); users listed in
@@ -167,4 +170,58 @@ func TestRSGDIndicatorCaughtOnHuber(t *testing.T) {
 			box.ScoresA[1], box.ScoresB[1], box.Loss, box.Budget)
 	}
 	t.Logf("exp kernel: step 2 scores %.6g vs %.6g, loss %.4g; indicator: loss %.4g of ε/2 = %g", real.ScoresA[1], real.ScoresB[1], real.Loss, box.Loss, box.Budget)
+}
+
+// The fast sampler's runs are the real runs: the same output, bit for bit,
+// from the same seed, for the real phase and every variant, and its
+// halting probability is the test law's.
+func TestSampleRSGDIsTheRealRun(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		loss loss.Smooth
+		data *dataset.Dataset
+	}{
+		{"far user", loss.Squared{Mu: 1}, tightUsers(80, map[int]float64{2: 1e4})},
+		{"huber edge", loss.Huber{H: 1}, huberEdge(true)},
+	} {
+		for _, mutant := range append([]string{""}, RSGDMutantNames()...) {
+			p := rsgdParams(40, 30)
+			p.Eps, p.Loss = 8, c.loss
+			p, _ = RSGDMutant(p, mutant)
+			runs, err := SampleRSGD(p, c.data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			real := RSGDSampler(p, c.data)
+			halted := 0
+			for seed := range uint64(300) {
+				want, err := real(rng.New(seed))
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, _ := runs.Sample(rng.New(seed))
+				if !slices.Equal(got, want) {
+					t.Fatalf("%s, %q, seed %d: sampled %v, the real run answers %v", c.name, mutant, seed, got, want)
+				}
+				if res, _, _ := optim.RobustSGD(t.Context(), withOnline(p), c.data, rng.New(seed), nil); !res.Phases[0].Passed {
+					halted++
+				}
+			}
+			// 300 runs: the halting frequency is within 0.1 of Halt except
+			// with probability 2e^{−2·300·0.01} < 0.005 (Hoeffding).
+			if math.Abs(float64(halted)/300-runs.Halt) > 0.1 {
+				t.Errorf("%s, %q: %d of 300 runs halted, Pr[halt] = %v", c.name, mutant, halted, runs.Halt)
+			}
+		}
+	}
+	p := rsgdParams(40, 30)
+	p.Order = optim.Shuffled
+	if _, err := SampleRSGD(p, huberEdge(false)); err == nil || !strings.Contains(err.Error(), "file order") {
+		t.Errorf("a shuffled phase: %v", err)
+	}
+}
+
+func withOnline(p optim.RobustSGDParams) optim.RobustSGDParams {
+	p.Online = true
+	return p
 }
