@@ -217,6 +217,7 @@ func NewRobustSGD() *RobustSGD {
 	s.cfg = presetConfig("crowd")
 	s.view = robustView{cfg: s.cfg}
 	s.view.compute(cancel.Never, noProgress)
+	s.cfg = s.view.cfg // with the users it drew
 	s.show(s.view)
 	return s
 }

@@ -256,6 +256,9 @@ func TestRobustSGDComputesBetweenFrames(t *testing.T) {
 func TestRobustSGDDrawsUsersBetweenFrames(t *testing.T) {
 	defer func(d float64) { frameSlice = d }(frameSlice)
 	a, s := newRobustSGD(t)
+	if s.cfg.data == nil || s.cfg.data != s.view.cfg.data {
+		t.Fatal("the lesson opens without its users in its settings, so it refuses drags")
+	}
 	frameSlice = 0
 	if err := a.Set("n", "30000"); err != nil {
 		t.Fatal(err)
