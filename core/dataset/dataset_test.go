@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -409,5 +410,17 @@ func TestCSVEncoding(t *testing.T) {
 	huge := "user,x1\n1," + strings.Repeat("z", 100_000) + "\n"
 	if _, err := ReadCSV(strings.NewReader(huge), false); err == nil || len(err.Error()) > 200 || !strings.Contains(err.Error(), "(100000 bytes)") {
 		t.Errorf("a 100 KB field: %d-byte message", len(err.Error()))
+	}
+}
+
+func TestNumberedIDs(t *testing.T) {
+	ids := NumberedIDs(1234)
+	for i, id := range ids {
+		if id != strconv.Itoa(i+1) {
+			t.Fatalf("id %d is %q", i, id)
+		}
+	}
+	if len(NumberedIDs(0)) != 0 {
+		t.Error("ids for no users")
 	}
 }

@@ -138,8 +138,8 @@ func Generate(s Spec, streams *rng.Streams) (*Dataset, error) {
 	}
 	r := streams.Get(rng.Data)
 	d := &Dataset{Dim: s.D, Users: make([]User, s.N)}
-	for i := range d.Users {
-		d.Users[i] = User{ID: numberedID(i), Points: make([]float64, s.M*s.D)}
+	for i, id := range NumberedIDs(s.N) {
+		d.Users[i] = User{ID: id, Points: make([]float64, s.M*s.D)}
 	}
 	gauss := func(dst []float64, centre []float64, spread float64) {
 		for k := range dst {

@@ -259,7 +259,7 @@ func (c *robustConfig) draw(ctx cancel.Context, progress func(done, total int64)
 	}()
 	off := p.gen(r, *c)
 	d := &dataset.Dataset{Dim: 2, Users: make([]dataset.User, c.n)}
-	ids := userIDs(c.n)
+	ids := dataset.NumberedIDs(c.n)
 	for u := range d.Users {
 		if u&(1<<13-1) == 0 {
 			if err := ctx.Err(); err != nil {
@@ -282,23 +282,6 @@ func (c *robustConfig) draw(ctx cancel.Context, progress func(done, total int64)
 		c.nbUser, c.nbItems = 0, c.shifted(d.Users[0].Points, [2]float64{-0.5, 0.5})
 	}
 	return nil
-}
-
-// userIDs names n users 1 … n, every name a piece of one string: a
-// collection then marks one object where it would mark 10⁵, which in a
-// browser tab is most of a pause.
-func userIDs(n int) []string {
-	buf := make([]byte, 0, 7*n)
-	ends := make([]int, n)
-	for u := range n {
-		buf = strconv.AppendInt(buf, int64(u+1), 10)
-		ends[u] = len(buf)
-	}
-	all, ids, start := string(buf), make([]string, n), 0
-	for u, end := range ends {
-		ids[u], start = all[start:end], end
-	}
-	return ids
 }
 
 // countedNormal reports every 2¹⁴ draws, each a chance for the job to
