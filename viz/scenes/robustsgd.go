@@ -228,14 +228,14 @@ func presetConfig(name string) robustConfig {
 	c := defaultRobust()
 	c.preset = name
 	robustPresetNamed(name).apply(&c)
-	c.generate()
+	c.redraw()
 	return c
 }
 
-// generate asks for the preset's users afresh: the run's computation
+// redraw asks for the preset's users afresh: the run's computation
 // draws them (draw), a slice at a time, since 10⁶ items take longer than a
 // frame.
-func (c *robustConfig) generate() {
+func (c *robustConfig) redraw() {
 	c.data, c.nbUser, c.nbItems = nil, -1, nil
 }
 
@@ -521,7 +521,7 @@ func (s *RobustSGD) Set(name, value string) error {
 	case "n", "m", "batch", "r":
 		// The preset's users are drawn for these (a batch split in two, a
 		// share far away, the crowd's spread against r): drags are undone.
-		next.generate()
+		next.redraw()
 	case "neighbour":
 		if !next.nb {
 			next.nbUser, next.nbItems = -1, nil
