@@ -3,7 +3,7 @@ package viz
 import (
 	"bytes"
 	"errors"
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"strconv"
 	"strings"
 
@@ -43,7 +43,7 @@ func (a *App) Scene() Scene { return a.scenes[a.cur] }
 // Switch shows scene i.
 func (a *App) Switch(i int) error {
 	if i < 0 || i >= len(a.scenes) {
-		return fmt.Errorf("scene %d: choose 1 to %d", i+1, len(a.scenes))
+		return format.Errorf("scene %d: choose 1 to %d", i+1, len(a.scenes))
 	}
 	a.cur, a.dirty = i, true
 	return nil
@@ -60,7 +60,7 @@ func (a *App) SwitchTo(name string) error {
 	for i, s := range a.scenes {
 		names[i] = s.Info().Name
 	}
-	return fmt.Errorf("scene %q: choose one of %s", name, strings.Join(names, ", "))
+	return format.Errorf("scene %q: choose one of %s", name, strings.Join(names, ", "))
 }
 
 // CtlReseed is the app's "new seed" button (key S), added after a scene's
@@ -90,7 +90,7 @@ func (a *App) Controls() []Control {
 func (a *App) Set(name, value string) error {
 	if name == CtlReseed {
 		if !a.reseed() {
-			return fmt.Errorf("this lesson has no seed")
+			return format.Errorf("this lesson has no seed")
 		}
 		return nil
 	}
@@ -225,7 +225,7 @@ func (a *App) State() string {
 func (a *App) Restore(state string) error {
 	v, err := parseQuery(strings.TrimPrefix(state, "#"))
 	if err != nil {
-		return fmt.Errorf("the link's settings cannot be read: %v", err)
+		return format.Errorf("the link's settings cannot be read: %v", err)
 	}
 	var errs []error
 	if name := v.vals["scene"]; name != "" {
@@ -246,14 +246,14 @@ func (a *App) Restore(state string) error {
 			}
 			done[c.Name], next = true, true
 			if err := a.Set(c.Name, val); err != nil {
-				errs = append(errs, fmt.Errorf("%s: %v", c.Name, err))
+				errs = append(errs, format.Errorf("%s: %v", c.Name, err))
 			}
 			break
 		}
 	}
 	for _, k := range v.keys {
 		if !done[k] {
-			errs = append(errs, fmt.Errorf("%s: not a setting of this lesson (ignored)", k))
+			errs = append(errs, format.Errorf("%s: not a setting of this lesson (ignored)", k))
 		}
 	}
 	a.dirty = true
@@ -264,7 +264,7 @@ func (a *App) Restore(state string) error {
 func (a *App) ExportTrace() ([]byte, error) {
 	e, ok := a.Scene().(Exporter)
 	if !ok || e.Trace() == nil {
-		return nil, fmt.Errorf("the %s lesson has no run to export", a.Scene().Info().Title)
+		return nil, format.Errorf("the %s lesson has no run to export", a.Scene().Info().Title)
 	}
 	var buf bytes.Buffer
 	err := trace.Encode(&buf, e.Trace())
@@ -279,21 +279,21 @@ func (a *App) ExportTrace() ([]byte, error) {
 // one on the page.
 func (a *App) ExportTraceOf(state string, csv []byte) ([]byte, error) {
 	if err := a.Restore(state); err != nil {
-		return nil, fmt.Errorf("the lesson's settings could not be restored for the export: %v", err)
+		return nil, format.Errorf("the lesson's settings could not be restored for the export: %v", err)
 	}
 	a.Settle()
 	if len(csv) > 0 {
 		if l, ok := a.Scene().(DatasetLoader); ok {
 			d, err := dataset.ReadCSV(bytes.NewReader(csv), true)
 			if err != nil {
-				return nil, fmt.Errorf("the lesson's dataset could not be read for the export: %v", err)
+				return nil, format.Errorf("the lesson's dataset could not be read for the export: %v", err)
 			}
 			if err := l.LoadDataset(d); err != nil {
-				return nil, fmt.Errorf("the lesson's dataset does not fit its settings: %v", err)
+				return nil, format.Errorf("the lesson's dataset does not fit its settings: %v", err)
 			}
 		}
 		if got, err := a.ExportCSV(); err != nil || !bytes.Equal(got, csv) {
-			return nil, fmt.Errorf("the export could not rebuild the data shown in the %s lesson exactly; download the CSV and run it with the uldp command instead", a.Scene().Info().Title)
+			return nil, format.Errorf("the export could not rebuild the data shown in the %s lesson exactly; download the CSV and run it with the uldp command instead", a.Scene().Info().Title)
 		}
 	}
 	return a.ExportTrace()
@@ -310,7 +310,7 @@ func (a *App) Exportable() (trace, csv bool) {
 func (a *App) ExportCSV() ([]byte, error) {
 	e, ok := a.Scene().(Exporter)
 	if !ok || e.Dataset() == nil {
-		return nil, fmt.Errorf("the %s lesson has no dataset to export", a.Scene().Info().Title)
+		return nil, format.Errorf("the %s lesson has no dataset to export", a.Scene().Info().Title)
 	}
 	var buf bytes.Buffer
 	err := dataset.WriteCSV(&buf, e.Dataset())

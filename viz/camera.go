@@ -1,7 +1,7 @@
 package viz
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 )
 
@@ -67,7 +67,7 @@ func (c Camera) ScaleBar(maxPx float64) (world float64, label string) {
 	if world == 0 {
 		world = base
 	}
-	return world, fmt.Sprintf("%g", world)
+	return world, format.Sprintf("%g", world)
 }
 
 // DrawScaleBar adds a scale bar in the bottom-left corner of the viewport.

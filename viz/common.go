@@ -1,7 +1,7 @@
 package viz
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 	"strconv"
 
@@ -24,7 +24,7 @@ func SeedControl(seed uint64) Control {
 func ParseSeed(v string) (uint64, error) {
 	s, err := strconv.ParseUint(v, 10, 64)
 	if err != nil || s > 1<<53 {
-		return 0, fmt.Errorf("seed %q: use a whole number from 0 to 9007199254740992", v)
+		return 0, format.Errorf("seed %q: use a whole number from 0 to 9007199254740992", v)
 	}
 	return s, nil
 }
@@ -47,10 +47,10 @@ func ModeControl(m privacy.Mode) Control {
 func ParseNumber(c Control, v string) (float64, error) {
 	x, err := strconv.ParseFloat(v, 64)
 	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-		return 0, fmt.Errorf("%s %q is not a number", c.Label, v)
+		return 0, format.Errorf("%s %q is not a number", c.Label, v)
 	}
 	if (c.Min != 0 || c.Max != 0) && (x < c.Min || x > c.Max) {
-		return 0, fmt.Errorf("%s = %v is outside %g … %g", c.Label, x, c.Min, c.Max)
+		return 0, format.Errorf("%s = %v is outside %g … %g", c.Label, x, c.Min, c.Max)
 	}
 	return x, nil
 }

@@ -1,7 +1,7 @@
 package viz
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"maps"
 	"math"
 	"slices"
@@ -45,7 +45,7 @@ func (b intVar) set(c *Control, v string) error {
 		return err
 	}
 	if x != math.Trunc(x) {
-		return fmt.Errorf("%s = %v: a count is a whole number", c.Label, x)
+		return format.Errorf("%s = %v: a count is a whole number", c.Label, x)
 	}
 	*b.p = int(x)
 	return nil
@@ -81,7 +81,7 @@ func (b boolVar) set(c *Control, v string) error {
 	}
 	on, err := strconv.ParseBool(v)
 	if err != nil {
-		return fmt.Errorf("%s %q: use true or false", c.Label, v)
+		return format.Errorf("%s %q: use true or false", c.Label, v)
 	}
 	*b.p = on
 	return nil
@@ -98,7 +98,7 @@ type choiceVar[T ~string] struct{ p *T }
 func (b choiceVar[T]) get() string { return string(*b.p) }
 func (b choiceVar[T]) set(c *Control, v string) error {
 	if !slices.Contains(c.Choices, v) {
-		return fmt.Errorf("%s %q: choose %s", c.Label, v, orList(c.Choices))
+		return format.Errorf("%s %q: choose %s", c.Label, v, orList(c.Choices))
 	}
 	*b.p = T(v)
 	return nil
@@ -149,7 +149,7 @@ func (b modeVar) get() string { return b.p.String() }
 func (b modeVar) set(c *Control, v string) error {
 	m, err := privacy.ParseMode(v)
 	if err != nil || !slices.Contains(c.Choices, v) {
-		return fmt.Errorf("mode %q: use %s", v, orList(c.Choices))
+		return format.Errorf("mode %q: use %s", v, orList(c.Choices))
 	}
 	*b.p = m
 	return nil
@@ -191,13 +191,13 @@ func (b numbersVar) get() string {
 func (b numbersVar) set(c *Control, v string) error {
 	fields := strings.Split(v, ",")
 	if len(fields) > b.max {
-		return fmt.Errorf("%s: %d values, at most %d", c.Label, len(fields), b.max)
+		return format.Errorf("%s: %d values, at most %d", c.Label, len(fields), b.max)
 	}
 	out := make([]float64, len(fields))
 	for i, f := range fields {
 		x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > 1e6 {
-			return fmt.Errorf("%s %d: %q is not a number within ±10⁶", b.what, i+1, strings.TrimSpace(f))
+			return format.Errorf("%s %d: %q is not a number within ±10⁶", b.what, i+1, strings.TrimSpace(f))
 		}
 		out[i] = x
 	}
@@ -269,12 +269,12 @@ func (f Form) Set(name, value string) error {
 	for i := range f {
 		if fd := &f[i]; fd.Name == name {
 			if fd.Disabled {
-				return fmt.Errorf("%s does nothing now", fd.Label)
+				return format.Errorf("%s does nothing now", fd.Label)
 			}
 			return fd.v.set(&fd.Control, value)
 		}
 	}
-	return fmt.Errorf("no control %q in this lesson", name)
+	return format.Errorf("no control %q in this lesson", name)
 }
 
 // orList writes choices as "a, b or c".

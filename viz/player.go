@@ -1,7 +1,7 @@
 package viz
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"strconv"
 
 	"github.com/uldplab/uldp/core/trace"
@@ -61,7 +61,7 @@ func (p *Player) Playing() bool { return p.playing }
 // Set performs a bar control: buttons take any value, speed a number.
 func (p *Player) Set(name, value string) error {
 	if p.st == nil {
-		return fmt.Errorf("nothing to step through yet")
+		return format.Errorf("nothing to step through yet")
 	}
 	switch name {
 	case CtlReset:
@@ -84,11 +84,11 @@ func (p *Player) Set(name, value string) error {
 	case CtlSpeed:
 		v, err := strconv.ParseFloat(value, 64)
 		if err != nil || !(v >= 0.25 && v <= 50) {
-			return fmt.Errorf("speed %q: choose 0.25 to 50 steps per second", value)
+			return format.Errorf("speed %q: choose 0.25 to 50 steps per second", value)
 		}
 		p.speed = v
 	default:
-		return fmt.Errorf("unknown stepper control %q", name)
+		return format.Errorf("unknown stepper control %q", name)
 	}
 	return nil
 }
@@ -142,7 +142,7 @@ func (p *Player) Status() string {
 	}
 	cur, ok := p.st.Current()
 	if !ok {
-		return fmt.Sprintf("step 0 of %d: press step ▶ (→) to begin", p.st.Len())
+		return format.Sprintf("step 0 of %d: press step ▶ (→) to begin", p.st.Len())
 	}
-	return fmt.Sprintf("step %d of %d: %s", p.st.Pos(), p.st.Len(), cur.Text)
+	return format.Sprintf("step %d of %d: %s", p.st.Pos(), p.st.Len(), cur.Text)
 }

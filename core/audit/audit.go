@@ -5,7 +5,7 @@
 package audit
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 
 	"github.com/uldplab/uldp/core/dataset"
@@ -83,16 +83,16 @@ func judge(p Point, g privacy.Guarantee) Point {
 // returns the index of the changed user, or −1 if the datasets are equal.
 func CheckNeighbours(a, b *dataset.Dataset) (int, error) {
 	if a.N() != b.N() || a.Dim != b.Dim {
-		return 0, fmt.Errorf("not neighbours: %d users in ℝ^%d against %d users in ℝ^%d (replace one user's items, keep the rest)", a.N(), a.Dim, b.N(), b.Dim)
+		return 0, format.Errorf("not neighbours: %d users in ℝ^%d against %d users in ℝ^%d (replace one user's items, keep the rest)", a.N(), a.Dim, b.N(), b.Dim)
 	}
 	changed := -1
 	for i := range a.Users {
 		if a.Users[i].ID != b.Users[i].ID {
-			return 0, fmt.Errorf("not neighbours: user %d is %q in one dataset and %q in the other (keep users in the same order)", i+1, a.Users[i].ID, b.Users[i].ID)
+			return 0, format.Errorf("not neighbours: user %d is %q in one dataset and %q in the other (keep users in the same order)", i+1, a.Users[i].ID, b.Users[i].ID)
 		}
 		if !equal(a.Users[i].Points, b.Users[i].Points) {
 			if changed >= 0 {
-				return 0, fmt.Errorf("not neighbours: users %q and %q both differ; user-level neighbours differ in one user", a.Users[changed].ID, a.Users[i].ID)
+				return 0, format.Errorf("not neighbours: users %q and %q both differ; user-level neighbours differ in one user", a.Users[changed].ID, a.Users[i].ID)
 			}
 			changed = i
 		}

@@ -1,7 +1,7 @@
 package audit
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"maps"
 	"math"
 	"math/rand/v2"
@@ -46,23 +46,23 @@ type DPSGDRuns struct {
 // projected step. The law is the real run's; a test compares the two.
 func SampleDPSGD(p optim.DPSGDParams, data *dataset.Dataset, mutant string) (DPSGDRuns, error) {
 	if mutant != "" && !slices.Contains(ORMEMutantNames(), mutant) {
-		return DPSGDRuns{}, fmt.Errorf("DP-SGD variant %q: use one of %s (ORME's, inside every step)", mutant, strings.Join(ORMEMutantNames(), ", "))
+		return DPSGDRuns{}, format.Errorf("DP-SGD variant %q: use one of %s (ORME's, inside every step)", mutant, strings.Join(ORMEMutantNames(), ", "))
 	}
 	sq, ok := p.Loss.(loss.Squared)
 	switch {
 	case !ok:
-		return DPSGDRuns{}, fmt.Errorf("the DP-SGD audit samples the squared loss only: its users' gradients keep their distances from step to step, so the scores are computed once")
+		return DPSGDRuns{}, format.Errorf("the DP-SGD audit samples the squared loss only: its users' gradients keep their distances from step to step, so the scores are computed once")
 	case p.Smoothing != 0:
-		return DPSGDRuns{}, fmt.Errorf("smoothing = %v: the DP-SGD audit samples runs without smoothing (0); the perturbations would move users' gradients apart differently at every step", p.Smoothing)
+		return DPSGDRuns{}, format.Errorf("smoothing = %v: the DP-SGD audit samples runs without smoothing (0); the perturbations would move users' gradients apart differently at every step", p.Smoothing)
 	case data == nil || data.N() < 2:
-		return DPSGDRuns{}, fmt.Errorf("no data: the audit needs at least 2 users")
+		return DPSGDRuns{}, format.Errorf("no data: the audit needs at least 2 users")
 	}
 	if err := p.Validate(data.Dim); err != nil {
 		return DPSGDRuns{}, err
 	}
 	m, ok := data.M()
 	if !ok {
-		return DPSGDRuns{}, fmt.Errorf("users hold different numbers of items: DP-SGD needs the same m for every user")
+		return DPSGDRuns{}, format.Errorf("users hold different numbers of items: DP-SGD needs the same m for every user")
 	}
 	n, d := data.N(), data.Dim
 	me := p.ORME(n, m, d)

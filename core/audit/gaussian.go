@@ -1,7 +1,7 @@
 package audit
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/privacy"
@@ -28,7 +28,7 @@ func GaussianMechSigma(rule string, eps, delta, sens float64) (float64, error) {
 	case GaussianClassical:
 		cal, err = privacy.GaussianSigma(eps, delta, sens)
 	default:
-		return 0, fmt.Errorf("σ rule %q: use %s or %s", rule, GaussianAnalytic, GaussianClassical)
+		return 0, format.Errorf("σ rule %q: use %s or %s", rule, GaussianAnalytic, GaussianClassical)
 	}
 	return cal.Scale, err
 }

@@ -2,7 +2,7 @@ package audit
 
 import (
 	"cmp"
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 	"slices"
 	"sort"
@@ -208,19 +208,19 @@ const eventCost = 50
 // on the samples they judge and each Clopper–Pearson interval is exact.
 func NewMCRun(a, b Sampler, g privacy.Guarantee, cfg MCConfig) (*MCRun, error) {
 	if cfg.Runs < 100 {
-		return nil, fmt.Errorf("runs = %d: a Monte Carlo audit needs at least 100 runs per side (10⁵ for the full protocol)", cfg.Runs)
+		return nil, format.Errorf("runs = %d: a Monte Carlo audit needs at least 100 runs per side (10⁵ for the full protocol)", cfg.Runs)
 	}
 	if cfg.Runs > MaxRuns {
-		return nil, fmt.Errorf("runs = %d: at most %.0e runs per side (each keeps its projected output: 8 bytes a run and side, plus the pilot's)", cfg.Runs, float64(MaxRuns))
+		return nil, format.Errorf("runs = %d: at most %.0e runs per side (each keeps its projected output: 8 bytes a run and side, plus the pilot's)", cfg.Runs, float64(MaxRuns))
 	}
 	if !(cfg.Alpha > 0 && cfg.Alpha < 1) {
-		return nil, fmt.Errorf("alpha = %v: the false-flag probability must be in (0, 1)", cfg.Alpha)
+		return nil, format.Errorf("alpha = %v: the false-flag probability must be in (0, 1)", cfg.Alpha)
 	}
 	if cfg.Thresholds == 0 {
 		cfg.Thresholds = 31
 	}
 	if cfg.Thresholds < 0 {
-		return nil, fmt.Errorf("thresholds = %d: the number of threshold events cannot be negative", cfg.Thresholds)
+		return nil, format.Errorf("thresholds = %d: the number of threshold events cannot be negative", cfg.Thresholds)
 	}
 	root := rng.New(cfg.Seed)
 	r := &MCRun{a: a, b: b, g: g, cfg: cfg, u: cfg.Direction, pilotN: cfg.Runs / 10, mem: cfg.Memory}
@@ -337,7 +337,7 @@ func (r *MCRun) file(side int, o []float64) error {
 		r.dim = len(o)
 	}
 	if len(o) != r.dim || r.dim == 0 {
-		return fmt.Errorf("the mechanism released outputs of %d and %d coordinates: an audit compares outputs of one dimension", r.dim, len(o))
+		return format.Errorf("the mechanism released outputs of %d and %d coordinates: an audit compares outputs of one dimension", r.dim, len(o))
 	}
 	r.pilots[side] = append(r.pilots[side], o...)
 	return nil
@@ -477,12 +477,12 @@ func (r *MCRun) finish() {
 	ga, gb := len(r.proj[0]), len(r.proj[1])
 	for j, c := range r.cuts {
 		ga, gb = ga-r.buckets[0][j], gb-r.buckets[1][j]
-		add(fmt.Sprintf("⟨o,u⟩ > %.4g", c), ga, gb)
+		add(format.Sprintf("⟨o,u⟩ > %.4g", c), ga, gb)
 		// Complements within the released outputs: ⟨o,u⟩ ≤ t.
-		add(fmt.Sprintf("⟨o,u⟩ ≤ %.4g", c), len(r.proj[0])-ga, len(r.proj[1])-gb)
+		add(format.Sprintf("⟨o,u⟩ ≤ %.4g", c), len(r.proj[0])-ga, len(r.proj[1])-gb)
 	}
 	for k, v := range r.atoms {
-		add(fmt.Sprintf("⟨o,u⟩ = %.4g", v), r.atomN[0][k], r.atomN[1][k])
+		add(format.Sprintf("⟨o,u⟩ = %.4g", v), r.atomN[0][k], r.atomN[1][k])
 	}
 	r.tally = t
 }

@@ -1,7 +1,7 @@
 package audit
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 	"strings"
 
@@ -57,7 +57,7 @@ func DelMutantByName(name string) (DelMutant, error) {
 			return m, nil
 		}
 	}
-	return DelMutant{}, fmt.Errorf("mutant %q: use one of %s", name, strings.Join(DelMutantNames(), ", "))
+	return DelMutant{}, format.Errorf("mutant %q: use one of %s", name, strings.Join(DelMutantNames(), ", "))
 }
 
 // ATLaw is AboveThreshold's exact transcript law on one query vector:

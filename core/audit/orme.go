@@ -3,7 +3,7 @@ package audit
 import (
 	"cmp"
 	"errors"
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 	"slices"
 	"strings"
@@ -50,7 +50,7 @@ const maxComponents = 200_000
 // users) or of one of its variants (mutant "" is the real mechanism).
 func ORMEExactLaw(p mech.ORMEParams, values []float64, mutant string) (ORMELaw, error) {
 	if mutant != "" && !slices.Contains(ORMEMutantNames(), mutant) {
-		return ORMELaw{}, fmt.Errorf("ORME variant %q: use one of %s", mutant, strings.Join(ORMEMutantNames(), ", "))
+		return ORMELaw{}, format.Errorf("ORME variant %q: use one of %s", mutant, strings.Join(ORMEMutantNames(), ", "))
 	}
 	n := len(values)
 	cal, err := p.Calibrate(n)
@@ -60,7 +60,7 @@ func ORMEExactLaw(p mech.ORMEParams, values []float64, mutant string) (ORMELaw, 
 	pts := make([][]float64, n)
 	for j, v := range values {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return ORMELaw{}, fmt.Errorf("user %d's value %v is not finite", j+1, v)
+			return ORMELaw{}, format.Errorf("user %d's value %v is not finite", j+1, v)
 		}
 		pts[j] = []float64{v}
 	}
@@ -107,7 +107,7 @@ func mixture(values, keep []float64) (ORMELaw, error) {
 		combos *= float64(g.m + 1)
 	}
 	if combos > maxComponents {
-		return ORMELaw{}, fmt.Errorf("%w: %.3g kept-count combinations (at most %d)", ErrORMETooManyBranches, combos, maxComponents)
+		return ORMELaw{}, format.Errorf("%w: %.3g kept-count combinations (at most %d)", ErrORMETooManyBranches, combos, maxComponents)
 	}
 	byMean := map[float64]float64{}
 	var rec func(i int, w, sum float64, k int)
@@ -259,7 +259,7 @@ func firstAbove(cum []float64, u float64) int {
 // are computed once; each run draws the gate, the coins and the noise.
 func ORMESampler(p mech.ORMEParams, values [][]float64, mutant string) (Sampler, error) {
 	if mutant != "" && !slices.Contains(ORMEMutantNames(), mutant) {
-		return nil, fmt.Errorf("ORME variant %q: use one of %s", mutant, strings.Join(ORMEMutantNames(), ", "))
+		return nil, format.Errorf("ORME variant %q: use one of %s", mutant, strings.Join(ORMEMutantNames(), ", "))
 	}
 	n := len(values)
 	cal, err := p.Calibrate(n)

@@ -1,7 +1,7 @@
 package audit
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 	"slices"
 	"strings"
@@ -55,12 +55,12 @@ func ORMEGatePair(p mech.ORMEParams, n int, a, b []float64, mutant string) (ATLa
 		return nil, nil, err
 	}
 	if len(a) != len(b) {
-		return nil, nil, fmt.Errorf("%d and %d scores: give both runs the same number of queries", len(a), len(b))
+		return nil, nil, format.Errorf("%d and %d scores: give both runs the same number of queries", len(a), len(b))
 	}
 	sens := 2 * float64(n-1) / float64(n) // the true sensitivity, whatever the mode assumes
 	for t := range a {
 		if math.Abs(a[t]-b[t]) > sens*(1+1e-12) {
-			return nil, nil, fmt.Errorf("query %d: scores %v and %v differ by more than 2(n−1)/n = %.4g, so no neighbouring pair of users gives them", t+1, a[t], b[t], sens)
+			return nil, nil, format.Errorf("query %d: scores %v and %v differ by more than 2(n−1)/n = %.4g, so no neighbouring pair of users gives them", t+1, a[t], b[t], sens)
 		}
 	}
 	b1, b2, open := gateScales(p, cal, mutant)
@@ -79,25 +79,25 @@ func ORMEGatePair(p mech.ORMEParams, n int, a, b []float64, mutant string) (ATLa
 // calibrates ORME for n users.
 func gateCalibration(p mech.ORMEParams, n int, scores []float64, mutant string) (mech.ORMECalibration, error) {
 	if mutant != "" && !slices.Contains(ORMEMutantNames(), mutant) {
-		return mech.ORMECalibration{}, fmt.Errorf("ORME variant %q: use one of %s", mutant, strings.Join(ORMEMutantNames(), ", "))
+		return mech.ORMECalibration{}, format.Errorf("ORME variant %q: use one of %s", mutant, strings.Join(ORMEMutantNames(), ", "))
 	}
 	cal, err := p.Calibrate(n)
 	if err != nil {
 		return cal, err
 	}
 	if len(scores) > p.Queries {
-		return cal, fmt.Errorf("%d queries: the budget covers T = %d", len(scores), p.Queries)
+		return cal, format.Errorf("%d queries: the budget covers T = %d", len(scores), p.Queries)
 	}
 	return cal, checkScores(n, scores)
 }
 
 func checkScores(n int, scores []float64) error {
 	if len(scores) == 0 {
-		return fmt.Errorf("no scores: give at least one query")
+		return format.Errorf("no scores: give at least one query")
 	}
 	for t, s := range scores {
 		if !(s >= 1 && s <= float64(n)) {
-			return fmt.Errorf("query %d: score %v is outside [1, n = %d]", t+1, s, n)
+			return format.Errorf("query %d: score %v is outside [1, n = %d]", t+1, s, n)
 		}
 	}
 	return nil
@@ -137,11 +137,11 @@ func ORMEGateSampler(p mech.ORMEParams, n int, scores []float64, mutant string) 
 func FlippingScores(n, crowd, queries int, tau float64) (a, b []float64, err error) {
 	switch {
 	case crowd < 1 || crowd > n-1:
-		return nil, nil, fmt.Errorf("crowd of %d: choose 1 to n − 1 = %d other users", crowd, n-1)
+		return nil, nil, format.Errorf("crowd of %d: choose 1 to n − 1 = %d other users", crowd, n-1)
 	case queries < 1:
-		return nil, nil, fmt.Errorf("%d queries: choose at least 1", queries)
+		return nil, nil, format.Errorf("%d queries: choose at least 1", queries)
 	case !(tau > 0) || math.IsInf(tau, 0):
-		return nil, nil, fmt.Errorf("τ = %v: must be a finite number > 0", tau)
+		return nil, nil, format.Errorf("τ = %v: must be a finite number > 0", tau)
 	}
 	score := func(in bool) float64 {
 		pts := make([][]float64, n)

@@ -2,7 +2,7 @@ package audit
 
 import (
 	"context"
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 	"slices"
 	"strings"
@@ -46,12 +46,12 @@ func RSGDMutant(p optim.RobustSGDParams, name string) (optim.RobustSGDParams, er
 	case RSGDTrimTooLittle:
 		p.Stat.Trim = robust.MinTrim(p.Batch) - 1
 		if p.Stat.Trim < 1 {
-			return p, fmt.Errorf("mutant %s: B = %d leaves no k with 1 ≤ k < B/3; use B ≥ 4", name, p.Batch)
+			return p, format.Errorf("mutant %s: B = %d leaves no k with 1 ≤ k < B/3; use B ≥ 4", name, p.Batch)
 		}
 	case RSGDIndicator:
 		p.Kernel = robust.BoxKernel
 	default:
-		return p, fmt.Errorf("mutant %q: robust-sgd's broken variants are %s", name, strings.Join(RSGDMutantNames(), ", "))
+		return p, format.Errorf("mutant %q: robust-sgd's broken variants are %s", name, strings.Join(RSGDMutantNames(), ", "))
 	}
 	return p, nil
 }
@@ -88,7 +88,7 @@ func (t RSGDTest) Violated() bool { return t.Loss > t.Budget+1e-6 || t.WorstLoss
 // mode) with the partition seed draws.
 func RSGDTestLaw(p optim.RobustSGDParams, a, b *dataset.Dataset, seed uint64) (RSGDTest, error) {
 	if p.Mode == privacy.NonPrivate {
-		return RSGDTest{}, fmt.Errorf("non-private runs have no test to audit")
+		return RSGDTest{}, format.Errorf("non-private runs have no test to audit")
 	}
 	scores := func(data *dataset.Dataset) ([]float64, [][]int, error) {
 		q := p
@@ -201,10 +201,10 @@ type RSGDRuns struct {
 // same streams, so its output is the real run's.
 func SampleRSGD(p optim.RobustSGDParams, data *dataset.Dataset) (RSGDRuns, error) {
 	if p.Order != optim.Given {
-		return RSGDRuns{}, fmt.Errorf("the fast robust SGD sampler needs the users in file order: a shuffled run's batches, and so its trajectory, depend on the seed")
+		return RSGDRuns{}, format.Errorf("the fast robust SGD sampler needs the users in file order: a shuffled run's batches, and so its trajectory, depend on the seed")
 	}
 	if p.Mode == privacy.NonPrivate {
-		return RSGDRuns{}, fmt.Errorf("non-private runs have no noise to sample")
+		return RSGDRuns{}, format.Errorf("non-private runs have no noise to sample")
 	}
 	q := p
 	q.Mode, q.Online, q.Record, q.KeepBatches = privacy.NonPrivate, false, false, false

@@ -5,7 +5,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"errors"
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"io"
 	"math"
 	"strconv"
@@ -37,9 +37,9 @@ type LimitError struct {
 func (e *LimitError) Error() string {
 	what := map[string]string{"bytes": "the file is longer than %d bytes", "line": "a line is longer than %d bytes",
 		"columns": "the header has more than %d coordinate columns", "rows": "there are more than %d rows"}[e.Name]
-	msg := fmt.Sprintf(what, e.Limit)
+	msg := format.Sprintf(what, e.Limit)
 	if e.Line > 0 {
-		msg = fmt.Sprintf("line %d: %s", e.Line, msg)
+		msg = format.Sprintf("line %d: %s", e.Line, msg)
 	}
 	return msg
 }
@@ -130,7 +130,7 @@ func (l Limits) ReadCSV(r io.Reader, allowRagged bool) (*Dataset, error) {
 	cr.Comment = '#'
 	header, err := cr.Read()
 	if errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("empty file: expected a header line user,x1,…,xd and one row per item")
+		return nil, format.Errorf("empty file: expected a header line user,x1,…,xd and one row per item")
 	}
 	if err != nil {
 		return nil, csvErr(err)
@@ -159,16 +159,16 @@ func (l Limits) ReadCSV(r io.Reader, allowRagged bool) (*Dataset, error) {
 		}
 		id := strings.TrimSpace(rec[0])
 		if id == "" {
-			return nil, fmt.Errorf("line %d: the user column is empty: every row needs the id of the user who holds the item", line)
+			return nil, format.Errorf("line %d: the user column is empty: every row needs the id of the user who holds the item", line)
 		}
 		if !utf8.ValidString(id) {
-			return nil, fmt.Errorf("line %d: the user id %s is not UTF-8 text: save the file as UTF-8", line, Excerpt(id))
+			return nil, format.Errorf("line %d: the user id %s is not UTF-8 text: save the file as UTF-8", line, Excerpt(id))
 		}
 		// A line break inside a quoted id does not survive CSV: readers
 		// drop the carriage return of "\r\n" there, so the id would change
 		// on its way through a written file.
 		if strings.ContainsAny(id, "\r\n") {
-			return nil, fmt.Errorf("line %d: the user id %s spans lines: put each id on one line", line, Excerpt(id))
+			return nil, format.Errorf("line %d: the user id %s spans lines: put each id on one line", line, Excerpt(id))
 		}
 		i, ok := index[id]
 		if !ok {
@@ -179,20 +179,20 @@ func (l Limits) ReadCSV(r io.Reader, allowRagged bool) (*Dataset, error) {
 		for k, field := range rec[1:] {
 			v, err := strconv.ParseFloat(strings.TrimSpace(field), 64)
 			if err != nil {
-				return nil, fmt.Errorf("line %d, column x%d: %s is not a number", line, k+1, Excerpt(field))
+				return nil, format.Errorf("line %d, column x%d: %s is not a number", line, k+1, Excerpt(field))
 			}
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("line %d, column x%d: %s is not allowed: coordinates must be finite numbers", line, k+1, Excerpt(field))
+				return nil, format.Errorf("line %d, column x%d: %s is not allowed: coordinates must be finite numbers", line, k+1, Excerpt(field))
 			}
 			d.Users[i].Points = append(d.Users[i].Points, v)
 		}
 		total += dim
 		if total > MaxValues {
-			return nil, fmt.Errorf("line %d: more than %d coordinates (n·m·d): the file is too large for ULDP Lab; use fewer users, items or dimensions", line, MaxValues)
+			return nil, format.Errorf("line %d: more than %d coordinates (n·m·d): the file is too large for ULDP Lab; use fewer users, items or dimensions", line, MaxValues)
 		}
 	}
 	if len(d.Users) == 0 {
-		return nil, fmt.Errorf("no data rows after the header: add one row per item, e.g. 1,0.5,-0.2")
+		return nil, format.Errorf("no data rows after the header: add one row per item, e.g. 1,0.5,-0.2")
 	}
 	if err := d.Validate(allowRagged); err != nil {
 		return nil, err
@@ -208,14 +208,14 @@ func checkHeader(h []string) error {
 	}
 	example := strings.Join(want, ",")
 	if len(h) > 6 {
-		example = fmt.Sprintf("user,x1,x2,…,x%d", len(h)-1)
+		example = format.Sprintf("user,x1,x2,…,x%d", len(h)-1)
 	}
 	if len(h) < 2 {
-		return fmt.Errorf("line 1: header %s has no coordinate columns: expected user,x1[,x2,…]", Excerpt(strings.Join(h, ",")))
+		return format.Errorf("line 1: header %s has no coordinate columns: expected user,x1[,x2,…]", Excerpt(strings.Join(h, ",")))
 	}
 	for k, f := range h {
 		if strings.TrimSpace(f) != want[k] {
-			return fmt.Errorf("line 1: header column %d is %s, expected %q (the header must read %s)", k+1, Excerpt(f), want[k], example)
+			return format.Errorf("line 1: header column %d is %s, expected %q (the header must read %s)", k+1, Excerpt(f), want[k], example)
 		}
 	}
 	return nil
@@ -229,7 +229,7 @@ func Excerpt(s string) string {
 		return strconv.Quote(s)
 	}
 	r := []rune(s[:min(len(s), 4*keep)])
-	return strconv.Quote(string(r[:keep])) + fmt.Sprintf("… (%d bytes)", len(s))
+	return strconv.Quote(string(r[:keep])) + format.Sprintf("… (%d bytes)", len(s))
 }
 
 // csvErr rewords encoding/csv's errors, which already carry line numbers.
@@ -240,11 +240,11 @@ func csvErr(err error) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
 		if errors.Is(pe.Err, csv.ErrFieldCount) {
-			return fmt.Errorf("line %d: wrong number of columns: every row needs the user id and one value per header column", pe.Line)
+			return format.Errorf("line %d: wrong number of columns: every row needs the user id and one value per header column", pe.Line)
 		}
-		return fmt.Errorf("line %d, column %d: %v", pe.Line, pe.Column, pe.Err)
+		return format.Errorf("line %d, column %d: %v", pe.Line, pe.Column, pe.Err)
 	}
-	return fmt.Errorf("reading CSV: %v", err)
+	return format.Errorf("reading CSV: %v", err)
 }
 
 // WriteCSV writes the dataset in the format ReadCSV reads, with shortest

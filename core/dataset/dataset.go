@@ -5,7 +5,7 @@
 package dataset
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 	"strconv"
 	"strings"
@@ -106,46 +106,46 @@ func (d *Dataset) Clone() *Dataset {
 // error unless allowRagged is set, for the algorithms that accept them.
 func (d *Dataset) Validate(allowRagged bool) error {
 	if d.Dim < 1 {
-		return fmt.Errorf("dim = %d: items need at least one coordinate", d.Dim)
+		return format.Errorf("dim = %d: items need at least one coordinate", d.Dim)
 	}
 	if len(d.Users) == 0 {
-		return fmt.Errorf("no users: a dataset needs at least one user with at least one item")
+		return format.Errorf("no users: a dataset needs at least one user with at least one item")
 	}
 	total := 0
 	seen := make(map[string]int, len(d.Users))
 	for i, u := range d.Users {
 		if u.ID == "" {
-			return fmt.Errorf("user %d has an empty id: give every user a name or number", i+1)
+			return format.Errorf("user %d has an empty id: give every user a name or number", i+1)
 		}
 		if strings.TrimSpace(u.ID) != u.ID {
-			return fmt.Errorf("user id %q has leading or trailing spaces: remove them (CSV files trim them)", u.ID)
+			return format.Errorf("user id %q has leading or trailing spaces: remove them (CSV files trim them)", u.ID)
 		}
 		if strings.HasPrefix(u.ID, "#") {
-			return fmt.Errorf("user id %q starts with '#', which marks a comment in CSV files: rename the user", u.ID)
+			return format.Errorf("user id %q starts with '#', which marks a comment in CSV files: rename the user", u.ID)
 		}
 		if prev, dup := seen[u.ID]; dup {
-			return fmt.Errorf("user id %q is used by users %d and %d: ids must be unique", u.ID, prev+1, i+1)
+			return format.Errorf("user id %q is used by users %d and %d: ids must be unique", u.ID, prev+1, i+1)
 		}
 		seen[u.ID] = i
 		if len(u.Points) == 0 {
-			return fmt.Errorf("user %q has no items: every user needs at least one", u.ID)
+			return format.Errorf("user %q has no items: every user needs at least one", u.ID)
 		}
 		if len(u.Points)%d.Dim != 0 {
-			return fmt.Errorf("user %q has %d coordinates, not a multiple of dim %d: every item needs exactly %d", u.ID, len(u.Points), d.Dim, d.Dim)
+			return format.Errorf("user %q has %d coordinates, not a multiple of dim %d: every item needs exactly %d", u.ID, len(u.Points), d.Dim, d.Dim)
 		}
 		for k, v := range u.Points {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("user %q item %d x%d = %v: coordinates must be finite numbers", u.ID, k/d.Dim+1, k%d.Dim+1, v)
+				return format.Errorf("user %q item %d x%d = %v: coordinates must be finite numbers", u.ID, k/d.Dim+1, k%d.Dim+1, v)
 			}
 		}
 		total += len(u.Points)
 		if total > MaxValues {
-			return fmt.Errorf("dataset too large: more than %d coordinates (n·m·d): use fewer users, items or dimensions", MaxValues)
+			return format.Errorf("dataset too large: more than %d coordinates (n·m·d): use fewer users, items or dimensions", MaxValues)
 		}
 	}
 	if !allowRagged {
 		if _, ok := d.M(); !ok {
-			return fmt.Errorf("user %q has %d items but user %q has %d: this algorithm needs every user to hold the same number of items", d.Users[0].ID, d.Items(0), d.Users[d.firstRagged()].ID, d.Items(d.firstRagged()))
+			return format.Errorf("user %q has %d items but user %q has %d: this algorithm needs every user to hold the same number of items", d.Users[0].ID, d.Items(0), d.Users[d.firstRagged()].ID, d.Items(d.firstRagged()))
 		}
 	}
 	return nil
@@ -164,10 +164,10 @@ func (d *Dataset) firstRagged() int {
 // relation of both papers (user i may change all of their items).
 func (d *Dataset) Replace(i int, u User) (*Dataset, error) {
 	if i < 0 || i >= d.N() {
-		return nil, fmt.Errorf("replace: user index %d out of range [0, %d)", i, d.N())
+		return nil, format.Errorf("replace: user index %d out of range [0, %d)", i, d.N())
 	}
 	if len(u.Points) == 0 || len(u.Points)%d.Dim != 0 {
-		return nil, fmt.Errorf("replace: %d coordinates is not a whole number of %d-dimensional items", len(u.Points), d.Dim)
+		return nil, format.Errorf("replace: %d coordinates is not a whole number of %d-dimensional items", len(u.Points), d.Dim)
 	}
 	c := d.Clone()
 	if u.ID == "" {
@@ -183,10 +183,10 @@ func (d *Dataset) Delete(idx ...int) (*Dataset, error) {
 	drop := make(map[int]bool, len(idx))
 	for _, i := range idx {
 		if i < 0 || i >= d.N() {
-			return nil, fmt.Errorf("delete: user index %d out of range [0, %d)", i, d.N())
+			return nil, format.Errorf("delete: user index %d out of range [0, %d)", i, d.N())
 		}
 		if drop[i] {
-			return nil, fmt.Errorf("delete: user index %d given twice", i)
+			return nil, format.Errorf("delete: user index %d given twice", i)
 		}
 		drop[i] = true
 	}

@@ -1,7 +1,7 @@
 package dataset
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 	"strings"
 
@@ -87,40 +87,40 @@ func (s Spec) Validate() error {
 		known = known || s.Kind == k
 	}
 	if !known {
-		return fmt.Errorf("generator kind %q: use one of %s", s.Kind, strings.Join(Kinds, ", "))
+		return format.Errorf("generator kind %q: use one of %s", s.Kind, strings.Join(Kinds, ", "))
 	}
 	if s.N < 1 || s.M < 1 || s.D < 1 {
-		return fmt.Errorf("n = %d, m = %d, d = %d: users, items per user and dimension must all be ≥ 1", s.N, s.M, s.D)
+		return format.Errorf("n = %d, m = %d, d = %d: users, items per user and dimension must all be ≥ 1", s.N, s.M, s.D)
 	}
 	if float64(s.N)*float64(s.M)*float64(s.D) > MaxValues {
-		return fmt.Errorf("n·m·d = %.0f exceeds the cap of %d coordinates: reduce n, m or d", float64(s.N)*float64(s.M)*float64(s.D), MaxValues)
+		return format.Errorf("n·m·d = %.0f exceeds the cap of %d coordinates: reduce n, m or d", float64(s.N)*float64(s.M)*float64(s.D), MaxValues)
 	}
 	if !(s.Spread > 0) || math.IsInf(s.Spread, 0) {
-		return fmt.Errorf("spread = %v: must be a finite number > 0", s.Spread)
+		return format.Errorf("spread = %v: must be a finite number > 0", s.Spread)
 	}
 	if s.Center != nil && len(s.Center) != s.D {
-		return fmt.Errorf("center has %d coordinates but d = %d: give one per dimension or omit it", len(s.Center), s.D)
+		return format.Errorf("center has %d coordinates but d = %d: give one per dimension or omit it", len(s.Center), s.D)
 	}
 	for _, c := range s.Center {
 		if math.IsNaN(c) || math.IsInf(c, 0) {
-			return fmt.Errorf("center contains %v: coordinates must be finite", c)
+			return format.Errorf("center contains %v: coordinates must be finite", c)
 		}
 	}
 	if s.Separation < 0 || math.IsNaN(s.Separation) || math.IsInf(s.Separation, 0) {
-		return fmt.Errorf("separation = %v: must be a finite number ≥ 0", s.Separation)
+		return format.Errorf("separation = %v: must be a finite number ≥ 0", s.Separation)
 	}
 	switch s.Kind {
 	case Clusters:
 		if s.Clusters < 1 || s.Clusters > s.N {
-			return fmt.Errorf("clusters = %d: need 1 ≤ clusters ≤ n = %d", s.Clusters, s.N)
+			return format.Errorf("clusters = %d: need 1 ≤ clusters ≤ n = %d", s.Clusters, s.N)
 		}
 	case HeavyTail:
 		if !(s.DF > 0) || math.IsInf(s.DF, 0) {
-			return fmt.Errorf("df = %v: Student-t needs finite degrees of freedom > 0", s.DF)
+			return format.Errorf("df = %v: Student-t needs finite degrees of freedom > 0", s.DF)
 		}
 	case Outliers:
 		if s.Outliers < 0 || s.Outliers > s.N {
-			return fmt.Errorf("outliers = %d: need 0 ≤ outliers ≤ n = %d", s.Outliers, s.N)
+			return format.Errorf("outliers = %d: need 0 ≤ outliers ≤ n = %d", s.Outliers, s.N)
 		}
 	}
 	return nil
@@ -193,7 +193,7 @@ func Generate(s Spec, streams *rng.Streams) (*Dataset, error) {
 	// What the readers refuse, the generator does not write: a spread near
 	// the largest float makes coordinates overflow.
 	if err := d.Validate(false); err != nil {
-		return nil, fmt.Errorf("the generated data is unusable (%v): reduce the spread, the separation or the centre", err)
+		return nil, format.Errorf("the generated data is unusable (%v): reduce the spread, the separation or the centre", err)
 	}
 	return d, nil
 }

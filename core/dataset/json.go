@@ -3,7 +3,7 @@ package dataset
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"strings"
 )
 
@@ -40,7 +40,7 @@ func (d *Dataset) UnmarshalJSON(b []byte) error {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&j); err != nil {
 		if strings.HasPrefix(err.Error(), "json: unknown field") {
-			return fmt.Errorf("dataset: %s: a dataset has only \"dim\" and \"users\", each user only \"id\" and \"items\"", strings.TrimPrefix(err.Error(), "json: "))
+			return format.Errorf("dataset: %s: a dataset has only \"dim\" and \"users\", each user only \"id\" and \"items\"", strings.TrimPrefix(err.Error(), "json: "))
 		}
 		return err
 	}
@@ -50,11 +50,11 @@ func (d *Dataset) UnmarshalJSON(b []byte) error {
 		out.Users[i].ID = u.ID
 		for k, item := range u.Items {
 			if len(item) != j.Dim {
-				return fmt.Errorf("users[%d] (id %q) item %d has %d coordinates but dim = %d: every item needs exactly dim numbers", i, u.ID, k+1, len(item), j.Dim)
+				return format.Errorf("users[%d] (id %q) item %d has %d coordinates but dim = %d: every item needs exactly dim numbers", i, u.ID, k+1, len(item), j.Dim)
 			}
 			total += len(item)
 			if total > MaxValues {
-				return fmt.Errorf("dataset too large: more than %d coordinates (n·m·d): use fewer users, items or dimensions", MaxValues)
+				return format.Errorf("dataset too large: more than %d coordinates (n·m·d): use fewer users, items or dimensions", MaxValues)
 			}
 			out.Users[i].Points = append(out.Users[i].Points, item...)
 		}

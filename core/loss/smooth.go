@@ -1,7 +1,7 @@
 package loss
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 )
 
@@ -118,7 +118,7 @@ func (l Quadratic) Beta(int) float64 {
 // DiagonallyDominant checks A row by row.
 func (l Quadratic) DiagonallyDominant(d int) error {
 	if len(l.A) != d {
-		return fmt.Errorf("the quadratic loss's matrix is %d×%d, the data %d-dimensional", len(l.A), len(l.A), d)
+		return format.Errorf("the quadratic loss's matrix is %d×%d, the data %d-dimensional", len(l.A), len(l.A), d)
 	}
 	for j, row := range l.A {
 		var off float64
@@ -128,7 +128,7 @@ func (l Quadratic) DiagonallyDominant(d int) error {
 			}
 		}
 		if off > math.Abs(row[j]) {
-			return fmt.Errorf("its Hessian is not diagonally dominant: row %d has Σ|off-diagonal| = %g > |diagonal| = %g, so a gradient step can stretch the ℓ∞ gap between two runs (robust SGD's privacy proof needs dominance: Ghazi et al. 2025, Lemma 3.2)", j+1, off, math.Abs(row[j]))
+			return format.Errorf("its Hessian is not diagonally dominant: row %d has Σ|off-diagonal| = %g > |diagonal| = %g, so a gradient step can stretch the ℓ∞ gap between two runs (robust SGD's privacy proof needs dominance: Ghazi et al. 2025, Lemma 3.2)", j+1, off, math.Abs(row[j]))
 		}
 	}
 	return nil

@@ -2,7 +2,7 @@ package mech
 
 import (
 	"errors"
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 	"slices"
 
@@ -43,7 +43,7 @@ func (p ATParams) Validate() error {
 		return err
 	}
 	if math.IsNaN(p.Threshold) || math.IsInf(p.Threshold, 0) {
-		return fmt.Errorf("threshold = %v: Δ must be a finite number", p.Threshold)
+		return format.Errorf("threshold = %v: Δ must be a finite number", p.Threshold)
 	}
 	if p.Sens != 0 {
 		if err := privacy.CheckSens(p.Sens); err != nil {
@@ -70,7 +70,7 @@ func (p ATParams) Guarantee() privacy.Guarantee {
 	}
 	return privacy.Guarantee{
 		Eps: p.Eps, Mode: p.Mode,
-		Note: fmt.Sprintf("ε-DP for the whole transcript if every query has sensitivity ≤ %g (Dwork & Roth 2014, Thm 3.23; Paper B Lemma 2.4)", p.sens()),
+		Note: format.Sprintf("ε-DP for the whole transcript if every query has sensitivity ≤ %g (Dwork & Roth 2014, Thm 3.23; Paper B Lemma 2.4)", p.sens()),
 	}
 }
 
@@ -146,7 +146,7 @@ func (a *AboveThreshold) Query(q float64) (bool, error) {
 		return false, ErrHalted
 	}
 	if math.IsNaN(q) || math.IsInf(q, 0) {
-		return false, fmt.Errorf("query %d = %v: query values must be finite", a.t+1, q)
+		return false, format.Errorf("query %d = %v: query values must be finite", a.t+1, q)
 	}
 	a.t++
 	var nu float64
@@ -311,9 +311,9 @@ var legendre = gauss.Legendre(legendreNodes)
 // plus writes "+ x" or "− |x|" for the second term of a sum.
 func plus(x float64) string {
 	if x < 0 {
-		return fmt.Sprintf("− %.4g", -x)
+		return format.Sprintf("− %.4g", -x)
 	}
-	return fmt.Sprintf("+ %.4g", x)
+	return format.Sprintf("+ %.4g", x)
 }
 
 func sortedUnique(xs []float64) []float64 {

@@ -2,7 +2,7 @@ package mech
 
 import (
 	"errors"
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 	"math/bits"
 
@@ -65,10 +65,10 @@ func (p DelParams) Validate() error {
 		return err
 	}
 	if p.Kappa != 0 && p.Mode != privacy.Teaching {
-		return fmt.Errorf("kappa = %d: choosing κ by hand is a teaching-mode setting (its guarantee is not the requested one); set mode to teaching or drop kappa", p.Kappa)
+		return format.Errorf("kappa = %d: choosing κ by hand is a teaching-mode setting (its guarantee is not the requested one); set mode to teaching or drop kappa", p.Kappa)
 	}
 	if p.Kappa < 0 || p.Kappa > noise.MaxKappa {
-		return fmt.Errorf("kappa = %d: choose 1 ≤ κ ≤ %d", p.Kappa, noise.MaxKappa)
+		return format.Errorf("kappa = %d: choose 1 ≤ κ ≤ %d", p.Kappa, noise.MaxKappa)
 	}
 	return nil
 }
@@ -184,7 +184,7 @@ func DelOutputPertLaw(ctx cancel.Context, p DelParams, data *dataset.Dataset, pr
 	}
 	n, k := data.N(), cal.Kappa
 	if n < 4*k+2 {
-		return DelLaw{}, fmt.Errorf("n = %d users: DelOutputPert deletes up to 4κ = %d users and needs n ≥ 4κ+2 = %d (raise ε or δ to lower κ, or add users)", n, 4*k, 4*k+2)
+		return DelLaw{}, format.Errorf("n = %d users: DelOutputPert deletes up to 4κ = %d users and needs n ≥ 4κ+2 = %d (raise ε or δ to lower κ, or add users)", n, 4*k, 4*k+2)
 	}
 	law := DelLaw{Kappa: k, Sigma: cal.Scale}
 	f, lattice, err := p.released(data)
@@ -210,10 +210,10 @@ func DelOutputPertLaw(ctx cancel.Context, p DelParams, data *dataset.Dataset, pr
 		return law, nil
 	}
 	if n > MaxExactUsers {
-		return DelLaw{}, fmt.Errorf("%w: n = %d users is above the exact search's %d, and the certificate did not fire (bound %.4g > Δ = %.4g)", ErrInfeasible, n, MaxExactUsers, law.Bound, p.Sens)
+		return DelLaw{}, format.Errorf("%w: n = %d users is above the exact search's %d, and the certificate did not fire (bound %.4g > Δ = %.4g)", ErrInfeasible, n, MaxExactUsers, law.Bound, p.Sens)
 	}
 	if w := exactWork(n, 4*k); w > maxExactWork {
-		return DelLaw{}, fmt.Errorf("%w: %d checks for n = %d, 4κ = %d", ErrInfeasible, w, n, 4*k)
+		return DelLaw{}, format.Errorf("%w: %d checks for n = %d, 4κ = %d", ErrInfeasible, w, n, 4*k)
 	}
 	unstable, err := searchLattice(ctx, n, lattice, p.Sens, 4*k, progress)
 	if err != nil {

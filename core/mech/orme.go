@@ -2,7 +2,7 @@ package mech
 
 import (
 	"errors"
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 
 	"github.com/uldplab/uldp/core/noise"
@@ -37,19 +37,19 @@ func (p ORMEParams) Validate() error {
 		return err
 	}
 	if !(p.Tau > 0) || math.IsInf(p.Tau, 1) {
-		return fmt.Errorf("tau = %v: the concentration radius τ must be a finite number > 0", p.Tau)
+		return format.Errorf("tau = %v: the concentration radius τ must be a finite number > 0", p.Tau)
 	}
 	if p.Queries < 1 || p.Queries > 1_000_000 {
-		return fmt.Errorf("queries = %d: the number of queries T must be 1 to 10⁶", p.Queries)
+		return format.Errorf("queries = %d: the number of queries T must be 1 to 10⁶", p.Queries)
 	}
 	if _, err := p.Mode.MarshalText(); err != nil {
 		return err
 	}
 	if p.Sigma != 0 && p.Mode != privacy.Teaching {
-		return fmt.Errorf("sigma = %v: choosing σ by hand is a teaching-mode setting; set mode to teaching or drop sigma", p.Sigma)
+		return format.Errorf("sigma = %v: choosing σ by hand is a teaching-mode setting; set mode to teaching or drop sigma", p.Sigma)
 	}
 	if p.Mode == privacy.Teaching && !(p.Sigma >= 0) {
-		return fmt.Errorf("sigma = %v: must be ≥ 0", p.Sigma)
+		return format.Errorf("sigma = %v: must be ≥ 0", p.Sigma)
 	}
 	return nil
 }
@@ -86,7 +86,7 @@ func (p ORMEParams) Calibrate(n int) (ORMECalibration, error) {
 		return ORMECalibration{}, err
 	}
 	if n < 2 {
-		return ORMECalibration{}, fmt.Errorf("n = %d users: a concentration score needs at least 2", n)
+		return ORMECalibration{}, format.Errorf("n = %d users: a concentration score needs at least 2", n)
 	}
 	nf, T, eps, delta, tau := float64(n), float64(p.Queries), p.Eps, p.Delta, p.Tau
 	c := ORMECalibration{N: n, ScoreSens: 1, Mode: p.Mode, Params: p}
@@ -258,18 +258,18 @@ func (o *ORME) Query(values [][]float64) (ORMEStep, error) {
 	case o.halted:
 		return ORMEStep{}, ErrORMEHalted
 	case o.asked == o.cal.Params.Queries:
-		return ORMEStep{}, fmt.Errorf("query %d: the budget covers T = %d queries", o.asked+1, o.asked)
+		return ORMEStep{}, format.Errorf("query %d: the budget covers T = %d queries", o.asked+1, o.asked)
 	case len(values) != n:
-		return ORMEStep{}, fmt.Errorf("query %d: %d user values, the instance was calibrated for n = %d", o.asked+1, len(values), n)
+		return ORMEStep{}, format.Errorf("query %d: %d user values, the instance was calibrated for n = %d", o.asked+1, len(values), n)
 	}
 	d := len(values[0])
 	for j, v := range values {
 		if len(v) != d {
-			return ORMEStep{}, fmt.Errorf("query %d: user %d's value has dimension %d, user 1's %d", o.asked+1, j+1, len(v), d)
+			return ORMEStep{}, format.Errorf("query %d: user %d's value has dimension %d, user 1's %d", o.asked+1, j+1, len(v), d)
 		}
 		for _, x := range v {
 			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return ORMEStep{}, fmt.Errorf("query %d: user %d's value %v is not finite", o.asked+1, j+1, v)
+				return ORMEStep{}, format.Errorf("query %d: user %d's value %v is not finite", o.asked+1, j+1, v)
 			}
 		}
 	}

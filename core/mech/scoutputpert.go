@@ -1,7 +1,7 @@
 package mech
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 
 	"github.com/uldplab/uldp/core/cancel"
@@ -60,21 +60,21 @@ func (p SCParams) G() float64 {
 // Validate checks the parameters.
 func (p SCParams) Validate() error {
 	if !(p.Beta > 0 && p.Beta < 1/math.E) {
-		return fmt.Errorf("beta = %v: the Δ formulas hold for 0 < β < 1/e", p.Beta)
+		return format.Errorf("beta = %v: the Δ formulas hold for 0 < β < 1/e", p.Beta)
 	}
 	for _, c := range []struct {
 		name string
 		v    float64
 	}{{"mu", p.Mu}, {"rk", p.RK}, {"rx", p.RX}} {
 		if !(c.v > 0) || math.IsInf(c.v, 1) {
-			return fmt.Errorf("%s = %v: must be a finite number > 0", c.name, c.v)
+			return format.Errorf("%s = %v: must be a finite number > 0", c.name, c.v)
 		}
 	}
 	if p.Rule != DeltaPaper && p.Rule != DeltaCorollary {
-		return fmt.Errorf("rule %q: use %s (Alg. 2 as printed) or %s (consistent with Corollary 3.7)", p.Rule, DeltaPaper, DeltaCorollary)
+		return format.Errorf("rule %q: use %s (Alg. 2 as printed) or %s (consistent with Corollary 3.7)", p.Rule, DeltaPaper, DeltaCorollary)
 	}
 	if p.Loss != "" && p.Loss != LossSquared && p.Loss != LossAbsolute {
-		return fmt.Errorf("loss %q: use %s or %s", p.Loss, LossSquared, LossAbsolute)
+		return format.Errorf("loss %q: use %s or %s", p.Loss, LossSquared, LossAbsolute)
 	}
 	return nil
 }
@@ -85,18 +85,18 @@ func (p SCParams) Validate() error {
 func (p SCParams) CheckData(data *dataset.Dataset) (int, error) {
 	m, ok := data.M()
 	if !ok {
-		return 0, fmt.Errorf("users hold different numbers of items: the minimiser weighs every item alike and needs the same m for every user")
+		return 0, format.Errorf("users hold different numbers of items: the minimiser weighs every item alike and needs the same m for every user")
 	}
 	if p.Loss == LossAbsolute {
 		if data.Dim != 1 {
-			return 0, fmt.Errorf("the absolute loss is 1-D here (its exact minimiser scans sorted items), but the data has d = %d", data.Dim)
+			return 0, format.Errorf("the absolute loss is 1-D here (its exact minimiser scans sorted items), but the data has d = %d", data.Dim)
 		}
 		return m, nil
 	}
 	for i := range data.Users {
 		for j := range data.Items(i) {
 			if norm(data.Item(i, j)) > p.RX*(1+1e-12) {
-				return 0, fmt.Errorf("user %q item %d lies %.4g from the origin, outside the data radius R_X = %g: raise rx (the loss is only %g-Lipschitz inside it)", data.Users[i].ID, j+1, norm(data.Item(i, j)), p.RX, p.G())
+				return 0, format.Errorf("user %q item %d lies %.4g from the origin, outside the data radius R_X = %g: raise rx (the loss is only %g-Lipschitz inside it)", data.Users[i].ID, j+1, norm(data.Item(i, j)), p.RX, p.G())
 			}
 		}
 	}
@@ -133,11 +133,11 @@ func SCTargetSens(rule string, G, mu, beta float64, n, m, kappa int) (float64, e
 		return 2 * meanSpread(G, m, math.Log(1/beta)) / (mu * float64(n)), nil
 	case DeltaCorollary:
 		if n <= 4*kappa+1 {
-			return 0, fmt.Errorf("n = %d: the corollary Δ needs n > 4κ+1 = %d", n, 4*kappa+1)
+			return 0, format.Errorf("n = %d: the corollary Δ needs n > 4κ+1 = %d", n, 4*kappa+1)
 		}
 		return 2 * meanSpread(G, m, float64(4*kappa+1)*math.Log(float64(n))+math.Log(1/beta)) / (mu * float64(n-4*kappa-1)), nil
 	}
-	return 0, fmt.Errorf("rule %q: use %s or %s", rule, DeltaPaper, DeltaCorollary)
+	return 0, format.Errorf("rule %q: use %s or %s", rule, DeltaPaper, DeltaCorollary)
 }
 
 // meanSpread is Lemma 3.8 for one user's mean: of N zero-sum vectors of
@@ -182,7 +182,7 @@ func SCOutputPert(ctx cancel.Context, p SCParams, data *dataset.Dataset, streams
 	if p.Rule == DeltaCorollary {
 		formula = "2·5G√((4κ+1)ln n + ln(1/β))/(μ(n−4κ−1)√m)"
 	}
-	step := trace.Step{Kind: KindSCDelta, Text: fmt.Sprintf("Δ = %s = %.4g (%s rule; G = μ(R_K + R_X) = %.4g)", formula, del.Sens, p.Rule, p.G()), Data: del.Sens}
+	step := trace.Step{Kind: KindSCDelta, Text: format.Sprintf("Δ = %s = %.4g (%s rule; G = μ(R_K + R_X) = %.4g)", formula, del.Sens, p.Rule, p.G()), Data: del.Sens}
 	tr.Steps = append([]trace.Step{step}, tr.Steps...)
 	return res, tr, nil
 }

@@ -1,7 +1,7 @@
 package noise
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 	"math/rand/v2"
 )
@@ -24,7 +24,7 @@ const maxRationalPart = 1 << 32
 // exact for the rational returned.
 func RationalOf(x float64) (Rational, error) {
 	if !(x > 0) || math.IsInf(x, 1) || x >= maxRationalPart || x < 1.0/maxRationalPart {
-		return Rational{}, fmt.Errorf("%v: need a finite number in [2⁻³², 2³²)", x)
+		return Rational{}, format.Errorf("%v: need a finite number in [2⁻³², 2³²)", x)
 	}
 	// Convergents h/k of the continued fraction of x.
 	h0, h1 := uint64(0), uint64(1)
@@ -51,11 +51,11 @@ func RationalOf(x float64) (Rational, error) {
 func (r Rational) Float() float64 { return float64(r.Num) / float64(r.Den) }
 
 // String prints r as "Num/Den".
-func (r Rational) String() string { return fmt.Sprintf("%d/%d", r.Num, r.Den) }
+func (r Rational) String() string { return format.Sprintf("%d/%d", r.Num, r.Den) }
 
 func (r Rational) check(what string) error {
 	if r.Num == 0 || r.Den == 0 || r.Num > maxRationalPart || r.Den > maxRationalPart {
-		return fmt.Errorf("%s = %d/%d: numerator and denominator must be in [1, 2³²]", what, r.Num, r.Den)
+		return format.Errorf("%s = %d/%d: numerator and denominator must be in [1, 2³²]", what, r.Num, r.Den)
 	}
 	return nil
 }

@@ -1,7 +1,7 @@
 package noise
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 	"math/rand/v2"
 )
@@ -43,11 +43,11 @@ func TDLapKappa(eps, delta float64) (int, error) {
 		return 0, err
 	}
 	if !(delta > 0 && delta < 1) {
-		return 0, fmt.Errorf("delta = %v: TDLap needs 0 < δ < 1", delta)
+		return 0, format.Errorf("delta = %v: TDLap needs 0 < δ < 1", delta)
 	}
 	k := 1 + math.Ceil(-math.Log(delta)/eps)
 	if k > MaxKappa {
-		return 0, fmt.Errorf("κ = 1 + ⌈ln(1/δ)/ε⌉ = %.4g exceeds the cap %d at ε = %v, δ = %v: increase ε or δ", k, MaxKappa, eps, delta)
+		return 0, format.Errorf("κ = 1 + ⌈ln(1/δ)/ε⌉ = %.4g exceeds the cap %d at ε = %v, δ = %v: increase ε or δ", k, MaxKappa, eps, delta)
 	}
 	return int(k), nil
 }
@@ -68,7 +68,7 @@ func NewTDLapKappa(eps float64, kappa int, src rand.Source) (*TDLap, error) {
 		return nil, err
 	}
 	if kappa < 1 || kappa > MaxKappa {
-		return nil, fmt.Errorf("kappa = %d: choose 1 ≤ κ ≤ %d", kappa, MaxKappa)
+		return nil, format.Errorf("kappa = %d: choose 1 ≤ κ ≤ %d", kappa, MaxKappa)
 	}
 	t := &TDLap{eps: eps, kappa: kappa, Src: src}
 	// Z = 1 + 2e^{−ε}(1 − e^{−εκ})/(1 − e^{−ε}); Expm1 keeps it exact for small ε.
@@ -96,7 +96,7 @@ func NewTDLapKappa(eps float64, kappa int, src rand.Source) (*TDLap, error) {
 
 func checkEps(eps float64) error {
 	if !(eps > 0) || math.IsInf(eps, 1) {
-		return fmt.Errorf("eps = %v: ε must be a finite number > 0", eps)
+		return format.Errorf("eps = %v: ε must be a finite number > 0", eps)
 	}
 	return nil
 }

@@ -1,7 +1,7 @@
 package optim
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 
 	"github.com/uldplab/uldp/core/cancel"
@@ -37,7 +37,7 @@ func BaselineSigma(kind string, eps, delta, g float64, n, m, steps int) (float64
 		sens /= float64(m)
 	case BaselineUser:
 	default:
-		return 0, fmt.Errorf("baseline %q: use %s or %s", kind, BaselineItem, BaselineUser)
+		return 0, format.Errorf("baseline %q: use %s or %s", kind, BaselineItem, BaselineUser)
 	}
 	rho := privacy.RhoFor(eps, delta)
 	return sens * math.Sqrt(float64(steps)/(2*rho)), nil
@@ -57,7 +57,7 @@ func BaselineDPSGD(ctx cancel.Context, kind string, g float64, p DPSGDParams, da
 		return DPSGDResult{}, nil, err
 	}
 	res := DPSGDResult{Guarantee: privacy.Guarantee{Eps: p.Eps, Delta: p.Delta, Mode: p.Mode,
-		Note: fmt.Sprintf("%s Gaussian DP-SGD: %d steps, zCDP composition, σ = %.4g per step", kind, p.Steps, sigma)}}
+		Note: format.Sprintf("%s Gaussian DP-SGD: %d steps, zCDP composition, σ = %.4g per step", kind, p.Steps, sigma)}}
 	if kind == BaselineItem {
 		res.Guarantee.Preconditions = append(res.Guarantee.Preconditions, privacy.Fact("protects users, not only items (it protects one item; a user's m items cost about m·ε)", false))
 	}

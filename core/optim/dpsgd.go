@@ -2,7 +2,7 @@ package optim
 
 import (
 	"encoding/json"
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 	"runtime"
 	"slices"
@@ -139,17 +139,17 @@ const (
 func (p DPSGDParams) Validate(d int) error {
 	switch {
 	case p.Loss == nil:
-		return fmt.Errorf("no loss: choose one (distance or squared)")
+		return format.Errorf("no loss: choose one (distance or squared)")
 	case !(p.Radius > 0) || math.IsInf(p.Radius, 1):
-		return fmt.Errorf("radius = %v: the domain Θ = B(0, R) needs a finite R > 0", p.Radius)
+		return format.Errorf("radius = %v: the domain Θ = B(0, R) needs a finite R > 0", p.Radius)
 	case p.Steps < 1 || p.Steps > 10_000_000:
-		return fmt.Errorf("steps = %d: choose 1 to 10⁷ (the theorem's T = m²n² + mn√d is often more: override it)", p.Steps)
+		return format.Errorf("steps = %d: choose 1 to 10⁷ (the theorem's T = m²n² + mn√d is often more: override it)", p.Steps)
 	case !(p.Eta > 0) || math.IsInf(p.Eta, 1):
-		return fmt.Errorf("eta = %v: the step size must be a finite number > 0", p.Eta)
+		return format.Errorf("eta = %v: the step size must be a finite number > 0", p.Eta)
 	case !(p.Smoothing >= 0) || math.IsInf(p.Smoothing, 1):
-		return fmt.Errorf("smoothing = %v: the radius r must be ≥ 0 (0: no smoothing)", p.Smoothing)
+		return format.Errorf("smoothing = %v: the radius r must be ≥ 0 (0: no smoothing)", p.Smoothing)
 	case p.Theta0 != nil && len(p.Theta0) != d:
-		return fmt.Errorf("theta0 has %d coordinates, the data %d", len(p.Theta0), d)
+		return format.Errorf("theta0 has %d coordinates, the data %d", len(p.Theta0), d)
 	}
 	return nil
 }
@@ -180,7 +180,7 @@ func (p DPSGDParams) check(data *dataset.Dataset) (int, int, error) {
 	}
 	m, ok := data.M()
 	if !ok {
-		return 0, 0, fmt.Errorf("users hold different numbers of items: DP-SGD averages each user's m item gradients and needs the same m for every user")
+		return 0, 0, format.Errorf("users hold different numbers of items: DP-SGD averages each user's m item gradients and needs the same m for every user")
 	}
 	return data.N(), m, nil
 }
@@ -209,7 +209,7 @@ func (p DPSGDParams) descend(ctx cancel.Context, data *dataset.Dataset, streams 
 	// the same numbers for the same seed.
 	balls := make([]noise.Ball, n)
 	for i := range balls {
-		balls[i] = noise.Ball{Dim: d, Radius: p.Smoothing, Src: streams.Get(fmt.Sprintf("%s/%d", rng.Smoothing, i))}
+		balls[i] = noise.Ball{Dim: d, Radius: p.Smoothing, Src: streams.Get(format.Sprintf("%s/%d", rng.Smoothing, i))}
 	}
 	theta := slices.Clone(theta0)
 	avg := make([]float64, d)

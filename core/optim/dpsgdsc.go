@@ -1,7 +1,7 @@
 package optim
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 
 	"github.com/uldplab/uldp/core/cancel"
@@ -97,19 +97,19 @@ func (p DPSGDSCParams) G() float64 { return p.Mu * (p.Radius + p.RX) }
 // with Theorem 4.1's settings for R̂_i and n_i.
 func DPSGDSC(ctx cancel.Context, p DPSGDSCParams, data *dataset.Dataset, streams *rng.Streams, progress mech.Progress) (DPSGDSCResult, *trace.Trace, error) {
 	if !(p.Mu > 0) || !(p.RX > 0) || math.IsInf(p.Mu+p.RX, 0) {
-		return DPSGDSCResult{}, nil, fmt.Errorf("mu = %v, rx = %v: the strongly convex algorithm needs μ > 0 and a data radius R_X > 0", p.Mu, p.RX)
+		return DPSGDSCResult{}, nil, format.Errorf("mu = %v, rx = %v: the strongly convex algorithm needs μ > 0 and a data radius R_X > 0", p.Mu, p.RX)
 	}
 	if p.C != 0 && !(p.C > 2) {
-		return DPSGDSCResult{}, nil, fmt.Errorf("constant c = %v: Theorem 4.1's hidden constant C must exceed 2 (erratum A23)", p.C)
+		return DPSGDSCResult{}, nil, format.Errorf("constant c = %v: Theorem 4.1's hidden constant C must exceed 2 (erratum A23)", p.C)
 	}
 	m, ok := data.M()
 	if !ok {
-		return DPSGDSCResult{}, nil, fmt.Errorf("users hold different numbers of items: DP-SGD needs the same m for every user")
+		return DPSGDSCResult{}, nil, format.Errorf("users hold different numbers of items: DP-SGD needs the same m for every user")
 	}
 	n, d := data.N(), data.Dim
 	plan := p.Plan(n, m, d)
 	if plan[0].Users < 1 {
-		return DPSGDSCResult{}, nil, fmt.Errorf("%d users cannot be split into %d halving groups: the first would be empty", n, len(plan))
+		return DPSGDSCResult{}, nil, format.Errorf("%d users cannot be split into %d halving groups: the first would be empty", n, len(plan))
 	}
 	rec := trace.NewRecorder("dp-sgd-sc", streams.Seed())
 	theta := make([]float64, d)
@@ -117,7 +117,7 @@ func DPSGDSC(ctx cancel.Context, p DPSGDSCParams, data *dataset.Dataset, streams
 		copy(theta, p.Theta0)
 	}
 	res := DPSGDSCResult{Guarantee: privacy.Guarantee{Eps: p.Eps, Delta: p.Delta, Mode: p.Mode,
-		Note: fmt.Sprintf("Paper B Thm 4.11: %d DP-SGD phases at (ε, δ) on disjoint users (parallel composition)", len(plan))}}
+		Note: format.Sprintf("Paper B Thm 4.11: %d DP-SGD phases at (ε, δ) on disjoint users (parallel composition)", len(plan))}}
 	lo := 0
 	for idx := range plan {
 		ph := &plan[idx]
@@ -137,11 +137,11 @@ func DPSGDSC(ctx cancel.Context, p DPSGDSCParams, data *dataset.Dataset, streams
 			Steps: ph.Settings.Steps, Eta: ph.Settings.Eta, Smoothing: ph.Settings.Smoothing, Tau: ph.Settings.Tau, Mode: p.Mode}
 		r, _, err := DPSGD(ctx, q, group, streams, progress)
 		if err != nil {
-			return DPSGDSCResult{}, nil, fmt.Errorf("phase %d: %w", ph.I, err)
+			return DPSGDSCResult{}, nil, format.Errorf("phase %d: %w", ph.I, err)
 		}
 		ph.Theta, ph.Halted = r.Theta, r.Halted
 		for _, pre := range r.Guarantee.Preconditions {
-			pre.What = fmt.Sprintf("phase %d: %s", ph.I, pre.What)
+			pre.What = format.Sprintf("phase %d: %s", ph.I, pre.What)
 			res.Guarantee.Preconditions = append(res.Guarantee.Preconditions, pre)
 		}
 		rec.Addf(KindSCPhase, *ph, "phase %d on %d users: R̂ = %.4g, T = %d, η = %.3g, r = %.3g, τ = %.3g → %v",

@@ -4,7 +4,7 @@
 package optim
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 
 	"github.com/uldplab/uldp/core/cancel"
@@ -112,7 +112,7 @@ func PhasedERM(ctx cancel.Context, p PhasedParams, data *dataset.Dataset, stream
 	if err := l.phases(ctx, p, ermPlan(data, T, p.Eps, p.Delta), lambda, progress); err != nil {
 		return PhasedResult{}, nil, err
 	}
-	return l.finish(p, fmt.Sprintf("Paper A Thm 4.1: basic composition of %d DelOutputPert calls at (ε/T, δ/T)", T))
+	return l.finish(p, format.Sprintf("Paper A Thm 4.1: basic composition of %d DelOutputPert calls at (ε/T, δ/T)", T))
 }
 
 // ermPlan runs every phase on all users at (ε/T, δ/T).
@@ -148,7 +148,7 @@ func PhasedSCO(ctx cancel.Context, p PhasedParams, data *dataset.Dataset, stream
 		return PhasedResult{}, nil, err
 	}
 	l.firstBatch(p, n, n0)
-	return l.finish(p, fmt.Sprintf("Paper A Thm 5.1: %d DelOutputPert calls at (ε, δ) on disjoint users (parallel composition)", len(plan)))
+	return l.finish(p, format.Sprintf("Paper A Thm 5.1: %d DelOutputPert calls at (ε, δ) on disjoint users (parallel composition)", len(plan)))
 }
 
 // scoLambda is erratum A8's λ = (G/R)·max(√d/(n√m), 1/√(nm)) for a domain
@@ -171,7 +171,7 @@ func (p PhasedParams) scoPlan(data *dataset.Dataset, eps, delta float64) ([]phas
 		T = max(1, int(math.Ceil(math.Log2(float64(n)/float64(n0)))))
 	}
 	if n>>T < 1 {
-		return nil, 0, fmt.Errorf("phases = %d: %d users cannot be halved %d times (the last batch would be empty)", T, n, T)
+		return nil, 0, format.Errorf("phases = %d: %d users cannot be halved %d times (the last batch would be empty)", T, n, T)
 	}
 	plan := make([]phasePlan, 0, T)
 	for i := 1; i <= T; i++ {
@@ -186,7 +186,7 @@ func (p PhasedParams) scoPlan(data *dataset.Dataset, eps, delta float64) ([]phas
 		if err != nil {
 			return nil, 0, err
 		}
-		plan = append(plan, phasePlan{data: batch, eps: eps, delta: delta, group: fmt.Sprintf("users %d–%d", lo+1, hi)})
+		plan = append(plan, phasePlan{data: batch, eps: eps, delta: delta, group: format.Sprintf("users %d–%d", lo+1, hi)})
 	}
 	return plan, n0, nil
 }
@@ -212,13 +212,13 @@ func (p PhasedParams) check(data *dataset.Dataset) (int, int, error) {
 		return 0, 0, err
 	}
 	if p.Phases < 0 || p.Phases > 64 {
-		return 0, 0, fmt.Errorf("phases = %d: choose 1 to 64 (0: the paper's count)", p.Phases)
+		return 0, 0, format.Errorf("phases = %d: choose 1 to 64 (0: the paper's count)", p.Phases)
 	}
 	if p.Lambda < 0 || math.IsNaN(p.Lambda) || math.IsInf(p.Lambda, 0) {
-		return 0, 0, fmt.Errorf("lambda = %v: must be a finite number > 0 (or 0 for the theorem's choice)", p.Lambda)
+		return 0, 0, format.Errorf("lambda = %v: must be a finite number > 0 (or 0 for the theorem's choice)", p.Lambda)
 	}
 	if p.LambdaScale < 0 || math.IsNaN(p.LambdaScale) || math.IsInf(p.LambdaScale, 0) {
-		return 0, 0, fmt.Errorf("lambda scale = %v: must be a finite number > 0 (or 0 for 1)", p.LambdaScale)
+		return 0, 0, format.Errorf("lambda scale = %v: must be a finite number > 0 (or 0 for 1)", p.LambdaScale)
 	}
 	return data.N(), m, nil
 }
@@ -302,7 +302,7 @@ func (l *loop) phases(ctx cancel.Context, p PhasedParams, plan []phasePlan, lamb
 			}
 			law, err := mech.DelOutputPertLaw(ctx, del, ph.data, progress)
 			if err != nil {
-				return fmt.Errorf("phase %d: %w", i, err)
+				return format.Errorf("phase %d: %w", i, err)
 			}
 			out.Sens, out.Sigma, out.Kappa, out.RStar, out.Certified = del.Sens, law.Sigma, law.Kappa, law.RStar, law.Certified
 			if _, released, err = law.Sample(cal.EpsBar, d, l.streams); err != nil {
@@ -312,7 +312,7 @@ func (l *loop) phases(ctx cancel.Context, p PhasedParams, plan []phasePlan, lamb
 			if ph.group != "" {
 				who = ph.group + " (disjoint: parallel composition)"
 			}
-			if err := l.spend(fmt.Sprintf("phase %d", i), ph.eps, ph.delta, ph.group, who); err != nil {
+			if err := l.spend(format.Sprintf("phase %d", i), ph.eps, ph.delta, ph.group, who); err != nil {
 				return err
 			}
 		}
@@ -323,7 +323,7 @@ func (l *loop) phases(ctx cancel.Context, p PhasedParams, plan []phasePlan, lamb
 		l.dom.Project(released, released) // erratum A6: noise may leave the domain
 		l.theta = released
 		out.Output = append([]float64(nil), l.theta...)
-		what := fmt.Sprintf("release θ̂ = %v (σ = %.4g)", trace.Vec(l.theta), out.Sigma)
+		what := format.Sprintf("release θ̂ = %v (σ = %.4g)", trace.Vec(l.theta), out.Sigma)
 		if out.Bottom {
 			what = "⊥: keep the previous iterate " + trace.Vec(l.theta)
 		}

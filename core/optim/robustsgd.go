@@ -2,7 +2,7 @@ package optim
 
 import (
 	"errors"
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 	"slices"
 
@@ -123,7 +123,7 @@ const (
 func (p RobustSGDParams) Validate(n, d int) error {
 	// Even a non-private run needs ε and δ: they set the threshold v.
 	errs := []error{privacy.CheckEps(p.Eps), privacy.CheckDelta(p.Delta)}
-	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	bad := func(msg string, args ...any) { errs = append(errs, format.Errorf(msg, args...)) }
 	if p.Loss == nil {
 		bad("no loss: choose squared or huber")
 	}
@@ -266,7 +266,7 @@ func (p RobustSGDParams) run(ctx cancel.Context, data *dataset.Dataset, streams 
 	}
 	m, ok := data.M()
 	if !ok {
-		return RobustSGDResult{}, nil, fmt.Errorf("users hold different numbers of items: robust SGD averages each user's m item gradients and needs the same m for every user")
+		return RobustSGDResult{}, nil, format.Errorf("users hold different numbers of items: robust SGD averages each user's m item gradients and needs the same m for every user")
 	}
 	var rec *trace.Recorder
 	if p.Record {
@@ -286,7 +286,7 @@ func (p RobustSGDParams) run(ctx cancel.Context, data *dataset.Dataset, streams 
 	}
 	sizes, eta := p.schedule(n, m, localize)
 	if len(sizes) == 0 {
-		return RobustSGDResult{}, nil, fmt.Errorf("%d users cannot fill one phase: A-LOC's first phase takes ⌊n/2⌋ users, which must be at least B = %d; lower --batch or bring more users", n, p.Batch)
+		return RobustSGDResult{}, nil, format.Errorf("%d users cannot fill one phase: A-LOC's first phase takes ⌊n/2⌋ users, which must be at least B = %d; lower --batch or bring more users", n, p.Batch)
 	}
 	x := make([]float64, d)
 	if p.Theta0 != nil {
@@ -302,7 +302,7 @@ func (p RobustSGDParams) run(ctx cancel.Context, data *dataset.Dataset, streams 
 	for s, ns := range sizes {
 		st := streams
 		if localize {
-			st = streams.Scope(fmt.Sprintf("phase %d", s+1))
+			st = streams.Scope(format.Sprintf("phase %d", s+1))
 			if s > 0 {
 				eta /= EtaBase(m)
 			}
@@ -469,7 +469,7 @@ func clippedNote(clipped []bool) string {
 	var ks []string
 	for k, c := range clipped {
 		if c {
-			ks = append(ks, fmt.Sprint(k+1))
+			ks = append(ks, format.Sprint(k+1))
 		}
 	}
 	if len(ks) == 0 {
@@ -501,7 +501,7 @@ func (p RobustSGDParams) Guarantee(n, m, d int, localize bool) privacy.Guarantee
 		privacy.Fact("every Hessian of the loss is diagonally dominant, so steps never stretch the ℓ∞ gap", dom == nil),
 		privacy.Require("η·β (steps never stretch the gap: η ≤ 2/β)", eta*beta, privacy.AtMost, 2),
 		privacy.Require("6βηB (later scores move by at most 2)", 6*beta*eta*float64(p.Batch), privacy.AtMost, 1),
-		privacy.Fact(fmt.Sprintf("the %s lies in every ℓ∞ box that holds 2B/3 of the batch (median, or trimming k ≥ ⌈B/3⌉ = %d)", p.Stat, robust.MinTrim(p.Batch)), p.Stat.Contains(p.Batch)),
+		privacy.Fact(format.Sprintf("the %s lies in every ℓ∞ box that holds 2B/3 of the batch (median, or trimming k ≥ ⌈B/3⌉ = %d)", p.Stat, robust.MinTrim(p.Batch)), p.Stat.Contains(p.Batch)),
 		privacy.Fact("the estimate is the mean clipped to the statistic ± r", !p.NoClip),
 		privacy.Fact("the score uses the smooth kernel exp(−‖·‖∞/r)", p.Kernel == robust.ExpKernel),
 		privacy.Require("Pr[a batch with no 2B/3 in any r-box passes its test]", pBad, privacy.AtMost, p.gaussDelta()),

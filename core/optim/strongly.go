@@ -1,7 +1,7 @@
 package optim
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 
 	"github.com/uldplab/uldp/core/cancel"
@@ -55,7 +55,7 @@ func StronglyConvexSCO(ctx cancel.Context, p PhasedParams, data *dataset.Dataset
 
 func (p PhasedParams) stronglyConvex(ctx cancel.Context, sco bool, data *dataset.Dataset, streams *rng.Streams, progress mech.Progress) (PhasedResult, *trace.Trace, error) {
 	if p.Loss == mech.LossAbsolute {
-		return PhasedResult{}, nil, fmt.Errorf("the absolute loss is not strongly convex: Strongly-Convex-ERM/SCO need the squared loss (Phased-ERM/SCO take either)")
+		return PhasedResult{}, nil, format.Errorf("the absolute loss is not strongly convex: Strongly-Convex-ERM/SCO need the squared loss (Phased-ERM/SCO take either)")
 	}
 	n, m, err := p.check(data)
 	if err != nil {
@@ -71,7 +71,7 @@ func (p PhasedParams) stronglyConvex(ctx cancel.Context, sco bool, data *dataset
 	sc := mech.SCParams{Eps: eps, Delta: delta, Beta: p.Beta, Mu: p.Mu, RK: p.RK, RX: p.RX, Rule: p.Rule, Mode: p.Mode, Kappa: p.Kappa}
 	first, _, err := mech.SCOutputPert(ctx, sc, data, streams, progress)
 	if err != nil {
-		return PhasedResult{}, nil, fmt.Errorf("stage 1: %w", err)
+		return PhasedResult{}, nil, format.Errorf("stage 1: %w", err)
 	}
 	st := &Stage1{Sigma: first.Law.Sigma, Kappa: first.Law.Kappa, RStar: first.Law.RStar, Certified: first.Law.Certified,
 		NoiseRadius: first.Law.Sigma * (math.Sqrt(float64(d)) + math.Sqrt(2*math.Log(1/p.Beta)))}
@@ -92,14 +92,14 @@ func (p PhasedParams) stronglyConvex(ctx cancel.Context, sco bool, data *dataset
 	if first.Output != nil {
 		st.Output, _ = l.dom.Project(first.Output, first.Output) // erratum A6
 		l.theta = append([]float64(nil), st.Output...)
-		what = fmt.Sprintf("θ₀ = %v (σ = %.4g); 𝒦′ = 𝒦 ∩ B(θ₀, R′ = %.4g)", trace.Vec(st.Output), st.Sigma, st.Radius)
+		what = format.Sprintf("θ₀ = %v (σ = %.4g); 𝒦′ = 𝒦 ∩ B(θ₀, R′ = %.4g)", trace.Vec(st.Output), st.Sigma, st.Radius)
 		if st.Radius > 0 {
 			l.dom = append(l.dom, loss.Ball{Centre: st.Output, Radius: st.Radius})
 		}
 	}
 	l.rec.Addf(KindStage1, st, "stage 1, SCOutputPert at (ε/2, δ/2): %s", what)
 	l.res.Stage1 = st
-	note := fmt.Sprintf("Paper A Thm %s: SCOutputPert at (ε/2, δ/2), then %s at (ε/2, δ/2), by basic composition", thm, second)
+	note := format.Sprintf("Paper A Thm %s: SCOutputPert at (ε/2, δ/2), then %s at (ε/2, δ/2), by basic composition", thm, second)
 	if st.Radius == 0 { // non-private ERM: θ₀ is the exact minimiser, 𝒦′ a point
 		return l.finish(p, note)
 	}

@@ -1,7 +1,7 @@
 package privacy
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"maps"
 	"math"
 	"slices"
@@ -75,7 +75,7 @@ func (c Calibration) Spend(label string) Spend {
 func Calibrate(mech string, eps, delta, sens float64) (Calibration, error) {
 	f, ok := calibrators[mech]
 	if !ok {
-		return Calibration{}, fmt.Errorf("mechanism %q: use one of %s", mech, strings.Join(CalibratorNames(), ", "))
+		return Calibration{}, format.Errorf("mechanism %q: use one of %s", mech, strings.Join(CalibratorNames(), ", "))
 	}
 	return f(eps, delta, sens)
 }
@@ -117,11 +117,11 @@ func GaussianSigma(eps, delta, sens float64) (Calibration, error) {
 	}
 	if !cal.Valid {
 		real := GaussianDelta(eps, sens, sigma)
-		cal.Warning = fmt.Sprintf("ε = %g ≥ 1 is outside the classical formula's proof; at this σ the mechanism is (ε, δ)-DP only for δ ≥ %.3g (exact profile)", eps, real)
+		cal.Warning = format.Sprintf("ε = %g ≥ 1 is outside the classical formula's proof; at this σ the mechanism is (ε, δ)-DP only for δ ≥ %.3g (exact profile)", eps, real)
 		if real <= delta {
-			cal.Warning += fmt.Sprintf(", which happens to be ≤ the requested %g", delta)
+			cal.Warning += format.Sprintf(", which happens to be ≤ the requested %g", delta)
 		} else {
-			cal.Warning += fmt.Sprintf(", more than the requested %g: use analytic-gaussian", delta)
+			cal.Warning += format.Sprintf(", more than the requested %g: use analytic-gaussian", delta)
 		}
 	}
 	return cal, nil
@@ -243,7 +243,7 @@ func DelOutputPert(eps, delta, sens float64) (DelCalibration, error) {
 		},
 	}
 	if !cal.Valid {
-		cal.Warning = fmt.Sprintf("ε̄ = %g ≥ 1: the Gaussian step of Theorem 3.3 is outside the proven regime (the spec's P1 preset does this on purpose)", epsBar)
+		cal.Warning = format.Sprintf("ε̄ = %g ≥ 1: the Gaussian step of Theorem 3.3 is outside the proven regime (the spec's P1 preset does this on purpose)", epsBar)
 	}
 	return cal, nil
 }

@@ -1,14 +1,14 @@
 package privacy
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 )
 
 // CheckEps reports whether ε is a finite number > 0.
 func CheckEps(eps float64) error {
 	if !(eps > 0) || math.IsInf(eps, 1) {
-		return fmt.Errorf("eps = %v: ε must be a finite number > 0 (e.g. 1)", eps)
+		return format.Errorf("eps = %v: ε must be a finite number > 0 (e.g. 1)", eps)
 	}
 	return nil
 }
@@ -16,7 +16,7 @@ func CheckEps(eps float64) error {
 // CheckDelta reports whether 0 < δ < 1.
 func CheckDelta(delta float64) error {
 	if !(delta > 0 && delta < 1) {
-		return fmt.Errorf("delta = %v: δ must lie strictly between 0 and 1 (e.g. 1e-5)", delta)
+		return format.Errorf("delta = %v: δ must lie strictly between 0 and 1 (e.g. 1e-5)", delta)
 	}
 	return nil
 }
@@ -24,7 +24,7 @@ func CheckDelta(delta float64) error {
 // CheckSens reports whether a sensitivity Δ is a finite number > 0.
 func CheckSens(sens float64) error {
 	if !(sens > 0) || math.IsInf(sens, 1) {
-		return fmt.Errorf("sens = %v: the sensitivity Δ must be a finite number > 0", sens)
+		return format.Errorf("sens = %v: the sensitivity Δ must be a finite number > 0", sens)
 	}
 	return nil
 }

@@ -1,7 +1,7 @@
 package privacy
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 	"strings"
 )
@@ -52,7 +52,7 @@ func ParseRule(s string) (Rule, error) {
 	for i, r := range Rules {
 		names[i] = string(r)
 	}
-	return "", fmt.Errorf("rule %q: use one of %s", s, strings.Join(names, ", "))
+	return "", format.Errorf("rule %q: use one of %s", s, strings.Join(names, ", "))
 }
 
 // NeedsSlack reports whether the rule spends an extra δ' of its own.
@@ -99,7 +99,7 @@ func GaussianStep(label string, eps, delta, sigmaOverSens float64) Spend {
 func (s Spend) Kind() string {
 	switch {
 	case s.Rho > 0:
-		return fmt.Sprintf("Gaussian mechanism, ρ = %.4g", s.Rho)
+		return format.Sprintf("Gaussian mechanism, ρ = %.4g", s.Rho)
 	case s.Delta == 0:
 		return "pure ε-DP"
 	}
@@ -170,10 +170,10 @@ func (s Spend) check() error {
 		return err
 	}
 	if !(s.Delta >= 0 && s.Delta < 1) {
-		return fmt.Errorf("delta = %v: a step's δ must be in [0, 1)", s.Delta)
+		return format.Errorf("delta = %v: a step's δ must be in [0, 1)", s.Delta)
 	}
 	if !(s.Rho >= 0) || math.IsInf(s.Rho, 1) {
-		return fmt.Errorf("rho = %v: a step's ρ must be a finite number ≥ 0", s.Rho)
+		return format.Errorf("rho = %v: a step's ρ must be a finite number ≥ 0", s.Rho)
 	}
 	return nil
 }
@@ -183,7 +183,7 @@ func checkStep(step Spend, k int) error {
 		return err
 	}
 	if k < 1 || k > 1e9 {
-		return fmt.Errorf("k = %d: the number of steps must be between 1 and 10⁹", k)
+		return format.Errorf("k = %d: the number of steps must be between 1 and 10⁹", k)
 	}
 	return nil
 }
@@ -208,7 +208,7 @@ type Comparison struct {
 // failure probability slack for the rules that spend one.
 func CompareRules(step Spend, k int, slack float64) (Comparison, error) {
 	if !(slack > 0 && slack < 1) {
-		return Comparison{}, fmt.Errorf("delta-slack = %v: advanced, zCDP and optimal composition need an extra failure probability 0 < δ' < 1 (e.g. 1e-6)", slack)
+		return Comparison{}, format.Errorf("delta-slack = %v: advanced, zCDP and optimal composition need an extra failure probability 0 < δ' < 1 (e.g. 1e-6)", slack)
 	}
 	c := Comparison{K: k, Per: Budget{step.Eps, step.Delta}, Kind: step.Kind(), Slack: slack}
 	for _, r := range Rules {

@@ -2,7 +2,7 @@ package privacy
 
 import (
 	"encoding/json"
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 	"strings"
 )
@@ -66,7 +66,7 @@ func (p Precondition) String() string {
 	if !p.Met {
 		state = "NOT met"
 	}
-	return fmt.Sprintf("%s: %.6g %s %.6g, %s", p.What, p.Have, p.Op, p.Need, state)
+	return format.Sprintf("%s: %.6g %s %.6g, %s", p.What, p.Have, p.Op, p.Need, state)
 }
 
 // Guarantee is what a run may claim: (Eps, Delta)-DP at user level in Mode,
@@ -113,12 +113,12 @@ func (g Guarantee) String() string {
 		return "no privacy guarantee (" + g.Mode.String() + " mode)"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "(ε = %.4g, δ = %.4g)-DP at user level, %s mode", g.Eps, g.Delta, g.Mode)
+	b.WriteString(format.Sprintf("(ε = %.4g, δ = %.4g)-DP at user level, %s mode", g.Eps, g.Delta, g.Mode))
 	if u := g.Unmet(); len(u) > 0 {
 		if len(u) == 1 {
 			b.WriteString(": NOT certified, 1 precondition unmet")
 		} else {
-			fmt.Fprintf(&b, ": NOT certified, %d preconditions unmet", len(u))
+			b.WriteString(format.Sprintf(": NOT certified, %d preconditions unmet", len(u)))
 		}
 	} else {
 		b.WriteString(": certified")

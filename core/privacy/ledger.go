@@ -2,7 +2,7 @@ package privacy
 
 import (
 	"encoding/json"
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 	"sort"
 )
@@ -44,7 +44,7 @@ func (l *Ledger) Rule() Rule { return l.rule }
 // Add records a spend after checking it.
 func (l *Ledger) Add(s Spend) error {
 	if err := s.check(); err != nil {
-		return fmt.Errorf("spend %q: %w", s.Label, err)
+		return format.Errorf("spend %q: %w", s.Label, err)
 	}
 	l.spends = append(l.spends, s)
 	return nil
@@ -99,7 +99,7 @@ func (l *Ledger) checkSlack() error {
 		return err
 	}
 	if l.rule.NeedsSlack() && !(l.slack > 0 && l.slack < 1) {
-		return fmt.Errorf("delta-slack = %v: %s composition needs an extra failure probability 0 < δ' < 1 (e.g. 1e-6)", l.slack, l.rule)
+		return format.Errorf("delta-slack = %v: %s composition needs an extra failure probability 0 < δ' < 1 (e.g. 1e-6)", l.slack, l.rule)
 	}
 	return nil
 }
@@ -169,7 +169,7 @@ func (l *Ledger) totalOf(s sums) (Budget, string, []Step, error) {
 				{"δ", "Σδ_i of (ε, δ) steps + δ'", s.rhoDelta + l.slack}}, nil
 	case Optimal:
 		if !s.same {
-			return Budget{}, "", nil, fmt.Errorf("optimal composition is exact for identical steps only, and these differ (%q is (ε = %g, δ = %g)); use basic, advanced or zcdp", s.first.Label, s.first.Eps, s.first.Delta)
+			return Budget{}, "", nil, format.Errorf("optimal composition is exact for identical steps only, and these differ (%q is (ε = %g, δ = %g)); use basic, advanced or zcdp", s.first.Label, s.first.Eps, s.first.Delta)
 		}
 		b, steps := optimalTotal(s.n, s.first.Eps, s.first.Delta, l.slack)
 		return b, "smallest ε' with Σ_ℓ Bin(k, 1/(1+e^ε))(ℓ)·max(0, 1 − e^{ε'−(k−2ℓ)ε}) ≤ δ', δ = 1 − (1−δ)^k(1−δ')", steps, nil

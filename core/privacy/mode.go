@@ -1,7 +1,7 @@
 package privacy
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"strings"
 )
 
@@ -26,7 +26,7 @@ var modeNames = [...]string{"paper", "sound", "teaching", "non-private"}
 // String returns the mode's name as written in scenarios and flags.
 func (m Mode) String() string {
 	if m < 0 || int(m) >= len(modeNames) {
-		return fmt.Sprintf("Mode(%d)", int(m))
+		return format.Sprintf("Mode(%d)", int(m))
 	}
 	return modeNames[m]
 }
@@ -38,13 +38,13 @@ func ParseMode(s string) (Mode, error) {
 			return Mode(i), nil
 		}
 	}
-	return 0, fmt.Errorf("mode %q: use one of %s", s, strings.Join(modeNames[:], ", "))
+	return 0, format.Errorf("mode %q: use one of %s", s, strings.Join(modeNames[:], ", "))
 }
 
 // MarshalText writes the mode's name.
 func (m Mode) MarshalText() ([]byte, error) {
 	if m < 0 || int(m) >= len(modeNames) {
-		return nil, fmt.Errorf("unknown mode %d", int(m))
+		return nil, format.Errorf("unknown mode %d", int(m))
 	}
 	return []byte(m.String()), nil
 }

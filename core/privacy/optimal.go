@@ -1,7 +1,7 @@
 package privacy
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 )
 
@@ -188,7 +188,7 @@ func optimalTotal(k int, eps, delta, slack float64) (Budget, []Step) {
 	// 1 − (1−δ)^k(1−δ'), without losing a small δ to rounding.
 	d := -math.Expm1(float64(k)*math.Log1p(-delta) + math.Log1p(-slack))
 	return Budget{e, d}, []Step{
-		{"ε'", fmt.Sprintf("smallest ε' with δ_RR(ε') ≤ δ' over the binomial of %d flips", k), e},
+		{"ε'", format.Sprintf("smallest ε' with δ_RR(ε') ≤ δ' over the binomial of %d flips", k), e},
 		{"δ", "1 − (1−δ)^k·(1 − δ')", d},
 	}
 }

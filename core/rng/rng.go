@@ -16,7 +16,7 @@
 package rng
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"hash/fnv"
 	"math/rand/v2"
 	"sort"
@@ -152,7 +152,7 @@ func (s *Streams) String() string {
 	if s.ext != nil {
 		return s.extName + " (not replayable)"
 	}
-	return fmt.Sprintf("seed %d", s.seed)
+	return format.Sprintf("seed %d", s.seed)
 }
 
 // derive mixes the seed, the name and the re-roll count into a PCG state.

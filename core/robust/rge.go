@@ -1,7 +1,7 @@
 package robust
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 )
 
@@ -22,7 +22,7 @@ func MinTrim(b int) int { return (b + 2) / 3 }
 // 2k < b.
 func (s Stat) Check(b int) error {
 	if s.Trim < 0 || 2*s.Trim >= b {
-		return fmt.Errorf("trim = %d with %d users per batch: the trimmed mean drops k users at each end and needs 0 ≤ k < B/2 (k ≥ ⌈B/3⌉ = %d for the privacy proof)", s.Trim, b, MinTrim(b))
+		return format.Errorf("trim = %d with %d users per batch: the trimmed mean drops k users at each end and needs 0 ≤ k < B/2 (k ≥ ⌈B/3⌉ = %d for the privacy proof)", s.Trim, b, MinTrim(b))
 	}
 	return nil
 }
@@ -37,7 +37,7 @@ func (s Stat) String() string {
 	if s.Trim == 0 {
 		return "median"
 	}
-	return fmt.Sprintf("trimmed mean TM_%d", s.Trim)
+	return format.Sprintf("trimmed mean TM_%d", s.Trim)
 }
 
 // Of returns the statistic of the values in col, reordering col.

@@ -5,7 +5,7 @@
 package robust
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"slices"
 )
 
@@ -27,7 +27,7 @@ func TrimmedMean(points [][]float64, frac float64, dst, scratch []float64) ([]fl
 
 func checkFrac(frac float64) error {
 	if !(frac >= 0 && frac < 0.5) {
-		return fmt.Errorf("trim fraction %v: must be in [0, 0.5)", frac)
+		return format.Errorf("trim fraction %v: must be in [0, 0.5)", frac)
 	}
 	return nil
 }

@@ -21,7 +21,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"io"
 	"maps"
 	"math"
@@ -172,10 +172,10 @@ func Requires(mech string) ([]string, bool) {
 func Decode(r io.Reader) (*Scenario, error) {
 	b, err := io.ReadAll(io.LimitReader(r, MaxBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("reading scenario: %v", err)
+		return nil, format.Errorf("reading scenario: %v", err)
 	}
 	if len(b) > MaxBytes {
-		return nil, fmt.Errorf("scenario is larger than %d MiB: keep large datasets in a CSV file", MaxBytes>>20)
+		return nil, format.Errorf("scenario is larger than %d MiB: keep large datasets in a CSV file", MaxBytes>>20)
 	}
 	return decode(b)
 }
@@ -190,7 +190,7 @@ func decode(b []byte) (*Scenario, error) {
 		return nil, err
 	}
 	if s.Version != Version {
-		return nil, fmt.Errorf("version = %d: this ULDP Lab reads scenario version %d; set \"version\": %d", s.Version, Version, Version)
+		return nil, format.Errorf("version = %d: this ULDP Lab reads scenario version %d; set \"version\": %d", s.Version, Version, Version)
 	}
 	for _, f := range []struct {
 		name string
@@ -202,7 +202,7 @@ func decode(b []byte) (*Scenario, error) {
 	}
 	need, ok := Requires(s.Mechanism)
 	if !ok {
-		return nil, fmt.Errorf("mechanism = %q: use one of %s", s.Mechanism, strings.Join(MechanismNames(), ", "))
+		return nil, format.Errorf("mechanism = %q: use one of %s", s.Mechanism, strings.Join(MechanismNames(), ", "))
 	}
 	if err := decodeData(top, s); err != nil {
 		return nil, err
@@ -237,7 +237,7 @@ func decodeData(top map[string]json.RawMessage, s *Scenario) error {
 			return typeErr("dataset", err)
 		}
 		if err := s.Data.Validate(false); err != nil {
-			return fmt.Errorf("dataset: %v", err)
+			return format.Errorf("dataset: %v", err)
 		}
 	default:
 		g, err := object(top["generator"], "generator", genFields)
@@ -249,10 +249,10 @@ func decodeData(top map[string]json.RawMessage, s *Scenario) error {
 			return typeErr("generator", err)
 		}
 		if _, ok := g["kind"]; !ok {
-			return fmt.Errorf("generator.kind is missing: use one of %s", strings.Join(dataset.Kinds, ", "))
+			return format.Errorf("generator.kind is missing: use one of %s", strings.Join(dataset.Kinds, ", "))
 		}
 		if err := s.Generator.Validate(); err != nil {
-			return fmt.Errorf("generator: %v", err)
+			return format.Errorf("generator: %v", err)
 		}
 	}
 	return nil
@@ -260,14 +260,14 @@ func decodeData(top map[string]json.RawMessage, s *Scenario) error {
 
 func between(v, lo, hi float64, what string) error {
 	if !(v > lo && v < hi) {
-		return fmt.Errorf("%s must be in (%g, %.4g), got %v", what, lo, hi, v)
+		return format.Errorf("%s must be in (%g, %.4g), got %v", what, lo, hi, v)
 	}
 	return nil
 }
 
 func oneOf(v, what string, choices ...string) error {
 	if !slices.Contains(choices, v) {
-		return fmt.Errorf("%s %q: use %s", what, v, strings.Join(choices, " or "))
+		return format.Errorf("%s %q: use %s", what, v, strings.Join(choices, " or "))
 	}
 	return nil
 }
@@ -275,7 +275,7 @@ func oneOf(v, what string, choices ...string) error {
 func decodeParams(top map[string]json.RawMessage, s *Scenario, need []string) error {
 	raw, ok := top["params"]
 	if !ok {
-		return fmt.Errorf("params is missing: %s needs %s", s.Mechanism, strings.Join(need, ", "))
+		return format.Errorf("params is missing: %s needs %s", s.Mechanism, strings.Join(need, ", "))
 	}
 	p, err := object(raw, "params", paramFields)
 	if err != nil {
@@ -286,31 +286,31 @@ func decodeParams(top map[string]json.RawMessage, s *Scenario, need []string) er
 	}
 	for _, n := range need {
 		if _, ok := p[n]; !ok {
-			return fmt.Errorf("params.%s is missing: %s needs %s", n, s.Mechanism, strings.Join(need, ", "))
+			return format.Errorf("params.%s is missing: %s needs %s", n, s.Mechanism, strings.Join(need, ", "))
 		}
 	}
 	q := s.Params
 	check := func(name string, err error) error {
 		if _, given := p[name]; given && err != nil {
-			return fmt.Errorf("params.%s: %v", name, err)
+			return format.Errorf("params.%s: %v", name, err)
 		}
 		return nil
 	}
 	positive := func(v float64, what string) error {
 		if !(v > 0) || math.IsInf(v, 1) {
-			return fmt.Errorf("%s must be a finite number > 0, got %v", what, v)
+			return format.Errorf("%s must be a finite number > 0, got %v", what, v)
 		}
 		return nil
 	}
 	atLeast1 := func(v int, what string) error {
 		if v < 1 {
-			return fmt.Errorf("%s must be ≥ 1, got %d", what, v)
+			return format.Errorf("%s must be ≥ 1, got %d", what, v)
 		}
 		return nil
 	}
 	var thresholdErr, theta0Err error
 	if q.Threshold != nil && (math.IsNaN(*q.Threshold) || math.IsInf(*q.Threshold, 0)) {
-		thresholdErr = fmt.Errorf("the threshold v must be a finite number, got %v", *q.Threshold)
+		thresholdErr = format.Errorf("the threshold v must be a finite number, got %v", *q.Threshold)
 	}
 	if _, given := p["theta0"]; given && len(q.Theta0) == 0 {
 		theta0Err = errors.New("x₀ needs one number per coordinate, got none")
@@ -379,15 +379,15 @@ func object(b []byte, where string, known []string) (map[string]json.RawMessage,
 		if err == nil {
 			err = errors.New("null")
 		}
-		return nil, fmt.Errorf("%s must be a JSON object {…}: %v", where, syntaxErr(b, err))
+		return nil, format.Errorf("%s must be a JSON object {…}: %v", where, syntaxErr(b, err))
 	}
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if !slices.Contains(known, k) {
-			msg := fmt.Sprintf("%s: unknown field %s", where, dataset.Excerpt(k))
+			msg := format.Sprintf("%s: unknown field %s", where, dataset.Excerpt(k))
 			if s := closest(k, known); s != "" {
-				msg += fmt.Sprintf(" (did you mean %q?)", s)
+				msg += format.Sprintf(" (did you mean %q?)", s)
 			}
-			return nil, fmt.Errorf("%s; known fields are %s", msg, strings.Join(known, ", "))
+			return nil, format.Errorf("%s; known fields are %s", msg, strings.Join(known, ", "))
 		}
 	}
 	return m, nil
@@ -398,7 +398,7 @@ func field(m map[string]json.RawMessage, name, path string, dst any, required bo
 	raw, ok := m[name]
 	if !ok {
 		if required {
-			return fmt.Errorf("%s is missing", path)
+			return format.Errorf("%s is missing", path)
 		}
 		return nil
 	}
@@ -422,12 +422,12 @@ func typeErr(path string, err error) error {
 		if te.Field != "" {
 			p += "." + te.Field
 		}
-		return fmt.Errorf("%s: expected %s, got %s", p, kindName(te.Type.String()), te.Value)
+		return format.Errorf("%s: expected %s, got %s", p, kindName(te.Type.String()), te.Value)
 	}
 	if strings.HasPrefix(err.Error(), path+":") { // already says where
 		return err
 	}
-	return fmt.Errorf("%s: %v", path, err)
+	return format.Errorf("%s: %v", path, err)
 }
 
 func kindName(goType string) string {
@@ -459,7 +459,7 @@ func syntaxErr(b []byte, err error) error {
 		before := b[:n]
 		line := 1 + bytes.Count(before, []byte{'\n'})
 		col := len(before) - bytes.LastIndexByte(before, '\n')
-		return fmt.Errorf("invalid JSON at line %d, column %d: %v", line, col, se)
+		return format.Errorf("invalid JSON at line %d, column %d: %v", line, col, se)
 	}
 	return err
 }

@@ -3,7 +3,7 @@ package trace
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 
 	"github.com/uldplab/uldp/core/cancel"
 
@@ -44,7 +44,7 @@ func NewStepperShared(ctx cancel.Context, run Run, data *dataset.Dataset, stream
 		return nil, err
 	}
 	if t == nil {
-		return nil, fmt.Errorf("the run kept no trace to step through (it was run without recording)")
+		return nil, format.Errorf("the run kept no trace to step through (it was run without recording)")
 	}
 	s.trace = t
 	return s, nil
@@ -59,7 +59,7 @@ func (s *Stepper) Pos() int { return s.pos }
 // Seek shows the first k steps.
 func (s *Stepper) Seek(k int) error {
 	if k < 0 || k > s.Len() {
-		return fmt.Errorf("step %d is outside the run: choose 0 … %d", k, s.Len())
+		return format.Errorf("step %d is outside the run: choose 0 … %d", k, s.Len())
 	}
 	s.pos = k
 	return nil
@@ -105,7 +105,7 @@ func (s *Stepper) Data() *dataset.Dataset { return s.data.Clone() }
 // new run's length.
 func (s *Stepper) Branch(ctx cancel.Context, edited *dataset.Dataset) (*Stepper, error) {
 	if !s.streams.Replayable() {
-		return nil, fmt.Errorf("this run drew from %s: branch from a seeded run", s.streams)
+		return nil, format.Errorf("this run drew from %s: branch from a seeded run", s.streams)
 	}
 	b, err := NewStepper(ctx, s.run, edited, s.streams)
 	if err != nil {

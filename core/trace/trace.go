@@ -11,7 +11,7 @@ package trace
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"io"
 	"strings"
 )
@@ -61,11 +61,11 @@ func (r *Recorder) Add(kind Kind, text string, data any) {
 }
 
 // Addf records a step whose text is formatted.
-func (r *Recorder) Addf(kind Kind, data any, format string, args ...any) {
+func (r *Recorder) Addf(kind Kind, data any, layout string, args ...any) {
 	if r == nil {
 		return
 	}
-	r.Add(kind, fmt.Sprintf(format, args...), data)
+	r.Add(kind, format.Sprintf(layout, args...), data)
 }
 
 // Trace returns the steps recorded so far (nil for a nil Recorder).
@@ -81,18 +81,18 @@ func (r *Recorder) Trace() *Trace {
 // Encode writes the trace as JSON, one step per line for readable diffs.
 func Encode(w io.Writer, t *Trace) error {
 	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "{\"schema\":%d,\"mechanism\":", t.Schema)
+	buf.WriteString(format.Sprintf("{\"schema\":%d,\"mechanism\":", t.Schema))
 	if err := writeJSON(&buf, t.Mechanism); err != nil {
 		return err
 	}
-	fmt.Fprintf(&buf, ",\"seed\":%d,\"steps\":[", t.Seed)
+	buf.WriteString(format.Sprintf(",\"seed\":%d,\"steps\":[", t.Seed))
 	for i, s := range t.Steps {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
 		buf.WriteString("\n  ")
 		if err := writeJSON(&buf, s); err != nil {
-			return fmt.Errorf("step %d (%s): %v", i, s.Kind, err)
+			return format.Errorf("step %d (%s): %v", i, s.Kind, err)
 		}
 	}
 	buf.WriteString("\n]}\n")
@@ -124,10 +124,10 @@ func Decode(r io.Reader) (*Trace, error) {
 	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&raw); err != nil {
-		return nil, fmt.Errorf("trace: %v", err)
+		return nil, format.Errorf("trace: %v", err)
 	}
 	if raw.Schema != Schema {
-		return nil, fmt.Errorf("trace schema %d: this ULDP Lab reads schema %d; re-run the scenario to get a current trace", raw.Schema, Schema)
+		return nil, format.Errorf("trace schema %d: this ULDP Lab reads schema %d; re-run the scenario to get a current trace", raw.Schema, Schema)
 	}
 	t := &Trace{Schema: raw.Schema, Mechanism: raw.Mechanism, Seed: raw.Seed, Steps: make([]Step, len(raw.Steps))}
 	for i, s := range raw.Steps {
@@ -148,7 +148,7 @@ func Vec(v []float64) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(&b, "%.4g", x)
+		b.WriteString(format.Sprintf("%.4g", x))
 	}
 	b.WriteByte(')')
 	return b.String()

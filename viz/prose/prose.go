@@ -6,7 +6,7 @@ package prose
 
 import (
 	"embed"
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"io/fs"
 	"strings"
 	"unicode"
@@ -32,7 +32,7 @@ func Errata() []byte {
 func ErrataBlocks() ([]Block, error) {
 	blocks, err := Parse(string(Errata()))
 	if err != nil {
-		return nil, fmt.Errorf("errata: %w", err)
+		return nil, format.Errorf("errata: %w", err)
 	}
 	return blocks, nil
 }
@@ -41,7 +41,7 @@ func ErrataBlocks() ([]Block, error) {
 func HTML(name string) ([]byte, error) {
 	b, err := files.ReadFile("lessons/" + name + ".html")
 	if err != nil {
-		return nil, fmt.Errorf("no text for lesson %q", name)
+		return nil, format.Errorf("no text for lesson %q", name)
 	}
 	return b, nil
 }
@@ -73,7 +73,7 @@ func Blocks(name string) ([]Block, error) {
 	}
 	blocks, err := Parse(string(b))
 	if err != nil {
-		return nil, fmt.Errorf("lesson %q: %w", name, err)
+		return nil, format.Errorf("lesson %q: %w", name, err)
 	}
 	return blocks, nil
 }
@@ -105,7 +105,7 @@ func Parse(src string) ([]Block, error) {
 		}
 		if chunk := src[:lt]; strings.TrimSpace(chunk) != "" {
 			if open == 0 {
-				return nil, fmt.Errorf("line %d: text %q outside a paragraph, heading or list item", line, strings.TrimSpace(chunk))
+				return nil, format.Errorf("line %d: text %q outside a paragraph, heading or list item", line, strings.TrimSpace(chunk))
 			}
 			text.WriteString(chunk)
 		} else if open != 0 {
@@ -118,7 +118,7 @@ func Parse(src string) ([]Block, error) {
 		}
 		gt := strings.IndexByte(src, '>')
 		if gt < 0 {
-			return nil, fmt.Errorf("line %d: a tag is not closed with >", line)
+			return nil, format.Errorf("line %d: a tag is not closed with >", line)
 		}
 		tag := src[1:gt]
 		line += strings.Count(tag, "\n")
@@ -128,23 +128,23 @@ func Parse(src string) ([]Block, error) {
 		switch k, isBlock := blockTags[name]; {
 		case name == "ul":
 			if open != 0 {
-				return nil, fmt.Errorf("line %d: a list inside a paragraph", line)
+				return nil, format.Errorf("line %d: a list inside a paragraph", line)
 			}
 		case isBlock && !closing:
 			if open != 0 {
-				return nil, fmt.Errorf("line %d: <%s> inside an open block", line, name)
+				return nil, format.Errorf("line %d: <%s> inside an open block", line, name)
 			}
 			open = k
 			text.Reset()
 		case isBlock:
 			if open != k {
-				return nil, fmt.Errorf("line %d: </%s> does not close the open block", line, name)
+				return nil, format.Errorf("line %d: </%s> does not close the open block", line, name)
 			}
 			out = append(out, Block{Kind: k, Text: squeeze(entities.Replace(text.String()))})
 			open = 0
 		case inlineTags[name]:
 			if open == 0 {
-				return nil, fmt.Errorf("line %d: <%s> outside a block", line, tag)
+				return nil, format.Errorf("line %d: <%s> outside a block", line, tag)
 			}
 			if name != "sub" && name != "sup" {
 				continue
@@ -154,7 +154,7 @@ func Parse(src string) ([]Block, error) {
 				continue
 			}
 			if script != name {
-				return nil, fmt.Errorf("line %d: </%s> without <%s>", line, name, name)
+				return nil, format.Errorf("line %d: </%s> without <%s>", line, name, name)
 			}
 			whole := text.String()
 			text.Reset()
@@ -167,11 +167,11 @@ func Parse(src string) ([]Block, error) {
 			text.WriteString(inner)
 			script = ""
 		default:
-			return nil, fmt.Errorf("line %d: <%s> is not used in lesson text (h2, h3, p, ul, li; em, strong, kbd, code, sub, sup, a)", line, tag)
+			return nil, format.Errorf("line %d: <%s> is not used in lesson text (h2, h3, p, ul, li; em, strong, kbd, code, sub, sup, a)", line, tag)
 		}
 	}
 	if open != 0 {
-		return nil, fmt.Errorf("the last block is not closed")
+		return nil, format.Errorf("the last block is not closed")
 	}
 	return out, nil
 }

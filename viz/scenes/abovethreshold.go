@@ -1,7 +1,7 @@
 package scenes
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 	"strconv"
 
@@ -119,7 +119,7 @@ func (s *AboveThreshold) form() viz.Form {
 			Help: "threshold noise Lap(2/ε), query noise Lap(4/ε)"}),
 		viz.Float(&s.threshold, viz.Control{Name: "threshold", Label: "threshold Δ", Kind: viz.Slider, Min: -50, Max: 50, Step: 0.5}),
 		viz.Numbers(&s.queries, viz.Control{Name: "queries", Label: "query values",
-			Help: fmt.Sprintf("1 to %d numbers separated by commas; or drag the bars", maxQueries)}, "query", maxQueries),
+			Help: format.Sprintf("1 to %d numbers separated by commas; or drag the bars", maxQueries)}, "query", maxQueries),
 		viz.StreamsSeed(&s.streams),
 		viz.Mode(&s.mode, privacy.Paper, privacy.NonPrivate).
 			Explained("the calibration is exact, so sound = paper").
@@ -131,7 +131,7 @@ func (s *AboveThreshold) form() viz.Form {
 			func() error { s.streams.Reroll(rng.ATThreshold); return nil }),
 		viz.Action(viz.Control{Name: "reroll-queries", Label: "re-roll query noise", Key: "q", Help: "new ν's, same threshold"},
 			func() error { s.streams.Reroll(rng.ATQuery); return nil }),
-		viz.Action(viz.Control{Name: "simulate", Label: fmt.Sprintf("simulate %d runs", simRuns), Key: "m",
+		viz.Action(viz.Control{Name: "simulate", Label: format.Sprintf("simulate %d runs", simRuns), Key: "m",
 			Help: "empirical halting frequencies next to the exact ones"}, func() error { s.simulate(); return nil }),
 	}
 }
@@ -170,10 +170,10 @@ func (s *AboveThreshold) simulate() {
 func (s *AboveThreshold) Readouts() []viz.Readout {
 	p := s.params()
 	r := []viz.Readout{
-		{Name: "threshold-scale", Label: "threshold noise scale", Value: p.ThresholdScale(), Text: fmt.Sprintf("%.4g", p.ThresholdScale()), Formula: "2/ε"},
-		{Name: "query-scale", Label: "query noise scale", Value: p.QueryScale(), Text: fmt.Sprintf("%.4g", p.QueryScale()), Formula: "4/ε"},
-		{Name: "noisy-threshold", Label: "noisy threshold Δ̂", Value: s.result.NoisyThreshold, Text: fmt.Sprintf("%.4g", s.result.NoisyThreshold), Formula: "Δ − Λ"},
-		{Name: "p-all-pass", Label: "Pr[every query passes]", Value: s.exact[len(s.queries)], Text: fmt.Sprintf("%.4f", s.exact[len(s.queries)]),
+		{Name: "threshold-scale", Label: "threshold noise scale", Value: p.ThresholdScale(), Text: format.Sprintf("%.4g", p.ThresholdScale()), Formula: "2/ε"},
+		{Name: "query-scale", Label: "query noise scale", Value: p.QueryScale(), Text: format.Sprintf("%.4g", p.QueryScale()), Formula: "4/ε"},
+		{Name: "noisy-threshold", Label: "noisy threshold Δ̂", Value: s.result.NoisyThreshold, Text: format.Sprintf("%.4g", s.result.NoisyThreshold), Formula: "Δ − Λ"},
+		{Name: "p-all-pass", Label: "Pr[every query passes]", Value: s.exact[len(s.queries)], Text: format.Sprintf("%.4f", s.exact[len(s.queries)]),
 			Formula: "∫ Lap density of Λ × Π_t Pr[ν_t ≥ Δ − Λ − q_t] dΛ"},
 	}
 	// The run's draws show only as the stepper reveals them: the readouts
@@ -185,11 +185,11 @@ func (s *AboveThreshold) Readouts() []viz.Readout {
 	var halted string
 	switch {
 	case v.halted:
-		halted = fmt.Sprintf("⊥ at query %d (exact probability of that: %.4f)", s.result.HaltedAt, s.exact[s.result.HaltedAt-1])
+		halted = format.Sprintf("⊥ at query %d (exact probability of that: %.4f)", s.result.HaltedAt, s.exact[s.result.HaltedAt-1])
 	case v.current == len(s.queries):
 		halted = "no ⊥: every query passed"
 	case v.current > 0:
-		halted = fmt.Sprintf("queries 1–%d passed so far", v.current)
+		halted = format.Sprintf("queries 1–%d passed so far", v.current)
 	default:
 		halted = "not run yet: step (→) through the queries"
 	}
@@ -199,7 +199,7 @@ func (s *AboveThreshold) Readouts() []viz.Readout {
 		for k, c := range s.sim {
 			worst = math.Max(worst, math.Abs(float64(c)/simRuns-s.exact[k]))
 		}
-		r = append(r, viz.Readout{Name: "sim-gap", Label: "largest |simulated − exact|", Value: worst, Text: fmt.Sprintf("%.4f over %d runs", worst, simRuns)})
+		r = append(r, viz.Readout{Name: "sim-gap", Label: "largest |simulated − exact|", Value: worst, Text: format.Sprintf("%.4f over %d runs", worst, simRuns)})
 	}
 	return r
 }

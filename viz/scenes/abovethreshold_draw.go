@@ -1,7 +1,7 @@
 package scenes
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 
 	"github.com/uldplab/uldp/core/mech"
@@ -114,18 +114,18 @@ func (s *AboveThreshold) drawQueries(l *viz.List, p plotArea, v shown) {
 			style.Stroke, style.Width = viz.Yellow, 3
 		}
 		l.Rect(viz.Point{X: x - bw/2, Y: base}, viz.Point{X: x + bw/2, Y: p.yOf(q)}, style, t)
-		l.Text(viz.Point{X: x, Y: p.y0 + p.h + 14}, fmt.Sprintf("q%d", t), 11, viz.Ink, viz.Centre)
-		l.Text(viz.Point{X: x, Y: p.y0 + p.h + 28}, fmt.Sprintf(pfmt, mech.ATPassProbability(s.params(), q)), 10, viz.Muted, viz.Centre)
+		l.Text(viz.Point{X: x, Y: p.y0 + p.h + 14}, format.Sprintf("q%d", t), 11, viz.Ink, viz.Centre)
+		l.Text(viz.Point{X: x, Y: p.y0 + p.h + 28}, format.Sprintf(pfmt, mech.ATPassProbability(s.params(), q)), 10, viz.Muted, viz.Centre)
 	}
 
 	right := p.x0 + p.w
 	dashed := viz.Style{Stroke: viz.Purple, Width: 2, Dashed: true}
 	l.Line(viz.Point{X: p.x0, Y: p.yOf(s.threshold)}, viz.Point{X: right, Y: p.yOf(s.threshold)}, dashed)
-	l.Text(viz.Point{X: right + 6, Y: p.yOf(s.threshold)}, fmt.Sprintf("Δ = %s", viz.TickLabel(s.threshold)), 12, viz.Purple, viz.Left)
+	l.Text(viz.Point{X: right + 6, Y: p.yOf(s.threshold)}, format.Sprintf("Δ = %s", viz.TickLabel(s.threshold)), 12, viz.Purple, viz.Left)
 	if th := v.threshold; th != nil {
 		y := p.yOf(th.NoisyThreshold)
 		l.Line(viz.Point{X: p.x0, Y: y}, viz.Point{X: right, Y: y}, viz.Style{Stroke: viz.Purple, Width: 3})
-		l.Text(viz.Point{X: right + 6, Y: y + 14}, fmt.Sprintf("Δ̂ = %.3g", th.NoisyThreshold), 12, viz.Purple, viz.Left)
+		l.Text(viz.Point{X: right + 6, Y: y + 14}, format.Sprintf("Δ̂ = %.3g", th.NoisyThreshold), 12, viz.Purple, viz.Left)
 		if th.Noise != 0 {
 			l.Arrow(viz.Point{X: p.x0 + 8, Y: p.yOf(s.threshold)}, viz.Point{X: p.x0 + 8, Y: y}, viz.Style{Stroke: viz.Purple, Width: 2})
 		}
@@ -155,7 +155,7 @@ func (s *AboveThreshold) drawQueries(l *viz.List, p plotArea, v shown) {
 func (s *AboveThreshold) drawHalting(l *viz.List, x0, w, y, bottom float64) {
 	title := "when does it halt? exact probability (outline)"
 	if s.sim != nil {
-		title += fmt.Sprintf(" vs %d simulated runs (filled)", simRuns)
+		title += format.Sprintf(" vs %d simulated runs (filled)", simRuns)
 	} else {
 		title += " — press “simulate” to compare with runs"
 	}
@@ -184,17 +184,17 @@ func (s *AboveThreshold) drawHalting(l *viz.List, x0, w, y, bottom float64) {
 			l.Rect(viz.Point{X: x - bw/2, Y: p.yOf(0)}, viz.Point{X: x + bw/2, Y: p.yOf(f)}, viz.Style{Fill: viz.Sky}, 0)
 		}
 		l.Rect(viz.Point{X: x - bw/2, Y: p.yOf(0)}, viz.Point{X: x + bw/2, Y: p.yOf(pr)}, viz.Style{Stroke: viz.Ink, Width: 1.5}, 0)
-		label := fmt.Sprintf("⊥@%d", k+1)
+		label := format.Sprintf("⊥@%d", k+1)
 		switch {
 		case short && k == len(s.queries):
 			label = "none"
 		case short:
-			label = fmt.Sprint(k + 1)
+			label = format.Sprint(k + 1)
 		case k == len(s.queries):
 			label = "all ⊤"
 		}
 		l.Text(viz.Point{X: x, Y: p.y0 + p.h + 12}, label, 10, viz.Ink, viz.Centre)
-		l.Text(viz.Point{X: x, Y: p.yOf(pr) - 8}, fmt.Sprintf("%.2f", pr), 10, viz.Muted, viz.Centre)
+		l.Text(viz.Point{X: x, Y: p.yOf(pr) - 8}, format.Sprintf("%.2f", pr), 10, viz.Muted, viz.Centre)
 	}
 }
 

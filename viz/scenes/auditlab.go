@@ -1,7 +1,7 @@
 package scenes
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 	"slices"
 	"strconv"
@@ -539,24 +539,24 @@ func (s *AuditLab) Readouts() []viz.Readout {
 	var r []viz.Readout
 	if s.mech == labSGD {
 		r = append(r, viz.Readout{Name: "halt", Label: "Pr[the gate halts a run]", Value: math.Max(s.sgd[0].Halt, s.sgd[1].Halt),
-			Text: fmt.Sprintf("%s on A, %s on B (exact); a halted run answers θ₀", audit.FormatProbability(s.sgd[0].Halt), audit.FormatProbability(s.sgd[1].Halt))})
+			Text: format.Sprintf("%s on A, %s on B (exact); a halted run answers θ₀", audit.FormatProbability(s.sgd[0].Halt), audit.FormatProbability(s.sgd[1].Halt))})
 	}
 	if p, ok := s.verdictAt(); ok {
-		r = append(r, viz.Readout{Name: "exact", Label: fmt.Sprintf("exact δ at ε = %g", g.Eps), Value: math.Max(p.DeltaAB, p.DeltaBA),
-			Text: fmt.Sprintf("%.3g and %.3g vs promised %g: %s", p.DeltaAB, p.DeltaBA, g.Delta, p.Verdict), Warn: p.Verdict == audit.Violation})
+		r = append(r, viz.Readout{Name: "exact", Label: format.Sprintf("exact δ at ε = %g", g.Eps), Value: math.Max(p.DeltaAB, p.DeltaBA),
+			Text: format.Sprintf("%.3g and %.3g vs promised %g: %s", p.DeltaAB, p.DeltaBA, g.Delta, p.Verdict), Warn: p.Verdict == audit.Violation})
 	}
 	switch {
 	case s.mcErr != nil:
 		r = append(r, viz.Readout{Name: "mc", Label: "Monte Carlo", Text: s.mcErr.Error(), Warn: true})
 	case s.stopped > 0:
-		r = append(r, viz.Readout{Name: "mc", Label: "Monte Carlo", Text: fmt.Sprintf("stopped at %.0f%%; no verdict", 100*s.stopped)})
+		r = append(r, viz.Readout{Name: "mc", Label: "Monte Carlo", Text: format.Sprintf("stopped at %.0f%%; no verdict", 100*s.stopped)})
 	case s.mc != nil && !s.mc.Done():
 		done, total := s.mc.Progress()
-		r = append(r, viz.Readout{Name: "mc", Label: "Monte Carlo", Value: float64(done) / float64(total), Text: fmt.Sprintf("sampling… %.0f%%", 100*float64(done)/float64(total))})
+		r = append(r, viz.Readout{Name: "mc", Label: "Monte Carlo", Value: float64(done) / float64(total), Text: format.Sprintf("sampling… %.0f%%", 100*float64(done)/float64(total))})
 	case s.mc != nil:
 		res := s.mc.Result()
 		r = append(r, viz.Readout{Name: "mc", Label: "Monte Carlo", Value: res.EpsLower, Warn: res.Verdict == "violation",
-			Text: fmt.Sprintf("ε ≥ %.3g with probability ≥ 0.999 (claimed %g): %s%s", res.EpsLower, g.Eps, res.Verdict, reachNote(res, g.Eps))})
+			Text: format.Sprintf("ε ≥ %.3g with probability ≥ 0.999 (claimed %g): %s%s", res.EpsLower, g.Eps, res.Verdict, reachNote(res, g.Eps))})
 	}
 	return r
 }
@@ -574,7 +574,7 @@ func (s *AuditLab) Guarantee() privacy.Guarantee {
 // reachNote warns when the runs are too few to refute the claim at all.
 func reachNote(r audit.MCResult, claimed float64) string {
 	if r.Verdict == "pass" && r.EpsReach <= claimed {
-		return fmt.Sprintf("; %d runs can show at most ε ≈ %.3g, so they cannot refute ε = %g: raise the runs", r.Runs, r.EpsReach, claimed)
+		return format.Sprintf("; %d runs can show at most ε ≈ %.3g, so they cannot refute ε = %g: raise the runs", r.Runs, r.EpsReach, claimed)
 	}
 	return ""
 }

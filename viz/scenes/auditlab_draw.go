@@ -1,7 +1,7 @@
 package scenes
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 	"slices"
 
@@ -32,16 +32,16 @@ func (s *AuditLab) Draw(w, h float64) *viz.List {
 	}
 	g := s.guarantee()
 	if p, ok := s.verdictAt(); ok {
-		text, col := fmt.Sprintf("✓ keeps its promise on this pair: δ(ε = %g) = %.3g, %.3g ≤ %g", g.Eps, p.DeltaAB, p.DeltaBA, g.Delta), viz.Green
+		text, col := format.Sprintf("✓ keeps its promise on this pair: δ(ε = %g) = %.3g, %.3g ≤ %g", g.Eps, p.DeltaAB, p.DeltaBA, g.Delta), viz.Green
 		if p.Verdict == audit.Violation {
-			text, col = fmt.Sprintf("✗ VIOLATION on this pair: δ(ε = %g) = %.3g, %.3g > %g", g.Eps, p.DeltaAB, p.DeltaBA, g.Delta), viz.Vermillion
+			text, col = format.Sprintf("✗ VIOLATION on this pair: δ(ε = %g) = %.3g, %.3g > %g", g.Eps, p.DeltaAB, p.DeltaBA, g.Delta), viz.Vermillion
 			if s.mutant != noMutant {
 				text += " — the audit catches “" + s.mutant + "”"
 			}
 		}
 		y += l.Text(viz.Point{X: 20, Y: y}, text, 14, col, viz.Left)
 	} else if s.mech == labSGD {
-		text := fmt.Sprintf("No closed form for DP-SGD's answer; exact: Pr[the gate halts a run] is %s on A, %s on B (it then answers θ₀).",
+		text := format.Sprintf("No closed form for DP-SGD's answer; exact: Pr[the gate halts a run] is %s on A, %s on B (it then answers θ₀).",
 			audit.FormatProbability(s.sgd[0].Halt), audit.FormatProbability(s.sgd[1].Halt))
 		y += l.Text(viz.Point{X: 20, Y: y}, text, 13, viz.Ink, viz.Left)
 	}
@@ -153,9 +153,9 @@ func (s *AuditLab) drawUsersPair(l *viz.List, w float64) float64 {
 // drawQueries draws the two query vectors as paired bars and returns the y
 // below them.
 func (s *AuditLab) drawQueries(l *viz.List, w float64) float64 {
-	caption := fmt.Sprintf("query values: A (blue) and B (orange, within the sensitivity 1 of A); threshold Δ = %g; drag the bars", s.at.Threshold)
+	caption := format.Sprintf("query values: A (blue) and B (orange, within the sensitivity 1 of A); threshold Δ = %g; drag the bars", s.at.Threshold)
 	if s.mech == labGate {
-		caption = fmt.Sprintf("ORME's concentration scores minus 4n/5 = %d, %d users, T = %d queries: A (blue) and B (orange, within 2(n−1)/n ≈ %.3g of A); drag the bars",
+		caption = format.Sprintf("ORME's concentration scores minus 4n/5 = %d, %d users, T = %d queries: A (blue) and B (orange, within 2(n−1)/n ≈ %.3g of A); drag the bars",
 			gateThreshold, gateUsers, labGateParams().Queries, s.querySens())
 	}
 	lines := viz.Wrap(caption, int((w-100)/6.5))
@@ -198,7 +198,7 @@ func (s *AuditLab) drawMC(l *viz.List, w, y float64) {
 	case s.mcErr != nil:
 		l.Text(viz.Point{X: 20, Y: y}, "Monte Carlo: "+s.mcErr.Error(), 12, viz.Vermillion, viz.Left)
 	case s.stopped > 0:
-		l.Text(viz.Point{X: 20, Y: y}, fmt.Sprintf("Monte Carlo audit stopped at %.0f%%: no verdict — press M to start again", 100*s.stopped), 12, viz.Muted, viz.Left)
+		l.Text(viz.Point{X: 20, Y: y}, format.Sprintf("Monte Carlo audit stopped at %.0f%%: no verdict — press M to start again", 100*s.stopped), 12, viz.Muted, viz.Left)
 	case s.mc == nil:
 		l.Text(viz.Point{X: 20, Y: y}, "Monte Carlo audit: press “run the Monte Carlo audit” (M) to sample both sides — no closed form needed", 12, viz.Muted, viz.Left)
 	case !s.mc.Done():
@@ -206,7 +206,7 @@ func (s *AuditLab) drawMC(l *viz.List, w, y float64) {
 		frac := float64(done) / float64(total)
 		l.Rect(viz.Point{X: 20, Y: y - 7}, viz.Point{X: w - 20, Y: y + 7}, viz.Style{Stroke: viz.Muted, Width: 1}, 0)
 		l.Rect(viz.Point{X: 20, Y: y - 7}, viz.Point{X: 20 + (w-40)*frac, Y: y + 7}, viz.Style{Fill: viz.Sky}, 0)
-		l.Text(viz.Point{X: w / 2, Y: y}, fmt.Sprintf("sampling %d of %d outputs — M stops", done, total), 11, viz.Ink, viz.Centre)
+		l.Text(viz.Point{X: w / 2, Y: y}, format.Sprintf("sampling %d of %d outputs — M stops", done, total), 11, viz.Ink, viz.Centre)
 	default:
 		r := s.mc.Result()
 		col := viz.Green
@@ -214,7 +214,7 @@ func (s *AuditLab) drawMC(l *viz.List, w, y float64) {
 			col = viz.Vermillion
 		}
 		claimed := s.guarantee().Eps
-		l.Text(viz.Point{X: 20, Y: y}, fmt.Sprintf("Monte Carlo, %d runs per side: ε ≥ %.3g with probability ≥ 0.999 (claimed %g) — %s; worst event %s: %.4g vs %.4g",
+		l.Text(viz.Point{X: 20, Y: y}, format.Sprintf("Monte Carlo, %d runs per side: ε ≥ %.3g with probability ≥ 0.999 (claimed %g) — %s; worst event %s: %.4g vs %.4g",
 			r.Runs, r.EpsLower, claimed, r.Verdict, r.Worst.Name, r.Worst.PA, r.Worst.PB), 12, col, viz.Left)
 		if note := reachNote(r, claimed); note != "" {
 			l.Text(viz.Point{X: 20, Y: y + 18}, "Beware"+note, 12, viz.Vermillion, viz.Left)
@@ -312,7 +312,7 @@ func (s *AuditLab) Pointer(ev viz.Event) bool {
 func (s *AuditLab) hint() string {
 	if s.mech == labGauss && s.mutant == audit.GaussianClassical {
 		if p, ok := s.verdictAt(); ok && p.Verdict != audit.Violation {
-			return fmt.Sprintf("At ε = %g the classical σ still keeps its promise: its proof stops at ε < 1, the formula itself holds to about ε = 3–5. Raise the claimed ε to 10.", s.gaussEps)
+			return format.Sprintf("At ε = %g the classical σ still keeps its promise: its proof stops at ε < 1, the formula itself holds to about ε = 3–5. Raise the claimed ε to 10.", s.gaussEps)
 		}
 	}
 	for _, p := range labPairs()[s.mech] {

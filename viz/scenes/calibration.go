@@ -1,7 +1,7 @@
 package scenes
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 
 	"github.com/uldplab/uldp/core/noise"
@@ -138,7 +138,7 @@ func (c *Calibration) Set(name, value string) error {
 
 // Readouts lists both scales, their ratio and the budget.
 func (c *Calibration) Readouts() []viz.Readout {
-	f := func(x float64) string { return fmt.Sprintf("%.4g", x) }
+	f := func(x float64) string { return format.Sprintf("%.4g", x) }
 	r := []viz.Readout{
 		{Name: "item-scale", Label: "item-level " + c.item.Symbol, Value: c.item.Scale, Text: f(c.item.Scale), Formula: "Δ = 2R/(nm) = " + f(c.itemSens())},
 		{Name: "user-scale", Label: "user-level " + c.user.Symbol, Value: c.user.Scale, Text: f(c.user.Scale), Formula: "Δ = 2R/n = " + f(c.userSens())},
@@ -148,8 +148,8 @@ func (c *Calibration) Readouts() []viz.Readout {
 	if c.user.Warning != "" {
 		r = append(r, viz.Readout{Name: "warning", Label: "warning", Text: c.user.Warning, Warn: true})
 	}
-	r = append(r, viz.Readout{Name: "total-eps", Label: fmt.Sprintf("total ε after %d releases (%s)", c.k, c.ruleName()), Value: c.total.Total.Eps,
-		Text: fmt.Sprintf("%.4g, δ = %.3g", c.total.Total.Eps, c.total.Total.Delta), Formula: c.total.Formula})
+	r = append(r, viz.Readout{Name: "total-eps", Label: format.Sprintf("total ε after %d releases (%s)", c.k, c.ruleName()), Value: c.total.Total.Eps,
+		Text: format.Sprintf("%.4g, δ = %.3g", c.total.Total.Eps, c.total.Total.Delta), Formula: c.total.Formula})
 	return r
 }
 
@@ -157,7 +157,7 @@ func (c *Calibration) Readouts() []viz.Readout {
 // the formula's validity as a precondition.
 func (c *Calibration) Guarantee() privacy.Guarantee {
 	g := privacy.Guarantee{Eps: c.total.Total.Eps, Delta: c.total.Total.Delta, Mode: privacy.Paper,
-		Note: fmt.Sprintf("%d user-level release(s) of the mean, %s, %s composition", c.k, c.mech, c.ruleName())}
+		Note: format.Sprintf("%d user-level release(s) of the mean, %s, %s composition", c.k, c.mech, c.ruleName())}
 	switch c.mech {
 	case privacy.MechGaussian:
 		g.Preconditions = append(g.Preconditions, privacy.Require("ε < 1 (classical Gaussian formula)", c.eps, privacy.Below, 1))
@@ -188,7 +188,7 @@ func (c *Calibration) Draw(w, h float64) *viz.List {
 	// the height, so that everything fits a phone's frame.
 	narrow := w < 640
 	y := 20.0
-	y += l.Text(viz.Point{X: 40, Y: y}, fmt.Sprintf("noise added to the mean of %d users × %d values in [−R, R], %s at ε = %g, δ = %g", c.n, c.m, c.mech, c.eps, c.delta), 13, viz.Ink, viz.Left)
+	y += l.Text(viz.Point{X: 40, Y: y}, format.Sprintf("noise added to the mean of %d users × %d values in [−R, R], %s at ε = %g, δ = %g", c.n, c.m, c.mech, c.eps, c.delta), 13, viz.Ink, viz.Left)
 	// The item level shows only the steps where it differs from the user
 	// level (Δ and what scales with it); the figure gives the text below
 	// the room it needs.
@@ -261,7 +261,7 @@ func (c *Calibration) Draw(w, h float64) *viz.List {
 			x, yy = 20, next
 		}
 		yy += l.TextIn(viz.Point{X: x, Y: yy}, col, side.title, 14, side.c, viz.Left) + 4
-		yy += l.TextIn(viz.Point{X: x, Y: yy}, col, fmt.Sprintf("Δ = %.4g   →   %s = %.4g", side.sens, side.cal.Symbol, side.cal.Scale), 16, viz.Ink, viz.Left) + 2
+		yy += l.TextIn(viz.Point{X: x, Y: yy}, col, format.Sprintf("Δ = %.4g   →   %s = %.4g", side.sens, side.cal.Symbol, side.cal.Scale), 16, viz.Ink, viz.Left) + 2
 		steps := side.cal.Steps
 		if i == 0 && len(itemSteps) < len(steps) {
 			steps = itemSteps
@@ -274,7 +274,7 @@ func (c *Calibration) Draw(w, h float64) *viz.List {
 			size = 11
 		}
 		for _, st := range steps {
-			yy += l.TextIn(viz.Point{X: x + 8, Y: yy}, col-8, fmt.Sprintf("%s = %s = %.5g", st.Symbol, st.Formula, st.Value), size, viz.Ink, viz.Left) + 1
+			yy += l.TextIn(viz.Point{X: x + 8, Y: yy}, col-8, format.Sprintf("%s = %s = %.5g", st.Symbol, st.Formula, st.Value), size, viz.Ink, viz.Left) + 1
 		}
 		next = math.Max(next, yy+6)
 	}
@@ -290,10 +290,10 @@ func (c *Calibration) Draw(w, h float64) *viz.List {
 	}
 	y += 8
 	cmp := c.rules
-	head := fmt.Sprintf("budget of %d release(s) of (ε = %g, δ = %.3g), each %s, under every rule (δ′ = %g):",
+	head := format.Sprintf("budget of %d release(s) of (ε = %g, δ = %.3g), each %s, under every rule (δ′ = %g):",
 		cmp.K, cmp.Per.Eps, cmp.Per.Delta, cmp.Kind, cmp.Slack)
 	if narrow {
-		head = fmt.Sprintf("budget of %d release(s), every rule (δ′ = %g):", cmp.K, cmp.Slack)
+		head = format.Sprintf("budget of %d release(s), every rule (δ′ = %g):", cmp.K, cmp.Slack)
 	}
 	y += l.TextIn(viz.Point{X: 30, Y: y}, w-60, head, 13, viz.Ink, viz.Left) + 2
 	// The formulas need room beside the figures; a narrow frame shows the
@@ -311,8 +311,8 @@ func (c *Calibration) Draw(w, h float64) *viz.List {
 			}
 		}
 		l.Text(viz.Point{X: 40, Y: y}, string(r.Rule), 12, col, viz.Left)
-		l.Text(viz.Point{X: 110, Y: y}, fmt.Sprintf("ε = %.4g", r.Total.Eps), 12, col, viz.Left)
-		dy := l.Text(viz.Point{X: 200, Y: y}, fmt.Sprintf("δ = %.3g", r.Total.Delta), 12, col, viz.Left)
+		l.Text(viz.Point{X: 110, Y: y}, format.Sprintf("ε = %.4g", r.Total.Eps), 12, col, viz.Left)
+		dy := l.Text(viz.Point{X: 200, Y: y}, format.Sprintf("δ = %.3g", r.Total.Delta), 12, col, viz.Left)
 		switch {
 		case wide:
 			dy = math.Max(dy, l.Text(viz.Point{X: 300, Y: y}, r.Formula+mark, 11, viz.Muted, viz.Left))

@@ -1,7 +1,7 @@
 package scenes
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 	"slices"
 	"strconv"
@@ -285,7 +285,7 @@ func (s *DPSGD) form() viz.Form {
 		viz.Float(&s.share, viz.Control{Name: "share", Label: "outlying users' share", Kind: viz.Slider, Min: 0, Max: 0.5, Step: 0.01}),
 		viz.Float(&s.params.Eps, viz.Control{Name: "eps", Label: "ε", Kind: viz.Slider, Min: 0.5, Max: 20, Log: true}),
 		viz.Int(&s.params.Steps, viz.Control{Name: "steps", Label: "steps T", Kind: viz.Slider, Min: 10, Max: 500, Step: 10,
-			Help: fmt.Sprintf("Theorem 4.1 wants m²n² + mn√d = %.3g", float64(s.m*s.m*s.n*s.n)+float64(s.m*s.n)*math.Sqrt2)}),
+			Help: format.Sprintf("Theorem 4.1 wants m²n² + mn√d = %.3g", float64(s.m*s.m*s.n*s.n)+float64(s.m*s.n)*math.Sqrt2)}),
 		viz.Float(&s.etaX, viz.Control{Name: "eta", Label: "η ÷ the theorem's", Kind: viz.Slider, Min: 0.01, Max: 100, Log: true}),
 		viz.Float(&s.tauX, viz.Control{Name: "tau", Label: "τ ÷ the theorem's", Kind: viz.Slider, Min: 0.001, Max: 10, Log: true,
 			Help: "below about 1/τ_theorem the users' gradients stop being concentrated: users are dropped, then the gate halts"}),
@@ -411,26 +411,26 @@ func (s *DPSGD) Readouts() []viz.Readout {
 	case s.job != nil:
 		f := s.job.Fraction()
 		r = append(r, viz.Readout{Name: "computing", Label: "computing", Value: f, Warn: true,
-			Text: fmt.Sprintf("%s, %.0f%% — the figure shows the previous settings until it is done", s.next.stage, 100*f)})
+			Text: format.Sprintf("%s, %.0f%% — the figure shows the previous settings until it is done", s.next.stage, 100*f)})
 	case s.refused != nil:
 		r = append(r, viz.Readout{Name: "refused", Label: "last change refused", Text: s.refused.Error(), Warn: true})
 	}
 	r = append(r, []viz.Readout{
-		{Name: "settings", Label: "T, η, r, τ", Text: fmt.Sprintf("%d, %.3g, %.3g, %.3g", s.params.Steps, s.etaX*set.Eta, map[bool]float64{true: set.Smoothing, false: 0}[s.smooth], s.tauX*set.Tau),
+		{Name: "settings", Label: "T, η, r, τ", Text: format.Sprintf("%d, %.3g, %.3g, %.3g", s.params.Steps, s.etaX*set.Eta, map[bool]float64{true: set.Smoothing, false: 0}[s.smooth], s.tauX*set.Tau),
 			Formula: "Theorem 4.1 (η, τ scaled by the sliders)"},
-		{Name: "sigma", Label: "ORME's σ per step", Value: s.res.ORME.Sigma, Text: fmt.Sprintf("%.3g", s.res.ORME.Sigma), Formula: sigmaFormula(s.res.ORME)},
+		{Name: "sigma", Label: "ORME's σ per step", Value: s.res.ORME.Sigma, Text: format.Sprintf("%.3g", s.res.ORME.Sigma), Formula: sigmaFormula(s.res.ORME)},
 	}...)
 	if s.res.Halted > 0 {
 		r = append(r, viz.Readout{Name: "halted", Label: "halted", Value: float64(s.res.Halted), Warn: true,
-			Text: fmt.Sprintf("the gate failed at step %d: the answer is θ₀", s.res.Halted)})
+			Text: format.Sprintf("the gate failed at step %d: the answer is θ₀", s.res.Halted)})
 	}
 	ex := s.excess[0]
-	r = append(r, viz.Readout{Name: "excess", Label: "excess risk of θ̂", Value: ex, Text: fmt.Sprintf("%.3g (the domain allows at most G·R = %g)", ex, 2*s.params.Radius),
+	r = append(r, viz.Readout{Name: "excess", Label: "excess risk of θ̂", Value: ex, Text: format.Sprintf("%.3g (the domain allows at most G·R = %g)", ex, 2*s.params.Radius),
 		Formula: "L(θ̂) − L(θ*), L the mean distance to the items"})
 	if s.baseline != noBaseline && s.base.Theta != nil {
 		bx := s.excess[1]
 		r = append(r, viz.Readout{Name: "baseline", Label: s.baseline, Value: bx,
-			Text: fmt.Sprintf("σ = %.3g per step, excess %.3g — %s", s.base.ORME.Sigma, bx, s.base.Guarantee.Note)})
+			Text: format.Sprintf("σ = %.3g per step, excess %.3g — %s", s.base.ORME.Sigma, bx, s.base.Guarantee.Note)})
 	}
 	return r
 }

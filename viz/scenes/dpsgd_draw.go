@@ -1,7 +1,7 @@
 package scenes
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 	"slices"
 
@@ -72,7 +72,7 @@ func (s *DPSGD) drawProgress(l *viz.List, y0, w float64) {
 	f := s.job.Fraction()
 	l.Rect(viz.Point{X: x0, Y: y0}, viz.Point{X: x0 + bw, Y: y0 + 6}, viz.Style{Fill: viz.Paper, Stroke: viz.Muted, Width: 1}, 0)
 	l.Rect(viz.Point{X: x0, Y: y0}, viz.Point{X: x0 + f*bw, Y: y0 + 6}, viz.Style{Fill: viz.Blue}, 0)
-	l.Text(viz.Point{X: x0 + bw + 8, Y: y0 + 3}, fmt.Sprintf("computing %s…", s.next.stage), 11, viz.Muted, viz.Left)
+	l.Text(viz.Point{X: x0 + bw + 8, Y: y0 + 3}, format.Sprintf("computing %s…", s.next.stage), 11, viz.Muted, viz.Left)
 }
 
 // drawLandscape shades the loss on a grid over Θ.
@@ -176,7 +176,7 @@ func (s *DPSGD) drawPaths(l *viz.List, k int) {
 			l.Polygon([]viz.Point{{X: p.X, Y: p.Y - 8}, {X: p.X + 8, Y: p.Y}, {X: p.X, Y: p.Y + 8}, {X: p.X - 8, Y: p.Y}}, viz.Style{Fill: r.col, Stroke: viz.Ink, Width: 1})
 		}
 		if s.res.Halted > 0 {
-			l.Text(viz.Point{X: s.cam.X0 + s.cam.W/2, Y: s.cam.Y0 + s.cam.H - 8}, fmt.Sprintf("halted at step %d → θ̂ = θ₀", s.res.Halted), 13, viz.Vermillion, viz.Centre)
+			l.Text(viz.Point{X: s.cam.X0 + s.cam.W/2, Y: s.cam.Y0 + s.cam.H - 8}, format.Sprintf("halted at step %d → θ̂ = θ₀", s.res.Halted), 13, viz.Vermillion, viz.Centre)
 		}
 	}
 }
@@ -238,7 +238,7 @@ func (s *DPSGD) drawInset(l *viz.List, p plotArea, k int, beside bool) {
 	l.Dots(in, 2, viz.Style{Fill: viz.Blue, Alpha: 0.6}, 0)
 	l.Dots(out, 2.5, viz.Style{Fill: viz.Vermillion}, 0)
 	if !st.ORME.Passed {
-		l.TextIn(viz.Point{X: cx, Y: cy}, cw, fmt.Sprintf("score %.3g < the noisy gate: ORME halts", st.ORME.Score), 12, viz.Vermillion, viz.Left)
+		l.TextIn(viz.Point{X: cx, Y: cy}, cw, format.Sprintf("score %.3g < the noisy gate: ORME halts", st.ORME.Score), 12, viz.Vermillion, viz.Left)
 		return
 	}
 	m := cam.ToScreen(st.ORME.Mean[0], st.ORME.Mean[1])
@@ -257,11 +257,11 @@ func (s *DPSGD) drawInset(l *viz.List, p plotArea, k int, beside bool) {
 	if r := math.Hypot(gx, gy); r > 1.06 {
 		ux, uy := gx/r, gy/r
 		l.Arrow(cam.ToScreen(0.9*ux, 0.9*uy), cam.ToScreen(1.08*ux, 1.08*uy), viz.Style{Stroke: viz.Orange, Width: 2.5})
-		gNote = fmt.Sprintf(" (off the panel: ‖ĝ‖ = %.3g, arrow on the rim)", r)
+		gNote = format.Sprintf(" (off the panel: ‖ĝ‖ = %.3g, arrow on the rim)", r)
 	} else {
 		l.Circle(cam.ToScreen(gx, gy), 5, viz.Style{Fill: viz.Orange, Stroke: viz.Ink, Width: 1}, 0)
 	}
-	caption := fmt.Sprintf("step %d: s = %.4g of n = %d, kept %d; ◆ kept mean, ● ĝ%s (σ = %.3g); ‖ĝ − kept mean‖ = %.3g; %s; red: users the ramp dropped",
+	caption := format.Sprintf("step %d: s = %.4g of n = %d, kept %d; ◆ kept mean, ● ĝ%s (σ = %.3g); ‖ĝ − kept mean‖ = %.3g; %s; red: users the ramp dropped",
 		k, st.ORME.Score, st.Values.Len(), len(st.ORME.Kept), gNote, s.res.ORME.Sigma,
 		math.Hypot(gx-st.ORME.Mean[0], gy-st.ORME.Mean[1]), ringNote)
 	l.TextIn(viz.Point{X: cx, Y: cy}, cw, caption, 11, viz.Ink, viz.Left)

@@ -2,7 +2,7 @@ package scenes
 
 import (
 	"cmp"
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 	"slices"
 
@@ -178,7 +178,7 @@ func drawValueRow(l *viz.List, values []float64, ax numberLine, y float64, idBas
 	}
 	for i := range at { // in user order: the list is the same every frame
 		if k, ok := crowds[i]; ok {
-			l.Text(viz.Point{X: at[i].X, Y: at[i].Y - 13}, fmt.Sprintf("×%d", k), 10, viz.Ink, viz.Centre)
+			l.Text(viz.Point{X: at[i].X, Y: at[i].Y - 13}, format.Sprintf("×%d", k), 10, viz.Ink, viz.Centre)
 		}
 	}
 	for i, p := range at {

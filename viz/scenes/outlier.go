@@ -1,7 +1,7 @@
 package scenes
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 	"slices"
 	"strconv"
@@ -291,11 +291,11 @@ func (s *Outlier) Readouts() []viz.Readout {
 	st, c := s.step, s.cal
 	n := float64(s.n)
 	r := []viz.Readout{
-		{Name: "score", Label: "score s", Value: st.Score, Text: fmt.Sprintf("%.4g of n = %d (gate at 4n/5 = %.4g; the proof needs 2n/3 = %.4g)", st.Score, s.n, 0.8*n, 2*n/3),
+		{Name: "score", Label: "score s", Value: st.Score, Text: format.Sprintf("%.4g of n = %d (gate at 4n/5 = %.4g; the proof needs 2n/3 = %.4g)", st.Score, s.n, 0.8*n, 2*n/3),
 			Formula: "(1/n)·#{(j, k): ‖v_j − v_k‖ ≤ τ}"},
-		{Name: "p-pass", Label: "Pr[gate passes]", Value: st.PPass, Text: fmt.Sprintf("%.4g", st.PPass),
-			Formula: fmt.Sprintf("Pr[Lap(%.3g) + Lap(%.3g) ≥ 4n/5 − s]", c.ThresholdScale, c.QueryScale)},
-		{Name: "sigma", Label: "σ", Value: c.Sigma, Text: fmt.Sprintf("%.4g", c.Sigma), Formula: sigmaFormula(c)},
+		{Name: "p-pass", Label: "Pr[gate passes]", Value: st.PPass, Text: format.Sprintf("%.4g", st.PPass),
+			Formula: format.Sprintf("Pr[Lap(%.3g) + Lap(%.3g) ≥ 4n/5 − s]", c.ThresholdScale, c.QueryScale)},
+		{Name: "sigma", Label: "σ", Value: c.Sigma, Text: format.Sprintf("%.4g", c.Sigma), Formula: sigmaFormula(c)},
 	}
 	if !s.shown(mech.KindORMEKeep) && !s.shown(mech.KindORMEHalt) {
 		return r
@@ -303,18 +303,18 @@ func (s *Outlier) Readouts() []viz.Readout {
 	if !st.Passed {
 		return append(r, viz.Readout{Name: "outcome", Label: "outcome", Text: "the gate failed: output 0 and halt (DP-SGD returns θ₀)", Warn: true})
 	}
-	r = append(r, viz.Readout{Name: "kept", Label: "kept", Value: float64(len(st.Kept)), Text: fmt.Sprintf("%d of %d users", len(st.Kept), s.n)})
+	r = append(r, viz.Readout{Name: "kept", Label: "kept", Value: float64(len(st.Kept)), Text: format.Sprintf("%d of %d users", len(st.Kept), s.n)})
 	if s.nb && s.nbStep.Keep != nil {
 		l1, diff := s.keepDistance()
 		bound := 1 + 6*(n-1)/n
 		r = append(r, viz.Readout{Name: "keep-distance", Label: "‖p − p′‖₁", Value: l1, Warn: l1 > 2,
-			Text: fmt.Sprintf("%.4g (Lemma 3.3 says ≤ 2; the ramp's slope allows up to 1 + 6(n−1)/n = %.4g); coins that fell differently: %d", l1, bound, diff)})
+			Text: format.Sprintf("%.4g (Lemma 3.3 says ≤ 2; the ramp's slope allows up to 1 + 6(n−1)/n = %.4g); coins that fell differently: %d", l1, bound, diff)})
 	}
 	if s.shown(mech.KindORMERelease) {
 		bias := math.Hypot(st.Mean[0]-st.AllMean[0], st.Mean[1]-st.AllMean[1])
 		r = append(r,
-			viz.Readout{Name: "bias", Label: "‖kept mean − all users' mean‖", Value: bias, Text: fmt.Sprintf("%.4g", bias)},
-			viz.Readout{Name: "output", Label: "released ĝ", Text: fmt.Sprintf("(%.4g, %.4g)", st.Output[0], st.Output[1])})
+			viz.Readout{Name: "bias", Label: "‖kept mean − all users' mean‖", Value: bias, Text: format.Sprintf("%.4g", bias)},
+			viz.Readout{Name: "output", Label: "released ĝ", Text: format.Sprintf("(%.4g, %.4g)", st.Output[0], st.Output[1])})
 	}
 	return r
 }
@@ -362,12 +362,12 @@ func sigmaFormula(c mech.ORMECalibration) string {
 // same seed.
 func (s *Outlier) LoadDataset(d *dataset.Dataset) error {
 	if d.Dim != 2 || d.N() != len(s.users) {
-		return fmt.Errorf("the lesson has %d users in 2-D, the dataset %d in %d-D", len(s.users), d.N(), d.Dim)
+		return format.Errorf("the lesson has %d users in 2-D, the dataset %d in %d-D", len(s.users), d.N(), d.Dim)
 	}
 	users := make([][]float64, d.N())
 	for j := range users {
 		if len(d.Users[j].Points) != 2 {
-			return fmt.Errorf("user %s has %d items; this lesson's users have one", d.Users[j].ID, len(d.Users[j].Points)/2)
+			return format.Errorf("user %s has %d items; this lesson's users have one", d.Users[j].ID, len(d.Users[j].Points)/2)
 		}
 		users[j] = slices.Clone(d.Users[j].Points)
 	}

@@ -2,7 +2,7 @@ package scenes
 
 import (
 	"cmp"
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"maps"
 	"math"
 	"slices"
@@ -126,7 +126,7 @@ func (s *Outlier) drawPlane(l *viz.List, w, h float64, v outlierShown) {
 		c := s.cam.ToScreen(in.CX, in.CY)
 		l.Rect(viz.Point{X: c.X - r, Y: c.Y - r}, viz.Point{X: c.X + r, Y: c.Y + r}, viz.Style{Stroke: viz.Muted, Width: 1}, 0)
 		l.Rect(viz.Point{X: in.X0, Y: in.Y0}, viz.Point{X: in.X0 + in.W, Y: in.Y0 + in.H}, viz.Style{Fill: viz.Paper, Stroke: viz.Muted, Width: 1}, 0)
-		l.Text(viz.Point{X: in.X0 + 6, Y: in.Y0 + 10}, fmt.Sprintf("the crowd, ×%.2g", in.Scale/s.cam.Scale), 11, viz.Muted, viz.Left)
+		l.Text(viz.Point{X: in.X0 + 6, Y: in.Y0 + 10}, format.Sprintf("the crowd, ×%.2g", in.Scale/s.cam.Scale), 11, viz.Muted, viz.Left)
 		s.drawUsers(l, in, 5, v, s.n+1)
 	}
 	if v.release {
@@ -218,7 +218,7 @@ func (s *Outlier) drawUsers(l *viz.List, c viz.Camera, rad float64, v outlierSho
 	count := func(j int) {
 		if main && (v.keep || v.halted) && (st.Keep[j] < 1 || s.drag == j+1) {
 			p := c.ToScreen(s.users[j][0], s.users[j][1])
-			place.text(viz.Point{X: p.X, Y: p.Y - 13}, fmt.Sprintf("f=%d", st.Counts[j]), 10, viz.Ink, viz.Centre)
+			place.text(viz.Point{X: p.X, Y: p.Y - 13}, format.Sprintf("f=%d", st.Counts[j]), 10, viz.Ink, viz.Centre)
 		}
 	}
 	if s.drag > 0 {
@@ -249,7 +249,7 @@ func (s *Outlier) drawUsers(l *viz.List, c viz.Camera, rad float64, v outlierSho
 		to := c.ToScreen(s.nbAt[0], s.nbAt[1])
 		l.Line(from, to, viz.Style{Stroke: viz.Purple, Width: 1.5, Dashed: true})
 		l.Rect(viz.Point{X: to.X - 6, Y: to.Y - 6}, viz.Point{X: to.X + 6, Y: to.Y + 6}, viz.Style{Stroke: viz.Purple, Width: 2}, s.nbUser+1)
-		l.Text(viz.Point{X: to.X + 9, Y: to.Y}, fmt.Sprintf("user %d in the neighbour", s.nbUser+1), 11, viz.Purple, viz.Left)
+		l.Text(viz.Point{X: to.X + 9, Y: to.Y}, format.Sprintf("user %d in the neighbour", s.nbUser+1), 11, viz.Purple, viz.Left)
 	}
 	if !v.release {
 		return
@@ -315,8 +315,8 @@ func (s *Outlier) drawGate(l *viz.List, p plotArea, v outlierShown) float64 {
 			verdict, col = "< Δ̂: ⊥, halt", viz.Vermillion
 		}
 		y += 42
-		y += l.TextIn(viz.Point{X: p.x0, Y: y}, p.w, fmt.Sprintf("noisy score s + ν = %.3g (orange)", g.NoisyQuery), 11, viz.Ink, viz.Left) + 2
-		y += l.TextIn(viz.Point{X: p.x0, Y: y}, p.w, fmt.Sprintf("noisy threshold Δ̂ = %.3g (dashed)", g.NoisyThreshold), 11, viz.Ink, viz.Left) + 4
+		y += l.TextIn(viz.Point{X: p.x0, Y: y}, p.w, format.Sprintf("noisy score s + ν = %.3g (orange)", g.NoisyQuery), 11, viz.Ink, viz.Left) + 2
+		y += l.TextIn(viz.Point{X: p.x0, Y: y}, p.w, format.Sprintf("noisy threshold Δ̂ = %.3g (dashed)", g.NoisyThreshold), 11, viz.Ink, viz.Left) + 4
 		return y + l.TextIn(viz.Point{X: p.x0, Y: y}, p.w, "s + ν "+verdict, 12, col, viz.Left)
 	}
 	return y + 30
@@ -363,7 +363,7 @@ func (s *Outlier) drawRamp(l *viz.List, p plotArea, v outlierShown) {
 		pt := viz.Point{X: xOf(float64(f)), Y: yOf(q)}
 		l.Circle(pt, 3+math.Sqrt(float64(k)), viz.Style{Fill: rampColour(q), Stroke: viz.Ink, Width: 0.5}, 0)
 		if k > 1 {
-			place.text(viz.Point{X: pt.X, Y: pt.Y - 10 - math.Sqrt(float64(k))}, fmt.Sprintf("×%d", k), 10, viz.Ink, viz.Centre)
+			place.text(viz.Point{X: pt.X, Y: pt.Y - 10 - math.Sqrt(float64(k))}, format.Sprintf("×%d", k), 10, viz.Ink, viz.Centre)
 		}
 	}
 }
@@ -421,7 +421,7 @@ func (s *Outlier) drawNeighbour(l *viz.List, p plotArea) {
 	if l1 > 2 {
 		col = viz.Vermillion
 	}
-	p.y0 += l.TextIn(viz.Point{X: p.x0, Y: p.y0 - 14}, p.w, fmt.Sprintf("neighbour: ‖p − p′‖₁ = %.3g (lemma: ≤ 2; slope bound 1 + 6(n−1)/n = %.3g); coins falling differently: %d", l1, 1+6*(n-1)/n, diff), 11, col, viz.Left) - 14
+	p.y0 += l.TextIn(viz.Point{X: p.x0, Y: p.y0 - 14}, p.w, format.Sprintf("neighbour: ‖p − p′‖₁ = %.3g (lemma: ≤ 2; slope bound 1 + 6(n−1)/n = %.3g); coins falling differently: %d", l1, 1+6*(n-1)/n, diff), 11, col, viz.Left) - 14
 	p.h = math.Max(p.h-14, 20)
 	var changed []int
 	for j, q := range s.step.Keep {

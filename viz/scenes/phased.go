@@ -1,7 +1,7 @@
 package scenes
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 	"slices"
 	"strings"
@@ -157,7 +157,7 @@ func (s *Phased) form() viz.Form {
 			func(v string) error {
 				i := slices.Index(names, v)
 				if i < 0 {
-					return fmt.Errorf("algorithm %q: choose one of %s", v, strings.Join(names, ", "))
+					return format.Errorf("algorithm %q: choose one of %s", v, strings.Join(names, ", "))
 				}
 				s.algo = phasedAlgos()[i]
 				// SCO's batches halve per phase: the paper's count keeps the
@@ -214,10 +214,10 @@ func (s *Phased) Readouts() []viz.Readout {
 	r := s.result
 	total, _ := r.Ledger.Total()
 	out := []viz.Readout{
-		{Name: "ledger", Label: "budget spent", Value: total.Eps, Text: fmt.Sprintf("ε = %.4g, δ = %.3g of (%g, %g)", total.Eps, total.Delta, s.params.Eps, s.params.Delta), Formula: s.algo.composition},
+		{Name: "ledger", Label: "budget spent", Value: total.Eps, Text: format.Sprintf("ε = %.4g, δ = %.3g of (%g, %g)", total.Eps, total.Delta, s.params.Eps, s.params.Delta), Formula: s.algo.composition},
 	}
 	if st := r.Stage1; st != nil {
-		text := fmt.Sprintf("θ₀ at (ε/2, δ/2): σ = %.3g, R′ = %.3g", st.Sigma, st.Radius)
+		text := format.Sprintf("θ₀ at (ε/2, δ/2): σ = %.3g, R′ = %.3g", st.Sigma, st.Radius)
 		if st.Output == nil {
 			text += ", ⊥ (𝒦′ = 𝒦)"
 		}
@@ -226,14 +226,14 @@ func (s *Phased) Readouts() []viz.Readout {
 	}
 	if n := len(r.Phases); n > 0 && r.Phases[n-1].Sigma > s.params.RK {
 		out = append(out, viz.Readout{Name: "noise-warning", Label: "noise vs 𝒦", Value: r.Phases[n-1].Sigma, Warn: true,
-			Text: fmt.Sprintf("even the last phase's σ = %.3g exceeds 𝒦's radius: at these sizes the paper's constants make each release essentially random in 𝒦 (try non-private mode, a larger ε or fewer phases)", r.Phases[n-1].Sigma)})
+			Text: format.Sprintf("even the last phase's σ = %.3g exceeds 𝒦's radius: at these sizes the paper's constants make each release essentially random in 𝒦 (try non-private mode, a larger ε or fewer phases)", r.Phases[n-1].Sigma)})
 	}
 	for _, ph := range r.Phases {
-		text := fmt.Sprintf("λ = %.3g, R = %.3g, σ = %.3g", ph.Lambda, ph.Radius, ph.Sigma)
+		text := format.Sprintf("λ = %.3g, R = %.3g, σ = %.3g", ph.Lambda, ph.Radius, ph.Sigma)
 		if ph.Bottom {
 			text += ", ⊥"
 		}
-		out = append(out, viz.Readout{Name: fmt.Sprintf("phase-%d", ph.I), Label: fmt.Sprintf("phase %d", ph.I), Value: ph.Sigma, Text: text})
+		out = append(out, viz.Readout{Name: format.Sprintf("phase-%d", ph.I), Label: format.Sprintf("phase %d", ph.I), Value: ph.Sigma, Text: text})
 	}
 	return out
 }
@@ -309,7 +309,7 @@ func (s *Phased) Draw(w, h float64) *viz.List {
 		t0 := c.ToScreen(st.Output[0], st.Output[1])
 		l.Circle(t0, math.Min(st.Radius*c.Scale, 4*w), viz.Style{Stroke: viz.Green, Width: 2}, 0)
 		l.Circle(t0, 6, viz.Style{Fill: viz.Green, Stroke: viz.Ink, Width: 1}, 0)
-		place.text(viz.Point{X: t0.X + 8, Y: t0.Y + 10}, fmt.Sprintf("θ₀ (stage 1); green: B(θ₀, R′ = %.3g)", st.Radius), 11, viz.Ink, viz.Left)
+		place.text(viz.Point{X: t0.X + 8, Y: t0.Y + 10}, format.Sprintf("θ₀ (stage 1); green: B(θ₀, R′ = %.3g)", st.Radius), 11, viz.Ink, viz.Left)
 		prev = t0
 	}
 	for _, ph := range s.result.Phases {
@@ -329,7 +329,7 @@ func (s *Phased) Draw(w, h float64) *viz.List {
 		}
 		l.Arrow(prev, out, viz.Style{Stroke: viz.Ink, Width: 1.5})
 		l.Circle(out, 6, viz.Style{Fill: viz.Orange, Stroke: viz.Ink, Width: 1}, 0)
-		label := fmt.Sprintf("θ̂%d", ph.I)
+		label := format.Sprintf("θ̂%d", ph.I)
 		if ph.Bottom {
 			label += " (⊥)"
 		}
@@ -390,7 +390,7 @@ func (s *Phased) drawLedger(l *viz.List, w, h float64, spent map[string]bool) {
 		return
 	}
 	x0, y0, bw := 20.0, h-30, w-40
-	l.Text(viz.Point{X: x0, Y: y0 - 14}, fmt.Sprintf("privacy ledger, what one user spends of ε = %g: %s", s.params.Eps, s.algo.composition), 12, viz.Ink, viz.Left)
+	l.Text(viz.Point{X: x0, Y: y0 - 14}, format.Sprintf("privacy ledger, what one user spends of ε = %g: %s", s.params.Eps, s.algo.composition), 12, viz.Ink, viz.Left)
 	var shared, grouped []privacy.Spend
 	for _, sp := range spends {
 		if sp.Group == "" {

@@ -1,7 +1,7 @@
 package scenes
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 	"slices"
 
@@ -215,24 +215,24 @@ func (p *Playground) Readouts() []viz.Readout {
 	if p.spec.Kind == dataset.Homogeneous {
 		theory = p.spec.Spread * math.Sqrt(2)
 	}
-	f := func(x float64) string { return fmt.Sprintf("%.4g", x) }
+	f := func(x float64) string { return format.Sprintf("%.4g", x) }
 	r := []viz.Readout{
 		{Name: "item-sens", Label: "item-level sensitivity of the mean", Value: p.itemSens(), Text: f(p.itemSens()), Formula: "2R/(nm): one item changes"},
 		{Name: "user-sens", Label: "user-level sensitivity of the mean", Value: p.userSens(), Text: f(p.userSens()), Formula: "2R/n: one user's m items change — m times larger"},
 		{Name: "rms", Label: "spread of the user means (RMS)", Value: p.rms, Text: f(p.rms),
-			Formula: fmt.Sprintf("≈ σ√(d/m) = %.3g for i.i.d. items; σ√d for homogeneous users", theory)},
+			Formula: format.Sprintf("≈ σ√(d/m) = %.3g for i.i.d. items; σ√d for homogeneous users", theory)},
 		{Name: "influence", Label: "largest influence of deleting one user", Value: p.maxInfluence, Text: f(p.maxInfluence),
 			Formula: "max ‖ū_i − x̄‖/(n−1): far below 2R/n when users agree (Paper A's deletion sensitivity)"},
-		{Name: "mean", Label: "mean of user means", Value: p.mean[0], Text: fmt.Sprintf("(%.3f, %.3f)", p.mean[0], p.mean[1])},
-		{Name: "median", Label: "coordinate median", Value: p.median[0], Text: fmt.Sprintf("(%.3f, %.3f)", p.median[0], p.median[1])},
-		{Name: "trimmed", Label: fmt.Sprintf("trimmed mean (%.0f%% each side)", 100*p.trim), Value: p.trimmed[0], Text: fmt.Sprintf("(%.3f, %.3f)", p.trimmed[0], p.trimmed[1])},
+		{Name: "mean", Label: "mean of user means", Value: p.mean[0], Text: format.Sprintf("(%.3f, %.3f)", p.mean[0], p.mean[1])},
+		{Name: "median", Label: "coordinate median", Value: p.median[0], Text: format.Sprintf("(%.3f, %.3f)", p.median[0], p.median[1])},
+		{Name: "trimmed", Label: format.Sprintf("trimmed mean (%.0f%% each side)", 100*p.trim), Value: p.trimmed[0], Text: format.Sprintf("(%.3f, %.3f)", p.trimmed[0], p.trimmed[1])},
 	}
 	if p.spec.Kind == dataset.Homogeneous {
 		r[2].Warn = true
 	}
 	if p.outside > 0 {
 		r = append(r, viz.Readout{Name: "outside", Label: "items outside the domain", Value: float64(p.outside),
-			Text: fmt.Sprintf("%d — the sensitivities above do not cover them: raise R", p.outside), Warn: true})
+			Text: format.Sprintf("%d — the sensitivities above do not cover them: raise R", p.outside), Warn: true})
 	}
 	return r
 }

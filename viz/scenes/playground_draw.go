@@ -1,7 +1,7 @@
 package scenes
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 
 	"github.com/uldplab/uldp/core/robust"
@@ -131,7 +131,7 @@ func (p *Playground) header(l *viz.List, scale float64) float64 {
 		x += tw + 14
 	}
 	y += 18
-	y += l.Text(viz.Point{X: 14, Y: y}, fmt.Sprintf("%d users × %d items · drag an item, or a user's ringed mean to move all its items", p.spec.N, p.spec.M), 12, viz.Muted, viz.Left)
+	y += l.Text(viz.Point{X: 14, Y: y}, format.Sprintf("%d users × %d items · drag an item, or a user's ringed mean to move all its items", p.spec.N, p.spec.M), 12, viz.Muted, viz.Left)
 	return y
 }
 

@@ -1,7 +1,7 @@
 package scenes
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 	"slices"
 	"strconv"
@@ -360,7 +360,7 @@ func (c robustConfig) check() error {
 		return err
 	}
 	if c.algo == algoLOC && len(optim.Phases(c.n, c.batch)) == 0 {
-		return fmt.Errorf("%d users cannot fill one phase: A-LOC's first phase takes ⌊n/2⌋ users, which must be at least B = %d", c.n, c.batch)
+		return format.Errorf("%d users cannot fill one phase: A-LOC's first phase takes ⌊n/2⌋ users, which must be at least B = %d", c.n, c.batch)
 	}
 	return nil
 }
@@ -624,7 +624,7 @@ func (s *RobustSGD) Readouts() []viz.Readout {
 	case s.bg.busy():
 		f := s.bg.fraction()
 		r = append(r, viz.Readout{Name: "computing", Label: "computing", Value: f, Warn: true,
-			Text: fmt.Sprintf("%s, %.0f%% — the figure shows the previous settings until it is done", s.bg.next.stage, 100*f)})
+			Text: format.Sprintf("%s, %.0f%% — the figure shows the previous settings until it is done", s.bg.next.stage, 100*f)})
 	case s.refused != nil:
 		r = append(r, viz.Readout{Name: "refused", Label: "last change refused", Text: s.refused.Error(), Warn: true})
 	}
@@ -636,9 +636,9 @@ func (s *RobustSGD) Readouts() []viz.Readout {
 	}
 	steps := ph.Users / c.batch
 	r = append(r, viz.Readout{Name: "phase", Label: "phase", Value: float64(ph.S),
-		Text: fmt.Sprintf("%d of %d: %d users, T = ⌊%d/%d⌋ = %d steps of η = %.3g", ph.S, len(v.res.Phases), ph.Users, ph.Users, c.batch, steps, ph.Eta)})
+		Text: format.Sprintf("%d of %d: %d users, T = ⌊%d/%d⌋ = %d steps of η = %.3g", ph.S, len(v.res.Phases), ph.Users, ph.Users, c.batch, steps, ph.Eta)})
 	r = append(r, viz.Readout{Name: "threshold", Label: "test threshold v", Value: ph.Threshold,
-		Text:    fmt.Sprintf("%.4g of B = %d; noise Lap(%.3g) on v, Lap(%.3g) on each score", ph.Threshold, c.batch, ph.ThresholdScale, ph.ScoreScale),
+		Text:    format.Sprintf("%.4g of B = %d; noise Lap(%.3g) on v, Lap(%.3g) on each score", ph.Threshold, c.batch, ph.ThresholdScale, ph.ScoreScale),
 		Formula: thresholdFormula(c)})
 	if st := a.step; st != nil {
 		e := st.Estimate
@@ -647,31 +647,31 @@ func (s *RobustSGD) Readouts() []viz.Readout {
 			note = "clipped to the band in " + clippedCoords(e.Clipped)
 		}
 		r = append(r,
-			viz.Readout{Name: "score", Label: fmt.Sprintf("score s_%d", st.T), Value: st.Score,
-				Text:    fmt.Sprintf("%.4g of B = %d (a batch with no ℓ∞ box of radius r holding 2B/3 users scores below %.4g)", st.Score, c.batch, robust.BadScore(c.batch)),
+			viz.Readout{Name: "score", Label: format.Sprintf("score s_%d", st.T), Value: st.Score,
+				Text:    format.Sprintf("%.4g of B = %d (a batch with no ℓ∞ box of radius r holding 2B/3 users scores below %.4g)", st.Score, c.batch, robust.BadScore(c.batch)),
 				Formula: "(1/B)·Σᵢ Σⱼ exp(−‖Qᵢ − Qⱼ‖∞ / r)"},
-			viz.Readout{Name: "estimate", Label: fmt.Sprintf("estimate g_%d", st.T-1), Text: fmt.Sprintf("%s: %s", trace.Vec(e.Est), note),
-				Formula: fmt.Sprintf("the mean clipped to %s ± r per coordinate", c.stat)})
+			viz.Readout{Name: "estimate", Label: format.Sprintf("estimate g_%d", st.T-1), Text: format.Sprintf("%s: %s", trace.Vec(e.Est), note),
+				Formula: format.Sprintf("the mean clipped to %s ± r per coordinate", c.stat)})
 	}
 	if a.answered {
 		if ph.Passed {
-			r = append(r, viz.Readout{Name: "outcome", Label: "test", Text: fmt.Sprintf("every step passed: the phase answers the average x̄ = %s", trace.Vec(ph.Average))})
+			r = append(r, viz.Readout{Name: "outcome", Label: "test", Text: format.Sprintf("every step passed: the phase answers the average x̄ = %s", trace.Vec(ph.Average))})
 		} else {
 			r = append(r, viz.Readout{Name: "outcome", Label: "test", Warn: true, Value: float64(ph.FailedAt),
-				Text: fmt.Sprintf("⊥ at step %d: the phase answers its start %s", ph.FailedAt, trace.Vec(ph.Start))})
+				Text: format.Sprintf("⊥ at step %d: the phase answers its start %s", ph.FailedAt, trace.Vec(ph.Start))})
 		}
 	}
-	r = append(r, viz.Readout{Name: "sigma", Label: "σ of the release", Value: ph.Sigma, Text: fmt.Sprintf("%.4g", ph.Sigma),
+	r = append(r, viz.Readout{Name: "sigma", Label: "σ of the release", Value: ph.Sigma, Text: format.Sprintf("%.4g", ph.Sigma),
 		Formula: sigmaText(c, ph)})
 	if len(v.nbRes.Phases) > 0 {
 		g := v.gapSeries(a.steps)
 		text := "no difference yet: drag a user (it moves in the copy only)"
 		warn := false
 		if g.jump > 0 {
-			text = fmt.Sprintf("jumps to %.3g at step %d (bound 6ηr = %.3g), largest after the jump %.3g", g.jump, g.jumpAt, g.bound, g.max)
+			text = format.Sprintf("jumps to %.3g at step %d (bound 6ηr = %.3g), largest after the jump %.3g", g.jump, g.jumpAt, g.bound, g.max)
 			if g.grewAt > 0 {
 				warn = true
-				text += fmt.Sprintf(": it grew at step %d", g.grewAt)
+				text += format.Sprintf(": it grew at step %d", g.grewAt)
 			} else {
 				text += ": it never grew"
 			}
@@ -680,7 +680,7 @@ func (s *RobustSGD) Readouts() []viz.Readout {
 	}
 	if a.released && a.phaseIdx == len(v.res.Phases) {
 		out := v.res.Output
-		r = append(r, viz.Readout{Name: "output", Label: "released x̂", Text: fmt.Sprintf("%s, ‖x̂ − z̄‖∞ = %.3g (z̄ every item's mean)", trace.Vec(out), math.Max(math.Abs(out[0]-v.mean[0]), math.Abs(out[1]-v.mean[1])))})
+		r = append(r, viz.Readout{Name: "output", Label: "released x̂", Text: format.Sprintf("%s, ‖x̂ − z̄‖∞ = %.3g (z̄ every item's mean)", trace.Vec(out), math.Max(math.Abs(out[0]-v.mean[0]), math.Abs(out[1]-v.mean[1])))})
 	}
 	return r
 }
@@ -698,7 +698,7 @@ func sigmaText(c robustConfig, ph *optim.RobustPhase) string {
 	if c.mode == privacy.NonPrivate {
 		return "no noise (non-private)"
 	}
-	return fmt.Sprintf("6ηr√d·√(2 ln(1.25/δ′))/(ε/2), δ′ = δ/(2e^ε): the Gaussian at (ε/2, δ′) for the averages' ℓ∞ sensitivity 6ηr = %.3g", 6*ph.Eta*c.radius)
+	return format.Sprintf("6ηr√d·√(2 ln(1.25/δ′))/(ε/2), δ′ = δ/(2e^ε): the Gaussian at (ε/2, δ′) for the averages' ℓ∞ sensitivity 6ηr = %.3g", 6*ph.Eta*c.radius)
 }
 
 func clippedCoords(c []bool) string {

@@ -1,7 +1,7 @@
 package scenes
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 	"strconv"
 
@@ -66,15 +66,15 @@ func (s *RobustSGD) drawBatch(l *viz.List, b box, a robustAt) {
 	if st == nil {
 		return
 	}
-	what := fmt.Sprintf("step %d's batch: %d users' gradients at x_%d (drag them)", st.T, len(st.Users), st.T-1)
+	what := format.Sprintf("step %d's batch: %d users' gradients at x_%d (drag them)", st.T, len(st.Users), st.T-1)
 	if a.step == nil {
-		what = fmt.Sprintf("the first batch: %d users' gradients at x₀ (drag them)", len(st.Users))
+		what = format.Sprintf("the first batch: %d users' gradients at x₀ (drag them)", len(st.Users))
 	}
 	if len(v.res.Phases) > 1 {
-		what = fmt.Sprintf("phase %d, ", p+1) + what
+		what = format.Sprintf("phase %d, ", p+1) + what
 	}
 	top := b.y + 14 + l.TextIn(viz.Point{X: b.x + 14, Y: b.y + 14}, b.w-28, what, 12, viz.Ink, viz.Left)
-	key := fmt.Sprintf("● mean  ✚ %s  ◆ estimate  ▢ band %s ± r", v.cfg.stat, v.cfg.stat)
+	key := format.Sprintf("● mean  ✚ %s  ◆ estimate  ▢ band %s ± r", v.cfg.stat, v.cfg.stat)
 	legend := b.y + b.h - 6 - l.TextHeight(viz.Point{X: b.x + 14}, b.w-28, key, 11, viz.Left)
 	bottom := legend - 8
 	e := st.Estimate
@@ -160,7 +160,7 @@ func (s *RobustSGD) drawBatch(l *viz.List, b box, a robustAt) {
 	l.Line(viz.Point{X: stat.X, Y: stat.Y - 11}, viz.Point{X: stat.X, Y: stat.Y + 11}, viz.Style{Stroke: viz.Purple, Width: 2})
 	l.TextIn(viz.Point{X: b.x + 14, Y: legend}, b.w-28, key, 11, viz.Muted, viz.Left)
 	if bx0 <= wx0 && bx1 >= wx1 && by0 <= wy0 && by1 >= wy1 {
-		l.Text(viz.Point{X: c.X0 + c.W - 14, Y: c.Y0 + c.H - 12}, fmt.Sprintf("the band covers the view: r = %.3g", r), 11, viz.Sky, viz.Right)
+		l.Text(viz.Point{X: c.X0 + c.W - 14, Y: c.Y0 + c.H - 12}, format.Sprintf("the band covers the view: r = %.3g", r), 11, viz.Sky, viz.Right)
 	}
 	c.DrawScaleBar(l)
 }
@@ -223,7 +223,7 @@ func (s *RobustSGD) drawDomain(l *viz.List, b box, a robustAt) {
 		out := c.ToScreen(ph.Output[0], ph.Output[1])
 		label := "x̂"
 		if len(v.res.Phases) > 1 {
-			label = fmt.Sprintf("x̂_%d", k+1)
+			label = format.Sprintf("x̂_%d", k+1)
 		}
 		if !(out.X >= c.X0 && out.X <= c.X0+c.W && out.Y >= c.Y0 && out.Y <= c.Y0+c.H) {
 			out = viz.Point{X: clamp(out.X, c.X0+8, c.X0+c.W-8), Y: clamp(out.Y, c.Y0+8, c.Y0+c.H-8)}
@@ -298,9 +298,9 @@ func (s *RobustSGD) drawScores(l *viz.List, b box, a robustAt) {
 	}
 	if ph.FailedAt > 0 && len(a.compares) >= ph.FailedAt {
 		x := p.slotX(ph.FailedAt)
-		place.text(viz.Point{X: clamp(x, p.x0+20, p.x0+p.w-20), Y: p.y0 + p.h + 12}, fmt.Sprintf("⊥ at step %d", ph.FailedAt), 11, viz.Vermillion, viz.Centre)
+		place.text(viz.Point{X: clamp(x, p.x0+20, p.x0+p.w-20), Y: p.y0 + p.h + 12}, format.Sprintf("⊥ at step %d", ph.FailedAt), 11, viz.Vermillion, viz.Centre)
 	} else {
-		place.text(viz.Point{X: p.x0, Y: p.y0 + p.h + 12}, fmt.Sprintf("step 1 … %d", steps), 10, viz.Muted, viz.Left)
+		place.text(viz.Point{X: p.x0, Y: p.y0 + p.h + 12}, format.Sprintf("step 1 … %d", steps), 10, viz.Muted, viz.Left)
 	}
 }
 
@@ -349,7 +349,7 @@ func (s *RobustSGD) drawGap(l *viz.List, b box, a robustAt) {
 	if showBound {
 		l.Text(viz.Point{X: p.x0 + p.w + 6, Y: p.yOf(g.bounds[0])}, "6ηr", 10, viz.Vermillion, viz.Left)
 	} else {
-		l.TextIn(viz.Point{X: p.x0 + 8, Y: p.y0 + 4}, p.w-8, fmt.Sprintf("6ηr = %.3g is off the top: %s× the largest gap", bound, strconv.FormatFloat(bound/g.max, 'f', 0, 64)), 10, viz.Vermillion, viz.Left)
+		l.TextIn(viz.Point{X: p.x0 + 8, Y: p.y0 + 4}, p.w-8, format.Sprintf("6ηr = %.3g is off the top: %s× the largest gap", bound, strconv.FormatFloat(bound/g.max, 'f', 0, 64)), 10, viz.Vermillion, viz.Left)
 	}
 	var pts []viz.Point
 	for k, x := range g.gap {
@@ -366,9 +366,9 @@ func (s *RobustSGD) drawGap(l *viz.List, b box, a robustAt) {
 		}
 	}
 	if g.grewAt > 0 {
-		l.Text(viz.Point{X: p.x0, Y: p.y0 + p.h + 12}, fmt.Sprintf("grew at step %d: the loss breaks the contraction", g.grewAt), 11, viz.Vermillion, viz.Left)
+		l.Text(viz.Point{X: p.x0, Y: p.y0 + p.h + 12}, format.Sprintf("grew at step %d: the loss breaks the contraction", g.grewAt), 11, viz.Vermillion, viz.Left)
 	} else {
-		l.Text(viz.Point{X: p.x0, Y: p.y0 + p.h + 12}, fmt.Sprintf("steps 1 … %d of the whole run", total), 10, viz.Muted, viz.Left)
+		l.Text(viz.Point{X: p.x0, Y: p.y0 + p.h + 12}, format.Sprintf("steps 1 … %d of the whole run", total), 10, viz.Muted, viz.Left)
 	}
 }
 

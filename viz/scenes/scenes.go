@@ -4,7 +4,7 @@
 package scenes
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"reflect"
 	"runtime"
 
@@ -68,11 +68,11 @@ func drawFailure(l *viz.List, w, y float64, msg string) {
 // fits checks that d has n users of m items each in 2-D.
 func fits(d *dataset.Dataset, n, m int) error {
 	if d.Dim != 2 || d.N() != n {
-		return fmt.Errorf("the lesson has %d users in 2-D, the dataset %d in %d-D", n, d.N(), d.Dim)
+		return format.Errorf("the lesson has %d users in 2-D, the dataset %d in %d-D", n, d.N(), d.Dim)
 	}
 	for i, u := range d.Users {
 		if len(u.Points) != 2*m {
-			return fmt.Errorf("user %s has %d items; this lesson's users have %d", d.Users[i].ID, len(u.Points)/2, m)
+			return format.Errorf("user %s has %d items; this lesson's users have %d", d.Users[i].ID, len(u.Points)/2, m)
 		}
 	}
 	return nil

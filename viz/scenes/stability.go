@@ -1,7 +1,7 @@
 package scenes
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 	"slices"
 	"strconv"
@@ -117,7 +117,7 @@ func (s *Stability) form() viz.Form {
 		viz.Float(&s.params.Sens, viz.Control{Name: "sens", Label: "target Δ", Kind: viz.Slider, Min: 0.001, Max: 10, Log: true,
 			Help: "the deletion sensitivity the noise is calibrated to"}),
 		viz.Numbers(&s.values, viz.Control{Name: "values", Label: "user values",
-			Help: fmt.Sprintf("one number per user, up to %d; or drag the users", stabilityMaxUsers)}, "user", stabilityMaxUsers),
+			Help: format.Sprintf("one number per user, up to %d; or drag the users", stabilityMaxUsers)}, "user", stabilityMaxUsers),
 		viz.StreamsSeed(&s.streams),
 		viz.Bool(&s.lens, viz.Control{Name: "lens", Label: "neighbour lens", Key: "l",
 			Help: "a copy of the data in which you may move one user: both output laws and the exact δ(ε)"}),
@@ -144,11 +144,11 @@ func (s *Stability) Set(name, value string) error {
 	}
 	switch need := 4*cal.Kappa + 2; {
 	case len(next.values) < need && name == "values":
-		return fmt.Errorf("%d users: κ = %d needs at least 4κ+2 = %d", len(next.values), cal.Kappa, need)
+		return format.Errorf("%d users: κ = %d needs at least 4κ+2 = %d", len(next.values), cal.Kappa, need)
 	case len(next.values) < need:
-		return fmt.Errorf("at these ε, δ κ = %d, and %d users are fewer than 4κ+2 = %d: raise ε or δ", cal.Kappa, len(next.values), need)
+		return format.Errorf("at these ε, δ κ = %d, and %d users are fewer than 4κ+2 = %d: raise ε or δ", cal.Kappa, len(next.values), need)
 	case 4*cal.Kappa > 16:
-		return fmt.Errorf("at these ε, δ κ = %d: the exact search over %d deletions is too slow to drag; raise ε or δ", cal.Kappa, 4*cal.Kappa)
+		return format.Errorf("at these ε, δ κ = %d: the exact search over %d deletions is too slow to drag; raise ε or δ", cal.Kappa, 4*cal.Kappa)
 	}
 	if name == "values" || len(next.neighbour) != len(next.values) {
 		next.neighbour = slices.Clone(next.values)
@@ -164,21 +164,21 @@ func (s *Stability) Readouts() []viz.Readout {
 		return failedReadouts("cannot run", s.err)
 	}
 	l := s.law
-	f := func(x float64) string { return fmt.Sprintf("%.4g", x) }
+	f := func(x float64) string { return format.Sprintf("%.4g", x) }
 	rstar := "none ≤ 2κ: ⊥ for sure"
 	if l.RStar >= 0 {
-		rstar = fmt.Sprintf("%d (remove %s)", l.RStar, userList(l.Removed))
+		rstar = format.Sprintf("%d (remove %s)", l.RStar, userList(l.Removed))
 	}
-	cert := fmt.Sprintf("%.4g > Δ: not certified, searched", l.Bound)
+	cert := format.Sprintf("%.4g > Δ: not certified, searched", l.Bound)
 	if l.Certified {
-		cert = fmt.Sprintf("%.4g ≤ Δ: certified stable, no search", l.Bound)
+		cert = format.Sprintf("%.4g ≤ Δ: certified stable, no search", l.Bound)
 	}
 	r := []viz.Readout{
 		{Name: "kappa", Label: "κ", Value: float64(l.Kappa), Text: strconv.Itoa(l.Kappa), Formula: "1 + ⌈ln(1/δ̄)/ε̄⌉"},
 		{Name: "sigma", Label: "σ", Value: l.Sigma, Text: f(l.Sigma), Formula: "16κΔ√ln(2/δ̄)/ε̄"},
 		{Name: "certificate", Label: "certificate 2(4κ+1)γ_c/(n−4κ−1)", Value: l.Bound, Text: cert},
 		{Name: "rstar", Label: "r*", Value: float64(l.RStar), Text: rstar},
-		{Name: "p-bottom", Label: "Pr[⊥]", Value: l.PBottom, Text: fmt.Sprintf("%.4g", l.PBottom), Formula: "Pr[R1 < r*] under TDLap"},
+		{Name: "p-bottom", Label: "Pr[⊥]", Value: l.PBottom, Text: format.Sprintf("%.4g", l.PBottom), Formula: "Pr[R1 < r*] under TDLap"},
 	}
 	if s.lens {
 		if s.lensErr != nil {
@@ -186,9 +186,9 @@ func (s *Stability) Readouts() []viz.Readout {
 		}
 		pt := s.lensAtEps()
 		r = append(r,
-			viz.Readout{Name: "lens-rstar", Label: "neighbour r*, Pr[⊥]", Value: float64(s.lensLaw.RStar), Text: fmt.Sprintf("%d, %.4g", s.lensLaw.RStar, s.lensLaw.PBottom)},
-			viz.Readout{Name: "lens-delta", Label: fmt.Sprintf("exact δ at ε = %g", s.params.Eps), Value: math.Max(pt.DeltaAB, pt.DeltaBA),
-				Text: fmt.Sprintf("%.3g and %.3g (promised %g): %s", pt.DeltaAB, pt.DeltaBA, s.params.Delta, pt.Verdict), Warn: pt.Verdict == audit.Violation})
+			viz.Readout{Name: "lens-rstar", Label: "neighbour r*, Pr[⊥]", Value: float64(s.lensLaw.RStar), Text: format.Sprintf("%d, %.4g", s.lensLaw.RStar, s.lensLaw.PBottom)},
+			viz.Readout{Name: "lens-delta", Label: format.Sprintf("exact δ at ε = %g", s.params.Eps), Value: math.Max(pt.DeltaAB, pt.DeltaBA),
+				Text: format.Sprintf("%.3g and %.3g (promised %g): %s", pt.DeltaAB, pt.DeltaBA, s.params.Delta, pt.Verdict), Warn: pt.Verdict == audit.Violation})
 	}
 	return r
 }

@@ -1,7 +1,7 @@
 package scenes
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 	"slices"
 	"strconv"
@@ -101,7 +101,7 @@ func (s *Stability) Draw(w, h float64) *viz.List {
 			if pt.Verdict == audit.Violation {
 				col = viz.Vermillion
 			}
-			l.Text(viz.Point{X: 20, Y: y + 20}, fmt.Sprintf("exact δ at ε = %g: %.3g (x vs x′), %.3g (x′ vs x), promised %g: %s — the whole curve δ(ε) on a wider screen",
+			l.Text(viz.Point{X: 20, Y: y + 20}, format.Sprintf("exact δ at ε = %g: %.3g (x vs x′), %.3g (x′ vs x), promised %g: %s — the whole curve δ(ε) on a wider screen",
 				s.params.Eps, pt.DeltaAB, pt.DeltaBA, s.params.Delta, pt.Verdict), 12, col, viz.Left)
 		}
 	} else {
@@ -185,7 +185,7 @@ func (s *Stability) drawInfluence(l *viz.List, p plotArea) (bottom float64) {
 		l.Rect(viz.Point{X: x0 + float64(i)*bw + 1, Y: p.y0 + p.h}, viz.Point{X: x0 + float64(i+1)*bw - 1, Y: yOf(x)}, viz.Style{Fill: col}, 0)
 	}
 	l.Line(viz.Point{X: x0, Y: dy}, viz.Point{X: x0 + w, Y: dy}, viz.Style{Stroke: viz.Purple, Width: 2, Dashed: true})
-	l.Text(viz.Point{X: x0 - 4, Y: dy}, fmt.Sprintf("Δ %g", s.params.Sens), 10, viz.Purple, viz.Right)
+	l.Text(viz.Point{X: x0 - 4, Y: dy}, format.Sprintf("Δ %g", s.params.Sens), 10, viz.Purple, viz.Right)
 	return p.y0 + p.h
 }
 
@@ -194,13 +194,13 @@ func decade(k int) string {
 	if k >= -3 && k <= 3 {
 		return strconv.FormatFloat(math.Pow(10, float64(k)), 'f', -1, 64)
 	}
-	return fmt.Sprintf("1e%d", k)
+	return format.Sprintf("1e%d", k)
 }
 
 // drawTDLap shows R1's pmf, the ⊥ mass (R1 < r*) and the drawn R1.
 func (s *Stability) drawTDLap(l *viz.List, p plotArea, v stabilityShown) (bottom float64) {
 	pmf := s.tdlapPMF()
-	p.y0 += l.Text(viz.Point{X: p.x0, Y: p.y0 - 14}, fmt.Sprintf("TDLap(ε̄, κ = %d): R1 on {0..2κ}; red: R1 < r* ⇒ ⊥", s.law.Kappa), 12, viz.Ink, viz.Left) - 15
+	p.y0 += l.Text(viz.Point{X: p.x0, Y: p.y0 - 14}, format.Sprintf("TDLap(ε̄, κ = %d): R1 on {0..2κ}; red: R1 < r* ⇒ ⊥", s.law.Kappa), 12, viz.Ink, viz.Left) - 15
 	top := 0.0
 	for _, x := range pmf {
 		top = math.Max(top, x)
@@ -215,12 +215,12 @@ func (s *Stability) drawTDLap(l *viz.List, p plotArea, v stabilityShown) (bottom
 		// Square-root height so the e^{−ε̄}-small tails stay visible.
 		yt := p.y0 + p.h - p.h*math.Sqrt(x/top)
 		l.Rect(viz.Point{X: x0 + 2, Y: p.y0 + p.h}, viz.Point{X: x0 + bw - 2, Y: yt}, viz.Style{Fill: col}, 0)
-		l.Text(viz.Point{X: x0 + bw/2, Y: p.y0 + p.h + 10}, fmt.Sprint(r), 10, viz.Ink, viz.Centre)
+		l.Text(viz.Point{X: x0 + bw/2, Y: p.y0 + p.h + 10}, format.Sprint(r), 10, viz.Ink, viz.Centre)
 	}
 	if v.drawn {
 		x := p.x0 + (float64(s.result.R1)+0.5)*bw
 		l.Arrow(viz.Point{X: x, Y: p.y0 - 4}, viz.Point{X: x, Y: p.y0 + 14}, viz.Style{Stroke: viz.Ink, Width: 2})
-		l.Text(viz.Point{X: x + 6, Y: p.y0 + 4}, fmt.Sprintf("R1 = %d", s.result.R1), 11, viz.Ink, viz.Left)
+		l.Text(viz.Point{X: x + 6, Y: p.y0 + 4}, format.Sprintf("R1 = %d", s.result.R1), 11, viz.Ink, viz.Left)
 	}
 	l.Text(viz.Point{X: p.x0 + p.w, Y: p.y0 + p.h + 24}, "bar height ∝ √pmf", 10, viz.Muted, viz.Right)
 	return p.y0 + p.h + 30
@@ -232,20 +232,20 @@ func (s *Stability) drawSearch(l *viz.List, y float64, v stabilityShown) float64
 	law := s.law
 	second, height := y+20, 15.0 // the second line's place and height, taken or not
 	if v.certificate {
-		badge, col := fmt.Sprintf("✗ not certified: 2(4κ+1)γ_c/(n−4κ−1) = %.3g > Δ — exact search over subsets of ≤ 4κ = %d users", law.Bound, 4*law.Kappa), viz.Vermillion
+		badge, col := format.Sprintf("✗ not certified: 2(4κ+1)γ_c/(n−4κ−1) = %.3g > Δ — exact search over subsets of ≤ 4κ = %d users", law.Bound, 4*law.Kappa), viz.Vermillion
 		if law.Certified {
-			badge, col = fmt.Sprintf("✓ certified stable: 2(4κ+1)γ_c/(n−4κ−1) = %.3g ≤ Δ — no search needed, r* = 0", law.Bound), viz.Green
+			badge, col = format.Sprintf("✓ certified stable: 2(4κ+1)γ_c/(n−4κ−1) = %.3g ≤ Δ — no search needed, r* = 0", law.Bound), viz.Green
 		}
 		second = y + l.Text(viz.Point{X: 30, Y: y}, badge, 12, col, viz.Left) + 5
 	}
 	if v.stability {
-		text := fmt.Sprintf("r* = %d: removing %s leaves a dataset stable under %d more deletions; Pr[⊥] = Pr[R1 < %d] = %.4g",
+		text := format.Sprintf("r* = %d: removing %s leaves a dataset stable under %d more deletions; Pr[⊥] = Pr[R1 < %d] = %.4g",
 			law.RStar, userList(law.Removed), 4*law.Kappa-law.RStar, law.RStar, law.PBottom)
 		if law.RStar == 0 {
-			text = fmt.Sprintf("r* = 0: x itself is stable under %d deletions; never ⊥", 4*law.Kappa)
+			text = format.Sprintf("r* = 0: x itself is stable under %d deletions; never ⊥", 4*law.Kappa)
 		}
 		if law.RStar < 0 {
-			text = fmt.Sprintf("no set of ≤ 2κ = %d users leaves a stable dataset: ⊥ with probability 1", 2*law.Kappa)
+			text = format.Sprintf("no set of ≤ 2κ = %d users leaves a stable dataset: ⊥ with probability 1", 2*law.Kappa)
 		}
 		height = l.Text(viz.Point{X: 30, Y: second}, text, 12, viz.Ink, viz.Left)
 	}
@@ -258,7 +258,7 @@ func (s *Stability) drawRelease(l *viz.List, p plotArea, v stabilityShown) {
 	law := s.law
 	const title = "release: f(x₋S*) + N(0, σ²) — its own axis, ±3σ around the centre"
 	th := l.Text(viz.Point{X: p.x0, Y: p.y0}, title, 12, viz.Ink, viz.Left)
-	note := fmt.Sprintf("σ = %.4g; grey band: the data's range", law.Sigma)
+	note := format.Sprintf("σ = %.4g; grey band: the data's range", law.Sigma)
 	if viz.TextWidth(title, 12)+viz.TextWidth(note, 11) > p.w {
 		// No room beside the title: the note goes under it.
 		l.Text(viz.Point{X: p.x0, Y: p.y0 + th}, note, 11, viz.Muted, viz.Left)
@@ -287,9 +287,9 @@ func (s *Stability) drawRelease(l *viz.List, p plotArea, v stabilityShown) {
 	for k := -3; k <= 3; k++ {
 		x := ax.xOf(c + float64(k)*law.Sigma)
 		l.Line(viz.Point{X: x, Y: base}, viz.Point{X: x, Y: base + 4}, viz.Style{Stroke: viz.Muted, Width: 1})
-		label := fmt.Sprintf("%+dσ", k)
+		label := format.Sprintf("%+dσ", k)
 		if k == 0 {
-			label = fmt.Sprintf("c = %.3g", c)
+			label = format.Sprintf("c = %.3g", c)
 		}
 		l.Text(viz.Point{X: x, Y: base + 13}, label, 10, viz.Muted, viz.Centre)
 	}
@@ -299,7 +299,7 @@ func (s *Stability) drawRelease(l *viz.List, p plotArea, v stabilityShown) {
 		} else {
 			o := viz.Point{X: ax.xOf(s.result.Output[0]), Y: base - 6}
 			l.Circle(o, 7, viz.Style{Fill: viz.Orange, Stroke: viz.Ink, Width: 1.5}, 0)
-			l.Text(viz.Point{X: o.X, Y: o.Y - 16}, fmt.Sprintf("output %.4g", s.result.Output[0]), 11, viz.Ink, viz.Centre)
+			l.Text(viz.Point{X: o.X, Y: o.Y - 16}, format.Sprintf("output %.4g", s.result.Output[0]), 11, viz.Ink, viz.Centre)
 		}
 	}
 }
@@ -324,7 +324,7 @@ var lensCaption = profileCaption("x vs x′", "x′ vs x")
 // profileCaption is a privacy profile's title: ab and ba name the two
 // orders of the pair.
 func profileCaption(ab, ba string) string {
-	return fmt.Sprintf("exact privacy profile δ(ε), log scale: %s (blue), %s (orange); the promise (purple) holds from the claimed ε on", ab, ba)
+	return format.Sprintf("exact privacy profile δ(ε), log scale: %s (blue), %s (orange); the promise (purple) holds from the claimed ε on", ab, ba)
 }
 
 // drawProfile plots an exact privacy profile δ(ε) (both orders, log scale)
@@ -347,7 +347,7 @@ func drawProfile(l *viz.List, p plotArea, pts []audit.Point, eps0, delta0 float6
 		l.Text(viz.Point{X: xOf(t), Y: p.y0 + p.h + 12}, viz.TickLabel(t), 10, viz.Muted, viz.Centre)
 	}
 	for e := 0; e >= int(floor); e -= 3 {
-		l.Text(viz.Point{X: p.x0 - 6, Y: yOf(math.Pow(10, float64(e)))}, fmt.Sprintf("1e%d", e), 10, viz.Muted, viz.Right)
+		l.Text(viz.Point{X: p.x0 - 6, Y: yOf(math.Pow(10, float64(e)))}, format.Sprintf("1e%d", e), 10, viz.Muted, viz.Right)
 	}
 	l.Text(viz.Point{X: p.x0 + p.w + 10, Y: p.y0 + p.h + 12}, "ε", 11, viz.Muted, viz.Left) // beside the ticks
 	for _, side := range []struct {

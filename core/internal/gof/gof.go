@@ -4,7 +4,7 @@
 package gof
 
 import (
-	"fmt"
+	"github.com/uldplab/uldp/core/format"
 	"math"
 	"sort"
 
@@ -31,7 +31,7 @@ func DKW(samples []float64, cdf func(float64) float64, alpha float64) error {
 		}
 	}
 	if worst > t {
-		return fmt.Errorf("DKW: sup|F_n − F| = %.5f at x = %.5g exceeds %.5f (n = %.0f, alpha = %g)", worst, at, t, n, alpha)
+		return format.Errorf("DKW: sup|F_n − F| = %.5f at x = %.5g exceeds %.5f (n = %.0f, alpha = %g)", worst, at, t, n, alpha)
 	}
 	return nil
 }
@@ -43,7 +43,7 @@ func DKW(samples []float64, cdf func(float64) float64, alpha float64) error {
 // probability about alpha when the counts do follow probs.
 func ChiSquare(counts []int, probs []float64, alpha float64) error {
 	if len(counts) != len(probs) {
-		return fmt.Errorf("chi-square: %d counts but %d probabilities", len(counts), len(probs))
+		return format.Errorf("chi-square: %d counts but %d probabilities", len(counts), len(probs))
 	}
 	var n float64
 	for _, c := range counts {
@@ -67,7 +67,7 @@ func ChiSquare(counts []int, probs []float64, alpha float64) error {
 	}
 	cells := len(exp)
 	if cells < 2 {
-		return fmt.Errorf("chi-square: only %d cell(s) with expected count ≥ 20; draw more samples", cells)
+		return format.Errorf("chi-square: only %d cell(s) with expected count ≥ 20; draw more samples", cells)
 	}
 	var stat float64
 	for i := range exp {
@@ -75,7 +75,7 @@ func ChiSquare(counts []int, probs []float64, alpha float64) error {
 	}
 	crit := distuv.ChiSquared{K: float64(cells - 1)}.Quantile(1 - alpha)
 	if stat > crit {
-		return fmt.Errorf("chi-square: statistic %.2f exceeds %.2f (%d cells, n = %.0f, alpha = %g)", stat, crit, cells, n, alpha)
+		return format.Errorf("chi-square: statistic %.2f exceeds %.2f (%d cells, n = %.0f, alpha = %g)", stat, crit, cells, n, alpha)
 	}
 	return nil
 }
