@@ -25,10 +25,52 @@ const (
 	labORME  = "orme"
 	labGate  = "orme-gate"
 	labSGD   = "dp-sgd"
+	labRSGD  = "robust-sgd"
 )
 
 // labMechs lists the mechanisms in menu order.
-var labMechs = []string{labDel, labAT, labGauss, labORME, labGate, labSGD}
+var labMechs = []string{labDel, labAT, labGauss, labORME, labGate, labSGD, labRSGD}
+
+// sampled says whether m's answer has no closed form, so the lab draws its
+// sampled answers instead of an exact profile.
+func sampled(m string) bool { return m == labSGD || m == labRSGD }
+
+// labRSGDParams are robust SGD's (Ghazi et al. 2025) for the pair: one
+// phase of T = 2 steps of B = 400 users in file order, ε = 8, δ = 10⁻⁵,
+// r = 1 and η = 1/6B, the largest step its proof allows (6βηB ≤ 1), on
+// the squared loss — or Huber's, whose gradients the huber-edge pair needs.
+// A smaller batch is not certified: with B = 100 a batch with no 2B/3 in
+// any r-box passes the test with probability 0.0016, not δ's share.
+func labRSGDParams(pair string) optim.RobustSGDParams {
+	p := optim.RobustSGDParams{Eps: 8, Delta: 1e-5, Loss: loss.Squared{Mu: 1}, Domain: 1e5, Batch: rsgdBatch, Radius: 1,
+		Eta: rsgdEta, Order: optim.Given, Mode: privacy.Sound, Theta0: []float64{0}}
+	if pair == "huber-edge" {
+		p.Loss = loss.Huber{H: 1}
+	}
+	return p
+}
+
+// rsgdBatch is B in the robust SGD pairs, which hold 2B users, and
+// rsgdEta their step.
+const (
+	rsgdBatch = 400
+	rsgdEta   = 1.0 / (6 * rsgdBatch)
+)
+
+// huberEdge is the pair on which the indicator kernel is caught (the
+// robust SGD audit's tests build the same pair in two dimensions). Step
+// 1's users sit at the start x₀ = 0; in B one of them is 10⁴ away, whose
+// Huber gradient saturates at 1 and moves x₁ by −η/B. Step 2's users are
+// half saturated (at −5, gradient 1) and half at half that move from x
+// (gradient ±η/2B): their distances straddle r = 1 by η/2B, so the
+// indicator kernel counts every cross pair on A and none on B.
+func huberEdge() (a, b []float64) {
+	near := -rsgdEta / rsgdBatch / 2
+	a = with(with(crowdOf(rsgdBatch, 0), crowdOf(rsgdBatch/2, -5)...), crowdOf(rsgdBatch/2, near)...)
+	b = slices.Clone(a)
+	b[0] = -1e4
+	return a, b
+}
 
 // labSGDParams() are user-level DP-SGD's: sound ORME at (8, 0.1) inside 8
 // steps among 600 users (the proof needs n > 502), on the squared loss
@@ -102,6 +144,9 @@ type AuditLab struct {
 	gaussEps float64
 	// DP-SGD's runs on a and b, ready to sample.
 	sgd [2]audit.DPSGDRuns
+	// Robust SGD's runs on a and b, and its test's exact law on the pair.
+	rsgd  [2]audit.RSGDRuns
+	rtest audit.RSGDTest
 
 	points []audit.Point
 	err    error
@@ -129,6 +174,7 @@ type labPair struct {
 }
 
 func labPairs() map[string][]labPair {
+	hA, hB := huberEdge()
 	return map[string][]labPair{
 		labDel: {
 			{"far-outlier", "no-stability", with(inliers, 1000), with(inliers, 0)},
@@ -149,6 +195,12 @@ func labPairs() map[string][]labPair {
 			{"far-user", audit.ORMEKeepAll, crowdOf(sgdUsers, 0), with(crowdOf(sgdUsers-1, 0), 1e4)},
 			{"two-crowds", audit.ORMENoGate, with(crowdOf(sgdUsers/2, 0), crowdOf(sgdUsers/2, 100)...),
 				with(crowdOf(sgdUsers/2-1, 0), crowdOf(sgdUsers/2+1, 100)...)},
+		},
+		labRSGD: {
+			// The last user, 10⁶ away: the plain mean moves the answer by
+			// ηz/2B ≈ 260σ; the clipped one by at most ηr/2.
+			{"far-user", audit.RSGDNoClip, crowdOf(2*rsgdBatch, 0), with(crowdOf(2*rsgdBatch-1, 0), 1e6)},
+			{"huber-edge", audit.RSGDIndicator, hA, hB},
 		},
 	}
 }
@@ -171,6 +223,10 @@ func mutantHelp() map[string]string {
 		audit.ORMENoGate:         "ORME without its gate",
 		audit.ORMEHalfScoreNoise: "the score's noise at half the sound scale",
 		audit.ORMEKeepAll:        "everyone kept instead of the ramp",
+		audit.RSGDPaperNoise:     "the test's noise as printed, Lap(4/ε) and Lap(8/ε), for scores of sensitivity 2",
+		audit.RSGDNoClip:         "the plain batch mean, not clipped to the median ± r",
+		audit.RSGDTrimTooLittle:  "the trimmed mean trims one user fewer than B/3 at each end",
+		audit.RSGDIndicator:      "the score counts pairs within r (an indicator) instead of exp(−‖·‖∞/r)",
 	}
 	for _, name := range audit.DelMutantNames() {
 		if m, err := audit.DelMutantByName(name); err == nil {
@@ -233,6 +289,8 @@ func (s *AuditLab) guarantee() privacy.Guarantee {
 		return privacy.Guarantee{Eps: s.gaussEps, Delta: gaussDelta, Mode: privacy.Paper}
 	case labGate:
 		return audit.GateGuarantee(labGateParams())
+	case labRSGD:
+		return labRSGDParams(s.pair).Guarantee(len(s.a), 1, 1, false)
 	case labSGD:
 		cal, err := labSGDParams().ORME(max(len(s.a), 2), 1, 1).Calibrate(max(len(s.a), 2))
 		if err != nil {
@@ -258,6 +316,8 @@ func mutantsOf(m string) []string {
 		return []string{noMutant, audit.GaussianClassical}
 	case labORME, labGate, labSGD:
 		return append([]string{noMutant}, audit.ORMEMutantNames()...)
+	case labRSGD:
+		return append([]string{noMutant}, audit.RSGDMutantNames()...)
 	}
 	return append([]string{noMutant}, audit.DelMutantNames()...)
 }
@@ -293,6 +353,25 @@ func (s *AuditLab) recompute() {
 		s.points = nil
 		for i, vals := range [][]float64{s.a, s.b} {
 			if s.sgd[i], s.err = audit.SampleDPSGD(labSGDParams(), valuesData(vals), s.variant()); s.err != nil {
+				return
+			}
+		}
+		return
+	}
+	if s.mech == labRSGD {
+		// The test's halting law is exact; the answer is sampled.
+		s.points = nil
+		p, err := audit.RSGDMutant(labRSGDParams(s.pair), s.variant())
+		if err != nil {
+			s.err = err
+			return
+		}
+		a, b := valuesData(s.a), valuesData(s.b)
+		if s.rtest, s.err = audit.RSGDTestLaw(p, a, b, 1); s.err != nil {
+			return
+		}
+		for i, d := range []*dataset.Dataset{a, b} {
+			if s.rsgd[i], s.err = audit.SampleRSGD(p, d); s.err != nil {
 				return
 			}
 		}
@@ -421,6 +500,8 @@ func (s *AuditLab) startMC() error {
 		a, b = la.Sampler(), lb.Sampler()
 	case labSGD:
 		a, b = s.sgd[0].Sample, s.sgd[1].Sample
+	case labRSGD:
+		a, b = s.rsgd[0].Sample, s.rsgd[1].Sample
 	case labGate:
 		var err error
 		if a, err = audit.ORMEGateSampler(labGateParams(), gateUsers, gateScores(s.qa), s.variant()); err != nil {
@@ -472,6 +553,7 @@ func (s *AuditLab) form() viz.Form {
 				labORME:  "Paper B's outlier-removal mean on one query",
 				labGate:  "ORME's gate alone over 8 queries, against its share (ε/2, 0) of the budget",
 				labSGD:   "whole DP-SGD runs, sampled (no closed form)",
+				labRSGD:  "Ghazi et al. 2025's robust-statistics SGD, one phase of 2 steps in file order: its test's law exactly, whole runs sampled",
 			}}),
 		viz.Choose(&s.pair, viz.Control{Name: "pair", Label: "neighbouring pair", Choices: pairNames(s.mech),
 			Help: "drag the users or queries to make your own pair", ChoiceHelp: pairHelp(s.mech)}),
@@ -537,9 +619,15 @@ func (s *AuditLab) Readouts() []viz.Readout {
 	}
 	g := s.guarantee()
 	var r []viz.Readout
-	if s.mech == labSGD {
+	switch s.mech {
+	case labSGD:
 		r = append(r, viz.Readout{Name: "halt", Label: "Pr[the gate halts a run]", Value: math.Max(s.sgd[0].Halt, s.sgd[1].Halt),
 			Text: format.Sprintf("%s on A, %s on B (exact); a halted run answers θ₀", audit.FormatProbability(s.sgd[0].Halt), audit.FormatProbability(s.sgd[1].Halt))})
+	case labRSGD:
+		r = append(r, viz.Readout{Name: "halt", Label: "Pr[the test halts a run]", Value: math.Max(s.rsgd[0].Halt, s.rsgd[1].Halt),
+			Text: format.Sprintf("%s on A, %s on B (exact); a halted run answers x₀ plus the noise", audit.FormatProbability(s.rsgd[0].Halt), audit.FormatProbability(s.rsgd[1].Halt))},
+			viz.Readout{Name: "test", Label: "the test's privacy loss (exact)", Value: math.Max(s.rtest.Loss, s.rtest.WorstLoss), Warn: s.rtest.Violated(),
+				Text: rsgdTestText(s.rtest)})
 	}
 	if p, ok := s.verdictAt(); ok {
 		r = append(r, viz.Readout{Name: "exact", Label: format.Sprintf("exact δ at ε = %g", g.Eps), Value: math.Max(p.DeltaAB, p.DeltaBA),
@@ -569,6 +657,20 @@ func (s *AuditLab) Guarantee() privacy.Guarantee {
 		g.Preconditions = append(g.Preconditions, privacy.Fact("the code under audit is the mechanism the proof is about (it runs the broken variant “"+s.mutant+"”)", false))
 	}
 	return g
+}
+
+// rsgdTestText says what the test's halting step loses on the pair and at
+// the proof's worst neighbour, against the ε/2 it may lose.
+func rsgdTestText(t audit.RSGDTest) string {
+	verdict := audit.Within
+	if t.Violated() {
+		verdict = audit.Violation
+	}
+	if t.Step == 0 {
+		return format.Sprintf("the changed user is in no step: the runs are alike (may lose ε/2 = %g): %s", t.Budget, verdict)
+	}
+	return format.Sprintf("%.3g on this pair, %.3g against the proof's worst neighbour (the scores from step %d moved by 2), may lose ε/2 = %g: %s",
+		t.Loss, t.WorstLoss, t.Step, t.Budget, verdict)
 }
 
 // reachNote warns when the runs are too few to refute the claim at all.

@@ -44,6 +44,8 @@ func (s *AuditLab) Draw(w, h float64) *viz.List {
 		text := format.Sprintf("No closed form for DP-SGD's answer; exact: Pr[the gate halts a run] is %s on A, %s on B (it then answers θ₀).",
 			audit.FormatProbability(s.sgd[0].Halt), audit.FormatProbability(s.sgd[1].Halt))
 		y += l.Text(viz.Point{X: 20, Y: y}, text, 13, viz.Ink, viz.Left)
+	} else if s.mech == labRSGD {
+		y += s.drawRSGDTest(l, y)
 	}
 	if hint := s.hint(); hint != "" {
 		y += l.Text(viz.Point{X: 20, Y: y}, hint, 11, viz.Muted, viz.Left)
@@ -51,7 +53,7 @@ func (s *AuditLab) Draw(w, h float64) *viz.List {
 	caption := profileCaption("A vs B", "B vs A")
 	top := math.Max(230, y+16+l.TextHeight(viz.Point{X: 60}, 0, caption, 12, viz.Left))
 	ph := math.Max(h-top-90, 80)
-	if area := (plotArea{x0: 60, y0: top, w: w - 120, h: ph}); s.mech == labSGD {
+	if area := (plotArea{x0: 60, y0: top, w: w - 120, h: ph}); sampled(s.mech) {
 		s.drawSampled(l, area)
 	} else {
 		drawProfile(l, area, s.points, g.Eps, g.Delta, caption)
@@ -74,7 +76,11 @@ func (s *AuditLab) drawSampled(l *viz.List, p plotArea) {
 		l.Text(viz.Point{X: p.x0, Y: p.y0 + p.h/2}, "No exact profile to draw: run the Monte Carlo audit (M) to see both sides' answers here.", 12, viz.Muted, viz.Left)
 		return
 	}
-	l.Text(viz.Point{X: p.x0, Y: p.y0 - 8}, "sampled answers, projected on the audit's direction u: A (blue bars), B (orange outline); halted runs (θ₀) at the left", 12, viz.Ink, viz.Left)
+	caption := "sampled answers, projected on the audit's direction u: A (blue bars), B (orange outline); halted runs (θ₀) at the left"
+	if s.mech == labRSGD {
+		caption = "sampled answers: A (blue bars), B (orange outline); a halted run answers x₀ plus the same noise, so it is among them"
+	}
+	l.Text(viz.Point{X: p.x0, Y: p.y0 - 8}, caption, 12, viz.Ink, viz.Left)
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, xs := range [][]float64{pa, pb} {
 		for _, v := range xs {
@@ -119,6 +125,27 @@ func (s *AuditLab) drawSampled(l *viz.List, p plotArea) {
 		l.Text(viz.Point{X: xOf(t), Y: base + 12}, viz.TickLabel(t), 10, viz.Muted, viz.Centre)
 	}
 	l.Text(viz.Point{X: x0 + bins*bw, Y: base + 24}, "⟨θ̂, u⟩", 11, viz.Muted, viz.Right)
+}
+
+// drawRSGDTest states robust SGD's exact part, its test's law, with the
+// verdict on it, and returns the height used.
+func (s *AuditLab) drawRSGDTest(l *viz.List, y float64) float64 {
+	t := s.rtest
+	lossName := "squared loss"
+	if s.pair == "huber-edge" {
+		lossName = "Huber loss"
+	}
+	intro := format.Sprintf("No closed form for the answer (%s, B = %d, 2 steps in file order); exact: Pr[the test halts a run] is %s on A, %s on B.",
+		lossName, rsgdBatch, audit.FormatProbability(s.rsgd[0].Halt), audit.FormatProbability(s.rsgd[1].Halt))
+	dy := l.Text(viz.Point{X: 20, Y: y}, intro, 13, viz.Ink, viz.Left)
+	text, col := format.Sprintf("✓ the test keeps its ε/2 = %g: its halting step loses %.3g on this pair, %.3g against the proof's worst neighbour", t.Budget, t.Loss, t.WorstLoss), viz.Green
+	if t.Violated() {
+		text, col = format.Sprintf("✗ VIOLATION of the test's ε/2 = %g: its halting step loses %.3g on this pair, %.3g against the proof's worst neighbour", t.Budget, t.Loss, t.WorstLoss), viz.Vermillion
+		if s.mutant != noMutant {
+			text += " — the audit catches “" + s.mutant + "”"
+		}
+	}
+	return dy + l.Text(viz.Point{X: 20, Y: y + dy}, text, 14, col, viz.Left)
 }
 
 // drawUsersPair draws dataset A and its neighbour B on one number line and
@@ -314,6 +341,10 @@ func (s *AuditLab) hint() string {
 		if p, ok := s.verdictAt(); ok && p.Verdict != audit.Violation {
 			return format.Sprintf("At ε = %g the classical σ still keeps its promise: its proof stops at ε < 1, the formula itself holds to about ε = 3–5. Raise the claimed ε to 10.", s.gaussEps)
 		}
+	}
+	if s.mech == labRSGD && s.mutant == audit.RSGDPaperNoise {
+		return format.Sprintf("The printed noise leaks on long phases: over T = 2 steps its halting step loses at most %.2g, within ε/2 = %g, even against the proof's worst neighbour. Over 30 steps it loses ε.",
+			s.rtest.WorstLoss, s.rtest.Budget)
 	}
 	for _, p := range labPairs()[s.mech] {
 		if p.name != s.pair {

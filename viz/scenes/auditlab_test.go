@@ -47,8 +47,12 @@ func TestAuditLabPresetPairs(t *testing.T) {
 			if m == labGauss {
 				mustSet(t, a, "eps", "10") // where the classical σ fails
 			}
-			if m == labSGD {
+			switch m {
+			case labSGD:
 				sampledPresetPair(t, a, s, p)
+				continue
+			case labRSGD:
+				rsgdPresetPair(t, a, s, p)
 				continue
 			}
 			if s.err != nil {
@@ -111,6 +115,43 @@ func sampledPresetPair(t *testing.T, a *viz.App, s *AuditLab, p labPair) {
 	}
 	if r, _ := readout(a, "mc"); !r.Warn {
 		t.Errorf("%s, %s: readout %+v does not warn", p.name, p.catches, r)
+	}
+	if !hasText(frame(a), "the audit catches “"+p.catches+"”") {
+		t.Errorf("%s: the figure does not name the caught variant", p.name)
+	}
+}
+
+// rsgdPresetPair checks a robust SGD pair: the real phase keeps the
+// test's ε/2 exactly and passes the Monte Carlo audit of whole runs; the
+// pair's variant is caught, by the exact test law (it breaks the test) or
+// by sampling (it breaks the estimate). Seeds are fixed; a correct
+// mechanism is flagged with probability ≤ α = 10⁻³.
+func rsgdPresetPair(t *testing.T, a *viz.App, s *AuditLab, p labPair) {
+	t.Helper()
+	if r, ok := readout(a, "halt"); !ok || !strings.Contains(r.Text, "exact") {
+		t.Errorf("%s: no exact halting readout: %+v", p.name, r)
+	}
+	if r, ok := readout(a, "test"); !ok || r.Warn || !strings.Contains(r.Text, audit.Within) {
+		t.Errorf("%s, real mechanism: test readout %+v", p.name, r)
+	}
+	if l := frame(a); !hasText(l, "the test keeps its ε/2") || !hasText(l, "Try the broken variant “"+p.catches+"”") {
+		t.Errorf("%s: the figure does not say the test holds and what to try", p.name)
+	}
+	if g := a.Guarantee(); !g.Certified() {
+		t.Errorf("%s: the lab's robust SGD is not certified: %v", p.name, g.Unmet())
+	}
+	if r := runMC(t, a, s); r.Verdict != "pass" {
+		t.Errorf("%s, real mechanism: %+v", p.name, r)
+	}
+	mustSet(t, a, "mutant", p.catches)
+	if r, _ := readout(a, "test"); r.Warn {
+		if !hasText(frame(a), "the audit catches “"+p.catches+"”") {
+			t.Errorf("%s: the figure does not name the caught variant", p.name)
+		}
+		return
+	}
+	if r := runMC(t, a, s); r.Verdict != "violation" {
+		t.Errorf("%s: %s not caught, exactly or by sampling: ε ≥ %v", p.name, p.catches, r.EpsLower)
 	}
 	if !hasText(frame(a), "the audit catches “"+p.catches+"”") {
 		t.Errorf("%s: the figure does not name the caught variant", p.name)
@@ -489,5 +530,34 @@ func TestAuditLabLinkWithDependentControl(t *testing.T) {
 	}
 	if !strings.Contains(a.State(), "mech="+labGauss) || !strings.Contains(a.State(), "eps=10") {
 		t.Errorf("state %s", a.State())
+	}
+}
+
+// The printed test noise is within the test's ε/2 on the lab's two-step
+// phases, and the lab says so instead of pointing at a pair.
+func TestAuditLabRobustSGDPaperNoise(t *testing.T) {
+	a, s := newAuditLab(t)
+	mustSet(t, a, "mech", labRSGD)
+	mustSet(t, a, "mutant", audit.RSGDPaperNoise)
+	if r, _ := readout(a, "test"); r.Warn || s.rtest.WorstLoss > s.rtest.Budget/2+1e-3 {
+		t.Errorf("printed noise over 2 steps: %+v", s.rtest)
+	}
+	if !hasText(frame(a), "leaks on long phases") {
+		t.Error("the figure does not say where the printed noise leaks")
+	}
+}
+
+// The huber-edge pair does what the lesson's text says: the indicator's
+// step-2 score is 400 on A and 200 on B, the exp kernel's nearly equal.
+func TestAuditLabHuberEdge(t *testing.T) {
+	a, s := newAuditLab(t)
+	mustSet(t, a, "mech", labRSGD)
+	mustSet(t, a, "pair", "huber-edge")
+	if d := s.rtest.ScoresA[1] - s.rtest.ScoresB[1]; d > 0.01 || d < 0 {
+		t.Errorf("exp kernel, step 2: %v vs %v", s.rtest.ScoresA[1], s.rtest.ScoresB[1])
+	}
+	mustSet(t, a, "mutant", audit.RSGDIndicator)
+	if s.rtest.ScoresA[1] != 400 || s.rtest.ScoresB[1] != 200 {
+		t.Errorf("indicator, step 2: %v vs %v, want 400 and 200", s.rtest.ScoresA[1], s.rtest.ScoresB[1])
 	}
 }
