@@ -2,6 +2,7 @@ package optim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -50,49 +51,61 @@ type rateFit struct {
 // measure runs seeds seeds of r in parallel.
 func (r rateRun) measure(t *testing.T, seeds int) rateFit {
 	t.Helper()
-	var (
-		mu   sync.Mutex
-		fit  rateFit
-		errs []error
-		wg   sync.WaitGroup
-	)
-	next := make(chan uint64)
+	type run struct {
+		sq     float64
+		halted bool
+		cal    mech.ORMECalibration
+	}
+	runs := overSeeds(t, seeds, 1000, func(s uint64) (run, error) {
+		data, err := r.data(s)
+		if err != nil {
+			return run{}, err
+		}
+		res, _, err := DPSGD(context.Background(), r.params, data, rng.New(s), nil)
+		var sq float64
+		for k, v := range res.Theta {
+			sq += (v - r.target[k]) * (v - r.target[k])
+		}
+		return run{sq, res.Halted > 0, res.ORME}, err
+	})
+	var fit rateFit
+	for _, o := range runs {
+		fit.mse += o.sq / float64(seeds)
+		if o.halted {
+			fit.halted++
+		}
+		fit.cal = o.cal
+	}
+	return fit
+}
+
+// overSeeds runs run for seeds first, first+1, … on every core and returns
+// the results in seed order, so that sums over them do not depend on the
+// scheduling.
+func overSeeds[R any](t *testing.T, seeds int, first uint64, run func(seed uint64) (R, error)) []R {
+	t.Helper()
+	out := make([]R, seeds)
+	errs := make([]error, seeds)
+	var wg sync.WaitGroup
+	next := make(chan int)
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for s := range next {
-				data, err := r.data(s)
-				var res DPSGDResult
-				if err == nil {
-					res, _, err = DPSGD(context.Background(), r.params, data, rng.New(s), nil)
-				}
-				var sq float64
-				for k, v := range res.Theta {
-					sq += (v - r.target[k]) * (v - r.target[k])
-				}
-				mu.Lock()
-				if err != nil {
-					errs = append(errs, err)
-				}
-				fit.mse += sq / float64(seeds)
-				if res.Halted > 0 {
-					fit.halted++
-				}
-				fit.cal = res.ORME
-				mu.Unlock()
+			for i := range next {
+				out[i], errs[i] = run(first + uint64(i))
 			}
 		}()
 	}
-	for s := range seeds {
-		next <- uint64(1000 + s)
+	for i := range seeds {
+		next <- i
 	}
 	close(next)
 	wg.Wait()
-	if len(errs) > 0 {
-		t.Fatal(errs[0])
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
 	}
-	return fit
+	return out
 }
 
 // chiSquareBand returns lo, hi with Pr[χ²_k/k ∉ [lo, hi]] ≤ 2e^{−x}

@@ -3,8 +3,6 @@ package optim
 import (
 	"context"
 	"math"
-	"runtime"
-	"sync"
 	"testing"
 
 	"github.com/uldplab/uldp/core/loss"
@@ -85,49 +83,25 @@ func TestRobustLocalizationPrivateTerm(t *testing.T) {
 	for _, n := range []int{800, 1600, 3200, 6400} {
 		data := agreeingUsers(n, m)
 		v := alocVariance(n, p.Batch, m, d, p.Eta, p.Radius, p.Eps, p.Delta)
-		var (
-			mu     sync.Mutex
-			excess float64
-			wg     sync.WaitGroup
-			errs   []error
-		)
-		next := make(chan uint64)
-		for range runtime.GOMAXPROCS(0) {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for s := range next {
-					res, _, err := RobustLocalization(context.Background(), p, data, rng.New(s), nil)
-					var sq float64
-					for _, x := range res.Output {
-						sq += x * x
-					}
-					mu.Lock()
-					if err != nil {
-						errs = append(errs, err)
-					}
-					for _, ph := range res.Phases {
-						if !ph.Passed {
-							errs = append(errs, errHalted)
-						}
-						eta := p.Eta / math.Pow(EtaBase(m), float64(ph.S))
-						want := 12 / p.Eps * eta * p.Radius * math.Sqrt(d) * math.Sqrt(2*math.Log(2.5*math.Exp(p.Eps)/p.Delta))
-						if math.Abs(ph.Sigma-want) > 1e-12*want {
-							t.Errorf("n = %d, phase %d: σ = %.17g, §2.7 gives %.17g", n, ph.S, ph.Sigma, want)
-						}
-					}
-					excess += sq / 2 / seeds
-					mu.Unlock()
+		runs := overSeeds(t, seeds, 7000, func(s uint64) (RobustSGDResult, error) {
+			res, _, err := RobustLocalization(context.Background(), p, data, rng.New(s), nil)
+			return res, err
+		})
+		var excess float64
+		for _, res := range runs {
+			for _, x := range res.Output {
+				excess += x * x / 2 / seeds
+			}
+			for _, ph := range res.Phases {
+				if !ph.Passed {
+					t.Fatalf("n = %d: phase %d's test halted, which the design makes all but impossible", n, ph.S)
 				}
-			}()
-		}
-		for s := range seeds {
-			next <- uint64(7000 + s)
-		}
-		close(next)
-		wg.Wait()
-		if len(errs) > 0 {
-			t.Fatalf("n = %d: %v", n, errs[0])
+				eta := p.Eta / math.Pow(EtaBase(m), float64(ph.S))
+				want := 12 / p.Eps * eta * p.Radius * math.Sqrt(d) * math.Sqrt(2*math.Log(2.5*math.Exp(p.Eps)/p.Delta))
+				if math.Abs(ph.Sigma-want) > 1e-12*want {
+					t.Fatalf("n = %d, phase %d: σ = %.17g, §2.7 gives %.17g", n, ph.S, ph.Sigma, want)
+				}
+			}
 		}
 		for _, ns := range Phases(n, p.Batch) {
 			steps := ns / p.Batch
@@ -144,12 +118,6 @@ func TestRobustLocalizationPrivateTerm(t *testing.T) {
 		t.Errorf("the design lets runs halt with probability up to %.3g; raise B or lower the threshold", haltBound)
 	}
 }
-
-var errHalted = errorString("a phase's test halted: the design promised it would pass")
-
-type errorString string
-
-func (e errorString) Error() string { return string(e) }
 
 // Where the private term dominates, E[excess] = d·V/2 has the theorem's
 // slopes: −1 in n (m = 4) and −½ in m (m = 2…7, where the step base
