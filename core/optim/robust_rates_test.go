@@ -127,14 +127,7 @@ func TestRobustLocalizationPrivateTerm(t *testing.T) {
 // starts at n = 409,600. Deterministic: V is a closed form.
 func TestRobustLocalizationRateSlopes(t *testing.T) {
 	const d = 2
-	slope := func(xs, ys []float64) float64 {
-		w := olsWeights(logs(xs))
-		var s float64
-		for i, y := range ys {
-			s += w[i] * math.Log(y)
-		}
-		return s
-	}
+	slope := logSlope
 	excess := func(n, m int) float64 {
 		p := robustRateParams(m)
 		return float64(d) * alocVariance(n, p.Batch, m, d, p.Eta, p.Radius, p.Eps, p.Delta) / 2
@@ -161,4 +154,104 @@ func TestRobustLocalizationRateSlopes(t *testing.T) {
 	if math.Abs(sm+0.5) > 0.15 {
 		t.Errorf("slope in m %.3f, the theorem's −½ ± 0.15", sm)
 	}
+}
+
+// alocStatVariance is the per-coordinate variance of A-LOC's output about
+// μ without noise (non-private mode), for items i.i.d. N(μ, I) and a clip
+// band too wide to bind: a step is e_t = (1 − η_s)e_{t−1} + η_s·ξ_t with
+// ξ_t ~ N(0, 1/(Bm)) the batch's mean item less μ, so a phase's average
+// is c·e₀ + Σ_t w_t·ξ_t, w_t = (η_s/T)·Σ_{u=t..T}(1 − η_s)^{u−t}.
+func alocStatVariance(n, b, m int, eta float64) float64 {
+	base := math.Max(math.Log(float64(m)), 2)
+	var v float64
+	es := eta
+	for _, ns := range Phases(n, b) {
+		es /= base
+		steps := ns / b
+		var c, w2 float64
+		for t := 1; t <= steps; t++ {
+			c += math.Pow(1-es, float64(t)) / float64(steps)
+			var w float64
+			for u := t; u <= steps; u++ {
+				w += math.Pow(1-es, float64(u-t))
+			}
+			w *= es / float64(steps)
+			w2 += w * w
+		}
+		v = c*c*v + w2/float64(b*m)
+	}
+	return v
+}
+
+// The statistical term (spec OR-A-16, "≈ −½ in both where the statistical
+// term dominates"), in non-private mode at a fixed step η = 0.9: items
+// i.i.d. N(μ, I) in the plane, x₀ = μ, a band r = 10⁶ that never clips. The output is then a linear map of Gaussian items, so the same
+// χ² check as for the private term holds the real runs to the closed form
+// (6 sizes, m = 2, 4 and 7 among them, × 2,000 seeds; false-failure
+// probability < 4·10⁻⁶), and the closed form gives the slopes: −½ in n within ±0.15 (−0.52 at
+// n = 6,400…51,200, tending to −½), but −1 in m, not −½. The squared
+// loss's excess risk is quadratic in the error, whose variance is 1/m
+// per user mean, and nothing else here depends on m (the step base stays
+// 2 for m ≤ 7); the theorem's d/√(nm) bounds any Lipschitz loss, and this
+// one beats the bound in m.
+func TestRobustLocalizationStatisticalTerm(t *testing.T) {
+	const (
+		d, b = 2, 100
+		eta  = 0.9
+		x    = 15.0
+	)
+	params := RobustSGDParams{Eps: 1, Delta: 1e-5, Loss: loss.Squared{Mu: 1}, Domain: 1e6, Batch: b,
+		Radius: 1e6, Eta: eta, Order: Given, Mode: privacy.NonPrivate, Theta0: []float64{0.4, -0.2}}
+	excess := func(n, m int) float64 { return float64(d) * alocStatVariance(n, b, m, eta) / 2 }
+	if !testing.Short() {
+		const seeds = 2000
+		lo, hi := chiSquareBand(d*seeds, x)
+		for _, size := range [][2]int{{800, 4}, {1600, 4}, {3200, 4}, {6400, 4}, {800, 2}, {800, 7}} {
+			n, m := size[0], size[1]
+			runs := overSeeds(t, seeds, 9000, func(s uint64) (float64, error) {
+				data := gaussianUsers(t, n, m, 1, s)
+				res, _, err := RobustLocalization(context.Background(), params, data, rng.New(s), nil)
+				var sq float64
+				for k, x := range res.Output {
+					sq += (x - params.Theta0[k]) * (x - params.Theta0[k]) / 2
+				}
+				return sq, err
+			})
+			var mean float64
+			for _, sq := range runs {
+				mean += sq / seeds
+			}
+			ratio := mean / excess(n, m)
+			t.Logf("n = %d, m = %d: mean excess risk %.5g, exact d·V/2 = %.5g (ratio %.3f, band [%.3f, %.3f])", n, m, mean, excess(n, m), ratio, lo, hi)
+			if ratio < lo || ratio > hi {
+				t.Errorf("n = %d, m = %d: mean excess risk %.5g is %.3f × the exact %.5g, outside the χ² band [%.3f, %.3f]", n, m, mean, ratio, excess(n, m), lo, hi)
+			}
+		}
+	}
+	var ns, inN, ms, inM []float64
+	for k := 6; k <= 9; k++ {
+		n := 100 << k
+		ns, inN = append(ns, float64(n)), append(inN, excess(n, 4))
+	}
+	for m := 2; m <= 7; m++ {
+		ms, inM = append(ms, float64(m)), append(inM, excess(100<<8, m))
+	}
+	sn, sm := logSlope(ns, inN), logSlope(ms, inM)
+	t.Logf("statistical term: slopes of E[excess] %.3f in n (n = %g…%g), %.3f in m (m = 2…7)", sn, ns[0], ns[len(ns)-1], sm)
+	if math.Abs(sn+0.5) > 0.15 {
+		t.Errorf("slope in n %.3f, want −½ ± 0.15", sn)
+	}
+	if math.Abs(sm+1) > 0.15 {
+		t.Errorf("slope in m %.3f, want −1 ± 0.15 (the squared loss; the theorem bounds it by −½)", sm)
+	}
+}
+
+// logSlope is the least-squares slope of ln y against ln x.
+func logSlope(xs, ys []float64) float64 {
+	w := olsWeights(logs(xs))
+	var s float64
+	for i, y := range ys {
+		s += w[i] * math.Log(y)
+	}
+	return s
 }
