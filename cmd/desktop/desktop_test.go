@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -59,38 +60,10 @@ func desktopLessons(t *testing.T) {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	// ULDP_DESKTOP_SHOTS keeps the screenshots to look at.
-	d := &desk{t: t, shots: cmp.Or(os.Getenv("ULDP_DESKTOP_SHOTS"), filepath.Join(dir, "shots"))}
-	os.MkdirAll(d.shots, 0o755)
-	app := exec.Command(bin, "-size", "1200x760", "-shots", d.shots, "-log-input")
-	var stderr bytes.Buffer
-	app.Stderr = &stderr
-	out, err := app.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := app.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer app.Process.Kill()
-	defer func() {
-		if stderr.Len() > 0 {
-			t.Logf("desktop stderr:\n%s", stderr.String())
-		}
-	}()
-	d.lines = make(chan string, 1024)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			d.lines <- sc.Text()
-		}
-		close(d.lines)
-	}()
-	d.win = strings.Fields(xdo(t, "search", "--sync", "--onlyvisible", "--pid", strconv.Itoa(app.Process.Pid)))[0]
-	// The app says its size once it has drawn its first frame: input sent
-	// before that could land on a window that is not laid out yet.
-	size := strings.Fields(d.await("the first frame", func(l string) bool { return strings.HasPrefix(l, "size ") }))
-	d.w, d.h = atoi(t, size[1]), atoi(t, size[2])
-	t.Logf("window %s, %d×%d", d.win, d.w, d.h)
+	shots := cmp.Or(os.Getenv("ULDP_DESKTOP_SHOTS"), filepath.Join(dir, "shots"))
+	os.MkdirAll(shots, 0o755)
+	d, quit := launch(t, bin, shots)
+	defer quit()
 	fig := ebitenview.FigureRect(d.w, d.h)
 
 	// Lesson 1: drag user 20 by its mean (drawn last, so no other user's
@@ -211,6 +184,72 @@ func desktopLessons(t *testing.T) {
 			t.Errorf("%s: screenshot has only %d distinct colours", name, n)
 		}
 	}
+	quit()
+
+	// The audit lab on robust SGD, opened by a link: the far-user pair,
+	// where only sampling catches the plain mean; M samples it.
+	const link = "scene=audit&mech=robust-sgd&pair=far-user"
+	labShots := filepath.Join(shots, "lab") // the app numbers its screenshots from 1 again
+	os.MkdirAll(labShots, 0o755)
+	d, quit = launch(t, bin, labShots, "-state", link)
+	defer quit()
+	rsgd := d.shot("audit")
+	if v, err := url.ParseQuery(strings.TrimSpace(rsgd.state)); err != nil || v.Get("mech") != "robust-sgd" || v.Get("pair") != "far-user" {
+		t.Fatalf("the link %q opened the lab at %q", link, rsgd.state)
+	}
+	if n := colours(rsgd.img); n < 8 {
+		t.Errorf("the lab on robust SGD: screenshot has only %d distinct colours", n)
+	}
+	d.key("m")
+	sampled := d.shot("audit")
+	for deadline := time.Now().Add(waitFor); !differs(rsgd.img, sampled.img, foot); sampled = d.shot("audit") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the lab on robust SGD: M did not run the Monte Carlo audit (the figure's foot is unchanged after %v)", waitFor)
+		}
+	}
+}
+
+// launch starts the app with args (besides its size, screenshot directory
+// and input log) and returns its window once the first frame is drawn,
+// and a func that closes it.
+func launch(t *testing.T, bin, shots string, args ...string) (*desk, func()) {
+	t.Helper()
+	d := &desk{t: t, shots: shots}
+	app := exec.Command(bin, append([]string{"-size", "1200x760", "-shots", shots, "-log-input"}, args...)...)
+	var stderr bytes.Buffer
+	app.Stderr = &stderr
+	out, err := app.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := app.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	quit := func() {
+		once.Do(func() {
+			app.Process.Kill()
+			app.Wait()
+			if stderr.Len() > 0 {
+				t.Logf("desktop stderr:\n%s", stderr.String())
+			}
+		})
+	}
+	d.lines = make(chan string, 1024)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			d.lines <- sc.Text()
+		}
+		close(d.lines)
+	}()
+	d.win = strings.Fields(xdo(t, "search", "--sync", "--onlyvisible", "--pid", strconv.Itoa(app.Process.Pid)))[0]
+	// The app says its size once it has drawn its first frame: input sent
+	// before that could land on a window that is not laid out yet.
+	size := strings.Fields(d.await("the first frame", func(l string) bool { return strings.HasPrefix(l, "size ") }))
+	d.w, d.h = atoi(t, size[1]), atoi(t, size[2])
+	t.Logf("window %s, %d×%d", d.win, d.w, d.h)
+	return d, quit
 }
 
 // desk drives one desktop window. Every input is held until the app reports
