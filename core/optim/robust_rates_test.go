@@ -36,21 +36,40 @@ import (
 // question here, and at B = 100 that bound would allow η ≤ 1/600, too
 // small a step to contract before n reaches millions (spec §2.14).
 
-// alocVariance is V for the phases A-LOC runs on n users, with σ_s from
-// §2.7 worked out here, apart from the code: (12/ε)·η_s·r·√d·√(2 ln(2.5e^ε/δ)).
-func alocVariance(n, b, m, d int, eta, r, eps, delta float64) float64 {
+// alocPhase is what a phase of A-LOC does to its start when every user's
+// gradient at x is x − μ plus the batch's noise: T steps at η_s, and
+// c = (1/T)·Σ_{t=1..T}(1 − η_s)^t, the factor its average keeps of the
+// start's distance to μ.
+type alocPhase struct {
+	eta   float64
+	steps int
+	c     float64
+}
+
+// alocPhases lists the phases A-LOC runs on n users, B a step, with steps
+// η_s = η/b^s, b = max(ln m, 2), worked out here apart from the code.
+func alocPhases(n, b, m int, eta float64) []alocPhase {
 	base := math.Max(math.Log(float64(m)), 2)
-	var v float64
+	var out []alocPhase
 	es := eta
 	for _, ns := range Phases(n, b) {
 		es /= base
-		steps := ns / b
-		var c float64
-		for t := 1; t <= steps; t++ {
-			c += math.Pow(1-es, float64(t)) / float64(steps)
+		ph := alocPhase{eta: es, steps: ns / b}
+		for t := 1; t <= ph.steps; t++ {
+			ph.c += math.Pow(1-es, float64(t)) / float64(ph.steps)
 		}
-		sigma := 12 / eps * es * r * math.Sqrt(float64(d)) * math.Sqrt(2*math.Log(2.5*math.Exp(eps)/delta))
-		v = v*c*c + sigma*sigma
+		out = append(out, ph)
+	}
+	return out
+}
+
+// alocVariance is V for the phases A-LOC runs on n users, with σ_s from
+// §2.7 worked out here, apart from the code: (12/ε)·η_s·r·√d·√(2 ln(2.5e^ε/δ)).
+func alocVariance(n, b, m, d int, eta, r, eps, delta float64) float64 {
+	var v float64
+	for _, ph := range alocPhases(n, b, m, eta) {
+		sigma := 12 / eps * ph.eta * r * math.Sqrt(float64(d)) * math.Sqrt(2*math.Log(2.5*math.Exp(eps)/delta))
+		v = v*ph.c*ph.c + sigma*sigma
 	}
 	return v
 }
@@ -162,23 +181,18 @@ func TestRobustLocalizationRateSlopes(t *testing.T) {
 // ξ_t ~ N(0, 1/(Bm)) the batch's mean item less μ, so a phase's average
 // is c·e₀ + Σ_t w_t·ξ_t, w_t = (η_s/T)·Σ_{u=t..T}(1 − η_s)^{u−t}.
 func alocStatVariance(n, b, m int, eta float64) float64 {
-	base := math.Max(math.Log(float64(m)), 2)
 	var v float64
-	es := eta
-	for _, ns := range Phases(n, b) {
-		es /= base
-		steps := ns / b
-		var c, w2 float64
-		for t := 1; t <= steps; t++ {
-			c += math.Pow(1-es, float64(t)) / float64(steps)
+	for _, ph := range alocPhases(n, b, m, eta) {
+		var w2 float64
+		for t := 1; t <= ph.steps; t++ {
 			var w float64
-			for u := t; u <= steps; u++ {
-				w += math.Pow(1-es, float64(u-t))
+			for u := t; u <= ph.steps; u++ {
+				w += math.Pow(1-ph.eta, float64(u-t))
 			}
-			w *= es / float64(steps)
+			w *= ph.eta / float64(ph.steps)
 			w2 += w * w
 		}
-		v = c*c*v + w2/float64(b*m)
+		v = ph.c*ph.c*v + w2/float64(b*m)
 	}
 	return v
 }
