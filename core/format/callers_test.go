@@ -144,23 +144,16 @@ var (
 	}, nil).Complete()
 )
 
-// supported mirrors the package's doc comment.
+// supported mirrors the package's doc comment: errors and Stringers, nil,
+// and what basicElem allows.
 func supported(t types.Type) bool {
 	if t == nil {
 		return false
 	}
-	if types.Implements(t, errorType) || types.Implements(t, stringerType) {
+	if b, ok := t.Underlying().(*types.Basic); ok && b.Kind() == types.UntypedNil {
 		return true
 	}
-	switch u := t.Underlying().(type) {
-	case *types.Basic:
-		return u.Info()&(types.IsBoolean|types.IsInteger|types.IsFloat|types.IsString) != 0 || u.Kind() == types.UntypedNil
-	case *types.Slice:
-		return basicElem(u.Elem())
-	case *types.Array:
-		return basicElem(u.Elem())
-	}
-	return false
+	return types.Implements(t, errorType) || types.Implements(t, stringerType) || basicElem(t)
 }
 
 // verbsOf lists the verbs of a format that take an operand.

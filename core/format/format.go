@@ -32,14 +32,6 @@ func Sprintf(format string, args ...any) string {
 	return string(p.buf)
 }
 
-// Appendf formats according to a format specifier, appends the result to b
-// and returns it, as fmt.Appendf.
-func Appendf(b []byte, format string, args ...any) []byte {
-	p := printer{buf: b}
-	p.printf(format, args)
-	return p.buf
-}
-
 // Sprint formats its operands with %v and returns the string, adding a space
 // between operands when neither is a string, as fmt.Sprint.
 func Sprint(args ...any) string {

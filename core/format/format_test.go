@@ -169,12 +169,6 @@ func TestErrorf(t *testing.T) {
 	}
 }
 
-func TestAppendf(t *testing.T) {
-	if got := string(Appendf([]byte("x = "), "%.2f", 1.0/3)); got != "x = 0.33" {
-		t.Errorf("Appendf = %q, want %q", got, "x = 0.33")
-	}
-}
-
 // Beyond its claim the package marks the operand instead of guessing.
 func TestUnsupportedIsMarked(t *testing.T) {
 	if got, want := Sprintf("%w", errors.New("x")), "%!w(*errors.errorString=x)"; got != want {

@@ -63,12 +63,17 @@ func alocPhases(n, b, m int, eta float64) []alocPhase {
 	return out
 }
 
-// alocVariance is V for the phases A-LOC runs on n users, with σ_s from
-// §2.7 worked out here, apart from the code: (12/ε)·η_s·r·√d·√(2 ln(2.5e^ε/δ)).
+// alocSigma is §2.7's σ_s, worked out here apart from the code:
+// (12/ε)·η_s·r·√d·√(2 ln(2.5e^ε/δ)).
+func alocSigma(eta, r float64, d int, eps, delta float64) float64 {
+	return 12 / eps * eta * r * math.Sqrt(float64(d)) * math.Sqrt(2*math.Log(2.5*math.Exp(eps)/delta))
+}
+
+// alocVariance is V for the phases A-LOC runs on n users.
 func alocVariance(n, b, m, d int, eta, r, eps, delta float64) float64 {
 	var v float64
 	for _, ph := range alocPhases(n, b, m, eta) {
-		sigma := 12 / eps * ph.eta * r * math.Sqrt(float64(d)) * math.Sqrt(2*math.Log(2.5*math.Exp(eps)/delta))
+		sigma := alocSigma(ph.eta, r, d, eps, delta)
 		v = v*ph.c*ph.c + sigma*sigma
 	}
 	return v
@@ -115,8 +120,7 @@ func TestRobustLocalizationPrivateTerm(t *testing.T) {
 				if !ph.Passed {
 					t.Fatalf("n = %d: phase %d's test halted, which the design makes all but impossible", n, ph.S)
 				}
-				eta := p.Eta / math.Pow(EtaBase(m), float64(ph.S))
-				want := 12 / p.Eps * eta * p.Radius * math.Sqrt(d) * math.Sqrt(2*math.Log(2.5*math.Exp(p.Eps)/p.Delta))
+				want := alocSigma(p.Eta/math.Pow(EtaBase(m), float64(ph.S)), p.Radius, d, p.Eps, p.Delta)
 				if math.Abs(ph.Sigma-want) > 1e-12*want {
 					t.Fatalf("n = %d, phase %d: σ = %.17g, §2.7 gives %.17g", n, ph.S, ph.Sigma, want)
 				}
@@ -146,7 +150,6 @@ func TestRobustLocalizationPrivateTerm(t *testing.T) {
 // starts at n = 409,600. Deterministic: V is a closed form.
 func TestRobustLocalizationRateSlopes(t *testing.T) {
 	const d = 2
-	slope := logSlope
 	excess := func(n, m int) float64 {
 		p := robustRateParams(m)
 		return float64(d) * alocVariance(n, p.Batch, m, d, p.Eta, p.Radius, p.Eps, p.Delta) / 2
@@ -165,8 +168,8 @@ func TestRobustLocalizationRateSlopes(t *testing.T) {
 	for _, n := range small {
 		atSmall = append(atSmall, excess(int(n), 4))
 	}
-	sn, sm := slope(ns, inN), slope(ms, inM)
-	t.Logf("slopes of E[excess]: %.3f in n (n = %g…%g), %.3f in m (m = 2…7); %.3f in n at n = 800…6400", sn, ns[0], ns[len(ns)-1], sm, slope(small, atSmall))
+	sn, sm := logSlope(ns, inN), logSlope(ms, inM)
+	t.Logf("slopes of E[excess]: %.3f in n (n = %g…%g), %.3f in m (m = 2…7); %.3f in n at n = 800…6400", sn, ns[0], ns[len(ns)-1], sm, logSlope(small, atSmall))
 	if math.Abs(sn+1) > 0.15 {
 		t.Errorf("slope in n %.3f, the theorem's −1 ± 0.15", sn)
 	}
