@@ -110,8 +110,7 @@ func (p ORMEParams) Calibrate(n int) (ORMECalibration, error) {
 		c.ZetaPrime = delta / (2 * (math.Exp(eps) + 1 + T))
 		c.DeltaPrime = delta / (2 * math.Exp(eps/2))
 		c.NeedUsers = 7.5 * (c.ThresholdScale + c.QueryScale) * math.Log((T+1)/c.ZetaPrime)
-		c.KZeta = binomialQuantile(n-1, math.Min(1, 6/nf), c.ZetaPrime)
-		c.MeanSens = math.Min(10*tau, 30*tau*(2+float64(c.KZeta))/nf)
+		c.KZeta, c.MeanSens = SurvivorMeanSensitivity(n, tau, c.ZetaPrime)
 		l := math.Log(1 / c.DeltaPrime)
 		c.RhoStar = math.Pow(math.Sqrt(l+eps/2)-math.Sqrt(l), 2)
 		c.Sigma = c.MeanSens * math.Sqrt(T/(2*c.RhoStar))
@@ -135,6 +134,20 @@ func (p ORMEParams) Calibrate(n int) (ORMECalibration, error) {
 		}
 	}
 	return c, nil
+}
+
+// SurvivorMeanSensitivity bounds how far the kept points' mean moves when
+// one of k points is replaced, for Asi & Liu's keep ramp (pairs within τ
+// make the score, neighbours within 2τ the ramp) once the score is at least
+// 2k/3: a coupling of the coins changes at most 2 + kZeta memberships but
+// with probability ζ, where kZeta = min{j : Pr[Bin(k−1, min(1, 6/k)) ≥ j] ≤
+// ζ}, and the kept points of both sides lie in one ball of diameter 10τ,
+// so the mean moves by min(10τ, 30τ(2 + kZeta)/k) (spec 000-002 §B-2, the
+// sound recalibration; errata a13–a16).
+func SurvivorMeanSensitivity(k int, tau, zeta float64) (kZeta int, sens float64) {
+	kf := float64(k)
+	kZeta = binomialQuantile(k-1, math.Min(1, 6/kf), zeta)
+	return kZeta, math.Min(10*tau, 30*tau*(2+float64(kZeta))/kf)
 }
 
 // binomialQuantile is min{k : Pr[Bin(n, q) ≥ k] ≤ zeta}, the tail summed

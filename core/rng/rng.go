@@ -36,6 +36,8 @@ const (
 	ATQuery     = "at-query"     // AboveThreshold's per-query noise
 	Keep        = "keep"         // ORME's keep coins
 	Smoothing   = "smoothing"    // randomized-smoothing perturbations
+	Order       = "order"        // the order SGD visits a group's items in
+	Batch       = "batch"        // which users a minibatch step draws
 )
 
 // Streams hands out one generator per name. The zero value is not usable; call

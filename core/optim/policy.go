@@ -1,0 +1,111 @@
+package optim
+
+import (
+	"github.com/uldplab/uldp/core/format"
+)
+
+// EmptyPolicy says what an outlier-removal step does when its coins keep
+// nobody. Neither of Lowy, Liu & Asi's algorithms handles it (spec 001-004
+// §7.6): it happens only off their high-probability event.
+type EmptyPolicy int
+
+const (
+	// EmptyDefault is the algorithm's own default: EmptyHalt for
+	// outlier-iterate removal, EmptyZero for the accelerated variant.
+	EmptyDefault EmptyPolicy = iota
+	// EmptyHalt stops the run as a failed gate does.
+	EmptyHalt
+	// EmptyStart releases the phase's start point (plus the phase's noise)
+	// in place of the kept iterates' mean.
+	EmptyStart
+	// EmptyZero uses the zero vector in place of the kept gradients' mean.
+	EmptyZero
+)
+
+var emptyNames = [...]string{"default", "halt", "start", "zero"}
+
+// String names the policy as flags spell it.
+func (e EmptyPolicy) String() string { return enumName(emptyNames[:], int(e)) }
+
+// ParseEmptyPolicy reads a policy's name.
+func ParseEmptyPolicy(s string) (EmptyPolicy, error) {
+	i, err := parseEnum("empty-set policy", emptyNames[1:], s)
+	return EmptyPolicy(i + 1), err
+}
+
+// ShortPolicy says what a phased run does when a phase has too few users
+// for one group (B-ALG1: ⌊n_i/C⌋ = 0) or one minibatch (n_i = 0).
+type ShortPolicy int
+
+const (
+	// ShortStop ends the phases there and outputs the last phase's point,
+	// as the spec recommends.
+	ShortStop ShortPolicy = iota
+	// ShortRefuse refuses the run, naming the phase.
+	ShortRefuse
+)
+
+var shortNames = [...]string{"stop", "refuse"}
+
+// String names the policy as flags spell it.
+func (s ShortPolicy) String() string { return enumName(shortNames[:], int(s)) }
+
+// ParseShortPolicy reads a policy's name.
+func ParseShortPolicy(s string) (ShortPolicy, error) {
+	i, err := parseEnum("short-phase policy", shortNames[:], s)
+	return ShortPolicy(i), err
+}
+
+// OversizePolicy says what the accelerated variant does when its minibatch
+// size K_i exceeds the phase's n_i users, as the printed K_i always does at
+// sizes a computer can run (spec 001-004 E-B5).
+type OversizePolicy int
+
+const (
+	// OversizeCap takes K_i = n_i and flags the assumption as violated.
+	OversizeCap OversizePolicy = iota
+	// OversizeRefuse refuses the run.
+	OversizeRefuse
+)
+
+var oversizeNames = [...]string{"cap", "refuse"}
+
+// String names the policy as flags spell it.
+func (o OversizePolicy) String() string { return enumName(oversizeNames[:], int(o)) }
+
+// ParseOversizePolicy reads a policy's name.
+func ParseOversizePolicy(s string) (OversizePolicy, error) {
+	i, err := parseEnum("oversize policy", oversizeNames[:], s)
+	return OversizePolicy(i), err
+}
+
+func enumName(names []string, i int) string {
+	if i < 0 || i >= len(names) {
+		return format.Sprintf("%d", i)
+	}
+	return names[i]
+}
+
+func parseEnum(what string, names []string, s string) (int, error) {
+	for i, n := range names {
+		if n == s {
+			return i, nil
+		}
+	}
+	return 0, format.Errorf("%s %q: use %s", what, s, orList(names))
+}
+
+// orList writes "a, b or c".
+func orList(xs []string) string {
+	switch len(xs) {
+	case 0:
+		return ""
+	case 1:
+		return xs[0]
+	}
+	out := xs[0]
+	for _, x := range xs[1 : len(xs)-1] {
+		out += ", " + x
+	}
+	return out + " or " + xs[len(xs)-1]
+}
