@@ -500,3 +500,56 @@ func TestOIRValidate(t *testing.T) {
 		}
 	}
 }
+
+// binomialRank is the smallest k with Pr[Bin(n, q) ≤ k] ≥ c: the rank of
+// the order statistic that bounds the q-quantile from above with
+// confidence c (and, from c' = 1 − c, from below).
+func binomialRank(n int, q, c float64) int {
+	lg := func(x float64) float64 { v, _ := math.Lgamma(x); return v }
+	cum := 0.0
+	for k := 0; k <= n; k++ {
+		cum += math.Exp(lg(float64(n+1)) - lg(float64(k+1)) - lg(float64(n-k+1)) + float64(k)*math.Log(q) + float64(n-k)*math.Log1p(-q))
+		if cum >= c {
+			return k
+		}
+	}
+	return n
+}
+
+// OR-B-15, Lowy, Liu & Asi's Lemma 2.3: two independent one-pass SGD runs
+// on independent i.i.d. data end within about ηL√T of each other. The
+// 95th percentile of their distance, over 2,000 pairs of runs at
+// T = 100 and 6,400 (ηT ≤ 0.04, so the contraction is negligible), grows
+// by 64^{½±0.1}: the interval the distribution-free bounds give the
+// ratio (order statistics, each missing the true quantile with
+// probability < 10⁻⁵) must meet [64^0.4, 64^0.6], so a true slope of ½
+// fails the test by chance with probability below 4·10⁻⁵.
+func TestOIRStabilityOfIndependentRuns(t *testing.T) {
+	const reps, eta = 2000, 6e-6
+	ball := loss.Ball{Centre: []float64{0, 0}, Radius: 100}
+	quantile := func(steps int) (lo, hi float64) {
+		r := rand.New(rand.NewPCG(uint64(steps), 15))
+		items := func() [][]float64 {
+			out := make([][]float64, steps)
+			for i := range out {
+				out[i] = []float64{0.5 + r.NormFloat64(), -0.3 + r.NormFloat64()}
+			}
+			return out
+		}
+		dists := make([]float64, reps)
+		for i := range dists {
+			a := SGDPass(loss.Squared{Mu: 1}, items(), eta, ball, []float64{0, 0}, nil)
+			b := SGDPass(loss.Squared{Mu: 1}, items(), eta, ball, []float64{0, 0}, nil)
+			dists[i] = loss.Dist(a, b)
+		}
+		slices.Sort(dists)
+		return dists[binomialRank(reps, 0.95, 1e-5)], dists[binomialRank(reps, 0.95, 1-1e-5)]
+	}
+	lo1, hi1 := quantile(100)
+	lo2, hi2 := quantile(6400)
+	if hi2/lo1 < math.Pow(64, 0.4) || lo2/hi1 > math.Pow(64, 0.6) {
+		t.Errorf("95th percentile in [%.3g, %.3g] at T = 100 and [%.3g, %.3g] at T = 6400: growth [%.3g, %.3g], want it to meet [64^0.4, 64^0.6] = [5.28, 12.1]",
+			lo1, hi1, lo2, hi2, lo2/hi1, hi2/lo1)
+	}
+	t.Logf("95th percentile: [%.3g, %.3g]·η√T at T = 100, [%.3g, %.3g]·η√T at T = 6400", lo1/(eta*10), hi1/(eta*10), lo2/(eta*80), hi2/(eta*80))
+}
