@@ -1132,6 +1132,7 @@ func TestRunsLeaveTheirDataAlone(t *testing.T) {
 		scenario.MechDPSGD:        {"--data", "testdata/outlier.csv", "--eps", "8", "--delta", "0.1", "--rk", "1"},
 		scenario.MechDPSGDSC:      {"--data", "testdata/tight-2d.csv", "--eps", "8", "--delta", "1e-5", "--rk", "1", "--rx", "2", "--steps", "50"},
 		scenario.MechRobustSGD:    {"--scenario", "testdata/robust40.json"},
+		scenario.MechOIR:          {"--data", "testdata/robust40.csv", "--eta", "0.5", "--radius", "3", "--eps", "8", "--delta", "1e-5", "--mode", "teaching", "--groups", "4", "--tau", "0.1"},
 		scenario.MechRobustLoc:    {"--data", "testdata/robust40.csv", "--batch", "5", "--r", "1", "--eta", "0.5", "--domain", "10", "--theta0", "0,0", "--eps", "8", "--delta", "1e-5"},
 	}
 	for _, m := range []string{scenario.MechSCOutputPert, scenario.MechPhasedERM, scenario.MechPhasedSCO, scenario.MechStronglyConvexERM, scenario.MechStronglyConvexSCO} {
@@ -1159,4 +1160,67 @@ func TestRunsLeaveTheirDataAlone(t *testing.T) {
 			t.Errorf("%s changed the data it ran on", m)
 		}
 	}
+}
+
+// Outlier-iterate removal prints the contract's fields; with --order given
+// a run can be checked by hand: phase 1 takes the first ⌊½·40/2⌋ = 10
+// users, groups are consecutive pairs, and non-private with every group
+// kept the output is the mean of the end iterates. Bad input exits 2.
+func TestOutlierIterateRemoval(t *testing.T) {
+	base := []string{"run", "--mech", "outlier-iterate-removal", "--data", "testdata/robust40.csv", "--eta", "0.5", "--radius", "3",
+		"--eps", "8", "--delta", "1e-5", "--q-exp", "1", "--p-exp", "1"}
+	var out struct {
+		C      int `json:"C"`
+		Phases []struct {
+			Users       []string    `json:"users"`
+			Groups      [][]string  `json:"groups"`
+			Unused      []string    `json:"unused"`
+			Eta         float64     `json:"eta"`
+			Tau         float64     `json:"tau"`
+			EndIterates [][]float64 `json:"end_iterates"`
+			Score       float64     `json:"score"`
+			Counts      []int       `json:"counts"`
+			KeepProb    []float64   `json:"keep_prob"`
+			Kept        []int       `json:"kept"`
+			Passed      bool        `json:"passed"`
+			Mean        []float64   `json:"mean"`
+			Sigma       float64     `json:"sigma"`
+			Output      []float64   `json:"output"`
+		} `json:"phases"`
+		Output    []float64 `json:"output"`
+		Gradients int       `json:"gradient_evaluations"`
+		Guarantee struct {
+			Mode string `json:"mode"`
+		} `json:"guarantee"`
+	}
+	ok(t, &out, append(base, "--mode", "non-private", "--order", "given", "--groups", "4", "--phases", "1", "--tau", "0.5")...)
+	if out.C != 4 || len(out.Phases) != 1 || out.Gradients != 24 {
+		t.Fatalf("C = %d, %d phases, %d gradients; want 4, 1, 24", out.C, len(out.Phases), out.Gradients)
+	}
+	ph := out.Phases[0]
+	want := [][]string{{"1", "2"}, {"3", "4"}, {"5", "6"}, {"7", "8"}}
+	if !reflect.DeepEqual(ph.Groups, want) || !reflect.DeepEqual(ph.Unused, []string{"9", "10"}) || len(ph.Users) != 10 || ph.Eta != 0.25 {
+		t.Errorf("users %v in groups %v (unused %v), η %v; want %v, 9 and 10 unused, η 0.25", ph.Users, ph.Groups, ph.Unused, ph.Eta, want)
+	}
+	if !ph.Passed || !reflect.DeepEqual(ph.Kept, []int{1, 2, 3, 4}) || !reflect.DeepEqual(ph.Counts, []int{4, 4, 4, 4}) || ph.Sigma != 0 {
+		t.Errorf("passed %v, kept %v, counts %v, σ %v; want every group kept, no noise", ph.Passed, ph.Kept, ph.Counts, ph.Sigma)
+	}
+	for k := range 2 {
+		var mean float64
+		for _, e := range ph.EndIterates {
+			mean += e[k] / 4
+		}
+		if math.Abs(mean-out.Output[k]) > 1e-12 || ph.Output[k] != out.Output[k] {
+			t.Errorf("output %v, want the end iterates' mean", out.Output)
+		}
+	}
+	if out.Guarantee.Mode != "non-private" || ph.Tau <= 0 {
+		t.Errorf("guarantee %+v, τ %v", out.Guarantee, ph.Tau)
+	}
+	bad(t, "paper mode uses the printed constants", append(base, "--groups", "4")...)
+	bad(t, "on-empty = zero", append(base, "--on-empty", "zero")...)
+	bad(t, "radius", "run", "--mech", "outlier-iterate-removal", "--data", "testdata/robust40.csv", "--eta", "0.5", "--eps", "8", "--delta", "1e-5")
+	bad(t, "outside the domain ball", append(base, "--theta0", "5,0")...)
+	bad(t, "would give each of the C", append(base, "--on-short", "refuse")...)
+	bad(t, "--loss", append(base, "--loss", "absolute")...)
 }

@@ -43,8 +43,9 @@ type mechFlags struct {
 	eta, smoothing float64
 	theta0         string
 	trace          bool
-	// robust holds robust SGD's own flags.
+	// robust holds robust SGD's own flags, oir Lowy, Liu & Asi's.
 	robust robustFlags
+	oir    oirFlags
 	// limits bound what reading the data may take.
 	limits dataset.Limits
 	// given holds the parameters the command line or scenario set: a
@@ -74,7 +75,7 @@ func (d *mechFlags) register(fs flagSet) {
 	fs.StringVar(&d.loss, "loss", mech.LossSquared, "optimisers: squared ((μ/2)‖θ − x‖² on B(0, R_K)) or absolute (1-D |θ − x|, the private median)")
 	fs.Float64Var(&d.lambda, "lambda", 0, "phased algorithms: λ (default: the theorem's)")
 	fs.IntVar(&d.phases, "phases", 0, "phased algorithms: number of phases (default: the paper's)")
-	fs.Float64Var(&d.tau, "tau", 0, "orme: concentration radius τ (pairs within τ score, neighbours within 2τ keep)")
+	fs.Float64Var(&d.tau, "tau", 0, "orme: concentration radius τ (pairs within τ score, neighbours within 2τ keep); outlier-iterate-removal: the scale of τ_i (teaching or sound mode; the paper's is 1000)")
 	fs.IntVar(&d.queries, "queries", 1, "orme: the number of queries T the budget covers (the mean is asked T times)")
 	fs.IntVar(&d.steps, "steps", 0, "dp-sgd: the number of steps T (default: Theorem 4.1's m²n² + mn√d)")
 	fs.Float64Var(&d.eta, "eta", 0, "dp-sgd: the step size η (default: Theorem 4.1's)")
@@ -82,16 +83,18 @@ func (d *mechFlags) register(fs flagSet) {
 	fs.StringVar(&d.theta0, "theta0", "", "dp-sgd: the start θ₀, comma-separated (default: the centre)")
 	fs.BoolVar(&d.trace, "trace", false, "dp-sgd, robust-sgd: include the trace and every step (memory and output grow like T·n)")
 	d.robust.register(fs)
+	d.oir.register(fs)
 }
 
 // paramFlags are the flags mechFlags registers: a scenario sets them all.
 var paramFlags = []string{"mech", "f", "eps", "delta", "target-sens", "mode", "kappa", "beta", "mu", "rk", "rx",
 	"sens-rule", "lambda", "phases", "loss", "tau", "queries", "steps", "eta", "smoothing", "theta0",
-	"batch", "r", "domain", "stat", "trim", "order", "threshold", "huber"}
+	"batch", "r", "domain", "stat", "trim", "order", "threshold", "huber",
+	"groups", "p-exp", "q-exp", "radius", "lipschitz", "on-empty", "on-short"}
 
 // runnable are the mechanisms run and step accept.
 var runnable = []string{privacy.MechDelOutputPert, scenario.MechSCOutputPert, scenario.MechPhasedERM,
-	scenario.MechPhasedSCO, scenario.MechStronglyConvexERM, scenario.MechStronglyConvexSCO, scenario.MechORME, scenario.MechDPSGD, scenario.MechDPSGDSC, scenario.MechRobustSGD, scenario.MechRobustLoc}
+	scenario.MechPhasedSCO, scenario.MechStronglyConvexERM, scenario.MechStronglyConvexSCO, scenario.MechORME, scenario.MechDPSGD, scenario.MechDPSGDSC, scenario.MechRobustSGD, scenario.MechRobustLoc, scenario.MechOIR}
 
 // needs returns the flags the mechanism requires besides --eps and --delta.
 // (An unknown mechanism needs nothing here: job names the choices.)
@@ -107,6 +110,8 @@ func (d *mechFlags) needs() []string {
 		return []string{"rk", "rx"}
 	case d.mech == scenario.MechRobustSGD || d.mech == scenario.MechRobustLoc:
 		return []string{"batch", "r", "eta", "domain"}
+	case d.mech == scenario.MechOIR:
+		return []string{"eta", "radius"}
 	case slices.Contains(runnable, d.mech):
 		return []string{"rk", "rx"}
 	}
@@ -362,6 +367,8 @@ func (d *mechFlags) job() (job, error) {
 		return d.dpsgdSCJob()
 	case scenario.MechRobustSGD, scenario.MechRobustLoc:
 		return d.robustJob()
+	case scenario.MechOIR:
+		return d.oirJob()
 	}
 	run, ok := optimisers[d.mech]
 	if !ok {
@@ -422,6 +429,14 @@ func parseRun(e *env, args []string) (runInput, error) {
 	in.seed = *seed
 	in.job, err = d.job()
 	return in, err
+}
+
+// orZero is v, or def where a scenario left v out.
+func orZero(v, def float64) float64 {
+	if v == 0 {
+		return def
+	}
+	return v
 }
 
 func orDefault(s, def string) string {
@@ -489,9 +504,11 @@ func (d *mechFlags) fromScenario(s *scenario.Scenario) {
 		steps: q.Steps, eta: q.Eta, smoothing: q.Smoothing,
 		// A scenario leaves out what it does not set: zero is not given.
 		robust: robustFlags{batch: q.Batch, trim: q.Trim, r: q.R, domain: q.Domain, huber: q.Huber, stat: orDefault(q.Stat, "median"), order: orDefault(q.Order, "shuffled")},
+		oir: oirFlags{groups: q.Groups, pExp: orZero(q.PExp, 2.5), qExp: orZero(q.QExp, 0.5), radius: q.Radius, lip: q.Lipschitz,
+			onEmpty: orDefault(q.OnEmpty, "halt"), onShort: orDefault(q.OnShort, "stop")},
 		theta0: formatTheta0(q.Theta0),
 		given: map[string]bool{"steps": q.Steps != 0, "eta": q.Eta != 0, "smoothing": q.Smoothing != 0, "tau": q.Tau != 0,
-			"trim": q.Trim != 0, "threshold": q.Threshold != nil}}
+			"trim": q.Trim != 0, "threshold": q.Threshold != nil, "lipschitz": q.Lipschitz != 0}}
 	if q.Threshold != nil {
 		d.robust.thr = *q.Threshold
 	}

@@ -109,6 +109,19 @@ type Params struct {
 	Threshold *float64  `json:"threshold,omitempty"`
 	Huber     float64   `json:"huber,omitempty"`
 	Theta0    []float64 `json:"theta0,omitempty"`
+	// Outlier-iterate removal's (Lowy, Liu & Asi 2024): the groups C (0:
+	// the paper's), the step and phase exponents p and q (0: 2.5 and 0.5),
+	// the domain ball's radius R, the gradient bound L (0: from the loss),
+	// and the policies for an empty selection ("halt" or "start") and a
+	// phase too short for its groups ("stop" or "refuse"). Tau scales τ_i
+	// (0: the paper's 1000).
+	Groups    int     `json:"groups,omitempty"`
+	PExp      float64 `json:"p_exp,omitempty"`
+	QExp      float64 `json:"q_exp,omitempty"`
+	Radius    float64 `json:"radius,omitempty"`
+	Lipschitz float64 `json:"lipschitz,omitempty"`
+	OnEmpty   string  `json:"on_empty,omitempty"`
+	OnShort   string  `json:"on_short,omitempty"`
 }
 
 // requirements lists the mechanism names a scenario may use, with the
@@ -129,6 +142,7 @@ var requirements = map[string][]string{
 	MechDPSGDSC:                  {"eps", "delta", "rk", "rx"},
 	MechRobustSGD:                {"eps", "delta", "batch", "r", "eta", "domain"},
 	MechRobustLoc:                {"eps", "delta", "batch", "r", "eta", "domain"},
+	MechOIR:                      {"eps", "delta", "eta", "radius"},
 }
 
 // The optimisers of Paper A a scenario may name (squared loss on a ball).
@@ -148,12 +162,16 @@ const (
 	// phase; MechRobustLoc its localisation.
 	MechRobustSGD = "robust-sgd"
 	MechRobustLoc = "robust-sgd-loc"
+	// MechOIR is Lowy, Liu & Asi 2024's phased SGD with outlier-iterate
+	// removal (their Algorithm 1).
+	MechOIR = "outlier-iterate-removal"
 )
 
 var (
 	topFields   = []string{"version", "name", "description", "dataset", "generator", "mechanism", "params", "mode", "seed"}
 	paramFields = []string{"eps", "delta", "sens", "tau", "kappa", "queries", "steps", "f", "rule", "delta_slack", "beta", "mu", "rk", "rx", "sens_rule", "lambda", "phases", "loss", "eta", "smoothing",
-		"batch", "r", "domain", "stat", "trim", "order", "threshold", "huber", "theta0"}
+		"batch", "r", "domain", "stat", "trim", "order", "threshold", "huber", "theta0",
+		"groups", "p_exp", "q_exp", "radius", "lipschitz", "on_empty", "on_short"}
 	genFields = []string{"kind", "n", "m", "d", "spread", "center", "clusters", "separation", "df", "outliers"}
 )
 

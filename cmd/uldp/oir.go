@@ -1,0 +1,213 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/uldplab/uldp/core/cancel"
+	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/loss"
+	"github.com/uldplab/uldp/core/mech"
+	"github.com/uldplab/uldp/core/optim"
+	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/core/rng"
+	"github.com/uldplab/uldp/core/scenario"
+	"github.com/uldplab/uldp/core/trace"
+)
+
+// oirFlags are the flags of Lowy, Liu & Asi's algorithms.
+type oirFlags struct {
+	groups           int
+	pExp, qExp       float64
+	radius, lip      float64
+	onEmpty, onShort string
+}
+
+func (f *oirFlags) register(fs flagSet) {
+	fs.IntVar(&f.groups, "groups", 0, "outlier-iterate-removal: C, the groups per phase (teaching or sound mode; default ⌈100 ln(20nme^ε/δ)/ε⌉)")
+	fs.Float64Var(&f.pExp, "p-exp", 2.5, "outlier-iterate-removal: p, phase i steps with η/2^{p·i}")
+	fs.Float64Var(&f.qExp, "q-exp", 0.5, "outlier-iterate-removal: q, phase i takes ⌊(1 − 2^{−q})·n/2^{q·i}⌋ users")
+	fs.Float64Var(&f.radius, "radius", 0, "outlier-iterate-removal: R, the domain is the ℓ2 ball B(0, R)")
+	fs.Float64Var(&f.lip, "lipschitz", 0, "outlier-iterate-removal: L, the bound on ‖∇f‖ that sets the radii τ_i (default 2μR for squared, h√d for huber)")
+	fs.StringVar(&f.onEmpty, "on-empty", "halt", "outlier-iterate-removal: when the coins keep no group, halt (output 0) or start (release the phase's start plus noise)")
+	fs.StringVar(&f.onShort, "on-short", "stop", "outlier-iterate-removal: when a phase's groups would be empty, stop (output the last point) or refuse")
+}
+
+// oirParams reads the flags; the data's size is checked when the run
+// starts.
+func (d *mechFlags) oirParams() (optim.OIRParams, error) {
+	f := d.oir
+	mode, err := privacy.ParseMode(d.mode)
+	if err != nil {
+		return optim.OIRParams{}, usageError{err}
+	}
+	p := optim.OIRParams{Eps: d.eps, Delta: d.delta, Radius: f.radius, Eta: d.eta, PExp: f.pExp, QExp: f.qExp,
+		Groups: f.groups, Phases: d.phases, Mode: mode, Record: d.trace}
+	if d.given["tau"] {
+		if !(d.tau > 0) {
+			return p, usagef("--tau %v: the scale of τ_i must be a number > 0 (the paper's is 1000)", d.tau)
+		}
+		p.TauScale = d.tau
+	}
+	if p.OnEmpty, err = optim.ParseEmptyPolicy(f.onEmpty); err != nil {
+		return p, usageError{err}
+	}
+	if p.OnShort, err = optim.ParseShortPolicy(f.onShort); err != nil {
+		return p, usageError{err}
+	}
+	switch d.robust.order {
+	case "shuffled":
+	case "given":
+		p.Order = optim.Given
+	default:
+		return p, usagef("--order %q: use shuffled or given", d.robust.order)
+	}
+	if p.Theta0, err = parseTheta0(d.theta0); err != nil {
+		return p, err
+	}
+	dim := 2 // until the data says
+	if p.Theta0 != nil {
+		dim = len(p.Theta0)
+	}
+	switch d.loss {
+	case mech.LossSquared:
+		if !(d.mu > 0) || math.IsInf(d.mu, 1) {
+			return p, usagef("--mu %v: the squared loss (μ/2)‖x − z‖² needs a finite μ > 0", d.mu)
+		}
+		p.Loss = loss.Squared{Mu: d.mu}
+		p.Lipschitz = 2 * d.mu * f.radius // items in the domain ball
+	case "huber":
+		if !(d.robust.huber > 0) || math.IsInf(d.robust.huber, 1) {
+			return p, usagef("--huber %v: the Huber loss needs a finite h > 0", d.robust.huber)
+		}
+		p.Loss = loss.Huber{H: d.robust.huber}
+		p.Lipschitz = d.robust.huber * math.Sqrt(float64(dim)) // sized to the data when the run starts
+	default:
+		return p, usagef("--loss %q: outlier-iterate-removal takes squared or huber", d.loss)
+	}
+	if d.given["lipschitz"] {
+		p.Lipschitz = f.lip
+	}
+	// Check everything the data does not decide now, before a file is read.
+	if err := p.Validate(max(2, f.groups), dim); err != nil {
+		return p, usageError{err}
+	}
+	return p, nil
+}
+
+// oirPhaseOut is a phase as the contract prints it, users by id and
+// groups by number (1-based).
+type oirPhaseOut struct {
+	Users       []string    `json:"users"`
+	Groups      [][]string  `json:"groups"`
+	Unused      []string    `json:"unused,omitempty"`
+	Eta         float64     `json:"eta"`
+	Tau         float64     `json:"tau"`
+	Steps       int         `json:"steps"`
+	EndIterates [][]float64 `json:"end_iterates"`
+	Score       float64     `json:"score"`
+	NoisyScore  float64     `json:"noisy_score"`
+	Gate        float64     `json:"gate"`
+	PPass       float64     `json:"p_pass"`
+	Passed      bool        `json:"passed"`
+	Counts      []int       `json:"counts"`
+	KeepProb    []float64   `json:"keep_prob"`
+	Kept        []int       `json:"kept"`
+	Mean        []float64   `json:"mean"`
+	Sigma       float64     `json:"sigma"`
+	Needed      float64     `json:"needed_sigma"`
+	Output      []float64   `json:"output"`
+}
+
+type oirOut struct {
+	Mechanism string            `json:"mechanism"`
+	C         int               `json:"C"`
+	Phases    []oirPhaseOut     `json:"phases"`
+	Halted    bool              `json:"halted"`
+	Stop      string            `json:"stop,omitempty"`
+	Output    []float64         `json:"output"`
+	Gradients int64             `json:"gradient_evaluations"`
+	NM        int64             `json:"nm"`
+	Guarantee privacy.Guarantee `json:"guarantee"`
+	Seed      uint64            `json:"seed"`
+	Trace     *trace.Trace      `json:"trace,omitempty"`
+}
+
+func ids(ds *dataset.Dataset, idx []int) []string {
+	out := make([]string, len(idx))
+	for i, u := range idx {
+		out[i] = ds.Users[u].ID
+	}
+	return out
+}
+
+func newOIROut(res optim.OIRResult, ds *dataset.Dataset, m int) oirOut {
+	out := oirOut{Mechanism: scenario.MechOIR, C: res.Groups, Halted: res.Halted, Stop: res.Stop, Output: res.Output,
+		Gradients: res.Gradients, NM: int64(ds.N()) * int64(m), Guarantee: res.Guarantee}
+	for _, ph := range res.Phases {
+		o := oirPhaseOut{Users: ids(ds, ph.UserIdx), Eta: ph.Eta, Tau: ph.Tau, Steps: ph.Steps, Score: ph.Score, NoisyScore: ph.Score + ph.ScoreNoise,
+			Gate: ph.Gate, PPass: ph.PPass, Passed: ph.Passed, Counts: ph.Counts, KeepProb: ph.Keep, Kept: []int{}, Mean: ph.Mean,
+			Sigma: ph.Sigma, Needed: ph.Needed, Output: ph.Output}
+		if len(ph.Unused) > 0 {
+			o.Unused = ids(ds, ph.Unused)
+		}
+		for j, g := range ph.Groups {
+			o.Groups = append(o.Groups, ids(ds, g))
+			o.EndIterates = append(o.EndIterates, ph.Ends.At(j))
+		}
+		for _, j := range ph.Kept {
+			o.Kept = append(o.Kept, j+1)
+		}
+		out.Phases = append(out.Phases, o)
+	}
+	return out
+}
+
+func (d *mechFlags) oirJob() (job, error) {
+	p, err := d.oirParams()
+	if err != nil {
+		return job{}, err
+	}
+	return job{"running outlier-iterate removal", func(ctx cancel.Context, ds *dataset.Dataset, s *rng.Streams, progress mech.Progress) (report, *trace.Trace, error) {
+		if h, ok := p.Loss.(loss.Huber); ok && !d.given["lipschitz"] {
+			p.Lipschitz = h.H * math.Sqrt(float64(ds.Dim))
+		}
+		res, tr, err := optim.OutlierIterateRemoval(ctx, p, ds, s, progress)
+		if err != nil {
+			return nil, nil, err
+		}
+		m, _ := ds.M()
+		out := newOIROut(res, ds, m)
+		out.Seed, out.Trace = s.Seed(), tr
+		return out, tr, nil
+	}}, nil
+}
+
+func (out oirOut) text(w io.Writer) {
+	fmt.Fprintf(w, "outlier-iterate removal, C = %d groups (%s)\n", out.C, out.Guarantee)
+	unmet(w, out.Guarantee)
+	for i, ph := range out.Phases {
+		fmt.Fprintf(w, "phase %d: %d users, %d steps per group of η = %.4g, τ = %.4g\n", i+1, len(ph.Users), ph.Steps, ph.Eta, ph.Tau)
+		for j, e := range ph.EndIterates {
+			fmt.Fprintf(w, "  group %d (%s): ends at %s, %d within 2τ, keep %.3g\n", j+1, strings.Join(ph.Groups[j], " "), vec(e), ph.Counts[j], ph.KeepProb[j])
+		}
+		fmt.Fprintf(w, "  score %.4g, noisy %.4g vs 4C/5 = %.4g (chance of passing %.3g): ", ph.Score, ph.NoisyScore, ph.Gate, ph.PPass)
+		switch {
+		case !ph.Passed:
+			fmt.Fprintln(w, "failed, halt and output 0")
+		case ph.Mean == nil:
+			fmt.Fprintln(w, "passed, but the coins kept no group: halt and output 0")
+		default:
+			fmt.Fprintf(w, "passed; kept groups %v, mean %s + N(0, %.4g²I) = %s\n", ph.Kept, vec(ph.Mean), ph.Sigma, vec(ph.Output))
+		}
+	}
+	if out.Stop != "" && !out.Halted {
+		fmt.Fprintf(w, "%s: stopped there\n", out.Stop)
+	}
+	fmt.Fprintf(w, "output %s after %d gradient evaluations (nm = %d)\n", vec(out.Output), out.Gradients, out.NM)
+	if out.Trace != nil {
+		writeTrace(w, out.Trace)
+	}
+}
