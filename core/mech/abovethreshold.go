@@ -142,11 +142,18 @@ var ErrHalted = errors.New("AboveThreshold has halted: it answers no query after
 // Query answers one query value q: ⊤ (true) if q + ν ≥ Δ̂ with fresh
 // ν ~ Lap(4s/ε), else ⊥ (false), after which the instance halts.
 func (a *AboveThreshold) Query(q float64) (bool, error) {
+	st, err := a.Compare(q)
+	return st.Pass, err
+}
+
+// Compare is Query returning the whole comparison: the draw, the noisy
+// values and the chance of passing.
+func (a *AboveThreshold) Compare(q float64) (ATCompareStep, error) {
 	if a.halted {
-		return false, ErrHalted
+		return ATCompareStep{}, ErrHalted
 	}
 	if math.IsNaN(q) || math.IsInf(q, 0) {
-		return false, format.Errorf("query %d = %v: query values must be finite", a.t+1, q)
+		return ATCompareStep{}, format.Errorf("query %d = %v: query values must be finite", a.t+1, q)
 	}
 	a.t++
 	var nu float64
@@ -166,7 +173,7 @@ func (a *AboveThreshold) Query(q float64) (bool, error) {
 		a.halted = true
 		a.rec.Addf(KindATHalt, a.t, "halt after query %d: AboveThreshold answers nothing more", a.t)
 	}
-	return pass, nil
+	return step, nil
 }
 
 // ATResult is a whole run over a list of query values.

@@ -1,0 +1,140 @@
+package optim
+
+import (
+	"context"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/uldplab/uldp/core/loss"
+	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/core/rng"
+)
+
+// OR-B-04 for the accelerated variant: spec 001-004 §3.13's second table
+// (n = 10⁶, m = 16, d = 2, ε = 1, δ = 10⁻⁷, β = 1, q = 0.5,
+// p = 3q + 2.5 + log_n √m, c_τ = 1, diameter 1) to its printed figures:
+// τ = 4.320, λ = 2.504·10⁻⁴, and phases 1–5's λ_i, T_i, K_i and σ_i;
+// every K_i is far above n_i, so the run caps it.
+func TestAccelScheduleGolden(t *testing.T) {
+	n, m, d := 1_000_000, 16, 2
+	p := AccelParams{Eps: 1, Delta: 1e-7, Loss: loss.Squared{Mu: 1}, Lipschitz: 1, Radius: 0.5, QExp: 0.5,
+		PExp: 1.5 + 2.5 + math.Log(4)/math.Log(1e6)}
+	if tau := p.Tau(n, m, d); math.Abs(tau-4.320) > 5e-4 {
+		t.Errorf("τ = %v, want 4.320", tau)
+	}
+	if lam := p.BaseLambda(n, m, d); math.Abs(lam-2.504e-4) > 5e-8 {
+		t.Errorf("λ = %v, want 2.504e-4", lam)
+	}
+	want := []struct {
+		ni      int
+		lambda  float64
+		steps   int
+		printed float64
+		sigma   float64
+	}{
+		{207106, 4.294e-3, 281, 72565746, 11.06},
+		{146446, 7.366e-2, 81, 94158734, 8.397},
+		{103553, 1.263, 33, 102752318, 7.580},
+		{73223, 21.67, 21, 89703054, 8.551},
+		{51776, 371.7, 19, 65663925, 11.50},
+	}
+	rows := p.Schedule(n, m, d)
+	for i, w := range want {
+		r := rows[i]
+		rel := func(got, want float64) bool { return math.Abs(got-want) <= 5e-4*want }
+		if r.Users != w.ni || !rel(r.Lambda, w.lambda) || r.Steps != w.steps || math.Abs(r.Printed-w.printed) > 1e-6*w.printed || !rel(r.Sigma, w.sigma) {
+			t.Errorf("phase %d: %+v, want n_i %d, λ_i %.4g, T_i %d, K_i %.0f, σ_i %.4g", i+1, r, w.ni, w.lambda, w.steps, w.printed, w.sigma)
+		}
+		if !r.Capped || r.Batch != r.Users {
+			t.Errorf("phase %d: K_i = %d (capped %v), want it capped at n_i = %d", i+1, r.Batch, r.Capped, r.Users)
+		}
+	}
+	if g := p.Guarantee(n, m, d); g.Certified() {
+		t.Error("a capped K_i, and σ's underived constant, must not be certified")
+	}
+}
+
+// Non-private on tightly concentrated users the check is skipped, nobody
+// is removed (every count is K), and the phases' AC-SA drives the output
+// to the users' mean (the squared loss's minimiser) from a far start.
+// Teaching mode at ε = 1000 (check noise Lap(0.008), Lap(0.016)) passes
+// every step with the same data, and every minibatch is a subset (no
+// repeated user) unless drawn with replacement.
+func TestAccelConvergesOnConcentratedUsers(t *testing.T) {
+	ds := gaussianUsers(t, 4000, 4, 0.05, 11)
+	mean := make([]float64, 2)
+	for _, u := range ds.Means() {
+		mean[0] += u[0] / 4000
+		mean[1] += u[1] / 4000
+	}
+	p := AccelParams{Eps: 1000, Delta: 1e-6, Loss: loss.Squared{Mu: 1}, Lipschitz: 2, Radius: 1, Lambda: 1e-3, PExp: 1, QExp: 0.5,
+		Phases: 3, Batch: 40, TauScale: 0.3, Theta0: []float64{-0.5, 0.5}, Mode: privacy.NonPrivate}
+	res, _, err := Accelerated(context.Background(), p, ds, rng.New(2), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ph := range res.Phases {
+		for _, st := range ph.Steps {
+			if len(st.Kept) != 40 || !st.Passed {
+				t.Fatalf("phase %d step %d: kept %d of 40, passed %v", ph.I, st.T, len(st.Kept), st.Passed)
+			}
+			if u := slices.Clone(st.Users); len(slices.Compact(slices.Sorted(slices.Values(u)))) != 40 {
+				t.Fatalf("phase %d step %d: a minibatch repeats a user", ph.I, st.T)
+			}
+		}
+	}
+	if dist := loss.Dist(res.Output, mean); dist > 0.02 {
+		t.Errorf("output %v is %.3g from the users' mean %v", res.Output, dist, mean)
+	}
+	var want int64
+	for _, ph := range res.Phases {
+		want += int64(len(ph.Steps) * 40 * 4)
+	}
+	if res.Gradients != want {
+		t.Errorf("%d gradient evaluations, want %d", res.Gradients, want)
+	}
+	p.Mode = privacy.Teaching
+	res, _, err = Accelerated(context.Background(), p, ds, rng.New(2), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ph := range res.Phases {
+		if ph.Halted {
+			t.Errorf("phase %d halted on concentrated users at ε = 1000", ph.I)
+		}
+	}
+}
+
+// A phase whose minibatches split into two camps farther apart than 2τ
+// scores K/2 against 4K/5 and halts (E-B2's literal policy: the phase
+// returns 0 and the next goes on); with AbortOnHalt the run stops there.
+func TestAccelHaltsOnTwoCamps(t *testing.T) {
+	pts := make([][]float64, 400)
+	for i := range pts {
+		pts[i] = []float64{0.8, 0}
+		if i%2 == 1 {
+			pts[i][0] = -0.8
+		}
+	}
+	ds := usersAt(pts, 2)
+	p := AccelParams{Eps: 1000, Delta: 1e-6, Loss: loss.Squared{Mu: 1}, Lipschitz: 2, Radius: 1, Lambda: 0.1, PExp: 1, QExp: 0.5,
+		Phases: 2, Batch: 10, TauScale: 0.05, Order: Given, Mode: privacy.Teaching}
+	res, _, err := Accelerated(context.Background(), p, ds, rng.New(1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Phases) != 2 {
+		t.Fatalf("%d phases, want 2", len(res.Phases))
+	}
+	for _, ph := range res.Phases {
+		st := ph.Steps[len(ph.Steps)-1]
+		if !ph.Halted || len(ph.Steps) != 1 || st.Score != 5 || !slices.Equal(ph.Output, []float64{0, 0}) {
+			t.Errorf("phase %d: halted %v after %d steps, score %v, output %v; want a halt at step 1 with score K/2 = 5 and output 0", ph.I, ph.Halted, len(ph.Steps), st.Score, ph.Output)
+		}
+	}
+	p.AbortOnHalt = true
+	if res, _, err = Accelerated(context.Background(), p, ds, rng.New(1), nil); err != nil || len(res.Phases) != 1 || res.Stop == "" {
+		t.Errorf("abort on halt: %d phases, stop %q, err %v; want one phase and a reason", len(res.Phases), res.Stop, err)
+	}
+}
