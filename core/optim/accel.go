@@ -123,13 +123,8 @@ const (
 
 // Validate checks the parameters for n users in ℝ^d.
 func (p AccelParams) Validate(n, d int) error {
-	errs := []error{privacy.CheckEps(p.Eps), privacy.CheckDelta(p.Delta)}
-	bad := func(msg string, args ...any) { errs = append(errs, format.Errorf(msg, args...)) }
-	positive := func(name string, v float64, what string) {
-		if !(v > 0) || math.IsInf(v, 1) {
-			bad("%s = %v: %s must be a finite number > 0", name, v, what)
-		}
-	}
+	errs := checks{privacy.CheckEps(p.Eps), privacy.CheckDelta(p.Delta)}
+	bad := errs.bad
 	if p.Loss == nil {
 		bad("no loss: choose squared or huber")
 	}
@@ -140,10 +135,10 @@ func (p AccelParams) Validate(n, d int) error {
 	default:
 		bad("mode %d: unknown", int(p.Mode))
 	}
-	positive("lipschitz", p.Lipschitz, "L, the bound on the item gradients' norm")
-	positive("radius", p.Radius, "R, the radius of the domain ball")
-	positive("p-exp", p.PExp, "the regulariser-growth exponent p")
-	positive("q-exp", p.QExp, "the phase-size exponent q")
+	errs.positive("lipschitz", p.Lipschitz, "L, the bound on the item gradients' norm")
+	errs.positive("radius", p.Radius, "R, the radius of the domain ball")
+	errs.positive("p-exp", p.PExp, "the regulariser-growth exponent p")
+	errs.positive("q-exp", p.QExp, "the phase-size exponent q")
 	if p.Lambda < 0 || math.IsInf(p.Lambda, 1) || math.IsNaN(p.Lambda) {
 		bad("lambda = %v: λ must be a finite number > 0 (0 for the theorem's)", p.Lambda)
 	}
@@ -167,13 +162,7 @@ func (p AccelParams) Validate(n, d int) error {
 	if n < 2 {
 		bad("%d users: the accelerated variant needs at least 2", n)
 	}
-	if p.Theta0 != nil {
-		if len(p.Theta0) != d {
-			bad("theta0 has %d coordinates, the data %d", len(p.Theta0), d)
-		} else if r := loss.Dist(p.Theta0, make([]float64, d)); r > p.Radius {
-			bad("theta0 lies at distance %.4g from the centre, outside the domain ball of radius R = %g", r, p.Radius)
-		}
-	}
+	errs.startInBall(p.Theta0, d, p.Radius)
 	return errors.Join(errs...)
 }
 
@@ -219,7 +208,7 @@ func (p AccelParams) Schedule(n, m, d int) []AccelRow {
 	var rows []AccelRow
 	for i := 1; i <= l; i++ {
 		fi := float64(i)
-		ni := int(math.Floor((1 - math.Exp2(-p.QExp)) * float64(n) / math.Exp2(p.QExp*fi)))
+		ni := phaseUsers(n, p.QExp, i)
 		if ni < 1 {
 			break
 		}
@@ -263,13 +252,7 @@ func Accelerated(ctx cancel.Context, p AccelParams, data *dataset.Dataset, strea
 	if p.Record {
 		rec = trace.NewRecorder("accelerated-outlier-removal", streams.Seed())
 	}
-	order := make([]int, n)
-	for i := range order {
-		order[i] = i
-	}
-	if p.Order == Shuffled {
-		streams.Get(rng.Perm).Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
-	}
+	order := userOrder(n, p.Order, streams)
 	var total, done int64
 	for _, r := range rows {
 		total += int64(r.Steps)
@@ -390,13 +373,16 @@ func (p AccelParams) phase(ctx cancel.Context, r AccelRow, data *dataset.Dataset
 		for i, h := range counts {
 			st.Keep[i] = robust.Keep(h, k)
 		}
-		if !st.Passed {
+		halt := func(why string) (AccelPhase, int64, error) {
 			out.Steps = append(out.Steps, st)
 			out.Halted = true
 			out.Output = make([]float64, d)
-			rec.Addf(KindAccelHalt, st, "phase %d, step %d: the users' gradients are not concentrated: the phase returns 0", r.I, t)
+			rec.Addf(KindAccelHalt, st, "phase %d, step %d: %s: the phase returns 0", r.I, t, why)
 			tick()
 			return out, grads, nil
+		}
+		if !st.Passed {
+			return halt("the users' gradients are not concentrated")
 		}
 		for i, pk := range st.Keep {
 			if coins.Float64() < pk {
@@ -410,12 +396,7 @@ func (p AccelParams) phase(ctx cancel.Context, r AccelRow, data *dataset.Dataset
 			}
 		}
 		if len(st.Kept) == 0 && p.OnEmpty == EmptyHalt {
-			out.Steps = append(out.Steps, st)
-			out.Halted = true
-			out.Output = make([]float64, d)
-			rec.Addf(KindAccelHalt, st, "phase %d, step %d: the coins kept nobody: the phase returns 0", r.I, t)
-			tick()
-			return out, grads, nil
+			return halt("the coins kept nobody")
 		}
 		st.Gradient = make([]float64, d)
 		clear(g)

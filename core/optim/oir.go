@@ -172,24 +172,19 @@ const (
 
 // Validate checks the parameters for n users in ℝ^d.
 func (p OIRParams) Validate(n, d int) error {
-	errs := []error{privacy.CheckEps(p.Eps), privacy.CheckDelta(p.Delta)}
-	bad := func(msg string, args ...any) { errs = append(errs, format.Errorf(msg, args...)) }
-	finite := func(name string, v float64, what string) {
-		if !(v > 0) || math.IsInf(v, 1) {
-			bad("%s = %v: %s must be a finite number > 0", name, v, what)
-		}
-	}
+	errs := checks{privacy.CheckEps(p.Eps), privacy.CheckDelta(p.Delta)}
+	bad := errs.bad
 	if p.Loss == nil {
 		bad("no loss: choose squared or huber")
 	}
 	if _, err := p.Mode.MarshalText(); err != nil {
 		errs = append(errs, err)
 	}
-	finite("lipschitz", p.Lipschitz, "L, the bound on the item gradients' norm")
-	finite("radius", p.Radius, "R, the radius of the domain ball")
-	finite("eta", p.Eta, "the base step η")
-	finite("p-exp", p.PExp, "the step-decay exponent p")
-	finite("q-exp", p.QExp, "the phase-size exponent q")
+	errs.positive("lipschitz", p.Lipschitz, "L, the bound on the item gradients' norm")
+	errs.positive("radius", p.Radius, "R, the radius of the domain ball")
+	errs.positive("eta", p.Eta, "the base step η")
+	errs.positive("p-exp", p.PExp, "the step-decay exponent p")
+	errs.positive("q-exp", p.QExp, "the phase-size exponent q")
 	if n < 2 {
 		bad("%d users: outlier-iterate removal needs at least 2", n)
 	}
@@ -225,13 +220,7 @@ func (p OIRParams) Validate(n, d int) error {
 	if p.Mutant < OIRCorrect || p.Mutant > OIRWeakGate {
 		bad("mutant %d: unknown", int(p.Mutant))
 	}
-	if p.Theta0 != nil {
-		if len(p.Theta0) != d {
-			bad("theta0 has %d coordinates, the data %d", len(p.Theta0), d)
-		} else if r := loss.Dist(p.Theta0, make([]float64, d)); r > p.Radius {
-			bad("theta0 lies at distance %.4g from the centre, outside the domain ball of radius R = %g", r, p.Radius)
-		}
-	}
+	errs.startInBall(p.Theta0, d, p.Radius)
 	return errors.Join(errs...)
 }
 
@@ -275,7 +264,7 @@ func (p OIRParams) Schedule(n, m, d int) []OIRRow {
 	var rows []OIRRow
 	for i := 1; i <= p.PhaseCount(n); i++ {
 		fi := float64(i)
-		ni := int(math.Floor((1 - math.Exp2(-p.QExp)) * float64(n) / math.Exp2(p.QExp*fi)))
+		ni := phaseUsers(n, p.QExp, i)
 		r := OIRRow{I: i, Users: ni, PerGroup: ni / c, Eta: p.Eta / math.Exp2(p.PExp*fi)}
 		if r.PerGroup == 0 {
 			break
@@ -365,19 +354,13 @@ func OutlierIterateRemoval(ctx cancel.Context, p OIRParams, data *dataset.Datase
 	res := OIRResult{Groups: c}
 	if len(rows) < p.PhaseCount(n) {
 		i := len(rows) + 1
-		ni := int(math.Floor((1 - math.Exp2(-p.QExp)) * float64(n) / math.Exp2(p.QExp*float64(i))))
+		ni := phaseUsers(n, p.QExp, i)
 		res.Stop = format.Sprintf("phase %d would give each of the C = %d groups ⌊%d/%d⌋ = 0 users", i, c, ni, c)
 		if p.OnShort == ShortRefuse {
 			return OIRResult{}, nil, format.Errorf("%s: bring more users, or fewer groups or phases (or let the run stop there)", res.Stop)
 		}
 	}
-	order := make([]int, n)
-	for i := range order {
-		order[i] = i
-	}
-	if p.Order == Shuffled {
-		streams.Get(rng.Perm).Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
-	}
+	order := userOrder(n, p.Order, streams)
 	x := make([]float64, d)
 	if p.Theta0 != nil {
 		copy(x, p.Theta0)

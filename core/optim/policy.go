@@ -1,7 +1,11 @@
 package optim
 
 import (
+	"math"
+
 	"github.com/uldplab/uldp/core/format"
+	"github.com/uldplab/uldp/core/loss"
+	"github.com/uldplab/uldp/core/rng"
 )
 
 // EmptyPolicy says what an outlier-removal step does when its coins keep
@@ -108,4 +112,47 @@ func orList(xs []string) string {
 		out += ", " + x
 	}
 	return out + " or " + xs[len(xs)-1]
+}
+
+// phaseUsers is n_i = ⌊(1 − 2^{−q})·n/2^{q·i}⌋, the users phase i of
+// Lowy, Liu & Asi's algorithms takes: Σ_i n_i ≤ n·2^{−q}.
+func phaseUsers(n int, q float64, i int) int {
+	return int(math.Floor((1 - math.Exp2(-q)) * float64(n) / math.Exp2(q*float64(i))))
+}
+
+// userOrder is the order phases take users in: file order, or a random
+// permutation from the "perm" stream.
+func userOrder(n int, o Order, streams *rng.Streams) []int {
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	if o == Shuffled {
+		streams.Get(rng.Perm).Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
+	}
+	return order
+}
+
+// checks collects what is wrong with a set of parameters.
+type checks []error
+
+func (c *checks) bad(msg string, args ...any) { *c = append(*c, format.Errorf(msg, args...)) }
+
+// positive wants v finite and > 0.
+func (c *checks) positive(name string, v float64, what string) {
+	if !(v > 0) || math.IsInf(v, 1) {
+		c.bad("%s = %v: %s must be a finite number > 0", name, v, what)
+	}
+}
+
+// startInBall wants theta0 (nil: the centre) in ℝ^d and in B(0, r).
+func (c *checks) startInBall(theta0 []float64, d int, r float64) {
+	if theta0 == nil {
+		return
+	}
+	if len(theta0) != d {
+		c.bad("theta0 has %d coordinates, the data %d", len(theta0), d)
+	} else if dist := loss.Dist(theta0, make([]float64, d)); dist > r {
+		c.bad("theta0 lies at distance %.4g from the centre, outside the domain ball of radius R = %g", dist, r)
+	}
 }

@@ -276,14 +276,7 @@ func (p RobustSGDParams) run(ctx cancel.Context, data *dataset.Dataset, streams 
 		}
 		rec = trace.NewRecorder(name, streams.Seed())
 	}
-	order := make([]int, n)
-	for i := range order {
-		order[i] = i
-	}
-	if p.Order == Shuffled {
-		r := streams.Get(rng.Perm)
-		r.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
-	}
+	order := userOrder(n, p.Order, streams)
 	sizes, eta := p.schedule(n, m, localize)
 	if len(sizes) == 0 {
 		return RobustSGDResult{}, nil, format.Errorf("%d users cannot fill one phase: A-LOC's first phase takes ⌊n/2⌋ users, which must be at least B = %d; lower --batch or bring more users", n, p.Batch)
