@@ -138,3 +138,19 @@ func TestAccelHaltsOnTwoCamps(t *testing.T) {
 		t.Errorf("abort on halt: %d phases, stop %q, err %v; want one phase and a reason", len(res.Phases), res.Stop, err)
 	}
 }
+
+// BenchmarkAccelStep is one accelerated step at K = 1,000 users of m = 10
+// items in 2-D: 10,000 gradients, the score's pairs within 2τ, the check,
+// the coins and the noise (one phase of T steps, per step).
+func BenchmarkAccelStep(b *testing.B) {
+	data := benchUsers(b, 4000, 10)
+	p := AccelParams{Eps: 1, Delta: 1e-6, Loss: loss.Squared{Mu: 1}, Lipschitz: 2, Radius: 1, Lambda: 1, PExp: 1, QExp: 1,
+		Phases: 1, Batch: 1000, Mode: privacy.Teaching}
+	steps := p.Schedule(4000, 10, 2)[0].Steps
+	for b.Loop() {
+		if _, _, err := Accelerated(context.Background(), p, data, rng.New(1), nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*steps), "ns/step")
+}

@@ -553,3 +553,45 @@ func TestOIRStabilityOfIndependentRuns(t *testing.T) {
 	}
 	t.Logf("95th percentile: [%.3g, %.3g]·η√T at T = 100, [%.3g, %.3g]·η√T at T = 6400", lo1/(eta*10), hi1/(eta*10), lo2/(eta*80), hi2/(eta*80))
 }
+
+// BenchmarkOIR is a whole outlier-iterate-removal run at n = 10⁴ users of
+// m = 10 items in 2-D, teaching C = 50 (the printed C is 2,560, which
+// leaves phase 1 only ⌊n_1/C⌋ = 1 user per group).
+func BenchmarkOIR(b *testing.B) {
+	data := benchUsers(b, 10_000, 10)
+	p := OIRParams{Eps: 1, Delta: 1e-6, Loss: loss.Squared{Mu: 1}, Lipschitz: 2, Radius: 1, Eta: 0.05, PExp: 1, QExp: 0.5,
+		Groups: 50, TauScale: 1, Mode: privacy.Teaching}
+	var grads int64
+	for b.Loop() {
+		res, _, err := OutlierIterateRemoval(context.Background(), p, data, rng.New(1), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		grads = res.Gradients
+	}
+	b.ReportMetric(float64(grads), "gradients")
+}
+
+// BenchmarkOIRBaseline is that run's gradient work alone: one SGDPass
+// over as many items as the run took gradients, no groups, scores or
+// noise.
+func BenchmarkOIRBaseline(b *testing.B) {
+	data := benchUsers(b, 10_000, 10)
+	p := OIRParams{Eps: 1, Delta: 1e-6, Loss: loss.Squared{Mu: 1}, Lipschitz: 2, Radius: 1, Eta: 0.05, PExp: 1, QExp: 0.5, Groups: 50, TauScale: 1, Mode: privacy.Teaching}
+	res, _, err := OutlierIterateRemoval(context.Background(), p, data, rng.New(1), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	total := int(res.Gradients)
+	items := make([][]float64, 0, total)
+	for u := 0; len(items) < total; u++ {
+		for j := 0; j < 10 && len(items) < total; j++ {
+			items = append(items, data.Item(u, j))
+		}
+	}
+	ball := loss.Ball{Centre: []float64{0, 0}, Radius: 1}
+	for b.Loop() {
+		SGDPass(p.Loss, items, 0.01, ball, []float64{0, 0}, nil)
+	}
+	b.ReportMetric(float64(total), "gradients")
+}
