@@ -135,6 +135,7 @@ type oirOut struct {
 	Trace     *trace.Trace      `json:"trace,omitempty"`
 }
 
+// ids names users by their ids.
 func ids(ds *dataset.Dataset, idx []int) []string {
 	out := make([]string, len(idx))
 	for i, u := range idx {

@@ -143,11 +143,7 @@ func newRobustPhaseOut(ph optim.RobustPhase, ds *dataset.Dataset) robustPhaseOut
 		out.FailedAt = &ph.FailedAt
 	}
 	for _, st := range ph.Steps {
-		ids := make([]string, len(st.Users))
-		for i, u := range st.Users {
-			ids[i] = ds.Users[u].ID
-		}
-		out.Batches = append(out.Batches, ids)
+		out.Batches = append(out.Batches, ids(ds, st.Users))
 		out.Scores = append(out.Scores, st.Score)
 		out.Estimates = append(out.Estimates, st.Estimate.Est)
 		out.Iterates = append(out.Iterates, st.Next)

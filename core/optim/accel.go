@@ -199,10 +199,7 @@ func (p AccelParams) Tau(n, m, d int) float64 {
 // σ_i = 1000·τ·√T_i·ln(n·d·e^ε/δ)/(ε·n_i). It ends before a phase with
 // no user.
 func (p AccelParams) Schedule(n, m, d int) []AccelRow {
-	l := p.Phases
-	if l == 0 {
-		l = OIRParams{}.PhaseCount(n)
-	}
+	l := phaseCount(p.Phases, n)
 	lam, tau, beta := p.BaseLambda(n, m, d), p.Tau(n, m, d), p.beta(d)
 	logNDM := math.Log(float64(n) * float64(d) * float64(m))
 	var rows []AccelRow

@@ -235,17 +235,7 @@ func (p OIRParams) GroupCount(n, m int) int {
 }
 
 // PhaseCount is l: the override, or ⌊log₂ n⌋.
-func (p OIRParams) PhaseCount(n int) int {
-	if p.Phases > 0 {
-		return p.Phases
-	}
-	l := 0
-	for n > 1 {
-		n >>= 1
-		l++
-	}
-	return l
-}
+func (p OIRParams) PhaseCount(n int) int { return phaseCount(p.Phases, n) }
 
 func (p OIRParams) tauScale() float64 {
 	if p.TauScale > 0 {
@@ -451,21 +441,18 @@ func (ph *oirPhase) run(ctx cancel.Context, r OIRRow, users []int, start []float
 	}
 	counts := robust.NewIndex(ends).CountsAt(r.Tau, countR)
 	out.Score = robust.Score(counts[0])
-	out.Passed = true
-	out.PPass = 1
-	if p.Mode != privacy.NonPrivate && p.Mutant != OIRNoScoreNoise {
+	out.Passed, out.PPass = true, 1
+	switch {
+	case p.Mode == privacy.NonPrivate:
+	case p.Mutant == OIRNoScoreNoise:
+		if out.Passed = out.Score >= out.Gate; !out.Passed {
+			out.PPass = 0
+		}
+	default:
 		lap := noise.Laplace{Scale: p.gateScale(), Src: streams.Get(rng.Laplace)}
 		out.ScoreNoise = lap.Rand()
 		out.PPass = lap.Survival(out.Gate - out.Score)
-	}
-	if p.Mode != privacy.NonPrivate {
 		out.Passed = out.Score+out.ScoreNoise >= out.Gate
-		if p.Mutant == OIRNoScoreNoise {
-			out.PPass = 0
-			if out.Passed {
-				out.PPass = 1
-			}
-		}
 	}
 	out.Counts = counts[1]
 	out.Keep = make([]float64, c)

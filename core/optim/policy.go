@@ -2,6 +2,7 @@ package optim
 
 import (
 	"math"
+	"math/bits"
 
 	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/loss"
@@ -118,6 +119,15 @@ func orList(xs []string) string {
 // Lowy, Liu & Asi's algorithms takes: Σ_i n_i ≤ n·2^{−q}.
 func phaseUsers(n int, q float64, i int) int {
 	return int(math.Floor((1 - math.Exp2(-q)) * float64(n) / math.Exp2(q*float64(i))))
+}
+
+// phaseCount is l for Lowy, Liu & Asi's phased algorithms: the override,
+// or ⌊log₂ n⌋.
+func phaseCount(override, n int) int {
+	if override > 0 {
+		return override
+	}
+	return bits.Len(uint(n)) - 1
 }
 
 // userOrder is the order phases take users in: file order, or a random
