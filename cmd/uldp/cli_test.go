@@ -1133,6 +1133,7 @@ func TestRunsLeaveTheirDataAlone(t *testing.T) {
 		scenario.MechDPSGDSC:      {"--data", "testdata/tight-2d.csv", "--eps", "8", "--delta", "1e-5", "--rk", "1", "--rx", "2", "--steps", "50"},
 		scenario.MechRobustSGD:    {"--scenario", "testdata/robust40.json"},
 		scenario.MechOIR:          {"--data", "testdata/robust40.csv", "--eta", "0.5", "--radius", "3", "--eps", "8", "--delta", "1e-5", "--mode", "teaching", "--groups", "4", "--tau", "0.1"},
+		scenario.MechAccel:        {"--data", "testdata/robust40.csv", "--radius", "3", "--eps", "8", "--delta", "1e-5", "--mode", "teaching", "--batch", "4", "--tau", "0.1"},
 		scenario.MechRobustLoc:    {"--data", "testdata/robust40.csv", "--batch", "5", "--r", "1", "--eta", "0.5", "--domain", "10", "--theta0", "0,0", "--eps", "8", "--delta", "1e-5"},
 	}
 	for _, m := range []string{scenario.MechSCOutputPert, scenario.MechPhasedERM, scenario.MechPhasedSCO, scenario.MechStronglyConvexERM, scenario.MechStronglyConvexSCO} {
@@ -1223,4 +1224,111 @@ func TestOutlierIterateRemoval(t *testing.T) {
 	bad(t, "outside the domain ball", append(base, "--theta0", "5,0")...)
 	bad(t, "would give each of the C", append(base, "--on-short", "refuse")...)
 	bad(t, "--loss", append(base, "--loss", "absolute")...)
+}
+
+// The accelerated variant prints every step; with --order given, one
+// phase and a batch of 2 a run can be checked by hand: phase 1 takes the
+// first ⌊(1 − 2^{−½})·40/√2⌋ = 8 users, step t the pair 2t − 1, 2t
+// (cycling), and non-private every user is kept, so the step's gradient
+// is μ(x_q − the pair's item mean) + λ(x_q − x₀).
+func TestAcceleratedOutlierRemoval(t *testing.T) {
+	base := []string{"run", "--mech", "accelerated-outlier-removal", "--data", "testdata/robust40.csv", "--radius", "3",
+		"--eps", "8", "--delta", "1e-5"}
+	type step struct {
+		Query     []float64 `json:"query"`
+		Users     []string  `json:"users"`
+		Score     float64   `json:"score"`
+		Threshold float64   `json:"threshold"`
+		Passed    bool      `json:"passed"`
+		Counts    []int     `json:"counts"`
+		KeepProb  []float64 `json:"keep_prob"`
+		Kept      []string  `json:"kept"`
+		Sigma     float64   `json:"sigma"`
+		Gradient  []float64 `json:"gradient"`
+	}
+	type run struct {
+		PExp   float64 `json:"p_exp"`
+		Phases []struct {
+			Users  []string  `json:"users"`
+			Lambda float64   `json:"lambda"`
+			T      int       `json:"T"`
+			Batch  int       `json:"batch"`
+			Start  []float64 `json:"start"`
+			Steps  []step    `json:"steps"`
+			Halted bool      `json:"halted"`
+			Output []float64 `json:"output"`
+		} `json:"phases"`
+		Stop      string    `json:"stop"`
+		Output    []float64 `json:"output"`
+		Gradients int       `json:"gradient_evaluations"`
+		Guarantee struct {
+			Preconditions []struct {
+				Name string `json:"name"`
+				Met  bool   `json:"met"`
+			} `json:"preconditions"`
+		} `json:"guarantee"`
+	}
+	var out run
+	ok(t, &out, append(base, "--mode", "non-private", "--order", "given", "--batch", "2", "--phases", "1")...)
+	if want := 3*0.5 + 2.5 + math.Log(math.Sqrt(3))/math.Log(40); math.Abs(out.PExp-want) > 1e-12 {
+		t.Errorf("p = %v, want Theorem C.3's %v", out.PExp, want)
+	}
+	if len(out.Phases) != 1 {
+		t.Fatalf("%d phases, want 1", len(out.Phases))
+	}
+	ph := out.Phases[0]
+	if !reflect.DeepEqual(ph.Users, []string{"1", "2", "3", "4", "5", "6", "7", "8"}) || ph.Batch != 2 || len(ph.Steps) != ph.T || ph.T < 2 {
+		t.Fatalf("users %v, K = %d, %d of T = %d steps; want the first 8 users, K = 2, every step", ph.Users, ph.Batch, len(ph.Steps), ph.T)
+	}
+	if out.Gradients != ph.T*2*3 {
+		t.Errorf("%d gradient evaluations, want T·K·m = %d", out.Gradients, ph.T*2*3)
+	}
+	ds, err := readCSV("testdata/robust40.csv", dataset.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, st := range ph.Steps {
+		a, b := (2*i)%8, (2*i+1)%8
+		if !reflect.DeepEqual(st.Users, []string{ph.Users[a], ph.Users[b]}) || !reflect.DeepEqual(st.Kept, st.Users) ||
+			!reflect.DeepEqual(st.Counts, []int{2, 2}) || !reflect.DeepEqual(st.KeepProb, []float64{1, 1}) || !st.Passed || st.Sigma != 0 {
+			t.Fatalf("step %d: %+v; want users %s and %s, both kept, no noise", i+1, st, ph.Users[a], ph.Users[b])
+		}
+		for c := range 2 {
+			var z float64
+			for _, u := range []int{a, b} {
+				for j := range 3 {
+					z += ds.Item(u, j)[c] / 6
+				}
+			}
+			want := (st.Query[c] - z) + ph.Lambda*(st.Query[c]-ph.Start[c])
+			if math.Abs(st.Gradient[c]-want) > 1e-12 {
+				t.Errorf("step %d: G[%d] = %v, want μ(x_q − z̄) + λ(x_q − x₀) = %v", i+1, c, st.Gradient[c], want)
+			}
+		}
+	}
+	if !reflect.DeepEqual(out.Output, ph.Output) || ph.Halted {
+		t.Errorf("output %v, phase output %v (halted %v)", out.Output, ph.Output, ph.Halted)
+	}
+
+	// A radius too small for the data fails a check: the phase returns 0;
+	// with --abort-on-halt the run stops there.
+	out = run{}
+	ok(t, &out, append(base, "--mode", "teaching", "--batch", "4", "--tau", "0.001", "--abort-on-halt")...)
+	last := out.Phases[len(out.Phases)-1]
+	if !last.Halted || last.Steps[len(last.Steps)-1].Passed || out.Stop == "" || math.Hypot(last.Output[0], last.Output[1]) != 0 {
+		t.Errorf("τ tiny: halted %v, stop %q, output %v; want a failed check, an abort, 0", last.Halted, out.Stop, last.Output)
+	}
+	out = run{}
+	ok(t, &out, append(base, "--with-replacement")...)
+	for _, p := range out.Guarantee.Preconditions {
+		if strings.Contains(p.Name, "subset") && p.Met {
+			t.Errorf("with replacement, precondition %q is met", p.Name)
+		}
+	}
+	bad(t, "no corrected calibration", append(base, "--mode", "sound")...)
+	bad(t, "on-empty = start", append(base, "--on-empty", "start")...)
+	bad(t, "users per step, but the phase has", append(base, "--on-oversize", "refuse")...)
+	bad(t, "paper mode uses the printed constants", append(base, "--batch", "2")...)
+	bad(t, "radius", "run", "--mech", "accelerated-outlier-removal", "--data", "testdata/robust40.csv", "--eps", "8", "--delta", "1e-5")
+	bad(t, "--on-oversize", append(base, "--on-oversize", "grow")...)
 }

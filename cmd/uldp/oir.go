@@ -19,20 +19,90 @@ import (
 
 // oirFlags are the flags of Lowy, Liu & Asi's algorithms.
 type oirFlags struct {
-	groups           int
-	pExp, qExp       float64
-	radius, lip      float64
-	onEmpty, onShort string
+	groups                       int
+	pExp, qExp                   float64
+	radius, lip                  float64
+	onEmpty, onShort, oversize   string
+	withReplacement, abortOnHalt bool
 }
 
 func (f *oirFlags) register(fs flagSet) {
 	fs.IntVar(&f.groups, "groups", 0, "outlier-iterate-removal: C, the groups per phase (teaching or sound mode; default ⌈100 ln(20nme^ε/δ)/ε⌉)")
-	fs.Float64Var(&f.pExp, "p-exp", 2.5, "outlier-iterate-removal: p, phase i steps with η/2^{p·i}")
-	fs.Float64Var(&f.qExp, "q-exp", 0.5, "outlier-iterate-removal: q, phase i takes ⌊(1 − 2^{−q})·n/2^{q·i}⌋ users")
-	fs.Float64Var(&f.radius, "radius", 0, "outlier-iterate-removal: R, the domain is the ℓ2 ball B(0, R)")
-	fs.Float64Var(&f.lip, "lipschitz", 0, "outlier-iterate-removal: L, the bound on ‖∇f‖ that sets the radii τ_i (default 2μR for squared, h√d for huber)")
-	fs.StringVar(&f.onEmpty, "on-empty", "halt", "outlier-iterate-removal: when the coins keep no group, halt (output 0) or start (release the phase's start plus noise)")
+	fs.Float64Var(&f.pExp, "p-exp", 0, "outlier-iterate-removal: p, phase i steps with η/2^{p·i} (default 2.5); accelerated-outlier-removal: λ_i = λ·2^{p·i} (default Theorem C.3's 3q + 2.5 + log_n √m)")
+	fs.Float64Var(&f.qExp, "q-exp", 0.5, "outlier-iterate-removal, accelerated-outlier-removal: q, phase i takes ⌊(1 − 2^{−q})·n/2^{q·i}⌋ users")
+	fs.Float64Var(&f.radius, "radius", 0, "outlier-iterate-removal, accelerated-outlier-removal: R, the domain is the ℓ2 ball B(0, R)")
+	fs.Float64Var(&f.lip, "lipschitz", 0, "outlier-iterate-removal, accelerated-outlier-removal: L, the bound on ‖∇f‖ that sets the radii τ (default 2μR for squared, h√d for huber)")
+	fs.StringVar(&f.onEmpty, "on-empty", "", "when the coins keep nothing — outlier-iterate-removal: halt (output 0, the default) or start (release the phase's start plus noise); accelerated-outlier-removal: zero (the step's mean gradient is 0, the default) or halt (the phase returns 0)")
 	fs.StringVar(&f.onShort, "on-short", "stop", "outlier-iterate-removal: when a phase's groups would be empty, stop (output the last point) or refuse")
+	fs.StringVar(&f.oversize, "on-oversize", "cap", "accelerated-outlier-removal: when the printed K_i exceeds the phase's users, cap (K_i = n_i, flagged in the guarantee) or refuse")
+	fs.BoolVar(&f.withReplacement, "with-replacement", false, "accelerated-outlier-removal: draw each minibatch with replacement, as printed (the default draws a subset; a repeated user breaks the score's sensitivity)")
+	fs.BoolVar(&f.abortOnHalt, "abort-on-halt", false, "accelerated-outlier-removal: stop the whole run at a failed check instead of the printed \"return 0 and go on\"")
+}
+
+// emptyPolicy reads --on-empty; unset, the algorithm's own default.
+func (f oirFlags) emptyPolicy() (optim.EmptyPolicy, error) {
+	if f.onEmpty == "" {
+		return optim.EmptyDefault, nil
+	}
+	e, err := optim.ParseEmptyPolicy(f.onEmpty)
+	if err != nil {
+		return e, usagef("--on-empty: %v", err)
+	}
+	return e, nil
+}
+
+// parseOrder reads --order.
+func parseOrder(s string) (optim.Order, error) {
+	switch s {
+	case "shuffled":
+		return optim.Shuffled, nil
+	case "given":
+		return optim.Given, nil
+	}
+	return 0, usagef("--order %q: use shuffled or given", s)
+}
+
+// ballLoss reads the loss of Lowy, Liu & Asi's algorithms on the ball
+// B(0, R) in ℝ^dim, and the gradient bound L it implies (or --lipschitz).
+func (d *mechFlags) ballLoss(dim int) (loss.Smooth, float64, error) {
+	var l loss.Smooth
+	var lip float64
+	switch d.loss {
+	case mech.LossSquared:
+		if !(d.mu > 0) || math.IsInf(d.mu, 1) {
+			return nil, 0, usagef("--mu %v: the squared loss (μ/2)‖x − z‖² needs a finite μ > 0", d.mu)
+		}
+		l, lip = loss.Squared{Mu: d.mu}, 2*d.mu*d.oir.radius // items in the domain ball
+	case "huber":
+		if !(d.robust.huber > 0) || math.IsInf(d.robust.huber, 1) {
+			return nil, 0, usagef("--huber %v: the Huber loss needs a finite h > 0", d.robust.huber)
+		}
+		l, lip = loss.Huber{H: d.robust.huber}, d.robust.huber*math.Sqrt(float64(dim))
+	default:
+		return nil, 0, usagef("--loss %q: %s takes squared or huber", d.loss, d.mech)
+	}
+	if d.given["lipschitz"] {
+		lip = d.oir.lip
+	}
+	return l, lip, nil
+}
+
+// dataLipschitz is L once the data's dimension is known: the Huber
+// loss's h√d grows with it.
+func (d *mechFlags) dataLipschitz(l loss.Smooth, lip float64, dim int) float64 {
+	if h, ok := l.(loss.Huber); ok && !d.given["lipschitz"] {
+		return h.H * math.Sqrt(float64(dim))
+	}
+	return lip
+}
+
+// startDim is the dimension to check flags against before the data is
+// read: x₀'s, or 2.
+func startDim(theta0 []float64) int {
+	if theta0 != nil {
+		return len(theta0)
+	}
+	return 2
 }
 
 // oirParams reads the flags; the data's size is checked when the run
@@ -45,50 +115,30 @@ func (d *mechFlags) oirParams() (optim.OIRParams, error) {
 	}
 	p := optim.OIRParams{Eps: d.eps, Delta: d.delta, Radius: f.radius, Eta: d.eta, PExp: f.pExp, QExp: f.qExp,
 		Groups: f.groups, Phases: d.phases, Mode: mode, Record: d.trace}
+	if !d.given["p-exp"] {
+		p.PExp = 2.5
+	}
 	if d.given["tau"] {
 		if !(d.tau > 0) {
 			return p, usagef("--tau %v: the scale of τ_i must be a number > 0 (the paper's is 1000)", d.tau)
 		}
 		p.TauScale = d.tau
 	}
-	if p.OnEmpty, err = optim.ParseEmptyPolicy(f.onEmpty); err != nil {
-		return p, usageError{err}
+	if p.OnEmpty, err = f.emptyPolicy(); err != nil {
+		return p, err
 	}
 	if p.OnShort, err = optim.ParseShortPolicy(f.onShort); err != nil {
-		return p, usageError{err}
+		return p, usagef("--on-short: %v", err)
 	}
-	switch d.robust.order {
-	case "shuffled":
-	case "given":
-		p.Order = optim.Given
-	default:
-		return p, usagef("--order %q: use shuffled or given", d.robust.order)
+	if p.Order, err = parseOrder(d.robust.order); err != nil {
+		return p, err
 	}
 	if p.Theta0, err = parseTheta0(d.theta0); err != nil {
 		return p, err
 	}
-	dim := 2 // until the data says
-	if p.Theta0 != nil {
-		dim = len(p.Theta0)
-	}
-	switch d.loss {
-	case mech.LossSquared:
-		if !(d.mu > 0) || math.IsInf(d.mu, 1) {
-			return p, usagef("--mu %v: the squared loss (μ/2)‖x − z‖² needs a finite μ > 0", d.mu)
-		}
-		p.Loss = loss.Squared{Mu: d.mu}
-		p.Lipschitz = 2 * d.mu * f.radius // items in the domain ball
-	case "huber":
-		if !(d.robust.huber > 0) || math.IsInf(d.robust.huber, 1) {
-			return p, usagef("--huber %v: the Huber loss needs a finite h > 0", d.robust.huber)
-		}
-		p.Loss = loss.Huber{H: d.robust.huber}
-		p.Lipschitz = d.robust.huber * math.Sqrt(float64(dim)) // sized to the data when the run starts
-	default:
-		return p, usagef("--loss %q: outlier-iterate-removal takes squared or huber", d.loss)
-	}
-	if d.given["lipschitz"] {
-		p.Lipschitz = f.lip
+	dim := startDim(p.Theta0)
+	if p.Loss, p.Lipschitz, err = d.ballLoss(dim); err != nil {
+		return p, err
 	}
 	// Check everything the data does not decide now, before a file is read.
 	if err := p.Validate(max(2, f.groups), dim); err != nil {
@@ -172,9 +222,7 @@ func (d *mechFlags) oirJob() (job, error) {
 		return job{}, err
 	}
 	return job{"running outlier-iterate removal", func(ctx cancel.Context, ds *dataset.Dataset, s *rng.Streams, progress mech.Progress) (report, *trace.Trace, error) {
-		if h, ok := p.Loss.(loss.Huber); ok && !d.given["lipschitz"] {
-			p.Lipschitz = h.H * math.Sqrt(float64(ds.Dim))
-		}
+		p.Lipschitz = d.dataLipschitz(p.Loss, p.Lipschitz, ds.Dim)
 		res, tr, err := optim.OutlierIterateRemoval(ctx, p, ds, s, progress)
 		if err != nil {
 			return nil, nil, err

@@ -60,12 +60,8 @@ func (d *mechFlags) robustParams() (optim.RobustSGDParams, error) {
 	default:
 		return p, usagef("--stat %q: use median or trimmed", f.stat)
 	}
-	switch f.order {
-	case "shuffled":
-	case "given":
-		p.Order = optim.Given
-	default:
-		return p, usagef("--order %q: use shuffled or given", f.order)
+	if p.Order, err = parseOrder(f.order); err != nil {
+		return p, err
 	}
 	if d.given["threshold"] {
 		v := f.thr

@@ -90,11 +90,11 @@ func (d *mechFlags) register(fs flagSet) {
 var paramFlags = []string{"mech", "f", "eps", "delta", "target-sens", "mode", "kappa", "beta", "mu", "rk", "rx",
 	"sens-rule", "lambda", "phases", "loss", "tau", "queries", "steps", "eta", "smoothing", "theta0",
 	"batch", "r", "domain", "stat", "trim", "order", "threshold", "huber",
-	"groups", "p-exp", "q-exp", "radius", "lipschitz", "on-empty", "on-short"}
+	"groups", "p-exp", "q-exp", "radius", "lipschitz", "on-empty", "on-short", "on-oversize", "with-replacement", "abort-on-halt"}
 
 // runnable are the mechanisms run and step accept.
 var runnable = []string{privacy.MechDelOutputPert, scenario.MechSCOutputPert, scenario.MechPhasedERM,
-	scenario.MechPhasedSCO, scenario.MechStronglyConvexERM, scenario.MechStronglyConvexSCO, scenario.MechORME, scenario.MechDPSGD, scenario.MechDPSGDSC, scenario.MechRobustSGD, scenario.MechRobustLoc, scenario.MechOIR}
+	scenario.MechPhasedSCO, scenario.MechStronglyConvexERM, scenario.MechStronglyConvexSCO, scenario.MechORME, scenario.MechDPSGD, scenario.MechDPSGDSC, scenario.MechRobustSGD, scenario.MechRobustLoc, scenario.MechOIR, scenario.MechAccel}
 
 // needs returns the flags the mechanism requires besides --eps and --delta.
 // (An unknown mechanism needs nothing here: job names the choices.)
@@ -112,6 +112,8 @@ func (d *mechFlags) needs() []string {
 		return []string{"batch", "r", "eta", "domain"}
 	case d.mech == scenario.MechOIR:
 		return []string{"eta", "radius"}
+	case d.mech == scenario.MechAccel:
+		return []string{"radius"}
 	case slices.Contains(runnable, d.mech):
 		return []string{"rk", "rx"}
 	}
@@ -369,6 +371,8 @@ func (d *mechFlags) job() (job, error) {
 		return d.robustJob()
 	case scenario.MechOIR:
 		return d.oirJob()
+	case scenario.MechAccel:
+		return d.accelJob()
 	}
 	run, ok := optimisers[d.mech]
 	if !ok {
@@ -504,11 +508,12 @@ func (d *mechFlags) fromScenario(s *scenario.Scenario) {
 		steps: q.Steps, eta: q.Eta, smoothing: q.Smoothing,
 		// A scenario leaves out what it does not set: zero is not given.
 		robust: robustFlags{batch: q.Batch, trim: q.Trim, r: q.R, domain: q.Domain, huber: q.Huber, stat: orDefault(q.Stat, "median"), order: orDefault(q.Order, "shuffled")},
-		oir: oirFlags{groups: q.Groups, pExp: orZero(q.PExp, 2.5), qExp: orZero(q.QExp, 0.5), radius: q.Radius, lip: q.Lipschitz,
-			onEmpty: orDefault(q.OnEmpty, "halt"), onShort: orDefault(q.OnShort, "stop")},
+		oir: oirFlags{groups: q.Groups, pExp: q.PExp, qExp: orZero(q.QExp, 0.5), radius: q.Radius, lip: q.Lipschitz,
+			onEmpty: q.OnEmpty, onShort: orDefault(q.OnShort, "stop"), oversize: orDefault(q.OnOversize, "cap"),
+			withReplacement: q.WithReplacement, abortOnHalt: q.AbortOnHalt},
 		theta0: formatTheta0(q.Theta0),
 		given: map[string]bool{"steps": q.Steps != 0, "eta": q.Eta != 0, "smoothing": q.Smoothing != 0, "tau": q.Tau != 0,
-			"trim": q.Trim != 0, "threshold": q.Threshold != nil, "lipschitz": q.Lipschitz != 0}}
+			"trim": q.Trim != 0, "threshold": q.Threshold != nil, "lipschitz": q.Lipschitz != 0, "p-exp": q.PExp != 0}}
 	if q.Threshold != nil {
 		d.robust.thr = *q.Threshold
 	}

@@ -122,6 +122,14 @@ type Params struct {
 	Lipschitz float64 `json:"lipschitz,omitempty"`
 	OnEmpty   string  `json:"on_empty,omitempty"`
 	OnShort   string  `json:"on_short,omitempty"`
+	// The accelerated variant's (same paper, Algorithms 2–3), besides
+	// Radius, Lipschitz, PExp, QExp, Lambda, Batch (K_i), Smoothing (r),
+	// Phases and Tau (c_τ): minibatches drawn with replacement as printed,
+	// what a printed K_i above the phase's users does ("cap" or "refuse"),
+	// and whether a failed check stops the whole run.
+	WithReplacement bool   `json:"with_replacement,omitempty"`
+	OnOversize      string `json:"on_oversize,omitempty"`
+	AbortOnHalt     bool   `json:"abort_on_halt,omitempty"`
 }
 
 // requirements lists the mechanism names a scenario may use, with the
@@ -143,6 +151,7 @@ var requirements = map[string][]string{
 	MechRobustSGD:                {"eps", "delta", "batch", "r", "eta", "domain"},
 	MechRobustLoc:                {"eps", "delta", "batch", "r", "eta", "domain"},
 	MechOIR:                      {"eps", "delta", "eta", "radius"},
+	MechAccel:                    {"eps", "delta", "radius"},
 }
 
 // The optimisers of Paper A a scenario may name (squared loss on a ball).
@@ -165,13 +174,16 @@ const (
 	// MechOIR is Lowy, Liu & Asi 2024's phased SGD with outlier-iterate
 	// removal (their Algorithm 1).
 	MechOIR = "outlier-iterate-removal"
+	// MechAccel is the same paper's accelerated phased ERM with
+	// outlier-gradient removal (their Algorithms 2–3).
+	MechAccel = "accelerated-outlier-removal"
 )
 
 var (
 	topFields   = []string{"version", "name", "description", "dataset", "generator", "mechanism", "params", "mode", "seed"}
 	paramFields = []string{"eps", "delta", "sens", "tau", "kappa", "queries", "steps", "f", "rule", "delta_slack", "beta", "mu", "rk", "rx", "sens_rule", "lambda", "phases", "loss", "eta", "smoothing",
 		"batch", "r", "domain", "stat", "trim", "order", "threshold", "huber", "theta0",
-		"groups", "p_exp", "q_exp", "radius", "lipschitz", "on_empty", "on_short"}
+		"groups", "p_exp", "q_exp", "radius", "lipschitz", "on_empty", "on_short", "with_replacement", "on_oversize", "abort_on_halt"}
 	genFields = []string{"kind", "n", "m", "d", "spread", "center", "clusters", "separation", "df", "outliers"}
 )
 
@@ -366,6 +378,9 @@ func decodeParams(top map[string]json.RawMessage, s *Scenario, need []string) er
 		check("threshold", thresholdErr),
 		check("huber", positive(q.Huber, "the Huber loss's h")),
 		check("theta0", theta0Err),
+		check("on_empty", oneOf(q.OnEmpty, "the empty-selection policy", "halt", "start", "zero")),
+		check("on_short", oneOf(q.OnShort, "the short-phase policy", "stop", "refuse")),
+		check("on_oversize", oneOf(q.OnOversize, "the oversize policy", "cap", "refuse")),
 	)
 }
 
