@@ -10,6 +10,7 @@ import (
 	"github.com/uldplab/uldp/core/audit"
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/mech"
+	"github.com/uldplab/uldp/core/optim"
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/core/robust"
 	"github.com/uldplab/uldp/core/scenario"
@@ -59,18 +60,18 @@ func (r auditRequest) changedID() *string {
 }
 
 func cmdAudit(e *env, args []string) error {
-	fs := flags(e, "audit", "audit (--scenario FILE.json | --mech deloutputpert|orme|dp-sgd|robust-sgd --data A.csv PARAMETERS) --neighbour (B.csv | replace:ID=ITEMS) [--at-eps e1,e2,…] [--mutant NAME] [--monte-carlo] [--format text]")
+	fs := flags(e, "audit", "audit (--scenario FILE.json | --mech deloutputpert|orme|dp-sgd|robust-sgd|outlier-iterate-removal|accelerated-outlier-removal --data A.csv PARAMETERS) --neighbour (B.csv | replace:ID=ITEMS) [--at-eps e1,e2,…] [--mutant NAME] [--monte-carlo] [--format text]")
 	var d mechFlags
 	d.register(fs)
 	dataA := fs.String("data", "", "dataset A (CSV)")
 	scen := fs.String("scenario", "", "scenario JSON holding dataset A and the parameters, instead of --data and the parameter flags")
 	dataB := fs.String("neighbour", "", `dataset B: a CSV, or A with one user's items replaced, as "replace:ID=x1,…,xd;x1,…,xd"`)
 	at := fs.String("at-eps", "", "ε values at which to evaluate δ(ε) (default: the claimed ε)")
-	mutant := fs.String("mutant", "", "audit a deliberately broken variant instead: deloutputpert "+strings.Join(audit.DelMutantNames(), ", ")+"; orme and dp-sgd "+strings.Join(audit.ORMEMutantNames(), ", ")+"; robust-sgd "+strings.Join(audit.RSGDMutantNames(), ", "))
+	mutant := fs.String("mutant", "", "audit a deliberately broken variant instead: deloutputpert "+strings.Join(audit.DelMutantNames(), ", ")+"; orme and dp-sgd "+strings.Join(audit.ORMEMutantNames(), ", ")+"; robust-sgd "+strings.Join(audit.RSGDMutantNames(), ", ")+"; outlier-iterate-removal "+strings.Join(optim.OIRMutantNames(), ", "))
 	mc := fs.Bool("monte-carlo", false, "also audit by sampling (dp-sgd: only by sampling): runs per side, Clopper–Pearson bounds, an ε lower bound")
 	runs := fs.Int("runs", 100_000, "Monte Carlo runs per side")
 	alpha := fs.Float64("alpha", 1e-3, "Monte Carlo: probability of flagging a correct mechanism")
-	seed := fs.Uint64("seed", 1, "Monte Carlo: seed of the sampling streams")
+	seed := fs.Uint64("seed", 1, "Monte Carlo: seed of the sampling streams; robust-sgd, outlier-iterate-removal: also the run's partition")
 	var f format
 	f.register(fs)
 	if err := parse(fs, args); err != nil {
@@ -114,8 +115,13 @@ func cmdAudit(e *env, args []string) error {
 		return auditDPSGD(e, &d, r)
 	case scenario.MechRobustSGD, scenario.MechRobustLoc:
 		return auditRobust(e, &d, r, *seed)
+	case scenario.MechOIR:
+		return auditOIR(e, &d, r, *seed)
+	case scenario.MechAccel:
+		return auditAccel(e, &d, r)
 	}
-	return usagef("--mech %q: audit supports %s, %s, %s (by sampling) and %s", d.mech, privacy.MechDelOutputPert, scenario.MechORME, scenario.MechDPSGD, scenario.MechRobustSGD)
+	return usagef("--mech %q: audit supports %s, %s, %s (by sampling), %s, %s and %s (by sampling)", d.mech, privacy.MechDelOutputPert, scenario.MechORME, scenario.MechDPSGD,
+		scenario.MechRobustSGD, scenario.MechOIR, scenario.MechAccel)
 }
 
 func auditDel(e *env, d *mechFlags, r auditRequest) error {

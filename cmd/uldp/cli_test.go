@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"os/exec"
@@ -746,7 +748,7 @@ func TestAuditORME(t *testing.T) {
 	}
 	bad(t, "covers one query", append(args, "--queries", "2")...)
 	bad(t, "orme's broken variants are", append(args, "--mutant", "no-stability")...)
-	bad(t, "audit supports deloutputpert, orme, dp-sgd (by sampling) and robust-sgd", "audit", "--mech", "dp-sgd-sc", "--data", "testdata/crowd300.csv", "--neighbour", "replace:1=0",
+	bad(t, "audit supports deloutputpert, orme, dp-sgd (by sampling), robust-sgd, outlier-iterate-removal and accelerated-outlier-removal (by sampling)", "audit", "--mech", "dp-sgd-sc", "--data", "testdata/crowd300.csv", "--neighbour", "replace:1=0",
 		"--eps", "8", "--delta", "0.1", "--rk", "1", "--rx", "1")
 }
 
@@ -1331,4 +1333,63 @@ func TestAcceleratedOutlierRemoval(t *testing.T) {
 	bad(t, "paper mode uses the printed constants", append(base, "--batch", "2")...)
 	bad(t, "radius", "run", "--mech", "accelerated-outlier-removal", "--data", "testdata/robust40.csv", "--eps", "8", "--delta", "1e-5")
 	bad(t, "--on-oversize", append(base, "--on-oversize", "grow")...)
+}
+
+// The audit of outlier-iterate removal: one phase of 20 single-user groups
+// whose one step lands on the item; user 1 thrown far away. The correct
+// phase passes (its gate spends exactly ε_g), keep-all is caught exactly.
+// The accelerated variant is audited by sampling only.
+func TestAuditOutlierRemoval(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("user,x1,x2\n")
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range 80 {
+		fmt.Fprintf(&b, "%d,%.5f,%.5f\n", i+1, 0.01*r.NormFloat64(), 0.01*r.NormFloat64())
+	}
+	data := filepath.Join(t.TempDir(), "cluster80.csv")
+	if err := os.WriteFile(data, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"audit", "--mech", "outlier-iterate-removal", "--data", data, "--neighbour", "replace:1=500,500", "--eta", "2", "--p-exp", "1",
+		"--q-exp", "1", "--radius", "1000", "--lipschitz", "1", "--groups", "20", "--phases", "1", "--tau", "0.1", "--order", "given",
+		"--eps", "1", "--delta", "1e-5", "--mode", "sound"}
+	var out struct {
+		Exact struct {
+			Phase      int     `json:"phase"`
+			Group      int     `json:"group"`
+			GateLoss   float64 `json:"gate_loss"`
+			GateBudget float64 `json:"gate_budget"`
+			Points     []struct {
+				Verdict string `json:"verdict"`
+			} `json:"points"`
+		} `json:"exact"`
+		MonteCarlo *struct {
+			Runs int `json:"runs"`
+		} `json:"monte_carlo"`
+		Verdict string `json:"verdict"`
+	}
+	ok(t, &out, append(args, "--monte-carlo", "--runs", "2000")...)
+	if out.Verdict != "pass" || out.Exact.Phase != 1 || out.Exact.Group != 1 || math.Abs(out.Exact.GateLoss-out.Exact.GateBudget) > 1e-9 ||
+		out.MonteCarlo == nil || out.MonteCarlo.Runs != 2000 {
+		t.Errorf("correct: %+v; want a pass with the gate at its budget", out)
+	}
+	ok(t, &out, append(args, "--mutant", "keep-all")...)
+	if out.Verdict != "violation" || len(out.Exact.Points) != 1 || out.Exact.Points[0].Verdict != "VIOLATION" {
+		t.Errorf("keep-all: %+v; want caught by the exact δ(ε)", out)
+	}
+	bad(t, "broken variants are", append(args, "--mutant", "no-clip")...)
+	accel := []string{"audit", "--mech", "accelerated-outlier-removal", "--data", "testdata/robust40.csv", "--neighbour", "replace:1=9,9;9,9;9,9",
+		"--radius", "30", "--eps", "8", "--delta", "1e-5", "--mode", "teaching", "--batch", "4", "--tau", "0.1", "--phases", "2"}
+	bad(t, "add --monte-carlo", accel...)
+	var mc struct {
+		MonteCarlo struct {
+			Runs     int     `json:"runs"`
+			EpsLower float64 `json:"eps_lower"`
+		} `json:"monte_carlo"`
+		Verdict string `json:"verdict"`
+	}
+	ok(t, &mc, append(accel, "--monte-carlo", "--runs", "500")...)
+	if mc.MonteCarlo.Runs != 500 || mc.Verdict == "" {
+		t.Errorf("accelerated: %+v", mc)
+	}
 }

@@ -275,10 +275,11 @@ func (p OIRParams) Schedule(n, m, d int) []OIRRow {
 	return rows
 }
 
-// The gate: ŝ = s + Lap(20/ε) must reach 4C/5. The score moves by at most
+// GateScale is the gate's Laplace scale: ŝ = s + Lap(20/ε) must reach
+// 4C/5 (Lap(2/ε) in the weak-gate variant). The score moves by at most
 // 2(C−1)/C when one group's iterate changes, so the gate spends
 // 2(C−1)/C·ε/20 < ε/10.
-func (p OIRParams) gateScale() float64 {
+func (p OIRParams) GateScale() float64 {
 	if p.Mutant == OIRWeakGate {
 		return 2 / p.Eps
 	}
@@ -296,9 +297,13 @@ func scoreSens(c int) float64 { return 2 * float64(c-1) / float64(c) }
 // memberships — each get ζ′ = δ/(2(e^ε + 2)); the Gaussian on the
 // survivors' mean gets (ε − ε_g, δ/(2e^{ε_g})).
 func (p OIRParams) budget(c int) (epsGate, epsGauss, deltaGauss, zeta float64) {
-	epsGate = scoreSens(c) / (20 / p.Eps)
+	epsGate = p.GateEps(c)
 	return epsGate, p.Eps - epsGate, p.Delta / (2 * math.Exp(epsGate)), p.Delta / (2 * (math.Exp(p.Eps) + 2))
 }
+
+// GateEps is ε_g = 2(C−1)/C·ε/20, the share of ε the corrected
+// accounting gives the gate of C groups.
+func (p OIRParams) GateEps(c int) float64 { return scoreSens(c) / (20 / p.Eps) }
 
 // neededSigma is the σ that makes the survivors' mean (ε − ε_g,
 // δ/(2e^{ε_g}))-DP: the analytic Gaussian for the mean's coupled
@@ -322,7 +327,7 @@ func (p OIRParams) LooseGatePass(c int) float64 {
 		}
 		return 1
 	}
-	return noise.Laplace{Scale: p.gateScale()}.Survival(gap)
+	return noise.Laplace{Scale: p.GateScale()}.Survival(gap)
 }
 
 // OutlierIterateRemoval runs Lowy, Liu & Asi's Algorithm 1 on data.
@@ -449,7 +454,7 @@ func (ph *oirPhase) run(ctx cancel.Context, r OIRRow, users []int, start []float
 			out.PPass = 0
 		}
 	default:
-		lap := noise.Laplace{Scale: p.gateScale(), Src: streams.Get(rng.Laplace)}
+		lap := noise.Laplace{Scale: p.GateScale(), Src: streams.Get(rng.Laplace)}
 		out.ScoreNoise = lap.Rand()
 		out.PPass = lap.Survival(out.Gate - out.Score)
 		out.Passed = out.Score+out.ScoreNoise >= out.Gate
