@@ -430,10 +430,10 @@ func (p AccelParams) Guarantee(n, m, d int) privacy.Guarantee {
 	return privacy.Guarantee{Eps: p.Eps, Delta: p.Delta, Mode: p.Mode,
 		Note: "Lowy, Liu & Asi 2024, Theorem 3.1: AboveThreshold at ε/2 with one threshold draw per phase, Gaussian noise per step amplified by subsampling and composed over the phase's steps; phases hold disjoint users",
 		Preconditions: []privacy.Precondition{
-			privacy.Fact("each minibatch is a subset of the phase's users (drawn with replacement, a repeated user moves the score by more than 2)", !p.WithReplacement),
-			privacy.Fact("K_i is the printed one (capped at n_i here: the formula asks for more users than the phase has)", !capped),
+			privacy.Fact("each minibatch is a subset of the phase's users (drawn with replacement, a repeated user moves the score by more than 2: erratum A38)", !p.WithReplacement),
+			privacy.Fact("K_i is the printed one (capped at n_i here: the formula asks for more users than the phase has, erratum A37)", !capped),
 			privacy.Require("ε ≤ 10", p.Eps, privacy.AtMost, 10),
 			privacy.Require("n^{1−q}", math.Pow(nf, 1-p.QExp), privacy.Above, need),
-			privacy.Fact("σ_i's constant 1000 covers the kept mean's sensitivity (the paper bounds it only up to a constant; not derived here yet)", false),
+			privacy.Fact("σ_i's constant 1000 covers the kept mean's sensitivity (the paper bounds it only up to a constant; not derived here yet: erratum A40)", false),
 		}}
 }

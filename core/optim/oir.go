@@ -563,7 +563,7 @@ func (p OIRParams) Guarantee(n, m, d int) privacy.Guarantee {
 		ratio = math.Min(ratio, r.Sigma/r.Needed)
 	}
 	g := privacy.Guarantee{Eps: p.Eps, Delta: p.Delta, Mode: p.Mode,
-		Note: format.Sprintf("Lowy, Liu & Asi 2024, Theorem 2.1: the gate spends %.3g of ε on the score; the kept iterates' mean is bounded by Asi & Liu's lemma with corrected constants, and the Gaussian has the rest; phases hold disjoint users (parallel composition)", eg)}
+		Note: format.Sprintf("Lowy, Liu & Asi 2024, Theorem 2.1: the gate spends %.3g of ε on the score; the kept iterates' mean is bounded by Asi & Liu's lemma with corrected constants (erratum A30), and the Gaussian has the rest; phases hold disjoint users (parallel composition)", eg)}
 	g.Preconditions = []privacy.Precondition{
 		privacy.Fact("the score meets the gate through Lap(20/ε) noise", p.Mutant != OIRNoScoreNoise && p.Mutant != OIRWeakGate),
 		privacy.Fact("the ramp counts neighbours within 2τ_i, and the coins follow it", p.Mutant != OIRCountsAtTau && p.Mutant != OIRKeepAll),
