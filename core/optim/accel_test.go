@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/uldplab/uldp/core/loss"
+	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/core/rng"
 )
@@ -136,6 +137,43 @@ func TestAccelHaltsOnTwoCamps(t *testing.T) {
 	p.AbortOnHalt = true
 	if res, _, err = Accelerated(context.Background(), p, ds, rng.New(1), nil); err != nil || len(res.Phases) != 1 || res.Stop == "" {
 		t.Errorf("abort on halt: %d phases, stop %q, err %v; want one phase and a reason", len(res.Phases), res.Stop, err)
+	}
+}
+
+// OR-B-14 for the accelerated variant: on the two camps a phase's first
+// check scores K/2 and halts with AboveThreshold's probability
+// Pr[K/2 + Lap(16/ε) < 4K/5 + Lap(8/ε)], here 0.86 at ε = 8, K = 10.
+// Over 4,000 seeds the frequency is within 0.043 of it but with
+// probability below 10⁻⁶ (Hoeffding: 2·exp(−2·4000·0.043²)).
+func TestAccelHaltProbabilityOnTwoCamps(t *testing.T) {
+	pts := make([][]float64, 400)
+	for i := range pts {
+		pts[i] = []float64{0.8, 0}
+		if i%2 == 1 {
+			pts[i][0] = -0.8
+		}
+	}
+	ds := usersAt(pts, 2)
+	p := AccelParams{Eps: 8, Delta: 1e-6, Loss: loss.Squared{Mu: 1}, Lipschitz: 2, Radius: 1, Lambda: 0.1, PExp: 1, QExp: 0.5,
+		Phases: 1, Batch: 10, TauScale: 0.05, Order: Given, Mode: privacy.Teaching}
+	want := mech.ATHaltDistribution(mech.ATParams{Eps: p.Eps / 2, Threshold: 8, Sens: 2, Mode: p.Mode}, []float64{5})[0]
+	const runs = 4000
+	halts := 0
+	for seed := range uint64(runs) {
+		res, _, err := Accelerated(context.Background(), p, ds, rng.New(seed), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ph := res.Phases[0]
+		if ph.Steps[0].Score != 5 {
+			t.Fatalf("seed %d: first score %v, want K/2 = 5", seed, ph.Steps[0].Score)
+		}
+		if !ph.Steps[0].Passed {
+			halts++
+		}
+	}
+	if got := float64(halts) / runs; math.Abs(got-want) > 0.043 || want < 0.2 || want > 0.9 {
+		t.Errorf("first check halted in %.4f of %d runs, want %.4f", got, runs, want)
 	}
 }
 
