@@ -19,40 +19,21 @@ import (
 // checked when the run starts.
 func (d *mechFlags) accelParams() (optim.AccelParams, error) {
 	f := d.oir
-	mode, err := privacy.ParseMode(d.mode)
+	c, err := d.readLLA("c_τ, the scale of τ = c_τ·L·ln(ndm)/√m (default 1),")
 	if err != nil {
-		return optim.AccelParams{}, usageError{err}
+		return optim.AccelParams{}, err
 	}
-	p := optim.AccelParams{Eps: d.eps, Delta: d.delta, Radius: f.radius, Lambda: d.lambda, PExp: f.pExp, QExp: f.qExp,
-		Phases: d.phases, Batch: d.robust.batch, Smoothing: d.smoothing, WithReplacement: f.withReplacement,
-		AbortOnHalt: f.abortOnHalt, Mode: mode, Record: d.trace}
-	if d.given["tau"] {
-		if !(d.tau > 0) {
-			return p, usagef("--tau %v: c_τ, the scale of τ = c_τ·L·ln(ndm)/√m, must be a number > 0 (default 1)", d.tau)
-		}
-		p.TauScale = d.tau
-	}
-	if p.OnEmpty, err = f.emptyPolicy(); err != nil {
-		return p, err
-	}
+	p := optim.AccelParams{Eps: d.eps, Delta: d.delta, Loss: c.loss, Lipschitz: c.lip, Radius: f.radius, Lambda: d.lambda, PExp: f.pExp, QExp: f.qExp,
+		Phases: d.phases, TauScale: c.tauScale, Batch: d.robust.batch, Smoothing: d.smoothing, WithReplacement: f.withReplacement,
+		Theta0: c.theta0, Order: c.order, Mode: c.mode, OnEmpty: c.onEmpty, AbortOnHalt: f.abortOnHalt, Record: d.trace}
 	if p.OnOversize, err = optim.ParseOversizePolicy(f.oversize); err != nil {
 		return p, usagef("--on-oversize: %v", err)
-	}
-	if p.Order, err = parseOrder(d.robust.order); err != nil {
-		return p, err
-	}
-	if p.Theta0, err = parseTheta0(d.theta0); err != nil {
-		return p, err
-	}
-	dim := startDim(p.Theta0)
-	if p.Loss, p.Lipschitz, err = d.ballLoss(dim); err != nil {
-		return p, err
 	}
 	check := p
 	if !d.given["p-exp"] {
 		check.PExp = 1 // the default is set from the data when the run starts
 	}
-	if err := check.Validate(2, dim); err != nil {
+	if err := check.Validate(2, c.dim); err != nil {
 		return p, usageError{err}
 	}
 	return p, nil

@@ -105,43 +105,63 @@ func startDim(theta0 []float64) int {
 	return 2
 }
 
+// llaFlags are what both of Lowy, Liu & Asi's algorithms read alike.
+type llaFlags struct {
+	mode     privacy.Mode
+	tauScale float64 // 0: not given
+	onEmpty  optim.EmptyPolicy
+	order    optim.Order
+	theta0   []float64
+	loss     loss.Smooth
+	lip      float64
+	dim      int // x₀'s, or 2 until the data says
+}
+
+// readLLA reads them; tauIs says what --tau scales, for its error.
+func (d *mechFlags) readLLA(tauIs string) (llaFlags, error) {
+	var c llaFlags
+	var err error
+	if c.mode, err = privacy.ParseMode(d.mode); err != nil {
+		return c, usageError{err}
+	}
+	if d.given["tau"] {
+		if !(d.tau > 0) {
+			return c, usagef("--tau %v: %s must be a number > 0", d.tau, tauIs)
+		}
+		c.tauScale = d.tau
+	}
+	if c.onEmpty, err = d.oir.emptyPolicy(); err != nil {
+		return c, err
+	}
+	if c.order, err = parseOrder(d.robust.order); err != nil {
+		return c, err
+	}
+	if c.theta0, err = parseTheta0(d.theta0); err != nil {
+		return c, err
+	}
+	c.dim = startDim(c.theta0)
+	c.loss, c.lip, err = d.ballLoss(c.dim)
+	return c, err
+}
+
 // oirParams reads the flags; the data's size is checked when the run
 // starts.
 func (d *mechFlags) oirParams() (optim.OIRParams, error) {
 	f := d.oir
-	mode, err := privacy.ParseMode(d.mode)
+	c, err := d.readLLA("the scale of τ_i (the paper's is 1000)")
 	if err != nil {
-		return optim.OIRParams{}, usageError{err}
+		return optim.OIRParams{}, err
 	}
-	p := optim.OIRParams{Eps: d.eps, Delta: d.delta, Radius: f.radius, Eta: d.eta, PExp: f.pExp, QExp: f.qExp,
-		Groups: f.groups, Phases: d.phases, Mode: mode, Record: d.trace}
+	p := optim.OIRParams{Eps: d.eps, Delta: d.delta, Loss: c.loss, Lipschitz: c.lip, Radius: f.radius, Eta: d.eta, PExp: f.pExp, QExp: f.qExp,
+		Groups: f.groups, Phases: d.phases, TauScale: c.tauScale, Theta0: c.theta0, Order: c.order, Mode: c.mode, OnEmpty: c.onEmpty, Record: d.trace}
 	if !d.given["p-exp"] {
 		p.PExp = 2.5
-	}
-	if d.given["tau"] {
-		if !(d.tau > 0) {
-			return p, usagef("--tau %v: the scale of τ_i must be a number > 0 (the paper's is 1000)", d.tau)
-		}
-		p.TauScale = d.tau
-	}
-	if p.OnEmpty, err = f.emptyPolicy(); err != nil {
-		return p, err
 	}
 	if p.OnShort, err = optim.ParseShortPolicy(f.onShort); err != nil {
 		return p, usagef("--on-short: %v", err)
 	}
-	if p.Order, err = parseOrder(d.robust.order); err != nil {
-		return p, err
-	}
-	if p.Theta0, err = parseTheta0(d.theta0); err != nil {
-		return p, err
-	}
-	dim := startDim(p.Theta0)
-	if p.Loss, p.Lipschitz, err = d.ballLoss(dim); err != nil {
-		return p, err
-	}
 	// Check everything the data does not decide now, before a file is read.
-	if err := p.Validate(max(2, f.groups), dim); err != nil {
+	if err := p.Validate(max(2, f.groups), c.dim); err != nil {
 		return p, usageError{err}
 	}
 	return p, nil
