@@ -42,6 +42,9 @@ func (d *mechFlags) accelParams() (optim.AccelParams, error) {
 // theoremPExp is Theorem C.3's p = 3q + 2.5 + log_n √m, the smallest its
 // proof allows.
 func theoremPExp(q float64, n, m int) float64 {
+	if n < 2 { // the run refuses so few users
+		return 3*q + 2.5
+	}
 	return 3*q + 2.5 + math.Log(math.Sqrt(float64(m)))/math.Log(float64(n))
 }
 

@@ -59,6 +59,9 @@ func HockeyStick1D(a, b Mixture1D, eps float64) float64 {
 	} else {
 		atom = a.Atom
 	}
+	if !(a.Sigma > 0) { // no noise: the components are atoms too
+		return atom + pointMasses(a, b, ee)
+	}
 	g := func(x float64) float64 { return a.density(x) - ee*b.density(x) }
 	// The grid covers the union of the components' ±12σ windows.
 	means := slices.Sorted(slices.Values(slices.Concat(a.Means, b.Means)))
@@ -72,10 +75,11 @@ func HockeyStick1D(a, b Mixture1D, eps float64) float64 {
 		for i++; i < len(means) && means[i]-w <= hi; i++ {
 			hi = means[i] + w
 		}
-		for x := lo; x < hi; x += step {
-			grid = append(grid, x)
+		// Indexed, not accumulated: a step below the spacing of floats
+		// near lo would never reach hi.
+		for k := range int((hi-lo)/step) + 1 {
+			grid = append(grid, lo+float64(k)*step)
 		}
-		grid = append(grid, hi)
 	}
 	// The ends of the sets where g > 0, from −∞ to +∞.
 	cuts := []float64{math.Inf(-1)}
@@ -108,4 +112,25 @@ func HockeyStick1D(a, b Mixture1D, eps float64) float64 {
 		}
 	}
 	return atom + math.Max(0, cont)
+}
+
+// pointMasses is sup_E a(E) − ee·b(E) for laws whose components are
+// atoms at their means.
+func pointMasses(a, b Mixture1D, ee float64) float64 {
+	mass := map[float64][2]float64{}
+	for i, w := range a.Weights {
+		m := mass[a.Means[i]]
+		m[0] += w
+		mass[a.Means[i]] = m
+	}
+	for i, w := range b.Weights {
+		m := mass[b.Means[i]]
+		m[1] += w
+		mass[b.Means[i]] = m
+	}
+	var d float64
+	for _, m := range mass {
+		d += math.Max(0, m[0]-ee*m[1])
+	}
+	return d
 }

@@ -40,6 +40,21 @@ func TestHockeyStick1DMatchesTheGaussian(t *testing.T) {
 	if got := HockeyStick1D(a, b, 0.2); math.Abs(got-want) > 1e-8 {
 		t.Errorf("mixtures: δ = %.12g, want %.12g by quadrature", got, want)
 	}
+	// Without noise the components are atoms; far from the origin with a
+	// tiny σ the grid still ends.
+	a = Mixture1D{Atom: 0.1, Weights: []float64{0.5, 0.4}, Means: []float64{1, 2}}
+	b = Mixture1D{Atom: 0.1, Weights: []float64{0.9}, Means: []float64{1}}
+	if got, want := HockeyStick1D(a, b, 0), 0.4; math.Abs(got-want) > 1e-15 {
+		t.Errorf("atoms: δ = %v, want %v", got, want)
+	}
+	// (Near 10⁶ floats are 1.2·10⁻¹⁰ apart, an eighth of σ: the crossing
+	// is found only that closely.)
+	a = Mixture1D{Weights: []float64{1}, Means: []float64{1e6}, Sigma: 1e-9}
+	b = Mixture1D{Weights: []float64{1}, Means: []float64{1e6 + 2e-9}, Sigma: 1e-9}
+	shift := (b.Means[0] - a.Means[0]) / a.Sigma
+	if got, want := HockeyStick1D(a, b, 0), privacy.GaussianHockeyStick(1, 1, shift); math.Abs(got-want) > 0.1 {
+		t.Errorf("far and narrow: δ = %v, want about %v", got, want)
+	}
 }
 
 // oirPair is 80 users of one item each in ℝ²: in phase 1 (users 1–20, one
