@@ -25,12 +25,12 @@ type robustFlags struct {
 }
 
 func (f *robustFlags) register(fs flagSet) {
-	fs.IntVar(&f.batch, "batch", 0, "robust-sgd: B, the users per step")
+	fs.IntVar(&f.batch, "batch", 0, "robust-sgd: B, the users per step; accelerated-outlier-removal: K_i in every phase (teaching mode; default the printed K_i, capped at n_i)")
 	fs.Float64Var(&f.r, "r", 0, "robust-sgd: the kernel radius r, also the clip band ς = r around the robust statistic")
 	fs.Float64Var(&f.domain, "domain", 0, "robust-sgd: D, the domain is the box [−D, D]^d")
 	fs.StringVar(&f.stat, "stat", "median", "robust-sgd: the robust statistic, median or trimmed")
 	fs.IntVar(&f.trim, "trim", 0, "robust-sgd: k for --stat trimmed, the users dropped at each end (default ⌈B/3⌉)")
-	fs.StringVar(&f.order, "order", "shuffled", "robust-sgd: shuffled (a random partition of the users) or given (file order: step t takes users (t−1)B+1…tB)")
+	fs.StringVar(&f.order, "order", "shuffled", "robust-sgd, outlier-iterate-removal, accelerated-outlier-removal: shuffled (a random partition of the users) or given (file order: robust-sgd's step t takes users (t−1)B+1…tB, outlier-iterate removal's groups are consecutive runs of users)")
 	fs.Float64Var(&f.thr, "threshold", 0, "robust-sgd: the test's threshold v (default 0.9B + 2 ln(T/δ)/ε)")
 	fs.Float64Var(&f.huber, "huber", 1, "robust-sgd: h of the Huber loss Σⱼ h(xⱼ − zⱼ), gradient clip(xⱼ − zⱼ, −h, h)")
 }
