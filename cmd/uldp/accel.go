@@ -9,7 +9,6 @@ import (
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/optim"
-	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/core/rng"
 	"github.com/uldplab/uldp/core/scenario"
 	"github.com/uldplab/uldp/core/trace"
@@ -82,21 +81,14 @@ type accelPhaseOut struct {
 }
 
 type accelOut struct {
-	Mechanism string            `json:"mechanism"`
-	PExp      float64           `json:"p_exp"`
-	Phases    []accelPhaseOut   `json:"phases"`
-	Stop      string            `json:"stop,omitempty"`
-	Output    []float64         `json:"output"`
-	Gradients int64             `json:"gradient_evaluations"`
-	NM        int64             `json:"nm"`
-	Guarantee privacy.Guarantee `json:"guarantee"`
-	Seed      uint64            `json:"seed"`
-	Trace     *trace.Trace      `json:"trace,omitempty"`
+	Mechanism string          `json:"mechanism"`
+	PExp      float64         `json:"p_exp"`
+	Phases    []accelPhaseOut `json:"phases"`
+	llaEnd
 }
 
-func newAccelOut(res optim.AccelResult, p optim.AccelParams, ds *dataset.Dataset, m int) accelOut {
-	out := accelOut{Mechanism: scenario.MechAccel, PExp: p.PExp, Stop: res.Stop, Output: res.Output, Gradients: res.Gradients,
-		NM: int64(ds.N()) * int64(m), Guarantee: res.Guarantee}
+func newAccelOut(res optim.AccelResult, p optim.AccelParams, ds *dataset.Dataset, m int, s *rng.Streams, tr *trace.Trace) accelOut {
+	out := accelOut{Mechanism: scenario.MechAccel, PExp: p.PExp, llaEnd: newLLAEnd(res.Stop, res.Output, res.Gradients, res.Guarantee, ds, m, s, tr)}
 	for _, ph := range res.Phases {
 		o := accelPhaseOut{Users: ids(ds, ph.UserIdx), Lambda: ph.Lambda, T: ph.AccelRow.Steps, Batch: ph.Batch, Printed: ph.Printed, Capped: ph.Capped,
 			Tau: ph.Tau, Sigma: ph.Sigma, Start: ph.Start, Halted: ph.Halted, Output: ph.Output}
@@ -130,9 +122,7 @@ func (d *mechFlags) accelJob() (job, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		out := newAccelOut(res, p, ds, m)
-		out.Seed, out.Trace = s.Seed(), tr
-		return out, tr, nil
+		return newAccelOut(res, p, ds, m, s, tr), tr, nil
 	}}, nil
 }
 
@@ -162,8 +152,5 @@ func (out accelOut) text(w io.Writer) {
 	if out.Stop != "" {
 		fmt.Fprintf(w, "%s\n", out.Stop)
 	}
-	fmt.Fprintf(w, "output %s after %d gradient evaluations (nm = %d)\n", vec(out.Output), out.Gradients, out.NM)
-	if out.Trace != nil {
-		writeTrace(w, out.Trace)
-	}
+	out.llaEnd.text(w)
 }

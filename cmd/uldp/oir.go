@@ -192,10 +192,16 @@ type oirPhaseOut struct {
 }
 
 type oirOut struct {
-	Mechanism string            `json:"mechanism"`
-	C         int               `json:"C"`
-	Phases    []oirPhaseOut     `json:"phases"`
-	Halted    bool              `json:"halted"`
+	Mechanism string        `json:"mechanism"`
+	C         int           `json:"C"`
+	Phases    []oirPhaseOut `json:"phases"`
+	Halted    bool          `json:"halted"`
+	llaEnd
+}
+
+// llaEnd is how both of Lowy, Liu & Asi's runs end: where they stopped
+// and why, the output, the gradients spent against nm, the claim.
+type llaEnd struct {
 	Stop      string            `json:"stop,omitempty"`
 	Output    []float64         `json:"output"`
 	Gradients int64             `json:"gradient_evaluations"`
@@ -203,6 +209,18 @@ type oirOut struct {
 	Guarantee privacy.Guarantee `json:"guarantee"`
 	Seed      uint64            `json:"seed"`
 	Trace     *trace.Trace      `json:"trace,omitempty"`
+}
+
+func newLLAEnd(stop string, output []float64, grads int64, g privacy.Guarantee, ds *dataset.Dataset, m int, s *rng.Streams, tr *trace.Trace) llaEnd {
+	return llaEnd{Stop: stop, Output: output, Gradients: grads, NM: int64(ds.N()) * int64(m), Guarantee: g, Seed: s.Seed(), Trace: tr}
+}
+
+// text writes the output, its cost and the trace.
+func (e llaEnd) text(w io.Writer) {
+	fmt.Fprintf(w, "output %s after %d gradient evaluations (nm = %d)\n", vec(e.Output), e.Gradients, e.NM)
+	if e.Trace != nil {
+		writeTrace(w, e.Trace)
+	}
 }
 
 // ids names users by their ids.
@@ -214,9 +232,9 @@ func ids(ds *dataset.Dataset, idx []int) []string {
 	return out
 }
 
-func newOIROut(res optim.OIRResult, ds *dataset.Dataset, m int) oirOut {
-	out := oirOut{Mechanism: scenario.MechOIR, C: res.Groups, Halted: res.Halted, Stop: res.Stop, Output: res.Output,
-		Gradients: res.Gradients, NM: int64(ds.N()) * int64(m), Guarantee: res.Guarantee}
+func newOIROut(res optim.OIRResult, ds *dataset.Dataset, m int, s *rng.Streams, tr *trace.Trace) oirOut {
+	out := oirOut{Mechanism: scenario.MechOIR, C: res.Groups, Halted: res.Halted,
+		llaEnd: newLLAEnd(res.Stop, res.Output, res.Gradients, res.Guarantee, ds, m, s, tr)}
 	for _, ph := range res.Phases {
 		o := oirPhaseOut{Users: ids(ds, ph.UserIdx), Eta: ph.Eta, Tau: ph.Tau, Steps: ph.Steps, Score: ph.Score, NoisyScore: ph.Score + ph.ScoreNoise,
 			Gate: ph.Gate, PPass: ph.PPass, Passed: ph.Passed, Counts: ph.Counts, KeepProb: ph.Keep, Kept: []int{}, Mean: ph.Mean,
@@ -248,9 +266,7 @@ func (d *mechFlags) oirJob() (job, error) {
 			return nil, nil, err
 		}
 		m, _ := ds.M()
-		out := newOIROut(res, ds, m)
-		out.Seed, out.Trace = s.Seed(), tr
-		return out, tr, nil
+		return newOIROut(res, ds, m, s, tr), tr, nil
 	}}, nil
 }
 
@@ -275,8 +291,5 @@ func (out oirOut) text(w io.Writer) {
 	if out.Stop != "" && !out.Halted {
 		fmt.Fprintf(w, "%s: stopped there\n", out.Stop)
 	}
-	fmt.Fprintf(w, "output %s after %d gradient evaluations (nm = %d)\n", vec(out.Output), out.Gradients, out.NM)
-	if out.Trace != nil {
-		writeTrace(w, out.Trace)
-	}
+	out.llaEnd.text(w)
 }

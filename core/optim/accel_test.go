@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/loss"
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/privacy"
@@ -111,14 +112,7 @@ func TestAccelConvergesOnConcentratedUsers(t *testing.T) {
 // scores K/2 against 4K/5 and halts (E-B2's literal policy: the phase
 // returns 0 and the next goes on); with AbortOnHalt the run stops there.
 func TestAccelHaltsOnTwoCamps(t *testing.T) {
-	pts := make([][]float64, 400)
-	for i := range pts {
-		pts[i] = []float64{0.8, 0}
-		if i%2 == 1 {
-			pts[i][0] = -0.8
-		}
-	}
-	ds := usersAt(pts, 2)
+	ds := twoCamps400()
 	p := AccelParams{Eps: 1000, Delta: 1e-6, Loss: loss.Squared{Mu: 1}, Lipschitz: 2, Radius: 1, Lambda: 0.1, PExp: 1, QExp: 0.5,
 		Phases: 2, Batch: 10, TauScale: 0.05, Order: Given, Mode: privacy.Teaching}
 	res, _, err := Accelerated(context.Background(), p, ds, rng.New(1), nil)
@@ -146,14 +140,7 @@ func TestAccelHaltsOnTwoCamps(t *testing.T) {
 // Over 4,000 seeds the frequency is within 0.043 of it but with
 // probability below 10⁻⁶ (Hoeffding: 2·exp(−2·4000·0.043²)).
 func TestAccelHaltProbabilityOnTwoCamps(t *testing.T) {
-	pts := make([][]float64, 400)
-	for i := range pts {
-		pts[i] = []float64{0.8, 0}
-		if i%2 == 1 {
-			pts[i][0] = -0.8
-		}
-	}
-	ds := usersAt(pts, 2)
+	ds := twoCamps400()
 	p := AccelParams{Eps: 8, Delta: 1e-6, Loss: loss.Squared{Mu: 1}, Lipschitz: 2, Radius: 1, Lambda: 0.1, PExp: 1, QExp: 0.5,
 		Phases: 1, Batch: 10, TauScale: 0.05, Order: Given, Mode: privacy.Teaching}
 	want := mech.ATHaltDistribution(mech.ATParams{Eps: p.Eps / 2, Threshold: 8, Sens: 2, Mode: p.Mode}, []float64{5})[0]
@@ -175,6 +162,19 @@ func TestAccelHaltProbabilityOnTwoCamps(t *testing.T) {
 	if got := float64(halts) / runs; math.Abs(got-want) > 0.043 || want < 0.2 || want > 0.9 {
 		t.Errorf("first check halted in %.4f of %d runs, want %.4f", got, runs, want)
 	}
+}
+
+// twoCamps400 is 400 users of 2 items, alternately at (0.8, 0) and
+// (−0.8, 0): in file order every minibatch of even size is split evenly.
+func twoCamps400() *dataset.Dataset {
+	pts := make([][]float64, 400)
+	for i := range pts {
+		pts[i] = []float64{0.8, 0}
+		if i%2 == 1 {
+			pts[i][0] = -0.8
+		}
+	}
+	return usersAt(pts, 2)
 }
 
 // BenchmarkAccelStep is one accelerated step at K = 1,000 users of m = 10
