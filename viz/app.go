@@ -106,15 +106,45 @@ func (a *App) Set(name, value string) error {
 	return err
 }
 
+// LessonKey is the key that opens lesson i (0-based): "1"…"9", then "0"
+// for the tenth, as on a keyboard's number row; later lessons have none
+// (the lesson menu reaches them).
+func LessonKey(i int) string {
+	switch {
+	case i >= 0 && i < 9:
+		return string(rune('1' + i))
+	case i == 9:
+		return "0"
+	}
+	return ""
+}
+
+// LessonKeysLegend says which keys open the lessons, for n lessons:
+// "1–7 lessons", "1–9, 0 lessons", "1–9, 0 lessons 1–10".
+func LessonKeysLegend(n int) string {
+	switch {
+	case n <= 9:
+		return format.Sprintf("1–%d lessons", n)
+	case n == 10:
+		return "1–9, 0 lessons"
+	}
+	return "1–9, 0 lessons 1–10"
+}
+
 // Key handles a keyboard shortcut (names as in the browser's KeyboardEvent.key:
-// " " or "Space", "ArrowLeft", "ArrowRight", "r", "s", "1"…"9"); true if it
+// " " or "Space", "ArrowLeft", "ArrowRight", "r", "s", "1"…"9", "0"); true if it
 // did something. Shortcuts of the scene's controls (Control.Key) work too.
 func (a *App) Key(k string) bool {
 	if k == " " {
 		k = "Space"
 	}
-	if len(k) == 1 && k[0] >= '1' && k[0] <= '9' {
-		return a.Switch(int(k[0]-'1')) == nil
+	if len(k) == 1 && k[0] >= '0' && k[0] <= '9' {
+		for i := range a.scenes {
+			if LessonKey(i) == k {
+				return a.Switch(i) == nil
+			}
+		}
+		return false
 	}
 	for _, c := range a.Controls() {
 		if c.Key != "" && strings.EqualFold(c.Key, k) && !c.Disabled {

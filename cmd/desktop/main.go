@@ -3,7 +3,8 @@
 //
 //	desktop [-size 1280x800] [-state 'scene=abovethreshold&seed=13'] [-shots DIR] [-log-input]
 //
-// Keys: ← → step, Space play/pause, R reset, S new seed, 1–9 switch lessons,
+// Keys: ← → step, Space play/pause, R reset, S new seed, 1–9 and 0 switch to
+// lessons 1–10 (the panel's list reaches every lesson),
 // P saves a screenshot (PNG, plus the view's state) in the -shots directory.
 // -log-input prints each input the app acts on to standard output, one line
 // each ("key ArrowRight", "down 412 300", "shot DIR/uldp-dp-sgd-3"), for

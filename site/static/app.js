@@ -531,9 +531,9 @@ function syncKeys() {
     parts.push(k, " " + c.label.toLowerCase());
   }
   sep();
-  const first = document.createElement("kbd"), last = document.createElement("kbd");
-  first.textContent = "1"; last.textContent = String(menu.length);
-  parts.push(first, "–", last, " lessons");
+  const kbd = (t) => { const k = document.createElement("kbd"); k.textContent = t; return k; };
+  if (menu.length <= 9) parts.push(kbd("1"), "–", kbd(String(menu.length)), " lessons");
+  else parts.push(kbd("1"), "–", kbd("9"), ", ", kbd("0"), menu.length === 10 ? " lessons" : " lessons 1–10");
   $("keys").replaceChildren(...parts);
 }
 
@@ -787,8 +787,9 @@ function wireInput() {
     // Keys typed into a field or a slider belong to it.
     if (t instanceof HTMLInputElement || t instanceof HTMLSelectElement || t instanceof HTMLTextAreaElement) return;
     if (t instanceof HTMLButtonElement && (e.key === " " || e.key === "Enter")) return; // let buttons click
-    if (/^[1-9]$/.test(e.key)) {
-      const l = menu[Number(e.key) - 1];
+    if (/^[0-9]$/.test(e.key)) {
+      // 1–9, then 0 for the tenth, as on the number row; the menu reaches the rest.
+      const l = menu[e.key === "0" ? 9 : Number(e.key) - 1];
       if (l) { e.preventDefault(); switchTo(l.name); }
       return;
     }

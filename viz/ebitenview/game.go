@@ -187,8 +187,8 @@ func keyName(k ebiten.Key) (string, bool) {
 	switch {
 	case k >= ebiten.KeyA && k <= ebiten.KeyZ:
 		return strings.ToLower(k.String()), true
-	case k >= ebiten.KeyDigit1 && k <= ebiten.KeyDigit9:
-		return string(rune('1' + k - ebiten.KeyDigit1)), true
+	case k >= ebiten.KeyDigit0 && k <= ebiten.KeyDigit9:
+		return string(rune('0' + k - ebiten.KeyDigit0)), true
 	}
 	return "", false
 }

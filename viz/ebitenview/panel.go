@@ -177,7 +177,7 @@ func keysLegend(cs []viz.Control, lessons int) string {
 		}
 		keys = append(keys, k+" "+strings.ToLower(c.Label))
 	}
-	keys = append(keys, fmt.Sprintf("1–%d lessons", lessons), "H text", "P screenshot")
+	keys = append(keys, viz.LessonKeysLegend(lessons), "H text", "P screenshot")
 	return "keys: " + strings.Join(keys, " · ")
 }
 

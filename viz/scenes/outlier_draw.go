@@ -3,6 +3,7 @@ package scenes
 import (
 	"cmp"
 	"github.com/uldplab/uldp/core/format"
+	"iter"
 	"maps"
 	"math"
 	"slices"
@@ -141,9 +142,7 @@ func (s *Outlier) drawPlane(l *viz.List, w, h float64, v outlierShown) {
 // crowdInset returns a magnified view of the crowd, or a camera of width 0
 // when the crowd is not small in the plane's view: around the users'
 // coordinate median, wide enough for the 4n/5 users nearest to it (and,
-// once released, the means and ĝ), in the first corner of the plane
-// (bottom right, top right, bottom left, top left) that covers no user —
-// or, if every corner does, beside the plane on its right (beside true).
+// once released, the means and ĝ), placed by cornerInset.
 func (s *Outlier) crowdInset(w, top, bottom float64, release bool) (in viz.Camera, beside bool) {
 	centre := robust.CoordMedian(s.users, nil, nil)
 	d := make([]float64, len(s.users))
@@ -159,27 +158,40 @@ func (s *Outlier) crowdInset(w, top, bottom float64, release bool) (in viz.Camer
 			}
 		}
 	}
+	return cornerInset(s.cam, w, top, bottom, centre, r, slices.Values(s.users))
+}
+
+// cornerInset returns a view magnifying the disc of radius r around
+// centre, for a plane seen through cam in the frame's w × (top…bottom)
+// band, or a camera of width 0 when the disc is not small in cam's view.
+// The inset goes in the first corner of the plane (bottom right, top
+// right, bottom left, top left) that covers none of pts (points in the
+// plane) — or, if every corner does, beside the plane on its right
+// (beside true), where there is room for a larger one.
+func cornerInset(cam viz.Camera, w, top, bottom float64, centre []float64, r float64, pts iter.Seq[[]float64]) (in viz.Camera, beside bool) {
 	side := math.Min(math.Min(0.42*w, 0.55*(bottom-top)), 240)
 	scale := (side/2 - 12) / math.Max(r, 1e-9)
-	if side < 90 || scale < 3*s.cam.Scale {
+	if side < 90 || scale < 3*cam.Scale {
 		return viz.Camera{}, false
 	}
 	in = viz.Camera{CX: centre[0], CY: centre[1], Scale: scale, W: side, H: side}
 	covers := func(x, y float64, p []float64) bool {
-		q := s.cam.ToScreen(p[0], p[1])
+		q := cam.ToScreen(p[0], p[1])
 		return q.X > x-8 && q.X < x+side+8 && q.Y > y-8 && q.Y < y+side+8
 	}
 	for _, c := range [][2]float64{{w - side - 6, bottom - side - 22}, {w - side - 6, top + 4}, {6, bottom - side - 22}, {6, top + 4}} {
 		free := !covers(c[0], c[1], centre)
-		for _, u := range s.users {
-			free = free && !covers(c[0], c[1], u)
+		for p := range pts {
+			if !free {
+				break
+			}
+			free = !covers(c[0], c[1], p)
 		}
 		if free {
 			in.X0, in.Y0 = c[0], c[1]
 			return in, false
 		}
 	}
-	// Beside the plane there is room for a larger inset.
 	side = math.Min(math.Min(0.5*w, bottom-top-8), 240)
 	in.Scale = (side/2 - 12) / math.Max(r, 1e-9)
 	in.W, in.H, in.X0, in.Y0 = side, side, w-side-6, top+(bottom-top-side)/2
@@ -292,15 +304,7 @@ func (s *Outlier) drawGate(l *viz.List, p plotArea, v outlierShown) float64 {
 	n := float64(s.n)
 	p.lo, p.hi = 0, n
 	y := p.y0 + l.TextIn(viz.Point{X: p.x0, Y: p.y0}, p.w, "the gate: AboveThreshold at ε/2 on the score", 12, viz.Ink, viz.Left) + 25
-	l.Line(viz.Point{X: p.x0, Y: y}, viz.Point{X: p.x0 + p.w, Y: y}, viz.Style{Stroke: viz.Muted, Width: 1})
-	for _, t := range []float64{0, n / 2, n} {
-		l.Line(viz.Point{X: p.xOf(t), Y: y}, viz.Point{X: p.xOf(t), Y: y + 4}, viz.Style{Stroke: viz.Muted, Width: 1})
-		l.Text(viz.Point{X: p.xOf(t), Y: y + 13}, viz.TickLabel(t), 10, viz.Muted, viz.Centre)
-	}
-	l.Line(viz.Point{X: p.xOf(2 * n / 3), Y: y - 12}, viz.Point{X: p.xOf(2 * n / 3), Y: y + 12}, viz.Style{Stroke: viz.Muted, Width: 1, Dashed: true})
-	l.Text(viz.Point{X: p.xOf(2 * n / 3), Y: y + 24}, "2n/3", 10, viz.Muted, viz.Centre)
-	l.Line(viz.Point{X: p.xOf(0.8 * n), Y: y - 14}, viz.Point{X: p.xOf(0.8 * n), Y: y + 14}, viz.Style{Stroke: viz.Purple, Width: 2})
-	l.Text(viz.Point{X: p.xOf(0.8 * n), Y: y - 20}, "4n/5", 10, viz.Purple, viz.Centre)
+	drawScoreAxis(l, p, "n", y)
 	if !v.score {
 		return y + 30
 	}
@@ -322,16 +326,42 @@ func (s *Outlier) drawGate(l *viz.List, p plotArea, v outlierShown) float64 {
 	return y + 30
 }
 
+// drawScoreAxis draws a score's line from 0 to p.hi (n, named sym) at
+// height y, with the proof's 2n/3 (dashed) and the gate's 4n/5.
+func drawScoreAxis(l *viz.List, p plotArea, sym string, y float64) {
+	n := p.hi
+	l.Line(viz.Point{X: p.x0, Y: y}, viz.Point{X: p.x0 + p.w, Y: y}, viz.Style{Stroke: viz.Muted, Width: 1})
+	for _, t := range []float64{0, n / 2, n} {
+		l.Line(viz.Point{X: p.xOf(t), Y: y}, viz.Point{X: p.xOf(t), Y: y + 4}, viz.Style{Stroke: viz.Muted, Width: 1})
+		l.Text(viz.Point{X: p.xOf(t), Y: y + 13}, viz.TickLabel(t), 10, viz.Muted, viz.Centre)
+	}
+	l.Line(viz.Point{X: p.xOf(2 * n / 3), Y: y - 12}, viz.Point{X: p.xOf(2 * n / 3), Y: y + 12}, viz.Style{Stroke: viz.Muted, Width: 1, Dashed: true})
+	l.Text(viz.Point{X: p.xOf(2 * n / 3), Y: y + 24}, "2"+sym+"/3", 10, viz.Muted, viz.Centre)
+	l.Line(viz.Point{X: p.xOf(0.8 * n), Y: y - 14}, viz.Point{X: p.xOf(0.8 * n), Y: y + 14}, viz.Style{Stroke: viz.Purple, Width: 2})
+	l.Text(viz.Point{X: p.xOf(0.8 * n), Y: y - 20}, "4"+sym+"/5", 10, viz.Purple, viz.Centre)
+}
+
 // drawRamp plots p(f) with every user placed on it.
 func (s *Outlier) drawRamp(l *viz.List, p plotArea, v outlierShown) {
+	var counts []int
+	if v.keep || v.halted {
+		counts = s.step.Counts
+	}
+	drawKeepRamp(l, p, counts, s.n, "n", "keep ramp p(f_j), f_j = users within 2τ of user j")
+}
+
+// drawKeepRamp plots Asi & Liu's keep ramp over counts 0…n (n named sym
+// on the axis) and places every count on it: one dot per count, sized and
+// labelled by how many share it. counts nil draws the ramp alone.
+func drawKeepRamp(l *viz.List, p plotArea, counts []int, n int, sym, title string) {
 	if p.h < 60 {
 		return
 	}
-	n := float64(s.n)
-	xOf := func(f float64) float64 { return p.x0 + p.w*f/n }
+	nf := float64(n)
+	xOf := func(f float64) float64 { return p.x0 + p.w*f/nf }
 	yOf := func(q float64) float64 { return p.y0 + p.h - p.h*q }
 	// Above the count labels of the dots at p = 1.
-	l.TextIn(viz.Point{X: p.x0 - 20, Y: p.y0 - 34}, p.w+20, "keep ramp p(f_j), f_j = users within 2τ of user j", 12, viz.Ink, viz.Left)
+	l.TextIn(viz.Point{X: p.x0 - 20, Y: p.y0 - 34}, p.w+20, title, 12, viz.Ink, viz.Left)
 	l.Line(viz.Point{X: p.x0, Y: yOf(0)}, viz.Point{X: p.x0 + p.w, Y: yOf(0)}, viz.Style{Stroke: viz.Muted, Width: 1})
 	l.Line(viz.Point{X: p.x0, Y: yOf(0)}, viz.Point{X: p.x0, Y: yOf(1)}, viz.Style{Stroke: viz.Muted, Width: 1})
 	l.Text(viz.Point{X: p.x0 - 6, Y: yOf(1)}, "1", 10, viz.Muted, viz.Right)
@@ -339,17 +369,13 @@ func (s *Outlier) drawRamp(l *viz.List, p plotArea, v outlierShown) {
 	for _, t := range []struct {
 		f     float64
 		label string
-	}{{n / 2, "n/2"}, {2 * n / 3, "2n/3"}, {n, "n"}} {
+	}{{nf / 2, sym + "/2"}, {2 * nf / 3, "2" + sym + "/3"}, {nf, sym}} {
 		l.Text(viz.Point{X: xOf(t.f), Y: yOf(0) + 12}, t.label, 10, viz.Muted, viz.Centre)
 	}
-	l.Polyline([]viz.Point{{X: xOf(0), Y: yOf(0)}, {X: xOf(n / 2), Y: yOf(0)}, {X: xOf(2 * n / 3), Y: yOf(1)}, {X: xOf(n), Y: yOf(1)}},
+	l.Polyline([]viz.Point{{X: xOf(0), Y: yOf(0)}, {X: xOf(nf / 2), Y: yOf(0)}, {X: xOf(2 * nf / 3), Y: yOf(1)}, {X: xOf(nf), Y: yOf(1)}},
 		viz.Style{Stroke: viz.Ink, Width: 2})
-	if !v.keep && !v.halted {
-		return
-	}
-	// One dot per count, sized and labelled by how many users share it.
 	users := map[int]int{}
-	for _, f := range s.step.Counts {
+	for _, f := range counts {
 		users[f]++
 	}
 	// Labelled from the largest group down; one that would cover another
@@ -359,7 +385,7 @@ func (s *Outlier) drawRamp(l *viz.List, p plotArea, v outlierShown) {
 	place := labels{l: l}
 	for _, f := range fs {
 		k := users[f]
-		q := robust.Keep(f, s.n)
+		q := robust.Keep(f, n)
 		pt := viz.Point{X: xOf(float64(f)), Y: yOf(q)}
 		l.Circle(pt, 3+math.Sqrt(float64(k)), viz.Style{Fill: rampColour(q), Stroke: viz.Ink, Width: 0.5}, 0)
 		if k > 1 {

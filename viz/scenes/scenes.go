@@ -38,6 +38,7 @@ func Lessons() []Lesson {
 	return []Lesson{
 		lesson(NewPlayground), lesson(NewCalibration), lesson(NewAboveThreshold), lesson(NewStability),
 		lesson(NewOutlier), lesson(NewDPSGD), lesson(NewPhased), lesson(NewAuditLab), lesson(NewRobustSGD),
+		lesson(NewOIR),
 	}
 }
 
