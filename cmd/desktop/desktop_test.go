@@ -179,7 +179,24 @@ func desktopLessons(t *testing.T) {
 	if !differs(robustEnd.img, robustDragged.img, image.Rect(int(at9.X)-8, int(at9.Y)-8, int(at9.X)+8, int(at9.Y)+8)) {
 		t.Errorf("lesson 9: dragging user %d did not move it", id)
 	}
-	for name, s := range map[string]screenshot{"lesson 1": after, "lesson 2": cal, "lesson 3": dragged, "lesson 4": stab, "lesson 5": orme, "lesson 6": sgd, "lesson 7": phased, "lesson 8": audited, "lesson 9": robustEnd} {
+	// Lesson 10 by key 0, the number row's tenth: its first frame, its
+	// last step; dragging a far user (drawn grey then) moves its items.
+	d.key("0")
+	oirOpen := d.shot("outlier-iterates")
+	d.key("End")
+	oirEnd := d.shot("outlier-iterates")
+	if !differs(oirOpen.img, oirEnd.img, fig) {
+		t.Error("lesson 10: End did not change the figure")
+	}
+	ref10 := viz.NewApp(scenes.NewOIR())
+	ref10.Key("End")
+	at10 := d.locate(ref10, 1) // user 1's first item
+	d.drag(at10, 60, -40)
+	oirDragged := d.shot("outlier-iterates")
+	if !differs(oirEnd.img, oirDragged.img, image.Rect(int(at10.X)-8, int(at10.Y)-8, int(at10.X)+8, int(at10.Y)+8)) {
+		t.Error("lesson 10: dragging user 1 did not move it")
+	}
+	for name, s := range map[string]screenshot{"lesson 1": after, "lesson 2": cal, "lesson 3": dragged, "lesson 4": stab, "lesson 5": orme, "lesson 6": sgd, "lesson 7": phased, "lesson 8": audited, "lesson 9": robustEnd, "lesson 10": oirEnd} {
 		if n := colours(s.img); n < 8 {
 			t.Errorf("%s: screenshot has only %d distinct colours", name, n)
 		}

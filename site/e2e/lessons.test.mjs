@@ -491,6 +491,41 @@ test("Robust-statistics SGD: the test passes, a dragged neighbour's gap stays wi
   await page.close();
 });
 
+test("Outlier-iterate removal: phase 1 drops the far group, a dragged user moves its group's iterate, τ too small halts", async () => {
+  const { page, errors } = await open("#scene=outlier-iterates");
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await prose(page, /strays are dropped/);
+  await page.screenshot({ path: shots + "outlier-iterates-open.png" });
+  await page.locator("#figure").focus();
+  // Phase 1: its step, 20 groups, the gate, the coins, the release.
+  for (let i = 0; i < 24; i++) await page.keyboard.press("ArrowRight");
+  assert.match(await readout(page, "kept"), /^19 of 20; dropped: group 1(?![\d,])/);
+  const score = await readout(page, "score");
+  assert.match(score, /^18\.1 of C = 20/);
+  await page.screenshot({ path: shots + "outlier-iterates.png" });
+  // Drag the phase-1 user on top at user 11's first item far from the
+  // crowd: its group's iterate moves, and pairs within τ are lost.
+  const box = await page.locator("#figure").boundingBox();
+  const [x, y] = await page.evaluate(() => uldp.locate(31));
+  await page.mouse.move(box.x + x, box.y + y);
+  await page.mouse.down();
+  for (let i = 1; i <= 8; i++) await page.mouse.move(box.x + x - 25 * i, box.y + y + 20 * i);
+  await page.mouse.up();
+  assert.notEqual(await readout(page, "score"), score);
+  await page.keyboard.press("End");
+  assert.match(await readout(page, "output"), /from the minimiser x\*/);
+  assert.match(await readout(page, "gradients"), /of n·m = 3000/);
+  await page.screenshot({ path: shots + "outlier-iterates-end.png" });
+  // τ below the iterates' spread: the gate halts in phase 1.
+  await page.selectOption("#ctl-preset", "tau-too-small");
+  await page.keyboard.press("End");
+  assert.match(await readout(page, "gate"), /< 4C\/5: halt, output 0/);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: shots + "outlier-iterates-phone.png" });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 // The issue's target: A-LOC on 10⁵ users of 10 items computes between
 // frames with a progress bar, no call into Go outlasting a frame. Go
 // computes 10 ms at a time; the collector's pauses push a few calls past

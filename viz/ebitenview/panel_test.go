@@ -1,7 +1,6 @@
 package ebitenview
 
 import (
-	"fmt"
 	"image"
 	"math"
 	"strings"
@@ -106,7 +105,7 @@ func TestPanelTextFits(t *testing.T) {
 		if strings.Contains(legend, "→") != stepped {
 			t.Errorf("%s: legend %q (stepped: %v)", info.Name, legend, stepped)
 		}
-		if !strings.Contains(legend, fmt.Sprintf("1–%d lessons", len(app.Scenes()))) {
+		if !strings.Contains(legend, viz.LessonKeysLegend(len(app.Scenes()))) {
 			t.Errorf("%s: legend %q", info.Name, legend)
 		}
 	}

@@ -36,3 +36,25 @@ func TestCountsAreWhole(t *testing.T) {
 		t.Errorf("only %d count controls found", seen)
 	}
 }
+
+// The number row opens lessons 1–9, and 0 the tenth; the legend says so.
+func TestNumberKeysOpenLessons(t *testing.T) {
+	a := viz.NewApp(All()...)
+	for i, s := range a.Scenes() {
+		k := viz.LessonKey(i)
+		if i >= 10 {
+			if k != "" {
+				t.Errorf("lesson %d has key %q", i+1, k)
+			}
+			continue
+		}
+		if !a.Key(k) || a.Scene().Info().Name != s.Name {
+			t.Errorf("key %q opened %s, want lesson %d, %s", k, a.Scene().Info().Name, i+1, s.Name)
+		}
+	}
+	for n, want := range map[int]string{7: "1–7 lessons", 10: "1–9, 0 lessons", 12: "1–9, 0 lessons 1–10"} {
+		if got := viz.LessonKeysLegend(n); got != want {
+			t.Errorf("%d lessons: legend %q, want %q", n, got, want)
+		}
+	}
+}

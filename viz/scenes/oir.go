@@ -219,7 +219,7 @@ func (s *OIR) rerun() error {
 		return err
 	}
 	if len(res.Phases) == 0 {
-		return format.Errorf("%s: no phase can run", res.Stop)
+		return format.Errorf("%s, so no phase can run: bring more users, or choose sound or teaching mode to set C", res.Stop)
 	}
 	s.res = res
 	s.opt = s.minimiser()

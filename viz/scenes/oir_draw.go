@@ -86,7 +86,7 @@ func (s *OIR) drawPlane(l *viz.List, w, h float64, a oirAt) {
 		p := c.ToScreen(in.CX, in.CY)
 		l.Rect(viz.Point{X: p.X - r, Y: p.Y - r}, viz.Point{X: p.X + r, Y: p.Y + r}, viz.Style{Stroke: viz.Muted, Width: 1}, 0)
 		l.Rect(viz.Point{X: in.X0, Y: in.Y0}, viz.Point{X: in.X0 + in.W, Y: in.Y0 + in.H}, viz.Style{Fill: viz.Paper, Stroke: viz.Muted, Width: 1}, 0)
-		l.Text(viz.Point{X: in.X0 + 6, Y: in.Y0 + 10}, format.Sprintf("phase %d's end iterates, ×%.2g", ph.I, in.Scale/c.Scale), 11, viz.Muted, viz.Left)
+		l.Text(viz.Point{X: in.X0 + 6, Y: in.Y0 + 10}, format.Sprintf("phase %d's end iterates, %s", ph.I, zoom(in.Scale/c.Scale)), 11, viz.Muted, viz.Left)
 		s.drawPhase(l, in, a, false)
 		in.DrawScaleBar(l)
 	}
@@ -144,18 +144,25 @@ func (s *OIR) drawItems(l *viz.List, a oirAt) {
 			}
 		}
 	}
+	// The phase's users go on top, so that a press in the crowd grabs one
+	// of them, whose move shows in this phase.
 	m := s.cfg.m
 	pts := make([]viz.Point, m)
-	for u, items := range s.cfg.users {
-		for k := range m {
-			pts[k] = s.cam.ToScreen(items[2*k], items[2*k+1])
+	for _, phase := range []bool{false, true} {
+		for u, items := range s.cfg.users {
+			j := group[u]
+			if (j >= 0) != phase {
+				continue
+			}
+			for k := range m {
+				pts[k] = s.cam.ToScreen(items[2*k], items[2*k+1])
+			}
+			style, r := viz.Style{Fill: viz.Muted, Alpha: 0.3}, 1.8
+			if phase {
+				style, r = viz.Style{Fill: groupColour(j), Alpha: 0.75}, 2.4
+			}
+			l.Dots(pts, r, style, 1+u*m)
 		}
-		style := viz.Style{Fill: viz.Muted, Alpha: 0.3}
-		r := 1.8
-		if j := group[u]; j >= 0 {
-			style, r = viz.Style{Fill: groupColour(j), Alpha: 0.75}, 2.4
-		}
-		l.Dots(pts, r, style, 1+u*m)
 	}
 	if s.drag > 0 {
 		items := s.cfg.users[s.drag-1]

@@ -127,7 +127,7 @@ func (s *Outlier) drawPlane(l *viz.List, w, h float64, v outlierShown) {
 		c := s.cam.ToScreen(in.CX, in.CY)
 		l.Rect(viz.Point{X: c.X - r, Y: c.Y - r}, viz.Point{X: c.X + r, Y: c.Y + r}, viz.Style{Stroke: viz.Muted, Width: 1}, 0)
 		l.Rect(viz.Point{X: in.X0, Y: in.Y0}, viz.Point{X: in.X0 + in.W, Y: in.Y0 + in.H}, viz.Style{Fill: viz.Paper, Stroke: viz.Muted, Width: 1}, 0)
-		l.Text(viz.Point{X: in.X0 + 6, Y: in.Y0 + 10}, format.Sprintf("the crowd, ×%.2g", in.Scale/s.cam.Scale), 11, viz.Muted, viz.Left)
+		l.Text(viz.Point{X: in.X0 + 6, Y: in.Y0 + 10}, "the crowd, "+zoom(in.Scale/s.cam.Scale), 11, viz.Muted, viz.Left)
 		s.drawUsers(l, in, 5, v, s.n+1)
 	}
 	if v.release {
@@ -161,6 +161,14 @@ func (s *Outlier) crowdInset(w, top, bottom float64, release bool) (in viz.Camer
 	return cornerInset(s.cam, w, top, bottom, centre, r, slices.Values(s.users))
 }
 
+// zoom writes a magnification: "×3.5", "×22", "×110".
+func zoom(x float64) string {
+	if x >= 10 {
+		return format.Sprintf("×%.0f", x)
+	}
+	return format.Sprintf("×%.2g", x)
+}
+
 // cornerInset returns a view magnifying the disc of radius r around
 // centre, for a plane seen through cam in the frame's w × (top…bottom)
 // band, or a camera of width 0 when the disc is not small in cam's view.
@@ -179,7 +187,9 @@ func cornerInset(cam viz.Camera, w, top, bottom float64, centre []float64, r flo
 		q := cam.ToScreen(p[0], p[1])
 		return q.X > x-8 && q.X < x+side+8 && q.Y > y-8 && q.Y < y+side+8
 	}
-	for _, c := range [][2]float64{{w - side - 6, bottom - side - 22}, {w - side - 6, top + 4}, {6, bottom - side - 22}, {6, top + 4}} {
+	// The bottom corners stay above the plane's scale bar (30 px with its
+	// label).
+	for _, c := range [][2]float64{{w - side - 6, bottom - side - 34}, {w - side - 6, top + 4}, {6, bottom - side - 34}, {6, top + 4}} {
 		free := !covers(c[0], c[1], centre)
 		for p := range pts {
 			if !free {

@@ -1,0 +1,214 @@
+package scenes
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/uldplab/uldp/core/optim"
+	"github.com/uldplab/uldp/viz"
+)
+
+func newOIR(t *testing.T) (*viz.App, *OIR) {
+	t.Helper()
+	s := NewOIR()
+	if s.err != nil {
+		t.Fatal(s.err)
+	}
+	return viz.NewApp(s), s
+}
+
+// seekOIR moves the stepper to step k.
+func seekOIR(t *testing.T, a *viz.App, s *OIR, k int) {
+	t.Helper()
+	if err := s.player.Stepper().Seek(k); err != nil {
+		t.Fatal(err)
+	}
+	a.Invalidate()
+}
+
+// The default run: on seed 5 every gate passes; in phase 1 the far users'
+// group (group 1, users 1…10 in file order) ends alone, h = 1, p = 0, and
+// is dropped, every other group kept.
+func TestOIRDefaultRun(t *testing.T) {
+	a, s := newOIR(t)
+	if len(s.res.Phases) != 3 || s.res.Halted || s.res.Groups != 20 {
+		t.Fatalf("%d phases, halted %v, C = %d", len(s.res.Phases), s.res.Halted, s.res.Groups)
+	}
+	ph := s.res.Phases[0]
+	if !slices.Equal(ph.Groups[0], []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}) {
+		t.Fatalf("phase 1's group 1 holds users %v, want the ten far ones", ph.Groups[0])
+	}
+	if ph.Counts[0] != 1 || ph.Keep[0] != 0 || len(ph.Kept) != 19 || slices.Contains(ph.Kept, 0) {
+		t.Fatalf("group 1: h = %d, p = %v; kept %v", ph.Counts[0], ph.Keep[0], ph.Kept)
+	}
+	// Phase 1 ends with its release: 1 phase step, 20 groups, the gate,
+	// the coins and the release.
+	seekOIR(t, a, s, 1+20+3)
+	if r, ok := readout(a, "kept"); !ok || r.Value != 19 || !strings.Contains(r.Text, "dropped: group 1") {
+		t.Errorf("kept readout %+v", r)
+	}
+	l := frame(a)
+	if !hasText(l, "group 1: h=1") || !hasText(l, "kept 19 of 20") {
+		t.Error("the figure does not label group 1's count or the phase's outcome")
+	}
+	hollow := 0
+	for _, it := range l.Items {
+		if it.Kind == viz.Circle && it.R == 5 && it.Style.Fill == viz.Paper {
+			hollow++
+		}
+	}
+	if hollow != 1 {
+		t.Errorf("%d end iterates drawn hollow (dropped), want group 1's", hollow)
+	}
+	mustSet(t, a, viz.CtlEnd, "")
+	if r, ok := readout(a, "output"); !ok || !(r.Value < 0.5) {
+		t.Errorf("output readout %+v: seed 5's release lands within 0.5 of x*", r)
+	}
+}
+
+// Steps reveal each phase in order: the phase, its groups one by one, the
+// gate, the coins, the release; the gradients counter adds T_i per group
+// and ends at C·Σ T_i ≤ n·m.
+func TestOIRStepsReveal(t *testing.T) {
+	a, s := newOIR(t)
+	var kinds []string
+	for range s.player.Stepper().Len() {
+		a.Key("ArrowRight")
+		st, _ := s.player.Stepper().Current()
+		if len(kinds) == 0 || kinds[len(kinds)-1] != string(st.Kind) {
+			kinds = append(kinds, string(st.Kind))
+		}
+	}
+	phase := []string{"oir.phase", "oir.group", "oir.gate", "oir.keep", "oir.release"}
+	if want := slices.Concat(phase, phase, phase); !slices.Equal(kinds, want) {
+		t.Errorf("steps %v, want %v", kinds, want)
+	}
+	var want int64
+	for _, ph := range s.res.Phases {
+		want += int64(s.res.Groups * ph.Steps)
+	}
+	if r, _ := readout(a, "gradients"); r.Value != float64(want) || want != s.res.Gradients || want > 1000*3 {
+		t.Errorf("gradients readout %v, run %d, want %d ≤ n·m", r.Value, s.res.Gradients, want)
+	}
+}
+
+// Dragging a far user (in phase 1's group 1) moves its three items by the same
+// amount and, on the same seed, changes phase 1's group 1 only: every
+// other group's path and end iterate stay where they were.
+func TestOIRDragMovesOneGroup(t *testing.T) {
+	a, s := newOIR(t)
+	seekOIR(t, a, s, 1+20)
+	before := s.res.Phases[0]
+	l := frame(a)
+	from, ok := l.Locate(1) // user 1's first item
+	if !ok {
+		t.Fatal("user 1's first item is not drawn")
+	}
+	// The far users' items overlap: the one on top there is grabbed.
+	u := (l.Hit(from, 4) - 1) / 3
+	if u < 0 || u >= 10 {
+		t.Fatalf("the pointer at user 1's first item grabs user %d", u+1)
+	}
+	items := slices.Clone(s.cfg.users[u])
+	drag(a, from, 40, -30)
+	after := s.res.Phases[0]
+	moved := s.cfg.users[u]
+	dx, dy := moved[0]-items[0], moved[1]-items[1]
+	if math.Hypot(dx, dy) < 0.05 {
+		t.Fatalf("user %d moved by (%v, %v)", u+1, dx, dy)
+	}
+	for k := 0; k < len(items); k += 2 {
+		if math.Abs(moved[k]-items[k]-dx) > 1e-12 || math.Abs(moved[k+1]-items[k+1]-dy) > 1e-12 {
+			t.Errorf("item %d moved by (%v, %v), item 1 by (%v, %v)", k/2+1, moved[k]-items[k], moved[k+1]-items[k+1], dx, dy)
+		}
+	}
+	if slices.Equal(after.Ends.At(0), before.Ends.At(0)) {
+		t.Error("group 1's end iterate did not move")
+	}
+	for j := 1; j < 20; j++ {
+		if !slices.Equal(after.Ends.At(j), before.Ends.At(j)) {
+			t.Errorf("group %d's end iterate moved: %v → %v", j+1, before.Ends.At(j), after.Ends.At(j))
+		}
+	}
+	if s.player.Stepper().Pos() != 1+20 {
+		t.Errorf("the drag moved the stepper to %d", s.player.Stepper().Pos())
+	}
+}
+
+// The presets that fail, and the modes.
+func TestOIRPresetsAndModes(t *testing.T) {
+	a, s := newOIR(t)
+	mustSet(t, a, "preset", "tau-too-small")
+	if ph := s.res.Phases[0]; ph.Passed || ph.PPass > 0.01 || !s.res.Halted {
+		t.Errorf("tau-too-small: phase 1 passed %v with probability %v", ph.Passed, ph.PPass)
+	}
+	mustSet(t, a, viz.CtlEnd, "")
+	if !hasText(frame(a), "the run halted: it outputs 0") {
+		t.Error("tau-too-small: the figure does not say the run halted")
+	}
+	if r, _ := readout(a, "gate"); !r.Warn {
+		t.Errorf("tau-too-small: gate readout %+v", r)
+	}
+
+	// Four groups: even all agreeing, the gate passes with probability
+	// Pr[Lap(20/ε) ≥ 4C/5 − C] = 1 − e^{−0.32}/2 at ε = 8.
+	mustSet(t, a, "preset", "too-few-groups")
+	if s.res.Groups != 4 {
+		t.Fatalf("too-few-groups: C = %d", s.res.Groups)
+	}
+	if p := s.res.Phases[0].PPass; math.Abs(p-(1-math.Exp(-0.32)/2)) > 1e-12 {
+		t.Errorf("too-few-groups: Pr[pass] = %v", p)
+	}
+
+	// Paper mode at n = 1,000: C is printed in the hundreds and phase 1
+	// cannot give every group a user; the lesson refuses and says why.
+	mustSet(t, a, "preset", "far-group")
+	err := a.Set("mode", "paper")
+	if err == nil || !strings.Contains(err.Error(), "no phase can run") || s.cfg.mode.String() != "sound" {
+		t.Errorf("paper mode at n = 1000: %v (mode %v)", err, s.cfg.mode)
+	}
+	mustSet(t, a, "n", "5000")
+	mustSet(t, a, "mode", "paper")
+	if c := (optim.OIRParams{Eps: 8, Delta: 1e-5}).GroupCount(5000, 3); s.res.Groups != c || c < 300 {
+		t.Errorf("paper mode: C = %d, printed %d", s.res.Groups, c)
+	}
+	if r, _ := readout(a, "tau"); !strings.HasPrefix(r.Formula, "1000·") {
+		t.Errorf("paper τ formula %q", r.Formula)
+	}
+
+	// Non-private: no noise, the gate passes, the release is the kept mean.
+	mustSet(t, a, "mode", "non-private")
+	for _, ph := range s.res.Phases {
+		if !ph.Passed || ph.Sigma != 0 || !slices.Equal(ph.Output, ph.Mean) {
+			t.Errorf("non-private phase %d: passed %v, σ %v, output %v, mean %v", ph.I, ph.Passed, ph.Sigma, ph.Output, ph.Mean)
+		}
+	}
+}
+
+// The users round-trip through the export: the loaded dataset reruns to
+// the same output on the same seed.
+func TestOIRLoadDataset(t *testing.T) {
+	_, s := newOIR(t)
+	d := s.Dataset()
+	out := slices.Clone(s.res.Output)
+	s2 := NewOIR()
+	mustNot(t, s2.Set("seed", "9"))
+	mustNot(t, s2.Set("seed", "5"))
+	mustNot(t, s2.LoadDataset(d))
+	if !slices.Equal(s2.res.Output, out) {
+		t.Errorf("reloaded run outputs %v, want %v", s2.res.Output, out)
+	}
+	d.Users = d.Users[:10]
+	if err := s2.LoadDataset(d); err == nil {
+		t.Error("a dataset of 10 users loaded into a lesson of 1,000")
+	}
+}
+
+func mustNot(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
