@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 
 	"github.com/uldplab/uldp/core/cancel"
 	"github.com/uldplab/uldp/core/dataset"
@@ -36,15 +35,6 @@ func (d *mechFlags) accelParams() (optim.AccelParams, error) {
 		return p, usageError{err}
 	}
 	return p, nil
-}
-
-// theoremPExp is Theorem C.3's p = 3q + 2.5 + log_n √m, the smallest its
-// proof allows.
-func theoremPExp(q float64, n, m int) float64 {
-	if n < 2 { // the run refuses so few users
-		return 3*q + 2.5
-	}
-	return 3*q + 2.5 + math.Log(math.Sqrt(float64(m)))/math.Log(float64(n))
 }
 
 // accelStepOut is one AC-SA step as the contract prints it: users by id,
@@ -116,7 +106,7 @@ func (d *mechFlags) accelJob() (job, error) {
 		p.Lipschitz = d.dataLipschitz(p.Loss, p.Lipschitz, ds.Dim)
 		m, _ := ds.M() // unequal m is refused by the run
 		if !d.given["p-exp"] {
-			p.PExp = theoremPExp(p.QExp, ds.N(), max(m, 1))
+			p.PExp = optim.TheoremPExp(p.QExp, ds.N(), max(m, 1))
 		}
 		res, tr, err := optim.Accelerated(ctx, p, ds, s, progress)
 		if err != nil {

@@ -184,6 +184,25 @@ func (p AccelParams) BaseLambda(n, m, d int) float64 {
 	return p.Lipschitz / (2 * p.Radius) * (1/math.Sqrt(nf*mf) + math.Sqrt(float64(d))/(p.Eps*nf*math.Sqrt(mf)))
 }
 
+// TheoremPExp is Theorem C.3's p = 3q + 2.5 + log_n √m for n users of m
+// items, the smallest step-up of λ_i its proof allows.
+func TheoremPExp(q float64, n, m int) float64 {
+	if n < 2 { // the run refuses so few users
+		return 3*q + 2.5
+	}
+	return 3*q + 2.5 + math.Log(math.Sqrt(float64(m)))/math.Log(float64(n))
+}
+
+// AccelGradients is how many item gradients a run of the schedule evaluates
+// when no check halts it: K_i users of m items at each of T_i steps.
+func AccelGradients(rows []AccelRow, m int) int64 {
+	var g int64
+	for _, r := range rows {
+		g += int64(r.Steps) * int64(r.Batch) * int64(m)
+	}
+	return g
+}
+
 // Tau is τ = c_τ·L·ln(ndm)/√m.
 func (p AccelParams) Tau(n, m, d int) float64 {
 	c := p.TauScale

@@ -32,6 +32,9 @@ type OIR struct {
 	// opt is the minimiser of the users' mean loss over the domain: for
 	// the squared loss, every item's mean projected onto the ball.
 	opt []float64
+	// accel is the accelerated variant's schedule over as many phases,
+	// for the gradients it would take.
+	accel []optim.AccelRow
 
 	player viz.Player
 	cam    viz.Camera // the plane
@@ -223,6 +226,8 @@ func (s *OIR) rerun() error {
 	}
 	s.res = res
 	s.opt = s.minimiser()
+	s.accel = optim.AccelParams{Eps: c.eps, Delta: c.delta, Loss: p.Loss, Lipschitz: oirL, Radius: oirRadius,
+		PExp: optim.TheoremPExp(c.qExp, c.n, c.m), QExp: c.qExp, Phases: len(res.Phases), Mode: privacy.Paper}.Schedule(c.n, c.m, 2)
 	if old := s.player.Stepper(); old != nil {
 		_ = st.Seek(min(old.Pos(), st.Len()))
 	}
@@ -396,7 +401,7 @@ func (s *OIR) Readouts() []viz.Readout {
 	r = append(r, viz.Readout{Name: "sigma", Label: "σ of the release", Value: ph.Sigma, Text: format.Sprintf("%.4g (%.3g τ)", ph.Sigma, ph.Sigma/ph.Tau),
 		Formula: oirSigmaFormula(c)})
 	r = append(r, viz.Readout{Name: "gradients", Label: "gradients", Value: float64(a.gradients),
-		Text: format.Sprintf("%d item gradients so far, of n·m = %d: every item is used at most once (linear time)", a.gradients, c.n*c.m)})
+		Text: format.Sprintf("%d item gradients so far, of n·m = %d: every item is used at most once (linear time). %s", a.gradients, c.n*c.m, s.accelText())})
 	if a.stop && !s.res.Halted || a.release && a.idx == len(s.res.Phases) {
 		out := s.res.Output
 		d := math.Hypot(out[0]-s.opt[0], out[1]-s.opt[1])
@@ -407,6 +412,19 @@ func (s *OIR) Readouts() []viz.Readout {
 		r = append(r, viz.Readout{Name: "stop", Label: "phases end early", Text: s.res.Stop + ": the run outputs the last phase's point"})
 	}
 	return r
+}
+
+// accelText compares the accelerated variant's cost on these users.
+func (s *OIR) accelText() string {
+	capped := ""
+	for _, r := range s.accel {
+		if r.Capped {
+			capped = "; its printed K_i exceeds n_i here and is capped"
+			break
+		}
+	}
+	return format.Sprintf("The accelerated variant (Algorithm 3) would take %d over as many phases: T_i steps of K_i users' m items%s",
+		optim.AccelGradients(s.accel, s.cfg.m), capped)
 }
 
 // oirDropped names the groups the coins dropped.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/optim"
 	"github.com/uldplab/uldp/viz"
 )
@@ -91,6 +92,12 @@ func TestOIRStepsReveal(t *testing.T) {
 	}
 	if r, _ := readout(a, "gradients"); r.Value != float64(want) || want != s.res.Gradients || want > 1000*3 {
 		t.Errorf("gradients readout %v, run %d, want %d ≤ n·m", r.Value, s.res.Gradients, want)
+	}
+	// The accelerated variant over three phases on these users: its K_i
+	// are capped at n_i, and T_i steps of them cost far more than one pass.
+	acc := optim.AccelGradients(s.accel, 3)
+	if r, _ := readout(a, "gradients"); len(s.accel) != 3 || acc < 10*want || !strings.Contains(r.Text, format.Sprintf("would take %d", acc)) {
+		t.Errorf("accelerated: %d phases, %d gradients; readout %q", len(s.accel), acc, r.Text)
 	}
 }
 
