@@ -1,6 +1,7 @@
 package scenes
 
 import (
+	"context"
 	"math"
 	"slices"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/optim"
+	"github.com/uldplab/uldp/core/rng"
 	"github.com/uldplab/uldp/viz"
 )
 
@@ -217,5 +219,41 @@ func mustNot(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// One drag step of lesson 10, at the default 1,000 users × 3 items and at
+// the slider's top, 5,000 × 10: the pointer move reruns the whole
+// algorithm and the stepper's trace, then draws the display list at phase
+// 1's release. The bare run of the same settings is the baseline.
+func BenchmarkOIRDrag(b *testing.B) {
+	for _, size := range [][2]string{{"1000", "3"}, {"5000", "10"}} {
+		s := NewOIR()
+		a := viz.NewApp(s)
+		if err := a.Set("n", size[0]); err != nil {
+			b.Fatal(err)
+		}
+		if err := a.Set("m", size[1]); err != nil {
+			b.Fatal(err)
+		}
+		_ = s.player.Stepper().Seek(1 + 20 + 3)
+		l, _ := a.Frame(1000, 700)
+		from, _ := l.Locate(1)
+		b.Run("n="+size[0]+"/drag", func(b *testing.B) {
+			a.Event(viz.Event{Kind: viz.PointerDown, X: from.X, Y: from.Y})
+			for i := range b.N {
+				a.Event(viz.Event{Kind: viz.PointerMove, X: from.X + float64(i%40), Y: from.Y})
+				a.Frame(1000, 700)
+			}
+			a.Event(viz.Event{Kind: viz.PointerUp})
+		})
+		b.Run("n="+size[0]+"/run", func(b *testing.B) {
+			p, d := s.cfg.params(), s.cfg.data()
+			for range b.N {
+				if _, _, err := optim.OutlierIterateRemoval(context.Background(), p, d, rng.New(5), nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
