@@ -78,6 +78,8 @@ type oirPreset struct {
 	far func(c oirConfig, perGroup int) (from, to int)
 }
 
+func (p oirPreset) presetName() string { return p.name }
+
 func oirPresets() []oirPreset {
 	none := func(oirConfig, int) (int, int) { return 0, 0 }
 	return []oirPreset{
@@ -91,25 +93,6 @@ func oirPresets() []oirPreset {
 		{"too-few-groups", "C = 4 groups: the gate's noise Lap(20/ε) is wider than 4C/5 itself, so even perfect agreement passes only 64% of the time at ε = 8",
 			func(c *oirConfig) { c.groups = 4 }, none},
 	}
-}
-
-func oirPresetNames() []string {
-	var out []string
-	for _, p := range oirPresets() {
-		out = append(out, p.name)
-	}
-	return out
-}
-
-// oirPresetNamed returns the preset called name (one of oirPresetNames:
-// the form checks it).
-func oirPresetNamed(name string) oirPreset {
-	for _, p := range oirPresets() {
-		if p.name == name {
-			return p
-		}
-	}
-	panic("no outlier-iterates preset " + name)
 }
 
 // oirMaxUsers keeps the plane's items readable and a drag's rerun within
@@ -129,7 +112,7 @@ func defaultOIR() oirConfig {
 func oirPresetConfig(name string) oirConfig {
 	c := defaultOIR()
 	c.preset = name
-	oirPresetNamed(name).apply(&c)
+	byName(oirPresets(), name).apply(&c)
 	c.draw()
 	return c
 }
@@ -144,7 +127,7 @@ func (c *oirConfig) draw() {
 	if rows := c.params().Schedule(c.n, c.m, 2); len(rows) > 0 {
 		perGroup = rows[0].PerGroup
 	}
-	from, to := oirPresetNamed(c.preset).far(*c, perGroup)
+	from, to := byName(oirPresets(), c.preset).far(*c, perGroup)
 	c.users = make([][]float64, c.n)
 	for u := range c.users {
 		centre := [2]float64{crowdCentre[0] + 0.04*r.NormFloat64(), crowdCentre[1] + 0.04*r.NormFloat64()}
@@ -261,7 +244,7 @@ func (s *OIR) Player() *viz.Player { return &s.player }
 // form binds the scene's inputs to c.
 func (c *oirConfig) form() viz.Form {
 	return viz.Form{
-		viz.Choose(&c.preset, viz.Control{Name: "preset", Label: "users", Choices: oirPresetNames(), Help: oirPresetNamed(c.preset).what}),
+		viz.Choose(&c.preset, viz.Control{Name: "preset", Label: "users", Choices: namesOf(oirPresets()), Help: byName(oirPresets(), c.preset).what}),
 		viz.Int(&c.n, viz.Control{Name: "n", Label: "users n", Kind: viz.Slider, Min: 40, Max: oirMaxUsers, Step: 10, Log: true}),
 		viz.Int(&c.m, viz.Control{Name: "m", Label: "items per user m", Kind: viz.Slider, Min: 1, Max: 10}),
 		viz.Int(&c.groups, viz.Control{Name: "groups", Label: "groups C", Kind: viz.Slider, Min: 2, Max: 200, Log: true,

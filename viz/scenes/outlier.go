@@ -66,6 +66,8 @@ func blob(r interface{ NormFloat64() float64 }, n int, cx, cy, s float64) [][]fl
 	return out
 }
 
+func (p outlierPreset) presetName() string { return p.name }
+
 func outlierPresets() []outlierPreset {
 	return []outlierPreset{
 		{"outliers", "a tight crowd and two far users: the gate passes, the ramp drops the far ones", 30, 0.5, 8,
@@ -103,24 +105,6 @@ func outlierPresets() []outlierPreset {
 		{"too-few-users", "8 users at ε = 1: the gate's noise dwarfs n/5 and the proof wants n ≥ 40 ln(4T/δ)/ε", 8, 0.5, 1,
 			func(r interface{ NormFloat64() float64 }, n int) [][]float64 { return blob(r, n, 0, 0, 0.1) }},
 	}
-}
-
-func presetNames() []string {
-	out := make([]string, len(outlierPresets()))
-	for i, p := range outlierPresets() {
-		out[i] = p.name
-	}
-	return out
-}
-
-// presetNamed returns the preset called name (one of presetNames).
-func presetNamed(name string) outlierPreset {
-	for _, p := range outlierPresets() {
-		if p.name == name {
-			return p
-		}
-	}
-	panic("no outlier preset " + name) // names come from presetNames via the form
 }
 
 // outlierMaxUsers keeps the figure readable and the drag smooth.
@@ -238,8 +222,8 @@ func (s *Outlier) keepDistance() (float64, int) {
 // form binds the scene's inputs.
 func (s *Outlier) form() viz.Form {
 	return viz.Form{
-		viz.Choose(&s.preset, viz.Control{Name: "preset", Label: "users", Choices: presetNames(),
-			Help: presetNamed(s.preset).what}),
+		viz.Choose(&s.preset, viz.Control{Name: "preset", Label: "users", Choices: namesOf(outlierPresets()),
+			Help: byName(outlierPresets(), s.preset).what}),
 		viz.Int(&s.n, viz.Control{Name: "n", Label: "users n", Kind: viz.Slider, Min: 4, Max: outlierMaxUsers}),
 		viz.Float(&s.params.Tau, viz.Control{Name: "tau", Label: "τ", Kind: viz.Slider, Min: 0.01, Max: 5, Log: true,
 			Help: "pairs within τ make the score; neighbours within 2τ the ramp"}),
@@ -264,7 +248,7 @@ func (s *Outlier) Set(name, value string) error {
 	if err := next.form().Set(name, value); err != nil {
 		return err
 	}
-	preset := presetNamed(next.preset)
+	preset := byName(outlierPresets(), next.preset)
 	switch name {
 	case "rings":
 		*s = next // the drawing only

@@ -132,6 +132,8 @@ func crowd(r normal, c robustConfig, s float64) []float64 {
 // kernel's mean value clears the paper's threshold of 0.9 and a bit.
 const crowdSpread = 0.0003
 
+func (p robustPreset) presetName() string { return p.name }
+
 func robustPresets() []robustPreset {
 	plain := func(r normal, c robustConfig) []float64 { return crowd(r, c, crowdSpread) }
 	return []robustPreset{
@@ -178,25 +180,6 @@ func robustPresets() []robustPreset {
 	}
 }
 
-func robustPresetNames() []string {
-	var out []string
-	for _, p := range robustPresets() {
-		out = append(out, p.name)
-	}
-	return out
-}
-
-// robustPresetNamed returns the preset called name (one of
-// robustPresetNames: the form checks it).
-func robustPresetNamed(name string) robustPreset {
-	for _, p := range robustPresets() {
-		if p.name == name {
-			return p
-		}
-	}
-	panic("no robust-sgd preset " + name)
-}
-
 // robustMaxUsers is the users' slider's top: A-LOC at 10⁵ users of 10
 // items takes about 50 ms natively, more in a browser, computed between
 // frames.
@@ -227,7 +210,7 @@ func NewRobustSGD() *RobustSGD {
 func presetConfig(name string) robustConfig {
 	c := defaultRobust()
 	c.preset = name
-	robustPresetNamed(name).apply(&c)
+	byName(robustPresets(), name).apply(&c)
 	c.redraw()
 	return c
 }
@@ -243,7 +226,7 @@ func (c *robustConfig) redraw() {
 // algorithm's draws only), and for the coupled preset moves user 1 in the
 // neighbour. It reports progress in normal draws.
 func (c *robustConfig) draw(ctx cancel.Context, progress func(done, total int64)) (err error) {
-	p := robustPresetNamed(c.preset)
+	p := byName(robustPresets(), c.preset)
 	// Progress counts normal draws, then users named (a pause every 2¹³).
 	draws := int64(2 * c.n * (c.m + 1))
 	total := draws + int64(c.n)
@@ -463,7 +446,7 @@ func (s *RobustSGD) Player() *viz.Player { return &s.player }
 // form binds the scene's inputs to c.
 func (c *robustConfig) form() viz.Form {
 	return viz.Form{
-		viz.Choose(&c.preset, viz.Control{Name: "preset", Label: "users", Choices: robustPresetNames(), Help: robustPresetNamed(c.preset).what}),
+		viz.Choose(&c.preset, viz.Control{Name: "preset", Label: "users", Choices: namesOf(robustPresets()), Help: byName(robustPresets(), c.preset).what}),
 		viz.Choose(&c.algo, viz.Control{Name: "algo", Label: "algorithm", Choices: []string{algoSGD, algoLOC}}).Described(map[string]string{
 			algoSGD: "one phase (Alg. 1): ⌊n/B⌋ steps, the test, the average released with Gaussian noise",
 			algoLOC: "localisation (Alg. 5): phases on ⌊n/2^s⌋ fresh users each, step η/b^s, each release the next start",

@@ -102,3 +102,26 @@ func (p *labels) text(at viz.Point, text string, size float64, c viz.Colour, ali
 	p.l.Text(at, text, size, c, align)
 	return true
 }
+
+// preset is a lesson's named setting of its data and controls.
+type preset interface{ presetName() string }
+
+// namesOf lists presets' names, in order: a preset control's choices.
+func namesOf[P preset](ps []P) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.presetName()
+	}
+	return out
+}
+
+// byName returns the preset called name, one of namesOf(ps): the form
+// checks a choice before a lesson looks it up, so a miss is a bug.
+func byName[P preset](ps []P, name string) P {
+	for _, p := range ps {
+		if p.presetName() == name {
+			return p
+		}
+	}
+	panic("no preset " + name)
+}
