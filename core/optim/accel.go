@@ -39,6 +39,10 @@ type AccelParams struct {
 	Phases   int
 	TauScale float64
 	Batch    int
+	// SigmaScale, a teaching override, replaces the 1000 in σ_i (0 for
+	// the printed constant): the printed noise drowns every step below
+	// millions of users.
+	SigmaScale float64
 	// WithReplacement draws each minibatch with replacement, as printed;
 	// the default draws a subset (E-B6: a repeated user breaks the score's
 	// sensitivity 2).
@@ -151,8 +155,11 @@ func (p AccelParams) Validate(n, d int) error {
 	if p.Batch < 0 || p.Phases < 0 {
 		bad("batch = %d, phases = %d: overrides must be positive (0 for the printed values)", p.Batch, p.Phases)
 	}
-	if p.Mode == privacy.Paper && (p.Batch > 0 || p.Phases > 0 || p.TauScale > 0) {
-		bad("batch, phases, tau: paper mode uses the printed constants; choose teaching mode to set them")
+	if p.SigmaScale < 0 || math.IsInf(p.SigmaScale, 1) || math.IsNaN(p.SigmaScale) {
+		bad("sigma scale = %v: the constant in σ_i must be a finite number > 0 (0 for the printed 1000)", p.SigmaScale)
+	}
+	if p.Mode == privacy.Paper && (p.Batch > 0 || p.Phases > 0 || p.TauScale > 0 || p.SigmaScale > 0) {
+		bad("batch, phases, tau, sigma scale: paper mode uses the printed constants; choose teaching mode to set them")
 	}
 	switch p.OnEmpty {
 	case EmptyDefault, EmptyZero, EmptyHalt:
@@ -164,6 +171,13 @@ func (p AccelParams) Validate(n, d int) error {
 	}
 	errs.startInBall(p.Theta0, d, p.Radius)
 	return errors.Join(errs...)
+}
+
+func (p AccelParams) sigmaScale() float64 {
+	if p.SigmaScale > 0 {
+		return p.SigmaScale
+	}
+	return 1000
 }
 
 // beta is the smoothness AC-SA uses: the loss's, or L√d/r when smoothed.
@@ -215,8 +229,8 @@ func (p AccelParams) Tau(n, m, d int) float64 {
 // Schedule returns the phases: n_i as in Algorithm 1, λ_i = λ·2^{p·i},
 // T_i = ⌈(1 + √(β/λ_i))·ln(ndm)⌉, K_i = ⌈500·ln(n_i²m²e^ε/δ)·(1/ε +
 // n_i·ε/√(T_i·ln(1/δ)))⌉ (capped at n_i: E-B5) and
-// σ_i = 1000·τ·√T_i·ln(n·d·e^ε/δ)/(ε·n_i). It ends before a phase with
-// no user.
+// σ_i = 1000·τ·√T_i·ln(n·d·e^ε/δ)/(ε·n_i) (SigmaScale for the 1000). It
+// ends before a phase with no user.
 func (p AccelParams) Schedule(n, m, d int) []AccelRow {
 	l := phaseCount(p.Phases, n)
 	lam, tau, beta := p.BaseLambda(n, m, d), p.Tau(n, m, d), p.beta(d)
@@ -238,7 +252,7 @@ func (p AccelParams) Schedule(n, m, d int) []AccelRow {
 			r.Batch, r.Capped = min(p.Batch, ni), p.Batch > ni
 		}
 		if p.Mode != privacy.NonPrivate {
-			r.Sigma = 1000 * tau * math.Sqrt(float64(r.Steps)) * (math.Log(float64(n)*float64(d)/p.Delta) + p.Eps) / (p.Eps * nf)
+			r.Sigma = p.sigmaScale() * tau * math.Sqrt(float64(r.Steps)) * (math.Log(float64(n)*float64(d)/p.Delta) + p.Eps) / (p.Eps * nf)
 		}
 		rows = append(rows, r)
 	}
@@ -432,6 +446,17 @@ func (p AccelParams) phase(ctx cancel.Context, r AccelRow, data *dataset.Dataset
 	return out, grads, nil
 }
 
+// batchFact says whether K_i is the printed one.
+func batchFact(override int, capped bool) string {
+	switch {
+	case override > 0:
+		return format.Sprintf("K_i is the printed one (a teaching K = %d is set)", override)
+	case capped:
+		return "K_i is the printed one (capped at n_i here: the formula asks for more users than the phase has, erratum A37)"
+	}
+	return "K_i is the printed one"
+}
+
 // Guarantee is what a run may claim. The paper's σ_i rests on its
 // Lemma C.2, which bounds the kept mean's coupled sensitivity only up to
 // a constant, so no run of the accelerated variant is certified yet; the
@@ -450,7 +475,7 @@ func (p AccelParams) Guarantee(n, m, d int) privacy.Guarantee {
 		Note: "Lowy, Liu & Asi 2024, Theorem 3.1: AboveThreshold at ε/2 with one threshold draw per phase, Gaussian noise per step amplified by subsampling and composed over the phase's steps; phases hold disjoint users",
 		Preconditions: []privacy.Precondition{
 			privacy.Fact("each minibatch is a subset of the phase's users (drawn with replacement, a repeated user moves the score by more than 2: erratum A38)", !p.WithReplacement),
-			privacy.Fact("K_i is the printed one (capped at n_i here: the formula asks for more users than the phase has, erratum A37)", !capped),
+			privacy.Fact(batchFact(p.Batch, capped), p.Batch == 0 && !capped),
 			privacy.Require("ε ≤ 10", p.Eps, privacy.AtMost, 10),
 			privacy.Require("n^{1−q}", math.Pow(nf, 1-p.QExp), privacy.Above, need),
 			privacy.Fact("σ_i's constant 1000 covers the kept mean's sensitivity (the paper bounds it only up to a constant; not derived here yet: erratum A40)", false),

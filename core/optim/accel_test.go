@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/uldplab/uldp/core/dataset"
@@ -191,4 +192,46 @@ func BenchmarkAccelStep(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*steps), "ns/step")
+}
+
+// The teaching override of σ_i's constant scales σ_i and nothing else;
+// paper mode refuses it, as it refuses every override.
+func TestAccelSigmaScale(t *testing.T) {
+	p := AccelParams{Eps: 8, Delta: 1e-5, Loss: loss.Squared{Mu: 1}, Lipschitz: 2, Radius: 1, PExp: 4, QExp: 0.5, Mode: privacy.Teaching}
+	printed := p.Schedule(1000, 3, 2)
+	p.SigmaScale = 10
+	scaled := p.Schedule(1000, 3, 2)
+	for i, r := range scaled {
+		want := printed[i]
+		want.Sigma /= 100
+		if math.Abs(r.Sigma-want.Sigma) > 1e-12*want.Sigma || r.Steps != want.Steps || r.Batch != want.Batch || r.Tau != want.Tau {
+			t.Errorf("phase %d: %+v, want %+v", r.I, r, want)
+		}
+	}
+	for _, bad := range []AccelParams{
+		{Eps: 8, Delta: 1e-5, Loss: loss.Squared{Mu: 1}, Lipschitz: 2, Radius: 1, PExp: 4, QExp: 0.5, Mode: privacy.Paper, SigmaScale: 10},
+		{Eps: 8, Delta: 1e-5, Loss: loss.Squared{Mu: 1}, Lipschitz: 2, Radius: 1, PExp: 4, QExp: 0.5, Mode: privacy.Teaching, SigmaScale: -1},
+	} {
+		if err := bad.Validate(1000, 2); err == nil || !strings.Contains(err.Error(), "sigma scale") {
+			t.Errorf("%v with σ scale %v: %v", bad.Mode, bad.SigmaScale, err)
+		}
+	}
+}
+
+// A teaching K is not the printed one, capped or not, and the guarantee
+// says so.
+func TestAccelGuaranteeNamesATeachingBatch(t *testing.T) {
+	p := AccelParams{Eps: 8, Delta: 1e-5, Loss: loss.Squared{Mu: 1}, Lipschitz: 2, Radius: 1, PExp: 4, QExp: 0.5, Mode: privacy.Teaching, Batch: 40}
+	found := false
+	for _, c := range p.Guarantee(1000, 3, 2).Preconditions {
+		if strings.HasPrefix(c.What, "K_i is the printed one") {
+			found = true
+			if c.Met || !strings.Contains(c.What, "K = 40") {
+				t.Errorf("teaching K = 40: %+v", c)
+			}
+		}
+	}
+	if !found {
+		t.Error("the guarantee does not say whether K_i is the printed one")
+	}
 }

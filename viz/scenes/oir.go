@@ -35,6 +35,10 @@ type OIR struct {
 	// accel is the accelerated variant's schedule over as many phases,
 	// for the gradients it would take.
 	accel []optim.AccelRow
+	// acc is the accelerated variant's run, when it is the one shown (the
+	// stepper walks its trace; res is then outlier-iterate removal's run
+	// on the same users and seed, for its cost).
+	acc optim.AccelResult
 
 	player viz.Player
 	cam    viz.Camera // the plane
@@ -59,7 +63,18 @@ type oirConfig struct {
 	mode            privacy.Mode
 	seed            uint64
 	users           [][]float64 // each user's m items, flat
+	// The algorithm shown, and the accelerated variant's teaching
+	// overrides: K users per step and the constant in σ_i.
+	algo       string
+	batch      int
+	sigmaScale float64
 }
+
+// The algorithms the lesson shows.
+const (
+	algoOIR   = "oir"
+	algoAccel = "accelerated"
+)
 
 // The lesson's fixed setting: the squared loss ½‖x − z‖² on the unit
 // ball, whose item gradients are bounded by L = 2 there, from x₀.
@@ -104,7 +119,7 @@ const oirMaxUsers = 5000
 // of users), sound mode, ε = 8.
 func defaultOIR() oirConfig {
 	return oirConfig{preset: "far-group", n: 1000, m: 3, groups: 20, phases: 3, tauScale: 0.01, eta: 0.5, pExp: 2.5, qExp: 0.5,
-		eps: 8, delta: 1e-5, order: "shuffled", mode: privacy.Sound, seed: 5}
+		eps: 8, delta: 1e-5, order: "shuffled", mode: privacy.Sound, seed: 5, algo: algoOIR, batch: 40, sigmaScale: 10}
 }
 
 // oirPresetConfig is the default settings with the preset applied and its
@@ -156,6 +171,21 @@ func (c oirConfig) params() optim.OIRParams {
 	return p
 }
 
+// accelParams are the accelerated variant's parameters on the same
+// users: Theorem C.3's λ and p, the lesson's l, c_τ, K and σ constant
+// outside paper mode.
+func (c oirConfig) accelParams() optim.AccelParams {
+	p := optim.AccelParams{Eps: c.eps, Delta: c.delta, Loss: loss.Squared{Mu: 1}, Lipschitz: oirL, Radius: oirRadius,
+		PExp: optim.TheoremPExp(c.qExp, c.n, c.m), QExp: c.qExp, Theta0: oirStart, Mode: c.mode, Record: true}
+	if c.mode != privacy.Paper {
+		p.Phases, p.TauScale, p.Batch, p.SigmaScale = c.phases, c.tauScale, c.batch, c.sigmaScale
+	}
+	if c.order == "given" {
+		p.Order = optim.Given
+	}
+	return p
+}
+
 // data is the users as a dataset; the stepper keeps its own copy.
 func (c oirConfig) data() *dataset.Dataset {
 	d := &dataset.Dataset{Dim: 2, Users: make([]dataset.User, len(c.users))}
@@ -168,8 +198,12 @@ func (c oirConfig) data() *dataset.Dataset {
 
 // check refuses settings the run would refuse.
 func (c oirConfig) check() error {
-	p := c.params()
-	if err := p.Validate(c.n, 2); err != nil {
+	if c.algo == algoAccel {
+		if err := c.accelParams().Validate(c.n, 2); err != nil {
+			return err
+		}
+	}
+	if err := c.params().Validate(c.n, 2); err != nil {
 		return err
 	}
 	if c.mode != privacy.Paper && c.groups > c.n {
@@ -188,26 +222,43 @@ func NewOIR() *OIR {
 }
 
 // rerun computes the run of s.cfg on its seed, keeping the stepper's
-// position.
+// position. Outlier-iterate removal always runs (the accelerated view
+// quotes its cost); the stepper walks the algorithm shown.
 func (s *OIR) rerun() error {
 	c := s.cfg
 	p := c.params()
 	var res optim.OIRResult
+	var acc optim.AccelResult
 	run := func(ctx cancel.Context, d *dataset.Dataset, st *rng.Streams) (*trace.Trace, error) {
 		r, tr, err := optim.OutlierIterateRemoval(ctx, p, d, st, nil)
 		res = r
 		return tr, err
 	}
+	if c.algo == algoAccel {
+		q := c.accelParams()
+		run = func(ctx cancel.Context, d *dataset.Dataset, st *rng.Streams) (*trace.Trace, error) {
+			r, tr, err := optim.Accelerated(ctx, q, d, st, nil)
+			acc = r
+			return tr, err
+		}
+	}
 	// The stepper shares the users: a drag replaces a user's items, never
 	// changes them.
-	st, err := trace.NewStepperShared(cancel.Never, run, c.data(), rng.New(c.seed))
+	data := c.data()
+	st, err := trace.NewStepperShared(cancel.Never, run, data, rng.New(c.seed))
 	if err != nil {
 		return err
+	}
+	if c.algo == algoAccel {
+		p.Record = false
+		if res, _, err = optim.OutlierIterateRemoval(cancel.Never, p, data, rng.New(c.seed), nil); err != nil {
+			return err
+		}
 	}
 	if len(res.Phases) == 0 {
 		return format.Errorf("%s, so no phase can run: bring more users, or choose sound or teaching mode to set C", res.Stop)
 	}
-	s.res = res
+	s.res, s.acc = res, acc
 	s.opt = s.minimiser()
 	s.accel = optim.AccelParams{Eps: c.eps, Delta: c.delta, Loss: p.Loss, Lipschitz: oirL, Radius: oirRadius,
 		PExp: optim.TheoremPExp(c.qExp, c.n, c.m), QExp: c.qExp, Phases: len(res.Phases), Mode: privacy.Paper}.Schedule(c.n, c.m, 2)
@@ -244,6 +295,10 @@ func (s *OIR) Player() *viz.Player { return &s.player }
 // form binds the scene's inputs to c.
 func (c *oirConfig) form() viz.Form {
 	return viz.Form{
+		viz.Choose(&c.algo, viz.Control{Name: "algo", Label: "algorithm", Choices: []string{algoOIR, algoAccel}}).Described(map[string]string{
+			algoOIR:   "outlier-iterate removal (Algorithm 1): C groups run SGD side by side; strays dropped, the rest averaged with noise",
+			algoAccel: "the accelerated variant (Algorithm 3): AC-SA steps on K users' gradients each, strays among them dropped, noise on every step (no sound calibration: teaching mode)",
+		}),
 		viz.Choose(&c.preset, viz.Control{Name: "preset", Label: "users", Choices: namesOf(oirPresets()), Help: byName(oirPresets(), c.preset).what}),
 		viz.Int(&c.n, viz.Control{Name: "n", Label: "users n", Kind: viz.Slider, Min: 40, Max: oirMaxUsers, Step: 10, Log: true}),
 		viz.Int(&c.m, viz.Control{Name: "m", Label: "items per user m", Kind: viz.Slider, Min: 1, Max: 10}),
@@ -253,6 +308,10 @@ func (c *oirConfig) form() viz.Form {
 			Help: "paper mode runs ⌊log₂ n⌋, stopping earlier when a phase's groups would be empty"}),
 		viz.Float(&c.tauScale, viz.Control{Name: "tau", Label: "τ's scale", Kind: viz.Slider, Min: 1e-4, Max: 1000, Log: true,
 			Help: "the c in τ_i = c·η_i·L·√T_i·ln(ndm): pairs within τ_i make the score, neighbours within 2τ_i the ramp (the paper's c is 1000)"}),
+		viz.Int(&c.batch, viz.Control{Name: "batch", Label: "users per step K", Kind: viz.Slider, Min: 2, Max: 500, Log: true,
+			Help: "the accelerated variant's minibatch, a subset of the phase's users (the printed K_i, in paper mode, exceeds a phase's users below millions of users and is capped)"}),
+		viz.Float(&c.sigmaScale, viz.Control{Name: "sigma", Label: "σ's constant", Kind: viz.Slider, Min: 0.01, Max: 1000, Log: true,
+			Help: "the accelerated variant's σ_i = c·τ·√T_i·(ln(nd/δ) + ε)/(ε·n_i): the paper's c is 1000"}),
 		viz.Float(&c.eta, viz.Control{Name: "eta", Label: "step η", Kind: viz.Slider, Min: 0.01, Max: 2, Log: true}),
 		viz.Float(&c.pExp, viz.Control{Name: "p", Label: "step decay p", Kind: viz.Slider, Min: 0.5, Max: 4, Step: 0.1,
 			Help: "phase i steps with η/2^{p·i} (the paper's p is 2.5)"}),
@@ -280,10 +339,19 @@ func (s *OIR) Set(name, value string) error {
 		return err
 	}
 	switch name {
+	case "algo":
+		// The accelerated variant has no sound calibration (erratum A40):
+		// it opens in teaching mode, whose guarantee says what is missing.
+		if next.cfg.algo == algoAccel && next.cfg.mode == privacy.Sound {
+			next.cfg.mode = privacy.Teaching
+		}
 	case "preset":
-		seed := next.cfg.seed
+		seed, algo, mode := next.cfg.seed, next.cfg.algo, next.cfg.mode
 		next.cfg = oirPresetConfig(next.cfg.preset)
-		next.cfg.seed = seed
+		next.cfg.seed, next.cfg.algo = seed, algo
+		if algo == algoAccel {
+			next.cfg.mode = mode
+		}
 	case "n", "m", "groups", "q":
 		// The preset's far group is the first phase's first group, whose
 		// size these set: the users are drawn again and drags undone.
@@ -351,6 +419,9 @@ func (s *OIR) shownPhase(a oirAt) *optim.OIRPhase {
 func (s *OIR) Readouts() []viz.Readout {
 	if s.err != nil {
 		return failedReadouts("cannot run", s.err)
+	}
+	if s.cfg.algo == algoAccel {
+		return s.accelReadouts()
 	}
 	a := s.at()
 	c := s.cfg
@@ -459,6 +530,9 @@ func oirSigmaFormula(c oirConfig) string {
 func (s *OIR) Guarantee() privacy.Guarantee {
 	if s.err != nil {
 		return privacy.Guarantee{Eps: math.Inf(1), Mode: s.cfg.mode, Note: s.err.Error()}
+	}
+	if s.cfg.algo == algoAccel {
+		return s.acc.Guarantee
 	}
 	return s.res.Guarantee
 }

@@ -22,6 +22,10 @@ func (s *OIR) Draw(w, h float64) *viz.List {
 		drawFailure(l, w, 30, "Cannot run: "+s.err.Error())
 		return l
 	}
+	if s.cfg.algo == algoAccel {
+		s.drawAccel(l, w, h)
+		return l
+	}
 	a := s.at()
 	if w < 640 {
 		top := math.Round(h * 0.5)
@@ -51,35 +55,22 @@ func (s *OIR) drawPlane(l *viz.List, w, h float64, a oirAt) {
 	if a.phase != nil {
 		what = format.Sprintf("users' items (drag a user); phase %d's users coloured by group, the others grey", ph.I)
 	}
-	top := 14 + l.TextIn(viz.Point{X: 14, Y: 14}, w-18, what, 12, viz.Ink, viz.Left)
-	l.TextIn(viz.Point{X: 14, Y: top}, w-18, "— a group's SGD path  ● its averaged iterate x̃_j  ■ the phase's start  ◆ kept mean  ● release", 11, viz.Muted, viz.Left)
-	top += 16
-	bottom := h - 24
+	top, bottom := s.planeHeader(l, w, h, what, "— a group's SGD path  ● its averaged iterate x̃_j  ■ the phase's start  ◆ kept mean  ● release")
 	if s.drag == 0 { // the views stay put while a user is dragged
-		x0, x1, y0, y1 := -oirRadius, oirRadius, -oirRadius, oirRadius
-		for _, items := range s.cfg.users {
-			for j := 0; j < len(items); j += 2 {
-				x0, x1 = math.Min(x0, items[j]), math.Max(x1, items[j])
-				y0, y1 = math.Min(y0, items[j+1]), math.Max(y1, items[j+1])
-			}
-		}
-		s.cam = viz.Fit(x0, x1, y0, y1, 0, top, w, bottom-top, 18)
+		s.fitPlane(w, top, bottom, w)
 		s.inset = viz.Camera{}
 		if a.phase != nil && a.groups > 0 {
 			centre, r := s.endsDisc(a)
 			var beside bool
 			s.inset, beside = cornerInset(s.cam, w, top, bottom, centre, r, s.items())
 			if beside {
-				s.cam = viz.Fit(x0, x1, y0, y1, 0, top, s.inset.X0-6, bottom-top, 18)
+				s.fitPlane(w, top, bottom, s.inset.X0-6)
 			}
 		}
 	}
 	c := s.cam
-	l.Circle(c.ToScreen(0, 0), oirRadius*c.Scale, viz.Style{Stroke: viz.Grid, Width: 1.5}, 0)
-	s.drawItems(l, a)
-	place := labels{l: l}
-	s.drawTrail(l, a, &place)
-	place.text(c.ToScreen(0, -oirRadius), "the domain: the unit ball", 10, viz.Muted, viz.Centre)
+	s.drawItems(l, s.groupColours(a))
+	s.drawTrail(l, s.oirTrail(a))
 	s.drawPhase(l, c, a, true)
 	if in := s.inset; in.W > 0 {
 		r := (in.W/2 - 4) / in.Scale * c.Scale
@@ -94,6 +85,27 @@ func (s *OIR) drawPlane(l *viz.List, w, h float64, a oirAt) {
 		l.Text(viz.Point{X: w / 2, Y: h - 12}, "the run halted: it outputs 0", 13, viz.Vermillion, viz.Centre)
 	}
 	c.DrawScaleBar(l)
+}
+
+// planeHeader writes the plane's title and legend and returns the band
+// left for the plane, top to bottom.
+func (s *OIR) planeHeader(l *viz.List, w, h float64, what, legend string) (top, bottom float64) {
+	top = 14 + l.TextIn(viz.Point{X: 14, Y: 14}, w-18, what, 12, viz.Ink, viz.Left)
+	top += l.TextIn(viz.Point{X: 14, Y: top}, w-18, legend, 11, viz.Muted, viz.Left) + 4
+	return top, h - 24
+}
+
+// fitPlane points the plane's camera at the domain and every item, in
+// the band's left vw pixels.
+func (s *OIR) fitPlane(w, top, bottom, vw float64) {
+	x0, x1, y0, y1 := -oirRadius, oirRadius, -oirRadius, oirRadius
+	for _, items := range s.cfg.users {
+		for j := 0; j < len(items); j += 2 {
+			x0, x1 = math.Min(x0, items[j]), math.Max(x1, items[j])
+			y0, y1 = math.Min(y0, items[j+1]), math.Max(y1, items[j+1])
+		}
+	}
+	s.cam = viz.Fit(x0, x1, y0, y1, 0, top, math.Min(vw, w), bottom-top, 18)
 }
 
 // items yields every item in the plane.
@@ -130,36 +142,38 @@ func (s *OIR) endsDisc(a oirAt) ([]float64, float64) {
 	return centre, r
 }
 
-// drawItems draws every user's items: the shown phase's users in their
-// group's colour, the rest grey; item k of user u has ID 1 + u·m + k.
-func (s *OIR) drawItems(l *viz.List, a oirAt) {
-	group := make([]int, s.cfg.n)
-	for u := range group {
-		group[u] = -1
-	}
+// groupColours colours the shown phase's users by group (None: grey).
+func (s *OIR) groupColours(a oirAt) []viz.Colour {
+	col := make([]viz.Colour, s.cfg.n)
 	if a.phase != nil {
 		for j, g := range a.phase.Groups {
 			for _, u := range g {
-				group[u] = j
+				col[u] = groupColour(j)
 			}
 		}
 	}
-	// The phase's users go on top, so that a press in the crowd grabs one
-	// of them, whose move shows in this phase.
+	return col
+}
+
+// drawItems draws the domain and every user's items, user u's in col[u]
+// or grey (None), and x*; item k of user u has ID 1 + u·m + k.
+func (s *OIR) drawItems(l *viz.List, col []viz.Colour) {
+	l.Circle(s.cam.ToScreen(0, 0), oirRadius*s.cam.Scale, viz.Style{Stroke: viz.Grid, Width: 1.5}, 0)
+	// The coloured users go on top, so that a press in the crowd grabs
+	// one of them, whose move shows now.
 	m := s.cfg.m
 	pts := make([]viz.Point, m)
-	for _, phase := range []bool{false, true} {
+	for _, coloured := range []bool{false, true} {
 		for u, items := range s.cfg.users {
-			j := group[u]
-			if (j >= 0) != phase {
+			if (col[u] != viz.None) != coloured {
 				continue
 			}
 			for k := range m {
 				pts[k] = s.cam.ToScreen(items[2*k], items[2*k+1])
 			}
 			style, r := viz.Style{Fill: viz.Muted, Alpha: 0.3}, 1.8
-			if phase {
-				style, r = viz.Style{Fill: groupColour(j), Alpha: 0.75}, 2.4
+			if coloured {
+				style, r = viz.Style{Fill: col[u], Alpha: 0.75}, 2.4
 			}
 			l.Dots(pts, r, style, 1+u*m)
 		}
@@ -180,14 +194,9 @@ func (s *OIR) drawItems(l *viz.List, a oirAt) {
 // one's release; a point beyond the view waits at its edge. Labels go on
 // from the newest, and one that would cover another is left out (later
 // releases crowd, as the steps shrink).
-func (s *OIR) drawTrail(l *viz.List, a oirAt, place *labels) {
+func (s *OIR) drawTrail(l *viz.List, pts [][]float64) {
 	c := s.cam
-	pts := [][]float64{oirStart}
-	for i := range a.idx {
-		if i+1 < a.idx || a.release || a.stop {
-			pts = append(pts, s.res.Phases[i].Output)
-		}
-	}
+	place := &labels{l: l}
 	at := make([]viz.Point, len(pts))
 	beyond := make([]bool, len(pts))
 	for i, x := range pts {
@@ -212,6 +221,18 @@ func (s *OIR) drawTrail(l *viz.List, a oirAt, place *labels) {
 			place.text(viz.Point{X: p.X + 8, Y: p.Y - 10}, label, 11, viz.Ink, viz.Left)
 		}
 	}
+	place.text(c.ToScreen(0, -oirRadius), "the domain: the unit ball", 10, viz.Muted, viz.Centre)
+}
+
+// oirTrail is x₀ and the releases shown.
+func (s *OIR) oirTrail(a oirAt) [][]float64 {
+	pts := [][]float64{oirStart}
+	for i := range a.idx {
+		if i+1 < a.idx || a.release || a.stop {
+			pts = append(pts, s.res.Phases[i].Output)
+		}
+	}
+	return pts
 }
 
 // subscript writes i with subscript digits.

@@ -257,3 +257,70 @@ func BenchmarkOIRDrag(b *testing.B) {
 		})
 	}
 }
+
+// The accelerated switch: from sound mode it opens in teaching mode (the
+// variant has no sound calibration); on the far group in file order the
+// first minibatch holds the ten far users, scores about K·(30² + 10²)/K²
+// and halts phase 1, whose output 0 starts phase 2; the counter adds K·m
+// a step and quotes one pass of outlier-iterate removal.
+func TestOIRAccelerated(t *testing.T) {
+	a, s := newOIR(t)
+	mustSet(t, a, "algo", "accelerated")
+	if s.cfg.mode.String() != "teaching" || len(s.acc.Phases) != 3 {
+		t.Fatalf("mode %v, %d phases", s.cfg.mode, len(s.acc.Phases))
+	}
+	ph := s.acc.Phases[0]
+	if !ph.Halted || len(ph.Steps) != 1 || ph.Steps[0].Passed || math.Abs(ph.Steps[0].Score-25) > 1 {
+		t.Fatalf("phase 1: halted %v after %d steps, score %v", ph.Halted, len(ph.Steps), ph.Steps[0].Score)
+	}
+	if far := ph.Steps[0].Users[:10]; !slices.Equal(far, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}) {
+		t.Errorf("the first minibatch starts with users %v", far)
+	}
+	if !slices.Equal(s.acc.Phases[1].Start, []float64{0, 0}) {
+		t.Errorf("phase 2 starts at %v, want phase 1's 0", s.acc.Phases[1].Start)
+	}
+	var kinds []string
+	for range s.player.Stepper().Len() {
+		a.Key("ArrowRight")
+		st, _ := s.player.Stepper().Current()
+		if len(kinds) == 0 || kinds[len(kinds)-1] != string(st.Kind) {
+			kinds = append(kinds, string(st.Kind))
+		}
+	}
+	if want := []string{"accel.phase", "at.threshold", "at.compare", "at.halt", "accel.halt", "accel.phase", "at.threshold", "at.compare", "accel.step"}; !slices.Equal(kinds[:9], want) {
+		t.Errorf("steps begin %v, want %v", kinds[:9], want)
+	}
+	r, _ := readout(a, "gradients")
+	if r.Value != float64(s.acc.Gradients) || !strings.Contains(r.Text, format.Sprintf("outlier-iterate removal takes %d", s.res.Gradients)) {
+		t.Errorf("gradients readout %+v (run %d, one pass %d)", r, s.acc.Gradients, s.res.Gradients)
+	}
+	if _, ok := readout(a, "output"); !ok {
+		t.Error("no output readout at the end")
+	}
+	if !hasText(frame(a), "step 10: the K users' gradients") {
+		t.Error("the last step's gradients inset is not drawn")
+	}
+	if err := a.Set("mode", "sound"); err == nil || !strings.Contains(err.Error(), "no corrected calibration") {
+		t.Errorf("sound mode for the accelerated variant: %v", err)
+	}
+
+	// The crowd passes every check; non-private has no check at all.
+	mustSet(t, a, "preset", "crowd")
+	for _, ph := range s.acc.Phases {
+		if ph.Halted {
+			t.Errorf("crowd: phase %d halted", ph.I)
+		}
+	}
+	mustSet(t, a, "mode", "non-private")
+	for _, ph := range s.acc.Phases {
+		for _, st := range ph.Steps {
+			if !st.Passed || st.Sigma != 0 {
+				t.Fatalf("non-private phase %d step %d: passed %v, σ %v", ph.I, st.T, st.Passed, st.Sigma)
+			}
+		}
+	}
+	mustSet(t, a, "algo", "oir")
+	if s.acc.Phases != nil || s.player.Stepper().Trace().Steps[0].Kind != optim.KindOIRPhase {
+		t.Error("back to outlier-iterate removal, the accelerated run is still shown")
+	}
+}
