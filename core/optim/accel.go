@@ -478,6 +478,6 @@ func (p AccelParams) Guarantee(n, m, d int) privacy.Guarantee {
 			privacy.Fact(batchFact(p.Batch, capped), p.Batch == 0 && !capped),
 			privacy.Require("ε ≤ 10", p.Eps, privacy.AtMost, 10),
 			privacy.Require("n^{1−q}", math.Pow(nf, 1-p.QExp), privacy.Above, need),
-			privacy.Fact("σ_i's constant 1000 covers the kept mean's sensitivity (the paper bounds it only up to a constant; not derived here yet: erratum A40)", false),
+			privacy.Fact(format.Sprintf("σ_i's constant %.4g covers the kept mean's sensitivity (the paper bounds it only up to a constant; not derived here yet: erratum A40)", p.sigmaScale()), false),
 		}}
 }

@@ -516,6 +516,18 @@ test("Outlier-iterate removal: phase 1 drops the far group, a dragged user moves
   assert.match(await readout(page, "output"), /from the minimiser x\*/);
   assert.match(await readout(page, "gradients"), /of n·m = 3000/);
   await page.screenshot({ path: shots + "outlier-iterates-end.png" });
+  // The accelerated variant on the same users: it opens in teaching mode;
+  // the far users fill the first minibatch and halt phase 1 at step 1.
+  await page.selectOption("#ctl-algo", "accelerated");
+  assert.equal(await page.inputValue("#ctl-mode"), "teaching");
+  await page.keyboard.press("r");
+  for (let i = 0; i < 5; i++) await page.keyboard.press("ArrowRight");
+  assert.match(await readout(page, "score"), /^2\d\.\d+ of K = 40; noisy [\d.]+ < Δ̂ = [\d.]+: the phase halts and returns 0/);
+  await page.selectOption("#ctl-preset", "crowd");
+  await page.keyboard.press("End");
+  assert.match(await readout(page, "gradients"), /outlier-iterate removal takes \d+ on the same users, one pass/);
+  await page.screenshot({ path: shots + "outlier-iterates-accelerated.png" });
+  await page.selectOption("#ctl-algo", "oir");
   // τ below the iterates' spread: the gate halts in phase 1.
   await page.selectOption("#ctl-preset", "tau-too-small");
   await page.keyboard.press("End");
