@@ -224,6 +224,26 @@ func desktopLessons(t *testing.T) {
 			t.Fatalf("the lab on robust SGD: M did not run the Monte Carlo audit (the figure's foot is unchanged after %v)", waitFor)
 		}
 	}
+	quit()
+
+	// Lesson 10's accelerated variant, opened by a link: its first step
+	// draws the step's gradients inset and its check.
+	const accel = "scene=outlier-iterates&algo=accelerated&mode=teaching&preset=crowd"
+	accelShots := filepath.Join(shots, "accel")
+	os.MkdirAll(accelShots, 0o755)
+	d, quit = launch(t, bin, accelShots, "-state", accel)
+	defer quit()
+	opened10 := d.shot("outlier-iterates")
+	for range 4 {
+		d.key("Right")
+	}
+	stepped10 := d.shot("outlier-iterates")
+	if v, err := url.ParseQuery(strings.TrimSpace(stepped10.state)); err != nil || v.Get("algo") != "accelerated" {
+		t.Fatalf("the link %q opened lesson 10 at %q", accel, stepped10.state)
+	}
+	if !differs(opened10.img, stepped10.img, fig) || colours(stepped10.img) < 8 {
+		t.Error("lesson 10, accelerated: four steps did not draw the step's gradients")
+	}
 }
 
 // launch starts the app with args (besides its size, screenshot directory
