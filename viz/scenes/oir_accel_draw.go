@@ -153,24 +153,9 @@ func (s *OIR) drawGradients(l *viz.List, st *optim.AccelStep, w, top, bottom flo
 // drawAccelPhases is the accelerated schedule with the outcome of the
 // phases shown; it returns the y below it.
 func (s *OIR) drawAccelPhases(l *viz.List, x, y, w float64, a accelAt) float64 {
-	y += l.TextIn(viz.Point{X: x, Y: y}, w, "phases: fresh users each, a stronger pull λ to the start", 12, viz.Ink, viz.Left) + 6
-	cols := []float64{0, 0.08, 0.22, 0.38, 0.48, 0.58, 0.74}
-	row := func(y float64, col viz.Colour, cells ...string) {
-		for k, t := range cells {
-			l.Text(viz.Point{X: x + cols[k]*w, Y: y}, t, 11, col, viz.Left)
-		}
-	}
-	row(y, viz.Muted, "i", "users", "λ_i", "T_i", "K_i", "σ_i", "outcome")
-	y += 15
+	rows := make([][]string, len(s.acc.Phases))
 	for i := range s.acc.Phases {
 		ph := &s.acc.Phases[i]
-		col := viz.Muted
-		if ph.I <= a.idx {
-			col = viz.Ink
-		}
-		if ph.I == a.idx {
-			l.Rect(viz.Point{X: x - 4, Y: y - 8}, viz.Point{X: x + w, Y: y + 7}, viz.Style{Fill: viz.Yellow, Alpha: 0.35}, 0)
-		}
 		outcome := ""
 		switch {
 		case ph.I > a.idx:
@@ -181,15 +166,11 @@ func (s *OIR) drawAccelPhases(l *viz.List, x, y, w float64, a accelAt) float64 {
 		default:
 			outcome = "done"
 		}
-		sigma := format.Sprintf("%.3g", ph.Sigma)
-		if s.cfg.mode == privacy.NonPrivate {
-			sigma = "0"
-		}
-		row(y, col, format.Sprintf("%d", ph.I), format.Sprintf("%d", ph.Users), format.Sprintf("%.3g", ph.Lambda),
-			format.Sprintf("%d", ph.AccelRow.Steps), format.Sprintf("%d", ph.Batch), sigma, outcome)
-		y += 15
+		rows[i] = []string{format.Sprintf("%d", ph.I), format.Sprintf("%d", ph.Users), format.Sprintf("%.3g", ph.Lambda),
+			format.Sprintf("%d", ph.AccelRow.Steps), format.Sprintf("%d", ph.Batch), s.sigmaCell(ph.Sigma), outcome}
 	}
-	return y
+	return drawPhaseTable(l, x, y, w, "phases: fresh users each, a stronger pull λ to the start", []float64{0, 0.08, 0.22, 0.38, 0.48, 0.58, 0.74},
+		[]string{"i", "users", "λ_i", "T_i", "K_i", "σ_i", "outcome"}, rows, a.idx)
 }
 
 // drawChecks is the phase's AboveThreshold strip: each step's score and

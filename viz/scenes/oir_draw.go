@@ -347,24 +347,9 @@ func clipPolyline(l *viz.List, pts []viz.Point, in func(viz.Point) bool, style v
 // public before the run), and the gate's and coins' outcome of the phases
 // shown. It returns the y below it.
 func (s *OIR) drawPhases(l *viz.List, x, y, w float64, a oirAt) float64 {
-	y += l.TextIn(viz.Point{X: x, Y: y}, w, "phases: fresh users each, a smaller step and τ, less noise", 12, viz.Ink, viz.Left) + 6
-	cols := []float64{0, 0.08, 0.22, 0.39, 0.56, 0.73}
-	row := func(y float64, col viz.Colour, cells ...string) {
-		for k, t := range cells {
-			l.Text(viz.Point{X: x + cols[k]*w, Y: y}, t, 11, col, viz.Left)
-		}
-	}
-	row(y, viz.Muted, "i", "users", "step η_i", "τ_i", "σ_i", "outcome")
-	y += 15
+	rows := make([][]string, len(s.res.Phases))
 	for i := range s.res.Phases {
 		ph := &s.res.Phases[i]
-		col := viz.Muted
-		if ph.I <= a.idx {
-			col = viz.Ink
-		}
-		if ph.I == a.idx {
-			l.Rect(viz.Point{X: x - 4, Y: y - 8}, viz.Point{X: x + w, Y: y + 7}, viz.Style{Fill: viz.Yellow, Alpha: 0.35}, 0)
-		}
 		outcome := ""
 		switch {
 		case ph.I > a.idx || ph.I == a.idx && !a.gate:
@@ -377,15 +362,47 @@ func (s *OIR) drawPhases(l *viz.List, x, y, w float64, a oirAt) float64 {
 		default:
 			outcome = format.Sprintf("kept %d of %d", len(ph.Kept), s.res.Groups)
 		}
-		sigma := format.Sprintf("%.3g", ph.Sigma)
-		if s.cfg.mode == privacy.NonPrivate {
-			sigma = "0"
-		}
-		row(y, col, format.Sprintf("%d", ph.I), format.Sprintf("%d", ph.Users), format.Sprintf("%.3g", ph.Eta), format.Sprintf("%.3g", ph.Tau), sigma, outcome)
-		y += 15
+		rows[i] = []string{format.Sprintf("%d", ph.I), format.Sprintf("%d", ph.Users), format.Sprintf("%.3g", ph.Eta),
+			format.Sprintf("%.3g", ph.Tau), s.sigmaCell(ph.Sigma), outcome}
 	}
+	y = drawPhaseTable(l, x, y, w, "phases: fresh users each, a smaller step and τ, less noise", []float64{0, 0.08, 0.22, 0.39, 0.56, 0.73},
+		[]string{"i", "users", "step η_i", "τ_i", "σ_i", "outcome"}, rows, a.idx)
 	if s.res.Stop != "" {
 		y += l.TextIn(viz.Point{X: x, Y: y}, w, "then "+s.res.Stop+": the run stops", 11, viz.Muted, viz.Left)
+	}
+	return y
+}
+
+// sigmaCell writes a phase's σ for a table: 0 when non-private.
+func (s *OIR) sigmaCell(sigma float64) string {
+	if s.cfg.mode == privacy.NonPrivate {
+		return "0"
+	}
+	return format.Sprintf("%.3g", sigma)
+}
+
+// drawPhaseTable draws a title and one row of cells per phase, at column
+// offsets cols (shares of w): the phases up to shown in ink, phase shown
+// highlighted, the rest muted. It returns the y below it.
+func drawPhaseTable(l *viz.List, x, y, w float64, title string, cols []float64, header []string, rows [][]string, shown int) float64 {
+	y += l.TextIn(viz.Point{X: x, Y: y}, w, title, 12, viz.Ink, viz.Left) + 6
+	row := func(y float64, col viz.Colour, cells []string) {
+		for k, t := range cells {
+			l.Text(viz.Point{X: x + cols[k]*w, Y: y}, t, 11, col, viz.Left)
+		}
+	}
+	row(y, viz.Muted, header)
+	y += 15
+	for i, cells := range rows {
+		col := viz.Muted
+		if i+1 <= shown {
+			col = viz.Ink
+		}
+		if i+1 == shown {
+			l.Rect(viz.Point{X: x - 4, Y: y - 8}, viz.Point{X: x + w, Y: y + 7}, viz.Style{Fill: viz.Yellow, Alpha: 0.35}, 0)
+		}
+		row(y, col, cells)
+		y += 15
 	}
 	return y
 }

@@ -22,6 +22,20 @@ func newOIR(t *testing.T) (*viz.App, *OIR) {
 	return viz.NewApp(s), s
 }
 
+// stepKinds steps through the whole run with → and returns the kinds of
+// the steps, a run of one kind counted once.
+func stepKinds(a *viz.App, s *OIR) []string {
+	var kinds []string
+	for range s.player.Stepper().Len() {
+		a.Key("ArrowRight")
+		st, _ := s.player.Stepper().Current()
+		if len(kinds) == 0 || kinds[len(kinds)-1] != string(st.Kind) {
+			kinds = append(kinds, string(st.Kind))
+		}
+	}
+	return kinds
+}
+
 // seekOIR moves the stepper to step k.
 func seekOIR(t *testing.T, a *viz.App, s *OIR, k int) {
 	t.Helper()
@@ -76,14 +90,7 @@ func TestOIRDefaultRun(t *testing.T) {
 // and ends at C·Σ T_i ≤ n·m.
 func TestOIRStepsReveal(t *testing.T) {
 	a, s := newOIR(t)
-	var kinds []string
-	for range s.player.Stepper().Len() {
-		a.Key("ArrowRight")
-		st, _ := s.player.Stepper().Current()
-		if len(kinds) == 0 || kinds[len(kinds)-1] != string(st.Kind) {
-			kinds = append(kinds, string(st.Kind))
-		}
-	}
+	kinds := stepKinds(a, s)
 	phase := []string{"oir.phase", "oir.group", "oir.gate", "oir.keep", "oir.release"}
 	if want := slices.Concat(phase, phase, phase); !slices.Equal(kinds, want) {
 		t.Errorf("steps %v, want %v", kinds, want)
@@ -279,14 +286,7 @@ func TestOIRAccelerated(t *testing.T) {
 	if !slices.Equal(s.acc.Phases[1].Start, []float64{0, 0}) {
 		t.Errorf("phase 2 starts at %v, want phase 1's 0", s.acc.Phases[1].Start)
 	}
-	var kinds []string
-	for range s.player.Stepper().Len() {
-		a.Key("ArrowRight")
-		st, _ := s.player.Stepper().Current()
-		if len(kinds) == 0 || kinds[len(kinds)-1] != string(st.Kind) {
-			kinds = append(kinds, string(st.Kind))
-		}
-	}
+	kinds := stepKinds(a, s)
 	if want := []string{"accel.phase", "at.threshold", "at.compare", "at.halt", "accel.halt", "accel.phase", "at.threshold", "at.compare", "accel.step"}; !slices.Equal(kinds[:9], want) {
 		t.Errorf("steps begin %v, want %v", kinds[:9], want)
 	}
