@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -233,5 +234,54 @@ func TestAccelGuaranteeNamesATeachingBatch(t *testing.T) {
 	}
 	if !found {
 		t.Error("the guarantee does not say whether K_i is the printed one")
+	}
+}
+
+// OR-B-16: with nobody removed, a step's kept mean g estimates ∇F at the
+// query with E‖g − ∇F(x_q)‖² = d·s²/(K·m) when every item is drawn
+// i.i.d. N(μ, s²I): for the squared loss g − ∇F(x_q) = μ − z̄, z̄ the
+// mean of the step's K·m items. Each of 2,000 runs on fresh users gives
+// its first step, so (K·m/s²)·‖g − ∇F‖² summed over them is χ² with 4,000
+// degrees of freedom; its mean leaves [0.85, 1.15]·d with probability
+// below exp(−2000·(0.15 − ln 1.15)) + exp(−2000·(ln(1/0.85) − 0.15)) <
+// 2·10⁻⁹ by Chernoff's bound, for each (K, m). The three pairs show the
+// 1/K and the 1/m.
+func TestAccelMinibatchVarianceScalesAsOneOverKm(t *testing.T) {
+	const runs, s = 2000, 0.1
+	mu := []float64{0.3, -0.1}
+	for _, km := range [][2]int{{10, 2}, {40, 2}, {10, 8}} {
+		k, m := km[0], km[1]
+		n := 5 * k // phase 1 takes ⌊0.207·n⌋ ≥ K users
+		p := AccelParams{Eps: 1, Delta: 1e-6, Loss: loss.Squared{Mu: 1}, Lipschitz: 2, Radius: 1, Lambda: 1, PExp: 1, QExp: 0.5,
+			Phases: 1, Batch: k, TauScale: 100, Theta0: []float64{-0.5, 0.5}, Mode: privacy.NonPrivate}
+		var sum float64
+		for run := range runs {
+			src := rng.New(uint64(1000*k + 10*m + run)).Get(rng.Data)
+			ds := &dataset.Dataset{Dim: 2, Users: make([]dataset.User, n)}
+			for u := range ds.Users {
+				pts := make([]float64, 2*m)
+				for j := range pts {
+					pts[j] = mu[j%2] + s*src.NormFloat64()
+				}
+				ds.Users[u] = dataset.User{ID: strconv.Itoa(u + 1), Points: pts}
+			}
+			res, _, err := Accelerated(context.Background(), p, ds, rng.New(uint64(run)), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := res.Phases[0].Steps[0]
+			if len(st.Kept) != k {
+				t.Fatalf("K = %d, m = %d, run %d: kept %d of %d", k, m, run, len(st.Kept), k)
+			}
+			for c := range 2 {
+				e := st.Mean[c] - (st.Query[c] - mu[c])
+				sum += e * e
+			}
+		}
+		got := sum / runs * float64(k*m) / (s * s)
+		if got < 0.85*2 || got > 1.15*2 {
+			t.Errorf("K = %d, m = %d: E‖g − ∇F‖²·Km/s² = %.4g, want d = 2", k, m, got)
+		}
+		t.Logf("K = %d, m = %d: E‖g − ∇F‖²·Km/s² = %.4g (d = 2)", k, m, got)
 	}
 }
