@@ -256,7 +256,7 @@ func TestAccelMinibatchVarianceScalesAsOneOverKm(t *testing.T) {
 			Phases: 1, Batch: k, TauScale: 100, Theta0: []float64{-0.5, 0.5}, Mode: privacy.NonPrivate}
 		var sum float64
 		for run := range runs {
-			src := rng.New(uint64(1000*k + 10*m + run)).Get(rng.Data)
+			src := rng.New(uint64(1_000_000*k + 10_000*m + run)).Get(rng.Data) // disjoint across (K, m)
 			ds := &dataset.Dataset{Dim: 2, Users: make([]dataset.User, n)}
 			for u := range ds.Users {
 				pts := make([]float64, 2*m)
