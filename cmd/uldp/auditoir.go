@@ -67,6 +67,8 @@ func auditOIR(e *env, d *mechFlags, r auditRequest, seed uint64) error {
 			fmt.Fprintf(w, "MUTANT %s\n", r.mutant)
 		}
 		switch {
+		case law.User < 0:
+			fmt.Fprintln(w, "A and B are the same dataset: both sides run alike (change one user with --neighbour)")
 		case law.Phase == 0:
 			fmt.Fprintln(w, "no phase this run reaches holds the changed user: both sides run alike (try another --seed, or fewer users)")
 		case law.Group == 0:

@@ -1378,6 +1378,13 @@ func TestAuditOutlierRemoval(t *testing.T) {
 		t.Errorf("keep-all: %+v; want caught by the exact δ(ε)", out)
 	}
 	bad(t, "broken variants are", append(args, "--mutant", "no-clip")...)
+	// A neighbour equal to A: the text says so, not that no phase holds
+	// the changed user.
+	same := slices.Clone(args)
+	same[slices.Index(same, "replace:1=500,500")] = "replace:1=" + strings.Join(strings.Split(strings.Split(b.String(), "\n")[1], ",")[1:], ",")
+	if r := uldp(t, append(same, "--format", "text")...); r.code != 0 || !strings.Contains(r.stdout, "A and B are the same dataset") {
+		t.Errorf("an equal neighbour: exit %d, %q", r.code, r.stdout)
+	}
 	accel := []string{"audit", "--mech", "accelerated-outlier-removal", "--data", "testdata/robust40.csv", "--neighbour", "replace:1=9,9;9,9;9,9",
 		"--radius", "30", "--eps", "8", "--delta", "1e-5", "--mode", "teaching", "--batch", "4", "--tau", "0.1", "--phases", "2"}
 	bad(t, "add --monte-carlo", accel...)

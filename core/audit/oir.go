@@ -41,9 +41,12 @@ type OIRSide struct {
 // is the gate's Laplace draw, the coins (independent Bernoullis on the
 // ramp) and the Gaussian — each with a closed-form law.
 type OIRLaw struct {
+	// User is the changed user (0-based), −1 when A and B are the same.
 	// Phase and Group hold the changed user (1-based); Group 0 means the
 	// phase leaves them out of every group, Phase 0 that no phase the run
-	// reaches holds them. Either way both sides run alike.
+	// reaches holds them (or that nobody changed). Either way both sides
+	// run alike.
+	User  int       `json:"user"`
 	Phase int       `json:"phase"`
 	Group int       `json:"group"`
 	C     int       `json:"C"`
@@ -112,8 +115,7 @@ func OIRPhaseLaw(p optim.OIRParams, a, b *dataset.Dataset, seed uint64, g privac
 	if err != nil {
 		return OIRLaw{}, err
 	}
-	var out OIRLaw
-	out.C = ra.Groups
+	out := OIRLaw{User: changed, C: ra.Groups}
 	k := slices.IndexFunc(ra.Phases, func(ph optim.OIRPhase) bool { return slices.Contains(ph.UserIdx, changed) })
 	if changed < 0 || k < 0 {
 		return out, nil
