@@ -255,7 +255,9 @@ func (s *OIR) rerun() error {
 			return err
 		}
 	}
-	if len(res.Phases) == 0 {
+	// The accelerated view only quotes outlier-iterate removal's cost, so
+	// settings it cannot run (the printed C at a small n) do not block it.
+	if len(res.Phases) == 0 && c.algo != algoAccel {
 		return format.Errorf("%s, so no phase can run: bring more users, or choose sound or teaching mode to set C", res.Stop)
 	}
 	s.res, s.acc = res, acc

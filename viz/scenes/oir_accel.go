@@ -116,9 +116,13 @@ func (s *OIR) accelReadouts() []viz.Readout {
 	}
 	r = append(r, viz.Readout{Name: "sigma", Label: "σ per step", Value: ph.Sigma, Text: format.Sprintf("%.4g (%.3g τ)", ph.Sigma, ph.Sigma/ph.Tau),
 		Formula: accelSigmaFormula(c)})
+	oir := format.Sprintf("outlier-iterate removal takes %d on the same users, one pass", s.res.Gradients)
+	if len(s.res.Phases) == 0 {
+		oir = "outlier-iterate removal cannot run these settings (" + s.res.Stop + ")"
+	}
 	r = append(r, viz.Readout{Name: "gradients", Label: "gradients", Value: float64(a.gradients),
-		Text: format.Sprintf("%d item gradients so far (K·m a step); the whole run takes %d, n·m = %d; outlier-iterate removal takes %d on the same users, one pass",
-			a.gradients, s.acc.Gradients, c.n*c.m, s.res.Gradients)})
+		Text: format.Sprintf("%d item gradients so far (K·m a step); the whole run takes %d, n·m = %d; %s",
+			a.gradients, s.acc.Gradients, c.n*c.m, oir)})
 	if s.accelDone(a) {
 		out := s.acc.Output
 		d := math.Hypot(out[0]-s.opt[0], out[1]-s.opt[1])

@@ -319,6 +319,19 @@ func TestOIRAccelerated(t *testing.T) {
 			}
 		}
 	}
+	// Paper mode: the printed K_i are capped at n_i, and outlier-iterate
+	// removal's printed C cannot run at n = 1,000 — which the counter says
+	// instead of refusing the view.
+	mustSet(t, a, "mode", "paper")
+	if r, _ := readout(a, "gradients"); !strings.Contains(r.Text, "outlier-iterate removal cannot run these settings") {
+		t.Errorf("paper mode's counter: %q", r.Text)
+	}
+	for _, ph := range s.acc.Phases {
+		if ph.Batch != ph.Users {
+			t.Errorf("paper phase %d: K = %d of %d users, want capped at n_i", ph.I, ph.Batch, ph.Users)
+		}
+	}
+	mustSet(t, a, "mode", "teaching")
 	mustSet(t, a, "algo", "oir")
 	if s.acc.Phases != nil || s.player.Stepper().Trace().Steps[0].Kind != optim.KindOIRPhase {
 		t.Error("back to outlier-iterate removal, the accelerated run is still shown")
