@@ -75,7 +75,7 @@ func (s *OIR) drawAccelPlane(l *viz.List, w, h float64, a accelAt) {
 	l.Polyline(path, viz.Style{Stroke: viz.Blue, Width: 1.5, Alpha: 0.8})
 	if st != nil {
 		l.Circle(path[len(path)-1], 5, viz.Style{Fill: viz.Orange, Stroke: viz.Ink, Width: 1}, 0)
-		s.drawGradients(l, st, w, top, bottom)
+		s.drawGradients(l, a.phase, st, w, top, bottom)
 	}
 	if a.phase.Halted && a.step == len(a.phase.Steps) {
 		l.Text(viz.Point{X: w / 2, Y: h - 12}, format.Sprintf("phase %d halted: it returns 0, and the next phase starts there", a.phase.I), 13, viz.Vermillion, viz.Centre)
@@ -97,12 +97,11 @@ func (s *OIR) accelTrail(a accelAt) [][]float64 {
 // K users' gradients at the query (filled if kept, hollow if dropped, by
 // the ramp's colours), their kept mean ◆ with the 2τ that counts
 // neighbours and the noise's σ around it, and the noisy mean ĝ.
-func (s *OIR) drawGradients(l *viz.List, st *optim.AccelStep, w, top, bottom float64) {
+func (s *OIR) drawGradients(l *viz.List, ph *optim.AccelPhase, st *optim.AccelStep, w, top, bottom float64) {
 	side := math.Min(math.Min(0.45*w, 0.55*(bottom-top)), 250)
 	if side < 90 {
 		return
 	}
-	ph := s.accelShown(s.accelAt())
 	q := s.userGradients(st)
 	x0, x1, y0, y1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	for _, g := range q {

@@ -13,8 +13,9 @@ import (
 
 // Draw shows the plane (users' items, the groups' SGD paths, their end
 // iterates with the rings that score and count them, the phases' releases),
-// and beside it the phases' schedule, the gate and the keep ramp. A frame
-// narrower than 640 px stacks the plane above the gate and the ramp.
+// and beside it the phases' schedule, the gate and the keep ramp — or the
+// accelerated variant's view (drawAccel). A frame narrower than 640 px
+// stacks the plane above the gate and the ramp.
 func (s *OIR) Draw(w, h float64) *viz.List {
 	l := &s.list
 	l.Reset(w, h)
