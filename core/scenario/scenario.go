@@ -18,7 +18,6 @@
 package scenario
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"github.com/uldplab/uldp/core/format"
@@ -29,6 +28,7 @@ import (
 	"strings"
 
 	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/internal/strictjson"
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/core/rng"
 )
@@ -211,12 +211,12 @@ func Decode(r io.Reader) (*Scenario, error) {
 }
 
 func decode(b []byte) (*Scenario, error) {
-	top, err := object(b, "scenario", topFields)
+	top, err := strictjson.Object(b, "scenario", topFields)
 	if err != nil {
 		return nil, err
 	}
 	s := &Scenario{}
-	if err := field(top, "version", "version", &s.Version, true); err != nil {
+	if err := strictjson.Field(top, "version", "version", &s.Version, true); err != nil {
 		return nil, err
 	}
 	if s.Version != Version {
@@ -226,7 +226,7 @@ func decode(b []byte) (*Scenario, error) {
 		name string
 		dst  *string
 	}{{"name", &s.Name}, {"description", &s.Description}, {"mechanism", &s.Mechanism}} {
-		if err := field(top, f.name, f.name, f.dst, f.name == "mechanism"); err != nil {
+		if err := strictjson.Field(top, f.name, f.name, f.dst, f.name == "mechanism"); err != nil {
 			return nil, err
 		}
 	}
@@ -241,13 +241,13 @@ func decode(b []byte) (*Scenario, error) {
 		return nil, err
 	}
 	mode := "paper"
-	if err := field(top, "mode", "mode", &mode, false); err != nil {
+	if err := strictjson.Field(top, "mode", "mode", &mode, false); err != nil {
 		return nil, err
 	}
 	if s.Mode, err = privacy.ParseMode(mode); err != nil {
 		return nil, err
 	}
-	if err := field(top, "seed", "seed", &s.Seed, false); err != nil {
+	if err := strictjson.Field(top, "seed", "seed", &s.Seed, false); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -264,19 +264,19 @@ func decodeData(top map[string]json.RawMessage, s *Scenario) error {
 	case hasData:
 		s.Data = &dataset.Dataset{}
 		if err := json.Unmarshal(top["dataset"], s.Data); err != nil {
-			return typeErr("dataset", err)
+			return strictjson.TypeError("dataset", err)
 		}
 		if err := s.Data.Validate(false); err != nil {
 			return format.Errorf("dataset: %v", err)
 		}
 	default:
-		g, err := object(top["generator"], "generator", genFields)
+		g, err := strictjson.Object(top["generator"], "generator", genFields)
 		if err != nil {
 			return err
 		}
 		s.Generator = &dataset.Spec{}
-		if err := strict(top["generator"], s.Generator); err != nil {
-			return typeErr("generator", err)
+		if err := strictjson.Decode(top["generator"], s.Generator); err != nil {
+			return strictjson.TypeError("generator", err)
 		}
 		if _, ok := g["kind"]; !ok {
 			return format.Errorf("generator.kind is missing: use one of %s", strings.Join(dataset.Kinds, ", "))
@@ -307,12 +307,12 @@ func decodeParams(top map[string]json.RawMessage, s *Scenario, need []string) er
 	if !ok {
 		return format.Errorf("params is missing: %s needs %s", s.Mechanism, strings.Join(need, ", "))
 	}
-	p, err := object(raw, "params", paramFields)
+	p, err := strictjson.Object(raw, "params", paramFields)
 	if err != nil {
 		return err
 	}
-	if err := strict(raw, &s.Params); err != nil {
-		return typeErr("params", err)
+	if err := strictjson.Decode(raw, &s.Params); err != nil {
+		return strictjson.TypeError("params", err)
 	}
 	for _, n := range need {
 		if _, ok := p[n]; !ok {
@@ -405,130 +405,3 @@ func Encode(w io.Writer, s *Scenario) error {
 	return enc.Encode(&out)
 }
 
-// object decodes b as a JSON object and rejects keys outside known.
-func object(b []byte, where string, known []string) (map[string]json.RawMessage, error) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil || m == nil {
-		if err == nil {
-			err = errors.New("null")
-		}
-		return nil, format.Errorf("%s must be a JSON object {…}: %v", where, syntaxErr(b, err))
-	}
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		if !slices.Contains(known, k) {
-			msg := format.Sprintf("%s: unknown field %s", where, dataset.Excerpt(k))
-			if s := closest(k, known); s != "" {
-				msg += format.Sprintf(" (did you mean %q?)", s)
-			}
-			return nil, format.Errorf("%s; known fields are %s", msg, strings.Join(known, ", "))
-		}
-	}
-	return m, nil
-}
-
-// field decodes m[name] into dst, reporting the path on a type error.
-func field(m map[string]json.RawMessage, name, path string, dst any, required bool) error {
-	raw, ok := m[name]
-	if !ok {
-		if required {
-			return format.Errorf("%s is missing", path)
-		}
-		return nil
-	}
-	if err := json.Unmarshal(raw, dst); err != nil {
-		return typeErr(path, err)
-	}
-	return nil
-}
-
-func strict(b []byte, dst any) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	return dec.Decode(dst)
-}
-
-// typeErr rewrites encoding/json errors into "path.field: expected …".
-func typeErr(path string, err error) error {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		p := path
-		if te.Field != "" {
-			p += "." + te.Field
-		}
-		return format.Errorf("%s: expected %s, got %s", p, kindName(te.Type.String()), te.Value)
-	}
-	if strings.HasPrefix(err.Error(), path+":") { // already says where
-		return err
-	}
-	return format.Errorf("%s: %v", path, err)
-}
-
-func kindName(goType string) string {
-	switch goType {
-	case "float64", "*float64":
-		return "a number"
-	case "[]float64":
-		return "a list of numbers"
-	case "int", "uint64":
-		return "a whole number ≥ 0"
-	case "string", "privacy.Rule":
-		return "a string"
-	}
-	return goType
-}
-
-// syntaxErr locates a JSON syntax error by line and column.
-func syntaxErr(b []byte, err error) error {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		// Offset counts the bytes read, the offending one included (at the
-		// end of the input there is none). bytes.Count and LastIndexByte
-		// locate it in a few vectorised passes, even at the end of a large
-		// file.
-		n := min(int(se.Offset), len(b))
-		if n > 0 && se.Error() != "unexpected end of JSON input" {
-			n--
-		}
-		before := b[:n]
-		line := 1 + bytes.Count(before, []byte{'\n'})
-		col := len(before) - bytes.LastIndexByte(before, '\n')
-		return format.Errorf("invalid JSON at line %d, column %d: %v", line, col, se)
-	}
-	return err
-}
-
-// closest returns the known name within edit distance 2 of s, if any.
-func closest(s string, known []string) string {
-	best, bestD := "", 3
-	for _, k := range known {
-		// The distance is at least the difference in length, and a long
-		// key would cost len(s)·len(k) steps to measure.
-		if max(len(s)-len(k), len(k)-len(s)) >= bestD {
-			continue
-		}
-		if d := editDistance(s, k); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
