@@ -404,4 +404,3 @@ func Encode(w io.Writer, s *Scenario) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(&out)
 }
-
