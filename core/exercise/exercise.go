@@ -1,0 +1,276 @@
+// Package exercise reads ULDP Lab's exercise packs and grades answers to
+// them. A pack is a versioned JSON file of exercises, each about one
+// lesson: the lesson's state it starts from (the part of a lesson link
+// after "scene=…&"), a question, how an answer is graded, hints, and an
+// explanation shown once the student has answered.
+//
+//	{
+//	  "version": 1,
+//	  "title": "Noise calibration",
+//	  "exercises": [{
+//	    "id": "gauss-sigma",
+//	    "lesson": "calibration",
+//	    "kind": "numeric",
+//	    "state": "mech=gaussian&eps=1&delta=1e-5",
+//	    "question": "What σ does the Gaussian mechanism need here?",
+//	    "answer": {"readout": "sigma", "tolerance": 0.01, "relative": true},
+//	    "hints": ["The derivation is under the figure."],
+//	    "explanation": "σ = √(2 ln(1.25/δ))·Δ/ε at ε ≤ 1."
+//	  }]
+//	}
+//
+// Keys that are numbers a lesson computes name the lesson's readout
+// instead of copying its value, so a key cannot go stale: the grader runs
+// the lesson (a Lab) to read it. Decoding is strict, and every error names
+// its place ("exercises[2].answer.tolerance: …").
+package exercise
+
+import (
+	"encoding/json"
+	"github.com/uldplab/uldp/core/format"
+	"io"
+	"math"
+	"regexp"
+	"strings"
+
+	"github.com/uldplab/uldp/core/internal/strictjson"
+)
+
+// Version is the pack format this package reads.
+const Version = 1
+
+// MaxBytes caps a pack file.
+const MaxBytes = 1 << 20
+
+// Kind is how an exercise is answered.
+type Kind string
+
+// The kinds of exercise.
+const (
+	// Numeric asks for a number, right within a tolerance.
+	Numeric Kind = "numeric"
+	// Choice asks to pick one of the listed choices.
+	Choice Kind = "choice"
+	// Predict asks for a number before the student steps the lesson to
+	// see it: graded like Numeric, the key read at the run's end.
+	Predict Kind = "predict"
+	// Manipulate asks for a state of the lesson (reached by dragging and
+	// setting controls) that meets a goal the lesson's engine checks.
+	Manipulate Kind = "manipulate"
+	// FindTheBug hides a broken variant in the audit lab: the student
+	// names it and gives a pair on which the lab catches it.
+	FindTheBug Kind = "find-the-bug"
+)
+
+var kinds = []Kind{Numeric, Choice, Predict, Manipulate, FindTheBug}
+
+// Pack is a set of exercises.
+type Pack struct {
+	Version   int        `json:"version"`
+	Title     string     `json:"title"`
+	Exercises []Exercise `json:"exercises"`
+}
+
+// Exercise is one question about one lesson.
+type Exercise struct {
+	ID     string `json:"id"`
+	Lesson string `json:"lesson"`
+	Kind   Kind   `json:"kind"`
+	// State is the lesson's state the exercise opens on, as in a link
+	// ("eps=1&delta=1e-5"), without the scene.
+	State       string   `json:"state"`
+	Question    string   `json:"question"`
+	Answer      Spec     `json:"answer"`
+	Hints       []string `json:"hints,omitempty"`
+	Explanation string   `json:"explanation"`
+}
+
+// Spec says how an answer is graded; which fields apply depends on the
+// exercise's kind.
+type Spec struct {
+	// Numeric and Predict: the key is Value, or the lesson's readout
+	// Readout at the exercise's state (Predict reads it at the run's end).
+	// An answer is right within Tolerance of the key, or within
+	// Tolerance·|key| when Relative.
+	Value     *float64 `json:"value,omitempty"`
+	Readout   string   `json:"readout,omitempty"`
+	Tolerance float64  `json:"tolerance,omitempty"`
+	Relative  bool     `json:"relative,omitempty"`
+	// Choice: the choices, and the index (from 0) of the right one.
+	Choices []string `json:"choices,omitempty"`
+	Correct *int     `json:"correct,omitempty"`
+	// Manipulate: the goal the student's state must meet, by the name the
+	// lesson knows it by, and a state that meets it (the key).
+	Goal    string `json:"goal,omitempty"`
+	Example string `json:"example,omitempty"`
+	// FindTheBug: the broken variant under audit, and a state of the audit
+	// lab (a mechanism and a pair) on which it is caught (the key).
+	Mutant string `json:"mutant,omitempty"`
+	Pair   string `json:"pair,omitempty"`
+}
+
+var (
+	topFields      = []string{"version", "title", "exercises"}
+	exerciseFields = []string{"id", "lesson", "kind", "state", "question", "answer", "hints", "explanation"}
+	specFields     = map[Kind][]string{
+		Numeric:    {"value", "readout", "tolerance", "relative"},
+		Predict:    {"value", "readout", "tolerance", "relative"},
+		Choice:     {"choices", "correct"},
+		Manipulate: {"goal", "example"},
+		FindTheBug: {"mutant", "pair"},
+	}
+	idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+)
+
+// Decode reads and validates one pack.
+func Decode(r io.Reader) (*Pack, error) {
+	b, err := io.ReadAll(io.LimitReader(r, MaxBytes+1))
+	if err != nil {
+		return nil, format.Errorf("reading the pack: %v", err)
+	}
+	if len(b) > MaxBytes {
+		return nil, format.Errorf("the pack is larger than %d MiB: split it", MaxBytes>>20)
+	}
+	return decode(b)
+}
+
+func decode(b []byte) (*Pack, error) {
+	top, err := strictjson.Object(b, "pack", topFields)
+	if err != nil {
+		return nil, err
+	}
+	p := &Pack{}
+	if err := strictjson.Field(top, "version", "version", &p.Version, true); err != nil {
+		return nil, err
+	}
+	if p.Version != Version {
+		return nil, format.Errorf("version = %d: this ULDP Lab reads exercise packs of version %d; set \"version\": %d", p.Version, Version, Version)
+	}
+	if err := strictjson.Field(top, "title", "title", &p.Title, true); err != nil {
+		return nil, err
+	}
+	var raws []json.RawMessage
+	if err := strictjson.Field(top, "exercises", "exercises", &raws, true); err != nil {
+		return nil, err
+	}
+	if len(raws) == 0 {
+		return nil, format.Errorf("exercises: the pack has none; add at least one")
+	}
+	seen := map[string]int{}
+	for i, raw := range raws {
+		path := format.Sprintf("exercises[%d]", i)
+		e, err := decodeExercise(raw, path)
+		if err != nil {
+			return nil, err
+		}
+		if j, ok := seen[e.ID]; ok {
+			return nil, format.Errorf("%s.id: %q is also exercises[%d]'s id; ids must be unique", path, e.ID, j)
+		}
+		seen[e.ID] = i
+		p.Exercises = append(p.Exercises, e)
+	}
+	return p, nil
+}
+
+func decodeExercise(raw json.RawMessage, path string) (Exercise, error) {
+	var e Exercise
+	m, err := strictjson.Object(raw, path, exerciseFields)
+	if err != nil {
+		return e, err
+	}
+	for _, f := range []struct {
+		name string
+		dst  any
+	}{{"id", &e.ID}, {"lesson", &e.Lesson}, {"kind", &e.Kind}, {"question", &e.Question}, {"explanation", &e.Explanation}} {
+		if err := strictjson.Field(m, f.name, path+"."+f.name, f.dst, true); err != nil {
+			return e, err
+		}
+	}
+	if err := strictjson.Field(m, "state", path+".state", &e.State, false); err != nil {
+		return e, err
+	}
+	if err := strictjson.Field(m, "hints", path+".hints", &e.Hints, false); err != nil {
+		return e, err
+	}
+	if !idPattern.MatchString(e.ID) {
+		return e, format.Errorf("%s.id: %q: write lower-case letters, digits and hyphens (\"gauss-sigma\")", path, e.ID)
+	}
+	path = format.Sprintf("%s (%s)", path, e.ID)
+	for _, s := range []struct{ name, v string }{{"lesson", e.Lesson}, {"question", e.Question}, {"explanation", e.Explanation}} {
+		if strings.TrimSpace(s.v) == "" {
+			return e, format.Errorf("%s.%s is empty", path, s.name)
+		}
+	}
+	if strings.HasPrefix(e.State, "#") || strings.Contains(e.State, "scene=") {
+		return e, format.Errorf("%s.state: %q: give the lesson's state without the scene (\"eps=1&delta=1e-5\"): the lesson field names the scene", path, e.State)
+	}
+	known, ok := specFields[e.Kind]
+	if !ok {
+		return e, format.Errorf("%s.kind = %q: use one of %s", path, e.Kind, kindList())
+	}
+	raw, ok = m["answer"]
+	if !ok {
+		return e, format.Errorf("%s.answer is missing", path)
+	}
+	if _, err := strictjson.Object(raw, path+".answer", known); err != nil {
+		return e, err
+	}
+	if err := strictjson.Decode(raw, &e.Answer); err != nil {
+		return e, strictjson.TypeError(path+".answer", err)
+	}
+	return e, e.Answer.check(e.Kind, path+".answer")
+}
+
+// check validates a spec for its kind.
+func (s Spec) check(k Kind, path string) error {
+	switch k {
+	case Numeric, Predict:
+		switch {
+		case (s.Value == nil) == (s.Readout == ""):
+			return format.Errorf("%s: give exactly one of value (a number) and readout (the lesson's readout to read the key from)", path)
+		case s.Value != nil && (math.IsNaN(*s.Value) || math.IsInf(*s.Value, 0)):
+			return format.Errorf("%s.value must be a finite number", path)
+		case !(s.Tolerance >= 0) || math.IsInf(s.Tolerance, 0):
+			return format.Errorf("%s.tolerance = %v: a finite number ≥ 0 (0: exactly the key)", path, s.Tolerance)
+		case s.Relative && s.Tolerance >= 1:
+			return format.Errorf("%s.tolerance = %v with relative: a share of the key below 1 (0.01 is 1%%)", path, s.Tolerance)
+		}
+	case Choice:
+		switch {
+		case len(s.Choices) < 2:
+			return format.Errorf("%s.choices: give at least two", path)
+		case s.Correct == nil:
+			return format.Errorf("%s.correct is missing: the index (from 0) of the right choice", path)
+		case *s.Correct < 0 || *s.Correct >= len(s.Choices):
+			return format.Errorf("%s.correct = %d: an index from 0 to %d", path, *s.Correct, len(s.Choices)-1)
+		}
+		for i, c := range s.Choices {
+			if strings.TrimSpace(c) == "" {
+				return format.Errorf("%s.choices[%d] is empty", path, i)
+			}
+		}
+	case Manipulate:
+		switch {
+		case s.Goal == "":
+			return format.Errorf("%s.goal is missing: the lesson's name for the state to reach", path)
+		case s.Example == "":
+			return format.Errorf("%s.example is missing: a state of the lesson that meets the goal (the key)", path)
+		}
+	case FindTheBug:
+		switch {
+		case s.Mutant == "":
+			return format.Errorf("%s.mutant is missing: the broken variant the student must find", path)
+		case s.Pair == "":
+			return format.Errorf("%s.pair is missing: a state of the audit lab on which the variant is caught (the key)", path)
+		}
+	}
+	return nil
+}
+
+func kindList() string {
+	out := make([]string, len(kinds))
+	for i, k := range kinds {
+		out[i] = string(k)
+	}
+	return strings.Join(out, ", ")
+}

@@ -1,0 +1,180 @@
+package exercise
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// fakeLab answers from tables: readouts by lesson/name, goals met by one
+// state, pairs that catch by state.
+type fakeLab struct{}
+
+func (fakeLab) Readout(lesson, state, name string, end bool) (float64, error) {
+	switch {
+	case lesson == "calibration" && name == "sigma" && !end:
+		return 4.8, nil
+	case lesson == "outlier-removal" && name == "kept" && end:
+		return 28, nil
+	}
+	return 0, errors.New("no such readout")
+}
+
+func (fakeLab) Goal(lesson, goal, state string) (bool, string, error) {
+	if goal != "gate-fails" {
+		return false, "", errors.New("no such goal")
+	}
+	if state == "n=30&tau=0.01" {
+		return true, "the gate fails", nil
+	}
+	return false, "the gate passes", nil
+}
+
+func (fakeLab) Catches(state, mutant string) (bool, string, error) {
+	if state == "mech=orme&pair=far-user" && mutant == "keep-all" {
+		return true, "the exact δ exceeds the claim", nil
+	}
+	return false, "the audit passes", nil
+}
+
+const pack = `{
+  "version": 1,
+  "title": "test",
+  "exercises": [
+    {"id": "sigma", "lesson": "calibration", "kind": "numeric", "state": "eps=1", "question": "σ?",
+     "answer": {"readout": "sigma", "tolerance": 0.01, "relative": true}, "explanation": "σ = …"},
+    {"id": "kept", "lesson": "outlier-removal", "kind": "predict", "question": "How many kept?",
+     "answer": {"readout": "kept", "tolerance": 0}, "explanation": "the two far users go"},
+    {"id": "which", "lesson": "outlier-removal", "kind": "choice", "question": "Which?",
+     "answer": {"choices": ["the crowd", "the far users"], "correct": 1}, "explanation": "p = 0 below n/2"},
+    {"id": "break-gate", "lesson": "outlier-removal", "kind": "manipulate", "question": "Make the gate fail.",
+     "answer": {"goal": "gate-fails", "example": "n=30&tau=0.01"}, "explanation": "shrink τ"},
+    {"id": "bug", "lesson": "audit", "kind": "find-the-bug", "state": "mech=orme", "question": "Which variant?",
+     "answer": {"mutant": "keep-all", "pair": "mech=orme&pair=far-user"}, "explanation": "keep-all moves the mean"},
+    {"id": "literal", "lesson": "calibration", "kind": "numeric", "question": "2 + 2?",
+     "answer": {"value": 4, "tolerance": 0}, "explanation": "four"}
+  ]
+}`
+
+func mustPack(t *testing.T) *Pack {
+	t.Helper()
+	p, err := Decode(strings.NewReader(pack))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// The key grades as right, every exercise; a wrong answer of each kind
+// grades as wrong and its feedback says what was expected.
+func TestKeyIsRightAndWrongAnswersAreNot(t *testing.T) {
+	p := mustPack(t)
+	key, err := p.Key(fakeLab{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(map[string]any{"answers": key})
+	answers, err := DecodeAnswers(strings.NewReader(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := p.Grade(answers, fakeLab{})
+	if err != nil || r.Score != 6 || r.Total != 6 {
+		t.Fatalf("the key scores %d of %d: %v %+v", r.Score, r.Total, err, r.Results)
+	}
+	wrong := Answers{
+		"sigma":      json.RawMessage(`4.9`), // 2% off, tolerance 1%
+		"kept":       json.RawMessage(`30`),
+		"which":      json.RawMessage(`"the crowd"`),
+		"break-gate": json.RawMessage(`"n=30"`),
+		"bug":        json.RawMessage(`{"mutant": "no-gate", "state": "mech=orme&pair=far-user"}`),
+		"literal":    json.RawMessage(`5`),
+	}
+	r, err = p.Grade(wrong, fakeLab{})
+	if err != nil || r.Score != 0 {
+		t.Fatalf("wrong answers score %d: %v %+v", r.Score, err, r.Results)
+	}
+	if f := r.Results[0].Feedback; !strings.Contains(f, "you gave 4.9") || !strings.Contains(f, "shows 4.8") || !strings.Contains(f, "σ = …") {
+		t.Errorf("numeric feedback %q", f)
+	}
+	if f := r.Results[2].Feedback; !strings.Contains(f, "the answer is “the far users”") {
+		t.Errorf("choice feedback %q", f)
+	}
+	// The right mutant on a pair that does not catch it is not enough.
+	r, _ = p.Grade(Answers{"bug": json.RawMessage(`{"mutant": "keep-all", "state": "mech=orme&pair=two-crowds"}`)}, fakeLab{})
+	if r.Results[4].Correct || !strings.Contains(r.Results[4].Feedback, "the audit passes") || !strings.Contains(r.Results[0].Feedback, "not answered") {
+		t.Errorf("bug on a pair that does not catch it: %+v", r.Results)
+	}
+}
+
+// Malformed packs and answers are errors naming their place.
+func TestDecodeErrorsSayWhere(t *testing.T) {
+	ex := func(s string) string {
+		return `{"version": 1, "title": "t", "exercises": [` + s + `]}`
+	}
+	good := `{"id": "a", "lesson": "calibration", "kind": "numeric", "question": "q", "explanation": "e", "answer": {"value": 1}}`
+	for _, c := range []struct{ in, want string }{
+		{`{"version": 2, "title": "t", "exercises": []}`, "version = 2"},
+		{`{"version": 1, "title": "t", "exercises": []}`, "exercises: the pack has none"},
+		{`{"version": 1, "title": "t", "exercise": []}`, `did you mean "exercises"`},
+		{`{"version": 1, "title": "t", "exercises": [`, "line 1"},
+		{ex(good + "," + good), `exercises[1].id: "a" is also exercises[0]'s id`},
+		{ex(strings.Replace(good, `"a"`, `"A b"`, 1)), "exercises[0].id"},
+		{ex(strings.Replace(good, `"numeric"`, `"essay"`, 1)), `exercises[0] (a).kind = "essay"`},
+		{ex(strings.Replace(good, `"value": 1`, `"value": 1, "tolerence": 0.1`, 1)), `did you mean "tolerance"`},
+		{ex(strings.Replace(good, `"value": 1`, `"value": 1, "readout": "sigma"`, 1)), "exactly one of value"},
+		{ex(strings.Replace(good, `"value": 1`, `"value": 1, "tolerance": -1`, 1)), "tolerance = -1"},
+		{ex(strings.Replace(good, `"value": 1`, `"value": "one"`, 1)), "exercises[0] (a).answer.value: expected"},
+		{ex(strings.Replace(good, `"question": "q"`, `"question": " "`, 1)), "question is empty"},
+		{ex(strings.Replace(good, `"kind": "numeric"`, `"kind": "numeric", "state": "scene=calibration&eps=1"`, 1)), "without the scene"},
+		{ex(`{"id": "c", "lesson": "l", "kind": "choice", "question": "q", "explanation": "e", "answer": {"choices": ["x", "y"], "correct": 2}}`), "correct = 2"},
+		{ex(`{"id": "c", "lesson": "l", "kind": "choice", "question": "q", "explanation": "e", "answer": {"choices": ["x", "y"]}}`), "correct is missing"},
+		{ex(`{"id": "c", "lesson": "l", "kind": "manipulate", "question": "q", "explanation": "e", "answer": {"goal": "g"}}`), "example is missing"},
+		{ex(`{"id": "c", "lesson": "l", "kind": "find-the-bug", "question": "q", "explanation": "e", "answer": {"mutant": "m"}}`), "pair is missing"},
+	} {
+		_, err := Decode(strings.NewReader(c.in))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s\n  error %v, want it to say %q", c.in, err, c.want)
+		}
+	}
+	p := mustPack(t)
+	for _, c := range []struct{ in, want string }{
+		{`{"answer": {}}`, `did you mean "answers"`},
+		{`{"answers": {"nope": 1}}`, "answers.nope: the pack has no exercise"},
+		{`{"answers": {"sigma": "five"}}`, "answers.sigma: expected a number"},
+		{`{"answers": {"which": 7}}`, "answers.which: expected a choice's index from 0 to 1"},
+		{`{"answers": {"which": "neither"}}`, `"neither" is none of the choices`},
+		{`{"answers": {"bug": {"mutant": "keep-all", "pair": "x"}}}`, "answers.bug: expected"},
+	} {
+		a, err := DecodeAnswers(strings.NewReader(c.in))
+		if err == nil {
+			_, err = p.Grade(a, fakeLab{})
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want it to say %q", c.in, err, c.want)
+		}
+	}
+}
+
+// Decode never panics and, when it accepts a pack, every exercise is valid
+// for its kind.
+func FuzzDecode(f *testing.F) {
+	f.Add([]byte(pack))
+	f.Add([]byte(`{"version": 1, "title": "t", "exercises": [{"id": "a"}]}`))
+	f.Add([]byte(`{"version":1,"title":"","exercises":[{"id":"x","lesson":"l","kind":"choice","question":"q","explanation":"e","answer":{"choices":["a","b"],"correct":0}}]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, err := Decode(strings.NewReader(string(b)))
+		if err != nil {
+			return
+		}
+		for _, e := range p.Exercises {
+			if err := e.Answer.check(e.Kind, e.ID); err != nil {
+				t.Fatalf("accepted an invalid exercise %s: %v", e.ID, err)
+			}
+			if e.Kind == Choice && (*e.Answer.Correct < 0 || *e.Answer.Correct >= len(e.Answer.Choices)) {
+				t.Fatalf("accepted correct = %d of %d choices", *e.Answer.Correct, len(e.Answer.Choices))
+			}
+		}
+	})
+}
