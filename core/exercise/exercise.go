@@ -26,6 +26,7 @@
 package exercise
 
 import (
+	_ "embed"
 	"encoding/json"
 	"github.com/uldplab/uldp/core/format"
 	"io"
@@ -55,7 +56,8 @@ const (
 	// see it: graded like Numeric, the key read at the run's end.
 	Predict Kind = "predict"
 	// Manipulate asks for a state of the lesson (reached by dragging and
-	// setting controls) that meets a goal the lesson's engine checks.
+	// setting controls) on which, at the run's end, one of the lesson's
+	// readouts meets a goal.
 	Manipulate Kind = "manipulate"
 	// FindTheBug hides a broken variant in the audit lab: the student
 	// names it and gives a pair on which the lab catches it.
@@ -99,10 +101,15 @@ type Spec struct {
 	// Choice: the choices, and the index (from 0) of the right one.
 	Choices []string `json:"choices,omitempty"`
 	Correct *int     `json:"correct,omitempty"`
-	// Manipulate: the goal the student's state must meet, by the name the
-	// lesson knows it by, and a state that meets it (the key).
-	Goal    string `json:"goal,omitempty"`
-	Example string `json:"example,omitempty"`
+	// Manipulate: the goal is on Readout at the run's end: its value
+	// above Above and below Below (each when given), its warning flag
+	// equal to Warn and its text containing Contains (when given).
+	// Example is a state that meets it (the key).
+	Above    *float64 `json:"above,omitempty"`
+	Below    *float64 `json:"below,omitempty"`
+	Warn     *bool    `json:"warn,omitempty"`
+	Contains string   `json:"contains,omitempty"`
+	Example  string   `json:"example,omitempty"`
 	// FindTheBug: the broken variant under audit, and a state of the audit
 	// lab (a mechanism and a pair) on which it is caught (the key).
 	Mutant string `json:"mutant,omitempty"`
@@ -116,7 +123,7 @@ var (
 		Numeric:    {"value", "readout", "tolerance", "relative"},
 		Predict:    {"value", "readout", "tolerance", "relative"},
 		Choice:     {"choices", "correct"},
-		Manipulate: {"goal", "example"},
+		Manipulate: {"readout", "above", "below", "warn", "contains", "example"},
 		FindTheBug: {"mutant", "pair"},
 	}
 	idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
@@ -251,8 +258,12 @@ func (s Spec) check(k Kind, path string) error {
 		}
 	case Manipulate:
 		switch {
-		case s.Goal == "":
-			return format.Errorf("%s.goal is missing: the lesson's name for the state to reach", path)
+		case s.Readout == "":
+			return format.Errorf("%s.readout is missing: the lesson's readout the goal is about", path)
+		case s.Above == nil && s.Below == nil && s.Warn == nil && s.Contains == "":
+			return format.Errorf("%s: give the goal: above, below, warn or contains", path)
+		case s.Above != nil && s.Below != nil && !(*s.Above < *s.Below):
+			return format.Errorf("%s: above = %v and below = %v leave nothing between", path, *s.Above, *s.Below)
 		case s.Example == "":
 			return format.Errorf("%s.example is missing: a state of the lesson that meets the goal (the key)", path)
 		}
@@ -274,3 +285,9 @@ func kindList() string {
 	}
 	return strings.Join(out, ", ")
 }
+
+//go:embed builtin.json
+var builtin []byte
+
+// Builtin returns ULDP Lab's own pack.
+func Builtin() (*Pack, error) { return decode(builtin) }

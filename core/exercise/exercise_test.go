@@ -11,24 +11,19 @@ import (
 // state, pairs that catch by state.
 type fakeLab struct{}
 
-func (fakeLab) Readout(lesson, state, name string, end bool) (float64, error) {
+func (fakeLab) Readouts(lesson, state, data string, end bool) ([]Reading, error) {
 	switch {
-	case lesson == "calibration" && name == "sigma" && !end:
-		return 4.8, nil
-	case lesson == "outlier-removal" && name == "kept" && end:
-		return 28, nil
+	case lesson == "calibration" && !end:
+		return []Reading{{Name: "sigma", Value: 4.8, Text: "4.8"}}, nil
+	case lesson == "outlier-removal" && end:
+		fails := state == "n=30&tau=0.01" || data == "user,x1\n1,0\n"
+		out := Reading{Name: "outcome", Text: "every user kept"}
+		if fails {
+			out = Reading{Name: "outcome", Text: "the gate failed: output 0", Warn: true}
+		}
+		return []Reading{{Name: "kept", Value: 28}, out}, nil
 	}
-	return 0, errors.New("no such readout")
-}
-
-func (fakeLab) Goal(lesson, goal, state string) (bool, string, error) {
-	if goal != "gate-fails" {
-		return false, "", errors.New("no such goal")
-	}
-	if state == "n=30&tau=0.01" {
-		return true, "the gate fails", nil
-	}
-	return false, "the gate passes", nil
+	return nil, errors.New("no such lesson")
 }
 
 func (fakeLab) Catches(state, mutant string) (bool, string, error) {
@@ -49,7 +44,7 @@ const pack = `{
     {"id": "which", "lesson": "outlier-removal", "kind": "choice", "question": "Which?",
      "answer": {"choices": ["the crowd", "the far users"], "correct": 1}, "explanation": "p = 0 below n/2"},
     {"id": "break-gate", "lesson": "outlier-removal", "kind": "manipulate", "question": "Make the gate fail.",
-     "answer": {"goal": "gate-fails", "example": "n=30&tau=0.01"}, "explanation": "shrink τ"},
+     "answer": {"readout": "outcome", "warn": true, "contains": "gate failed", "example": "n=30&tau=0.01"}, "explanation": "shrink τ"},
     {"id": "bug", "lesson": "audit", "kind": "find-the-bug", "state": "mech=orme", "question": "Which variant?",
      "answer": {"mutant": "keep-all", "pair": "mech=orme&pair=far-user"}, "explanation": "keep-all moves the mean"},
     {"id": "literal", "lesson": "calibration", "kind": "numeric", "question": "2 + 2?",
@@ -101,6 +96,11 @@ func TestKeyIsRightAndWrongAnswersAreNot(t *testing.T) {
 	if f := r.Results[2].Feedback; !strings.Contains(f, "the answer is “the far users”") {
 		t.Errorf("choice feedback %q", f)
 	}
+	// A state with data: the dragged users count.
+	r, _ = p.Grade(Answers{"break-gate": json.RawMessage(`{"state": "n=1", "data": "user,x1\n1,0\n"}`)}, fakeLab{})
+	if !r.Results[3].Correct {
+		t.Errorf("a manipulation with data: %+v", r.Results[3])
+	}
 	// The right mutant on a pair that does not catch it is not enough.
 	r, _ = p.Grade(Answers{"bug": json.RawMessage(`{"mutant": "keep-all", "state": "mech=orme&pair=two-crowds"}`)}, fakeLab{})
 	if r.Results[4].Correct || !strings.Contains(r.Results[4].Feedback, "the audit passes") || !strings.Contains(r.Results[0].Feedback, "not answered") {
@@ -130,7 +130,9 @@ func TestDecodeErrorsSayWhere(t *testing.T) {
 		{ex(strings.Replace(good, `"kind": "numeric"`, `"kind": "numeric", "state": "scene=calibration&eps=1"`, 1)), "without the scene"},
 		{ex(`{"id": "c", "lesson": "l", "kind": "choice", "question": "q", "explanation": "e", "answer": {"choices": ["x", "y"], "correct": 2}}`), "correct = 2"},
 		{ex(`{"id": "c", "lesson": "l", "kind": "choice", "question": "q", "explanation": "e", "answer": {"choices": ["x", "y"]}}`), "correct is missing"},
-		{ex(`{"id": "c", "lesson": "l", "kind": "manipulate", "question": "q", "explanation": "e", "answer": {"goal": "g"}}`), "example is missing"},
+		{ex(`{"id": "c", "lesson": "l", "kind": "manipulate", "question": "q", "explanation": "e", "answer": {"readout": "g", "warn": true}}`), "example is missing"},
+		{ex(`{"id": "c", "lesson": "l", "kind": "manipulate", "question": "q", "explanation": "e", "answer": {"readout": "g", "example": "x"}}`), "give the goal"},
+		{ex(`{"id": "c", "lesson": "l", "kind": "manipulate", "question": "q", "explanation": "e", "answer": {"readout": "g", "above": 2, "below": 1, "example": "x"}}`), "leave nothing between"},
 		{ex(`{"id": "c", "lesson": "l", "kind": "find-the-bug", "question": "q", "explanation": "e", "answer": {"mutant": "m"}}`), "pair is missing"},
 	} {
 		_, err := Decode(strings.NewReader(c.in))

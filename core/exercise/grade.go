@@ -2,6 +2,7 @@ package exercise
 
 import (
 	"encoding/json"
+	"errors"
 	"github.com/uldplab/uldp/core/format"
 	"io"
 	"math"
@@ -15,15 +16,44 @@ import (
 // key is what the lesson shows and a student's state is judged by the code
 // that drew it.
 type Lab interface {
-	// Readout is the value of lesson's readout name at state, at the
+	// Readouts are lesson's readouts at state, with its users replaced by
+	// data (the lesson's dataset as CSV; empty: the state's own), at the
 	// run's end when end is set.
-	Readout(lesson, state, name string, end bool) (float64, error)
-	// Goal reports whether lesson at state meets goal, and why.
-	Goal(lesson, goal, state string) (bool, string, error)
+	Readouts(lesson, state, data string, end bool) ([]Reading, error)
 	// Catches reports whether the audit lab at state (a mechanism and a
 	// neighbouring pair) catches the broken variant mutant, and why.
 	Catches(state, mutant string) (bool, string, error)
 }
+
+// Reading is one readout of a lesson.
+type Reading struct {
+	Name  string
+	Value float64
+	Text  string
+	Warn  bool
+}
+
+// reading finds the readout called name.
+func reading(lab Lab, lesson, state, data, name string, end bool) (Reading, error) {
+	rs, err := lab.Readouts(lesson, state, data, end)
+	if err != nil {
+		return Reading{}, err
+	}
+	var names []string
+	for _, r := range rs {
+		if r.Name == name {
+			return r, nil
+		}
+		names = append(names, r.Name)
+	}
+	return Reading{}, notShown{format.Sprintf("lesson %s shows no readout %q there (it shows %s)", lesson, name, strings.Join(names, ", "))}
+}
+
+// notShown is a readout the lesson does not show at a state: for a
+// manipulation, a goal not met (an outcome shows only once it happens).
+type notShown struct{ msg string }
+
+func (e notShown) Error() string { return e.msg }
 
 // Result is one graded answer.
 type Result struct {
@@ -40,9 +70,17 @@ type Report struct {
 }
 
 // Answers are a student's answers by exercise id: a number (numeric,
-// predict), a choice's index or text (choice), a state (manipulate), or
+// predict), a choice's index or text (choice), a state or {"state": …,
+// "data": …} (manipulate: the lesson's link state, and its dataset as CSV
+// when the student dragged users, which a link does not hold), or
 // {"mutant": …, "state": …} (find-the-bug).
 type Answers map[string]json.RawMessage
+
+// StateAnswer answers a manipulate exercise.
+type StateAnswer struct {
+	State string `json:"state"`
+	Data  string `json:"data,omitempty"`
+}
 
 // BugAnswer answers a find-the-bug exercise.
 type BugAnswer struct {
@@ -133,16 +171,23 @@ func (e Exercise) grade(raw json.RawMessage, lab Lab) (Result, error) {
 		res.Correct = i == *s.Correct
 		res.Feedback = format.Sprintf("%s: you chose “%s”; the answer is “%s”. %s", verdict(res.Correct), s.Choices[i], s.Choices[*s.Correct], e.Explanation)
 	case Manipulate:
-		var state string
-		if err := json.Unmarshal(raw, &state); err != nil {
-			return res, format.Errorf("%s: expected the lesson's state, a string", path)
+		var a StateAnswer
+		if json.Unmarshal(raw, &a.State) != nil {
+			if err := strictjson.Decode(raw, &a); err != nil {
+				return res, format.Errorf("%s: expected the lesson's state (a string) or {\"state\": …, \"data\": …}: %v", path, err)
+			}
 		}
-		met, why, err := lab.Goal(e.Lesson, s.Goal, state)
-		if err != nil {
+		r, err := reading(lab, e.Lesson, a.State, a.Data, s.Readout, true)
+		var absent notShown
+		switch {
+		case errors.As(err, &absent):
+			res.Feedback = format.Sprintf("%s: on your state the lesson shows no %s at the run's end; the goal: %s. %s", verdict(false), s.Readout, s.goal(), e.Explanation)
+			return res, nil
+		case err != nil:
 			return res, format.Errorf("%s: %v", path, err)
 		}
-		res.Correct = met
-		res.Feedback = format.Sprintf("%s: %s. %s", verdict(met), why, e.Explanation)
+		res.Correct = s.meets(r)
+		res.Feedback = format.Sprintf("%s: on your state the lesson's %s reads %s; the goal: %s. %s", verdict(res.Correct), r.Name, shown(r), s.goal(), e.Explanation)
 	case FindTheBug:
 		var b BugAnswer
 		if err := strictjson.Decode(raw, &b); err != nil {
@@ -167,11 +212,43 @@ func (e Exercise) key(lab Lab) (float64, error) {
 	if e.Answer.Value != nil {
 		return *e.Answer.Value, nil
 	}
-	v, err := lab.Readout(e.Lesson, e.State, e.Answer.Readout, e.Kind == Predict)
+	r, err := reading(lab, e.Lesson, e.State, "", e.Answer.Readout, e.Kind == Predict)
 	if err != nil {
 		return 0, format.Errorf("exercise %s: reading the key: %v", e.ID, err)
 	}
-	return v, nil
+	return r.Value, nil
+}
+
+// meets says whether a reading meets a manipulation's goal.
+func (s Spec) meets(r Reading) bool {
+	return (s.Above == nil || r.Value > *s.Above) && (s.Below == nil || r.Value < *s.Below) &&
+		(s.Warn == nil || r.Warn == *s.Warn) && strings.Contains(r.Text, s.Contains)
+}
+
+// goal writes a manipulation's goal.
+func (s Spec) goal() string {
+	var parts []string
+	if s.Above != nil {
+		parts = append(parts, "above "+num(*s.Above))
+	}
+	if s.Below != nil {
+		parts = append(parts, "below "+num(*s.Below))
+	}
+	if s.Warn != nil {
+		parts = append(parts, map[bool]string{true: "flagged", false: "not flagged"}[*s.Warn])
+	}
+	if s.Contains != "" {
+		parts = append(parts, "saying “"+s.Contains+"”")
+	}
+	return s.Readout + " " + strings.Join(parts, ", ")
+}
+
+// shown writes a reading as the lesson shows it.
+func shown(r Reading) string {
+	if r.Text != "" {
+		return "“" + r.Text + "”"
+	}
+	return num(r.Value)
 }
 
 // choice reads a choice answer: an index from 0, or the choice's text.

@@ -1,0 +1,118 @@
+// Package classroom runs the lessons for exercise packs: the lessons' own
+// engines read the keys a pack names and judge the states students reach
+// (exercise.Lab), for the command line and the HTTP API. The browser's
+// lesson modules do not link it.
+package classroom
+
+import (
+	"github.com/uldplab/uldp/core/format"
+	"strings"
+	"sync"
+
+	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/exercise"
+	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/scenes"
+)
+
+// Lab is the lessons as an exercise.Lab. Each call opens a fresh lesson.
+type Lab struct{}
+
+var (
+	namesOnce sync.Once
+	byName    map[string]scenes.Lesson
+	names     []string
+)
+
+// lessons maps the lessons' names to their entries.
+func lessons() (map[string]scenes.Lesson, []string) {
+	namesOnce.Do(func() {
+		byName = map[string]scenes.Lesson{}
+		for _, l := range scenes.Lessons() {
+			n := l.New().Info().Name
+			byName[n] = l
+			names = append(names, n)
+		}
+	})
+	return byName, names
+}
+
+// Lessons lists the lessons' names in menu order, for validating packs.
+func Lessons() []string {
+	_, ns := lessons()
+	return append([]string(nil), ns...)
+}
+
+// open starts lesson at state, its users replaced by data (a CSV) when
+// given, and finishes what the settings start computing.
+func open(lesson, state, data string) (*viz.App, error) {
+	ls, ns := lessons()
+	l, ok := ls[lesson]
+	if !ok {
+		return nil, format.Errorf("no lesson %q: the lessons are %s", lesson, strings.Join(ns, ", "))
+	}
+	s := l.New()
+	app := viz.NewApp(s)
+	if err := app.Restore("scene=" + lesson + "&" + strings.TrimPrefix(state, "#")); err != nil {
+		return nil, format.Errorf("lesson %s's state %q: %v", lesson, state, err)
+	}
+	app.Settle()
+	if data != "" {
+		loader, ok := s.(viz.DatasetLoader)
+		if !ok {
+			return nil, format.Errorf("lesson %s takes no dataset", lesson)
+		}
+		d, err := dataset.ReadCSV(strings.NewReader(data), false)
+		if err != nil {
+			return nil, format.Errorf("the dataset: %v", err)
+		}
+		if err := loader.LoadDataset(d); err != nil {
+			return nil, format.Errorf("the dataset does not fit lesson %s's settings: %v", lesson, err)
+		}
+		app.Invalidate()
+	}
+	return app, nil
+}
+
+// Readouts are the lesson's readouts there, at the run's end when end.
+func (Lab) Readouts(lesson, state, data string, end bool) ([]exercise.Reading, error) {
+	app, err := open(lesson, state, data)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := app.Scene().(viz.Stepped); ok && end {
+		if err := app.Set(viz.CtlEnd, ""); err != nil {
+			return nil, err
+		}
+	}
+	var out []exercise.Reading
+	for _, r := range app.Readouts() {
+		out = append(out, exercise.Reading{Name: r.Name, Value: r.Value, Text: r.Text, Warn: r.Warn})
+	}
+	return out, nil
+}
+
+// Catches runs the audit lab at state with mutant under audit: caught when
+// the exact δ(ε) at the claimed ε exceeds the claim. Mechanisms the lab
+// can only sample have no exact verdict to grade by.
+func (lab Lab) Catches(state, mutant string) (bool, string, error) {
+	app, err := open("audit", state, "")
+	if err != nil {
+		return false, "", err
+	}
+	if err := app.Set("mutant", mutant); err != nil {
+		return false, "", err
+	}
+	for _, r := range app.Readouts() {
+		switch r.Name {
+		case "error":
+			return false, "", format.Errorf("the audit lab cannot audit there: %s", r.Text)
+		case "exact":
+			if r.Warn {
+				return true, "the exact δ at the claimed ε exceeds the promise (" + r.Text + ")", nil
+			}
+			return false, "the exact δ at the claimed ε keeps the promise (" + r.Text + ")", nil
+		}
+	}
+	return false, "", format.Errorf("the audit lab has no exact verdict there (%s); find-the-bug grades by the exact one", state)
+}

@@ -1,0 +1,122 @@
+package classroom
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/uldplab/uldp/core/exercise"
+)
+
+// wrongAnswer is an answer to e that must grade as wrong: a number off by
+// well over the tolerance, the next choice, the exercise's own starting
+// state (which must not meet the goal yet), another broken variant.
+func wrongAnswer(t *testing.T, e exercise.Exercise, key any) json.RawMessage {
+	t.Helper()
+	var v any
+	switch e.Kind {
+	case exercise.Numeric, exercise.Predict:
+		k := key.(float64)
+		off := 10*e.Answer.Tolerance + 1
+		if e.Answer.Relative {
+			off = math.Abs(k)*10*e.Answer.Tolerance + 1
+		}
+		v = k + off
+	case exercise.Choice:
+		v = (*e.Answer.Correct + 1) % len(e.Answer.Choices)
+	case exercise.Manipulate:
+		v = e.State
+	case exercise.FindTheBug:
+		v = exercise.BugAnswer{Mutant: "no-such-variant", State: e.Answer.Pair}
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Every built-in exercise grades as right with the instructor's key (read
+// from the lessons themselves) and as wrong with a wrong answer, on real
+// lessons; the pack covers every kind and names only real lessons.
+func TestBuiltinPackGradesRightAndWrong(t *testing.T) {
+	p, err := exercise.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := p.Key(Lab{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	right := exercise.Answers{}
+	for id, v := range key {
+		b, _ := json.Marshal(v)
+		right[id] = b
+	}
+	r, err := p.Grade(right, Lab{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Score != r.Total || r.Total != len(p.Exercises) {
+		t.Errorf("the key scores %d of %d", r.Score, r.Total)
+		for _, res := range r.Results {
+			if !res.Correct {
+				t.Errorf("  %s: %s", res.ID, res.Feedback)
+			}
+		}
+	}
+	kinds := map[exercise.Kind]bool{}
+	for _, e := range p.Exercises {
+		kinds[e.Kind] = true
+		if !slices.Contains(Lessons(), e.Lesson) {
+			t.Errorf("%s: no lesson %q", e.ID, e.Lesson)
+		}
+		r, err := p.Grade(exercise.Answers{e.ID: wrongAnswer(t, e, key[e.ID])}, Lab{})
+		if err != nil {
+			t.Errorf("%s: %v", e.ID, err)
+			continue
+		}
+		for _, res := range r.Results {
+			if res.ID == e.ID && (res.Correct || !strings.Contains(res.Feedback, "Not quite")) {
+				t.Errorf("%s: a wrong answer graded %+v", e.ID, res)
+			}
+		}
+	}
+	if len(kinds) != 5 {
+		t.Errorf("the pack has %d kinds of exercise, want all 5", len(kinds))
+	}
+}
+
+// A state the student reached by dragging counts through its data: the
+// lesson's dataset CSV replaces the preset's users.
+func TestManipulationWithData(t *testing.T) {
+	rs, err := Lab{}.Readouts("outlier-removal", "preset=outliers&n=30&tau=0.5&eps=8&delta=0.1&mode=paper&seed=2", farApart(30), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs {
+		if r.Name == "outcome" && (!r.Warn || !strings.Contains(r.Text, "gate failed")) {
+			t.Errorf("30 users 10 apart: outcome %+v, want the gate to fail", r)
+		}
+	}
+	if _, err := (Lab{}).Readouts("outlier-removal", "n=30", farApart(7), true); err == nil || !strings.Contains(err.Error(), "does not fit") {
+		t.Errorf("7 users into a lesson of 30: %v", err)
+	}
+	if _, err := (Lab{}).Readouts("no-lesson", "", "", false); err == nil || !strings.Contains(err.Error(), "the lessons are user-level") {
+		t.Errorf("an unknown lesson: %v", err)
+	}
+}
+
+// farApart is n users, one item each in 2-D, 10 apart on a line.
+func farApart(n int) string {
+	var b strings.Builder
+	b.WriteString("user,x1,x2\n")
+	for i := range n {
+		b.WriteString(strings.Join([]string{itoa(i + 1), itoa(10 * i), "0"}, ",") + "\n")
+	}
+	return b.String()
+}
+
+func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
