@@ -1400,3 +1400,50 @@ func TestAuditOutlierRemoval(t *testing.T) {
 		t.Errorf("accelerated: %+v", mc)
 	}
 }
+
+// The built-in pack: list, the instructor's key graded full marks, a wrong
+// answer graded wrong with feedback, and bad packs and answers refused with
+// their place.
+func TestExercisesAndGrade(t *testing.T) {
+	var list []struct {
+		ID, Lesson, Kind, Question string
+	}
+	ok(t, &list, "exercises", "list")
+	if len(list) < 16 || list[0].ID == "" || list[0].Lesson == "" || list[0].Question == "" {
+		t.Fatalf("list: %+v", list)
+	}
+	dir := t.TempDir()
+	key := uldp(t, "exercises", "solve")
+	if key.code != 0 {
+		t.Fatalf("solve: exit %d: %s", key.code, key.stderr)
+	}
+	keyFile := filepath.Join(dir, "key.json")
+	os.WriteFile(keyFile, []byte(key.stdout), 0o644)
+	var report struct {
+		Score, Total int
+		Results      []struct {
+			ID       string
+			Correct  bool
+			Feedback string
+		}
+	}
+	ok(t, &report, "grade", "--answers", keyFile)
+	if report.Score != report.Total || report.Total != len(list) {
+		t.Errorf("the key scores %d of %d", report.Score, report.Total)
+	}
+	wrong := filepath.Join(dir, "wrong.json")
+	os.WriteFile(wrong, []byte(`{"answers": {"user-level-sensitivity": 0.05, "user-level-ratio": "they are equal"}}`), 0o644)
+	ok(t, &report, "grade", "--answers", wrong)
+	if report.Score != 0 || !strings.Contains(report.Results[0].Feedback, "the lesson shows 0.5") || !strings.Contains(report.Results[2].Feedback, "not answered") {
+		t.Errorf("wrong answers: %+v", report)
+	}
+	badPack := filepath.Join(dir, "pack.json")
+	os.WriteFile(badPack, []byte(`{"version": 1, "title": "t", "exercises": [{"id": "a", "lesson": "calibration", "kind": "numeric", "question": "q", "explanation": "e", "answer": {"value": 1, "tolerence": 0}}]}`), 0o644)
+	bad(t, `exercises[0] (a).answer: unknown field "tolerence" (did you mean "tolerance"?)`, "exercises", "list", "--pack", badPack)
+	os.WriteFile(badPack, []byte(`{"version": 1, "title": "t", "exercises": [{"id": "a", "lesson": "calibrations", "kind": "numeric", "question": "q", "explanation": "e", "answer": {"value": 1}}]}`), 0o644)
+	bad(t, "exercises about no lesson of ULDP Lab: a (calibrations)", "exercises", "list", "--pack", badPack)
+	os.WriteFile(wrong, []byte(`{"answers": {"no-such": 1}}`), 0o644)
+	bad(t, "answers.no-such: the pack has no exercise", "grade", "--answers", wrong)
+	bad(t, "missing --answers", "grade")
+	bad(t, "uldp exercises list", "exercises", "show")
+}

@@ -39,6 +39,8 @@ var commands = map[string]command{
 	"run":       {"run a mechanism on a dataset or scenario: result and trace", cmdRun},
 	"step":      {"walk a run's trace step by step (interactive on a terminal)", cmdStep},
 	"audit":     {"exact δ(ε) of a mechanism on a neighbouring pair, against its guarantee", cmdAudit},
+	"exercises": {"exercise packs: uldp exercises list|solve [--pack builtin|FILE]", cmdExercises},
+	"grade":     {"grade a student's answers: uldp grade --answers FILE [--pack builtin|FILE]", cmdGrade},
 }
 
 // env carries the streams a command writes to.

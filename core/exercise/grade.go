@@ -161,15 +161,22 @@ func (e Exercise) grade(raw json.RawMessage, lab Lab) (Result, error) {
 			tol *= math.Abs(key)
 		}
 		res.Correct = math.Abs(x-key) <= tol
-		res.Feedback = format.Sprintf("%s: you gave %s; the lesson shows %s, and answers within %s of it count. %s",
-			verdict(res.Correct), num(x), num(key), num(tol), e.Explanation)
+		if res.Correct {
+			res.Feedback = format.Sprintf("Right: %s (the lesson shows %s). %s", num(x), num(key), e.Explanation)
+		} else {
+			res.Feedback = format.Sprintf("Not quite: you gave %s; the lesson shows %s, and answers within %s of it count. %s", num(x), num(key), num(tol), e.Explanation)
+		}
 	case Choice:
 		i, err := s.choice(raw, path)
 		if err != nil {
 			return res, err
 		}
 		res.Correct = i == *s.Correct
-		res.Feedback = format.Sprintf("%s: you chose “%s”; the answer is “%s”. %s", verdict(res.Correct), s.Choices[i], s.Choices[*s.Correct], e.Explanation)
+		if res.Correct {
+			res.Feedback = format.Sprintf("Right: “%s”. %s", s.Choices[i], e.Explanation)
+		} else {
+			res.Feedback = format.Sprintf("Not quite: you chose “%s”; the answer is “%s”. %s", s.Choices[i], s.Choices[*s.Correct], e.Explanation)
+		}
 	case Manipulate:
 		var a StateAnswer
 		if json.Unmarshal(raw, &a.State) != nil {
