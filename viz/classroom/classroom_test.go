@@ -87,6 +87,19 @@ func TestBuiltinPackGradesRightAndWrong(t *testing.T) {
 	if len(kinds) != 5 {
 		t.Errorf("the pack has %d kinds of exercise, want all 5", len(kinds))
 	}
+	// The classroom issue's floor: at least 30, and 3 for every lesson.
+	per := map[string]int{}
+	for _, e := range p.Exercises {
+		per[e.Lesson]++
+	}
+	for _, l := range Lessons() {
+		if per[l] < 3 {
+			t.Errorf("lesson %s has %d exercises, want at least 3", l, per[l])
+		}
+	}
+	if len(p.Exercises) < 30 {
+		t.Errorf("%d exercises, want at least 30", len(p.Exercises))
+	}
 }
 
 // A state the student reached by dragging counts through its data: the
