@@ -150,13 +150,7 @@ type AuditLab struct {
 
 	points []audit.Point
 	err    error
-	runs   int
-	mc     *audit.MCRun
-	mem    audit.MCMemory // mc's arrays, kept for the next audit
-	mcErr  error
-	// stopped is how far a Monte Carlo audit the user stopped had got (0:
-	// none stopped since the last change).
-	stopped float64
+	labMC
 
 	ax   plotArea   // AboveThreshold's bars
 	line numberLine // DelOutputPert's users
@@ -248,9 +242,9 @@ func pairNames(m string) []string {
 // against an inlier.
 func NewAuditLab() *AuditLab {
 	s := &AuditLab{
-		del:  mech.DelParams{Eps: 8, Delta: 0.1, Sens: 0.1},
-		at:   mech.ATParams{Eps: 1, Threshold: 0},
-		runs: 100_000,
+		del:   mech.DelParams{Eps: 8, Delta: 0.1, Sens: 0.1},
+		at:    mech.ATParams{Eps: 1, Threshold: 0},
+		labMC: labMC{runs: 100_000},
 		// The setting for the classical-σ mutant.
 		gaussEps: 3,
 	}
@@ -325,7 +319,8 @@ func mutantsOf(m string) []string {
 // recompute redraws the exact profile after any change; a running or
 // finished Monte Carlo audit no longer matches the pair and is dropped.
 func (s *AuditLab) recompute() {
-	s.mc, s.mcErr, s.err, s.stopped = nil, nil, nil, 0
+	s.drop()
+	s.err = nil
 	g := s.guarantee()
 	eps := make([]float64, 81)
 	for i := range eps {
@@ -475,17 +470,6 @@ func valuesData(values []float64) *dataset.Dataset {
 	return d
 }
 
-func (s *AuditLab) running() bool { return s.mc != nil && !s.mc.Done() && s.mcErr == nil }
-
-func (s *AuditLab) mcButton() viz.Control {
-	c := viz.Control{Name: "monte-carlo", Label: "run the Monte Carlo audit", Key: "m",
-		Help: "samples both sides in the background; α = 10⁻³ false-flag probability"}
-	if s.running() {
-		c.Label, c.Help = "stop the Monte Carlo audit", "stops sampling; M again starts afresh"
-	}
-	return c
-}
-
 // startMC prepares the Monte Carlo audit; Tick advances it.
 func (s *AuditLab) startMC() error {
 	var a, b audit.Sampler
@@ -517,30 +501,11 @@ func (s *AuditLab) startMC() error {
 		}
 		a, b = audit.LawSampler(la, s.del.Eps/2, 1), audit.LawSampler(lb, s.del.Eps/2, 1)
 	}
-	run, err := audit.NewMCRun(a, b, s.guarantee(), audit.MCConfig{Runs: s.runs, Alpha: 1e-3, Seed: 1, Memory: &s.mem})
-	if err != nil {
-		return err
-	}
-	s.mc, s.mcErr, s.stopped = run, nil, 0
-	return nil
+	return s.start(a, b, s.guarantee())
 }
 
-// Tick samples for about 8 ms per frame until the audit is done.
-func (s *AuditLab) Tick(float64) bool {
-	if !s.running() {
-		return false
-	}
-	// Sample for 6 ms a frame, checking the clock every 200 runs (about
-	// 0.5 ms in the browser for the slowest sampler, DP-SGD's), so a tick
-	// stays under 12 ms with the frame's drawing beside it.
-	for over := viz.Deadline(6); !s.mc.Done() && !over(); {
-		if err := s.mc.Step(200); err != nil {
-			s.mcErr = err
-			break
-		}
-	}
-	return true
-}
+// Tick samples the Monte Carlo audit under way, a slice per frame.
+func (s *AuditLab) Tick(float64) bool { return s.tick() }
 
 // form binds the scene's inputs.
 func (s *AuditLab) form() viz.Form {
@@ -559,16 +524,8 @@ func (s *AuditLab) form() viz.Form {
 			Help: "drag the users or queries to make your own pair", ChoiceHelp: pairHelp(s.mech)}),
 		viz.Choose(&s.mutant, viz.Control{Name: "mutant", Label: "broken variant", Choices: mutantsOf(s.mech),
 			Help: "a bug the audit must catch on some pair", ChoiceHelp: mutantHelp()}),
-		viz.Int(&s.runs, viz.Control{Name: "runs", Label: "Monte Carlo runs per side", Kind: viz.Slider, Min: 1000, Max: 1_000_000, Step: 1000, Log: true}),
-		viz.Action(s.mcButton(), func() error {
-			if s.running() { // the same button (M) stops it
-				done, total := s.mc.Progress()
-				s.mc, s.stopped = nil, math.Max(float64(done)/float64(total), 1e-9)
-				return nil
-			}
-			return s.startMC()
-		}),
 	}
+	f = append(f, s.fields(s.startMC)...)
 	if s.mech == labGauss {
 		eps := viz.Float(&s.gaussEps, viz.Control{Name: "eps", Label: "claimed ε", Kind: viz.Slider, Min: 0.1, Max: 20, Log: true,
 			Help: "δ = 10⁻⁵; the classical σ's proof needs ε < 1"})
@@ -633,18 +590,8 @@ func (s *AuditLab) Readouts() []viz.Readout {
 		r = append(r, viz.Readout{Name: "exact", Label: format.Sprintf("exact δ at ε = %g", g.Eps), Value: math.Max(p.DeltaAB, p.DeltaBA),
 			Text: format.Sprintf("%.3g and %.3g vs promised %g: %s", p.DeltaAB, p.DeltaBA, g.Delta, p.Verdict), Warn: p.Verdict == audit.Violation})
 	}
-	switch {
-	case s.mcErr != nil:
-		r = append(r, viz.Readout{Name: "mc", Label: "Monte Carlo", Text: s.mcErr.Error(), Warn: true})
-	case s.stopped > 0:
-		r = append(r, viz.Readout{Name: "mc", Label: "Monte Carlo", Text: format.Sprintf("stopped at %.0f%%; no verdict", 100*s.stopped)})
-	case s.mc != nil && !s.mc.Done():
-		done, total := s.mc.Progress()
-		r = append(r, viz.Readout{Name: "mc", Label: "Monte Carlo", Value: float64(done) / float64(total), Text: format.Sprintf("sampling… %.0f%%", 100*float64(done)/float64(total))})
-	case s.mc != nil:
-		res := s.mc.Result()
-		r = append(r, viz.Readout{Name: "mc", Label: "Monte Carlo", Value: res.EpsLower, Warn: res.Verdict == "violation",
-			Text: format.Sprintf("ε ≥ %.3g with probability ≥ 0.999 (claimed %g): %s%s", res.EpsLower, g.Eps, res.Verdict, reachNote(res, g.Eps))})
+	if mc, ok := s.readout(g.Eps); ok {
+		r = append(r, mc)
 	}
 	return r
 }
@@ -671,12 +618,4 @@ func rsgdTestText(t audit.RSGDTest) string {
 	}
 	return format.Sprintf("%.3g on this pair, %.3g against the proof's worst neighbour (the scores from step %d moved by 2), may lose ε/2 = %g: %s",
 		t.Loss, t.WorstLoss, t.Step, t.Budget, verdict)
-}
-
-// reachNote warns when the runs are too few to refute the claim at all.
-func reachNote(r audit.MCResult, claimed float64) string {
-	if r.Verdict == "pass" && r.EpsReach <= claimed {
-		return format.Sprintf("; %d runs can show at most ε ≈ %.3g, so they cannot refute ε = %g: raise the runs", r.Runs, r.EpsReach, claimed)
-	}
-	return ""
 }

@@ -58,7 +58,7 @@ func (s *AuditLab) Draw(w, h float64) *viz.List {
 	} else {
 		drawProfile(l, area, s.points, g.Eps, g.Delta, caption)
 	}
-	s.drawMC(l, w, top+ph+40)
+	s.draw(l, w, top+ph+40, s.guarantee().Eps, s.mutant)
 	return l
 }
 
@@ -217,39 +217,6 @@ func (s *AuditLab) drawQueries(l *viz.List, w float64) float64 {
 		}
 	}
 	return p.y0 + p.h
-}
-
-// drawMC shows the Monte Carlo audit's progress or result.
-func (s *AuditLab) drawMC(l *viz.List, w, y float64) {
-	switch {
-	case s.mcErr != nil:
-		l.Text(viz.Point{X: 20, Y: y}, "Monte Carlo: "+s.mcErr.Error(), 12, viz.Vermillion, viz.Left)
-	case s.stopped > 0:
-		l.Text(viz.Point{X: 20, Y: y}, format.Sprintf("Monte Carlo audit stopped at %.0f%%: no verdict — press M to start again", 100*s.stopped), 12, viz.Muted, viz.Left)
-	case s.mc == nil:
-		l.Text(viz.Point{X: 20, Y: y}, "Monte Carlo audit: press “run the Monte Carlo audit” (M) to sample both sides — no closed form needed", 12, viz.Muted, viz.Left)
-	case !s.mc.Done():
-		done, total := s.mc.Progress()
-		frac := float64(done) / float64(total)
-		l.Rect(viz.Point{X: 20, Y: y - 7}, viz.Point{X: w - 20, Y: y + 7}, viz.Style{Stroke: viz.Muted, Width: 1}, 0)
-		l.Rect(viz.Point{X: 20, Y: y - 7}, viz.Point{X: 20 + (w-40)*frac, Y: y + 7}, viz.Style{Fill: viz.Sky}, 0)
-		l.Text(viz.Point{X: w / 2, Y: y}, format.Sprintf("sampling %d of %d outputs — M stops", done, total), 11, viz.Ink, viz.Centre)
-	default:
-		r := s.mc.Result()
-		col := viz.Green
-		if r.Verdict == "violation" {
-			col = viz.Vermillion
-		}
-		claimed := s.guarantee().Eps
-		l.Text(viz.Point{X: 20, Y: y}, format.Sprintf("Monte Carlo, %d runs per side: ε ≥ %.3g with probability ≥ 0.999 (claimed %g) — %s; worst event %s: %.4g vs %.4g",
-			r.Runs, r.EpsLower, claimed, r.Verdict, r.Worst.Name, r.Worst.PA, r.Worst.PB), 12, col, viz.Left)
-		if note := reachNote(r, claimed); note != "" {
-			l.Text(viz.Point{X: 20, Y: y + 18}, "Beware"+note, 12, viz.Vermillion, viz.Left)
-		}
-		if r.Verdict == "violation" && s.mutant != noMutant {
-			l.Text(viz.Point{X: 20, Y: y + 18}, "✗ VIOLATION: sampling alone, the audit catches “"+s.mutant+"”", 12, viz.Vermillion, viz.Left)
-		}
-	}
 }
 
 // Pointer drags users (DelOutputPert) or query bars (AboveThreshold) in

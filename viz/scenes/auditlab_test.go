@@ -379,7 +379,7 @@ func TestAuditLabStopMonteCarlo(t *testing.T) {
 			t.Fatal("the audit is not advancing")
 		}
 	}
-	if c := s.mcButton(); !strings.HasPrefix(c.Label, "stop") {
+	if c := control(a, "monte-carlo"); !strings.HasPrefix(c.Label, "stop") {
 		t.Errorf("while sampling the button reads %q", c.Label)
 	}
 	if !a.Key("m") {

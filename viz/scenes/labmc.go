@@ -1,0 +1,135 @@
+package scenes
+
+import (
+	"github.com/uldplab/uldp/core/format"
+	"math"
+
+	"github.com/uldplab/uldp/core/audit"
+	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/viz"
+)
+
+// labMC is an audit's Monte Carlo run: both sides sampled in the
+// background a slice per frame, started and stopped by one button (M),
+// with its progress or verdict as a readout and a line of the figure.
+type labMC struct {
+	runs  int
+	mc    *audit.MCRun
+	mem   audit.MCMemory // mc's arrays, kept for the next audit
+	mcErr error
+	// stopped is how far a Monte Carlo audit the user stopped had got (0:
+	// none stopped since the last change).
+	stopped float64
+}
+
+// drop forgets the audit: the pair or the variant changed.
+func (m *labMC) drop() { m.mc, m.mcErr, m.stopped = nil, nil, 0 }
+
+func (m *labMC) running() bool { return m.mc != nil && !m.mc.Done() && m.mcErr == nil }
+
+// fields are the runs slider and the button, which starts an audit
+// through start (building the samplers) or stops the one under way.
+func (m *labMC) fields(start func() error) viz.Form {
+	c := viz.Control{Name: "monte-carlo", Label: "run the Monte Carlo audit", Key: "m",
+		Help: "samples both sides in the background; α = 10⁻³ false-flag probability"}
+	if m.running() {
+		c.Label, c.Help = "stop the Monte Carlo audit", "stops sampling; M again starts afresh"
+	}
+	return viz.Form{
+		viz.Int(&m.runs, viz.Control{Name: "runs", Label: "Monte Carlo runs per side", Kind: viz.Slider, Min: 1000, Max: 1_000_000, Step: 1000, Log: true}),
+		viz.Action(c, func() error {
+			if m.running() { // the same button (M) stops it
+				done, total := m.mc.Progress()
+				m.mc, m.stopped = nil, math.Max(float64(done)/float64(total), 1e-9)
+				return nil
+			}
+			return start()
+		}),
+	}
+}
+
+// start begins sampling a against b for the claim g.
+func (m *labMC) start(a, b audit.Sampler, g privacy.Guarantee) error {
+	run, err := audit.NewMCRun(a, b, g, audit.MCConfig{Runs: m.runs, Alpha: 1e-3, Seed: 1, Memory: &m.mem})
+	if err != nil {
+		return err
+	}
+	m.mc, m.mcErr, m.stopped = run, nil, 0
+	return nil
+}
+
+// tick samples for about 6 ms, checking the clock every 200 runs (about
+// 0.5 ms in the browser for the slowest sampler, DP-SGD's), so a tick
+// stays under 12 ms with the frame's drawing beside it.
+func (m *labMC) tick() bool {
+	if !m.running() {
+		return false
+	}
+	for over := viz.Deadline(6); !m.mc.Done() && !over(); {
+		if err := m.mc.Step(200); err != nil {
+			m.mcErr = err
+			break
+		}
+	}
+	return true
+}
+
+// readout is the audit's state against the claimed ε, if there is one.
+func (m *labMC) readout(claimed float64) (viz.Readout, bool) {
+	switch {
+	case m.mcErr != nil:
+		return viz.Readout{Name: "mc", Label: "Monte Carlo", Text: m.mcErr.Error(), Warn: true}, true
+	case m.stopped > 0:
+		return viz.Readout{Name: "mc", Label: "Monte Carlo", Text: format.Sprintf("stopped at %.0f%%; no verdict", 100*m.stopped)}, true
+	case m.mc != nil && !m.mc.Done():
+		done, total := m.mc.Progress()
+		return viz.Readout{Name: "mc", Label: "Monte Carlo", Value: float64(done) / float64(total), Text: format.Sprintf("sampling… %.0f%%", 100*float64(done)/float64(total))}, true
+	case m.mc != nil:
+		res := m.mc.Result()
+		return viz.Readout{Name: "mc", Label: "Monte Carlo", Value: res.EpsLower, Warn: res.Verdict == "violation",
+			Text: format.Sprintf("ε ≥ %.3g with probability ≥ 0.999 (claimed %g): %s%s", res.EpsLower, claimed, res.Verdict, reachNote(res, claimed))}, true
+	}
+	return viz.Readout{}, false
+}
+
+// reachNote warns when the runs are too few to refute the claim at all.
+func reachNote(r audit.MCResult, claimed float64) string {
+	if r.Verdict == "pass" && r.EpsReach <= claimed {
+		return format.Sprintf("; %d runs can show at most ε ≈ %.3g, so they cannot refute ε = %g: raise the runs", r.Runs, r.EpsReach, claimed)
+	}
+	return ""
+}
+
+// draw shows the audit's progress or result at height y of a frame w
+// wide, against the claimed ε; mutant names the broken variant under
+// audit ("none" for the real mechanism).
+func (m *labMC) draw(l *viz.List, w, y, claimed float64, mutant string) {
+	switch {
+	case m.mcErr != nil:
+		l.Text(viz.Point{X: 20, Y: y}, "Monte Carlo: "+m.mcErr.Error(), 12, viz.Vermillion, viz.Left)
+	case m.stopped > 0:
+		l.Text(viz.Point{X: 20, Y: y}, format.Sprintf("Monte Carlo audit stopped at %.0f%%: no verdict — press M to start again", 100*m.stopped), 12, viz.Muted, viz.Left)
+	case m.mc == nil:
+		l.Text(viz.Point{X: 20, Y: y}, "Monte Carlo audit: press “run the Monte Carlo audit” (M) to sample both sides — no closed form needed", 12, viz.Muted, viz.Left)
+	case !m.mc.Done():
+		done, total := m.mc.Progress()
+		frac := float64(done) / float64(total)
+		l.Rect(viz.Point{X: 20, Y: y - 7}, viz.Point{X: w - 20, Y: y + 7}, viz.Style{Stroke: viz.Muted, Width: 1}, 0)
+		l.Rect(viz.Point{X: 20, Y: y - 7}, viz.Point{X: 20 + (w-40)*frac, Y: y + 7}, viz.Style{Fill: viz.Sky}, 0)
+		l.Text(viz.Point{X: w / 2, Y: y}, format.Sprintf("sampling %d of %d outputs — M stops", done, total), 11, viz.Ink, viz.Centre)
+	default:
+		r := m.mc.Result()
+		col := viz.Green
+		if r.Verdict == "violation" {
+			col = viz.Vermillion
+		}
+		l.Text(viz.Point{X: 20, Y: y}, format.Sprintf("Monte Carlo, %d runs per side: ε ≥ %.3g with probability ≥ 0.999 (claimed %g) — %s; worst event %s: %.4g vs %.4g",
+			r.Runs, r.EpsLower, claimed, r.Verdict, r.Worst.Name, r.Worst.PA, r.Worst.PB), 12, col, viz.Left)
+		if note := reachNote(r, claimed); note != "" {
+			l.Text(viz.Point{X: 20, Y: y + 18}, "Beware"+note, 12, viz.Vermillion, viz.Left)
+		}
+		if r.Verdict == "violation" && mutant != noMutant {
+			l.Text(viz.Point{X: 20, Y: y + 18}, "✗ VIOLATION: sampling alone, the audit catches “"+mutant+"”", 12, viz.Vermillion, viz.Left)
+		}
+	}
+}
