@@ -40,6 +40,7 @@ func TestEngineBudgets(t *testing.T) {
 	type entry struct {
 		Name, Module string
 		Export       *entry
+		Parts        []entry
 	}
 	var menu struct{ Lessons []entry }
 	if err := json.Unmarshal(raw, &menu); err != nil {
@@ -78,5 +79,13 @@ func TestEngineBudgets(t *testing.T) {
 			continue
 		}
 		check(*l.Export, exporter)
+		for _, p := range l.Parts {
+			check(p, otherLesson)
+			if p.Export == nil {
+				t.Errorf("part %s has no export module", p.Name)
+				continue
+			}
+			check(*p.Export, exporter)
+		}
 	}
 }

@@ -17,10 +17,42 @@ import (
 // Key, Tick and Set, and paint Frame's list when it reports a change.
 type App struct {
 	scenes []Scene
+	// parts are the lessons' other scenes (AddParts), swapped with the
+	// shown one when it answers a setting with an ElsewhereError.
+	parts  []Scene
+	moving bool // a part is being tried (moveTo), which must not recurse
 	cur    int
 	dirty  bool
 	w, h   float64
 	list   *List
+}
+
+// AddParts gives the app the further scenes of its lessons — a lesson the
+// browser splits across modules, which one process can show whole. When
+// the shown scene answers a setting with an ElsewhereError, the app shows
+// the part of the same lesson that takes it.
+func (a *App) AddParts(parts ...Scene) { a.parts = append(a.parts, parts...) }
+
+// moveTo shows the part of the current lesson that takes el's state.
+func (a *App) moveTo(el ElsewhereError) error {
+	if a.moving {
+		return el
+	}
+	a.moving = true
+	defer func() { a.moving = false }()
+	cur := a.scenes[a.cur]
+	for i, p := range a.parts {
+		if p.Info().Name != cur.Info().Name {
+			continue
+		}
+		a.scenes[a.cur] = p
+		if err := a.Restore(el.State); err == nil {
+			a.parts[i], a.dirty = cur, true
+			return nil
+		}
+		a.scenes[a.cur] = cur
+	}
+	return el
 }
 
 // NewApp returns an app showing the first scene.
@@ -99,6 +131,11 @@ func (a *App) Set(name, value string) error {
 		err = st.Player().Set(name, value)
 	} else {
 		err = a.Scene().Set(name, value)
+	}
+	// A type assertion, not errors.As: that would link reflection into
+	// every lesson's module (60 KB), and scenes return the error as is.
+	if el, ok := err.(ElsewhereError); ok {
+		return a.moveTo(el)
 	}
 	if err == nil {
 		a.dirty = true
@@ -276,6 +313,11 @@ func (a *App) Restore(state string) error {
 			}
 			done[c.Name], next = true, true
 			if err := a.Set(c.Name, val); err != nil {
+				// Another part of the lesson shows it: the whole state goes
+				// there (the page opens that part's module with it).
+				if _, ok := err.(ElsewhereError); ok {
+					return ElsewhereError{State: strings.TrimPrefix(state, "#")}
+				}
 				errs = append(errs, format.Errorf("%s: %v", c.Name, err))
 			}
 			break

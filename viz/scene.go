@@ -141,3 +141,14 @@ type DatasetLoader interface {
 	// lesson's current settings (another n, say) and leaves it unchanged.
 	LoadDataset(d *dataset.Dataset) error
 }
+
+// ElsewhereError is what a scene's Set answers for a setting another
+// scene of the same lesson shows (a lesson too large for one browser
+// module is split into scenes, each its own module). State is the lesson's
+// link with the setting: the page opens the module that shows it, the
+// desktop's app the scene it was given for it (App.AddParts).
+type ElsewhereError struct{ State string }
+
+func (e ElsewhereError) Error() string {
+	return "this setting is shown by another part of the lesson (" + e.State + ")"
+}

@@ -96,6 +96,15 @@ func (b *bridge) fn(name string, fallback any, f func(args []js.Value) any) {
 	guard(b.obj, name, fallback, f)
 }
 
+// result is a setting's answer to the page: "", the error's message, or
+// {moveTo: state} for a setting another module of the lesson shows.
+func result(err error) any {
+	if el, ok := err.(viz.ElsewhereError); ok {
+		return map[string]any{"moveTo": el.State}
+	}
+	return errString(err)
+}
+
 func errString(err error) any {
 	if err != nil {
 		return err.Error()
@@ -149,11 +158,13 @@ func (b *bridge) export() {
 	b.fn("guarantee", js.Null(), func(args []js.Value) any {
 		return b.guarantee.send(viz.EncodeGuarantee(a.Guarantee(), b.guarantee.next), arg(args, 0).Truthy())
 	})
-	b.fn("set", "internal error", func(args []js.Value) any { return errString(a.Set(str(args, 0), str(args, 1))) })
+	// set and restore answer "" or an error's message, or {moveTo: state}
+	// when another module of the lesson shows the setting.
+	b.fn("set", "internal error", func(args []js.Value) any { return result(a.Set(str(args, 0), str(args, 1))) })
 	b.fn("key", false, func(args []js.Value) any { return a.Key(str(args, 0)) })
 	b.fn("tick", false, func(args []js.Value) any { return a.Tick(num(args, 0)) })
 	b.fn("state", "", func([]js.Value) any { return a.State() })
-	b.fn("restore", "internal error", func(args []js.Value) any { return errString(a.Restore(str(args, 0))) })
+	b.fn("restore", "internal error", func(args []js.Value) any { return result(a.Restore(str(args, 0))) })
 	// event(kind, x, y, pointer, delta): kind is "down", "move", "up" or "wheel".
 	b.fn("event", false, func(args []js.Value) any {
 		kinds := map[string]viz.EventKind{"down": viz.PointerDown, "move": viz.PointerMove, "up": viz.PointerUp, "wheel": viz.Wheel}

@@ -244,6 +244,22 @@ func desktopLessons(t *testing.T) {
 	if !differs(opened10.img, stepped10.img, fig) || colours(stepped10.img) < 8 {
 		t.Error("lesson 10, accelerated: four steps did not draw the step's gradients")
 	}
+	quit()
+
+	// The audit lab's second part (a module of its own in the browser),
+	// opened by a link: the desktop shows it in the same lesson.
+	const labPart = "scene=audit&mech=outlier-iterate-removal&pair=far-member&mutant=keep-all"
+	phasedShots := filepath.Join(shots, "phased")
+	os.MkdirAll(phasedShots, 0o755)
+	d, quit = launch(t, bin, phasedShots, "-state", labPart)
+	defer quit()
+	lab2 := d.shot("audit")
+	if v, err := url.ParseQuery(strings.TrimSpace(lab2.state)); err != nil || v.Get("mech") != "outlier-iterate-removal" || v.Get("mutant") != "keep-all" {
+		t.Fatalf("the link %q opened the lab at %q", labPart, lab2.state)
+	}
+	if n := colours(lab2.img); n < 6 {
+		t.Errorf("the lab's phased part: screenshot has only %d distinct colours", n)
+	}
 }
 
 // launch starts the app with args (besides its size, screenshot directory

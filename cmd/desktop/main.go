@@ -39,6 +39,7 @@ func main() {
 		os.Exit(2)
 	}
 	app := viz.NewApp(scenes.All()...)
+	app.AddParts(scenes.Parts()...)
 	if *state != "" {
 		if err := app.Restore(*state); err != nil {
 			// Like a bad link in the browser: report, keep the good settings.

@@ -110,7 +110,10 @@ test("each lesson loads its own engine only; switching by menu and key keeps eve
   // Editing the address bar to another lesson loads that one.
   await page.evaluate(() => { location.hash = "#scene=calibration"; });
   await lesson(page, "calibration");
-  // Every module crossed the network once; later uses come from the cache.
+  // Every module crossed the network once (the idle prefetch fetches the
+  // rest); later uses come from the cache.
+  const modules = (await (await fetch(base + "lessons.json")).json()).lessons.reduce((n, l) => n + 1 + (l.parts || []).length, 0);
+  await page.waitForFunction((n) => new Set(performance.getEntriesByType("resource").map((e) => (e.name.match(/engine\/([a-z-]+)\./) || [])[1]).filter(Boolean)).size >= n, modules, { timeout: 60000 });
   const transfers = await page.evaluate(() => {
     const n = {};
     for (const e of performance.getEntriesByType("resource")) {
@@ -119,8 +122,11 @@ test("each lesson loads its own engine only; switching by menu and key keeps eve
     }
     return n;
   });
-  const menuSize = await page.$$eval("#lessons a[data-scene]", (as) => as.length);
-  assert.equal(Object.keys(transfers).length, menuSize, `modules downloaded: ${JSON.stringify(transfers)}`);
+  // One module per lesson, and one per part of a lesson split in two (the
+  // audit lab's).
+  const menu = (await (await fetch(base + "lessons.json")).json()).lessons;
+  assert.equal(await page.$$eval("#lessons a[data-scene]", (as) => as.length), menu.length);
+  assert.equal(Object.keys(transfers).length, modules, `modules downloaded: ${JSON.stringify(transfers)}`);
   assert.ok(Object.values(transfers).every((c) => c === 1), `a module was downloaded twice: ${JSON.stringify(transfers)}`);
   assert.deepEqual([...new Set(loaded)].sort(), Object.keys(transfers).sort());
   console.log(`# cached lesson switch (click to interactive): ${cachedSwitch} ms`);
@@ -587,6 +593,30 @@ test("Phased ERM: opens on the localisation, the paper's constants one click awa
   assert.match(await readout(page, "noise-warning"), /exceeds 𝒦/);
   await page.keyboard.press("v");
   assert.match(await page.textContent("#guarantee"), /No privacy guarantee/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("Audit lab, second module: choosing outlier-iterate removal loads the lab's phased part, which catches keep-all exactly, and back", async () => {
+  const { page, errors } = await open("#scene=audit");
+  const engines = [];
+  page.on("request", (r) => { if (/engine\/audit-phased\./.test(r.url())) engines.push(r.url()); });
+  await page.selectOption("#ctl-mech", "outlier-iterate-removal");
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get("mech") === "outlier-iterate-removal" && document.querySelector("#readouts dd[data-name='gate']"));
+  assert.match(await readout(page, "gate"), /against its budget/);
+  assert.match(await readout(page, "exact"), /within/);
+  await page.selectOption("#ctl-mutant", "keep-all");
+  assert.match(await readout(page, "exact"), /VIOLATION/);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.screenshot({ path: shots + "audit-outlier-iterates.png" });
+  // Back to a mechanism of the lab's first module.
+  await page.selectOption("#ctl-mech", "orme");
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get("mech") === "orme" && document.querySelector("#readouts dd[data-name='exact']") && !document.querySelector("#readouts dd[data-name='gate']"));
+  // A link opens the part directly, with its pair and variant.
+  await page.evaluate(() => { location.hash = "#scene=audit&mech=outlier-iterate-removal&pair=gate-edge&mutant=no-score-noise"; });
+  await page.waitForFunction(() => document.querySelector("#ctl-pair")?.value === "gate-edge");
+  assert.match(await readout(page, "exact"), /VIOLATION/);
+  assert.ok(engines.length >= 1, "the phased part's module was never requested");
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -32,6 +32,7 @@ window.uldpStats = stats; // read by the browser tests and the perf page
 
 let menu = [];               // lessons.json's lessons (with their export engines), in menu order
 let current = "";            // the lesson the running engine shows
+let currentModule = null;    // the running engine's entry: its lesson's, or a part's
 const states = new Map();    // lesson → its last state, for coming back
 const compiled = new Map();  // module path → Promise<WebAssembly.Module>
 let switching = 0;           // the latest switch; older ones give way
@@ -76,10 +77,11 @@ function compile(entry) {
   return p;
 }
 
-// prefetch downloads and compiles the other lessons' modules, one at a
-// time while the browser is idle, so a switch only has to start one.
+// prefetch downloads and compiles the other lessons' modules (their parts'
+// too), one at a time while the browser is idle, so a switch only has to
+// start one.
 function prefetch() {
-  const next = menu.find((l) => !compiled.has(l.module));
+  const next = menu.flatMap((l) => [l, ...(l.parts || [])]).find((m) => !compiled.has(m.module));
   if (!next) return;
   const idle = window.requestIdleCallback || ((f) => setTimeout(f, 200));
   idle(() => {
@@ -91,6 +93,14 @@ function prefetch() {
 
 const lessonOf = (state) => new URLSearchParams(state.replace(/^#/, "")).get("scene");
 
+// moduleFor is the module of lesson entry that shows state: a part whose
+// setting has the state's value (a lesson too large for one module is
+// split by one setting, the audit lab's mechanism), or the lesson's own.
+function moduleFor(entry, state) {
+  const q = new URLSearchParams((state || "").replace(/^#/, ""));
+  return (entry.parts || []).find((p) => p.values.includes(q.get(p.param))) || entry;
+}
+
 // start shows lesson name, restoring state (a link's hash or the lesson's
 // last view). It returns when the lesson is interactive.
 async function start(name, state) {
@@ -100,8 +110,9 @@ async function start(name, state) {
     return start(menu[0].name, "");
   }
   const mine = ++switching;
+  const mod = moduleFor(entry, state);
   const loading = $("loading");
-  if (!compiled.has(entry.module)) {
+  if (!compiled.has(mod.module)) {
     $("load-progress").value = 0;
     loading.querySelector("p").textContent = `Loading the lesson “${entry.title}”…`;
     loading.hidden = false;
@@ -116,9 +127,9 @@ async function start(name, state) {
     go._scheduledTimeouts.clear();
   };
   try {
-    const mod = await compile(entry);
+    const compiledModule = await compile(mod);
     if (mine !== switching) return; // the reader has moved on
-    instance = await WebAssembly.instantiate(mod, go.importObject);
+    instance = await WebAssembly.instantiate(compiledModule, go.importObject);
   } catch (err) {
     loading.hidden = true;
     report(`The lesson “${entry.title}” could not load: ${err.message}`);
@@ -131,6 +142,7 @@ async function start(name, state) {
   await ready;
   old?.exit();
   current = entry.name;
+  currentModule = mod;
   if (!palette.length) palette = readPalette(uldp.palette());
   loading.hidden = true;
   builtFor = ""; controls = []; lastFrame = null;
@@ -153,12 +165,18 @@ function report(msg) {
   bannerTimer = setTimeout(() => { b.hidden = true; }, 9000);
 }
 
-// call runs a bridge function that returns "" or an error message.
+// call runs a bridge function that returns "" or an error message — or
+// {moveTo: state} when another module of the lesson shows the setting,
+// which the page then starts with that state.
 function call(fn, ...args) {
   const t0 = performance.now();
   const err = uldp[fn](...args);
   goCall(t0);
   if (uldp.lastError) { report(uldp.lastError); uldp.lastError = ""; }
+  if (err && typeof err === "object" && err.moveTo) {
+    start(current, "#" + err.moveTo);
+    return true;
+  }
   if (err) report(err);
   return !err;
 }
@@ -805,7 +823,8 @@ function wireInput() {
   window.addEventListener("hashchange", () => {
     if (!window.uldp || location.hash.slice(1) === uldp.state()) return;
     const name = lessonOf(location.hash) || menu[0].name;
-    if (name !== current) { start(name, location.hash); return; }
+    const entry = menu.find((l) => l.name === name);
+    if (name !== current || (entry && moduleFor(entry, location.hash) !== currentModule)) { start(name, location.hash); return; }
     call("restore", location.hash);
     refresh(true, true);
   });
@@ -847,22 +866,22 @@ function wireExports() {
 // encoder; the lesson's export engine, the same lesson with JSON, rebuilds
 // the run from the lesson's state and dataset (runs are deterministic) and
 // writes it.
-const exporters = new Map(); // lesson → Promise of its export engine
+const exporters = new Map(); // module → Promise of its export engine
 async function exportTrace() {
   const button = $("export-trace");
-  const name = current, state = uldp.state();
+  const name = current, mod = currentModule, state = uldp.state();
   const csv = uldp.canExport().csv ? uldp.exportCSV().data || "" : "";
   button.disabled = true;
   const label = button.textContent;
   button.textContent = "preparing the trace…";
   try {
-    if (!exporters.has(name)) exporters.set(name, startExporter(menu.find((l) => l.name === name).export));
-    const ex = await exporters.get(name);
+    if (!exporters.has(mod.name)) exporters.set(mod.name, startExporter(mod.export));
+    const ex = await exporters.get(mod.name);
     const r = ex.trace(state, csv);
     if (!r || r.error) { report(r ? r.error : ex.lastError); return; }
     download(`uldp-${name}.json`, r.data, "application/json");
   } catch (err) {
-    exporters.delete(name);
+    exporters.delete(mod.name);
     report("The trace could not be exported: " + err.message);
   } finally {
     button.textContent = label;

@@ -221,6 +221,9 @@ func mutantHelp() map[string]string {
 		audit.RSGDNoClip:         "the plain batch mean, not clipped to the median ± r",
 		audit.RSGDTrimTooLittle:  "the trimmed mean trims one user fewer than B/3 at each end",
 		audit.RSGDIndicator:      "the score counts pairs within r (an indicator) instead of exp(−‖·‖∞/r)",
+		"no-score-noise":         "the gate compares the score with 4C/5 without its Laplace noise",
+		"counts-at-tau":          "the ramp counts neighbours within τ instead of 2τ",
+		"weak-gate":              "the gate's noise is Lap(2/ε) instead of Lap(20/ε)",
 	}
 	for _, name := range audit.DelMutantNames() {
 		if m, err := audit.DelMutantByName(name); err == nil {
@@ -270,7 +273,10 @@ func (s *AuditLab) load(m string, p labPair) {
 }
 
 // Info names the scene.
-func (s *AuditLab) Info() viz.Info {
+func (s *AuditLab) Info() viz.Info { return auditInfo() }
+
+// auditInfo names the audit lab, whichever of its scenes shows it.
+func auditInfo() viz.Info {
 	return viz.Info{Name: "audit", Title: "Audit lab",
 		Summary: "Does the code keep its promise? Exact δ(ε) and Monte Carlo audits of a neighbouring pair, with broken variants to catch."}
 }
@@ -510,16 +516,7 @@ func (s *AuditLab) Tick(float64) bool { return s.tick() }
 // form binds the scene's inputs.
 func (s *AuditLab) form() viz.Form {
 	f := viz.Form{
-		viz.Choose(&s.mech, viz.Control{Name: "mech", Label: "mechanism", Choices: labMechs,
-			ChoiceHelp: map[string]string{
-				labDel:   "Paper A's DelOutputPert: the stability test, then Gaussian noise",
-				labAT:    "AboveThreshold over the queries",
-				labGauss: "the Gaussian mechanism on one answer",
-				labORME:  "Paper B's outlier-removal mean on one query",
-				labGate:  "ORME's gate alone over 8 queries, against its share (ε/2, 0) of the budget",
-				labSGD:   "whole DP-SGD runs, sampled (no closed form)",
-				labRSGD:  "Ghazi et al. 2025's robust-statistics SGD, one phase of 2 steps in file order: its test's law exactly, whole runs sampled",
-			}}),
+		viz.Choose(&s.mech, viz.Control{Name: "mech", Label: "mechanism", Choices: allLabMechs(), ChoiceHelp: labMechHelp()}),
 		viz.Choose(&s.pair, viz.Control{Name: "pair", Label: "neighbouring pair", Choices: pairNames(s.mech),
 			Help: "drag the users or queries to make your own pair", ChoiceHelp: pairHelp(s.mech)}),
 		viz.Choose(&s.mutant, viz.Control{Name: "mutant", Label: "broken variant", Choices: mutantsOf(s.mech),
@@ -539,6 +536,9 @@ func (s *AuditLab) Controls() []viz.Control { return s.form().Controls() }
 
 // Set changes one control.
 func (s *AuditLab) Set(name, value string) error {
+	if name == "mech" && slices.Contains(phasedMechs, value) {
+		return elsewhere(value)
+	}
 	mutant := s.mutant
 	if err := s.form().Set(name, value); err != nil || name == "monte-carlo" {
 		return err

@@ -69,10 +69,23 @@ func clashes(l *viz.List) []string {
 	return bad
 }
 
+// modules are every lesson's scenes, its parts' included: what the
+// browser's modules show.
+func modules() []Lesson {
+	var out []Lesson
+	for _, l := range Lessons() {
+		out = append(out, l)
+		for _, p := range l.Parts {
+			out = append(out, p.Lesson)
+		}
+	}
+	return out
+}
+
 // Every lesson's labels stay inside the figure and clear of each other at
 // the page's three sizes, at every step of its default run.
 func TestLabelsDoNotClash(t *testing.T) {
-	for _, l := range Lessons() {
+	for _, l := range modules() {
 		for _, size := range figureSizes {
 			a := viz.NewApp(l.New())
 			name := a.Scene().Info().Name
@@ -99,7 +112,7 @@ func TestLabelsDoNotClash(t *testing.T) {
 // sizes when it opens and at the end of its run: nothing leaves the frame
 // and no label covers another. -short checks the defaults only.
 func TestFiguresFitInEveryChoice(t *testing.T) {
-	for _, les := range Lessons() {
+	for _, les := range modules() {
 		settings := [][2]string{{}} // the defaults
 		for _, c := range viz.NewApp(les.New()).Controls() {
 			switch {

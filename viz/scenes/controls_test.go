@@ -13,7 +13,7 @@ import (
 func TestCountsAreWhole(t *testing.T) {
 	counts := map[string]bool{"n": true, "m": true, "k": true, "steps": true, "phases": true, "runs": true}
 	seen := 0
-	for _, l := range Lessons() {
+	for _, l := range modules() {
 		a := viz.NewApp(l.New())
 		name := a.Scene().Info().Name
 		for _, c := range a.Scene().Controls() {

@@ -71,10 +71,12 @@ func TestProseLinksSetUpTheLesson(t *testing.T) {
 			t.Fatal(err)
 		}
 		a := viz.NewApp(All()...)
+		a.AddParts(Parts()...)
 		for _, m := range link.FindAllStringSubmatch(string(page), -1) {
 			links++
 			state := strings.ReplaceAll(m[1], "&amp;", "&")
 			fresh := viz.NewApp(All()...)
+			fresh.AddParts(Parts()...)
 			for _, app := range []*viz.App{fresh, a} {
 				if err := app.Restore(state); err != nil {
 					t.Errorf("%s: link %q: %v", l.New().Info().Name, state, err)

@@ -21,6 +21,21 @@ type Lesson struct {
 	// engine module for the lesson calls that function and nothing else, so
 	// it links its own lesson only.
 	Constructor string
+	// Parts split a lesson too large for one browser module: each is a
+	// scene of its own, in a module of its own, showing the values of one
+	// setting (Param); the lesson's scenes answer the others' values with
+	// a viz.ElsewhereError.
+	Parts []Part
+}
+
+// Part is one further module of a lesson.
+type Part struct {
+	// Name names the module ("phased": the module audit-phased).
+	Name string
+	// Param and Values are the setting the part shows and its values.
+	Param  string
+	Values []string
+	Lesson
 }
 
 func lesson[S viz.Scene](f func() S) Lesson {
@@ -37,9 +52,29 @@ func lesson[S viz.Scene](f func() S) Lesson {
 func Lessons() []Lesson {
 	return []Lesson{
 		lesson(NewPlayground), lesson(NewCalibration), lesson(NewAboveThreshold), lesson(NewStability),
-		lesson(NewOutlier), lesson(NewDPSGD), lesson(NewPhased), lesson(NewAuditLab), lesson(NewRobustSGD),
+		lesson(NewOutlier), lesson(NewDPSGD), lesson(NewPhased), auditLesson(), lesson(NewRobustSGD),
 		lesson(NewOIR),
 	}
+}
+
+// auditLesson is the audit lab: Lowy, Liu & Asi's mechanisms are a part of
+// their own (the first module has no room for them).
+func auditLesson() Lesson {
+	l := lesson(NewAuditLab)
+	l.Parts = []Part{{Name: "phased", Param: "mech", Values: phasedMechs, Lesson: lesson(NewPhasedLab)}}
+	return l
+}
+
+// Parts returns a fresh scene for every part of every lesson, for an app
+// that shows whole lessons (viz.App.AddParts).
+func Parts() []viz.Scene {
+	var out []viz.Scene
+	for _, l := range Lessons() {
+		for _, p := range l.Parts {
+			out = append(out, p.New())
+		}
+	}
+	return out
 }
 
 // All returns a fresh instance of every lesson scene, in lesson order.

@@ -13,7 +13,7 @@ import (
 // its run.
 func TestPanelBuffersEveryLesson(t *testing.T) {
 	var ctl, ro, gu []byte
-	for _, l := range Lessons() {
+	for _, l := range modules() {
 		a := viz.NewApp(l.New())
 		name := a.Scene().Info().Name
 		for _, when := range []string{"start", "end"} {

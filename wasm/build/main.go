@@ -78,6 +78,11 @@ type Entry struct {
 	// its own, so a lesson's engine carries no JSON, and one per lesson, so
 	// that no module grows with the number of lessons.
 	Export *Entry `json:"export,omitempty"`
+	// Parts are a lesson's further modules (scenes.Part): the page loads a
+	// part's module when the link's Param has one of its Values.
+	Parts  []Entry  `json:"parts,omitempty"`
+	Param  string   `json:"param,omitempty"`
+	Values []string `json:"values,omitempty"`
 }
 
 // engine is one lesson's module being built.
@@ -85,6 +90,7 @@ type engine struct {
 	Entry
 	pkg  string // import path of the generated main
 	main string // its source
+	part bool   // a part of the lesson before it
 }
 
 func build(goCmd, out string, log io.Writer) error {
@@ -145,13 +151,21 @@ func build(goCmd, out string, log io.Writer) error {
 			}
 		}
 	}
-	menu := Menu{Version: 2}
+	menu := Menu{Version: 3}
 	fmt.Fprintf(log, "%-22s %10s %10s %10s\n", "engine", "raw", "gzip", "brotli")
+	var last *Entry // the module an export module belongs to
 	for _, e := range engines {
-		if strings.HasSuffix(e.Name, exportSuffix) { // plan puts it right after its lesson
-			menu.Lessons[len(menu.Lessons)-1].Export = &e.Entry
-		} else {
+		switch {
+		case strings.HasSuffix(e.Name, exportSuffix): // plan puts it right after its module
+			x := e.Entry
+			last.Export = &x
+		case e.part: // after its lesson
+			l := &menu.Lessons[len(menu.Lessons)-1]
+			l.Parts = append(l.Parts, e.Entry)
+			last = &l.Parts[len(l.Parts)-1]
+		default:
 			menu.Lessons = append(menu.Lessons, e.Entry)
+			last = &menu.Lessons[len(menu.Lessons)-1]
 		}
 		fmt.Fprintf(log, "%-22s %10d %10d %10d\n", e.Name, e.Bytes, e.Gzip, e.Brotli)
 	}
@@ -194,6 +208,28 @@ func plan(lessons []scenes.Lesson) ([]engine, error) {
 			pkg:   "./wasm/engine/" + info.Name + exportSuffix,
 			main:  export,
 		})
+		for _, p := range l.Parts {
+			name := info.Name + "-" + p.Name
+			if p.Name == "" || strings.ContainsAny(p.Name, "./\\ ") || seen[name] || p.Param == "" || len(p.Values) == 0 {
+				return nil, fmt.Errorf("lesson %s: part %q needs a unique name without dots, slashes or spaces, and the setting it shows", info.Name, p.Name)
+			}
+			seen[name] = true
+			main, err := mainFor(p.Constructor, info.Title+" ("+p.Name+")", "Run")
+			if err != nil {
+				return nil, fmt.Errorf("lesson %s, part %s: %v", info.Name, p.Name, err)
+			}
+			export, _ := mainFor(p.Constructor, info.Title+" ("+p.Name+", trace export)", "RunExporter")
+			out = append(out, engine{
+				Entry: Entry{Name: name, Param: p.Param, Values: p.Values},
+				pkg:   "./wasm/engine/" + name,
+				main:  main,
+				part:  true,
+			}, engine{
+				Entry: Entry{Name: name + exportSuffix},
+				pkg:   "./wasm/engine/" + name + exportSuffix,
+				main:  export,
+			})
+		}
 	}
 	return out, nil
 }

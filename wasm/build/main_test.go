@@ -17,8 +17,24 @@ func TestPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(engines) != 2*len(scenes.Lessons()) || engines[1].Name != engines[0].Name+exportSuffix {
-		t.Fatalf("%d engines for %d lessons, the second %q", len(engines), len(scenes.Lessons()), engines[1].Name)
+	modules := 0
+	for _, l := range scenes.Lessons() {
+		modules += 1 + len(l.Parts)
+	}
+	if len(engines) != 2*modules || engines[1].Name != engines[0].Name+exportSuffix {
+		t.Fatalf("%d engines for %d modules, the second %q", len(engines), modules, engines[1].Name)
+	}
+	// The audit lab's second part: its own module and export, after the
+	// lesson's, for the mechanisms it shows.
+	found := false
+	for i, e := range engines {
+		if e.Name == "audit-phased" {
+			found = e.part && e.Param == "mech" && len(e.Values) == 2 && strings.Contains(e.main, "wasm.Run(scenes.NewPhasedLab())") &&
+				engines[i+1].Name == "audit-phased"+exportSuffix && engines[i-1].Name == "audit"+exportSuffix
+		}
+	}
+	if !found {
+		t.Error("no module for the audit lab's phased part after the lab's own")
 	}
 	for _, e := range engines {
 		f, err := parser.ParseFile(token.NewFileSet(), e.Name+".go", e.main, parser.ParseComments)

@@ -1,0 +1,337 @@
+package scenes
+
+import (
+	"context"
+	"github.com/uldplab/uldp/core/format"
+	"math"
+	"slices"
+
+	"github.com/uldplab/uldp/core/audit"
+	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/loss"
+	"github.com/uldplab/uldp/core/optim"
+	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/core/rng"
+	"github.com/uldplab/uldp/viz"
+)
+
+// The audit lab's mechanisms from Lowy, Liu & Asi (2024). They live in a
+// scene of their own, PhasedLab, which the browser loads as a module of
+// its own: the lab's first module has no room left for them.
+const (
+	labOIR   = "outlier-iterate-removal"
+	labAccel = "accelerated-outlier-removal"
+)
+
+// phasedMechs are PhasedLab's mechanisms, in menu order.
+var phasedMechs = []string{labOIR, labAccel}
+
+// allLabMechs is the audit lab's whole menu, both scenes' mechanisms.
+func allLabMechs() []string { return append(slices.Clone(labMechs), phasedMechs...) }
+
+// labMechHelp says what each of the lab's mechanisms audits.
+func labMechHelp() map[string]string {
+	return map[string]string{
+		labDel:   "Paper A's DelOutputPert: the stability test, then Gaussian noise",
+		labAT:    "AboveThreshold over the queries",
+		labGauss: "the Gaussian mechanism on one answer",
+		labORME:  "Paper B's outlier-removal mean on one query",
+		labGate:  "ORME's gate alone over 8 queries, against its share (ε/2, 0) of the budget",
+		labSGD:   "whole DP-SGD runs, sampled (no closed form)",
+		labRSGD:  "Ghazi et al. 2025's robust-statistics SGD, one phase of 2 steps in file order: its test's law exactly, whole runs sampled",
+		labOIR:   "Lowy, Liu & Asi 2024's outlier-iterate removal: the phase holding the changed user, its gate and coins exactly, whole phases sampled",
+		labAccel: "Lowy, Liu & Asi 2024's accelerated variant: whole runs sampled (its checks see gradients at points earlier noise chose: no closed form)",
+	}
+}
+
+// elsewhere is the error a lab scene answers for a mechanism the other
+// scene shows: the lesson's link with it, for the page (or the desktop's
+// app) to open there.
+func elsewhere(m string) error {
+	return viz.ElsewhereError{State: "scene=audit&mech=" + m}
+}
+
+// PhasedLab is the audit lab for Lowy, Liu & Asi's algorithms: the same
+// lesson as AuditLab (its menu lists every mechanism), on pairs of users
+// with one value each.
+type PhasedLab struct {
+	mech, pair, mutant string
+	a, b               []float64
+	law                audit.OIRLaw
+	err                error
+	labMC
+	line numberLine
+	list viz.List
+}
+
+// oirLabParams run one phase of C = 20 single-user groups whose one SGD
+// step lands on the user's value (η₁μ = 1), τ ≈ 0.5, sound mode, ε = 1,
+// δ = 10⁻⁵ — the pairs the audit's own tests catch the variants on.
+func oirLabParams() optim.OIRParams {
+	return optim.OIRParams{Eps: 1, Delta: 1e-5, Loss: loss.Squared{Mu: 1}, Lipschitz: 1, Radius: 1000, Eta: 2, PExp: 1, QExp: 1,
+		Groups: 20, Phases: 1, TauScale: 0.1, Order: optim.Given, Mode: privacy.Sound}
+}
+
+// accelLabParams run two phases in teaching mode with K = 4 users a step
+// and c_τ = 0.1: small enough to sample thousands of whole runs.
+func accelLabParams() optim.AccelParams {
+	return optim.AccelParams{Eps: 8, Delta: 1e-5, Loss: loss.Squared{Mu: 1}, Lipschitz: 2, Radius: 30, PExp: 4, QExp: 0.5,
+		Phases: 2, TauScale: 0.1, Batch: 4, Mode: privacy.Teaching}
+}
+
+// oirPair is 80 users: phase 1 takes users 1–20, one per group; the first
+// inCluster sit at 0 and the rest of those 20 far apart; B moves user 1
+// to 500.
+func oirPair(inCluster int) (a, b []float64) {
+	a = make([]float64, 80)
+	for i := inCluster; i < 20; i++ {
+		a[i] = 10 * float64(i)
+	}
+	b = slices.Clone(a)
+	b[0] = 500
+	return a, b
+}
+
+func phasedPairs() map[string][]labPair {
+	farA, farB := oirPair(20)
+	edgeA, edgeB := oirPair(18)
+	return map[string][]labPair{
+		labOIR: {
+			{"far-member", "keep-all", farA, farB},
+			{"gate-edge", "no-score-noise", edgeA, edgeB},
+		},
+		labAccel: {
+			{"far-user", "", crowdOf(40, 0), with(crowdOf(39, 0), 9)},
+		},
+	}
+}
+
+// NewPhasedLab opens on outlier-iterate removal's far-member pair.
+func NewPhasedLab() *PhasedLab {
+	s := &PhasedLab{labMC: labMC{runs: 20_000}}
+	s.load(labOIR, phasedPairs()[labOIR][0])
+	return s
+}
+
+func (s *PhasedLab) load(m string, p labPair) {
+	s.mech, s.pair, s.mutant = m, p.name, noMutant
+	s.a, s.b = slices.Clone(p.a), slices.Clone(p.b)
+	s.recompute()
+}
+
+// Info names the scene: the audit lab, whose other part AuditLab is.
+func (s *PhasedLab) Info() viz.Info { return auditInfo() }
+
+func (s *PhasedLab) guarantee() privacy.Guarantee {
+	if s.mech == labAccel {
+		return accelLabParams().Guarantee(len(s.a), 1, 1)
+	}
+	return s.params().Guarantee(len(s.a), 1, 1)
+}
+
+// params are outlier-iterate removal's, broken as the variant under audit.
+func (s *PhasedLab) params() optim.OIRParams {
+	p := oirLabParams()
+	if s.mutant != noMutant {
+		p, _ = audit.OIRMutant(p, s.mutant) // mutant is one of the form's choices
+	}
+	return p
+}
+
+// recompute redoes the exact law after any change and drops the audit.
+func (s *PhasedLab) recompute() {
+	s.drop()
+	s.err, s.law = nil, audit.OIRLaw{}
+	if s.mech != labOIR {
+		return
+	}
+	g := s.guarantee()
+	eps := make([]float64, 81)
+	for i := range eps {
+		eps[i] = 2 * g.Eps * float64(i) / 80
+	}
+	s.law, s.err = audit.OIRPhaseLaw(s.params(), valuesData(s.a), valuesData(s.b), 1, g, eps)
+}
+
+// startMC samples whole phases (outlier-iterate removal, from the exact
+// law's fixed start and end iterates) or whole runs (the accelerated
+// variant).
+func (s *PhasedLab) startMC() error {
+	if s.mech == labOIR {
+		if s.law.Group == 0 {
+			return format.Errorf("no phase holds the changed user: both sides run alike")
+		}
+		return s.start(s.law.Sampler(s.params(), s.law.A), s.law.Sampler(s.params(), s.law.B), s.guarantee())
+	}
+	p := accelLabParams()
+	run := func(d *dataset.Dataset) audit.Sampler {
+		return func(st *rng.Streams) ([]float64, error) {
+			res, _, err := optim.Accelerated(context.Background(), p, d, st, nil)
+			return res.Output, err
+		}
+	}
+	return s.start(run(valuesData(s.a)), run(valuesData(s.b)), s.guarantee())
+}
+
+// Tick samples the Monte Carlo audit under way, a slice per frame.
+func (s *PhasedLab) Tick(float64) bool { return s.tick() }
+
+func (s *PhasedLab) mutants() []string {
+	if s.mech == labAccel {
+		return []string{noMutant}
+	}
+	return append([]string{noMutant}, optim.OIRMutantNames()...)
+}
+
+func (s *PhasedLab) form() viz.Form {
+	var pairs []string
+	help := map[string]string{}
+	for _, p := range phasedPairs()[s.mech] {
+		pairs = append(pairs, p.name)
+		if p.catches != "" {
+			help[p.name] = "a preset pair that catches “" + p.catches + "”"
+		}
+	}
+	f := viz.Form{
+		viz.Choose(&s.mech, viz.Control{Name: "mech", Label: "mechanism", Choices: allLabMechs(), ChoiceHelp: labMechHelp()}),
+		viz.Choose(&s.pair, viz.Control{Name: "pair", Label: "neighbouring pair", Choices: pairs, ChoiceHelp: help}),
+		viz.Choose(&s.mutant, viz.Control{Name: "mutant", Label: "broken variant", Choices: s.mutants(),
+			Help: "a bug the audit must catch on some pair", ChoiceHelp: mutantHelp()}),
+	}
+	return append(f, s.fields(s.startMC)...)
+}
+
+// Controls declares the scene's inputs.
+func (s *PhasedLab) Controls() []viz.Control { return s.form().Controls() }
+
+// Set changes one control; a mechanism of the lab's other scene answers
+// where it is.
+func (s *PhasedLab) Set(name, value string) error {
+	if name == "mech" && !slices.Contains(phasedMechs, value) && slices.Contains(labMechs, value) {
+		return elsewhere(value)
+	}
+	mech, mutant := s.mech, s.mutant
+	if err := s.form().Set(name, value); err != nil || name == "monte-carlo" {
+		return err
+	}
+	switch name {
+	case "mech":
+		if s.mech != mech {
+			s.load(s.mech, phasedPairs()[s.mech][0])
+		}
+		return nil
+	case "pair":
+		for _, p := range phasedPairs()[s.mech] {
+			if p.name == s.pair {
+				s.load(s.mech, p)
+				s.mutant = mutant
+			}
+		}
+	}
+	s.recompute()
+	return nil
+}
+
+// Readouts are the exact verdicts and the Monte Carlo audit's.
+func (s *PhasedLab) Readouts() []viz.Readout {
+	if s.err != nil {
+		return failedReadouts("cannot audit", s.err)
+	}
+	g := s.guarantee()
+	var r []viz.Readout
+	if s.mech == labOIR {
+		l := s.law
+		r = append(r, viz.Readout{Name: "phase", Label: "the changed user",
+			Text: format.Sprintf("phase %d, group %d of C = %d (τ = %.3g, σ = %.3g)", l.Phase, l.Group, l.C, l.Tau, l.Sigma)},
+			viz.Readout{Name: "gate", Label: "the gate's privacy loss (exact)", Value: l.GateLoss, Warn: l.GateLoss > l.GateBudget+1e-12,
+				Text: format.Sprintf("%.4g against its budget ε_g = %.4g (Pr[pass] %.4g on A, %.4g on B)", l.GateLoss, l.GateBudget, l.A.PPass, l.B.PPass)})
+		if p, ok := pointAt(l.Points, g.Eps); ok {
+			r = append(r, viz.Readout{Name: "exact", Label: format.Sprintf("exact δ at ε = %g", g.Eps), Value: math.Max(p.DeltaAB, p.DeltaBA),
+				Text: format.Sprintf("%.3g and %.3g vs promised %g: %s", p.DeltaAB, p.DeltaBA, g.Delta, p.Verdict), Warn: p.Verdict == audit.Violation})
+		}
+	}
+	if mc, ok := s.readout(g.Eps); ok {
+		r = append(r, mc)
+	}
+	return r
+}
+
+// pointAt is the first profile point at or beyond ε.
+func pointAt(pts []audit.Point, eps float64) (audit.Point, bool) {
+	for _, p := range pts {
+		if p.Eps >= eps {
+			return p, true
+		}
+	}
+	return audit.Point{}, false
+}
+
+// Guarantee is the audited mechanism's claim.
+func (s *PhasedLab) Guarantee() privacy.Guarantee {
+	g := s.guarantee()
+	if s.mutant != noMutant {
+		g.Note = "the real mechanism's claim, which the broken variant under audit does not inherit"
+		g.Preconditions = append(g.Preconditions, privacy.Fact("the code under audit is the mechanism the proof is about (it runs the broken variant “"+s.mutant+"”)", false))
+	}
+	return g
+}
+
+// Pointer: the pairs are presets here.
+func (s *PhasedLab) Pointer(viz.Event) bool { return false }
+
+// Draw shows the pair, the exact verdicts and profile (outlier-iterate
+// removal), and the Monte Carlo audit.
+func (s *PhasedLab) Draw(w, h float64) *viz.List {
+	l := &s.list
+	l.Reset(w, h)
+	s.line = fitLine(append(slices.Clone(s.a), s.b...), 40, w-80)
+	changed := -1
+	for i := range s.a {
+		if s.a[i] != s.b[i] {
+			changed = i
+		}
+	}
+	titles := [2]string{"dataset A: one value per user" + s.line.scaleNote(), "neighbour B: one user of A replaced"}
+	y := 24.0
+	for row, vals := range [][]float64{s.a, s.b} {
+		y = rowBelow(l, y, vals, s.line, titles[row])
+		drawValueRow(l, vals, s.line, y, 0, changed, 0, titles[row])
+		y += 32
+	}
+	y = math.Max(178, y+24)
+	if s.err != nil {
+		drawFailure(l, w, y+12, "Cannot audit: "+s.err.Error())
+		return l
+	}
+	g := s.guarantee()
+	if s.mech == labAccel {
+		y += l.TextIn(viz.Point{X: 20, Y: y}, w-40, "No closed form: the accelerated variant's checks see gradients at points the earlier noise chose. Press M to sample whole runs on both sides.", 13, viz.Ink, viz.Left)
+		s.draw(l, w, y+30, g.Eps, s.mutant)
+		return l
+	}
+	law := s.law
+	text, bad := format.Sprintf("the gate loses %.3g ≤ ε_g = %.3g", law.GateLoss, law.GateBudget), false
+	if law.GateLoss > law.GateBudget+1e-12 {
+		text, bad = format.Sprintf("the gate loses %.3g > ε_g = %.3g", law.GateLoss, law.GateBudget), true
+	}
+	if p, ok := pointAt(law.Points, g.Eps); ok {
+		text += format.Sprintf("; δ(ε = %g) = %.3g, %.3g vs %g: %s", g.Eps, p.DeltaAB, p.DeltaBA, g.Delta, p.Verdict)
+		bad = bad || p.Verdict == audit.Violation
+	}
+	text, col := "✓ keeps its promise on this pair: "+text, viz.Green
+	if bad {
+		text, col = "✗ VIOLATION on this pair: "+text[len("✓ keeps its promise on this pair: "):], viz.Vermillion
+		if s.mutant != noMutant {
+			text += " — the audit catches “" + s.mutant + "”"
+		}
+	}
+	y += l.TextIn(viz.Point{X: 20, Y: y}, w-40, text, 14, col, viz.Left)
+	caption := profileCaption("A vs B", "B vs A")
+	top := math.Max(230, y+16+l.TextHeight(viz.Point{X: 60}, 0, caption, 12, viz.Left))
+	ph := math.Max(h-top-90, 80)
+	if len(law.Points) > 0 {
+		drawProfile(l, plotArea{x0: 60, y0: top, w: w - 120, h: ph}, law.Points, g.Eps, g.Delta, caption)
+	}
+	s.draw(l, w, top+ph+40, g.Eps, s.mutant)
+	return l
+}
