@@ -22,9 +22,15 @@ import (
 // where G is a stochastic gradient at x_md. The argmin's closed form is
 // the Euclidean prox step (the quadratic's Hessian is (μ+γ)I, so the
 // constrained minimiser is the projection of the free one). With exact
-// gradients x_ag's gap after N steps is at most 2L‖x₀ − x*‖²/(N(N+1))
-// (tested). With μ = 0 it is Lan's accelerated method for smooth convex
-// objectives: x_md = (1−α)x_ag + αx_prev, x = x_prev − (α/γ)G.
+// gradients x_ag's gap after N steps is at most 2L‖x₀ − x*‖²/(N(N+1)),
+// the deterministic term of Ghadimi & Lan's bound for this step policy.
+// Their text was not at hand to compare the constants with line by line,
+// so the tests check what the constants must achieve instead: the first
+// iterates by hand, and that bound at every N ≤ 150 on 500 random
+// quadratics (at most 0.61 of it), which a policy off by a factor breaks
+// (γ_t halved diverges; α_t = 1/(t+1) reaches 20 times it). With μ = 0
+// it is Lan's accelerated method for smooth convex objectives:
+// x_md = (1−α)x_ag + αx_prev, x = x_prev − (α/γ)G.
 //
 // Restart, if positive, restarts the step counter every Restart steps
 // from the last x_ag (Ghadimi & Lan 2013's multi-stage scheme), which the
