@@ -134,9 +134,18 @@ func TestOIRAuditCatchesTheMutants(t *testing.T) {
 	if l := oirAudit(t, p, a, b); !l.Violated() || l.A.PPass != 1 || l.B.PPass != 0 {
 		t.Errorf("no-score-noise: pass %v and %v, δ %+v: not caught", l.A.PPass, l.B.PPass, l.Points)
 	}
-	// Counting at τ only shrinks the kept set, whose mean's sensitivity
-	// Asi & Liu's argument then bounds with τ for 2τ: it stays private
-	// here (and, we believe, everywhere), though it drops good groups.
+	// Counting at τ is not a violation, only a loss of accuracy. The
+	// survivors' bound rests on two facts, and neither gets worse when
+	// the ramp counts within ρ ≤ 2τ. (1) Diameter: a kept iterate has at
+	// least C/2 others within ρ, and a core iterate (one that exists once
+	// the score is at least 2C/3) has at least 2C/3 within τ; since
+	// C/2 + 2C/3 > C the two sets meet, so every kept iterate lies within
+	// τ + ρ of the core — 2τ here against the correct ramp's 3τ. (2)
+	// Coupling: moving one iterate changes every count by at most 1 and so
+	// every keep probability by at most the ramp's slope 6/C, whatever ρ
+	// is. So the kept mean's sensitivity, and the σ sound mode calibrates
+	// to it, still cover the phase; it only drops good groups. The exact
+	// audit agrees on the pair built to stress it.
 	p, _ = OIRMutant(oirAuditParams(), "counts-at-tau")
 	a, b = oirPair(20, 0.5) // user 1 moved beyond τ ≈ 0.51 of the cluster, within 2τ
 	if l := oirAudit(t, p, a, b); l.Violated() {
