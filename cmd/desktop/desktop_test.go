@@ -206,9 +206,7 @@ func desktopLessons(t *testing.T) {
 	// The audit lab on robust SGD, opened by a link: the far-user pair,
 	// where only sampling catches the plain mean; M samples it.
 	const link = "scene=audit&mech=robust-sgd&pair=far-user"
-	labShots := filepath.Join(shots, "lab") // the app numbers its screenshots from 1 again
-	os.MkdirAll(labShots, 0o755)
-	d, quit = launch(t, bin, labShots, "-state", link)
+	d, quit = launch(t, bin, subdir(shots, "lab"), "-state", link)
 	defer quit()
 	rsgd := d.shot("audit")
 	if v, err := url.ParseQuery(strings.TrimSpace(rsgd.state)); err != nil || v.Get("mech") != "robust-sgd" || v.Get("pair") != "far-user" {
@@ -229,9 +227,7 @@ func desktopLessons(t *testing.T) {
 	// Lesson 10's accelerated variant, opened by a link: its first step
 	// draws the step's gradients inset and its check.
 	const accel = "scene=outlier-iterates&algo=accelerated&mode=teaching&preset=crowd"
-	accelShots := filepath.Join(shots, "accel")
-	os.MkdirAll(accelShots, 0o755)
-	d, quit = launch(t, bin, accelShots, "-state", accel)
+	d, quit = launch(t, bin, subdir(shots, "accel"), "-state", accel)
 	defer quit()
 	opened10 := d.shot("outlier-iterates")
 	for range 4 {
@@ -249,9 +245,7 @@ func desktopLessons(t *testing.T) {
 	// The audit lab's second part (a module of its own in the browser),
 	// opened by a link: the desktop shows it in the same lesson.
 	const labPart = "scene=audit&mech=outlier-iterate-removal&pair=far-member&mutant=keep-all"
-	phasedShots := filepath.Join(shots, "phased")
-	os.MkdirAll(phasedShots, 0o755)
-	d, quit = launch(t, bin, phasedShots, "-state", labPart)
+	d, quit = launch(t, bin, subdir(shots, "phased"), "-state", labPart)
 	defer quit()
 	lab2 := d.shot("audit")
 	if v, err := url.ParseQuery(strings.TrimSpace(lab2.state)); err != nil || v.Get("mech") != "outlier-iterate-removal" || v.Get("mutant") != "keep-all" {
@@ -260,6 +254,14 @@ func desktopLessons(t *testing.T) {
 	if n := colours(lab2.img); n < 6 {
 		t.Errorf("the lab's phased part: screenshot has only %d distinct colours", n)
 	}
+}
+
+// subdir makes a directory for a second launch's screenshots (each launch
+// numbers its screenshots from 1 again).
+func subdir(shots, name string) string {
+	dir := filepath.Join(shots, name)
+	os.MkdirAll(dir, 0o755)
+	return dir
 }
 
 // launch starts the app with args (besides its size, screenshot directory

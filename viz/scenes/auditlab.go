@@ -597,11 +597,15 @@ func (s *AuditLab) Readouts() []viz.Readout {
 }
 
 // Guarantee is the audited mechanism's claim.
-func (s *AuditLab) Guarantee() privacy.Guarantee {
-	g := s.guarantee()
-	if s.mutant != noMutant {
+func (s *AuditLab) Guarantee() privacy.Guarantee { return underAudit(s.guarantee(), s.mutant) }
+
+// underAudit is the claim g of a mechanism as the lab shows it with the
+// broken variant mutant under audit: the real mechanism's, which the
+// variant does not inherit.
+func underAudit(g privacy.Guarantee, mutant string) privacy.Guarantee {
+	if mutant != noMutant {
 		g.Note = "the real mechanism's claim, which the broken variant under audit does not inherit"
-		g.Preconditions = append(g.Preconditions, privacy.Fact("the code under audit is the mechanism the proof is about (it runs the broken variant “"+s.mutant+"”)", false))
+		g.Preconditions = append(g.Preconditions, privacy.Fact("the code under audit is the mechanism the proof is about (it runs the broken variant “"+mutant+"”)", false))
 	}
 	return g
 }

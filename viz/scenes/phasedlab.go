@@ -270,14 +270,7 @@ func pointAt(pts []audit.Point, eps float64) (audit.Point, bool) {
 }
 
 // Guarantee is the audited mechanism's claim.
-func (s *PhasedLab) Guarantee() privacy.Guarantee {
-	g := s.guarantee()
-	if s.mutant != noMutant {
-		g.Note = "the real mechanism's claim, which the broken variant under audit does not inherit"
-		g.Preconditions = append(g.Preconditions, privacy.Fact("the code under audit is the mechanism the proof is about (it runs the broken variant “"+s.mutant+"”)", false))
-	}
-	return g
-}
+func (s *PhasedLab) Guarantee() privacy.Guarantee { return underAudit(s.guarantee(), s.mutant) }
 
 // Pointer: the pairs are presets here.
 func (s *PhasedLab) Pointer(viz.Event) bool { return false }
