@@ -350,25 +350,40 @@ func (a *App) ExportTrace() ([]byte, error) {
 // answers with this, and refuses rather than export another run than the
 // one on the page.
 func (a *App) ExportTraceOf(state string, csv []byte) ([]byte, error) {
-	if err := a.Restore(state); err != nil {
-		return nil, format.Errorf("the lesson's settings could not be restored for the export: %v", err)
+	if err := a.RestoreWith(state, csv); err != nil {
+		return nil, err
 	}
-	a.Settle()
 	if len(csv) > 0 {
-		if l, ok := a.Scene().(DatasetLoader); ok {
-			d, err := dataset.ReadCSV(bytes.NewReader(csv), true)
-			if err != nil {
-				return nil, format.Errorf("the lesson's dataset could not be read for the export: %v", err)
-			}
-			if err := l.LoadDataset(d); err != nil {
-				return nil, format.Errorf("the lesson's dataset does not fit its settings: %v", err)
-			}
-		}
 		if got, err := a.ExportCSV(); err != nil || !bytes.Equal(got, csv) {
 			return nil, format.Errorf("the export could not rebuild the data shown in the %s lesson exactly; download the CSV and run it with the uldp command instead", a.Scene().Info().Title)
 		}
 	}
 	return a.ExportTrace()
+}
+
+// RestoreWith applies a state (as Restore, but every setting must apply),
+// finishes what it starts computing, and replaces the lesson's users by
+// csv, a dataset it exported (none when empty; a lesson that cannot load
+// one keeps its own): how a view a student reached by dragging is rebuilt
+// elsewhere.
+func (a *App) RestoreWith(state string, csv []byte) error {
+	if err := a.Restore(state); err != nil {
+		return format.Errorf("the lesson's settings could not be restored: %v", err)
+	}
+	a.Settle()
+	l, ok := a.Scene().(DatasetLoader)
+	if len(csv) == 0 || !ok {
+		return nil
+	}
+	d, err := dataset.ReadCSV(bytes.NewReader(csv), true)
+	if err != nil {
+		return format.Errorf("the lesson's dataset could not be read: %v", err)
+	}
+	if err := l.LoadDataset(d); err != nil {
+		return format.Errorf("the lesson's dataset does not fit its settings: %v", err)
+	}
+	a.dirty = true
+	return nil
 }
 
 // Exportable reports which downloads the current lesson offers, so front

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/exercise"
 	"github.com/uldplab/uldp/viz"
 	"github.com/uldplab/uldp/viz/scenes"
@@ -52,24 +51,15 @@ func open(lesson, state, data string) (*viz.App, error) {
 		return nil, format.Errorf("no lesson %q: the lessons are %s", lesson, strings.Join(ns, ", "))
 	}
 	s := l.New()
-	app := viz.NewApp(s)
-	if err := app.Restore("scene=" + lesson + "&" + strings.TrimPrefix(state, "#")); err != nil {
-		return nil, format.Errorf("lesson %s's state %q: %v", lesson, state, err)
+	if _, ok := s.(viz.DatasetLoader); data != "" && !ok {
+		return nil, format.Errorf("lesson %s takes no dataset", lesson)
 	}
-	app.Settle()
-	if data != "" {
-		loader, ok := s.(viz.DatasetLoader)
-		if !ok {
-			return nil, format.Errorf("lesson %s takes no dataset", lesson)
-		}
-		d, err := dataset.ReadCSV(strings.NewReader(data), false)
-		if err != nil {
-			return nil, format.Errorf("the dataset: %v", err)
-		}
-		if err := loader.LoadDataset(d); err != nil {
-			return nil, format.Errorf("the dataset does not fit lesson %s's settings: %v", lesson, err)
-		}
-		app.Invalidate()
+	app := viz.NewApp(s)
+	for _, p := range l.Parts { // a state may name a setting a part shows
+		app.AddParts(p.New())
+	}
+	if err := app.RestoreWith("scene="+lesson+"&"+strings.TrimPrefix(state, "#"), []byte(data)); err != nil {
+		return nil, format.Errorf("lesson %s at %q: %v", lesson, state, err)
 	}
 	return app, nil
 }

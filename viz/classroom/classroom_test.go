@@ -133,3 +133,12 @@ func farApart(n int) string {
 }
 
 func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+// The audit lab's second part answers too: a find-the-bug pair may be one
+// of Lowy, Liu & Asi's.
+func TestCatchesInTheLabsSecondPart(t *testing.T) {
+	caught, why, err := Lab{}.Catches("mech=outlier-iterate-removal&pair=far-member", "keep-all")
+	if err != nil || !caught || !strings.Contains(why, "exceeds") {
+		t.Errorf("keep-all on far-member: %v %q %v", caught, why, err)
+	}
+}
