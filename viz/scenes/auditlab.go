@@ -559,15 +559,7 @@ func (s *AuditLab) Set(name, value string) error {
 }
 
 // verdictAt is the exact verdict at the claimed ε.
-func (s *AuditLab) verdictAt() (audit.Point, bool) {
-	g := s.guarantee()
-	for _, p := range s.points {
-		if p.Eps >= g.Eps {
-			return p, true
-		}
-	}
-	return audit.Point{}, false
-}
+func (s *AuditLab) verdictAt() (audit.Point, bool) { return pointAt(s.points, s.guarantee().Eps) }
 
 // Readouts lists the verdicts.
 func (s *AuditLab) Readouts() []viz.Readout {

@@ -155,23 +155,35 @@ func (s *AuditLab) drawUsersPair(l *viz.List, w float64) float64 {
 		s.line = fitLine(append(append([]float64(nil), s.a...), s.b...), 40, w-80)
 	}
 	s.line.w = w - 80
+	titles := [2]string{"dataset A (drag a user)", "neighbour B: one user of A replaced (drag it)"}
+	if s.mech == labGauss {
+		titles = [2]string{"the query's answer on A (drag it)", "B: within sensitivity 1 of A's answer (drag it)"}
+	}
+	return drawPairRows(l, s.a, s.b, s.line, titles, 1, s.drag)
+}
+
+// drawPairRows draws a neighbouring pair's values as two rows on one line
+// (the first title names its scale), the changed user marked, row A's
+// dots with IDs from idBase and row B's from idBase + lensID (0: none),
+// and returns the y below them.
+func drawPairRows(l *viz.List, a, b []float64, line numberLine, titles [2]string, idBase, drag int) float64 {
 	changed := -1
-	for i := range s.a {
-		if s.a[i] != s.b[i] {
+	for i := range a {
+		if a[i] != b[i] {
 			changed = i
 		}
 	}
-	// Both rows share the line: the first title names its scale.
-	titles := [2]string{"dataset A (drag a user)" + s.line.scaleNote(), "neighbour B: one user of A replaced (drag it)"}
-	if s.mech == labGauss {
-		titles = [2]string{"the query's answer on A (drag it)" + s.line.scaleNote(), "B: within sensitivity 1 of A's answer (drag it)"}
-	}
+	titles[0] += line.scaleNote()
 	// Each row sits below the one above by its title's height and its
 	// dots' stack (a phone's short line stacks them higher).
 	y := 24.0
-	for row, vals := range [][]float64{s.a, s.b} {
-		y = rowBelow(l, y, vals, s.line, titles[row])
-		drawValueRow(l, vals, s.line, y, 1+row*lensID, changed, s.drag, titles[row])
+	for row, vals := range [][]float64{a, b} {
+		id := 0
+		if idBase > 0 {
+			id = idBase + row*lensID
+		}
+		y = rowBelow(l, y, vals, line, titles[row])
+		drawValueRow(l, vals, line, y, id, changed, drag, titles[row])
 		y += 32
 	}
 	return y

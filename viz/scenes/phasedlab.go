@@ -60,7 +60,6 @@ type PhasedLab struct {
 	law                audit.OIRLaw
 	err                error
 	labMC
-	line numberLine
 	list viz.List
 }
 
@@ -280,20 +279,8 @@ func (s *PhasedLab) Pointer(viz.Event) bool { return false }
 func (s *PhasedLab) Draw(w, h float64) *viz.List {
 	l := &s.list
 	l.Reset(w, h)
-	s.line = fitLine(append(slices.Clone(s.a), s.b...), 40, w-80)
-	changed := -1
-	for i := range s.a {
-		if s.a[i] != s.b[i] {
-			changed = i
-		}
-	}
-	titles := [2]string{"dataset A: one value per user" + s.line.scaleNote(), "neighbour B: one user of A replaced"}
-	y := 24.0
-	for row, vals := range [][]float64{s.a, s.b} {
-		y = rowBelow(l, y, vals, s.line, titles[row])
-		drawValueRow(l, vals, s.line, y, 0, changed, 0, titles[row])
-		y += 32
-	}
+	line := fitLine(append(slices.Clone(s.a), s.b...), 40, w-80)
+	y := drawPairRows(l, s.a, s.b, line, [2]string{"dataset A: one value per user", "neighbour B: one user of A replaced"}, 0, 0)
 	y = math.Max(178, y+24)
 	if s.err != nil {
 		drawFailure(l, w, y+12, "Cannot audit: "+s.err.Error())
