@@ -223,10 +223,7 @@ func (s *AboveThreshold) Pointer(ev viz.Event) bool {
 		s.queries[s.drag-1] = q
 		return s.rerun() == nil
 	case viz.PointerUp:
-		if s.drag != 0 {
-			s.drag = 0
-			return true
-		}
+		return letGo(&s.drag)
 	}
 	return false
 }

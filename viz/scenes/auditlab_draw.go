@@ -306,10 +306,7 @@ func (s *AuditLab) Pointer(ev viz.Event) bool {
 		s.recompute()
 		return true
 	case viz.PointerUp:
-		if s.drag != 0 {
-			s.drag = 0
-			return true
-		}
+		return letGo(&s.drag)
 	}
 	return false
 }

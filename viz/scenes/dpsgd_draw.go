@@ -301,10 +301,7 @@ func (s *DPSGD) Pointer(ev viz.Event) bool {
 		_ = s.start(next, true) // dragging cannot make a run invalid
 		return true
 	case viz.PointerUp:
-		if s.drag != 0 {
-			s.drag = 0
-			return true
-		}
+		return letGo(&s.drag)
 	}
 	return false
 }

@@ -489,10 +489,7 @@ func (s *OIR) Pointer(ev viz.Event) bool {
 		s.err = s.rerun()
 		return true
 	case viz.PointerUp:
-		if s.drag != 0 {
-			s.drag = 0
-			return true
-		}
+		return letGo(&s.drag)
 	}
 	return false
 }

@@ -439,10 +439,7 @@ func (s *Outlier) Pointer(ev viz.Event) bool {
 		s.rerun()
 		return true
 	case viz.PointerUp:
-		if s.drag != 0 {
-			s.drag = 0
-			return true
-		}
+		return letGo(&s.drag)
 	}
 	return false
 }

@@ -451,10 +451,7 @@ func (s *RobustSGD) Pointer(ev viz.Event) bool {
 		_ = s.start(c) // moving a user cannot make the settings invalid
 		return true
 	case viz.PointerUp:
-		if s.drag != 0 {
-			s.drag = 0
-			return true
-		}
+		return letGo(&s.drag)
 	}
 	return false
 }

@@ -160,3 +160,13 @@ func byName[P preset](ps []P, name string) P {
 	}
 	panic("no preset " + name)
 }
+
+// letGo ends a drag on pointer up: drag is the dragged thing's ID (0:
+// none); true if there was one to let go of.
+func letGo(drag *int) bool {
+	if *drag == 0 {
+		return false
+	}
+	*drag = 0
+	return true
+}

@@ -409,10 +409,7 @@ func (s *Stability) Pointer(ev viz.Event) bool {
 		s.rerun()
 		return true
 	case viz.PointerUp:
-		if s.drag != 0 {
-			s.drag = 0
-			return true
-		}
+		return letGo(&s.drag)
 	}
 	return false
 }
