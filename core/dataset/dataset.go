@@ -72,6 +72,26 @@ func (d *Dataset) UserMean(i int, dst []float64) []float64 {
 	return dst
 }
 
+// ItemMean returns the mean of every item of every user (the minimiser of
+// the mean squared loss), nil when there is none.
+func (d *Dataset) ItemMean() []float64 {
+	out := make([]float64, d.Dim)
+	items := 0
+	for _, u := range d.Users {
+		for j, v := range u.Points {
+			out[j%d.Dim] += v
+		}
+		items += len(u.Points) / d.Dim
+	}
+	if items == 0 {
+		return nil
+	}
+	for k := range out {
+		out[k] /= float64(items)
+	}
+	return out
+}
+
 // Means returns every user's item mean.
 func (d *Dataset) Means() [][]float64 {
 	out := make([][]float64, d.N())

@@ -424,3 +424,14 @@ func TestNumberedIDs(t *testing.T) {
 		t.Error("ids for no users")
 	}
 }
+
+// ItemMean weighs every item alike, whatever user holds it.
+func TestItemMean(t *testing.T) {
+	d := &Dataset{Dim: 2, Users: []User{{ID: "a", Points: []float64{0, 0, 2, 4}}, {ID: "b", Points: []float64{4, 8}}}}
+	if got := d.ItemMean(); len(got) != 2 || got[0] != 2 || got[1] != 4 {
+		t.Errorf("ItemMean = %v, want (2, 4)", got)
+	}
+	if got := (&Dataset{Dim: 3}).ItemMean(); got != nil {
+		t.Errorf("no items: %v", got)
+	}
+}

@@ -274,14 +274,7 @@ func (s *OIR) rerun() error {
 // minimiser is every item's mean projected onto the domain: the
 // minimiser of the mean squared loss there.
 func (s *OIR) minimiser() []float64 {
-	mean := make([]float64, 2)
-	k := 0
-	for _, items := range s.cfg.users {
-		for j := 0; j < len(items); j += 2 {
-			mean[0], mean[1], k = mean[0]+items[j], mean[1]+items[j+1], k+1
-		}
-	}
-	mean[0], mean[1] = mean[0]/float64(k), mean[1]/float64(k)
+	mean := s.cfg.data().ItemMean()
 	return loss.Ball{Centre: make([]float64, 2), Radius: oirRadius}.Project(mean, mean)
 }
 

@@ -411,14 +411,7 @@ func (v *robustView) compute(ctx cancel.Context, progress func(done, total int64
 			return
 		}
 	}
-	v.mean = make([]float64, 2)
-	k := 0
-	for _, u := range c.data.Users {
-		for j := 0; j < len(u.Points); j += 2 {
-			v.mean[0], v.mean[1], k = v.mean[0]+u.Points[j], v.mean[1]+u.Points[j+1], k+1
-		}
-	}
-	v.mean[0], v.mean[1] = v.mean[0]/float64(k), v.mean[1]/float64(k)
+	v.mean = c.data.ItemMean()
 }
 
 // show makes v the run on screen, keeping the stepper's position.
