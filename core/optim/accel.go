@@ -97,6 +97,9 @@ type AccelStep struct {
 	Mean       []float64 `json:"mean,omitempty"`
 	Sigma      float64   `json:"sigma"`
 	Gradient   []float64 `json:"gradient,omitempty"` // G_t
+	// UserGradients are the K users' gradients q_i at Query (Record
+	// only), for a picture of the step; the trace leaves them out.
+	UserGradients Vectors `json:"-"`
 }
 
 // AccelPhase is one phase.
@@ -388,6 +391,9 @@ func (p AccelParams) phase(ctx cancel.Context, r AccelRow, data *dataset.Dataset
 			}
 		}
 		grads += int64(k * m)
+		if p.Record {
+			st.UserGradients = Vectors{Dim: d, Flat: slices.Concat(q[:k]...)}
+		}
 		counts := robust.NewIndex(q[:k]).Counts(2 * r.Tau)
 		st.Score = robust.Score(counts)
 		st.NoisyScore, st.Passed = st.Score, true

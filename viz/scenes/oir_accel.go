@@ -65,24 +65,6 @@ func (a accelAt) current() *optim.AccelStep {
 	return &a.phase.Steps[a.step-1]
 }
 
-// userGradients are the step's K users' gradients at its query: each
-// user's mean over its m items of x_q − z (the squared loss's).
-func (s *OIR) userGradients(st *optim.AccelStep) [][]float64 {
-	out := make([][]float64, len(st.Users))
-	for i, u := range st.Users {
-		items := s.cfg.users[u]
-		g := make([]float64, 2)
-		for j := 0; j < len(items); j += 2 {
-			g[0] += st.Query[0] - items[j]
-			g[1] += st.Query[1] - items[j+1]
-		}
-		g[0] /= float64(s.cfg.m)
-		g[1] /= float64(s.cfg.m)
-		out[i] = g
-	}
-	return out
-}
-
 // accelReadouts lists the accelerated run's numbers at the stepper's
 // position.
 func (s *OIR) accelReadouts() []viz.Readout {

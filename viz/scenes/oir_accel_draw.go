@@ -102,7 +102,10 @@ func (s *OIR) drawGradients(l *viz.List, ph *optim.AccelPhase, st *optim.AccelSt
 	if side < 90 {
 		return
 	}
-	q := s.userGradients(st)
+	q := make([][]float64, st.UserGradients.Len())
+	for i := range q {
+		q[i] = st.UserGradients.At(i)
+	}
 	x0, x1, y0, y1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	for _, g := range q {
 		x0, x1, y0, y1 = math.Min(x0, g[0]), math.Max(x1, g[0]), math.Min(y0, g[1]), math.Max(y1, g[1])
