@@ -538,10 +538,19 @@ test("Outlier-iterate removal: phase 1 drops the far group, a dragged user moves
   await page.selectOption("#ctl-preset", "tau-too-small");
   await page.keyboard.press("End");
   assert.match(await readout(page, "gate"), /< 4C\/5: halt, output 0/);
-  await page.setViewportSize({ width: 390, height: 844 });
-  await page.screenshot({ path: shots + "outlier-iterates-phone.png" });
   assert.deepEqual(errors, []);
   await page.close();
+  // On a phone, from a link: the first frame and the last step.
+  const phone = await open("#scene=outlier-iterates");
+  await phone.page.setViewportSize({ width: 390, height: 844 });
+  await phone.page.screenshot({ path: shots + "outlier-iterates-phone-open.png" });
+  await phone.page.locator("#figure").focus();
+  await phone.page.keyboard.press("End");
+  assert.match(await readout(phone.page, "output"), /from the minimiser/);
+  await phone.page.evaluate(() => window.scrollTo(0, 0));
+  await phone.page.screenshot({ path: shots + "outlier-iterates-phone.png" });
+  assert.deepEqual(phone.errors, []);
+  await phone.page.close();
 });
 
 // The issue's target: A-LOC on 10⁵ users of 10 items computes between
