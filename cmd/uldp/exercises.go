@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
-	"strings"
 
 	"github.com/uldplab/uldp/core/exercise"
 	"github.com/uldplab/uldp/viz/classroom"
@@ -61,7 +59,7 @@ func cmdExercises(e *env, args []string) error {
 func cmdGrade(e *env, args []string) error {
 	fs := flags(e, "grade", "grade --answers FILE [--pack builtin|FILE] [--format json|text]")
 	pack := fs.String("pack", "builtin", "the exercise pack: builtin, or a pack's JSON file")
-	answers := fs.String("answers", "", `the student's answers: {"answers": {id: answer, …}}`)
+	answers := fs.String("answers", "", `the student's answers: {"answers": {id: answer, …}} (the hand-in the site and the desktop app save)`)
 	var f format
 	f.register(fs)
 	if err := parse(fs, args); err != nil {
@@ -79,11 +77,14 @@ func cmdGrade(e *env, args []string) error {
 		return usagef("--answers: %v", err)
 	}
 	defer file.Close()
-	a, err := exercise.DecodeAnswers(file)
+	h, err := exercise.DecodeHandin(file)
+	if err == nil {
+		err = h.For(p)
+	}
 	if err != nil {
 		return usagef("%s: %v", *answers, err)
 	}
-	r, err := p.Grade(a, classroom.Lab{})
+	r, err := p.Grade(h.Answers, classroom.Lab{})
 	if err != nil {
 		return usagef("%s: %v", *answers, err)
 	}
@@ -114,14 +115,8 @@ func readPack(name string) (*exercise.Pack, error) {
 	if err != nil {
 		return nil, usagef("%s: %v", name, err)
 	}
-	var unknown []string
-	for _, x := range p.Exercises {
-		if !slices.Contains(classroom.Lessons(), x.Lesson) {
-			unknown = append(unknown, x.ID+" ("+x.Lesson+")")
-		}
-	}
-	if len(unknown) > 0 {
-		return nil, usagef("%s: exercises about no lesson of ULDP Lab: %s; the lessons are %s", name, strings.Join(unknown, ", "), strings.Join(classroom.Lessons(), ", "))
+	if err := classroom.Check(p); err != nil {
+		return nil, usagef("%s: %v", name, err)
 	}
 	return p, nil
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/uldplab/uldp/site"
+	"github.com/uldplab/uldp/site/api"
 )
 
 func cmdServe(e *env, args []string) error {
@@ -36,7 +37,7 @@ func cmdServe(e *env, args []string) error {
 		}
 		fmt.Fprintf(e.stderr, "warning: listening on %s, reachable from other machines; use 127.0.0.1 to keep the site local\n", where)
 	}
-	srv := site.Server(site.Handler())
+	srv := site.Server(api.WithSite(site.Handler()))
 	fmt.Fprintf(e.stdout, "ULDP Lab is being served at http://%s/ (Ctrl+C to stop)\n", ln.Addr())
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

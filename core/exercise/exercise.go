@@ -291,3 +291,60 @@ var builtin []byte
 
 // Builtin returns ULDP Lab's own pack.
 func Builtin() (*Pack, error) { return decode(builtin) }
+
+// Sheet is a pack as a student sees it before answering: the questions,
+// hints and choices, and none of the keys or explanations. Front ends that
+// grade elsewhere (the site asks the server) show a sheet, so the page
+// never holds an answer the student has not earned.
+type Sheet struct {
+	Version   int        `json:"version"`
+	Title     string     `json:"title"`
+	Exercises []Question `json:"exercises"`
+}
+
+// Question is one exercise on a Sheet.
+type Question struct {
+	ID       string   `json:"id"`
+	Lesson   string   `json:"lesson"`
+	Kind     Kind     `json:"kind"`
+	State    string   `json:"state"`
+	Question string   `json:"question"`
+	Hints    []string `json:"hints,omitempty"`
+	// Choices are a Choice exercise's choices.
+	Choices []string `json:"choices,omitempty"`
+	// Tolerance says how close a Numeric or Predict answer must come
+	// ("within 1%").
+	Tolerance string `json:"tolerance,omitempty"`
+	// Goal is what a Manipulate answer's state must show ("user-scale
+	// below 0.01").
+	Goal string `json:"goal,omitempty"`
+}
+
+// Sheet returns the pack without its keys.
+func (p *Pack) Sheet() Sheet {
+	s := Sheet{Version: p.Version, Title: p.Title}
+	for _, e := range p.Exercises {
+		q := Question{ID: e.ID, Lesson: e.Lesson, Kind: e.Kind, State: e.State, Question: e.Question, Hints: e.Hints}
+		switch e.Kind {
+		case Choice:
+			q.Choices = e.Answer.Choices
+		case Numeric, Predict:
+			q.Tolerance = e.Answer.tolerance()
+		case Manipulate:
+			q.Goal = e.Answer.goal()
+		}
+		s.Exercises = append(s.Exercises, q)
+	}
+	return s
+}
+
+// tolerance says in words how close an answer must come.
+func (s Spec) tolerance() string {
+	switch {
+	case s.Tolerance == 0:
+		return "exactly"
+	case s.Relative:
+		return "within " + num(100*s.Tolerance) + "%"
+	}
+	return "within ±" + num(s.Tolerance)
+}

@@ -70,11 +70,11 @@ func TestKeyIsRightAndWrongAnswersAreNot(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(map[string]any{"answers": key})
-	answers, err := DecodeAnswers(strings.NewReader(string(b)))
+	h, err := DecodeHandin(strings.NewReader(string(b)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := p.Grade(answers, fakeLab{})
+	r, err := p.Grade(h.Answers, fakeLab{})
 	if err != nil || r.Score != 6 || r.Total != 6 {
 		t.Fatalf("the key scores %d of %d: %v %+v", r.Score, r.Total, err, r.Results)
 	}
@@ -148,10 +148,15 @@ func TestDecodeErrorsSayWhere(t *testing.T) {
 		{`{"answers": {"which": 7}}`, "answers.which: expected a choice's index from 0 to 1"},
 		{`{"answers": {"which": "neither"}}`, `"neither" is none of the choices`},
 		{`{"answers": {"bug": {"mutant": "keep-all", "pair": "x"}}}`, "answers.bug: expected"},
+		{`{"student": 7, "answers": {}}`, "student"},
+		{`{"pack": "Another pack", "answers": {}}`, "for the pack “Another pack”"},
 	} {
-		a, err := DecodeAnswers(strings.NewReader(c.in))
+		h, err := DecodeHandin(strings.NewReader(c.in))
 		if err == nil {
-			_, err = p.Grade(a, fakeLab{})
+			err = h.For(p)
+		}
+		if err == nil {
+			_, err = p.Grade(h.Answers, fakeLab{})
 		}
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want it to say %q", c.in, err, c.want)
@@ -179,4 +184,29 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A sheet shows the questions, never a key or an explanation.
+func TestSheetHoldsNoKeys(t *testing.T) {
+	p := mustPack(t)
+	b, err := json.Marshal(p.Sheet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range p.Exercises {
+		for _, secret := range []string{e.Explanation, e.Answer.Example, e.Answer.Pair, e.Answer.Mutant} {
+			if secret != "" && strings.Contains(string(b), secret) && !strings.Contains(e.Question, secret) {
+				t.Errorf("%s: the sheet shows %q", e.ID, secret)
+			}
+		}
+	}
+	for _, bad := range []string{`"correct"`, `"value"`, `"example"`, `"explanation"`, `"mutant"`, `"pair"`} {
+		if strings.Contains(string(b), bad) {
+			t.Errorf("the sheet has a field %s: %s", bad, b)
+		}
+	}
+	q := p.Sheet().Exercises
+	if q[0].Tolerance != "within 1%" || len(q[2].Choices) != 2 || q[3].Goal == "" {
+		t.Errorf("sheet questions %+v", q)
+	}
 }

@@ -88,8 +88,20 @@ type BugAnswer struct {
 	State  string `json:"state"`
 }
 
-// DecodeAnswers reads {"answers": {id: answer, …}}.
-func DecodeAnswers(r io.Reader) (Answers, error) {
+// Handin is a student's answers file: what the site and the desktop app
+// save and let the student download, and what `uldp grade` reads. Pack
+// (the pack's title) and Student are for the teacher; answers are graded
+// afresh, so a hand-in carries no score to trust.
+//
+//	{"pack": "ULDP Lab", "student": "Ada", "answers": {"gauss-sigma": 4.84}}
+type Handin struct {
+	Pack    string  `json:"pack,omitempty"`
+	Student string  `json:"student,omitempty"`
+	Answers Answers `json:"answers"`
+}
+
+// DecodeHandin reads a hand-in strictly (unknown fields are errors).
+func DecodeHandin(r io.Reader) (*Handin, error) {
 	b, err := io.ReadAll(io.LimitReader(r, MaxBytes+1))
 	if err != nil {
 		return nil, format.Errorf("reading the answers: %v", err)
@@ -97,15 +109,29 @@ func DecodeAnswers(r io.Reader) (Answers, error) {
 	if len(b) > MaxBytes {
 		return nil, format.Errorf("the answers are larger than %d MiB", MaxBytes>>20)
 	}
-	top, err := strictjson.Object(b, "answers file", []string{"answers"})
+	top, err := strictjson.Object(b, "answers file", []string{"pack", "student", "answers"})
 	if err != nil {
 		return nil, err
 	}
-	var a Answers
-	if err := strictjson.Field(top, "answers", "answers", &a, true); err != nil {
+	h := &Handin{}
+	if err := strictjson.Field(top, "pack", "pack", &h.Pack, false); err != nil {
 		return nil, err
 	}
-	return a, nil
+	if err := strictjson.Field(top, "student", "student", &h.Student, false); err != nil {
+		return nil, err
+	}
+	if err := strictjson.Field(top, "answers", "answers", &h.Answers, true); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// For checks that the hand-in answers p (when it names its pack at all).
+func (h *Handin) For(p *Pack) error {
+	if h.Pack != "" && h.Pack != p.Title {
+		return format.Errorf("pack: these answers are for the pack “%s”, not “%s”; grade them with that pack", h.Pack, p.Title)
+	}
+	return nil
 }
 
 // Grade grades answers against the pack; an exercise without an answer
@@ -129,7 +155,7 @@ func (p *Pack) Grade(answers Answers, lab Lab) (Report, error) {
 			res.Feedback = "not answered. " + e.Explanation
 		} else {
 			var err error
-			if res, err = e.grade(raw, lab); err != nil {
+			if res, err = e.Grade(raw, lab); err != nil {
 				return Report{}, err
 			}
 		}
@@ -141,8 +167,10 @@ func (p *Pack) Grade(answers Answers, lab Lab) (Report, error) {
 	return r, nil
 }
 
-// grade grades one answer.
-func (e Exercise) grade(raw json.RawMessage, lab Lab) (Result, error) {
+// Grade grades one answer (its JSON: a number, a choice's index or text,
+// a state, or a variant and a pair, by kind). An answer of the wrong shape
+// is an error naming it.
+func (e Exercise) Grade(raw json.RawMessage, lab Lab) (Result, error) {
 	res := Result{ID: e.ID}
 	path := "answers." + e.ID
 	s := e.Answer

@@ -106,3 +106,19 @@ func (lab Lab) Catches(state, mutant string) (bool, string, error) {
 	}
 	return false, "", format.Errorf("the audit lab has no exact verdict there (%s); find-the-bug grades by the exact one", state)
 }
+
+// Check reports exercises about no lesson of ULDP Lab, naming them and the
+// lessons there are.
+func Check(p *exercise.Pack) error {
+	ls, ns := lessons()
+	var unknown []string
+	for _, x := range p.Exercises {
+		if _, ok := ls[x.Lesson]; !ok {
+			unknown = append(unknown, x.ID+" ("+x.Lesson+")")
+		}
+	}
+	if len(unknown) > 0 {
+		return format.Errorf("exercises about no lesson of ULDP Lab: %s; the lessons are %s", strings.Join(unknown, ", "), strings.Join(ns, ", "))
+	}
+	return nil
+}

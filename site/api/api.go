@@ -1,0 +1,235 @@
+// Package api is ULDP Lab's HTTP API: JSON over net/http, answered the same
+// by `uldp serve` and by the classroom's edge deployment. Every request is
+// bounded (body bytes, answers per request, grading at once, wall time) and
+// every answer, errors included, is JSON.
+//
+//	GET  /api/health  {"ok": true}
+//	GET  /api/pack    the built-in pack's sheet (questions, no keys)
+//	POST /api/pack    a pack's JSON → its sheet, or where it is malformed
+//	POST /api/grade   {"pack": "builtin" | {…a pack…}, "answers": {id: answer}}
+//	                  → {"results": [{"id", "correct", "feedback"}]}
+//
+// Grading answers only the exercises answered: an unanswered exercise's
+// explanation stays on the server until the student commits an answer.
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/uldplab/uldp/core/exercise"
+	"github.com/uldplab/uldp/viz/classroom"
+)
+
+// Limits on one request.
+const (
+	// MaxBody bounds a request's body: a pack of exercise.MaxBytes and the
+	// answers beside it.
+	MaxBody = exercise.MaxBytes + 256<<10
+	// MaxAnswers bounds the answers graded in one request: the site sends
+	// one at a time; a teacher grades a class's hand-ins with `uldp grade`.
+	MaxAnswers = 64
+)
+
+// GradeTimeout is how long a request waits for its grading (a variable
+// for the tests).
+var GradeTimeout = 30 * time.Second
+
+// Handler serves the API under /api/.
+func Handler() http.Handler {
+	h := &handler{slots: make(chan struct{}, max(1, runtime.NumCPU()))}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/api/health", methods{http.MethodGet: func(w http.ResponseWriter, r *http.Request) {
+		reply(w, http.StatusOK, map[string]bool{"ok": true})
+	}}.serve)
+	mux.HandleFunc("/api/pack", methods{http.MethodGet: h.builtinSheet, http.MethodPost: h.sheet}.serve)
+	mux.HandleFunc("/api/grade", methods{http.MethodPost: h.grade}.serve)
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		fail(w, http.StatusNotFound, fmt.Sprintf("no %s %s: the API has GET /api/health, GET and POST /api/pack, POST /api/grade", r.Method, r.URL.Path))
+	})
+	return mux
+}
+
+// methods routes a path's requests by method, answering the others with
+// 405 in JSON (the mux's own 405 is plain text).
+type methods map[string]http.HandlerFunc
+
+func (m methods) serve(w http.ResponseWriter, r *http.Request) {
+	if f, ok := m[r.Method]; ok {
+		f(w, r)
+		return
+	}
+	var allow []string
+	for k := range m {
+		allow = append(allow, k)
+	}
+	slices.Sort(allow)
+	w.Header().Set("Allow", strings.Join(allow, ", "))
+	fail(w, http.StatusMethodNotAllowed, fmt.Sprintf("%s %s: use %s", r.Method, r.URL.Path, strings.Join(allow, " or ")))
+}
+
+type handler struct {
+	slots chan struct{} // one per grading under way
+}
+
+func (h *handler) builtinSheet(w http.ResponseWriter, r *http.Request) {
+	p, err := exercise.Builtin()
+	if err != nil {
+		fail(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	reply(w, http.StatusOK, p.Sheet())
+}
+
+func (h *handler) sheet(w http.ResponseWriter, r *http.Request) {
+	b, ok := body(w, r)
+	if !ok {
+		return
+	}
+	p, err := pack(b)
+	if err != nil {
+		fail(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	reply(w, http.StatusOK, p.Sheet())
+}
+
+// gradeRequest is POST /api/grade's body.
+type gradeRequest struct {
+	Pack    json.RawMessage  `json:"pack"`
+	Answers exercise.Answers `json:"answers"`
+}
+
+func (h *handler) grade(w http.ResponseWriter, r *http.Request) {
+	b, ok := body(w, r)
+	if !ok {
+		return
+	}
+	var req gradeRequest
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		fail(w, http.StatusBadRequest, "the request is not {\"pack\": …, \"answers\": {id: answer}}: "+err.Error())
+		return
+	}
+	if len(req.Pack) == 0 {
+		fail(w, http.StatusBadRequest, "pack is missing: give \"builtin\" or the pack itself")
+		return
+	}
+	if len(req.Answers) == 0 || len(req.Answers) > MaxAnswers {
+		fail(w, http.StatusBadRequest, fmt.Sprintf("answers: give 1 to %d answers per request (this one has %d)", MaxAnswers, len(req.Answers)))
+		return
+	}
+	p, err := pack(req.Pack)
+	if err != nil {
+		fail(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), GradeTimeout)
+	defer cancel()
+	select {
+	case h.slots <- struct{}{}:
+	case <-ctx.Done():
+		w.Header().Set("Retry-After", "5")
+		fail(w, http.StatusServiceUnavailable, "busy: the server is grading for others; try again in a few seconds")
+		return
+	}
+	type outcome struct {
+		results []exercise.Result
+		err     error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		// The lessons cannot be interrupted mid-run: the slot is held
+		// until they finish, so abandoned gradings still count as load.
+		defer func() { <-h.slots }()
+		rep, err := p.Grade(req.Answers, classroom.Lab{})
+		var res []exercise.Result
+		for _, x := range rep.Results {
+			if _, ok := req.Answers[x.ID]; ok {
+				res = append(res, x)
+			}
+		}
+		done <- outcome{res, err}
+	}()
+	select {
+	case o := <-done:
+		if o.err != nil {
+			fail(w, http.StatusBadRequest, o.err.Error())
+			return
+		}
+		reply(w, http.StatusOK, map[string][]exercise.Result{"results": o.results})
+	case <-ctx.Done():
+		fail(w, http.StatusServiceUnavailable, fmt.Sprintf("grading took longer than %v: the answer's state asks the lesson for too much work; try smaller settings", GradeTimeout))
+	}
+}
+
+// pack is the built-in pack for the JSON string "builtin", else the pack
+// the JSON holds, checked against the lessons there are.
+func pack(raw json.RawMessage) (*exercise.Pack, error) {
+	var name string
+	if json.Unmarshal(raw, &name) == nil {
+		if name != "builtin" {
+			return nil, fmt.Errorf("pack %q: give \"builtin\" or the pack itself (a JSON object)", name)
+		}
+		return exercise.Builtin()
+	}
+	p, err := exercise.Decode(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("pack: %v", err)
+	}
+	if err := classroom.Check(p); err != nil {
+		return nil, fmt.Errorf("pack: %v", err)
+	}
+	return p, nil
+}
+
+// body reads a request's body within MaxBody, answering the error itself.
+func body(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		fail(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the request is larger than %d KiB: send one pack of at most %d MiB", MaxBody>>10, exercise.MaxBytes>>20))
+		return nil, false
+	case err != nil:
+		fail(w, http.StatusBadRequest, "reading the request: "+err.Error())
+		return nil, false
+	}
+	return b, true
+}
+
+// reply answers v as JSON.
+func reply(w http.ResponseWriter, status int, v any) {
+	hd := w.Header()
+	hd.Set("Content-Type", "application/json; charset=utf-8")
+	hd.Set("Cache-Control", "no-store")
+	hd.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+// fail answers an error as {"error": msg}.
+func fail(w http.ResponseWriter, status int, msg string) {
+	reply(w, status, map[string]string{"error": msg})
+}
+
+// WithSite serves the API under /api/ and everything else from site: how
+// ULDP Lab is served, natively and at the edge alike.
+func WithSite(site http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/api/", Handler())
+	mux.Handle("/", site)
+	return mux
+}
