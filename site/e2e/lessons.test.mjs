@@ -4,8 +4,9 @@
 // allowed. Run by `make test` (needs bin/uldp built with the lesson engines).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { spawn, execFileSync } from "node:child_process";
+import { mkdirSync, writeFileSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { once } from "node:events";
 import { chromium } from "playwright-core";
 
@@ -740,6 +741,93 @@ async function errataLinks(page) {
     return bad;
   });
 }
+
+test("Exercises: one answered right, one wrong, one by dragging; progress survives a reload; the hand-in grades the same", async () => {
+  const key = JSON.parse(execFileSync(root + "bin/uldp", ["exercises", "solve", "--pack", "builtin"])).answers;
+  const { page, errors } = await open();
+  const api = [];
+  page.on("request", (r) => { if (r.url().includes("/api/")) api.push(r.url().replace(base, "") + " " + (r.postData() || "")); });
+  await page.click("#exercises-open");
+  await page.waitForSelector("#ex-dialog[open] .ex-items li");
+  assert.equal(await page.$$eval(".ex-items li", (l) => l.length), Object.keys(key).length);
+  await page.fill("#ex-student", "Ada Lovelace");
+  await page.click(".ex-items li:first-child a");
+  await page.waitForSelector("#exercise:not([hidden])");
+  await lesson(page, "user-level");
+  assert.match(await page.textContent("#ex-question"), /Twenty users/);
+  // The page holds no key before the student commits.
+  assert.ok(!api.some((r) => /explanation|"correct"/.test(r)), api.join("\n"));
+  const sheet = await page.evaluate(() => JSON.stringify(sheet));
+  assert.ok(!/"correct"|"explanation"|"example"/.test(sheet), "the page's sheet holds a key");
+  // Right: the instructor's key, typed in.
+  await page.fill("#ex-number", String(key["user-level-sensitivity"]));
+  await page.click("#ex-answer button[type=submit]");
+  await page.waitForSelector("#ex-feedback.right:not([hidden])");
+  assert.match(await page.textContent("#ex-feedback"), /^Right/);
+  await page.screenshot({ path: shots + "exercise-right.png" });
+  // Wrong: the next exercise by its key, ], a choice that is not the key.
+  await page.locator("#figure").focus();
+  await page.keyboard.press("]");
+  await page.waitForFunction(() => /Exercise 2 of/.test(document.querySelector("#ex-title").textContent));
+  await page.click("#ex-hint");
+  assert.ok((await page.textContent("#ex-hints")).length > 10, "a hint is shown on request");
+  await page.check(`input[name=ex-choice][value="${(key["user-level-ratio"] + 1) % 4}"]`);
+  await page.click("#ex-answer button[type=submit]");
+  await page.waitForSelector("#ex-feedback.wrong:not([hidden])");
+  assert.match(await page.textContent("#ex-feedback"), /^Not quite: you chose .* the answer is “it is m times larger”/);
+  // A manipulation: drag the far user of the stability lesson into the crowd.
+  await page.click("#ex-list");
+  await page.click('.ex-items a >> text=/Move the far user/');
+  await lesson(page, "stability");
+  await page.click("#ctl-end");
+  const box = await page.locator("#figure").boundingBox();
+  const [x, y] = await page.evaluate(() => uldp.locate(14));
+  const [x0] = await page.evaluate(() => uldp.locate(1));
+  await page.mouse.move(box.x + x, box.y + y);
+  await page.mouse.down();
+  for (let i = 1; i <= 12; i++) await page.mouse.move(box.x + x + (x0 - x) * i / 12, box.y + y);
+  await page.mouse.up();
+  assert.match(await readout(page, "rstar"), /^0 /);
+  await page.click("#ex-answer button[type=submit]");
+  await page.waitForSelector("#ex-feedback:not([hidden])");
+  assert.match(await page.textContent("#ex-feedback"), /^Right: on your state the lesson's rstar reads/);
+  const total = Object.keys(key).length;
+  assert.equal(await page.textContent("#ex-score"), `score 2 of ${total} (3 answered)`);
+  await page.screenshot({ path: shots + "exercise-manipulate.png" });
+  // A reload keeps it all: the exercise open, its feedback, the score.
+  await page.reload();
+  await page.waitForSelector("body[data-ready=true]");
+  await page.waitForSelector("#exercise:not([hidden])");
+  assert.equal(await page.textContent("#ex-score"), `score 2 of ${total} (3 answered)`);
+  assert.match(await page.textContent("#ex-feedback"), /^Right/);
+  assert.equal(await page.textContent("#exercises-open"), `Exercises 2/${total}`);
+  // The hand-in, graded by the teacher's command, scores the same.
+  await page.click("#ex-list");
+  assert.match(await page.textContent("#ex-summary"), new RegExp(`2 right of ${total} \\(3 answered\\)`));
+  assert.equal(await page.$$eval(".ex-items .mark.right", (m) => m.length), 2);
+  await page.screenshot({ path: shots + "exercise-list.png" });
+  const [dl] = await Promise.all([page.waitForEvent("download"), page.click("#ex-handin")]);
+  assert.equal(dl.suggestedFilename(), "uldp-handin-ada-lovelace.json");
+  const file = mkdtempSync(tmpdir() + "/uldp-") + "/handin.json";
+  await dl.saveAs(file);
+  const graded = JSON.parse(execFileSync(root + "bin/uldp", ["grade", "--answers", file]));
+  assert.equal(graded.score, 2);
+  assert.deepEqual(graded.results.filter((r) => r.correct).map((r) => r.id), ["user-level-sensitivity", "stability-no-removal"]);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("Exercises on a phone: the bar above the lesson", async () => {
+  const page = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  await page.goto(base);
+  await page.waitForSelector("body[data-ready=true]");
+  await page.click("#exercises-open");
+  await page.click(".ex-items li:nth-child(4) a");
+  await lesson(page, "calibration");
+  await page.waitForSelector("#exercise:not([hidden])");
+  await page.screenshot({ path: shots + "exercise-phone.png" });
+  await page.close();
+});
 
 test("Errata and words: links to the errata page, no spec citations, no stale status, each lesson's own keys", async () => {
   const { page, errors } = await open("#scene=phased-erm");

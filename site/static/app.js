@@ -151,6 +151,7 @@ async function start(name, state) {
   refresh(true, true);
   await syncLesson();
   document.body.dataset.lesson = name;
+  document.dispatchEvent(new Event("uldp:lesson"));
 }
 
 // ---------------------------------------------------------------- messages

@@ -1,0 +1,319 @@
+// Exercise mode: a pack's questions above the live lessons. The page holds
+// the pack's sheet (questions, hints, choices: no keys); the server grades
+// each answer once the student commits it (POST api/grade), running the
+// lesson's own engine, and only then sends the explanation. Progress lives
+// in this browser's localStorage; the hand-in is a JSON file the teacher
+// grades afresh with `uldp grade`.
+"use strict";
+
+const EX_STORE = "uldp.exercises.v1";
+
+// ex is the saved progress: the pack ("builtin", or a file's name and
+// text), the student's name, the exercise open, and per exercise the
+// answer committed, its grading and how many hints were shown.
+let ex = null;
+let sheet = null; // the pack's sheet, from the server
+
+function exLoad() {
+  try { return JSON.parse(localStorage.getItem(EX_STORE)) || null; } catch { return null; }
+}
+function exSave() {
+  try { localStorage.setItem(EX_STORE, JSON.stringify(ex)); } catch (err) {
+    report("Your progress could not be saved in this browser (" + err.message + "): download your hand-in to keep it.");
+  }
+}
+function fresh(pack) {
+  return { pack, student: ex?.student || "", open: false, current: 0, answers: {}, results: {}, hints: {} };
+}
+
+// api asks the server; its errors are JSON {"error": …}.
+async function api(path, body) {
+  let res;
+  try {
+    res = await fetch(path, body === undefined ? {} : { method: "POST", headers: { "Content-Type": "application/json" }, body });
+  } catch (err) {
+    throw new Error("the server cannot be reached (" + err.message + "): exercises are graded by the ULDP Lab server (uldp serve)");
+  }
+  let v;
+  try { v = await res.json(); } catch {
+    throw new Error(`the server answered ${res.status} without JSON: exercises are graded by the ULDP Lab server (uldp serve)`);
+  }
+  if (!res.ok) throw new Error(v.error || `the server answered ${res.status}`);
+  return v;
+}
+
+function packRef() { return ex.pack === "builtin" ? "builtin" : JSON.parse(ex.pack.text); }
+function packTitle() { return sheet ? sheet.title : ""; }
+
+async function loadSheet() {
+  sheet = ex.pack === "builtin" ? await api("api/pack") : await api("api/pack", ex.pack.text);
+}
+
+const question = () => sheet.exercises[ex.current];
+const lessonTitle = (name) => menu.find((l) => l.name === name)?.title || name;
+const withoutScene = (state) => state.replace(/^#?scene=[^&]*&?/, "");
+
+function score() {
+  let right = 0, answered = 0;
+  for (const q of sheet.exercises) {
+    const r = ex.results[q.id];
+    if (r) { answered++; if (r.correct) right++; }
+  }
+  return { right, answered, total: sheet.exercises.length };
+}
+
+// ---------------------------------------------------------------- the bar
+
+function syncBar() {
+  const bar = $("exercise");
+  bar.hidden = !(ex && ex.open && sheet);
+  $("exercises-open").textContent = ex && sheet ? `Exercises ${score().right}/${sheet.exercises.length}` : "Exercises";
+  if (bar.hidden) return;
+  const q = question(), s = score();
+  $("ex-title").textContent = `Exercise ${ex.current + 1} of ${s.total} · ${lessonTitle(q.lesson)}`;
+  $("ex-score").textContent = `score ${s.right} of ${s.total} (${s.answered} answered)`;
+  $("ex-prev").disabled = ex.current === 0;
+  $("ex-next").disabled = ex.current === s.total - 1;
+  $("ex-question").textContent = q.question;
+  const shown = ex.hints[q.id] || 0, hints = q.hints || [];
+  $("ex-hints").replaceChildren(...hints.slice(0, shown).map((h) => { const li = document.createElement("li"); li.textContent = h; return li; }));
+  $("ex-hint").hidden = shown >= hints.length;
+  $("ex-hint").textContent = hints.length > 1 ? `Hint (${shown + 1} of ${hints.length})` : "Hint";
+  const r = ex.results[q.id], fb = $("ex-feedback");
+  fb.hidden = !r;
+  if (r) { fb.textContent = r.feedback; fb.className = "ex-feedback " + (r.correct ? "right" : "wrong"); }
+  buildAnswer(q, r);
+}
+
+// buildAnswer lays out the answer's inputs for the exercise's kind, or the
+// committed answer once graded.
+function buildAnswer(q, graded) {
+  const form = $("ex-answer");
+  const typed = form.dataset.id === q.id ? $("ex-number")?.value : ""; // kept across a rebuild
+  form.replaceChildren();
+  form.dataset.kind = q.kind;
+  form.dataset.id = q.id;
+  const commit = document.createElement("button");
+  commit.type = "submit";
+  const note = (text) => { const p = document.createElement("span"); p.className = "note"; p.textContent = text; return p; };
+  const here = current === q.lesson;
+  switch (q.kind) {
+  case "numeric":
+  case "predict": {
+    const input = document.createElement("input");
+    input.type = "number"; input.step = "any"; input.id = "ex-number"; input.required = true;
+    input.setAttribute("aria-label", "your answer");
+    if (graded) { input.value = ex.answers[q.id]; input.disabled = true; } else if (typed) input.value = typed;
+    commit.textContent = q.kind === "predict" ? "Commit my prediction" : "Check my answer";
+    form.append(input, commit, note(q.tolerance ? `counts ${q.tolerance}` : ""));
+    if (q.kind === "predict" && !graded) form.append(note("then step the lesson to see it happen"));
+    break;
+  }
+  case "choice": {
+    const set = document.createElement("fieldset");
+    const legend = document.createElement("legend"); legend.className = "note"; legend.textContent = "choose one"; legend.hidden = true;
+    set.append(legend);
+    q.choices.forEach((c, i) => {
+      const label = document.createElement("label");
+      const radio = document.createElement("input");
+      radio.type = "radio"; radio.name = "ex-choice"; radio.value = String(i); radio.required = true;
+      if (graded) { radio.disabled = true; radio.checked = ex.answers[q.id] === i; }
+      label.append(radio, " " + c);
+      set.append(label);
+    });
+    commit.textContent = "Check my answer";
+    form.append(set, commit);
+    break;
+  }
+  case "manipulate":
+    commit.textContent = "Submit the lesson as it is now";
+    form.append(commit, note(here ? `goal: ${q.goal}, at the run's end` : `open the lesson “${lessonTitle(q.lesson)}” to answer`));
+    commit.disabled = !here;
+    break;
+  case "find-the-bug":
+    commit.textContent = "Submit the variant and pair under audit";
+    form.append(commit, note(here ? "set the lab's broken variant and a pair that catches it" : `open the lesson “${lessonTitle(q.lesson)}” to answer`));
+    commit.disabled = !here;
+    break;
+  }
+  if (graded) { commit.disabled = true; commit.textContent = graded.correct ? "Answered: right" : "Answered"; }
+}
+
+// answerOf reads the student's answer from the form, or says what is missing.
+function answerOf(q) {
+  switch (q.kind) {
+  case "numeric":
+  case "predict": {
+    const v = $("ex-number").value.trim();
+    if (v === "" || !Number.isFinite(Number(v))) throw new Error("write a number first");
+    return Number(v);
+  }
+  case "choice": {
+    const c = document.querySelector("input[name=ex-choice]:checked");
+    if (!c) throw new Error("choose one of the answers first");
+    return Number(c.value);
+  }
+  case "manipulate": {
+    const a = { state: withoutScene(uldp.state()) };
+    // Dragged users live in the dataset, not in the link: send them along.
+    if (uldp.canExport()?.csv) a.data = uldp.exportCSV().data || "";
+    return a;
+  }
+  case "find-the-bug": {
+    const state = withoutScene(uldp.state());
+    const mutant = new URLSearchParams(state).get("mutant") || "";
+    if (!mutant || mutant === "none") throw new Error("set the lab's “broken variant” to the one you suspect first");
+    return { mutant, state };
+  }
+  }
+  throw new Error(`this page cannot answer exercises of kind “${q.kind}”`);
+}
+
+let grading = false;
+async function commitAnswer(e) {
+  e.preventDefault();
+  const q = question();
+  if (grading || ex.results[q.id]) return;
+  let answer;
+  try { answer = answerOf(q); } catch (err) { report(err.message); return; }
+  grading = true;
+  const form = $("ex-answer");
+  const button = form.querySelector("button[type=submit]");
+  button.disabled = true; button.textContent = "grading…";
+  try {
+    const v = await api("api/grade", JSON.stringify({ pack: packRef(), answers: { [q.id]: answer } }));
+    ex.answers[q.id] = answer;
+    ex.results[q.id] = { correct: v.results[0].correct, feedback: v.results[0].feedback };
+    exSave();
+  } catch (err) {
+    report("Your answer could not be graded: " + err.message);
+  } finally {
+    grading = false;
+    syncBar();
+  }
+}
+
+// openExercise shows exercise i and opens its lesson as it starts: a fresh
+// engine, so settings of earlier exploring do not carry over.
+async function openExercise(i) {
+  ex.current = Math.max(0, Math.min(i, sheet.exercises.length - 1));
+  ex.open = true;
+  exSave();
+  syncBar();
+  const q = question();
+  await start(q.lesson, "scene=" + q.lesson + (q.state ? "&" + q.state : ""));
+}
+
+// ---------------------------------------------------------------- the dialog
+
+function syncDialog() {
+  $("ex-pack").value = ex.pack === "builtin" ? "builtin" : "file";
+  $("ex-student").value = ex.student;
+  const s = score();
+  $("ex-summary").textContent = `${packTitle()}: ${s.right} right of ${s.total} (${s.answered} answered). Open an exercise to work on it in its lesson. An answer is final once checked, and its explanation comes with the grading.`;
+  $("ex-items").replaceChildren(...sheet.exercises.map((q, i) => {
+    const li = document.createElement("li");
+    const r = ex.results[q.id];
+    const mark = document.createElement("span");
+    mark.className = "mark" + (r ? (r.correct ? " right" : " wrong") : "");
+    mark.textContent = r ? (r.correct ? "✓" : "✗") : "";
+    mark.setAttribute("aria-label", r ? (r.correct ? "right" : "wrong") : "not answered");
+    const b = document.createElement("a");
+    b.href = "#scene=" + q.lesson; b.textContent = q.question.length > 90 ? q.question.slice(0, 88) + "…" : q.question;
+    b.addEventListener("click", (e) => { e.preventDefault(); $("ex-dialog").close(); openExercise(i); });
+    const lesson = document.createElement("span");
+    lesson.className = "lesson-name"; lesson.textContent = ` — ${lessonTitle(q.lesson)}, ${q.kind}`;
+    li.append(mark, b, lesson);
+    return li;
+  }));
+}
+
+async function showDialog() {
+  if (!ex) ex = fresh("builtin");
+  try {
+    if (!sheet) await loadSheet();
+  } catch (err) {
+    report("The exercises could not load: " + err.message);
+    return;
+  }
+  syncDialog();
+  if (!$("ex-dialog").open) $("ex-dialog").showModal();
+}
+
+async function pickFile(file) {
+  const text = await file.text();
+  const before = { ex, sheet };
+  ex = fresh({ name: file.name, text });
+  try {
+    await loadSheet();
+  } catch (err) {
+    ({ ex, sheet } = before);
+    report(`The pack ${file.name} cannot be used: ${err.message}`);
+    syncDialog();
+    return;
+  }
+  exSave();
+  syncDialog();
+  syncBar();
+}
+
+function handin() {
+  const name = ex.student.trim();
+  const data = JSON.stringify({ pack: packTitle(), student: name, answers: ex.answers }, null, 2) + "\n";
+  const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
+  download(`uldp-handin${slug ? "-" + slug : ""}.json`, data, "application/json");
+}
+
+function wireExercises() {
+  $("exercises-open").addEventListener("click", showDialog);
+  $("ex-list").addEventListener("click", showDialog);
+  $("ex-prev").addEventListener("click", () => openExercise(ex.current - 1));
+  $("ex-next").addEventListener("click", () => openExercise(ex.current + 1));
+  $("ex-leave").addEventListener("click", () => { ex.open = false; exSave(); syncBar(); });
+  $("ex-restart").addEventListener("click", () => openExercise(ex.current));
+  $("ex-hint").addEventListener("click", () => {
+    const q = question();
+    ex.hints[q.id] = Math.min((ex.hints[q.id] || 0) + 1, (q.hints || []).length);
+    exSave(); syncBar();
+  });
+  $("ex-answer").addEventListener("submit", commitAnswer);
+  $("ex-student").addEventListener("input", (e) => { ex.student = e.target.value; exSave(); });
+  $("ex-pack").addEventListener("change", (e) => {
+    if (e.target.value === "file") { $("ex-file").click(); syncDialog(); return; }
+    if (ex.pack !== "builtin" && !confirm("Switch to ULDP Lab's own pack? Your answers to this pack are kept only in your hand-in: download it first.")) { syncDialog(); return; }
+    ex = fresh("builtin"); sheet = null;
+    showDialog().then(syncBar);
+  });
+  $("ex-file").addEventListener("change", (e) => { if (e.target.files[0]) pickFile(e.target.files[0]); e.target.value = ""; });
+  $("ex-handin").addEventListener("click", handin);
+  $("ex-reset").addEventListener("click", () => {
+    if (!confirm("Start this pack over? Every answer here is forgotten (download your hand-in first to keep it).")) return;
+    ex = fresh(ex.pack); exSave(); syncDialog(); syncBar();
+  });
+  // [ and ] page through the exercises, unless typing somewhere.
+  document.addEventListener("keydown", (e) => {
+    const t = e.target;
+    if (!ex?.open || !sheet || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (t instanceof HTMLInputElement || t instanceof HTMLSelectElement || t instanceof HTMLTextAreaElement) return;
+    if (e.key === "[" && ex.current > 0) { e.preventDefault(); openExercise(ex.current - 1); }
+    if (e.key === "]" && ex.current < sheet.exercises.length - 1) { e.preventDefault(); openExercise(ex.current + 1); }
+  });
+  // A lesson switch enables or disables the answers that need its lesson.
+  document.addEventListener("uldp:lesson", syncBar);
+}
+
+async function mainExercises() {
+  wireExercises();
+  ex = exLoad();
+  if (!ex) return;
+  try {
+    await loadSheet();
+  } catch (err) {
+    report("Your exercises could not load: " + err.message);
+    return;
+  }
+  ex.current = Math.min(ex.current, sheet.exercises.length - 1);
+  syncBar();
+}
+
+mainExercises();
