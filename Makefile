@@ -24,9 +24,10 @@ WASM_EXEC   := $(GOROOT)/lib/wasm/go_js_wasm_exec
 run: wasm
 	$(GO) run ./cmd/uldp serve --addr $(ADDR)
 
-## desktop: the desktop app (Ebitengine, pure Go: no C toolchain needed)
+## desktop: the desktop app (Ebitengine, pure Go: no C toolchain needed);
+## ARGS passes flags, e.g. ARGS='-exercises builtin'
 desktop:
-	CGO_ENABLED=0 $(GO) run ./cmd/desktop
+	CGO_ENABLED=0 $(GO) run ./cmd/desktop $(ARGS)
 
 ## wasm: one browser engine per lesson (precompressed, content-hashed), the
 ## lesson menu and Go's loader, next to the site's files

@@ -12,13 +12,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/uldplab/uldp/core/exercise"
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/classroom"
 	"github.com/uldplab/uldp/viz/ebitenview"
 	"github.com/uldplab/uldp/viz/scenes"
 )
@@ -45,7 +48,9 @@ func TestDesktopLessonsUnderLoad(t *testing.T) {
 	desktopLessons(t)
 }
 
-func desktopLessons(t *testing.T) {
+// build skips the test without an X display (failing it on CI), builds the
+// app, and returns it and the directory for its screenshots.
+func build(t *testing.T) (bin, shots string) {
 	if os.Getenv("DISPLAY") == "" || exec.Command("xdotool", "version").Run() != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatal("CI needs a display and xdotool for the desktop test: run it through make test (xvfb-run)")
@@ -53,15 +58,20 @@ func desktopLessons(t *testing.T) {
 		t.Skip("needs an X display and xdotool; make test runs this under xvfb-run")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "desktop")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
+	bin = filepath.Join(dir, "desktop")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	// ULDP_DESKTOP_SHOTS keeps the screenshots to look at.
-	shots := cmp.Or(os.Getenv("ULDP_DESKTOP_SHOTS"), filepath.Join(dir, "shots"))
+	shots = cmp.Or(os.Getenv("ULDP_DESKTOP_SHOTS"), filepath.Join(dir, "shots"))
 	os.MkdirAll(shots, 0o755)
+	return bin, shots
+}
+
+func desktopLessons(t *testing.T) {
+	bin, shots := build(t)
 	d, quit := launch(t, bin, shots)
 	defer quit()
 	fig := ebitenview.FigureRect(d.w, d.h)
@@ -256,6 +266,89 @@ func desktopLessons(t *testing.T) {
 	}
 }
 
+// Exercise mode: a student answers one exercise right (typing a number)
+// and one wrong (clicking a choice); the hand-in written after each resumes
+// where they stopped with the same score, and the teacher grades it the same.
+func TestDesktopExercises(t *testing.T) {
+	bin, shots := build(t)
+	shots = subdir(shots, "exercises")
+	p, err := exercise.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := p.Key(classroom.Lab{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	handin := filepath.Join(t.TempDir(), "handin.json")
+	d, quit := launch(t, bin, shots, "-exercises", "builtin", "-handin", handin, "-student", "Ada")
+	defer quit()
+	if want := fmt.Sprintf("exercise 1 of %d: 0 right, 0 answered", len(p.Exercises)); !slices.Contains(d.early, want) {
+		t.Errorf("the app opened with %q, want %q", d.early, want)
+	}
+	// Where the panel shows a control, as the app lays it out: a session of
+	// its own at the same exercise, on a fresh app.
+	at := func(current int, act string) {
+		t.Helper()
+		s, err := classroom.Resume(p, filepath.Join(t.TempDir(), "none.json"), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Current = current
+		app := viz.NewApp(scenes.All()...)
+		if err := s.Open(app); err != nil {
+			t.Fatal(err)
+		}
+		pt, ok := ebitenview.ExerciseControl(app, s, d.w, d.h, act)
+		if !ok {
+			t.Fatalf("exercise %d shows no %s", current+1, act)
+		}
+		xdo(t, "mousemove", "--window", d.win, strconv.Itoa(pt.X), strconv.Itoa(pt.Y))
+		xdo(t, "click", "1")
+		d.await("the click on "+act, func(l string) bool { return strings.HasPrefix(l, "click ") })
+	}
+	at(0, "field")
+	xdo(t, "type", "--window", d.win, strconv.FormatFloat(key["user-level-sensitivity"].(float64), 'g', -1, 64))
+	xdo(t, "key", "--window", d.win, "Return")
+	d.awaitLine("answer user-level-sensitivity right")
+	right := d.shot("user-level")
+	// ] opens the next exercise, logged before the key's release.
+	xdo(t, "keydown", "bracketright")
+	d.awaitLine("key ]")
+	d.awaitLine(fmt.Sprintf("exercise 2 of %d: 1 right, 1 answered", len(p.Exercises)))
+	xdo(t, "keyup", "bracketright")
+	d.awaitLine("release ]")
+	wrong := (key["user-level-ratio"].(int) + 1) % 4
+	at(1, "choice:"+strconv.Itoa(wrong))
+	d.awaitLine("answer user-level-ratio wrong")
+	graded := d.shot("user-level")
+	fig := ebitenview.FigureRect(d.w, d.h)
+	panel := image.Rect(fig.Max.X, 0, d.w, d.h)
+	if !differs(right.img, graded.img, panel) {
+		t.Error("the panel did not change with the second exercise's grading")
+	}
+	quit()
+
+	// Again with the same hand-in: the next exercise not answered, the same score.
+	d, quit = launch(t, bin, subdir(shots, "resumed"), "-exercises", "builtin", "-handin", handin)
+	defer quit()
+	if want := fmt.Sprintf("exercise 3 of %d: 1 right, 2 answered", len(p.Exercises)); !slices.Contains(d.early, want) {
+		t.Errorf("the app resumed with %q, want %q", d.early, want)
+	}
+	f, err := os.Open(handin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	h, err := exercise.DecodeHandin(f)
+	if err != nil || h.Student != "Ada" {
+		t.Fatalf("the hand-in: %+v %v", h, err)
+	}
+	if r, err := p.Grade(h.Answers, classroom.Lab{}); err != nil || r.Score != 1 {
+		t.Errorf("the teacher grades the hand-in %d: %v", r.Score, err)
+	}
+}
+
 // subdir makes a directory for a second launch's screenshots (each launch
 // numbers its screenshots from 1 again).
 func subdir(shots, name string) string {
@@ -301,7 +394,10 @@ func launch(t *testing.T, bin, shots string, args ...string) (*desk, func()) {
 	d.win = strings.Fields(xdo(t, "search", "--sync", "--onlyvisible", "--pid", strconv.Itoa(app.Process.Pid)))[0]
 	// The app says its size once it has drawn its first frame: input sent
 	// before that could land on a window that is not laid out yet.
-	size := strings.Fields(d.await("the first frame", func(l string) bool { return strings.HasPrefix(l, "size ") }))
+	size := strings.Fields(d.await("the first frame", func(l string) bool {
+		d.early = append(d.early, l)
+		return strings.HasPrefix(l, "size ")
+	}))
 	d.w, d.h = atoi(t, size[1]), atoi(t, size[2])
 	t.Logf("window %s, %d×%d", d.win, d.w, d.h)
 	return d, quit
@@ -316,6 +412,7 @@ type desk struct {
 	shots string
 	win   string
 	lines chan string // the app's input log
+	early []string    // its lines up to the first frame's
 	n     int         // screenshots taken
 	w, h  int
 }

@@ -2,10 +2,16 @@
 // resizable window, the figure on the left and its controls on the right.
 //
 //	desktop [-size 1280x800] [-state 'scene=abovethreshold&seed=13'] [-shots DIR] [-log-input]
+//	        [-exercises builtin|PACK.json [-handin FILE] [-student NAME]]
 //
 // Keys: ← → step, Space play/pause, R reset, S new seed, 1–9 and 0 switch to
 // lessons 1–10 (the panel's list reaches every lesson),
 // P saves a screenshot (PNG, plus the view's state) in the -shots directory.
+//
+// -exercises opens exercise mode: the pack's questions above the lessons'
+// controls, each answer graded once committed and written to the hand-in
+// file (-handin, uldp-handin.json by default), which is also the progress:
+// starting again with the same file resumes. [ and ] page through the pack.
 // -log-input prints each input the app acts on to standard output, one line
 // each ("key ArrowRight", "down 412 300", "shot DIR/uldp-dp-sgd-3"), for
 // scripts that drive the window and for bug reports.
@@ -19,6 +25,7 @@ import (
 	"github.com/hajimehoshi/ebiten/v2"
 
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/classroom"
 	"github.com/uldplab/uldp/viz/ebitenview"
 	"github.com/uldplab/uldp/viz/scenes"
 )
@@ -28,6 +35,9 @@ func main() {
 	state := flag.String("state", "", "initial view, as in a lesson link: scene=abovethreshold&seed=13")
 	shots := flag.String("shots", ".", "directory for screenshots (key P)")
 	logInput := flag.Bool("log-input", false, "print each input the app acts on to standard output")
+	pack := flag.String("exercises", "", "exercise mode with this pack: builtin, or a pack's JSON file")
+	handin := flag.String("handin", "uldp-handin.json", "with -exercises: the hand-in file, written after each answer; an existing one resumes")
+	student := flag.String("student", "", "with -exercises: your name, for the hand-in")
 	flag.Parse()
 	var w, h int
 	if _, err := fmt.Sscanf(*size, "%dx%d", &w, &h); err != nil || w < 480 || h < 360 || w > 8192 || h > 8192 {
@@ -50,6 +60,21 @@ func main() {
 	game.ShotDir = *shots
 	if *logInput {
 		game.Log = os.Stdout
+	}
+	if *pack != "" {
+		p, err := classroom.ReadPack(*pack)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "desktop: -exercises %v\n", err)
+			os.Exit(2)
+		}
+		s, err := classroom.Resume(p, *handin, *student)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "desktop: -handin %v\n", err)
+			os.Exit(2)
+		}
+		right, answered := s.Score()
+		fmt.Fprintf(os.Stderr, "exercises: %s, %d right of %d answered; answers are saved in %s\n", p.Title, right, answered, *handin)
+		game.Exercises(s)
 	}
 	ebiten.SetWindowSize(w, h)
 	ebiten.SetWindowTitle("ULDP Lab")

@@ -103,20 +103,9 @@ func cmdGrade(e *env, args []string) error {
 // readPack reads the built-in pack or a pack file; a malformed pack is a
 // usage error naming its place.
 func readPack(name string) (*exercise.Pack, error) {
-	if name == "builtin" {
-		return exercise.Builtin()
-	}
-	file, err := os.Open(name)
+	p, err := classroom.ReadPack(name)
 	if err != nil {
-		return nil, usagef("--pack: %v (or use --pack builtin)", err)
-	}
-	defer file.Close()
-	p, err := exercise.Decode(file)
-	if err != nil {
-		return nil, usagef("%s: %v", name, err)
-	}
-	if err := classroom.Check(p); err != nil {
-		return nil, usagef("%s: %v", name, err)
+		return nil, usagef("--pack %v", err)
 	}
 	return p, nil
 }

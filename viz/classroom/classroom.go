@@ -5,7 +5,9 @@
 package classroom
 
 import (
+	"errors"
 	"github.com/uldplab/uldp/core/format"
+	"os"
 	"strings"
 	"sync"
 
@@ -119,4 +121,25 @@ func Check(p *exercise.Pack) error {
 		return format.Errorf("exercises about no lesson of ULDP Lab: %s; the lessons are %s", strings.Join(unknown, ", "), strings.Join(ns, ", "))
 	}
 	return nil
+}
+
+// ReadPack reads the built-in pack ("builtin") or the pack file name,
+// checked against the lessons there are. Errors start with the name.
+func ReadPack(name string) (*exercise.Pack, error) {
+	if name == "builtin" {
+		return exercise.Builtin()
+	}
+	file, err := os.Open(name)
+	if err != nil {
+		return nil, format.Errorf("%s: %v (or use the built-in pack: builtin)", name, errors.Unwrap(err))
+	}
+	defer file.Close()
+	p, err := exercise.Decode(file)
+	if err == nil {
+		err = Check(p)
+	}
+	if err != nil {
+		return nil, format.Errorf("%s: %v", name, err)
+	}
+	return p, nil
 }

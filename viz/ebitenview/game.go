@@ -16,6 +16,7 @@ import (
 	"github.com/hajimehoshi/ebiten/v2/inpututil"
 
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/classroom"
 )
 
 // Game is the ebiten.Game that shows a viz.App: the figure on the left, the
@@ -54,6 +55,7 @@ type Game struct {
 	msgFor   string // the lesson the message is about
 	shots    int
 	shoot    bool
+	ex       *exerciseView // exercise mode, when on
 }
 
 // New returns a game showing app. It keeps the screen between frames
@@ -96,6 +98,15 @@ func (g *Game) logf(format string, args ...any) {
 	}
 }
 
+// Exercises puts the game in exercise mode: s's open exercise above the
+// lesson's controls, its lesson opened as the exercise starts.
+// Set Log first: opening an exercise logs "exercise N of M: R right, A
+// answered", and each graded answer "answer ID right" (or wrong).
+func (g *Game) Exercises(s *classroom.Session) {
+	g.ex = &exerciseView{s: s}
+	g.exOpen()
+}
+
 // Layout makes the game's screen the window's size: the figure reflows.
 func (g *Game) Layout(ow, oh int) (int, int) { return ow, oh }
 
@@ -105,7 +116,10 @@ func (g *Game) Update() error {
 		g.msg = note{}
 	}
 	fig := FigureRect(g.w, g.h)
-	g.widgets, g.content = layout(g.app, fig.Max.X, g.w-fig.Max.X, g.scroll, g.msg, g.read.shown(), g.paint.width)
+	if g.ex != nil {
+		g.ex.editing = g.editing == exField
+	}
+	g.widgets, g.content = layout(g.app, fig.Max.X, g.w-fig.Max.X, g.scroll, g.msg, g.read.shown(), g.paint.width, g.ex)
 	g.app.Tick(1 / float64(ebiten.TPS()))
 	g.keys()
 	g.mouse(fig)
@@ -116,6 +130,7 @@ func (g *Game) Update() error {
 var keyNames = map[ebiten.Key]string{
 	ebiten.KeySpace: "Space", ebiten.KeyArrowLeft: "ArrowLeft", ebiten.KeyArrowRight: "ArrowRight",
 	ebiten.KeyEnd: "End", ebiten.KeyHome: "Home",
+	ebiten.KeyBracketLeft: "[", ebiten.KeyBracketRight: "]",
 }
 
 func (g *Game) keys() {
@@ -134,6 +149,10 @@ func (g *Game) keys() {
 			g.shoot = true
 		case textKey:
 			g.showText(false)
+		case "[", "]":
+			if g.ex != nil {
+				g.exAct(map[string]string{"[": "prev", "]": "next"}[name])
+			}
 		default:
 			g.app.Key(name)
 		}
@@ -202,7 +221,11 @@ func (g *Game) typeInto() {
 	}
 	switch {
 	case inpututil.IsKeyJustPressed(ebiten.KeyEnter) || inpututil.IsKeyJustPressed(ebiten.KeyNumpadEnter):
-		g.report(g.app.Set(g.editing, strings.TrimSpace(g.edit)))
+		if g.editing == exField {
+			g.exType(g.edit)
+		} else {
+			g.report(g.app.Set(g.editing, strings.TrimSpace(g.edit)))
+		}
 		g.editing = ""
 	case inpututil.IsKeyJustPressed(ebiten.KeyEscape):
 		g.editing = ""
@@ -312,6 +335,10 @@ func (g *Game) click(x, y int) {
 			g.report(g.app.Set(w.ctl.Name, fmt.Sprint(w.ctl.Value != "true")))
 		case "field":
 			g.editing, g.edit = w.ctl.Name, w.ctl.Value
+		case "exfield":
+			g.editing, g.edit = exField, g.ex.typed
+		case "exbutton":
+			g.exAct(w.act)
 		}
 		return
 	}
@@ -390,7 +417,7 @@ func (g *Game) Draw(screen *ebiten.Image) {
 func (g *Game) signature() uint64 {
 	h := fnv.New64a()
 	for _, w := range g.widgets {
-		fmt.Fprint(h, w.r, w.kind, w.ctl.Label, w.ctl.Value, w.ctl.Disabled, w.scene, w.text, w.col)
+		fmt.Fprint(h, w.r, w.kind, w.ctl.Label, w.ctl.Value, w.ctl.Disabled, w.scene, w.text, w.col, w.act)
 	}
 	fmt.Fprint(h, g.editing, g.edit, g.current(), g.content-g.scroll > g.h)
 	return h.Sum64() | 1 // never 0, the "nothing drawn" value

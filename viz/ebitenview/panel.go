@@ -32,7 +32,8 @@ type widget struct {
 	text  string // for labels and the read button
 	col   color.Color
 	size  float64
-	bare  bool // the control's label is on the line above
+	bare  bool   // the control's label is on the line above
+	act   string // what an exercise button does
 }
 
 const (
@@ -61,7 +62,7 @@ type note struct {
 // scrolled by scroll pixels, and returns them with the height of all of
 // them unscrolled. Draw and input use the same layout, so what is clicked
 // is what was drawn. Text is wrapped and labels placed by measured width.
-func layout(a *viz.App, x0, w, scroll int, msg note, shown reading, width measurer) ([]widget, int) {
+func layout(a *viz.App, x0, w, scroll int, msg note, shown reading, width measurer, ex *exerciseView) ([]widget, int) {
 	var out []widget
 	y := 8 - scroll
 	add := func(h int, wd widget) {
@@ -86,6 +87,13 @@ func layout(a *viz.App, x0, w, scroll int, msg note, shown reading, width measur
 		widget{r: image.Rect(x0+padX, y, x0+padX+half, y+rowH), kind: "read", text: read},
 		widget{r: image.Rect(x0+padX+half+4, y, x0+w-padX, y+rowH), kind: "errata", text: errata})
 	y += rowH + 6
+	if ex != nil {
+		exerciseWidgets(ex, a.Scene().Info().Name, label, func(ws ...widget) {
+			out = append(out, exRow(ws, x0, w, y)...)
+			y += rowH + 6
+		})
+		y += 8
+	}
 	for i, info := range a.Scenes() {
 		add(rowH-2, widget{kind: "tab", scene: i, text: fmt.Sprintf("%d %s", i+1, info.Title)})
 	}
@@ -270,6 +278,16 @@ func (g *Game) drawPanel(dst *ebiten.Image, ws []widget, dx int) {
 			if w.ctl.Value == "true" {
 				vector.FillRect(dst, float32(r.Min.X+3), float32(r.Min.Y+3), 10, 10, rgba(viz.Blue, 1), false)
 			}
+		case "exbutton":
+			box(w.r, white, rgba(viz.Blue, 1))
+			p.text(dst, w.text, float64(w.r.Min.X+w.r.Max.X)/2, mid(w.r), 13, rgba(viz.Blue, 1), viz.Centre)
+		case "exfield":
+			stroke := color.Color(border)
+			if g.editing == exField {
+				stroke = rgba(viz.Orange, 1)
+			}
+			box(w.r, white, stroke)
+			p.text(dst, truncate(w.text, w.r.Dx()/7), float64(w.r.Min.X+6), mid(w.r), 13, ink, viz.Left)
 		case "field":
 			ctlLabel(w)
 			r := image.Rect(w.r.Min.X+labelW, w.r.Min.Y, w.r.Max.X, w.r.Max.Y)

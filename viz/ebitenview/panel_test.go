@@ -50,7 +50,7 @@ func TestWrapAndCycle(t *testing.T) {
 // Every declared control becomes a widget inside the panel, and every scene a tab.
 func TestLayoutShowsEveryControl(t *testing.T) {
 	app := viz.NewApp(scenes.All()...)
-	ws, _ := layout(app, 900, PanelWidth, 0, note{}, figureShown, newPainter().width)
+	ws, _ := layout(app, 900, PanelWidth, 0, note{}, figureShown, newPainter().width, nil)
 	seen := map[string]bool{}
 	tabs := 0
 	for _, w := range ws {
@@ -88,7 +88,7 @@ func TestPanelTextFits(t *testing.T) {
 		if err := app.Switch(i); err != nil {
 			t.Fatal(err)
 		}
-		ws, height := layout(app, 900, PanelWidth, 0, note{text: "an error message long enough to need more than one line of the panel", err: true}, figureShown, p.width)
+		ws, height := layout(app, 900, PanelWidth, 0, note{text: "an error message long enough to need more than one line of the panel", err: true}, figureShown, p.width, nil)
 		for _, w := range ws {
 			switch {
 			case w.kind == "label" && p.width(w.text, w.size) > float64(w.r.Dx())+0.5:
