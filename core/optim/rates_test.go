@@ -134,16 +134,6 @@ func olsWeights(xs []float64) []float64 {
 	return w
 }
 
-// averagedGain is Σ_t V_t for θ̂ = (1/T)Σ e_t with e_1 fixed and
-// e_{t+1} = (1−η)e_t − ηξ_t: the variance of θ̂'s noise part per unit
-// variance of ξ, (1/T²)·Σ_{s=1}^{T−1} (1 − (1−η)^{T−s})².
-func averagedGain(eta float64, steps int) float64 {
-	var v float64
-	for s := 1; s < steps; s++ {
-		v += math.Pow(1-math.Pow(1-eta, float64(steps-s)), 2)
-	}
-	return v / float64(steps*steps)
-}
 
 // checkSlope fits ½ln(MSE) against ln(xs), asserts every point's level
 // against want (the exact per-coordinate variances) inside its χ² band,
@@ -216,7 +206,7 @@ func haltBound(cal mech.ORMECalibration, score float64, steps, seeds int) float6
 
 // The privacy term against n: σ ∝ τ√T/(nε) (spec §9.7: σ² ∝ τ²T/(n²ε²))
 // at a fixed τ. Users all at the origin, θ₀ there too, so θ̂ is ORME's noise
-// averaged along the descent: per coordinate σ²·averagedGain(η, T).
+// averaged along the descent: per coordinate σ²·NoiseGain(η, T).
 // DP-SGD's δ/(2Tmnd) puts √(ln(e^ε·T/δ′)·ln(e^{ε/2}/δ′)) into σ, which
 // bends the slope by about ½/ln + ½/ln ≈ 0.022 at δ = 10⁻¹² (δ that small
 // keeps the bend small): allowed 0.025. False-failure probability: 6 bands at e^{−16.5} ≈ 6.8·10⁻⁸ each plus
@@ -243,7 +233,7 @@ func TestDPSGDPrivacyTermSlopeInN(t *testing.T) {
 		f := r.measure(t, seeds)
 		fits = append(fits, f)
 		checkSigma(t, fmt.Sprintf("n = %v", n), f.cal.Sigma, sigmas[i])
-		want = append(want, sigmas[i]*sigmas[i]*averagedGain(eta, steps))
+		want = append(want, sigmas[i]*sigmas[i]*NoiseGain(eta, steps))
 		halt += haltBound(f.cal, n, steps, seeds)
 		if f.halted > 0 {
 			t.Errorf("n = %v: %d runs halted, though the union bound on halting is %.2g", n, f.halted, halt)
@@ -284,7 +274,7 @@ func TestDPSGDPrivacyTermSlopeInM(t *testing.T) {
 		f := r.measure(t, seeds)
 		fits = append(fits, f)
 		checkSigma(t, fmt.Sprintf("m = %v", m), f.cal.Sigma, sigmas[i])
-		want = append(want, sigmas[i]*sigmas[i]*averagedGain(eta, steps))
+		want = append(want, sigmas[i]*sigmas[i]*NoiseGain(eta, steps))
 		halt += haltBound(f.cal, n, steps, seeds)
 		if f.halted > 0 {
 			t.Errorf("m = %v: %d runs halted", m, f.halted)
@@ -307,7 +297,7 @@ func TestDPSGDStatisticalTermSlopes(t *testing.T) {
 	}
 	const seeds, steps, eta, x = 600, 10, 0.5, 16.5
 	centre := []float64{0.4, -0.2}
-	cT := 1 - (1-math.Pow(1-eta, steps))/(eta*steps)
+	cT := ItemGain(eta, steps)
 	point := func(n, m int) (rateFit, float64) {
 		r := rateRun{
 			data: func(seed uint64) (*dataset.Dataset, error) {

@@ -1,0 +1,209 @@
+package rates
+
+import (
+	"context"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func bound(t *testing.T, id string) Bound {
+	t.Helper()
+	for _, b := range bounds {
+		if b.ID == id {
+			return b
+		}
+	}
+	t.Fatalf("no bound %s", id)
+	return Bound{}
+}
+
+// Where one term dominates, a bound's local slope is that term's exponent:
+// what a student reads off the log–log plot.
+func TestSlopesWhereOneTermDominates(t *testing.T) {
+	privacy := Point{N: 100, M: 1, D: 1e6, Eps: 0.01, Delta: 1e-5, K: 10}  // √d/(nε) ≫ 1/√(nm)
+	statistical := Point{N: 1e6, M: 100, D: 1, Eps: 10, Delta: 1e-5, K: 10} // 1/√(nm) ≫ the privacy terms
+	for _, c := range []struct {
+		id   string
+		axis Axis
+		at   Point
+		want float64
+	}{
+		{"optimal", AxisN, privacy, -1}, {"optimal", AxisM, privacy, -0.5}, {"optimal", AxisD, privacy, 0.5}, {"optimal", AxisEps, privacy, -1},
+		{"optimal", AxisN, statistical, -0.5}, {"optimal", AxisM, statistical, -0.5},
+		{"group", AxisM, privacy, 0}, {"group", AxisN, privacy, -1},
+		{"item", AxisM, privacy, -1}, {"levy", AxisD, privacy, 1}, {"ghazi23", AxisEps, privacy, -2.5},
+		{"linear", AxisN, privacy, -0.5}, {"linear", AxisEps, privacy, -0.5},
+		{"label", AxisK, Point{N: 1e6, M: 1, D: 1, Eps: 1, Delta: 1e-5, K: 100}, 0.5},
+		{"full", AxisD, Point{N: 1e8, M: 1, D: 100, Eps: 1, Delta: 1e-5, K: 10}, 0.5},
+		{"semi-base", AxisN, privacy, -0.5},
+	} {
+		x := map[Axis]float64{AxisN: c.at.N, AxisM: c.at.M, AxisD: c.at.D, AxisEps: c.at.Eps, AxisK: c.at.K}[c.axis]
+		if got := bound(t, c.id).Slope(c.axis, c.at, x); math.Abs(got-c.want) > 0.02 {
+			t.Errorf("%s along %s: slope %.4f, want %v", c.id, c.axis, got, c.want)
+		}
+	}
+	// PVMW's dependence on k is (ln k)^¼: far flatter than label DP's √k.
+	p := Point{N: 1e6, M: 1, D: 1, Eps: 1, Delta: 1e-5, K: 1e4}
+	if s := bound(t, "pvmw").Slope(AxisK, p, p.K); !(s > 0 && s < 0.05) {
+		t.Errorf("PVMW along k: slope %.4f, want in (0, 0.05)", s)
+	}
+}
+
+// Lower bounds lie below the upper bounds they bound, over a grid within
+// the bounds' conditions (ε ≤ 1 for the user-level ones, k ≤ 1/δ for the
+// semi-sensitive ones).
+func TestLowerBelowUpper(t *testing.T) {
+	for _, n := range []float64{10, 1e3, 1e5, 1e7} {
+		for _, m := range []float64{1, 30, 1e4} {
+			for _, d := range []float64{1, 100, 1e6} {
+				for _, eps := range []float64{0.01, 0.3, 1} {
+					for _, k := range []float64{2, 100, 1e4} {
+						p := Point{N: n, M: m, D: d, Eps: eps, Delta: 1e-5, K: k}
+						for _, pair := range [][2]string{{"lower", "optimal"}, {"lower", "levy"}, {"lower", "ghazi23"}, {"lower", "group"},
+							{"semi-lower", "pvmw"}, {"semi-base", "pvmw"}} {
+							lo, hi := bound(t, pair[0]).At(p), bound(t, pair[1]).At(p)
+							if lo > hi*(1+1e-12) {
+								t.Errorf("%+v: %s %.4g above %s %.4g", p, pair[0], lo, pair[1], hi)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestBoundsAreData(t *testing.T) {
+	ids := map[string]bool{}
+	for _, f := range Families() {
+		bs := Bounds(f)
+		if len(bs) < 5 {
+			t.Errorf("%s: %d bounds", f, len(bs))
+		}
+		kinds := map[Kind]bool{}
+		for _, b := range bs {
+			if ids[b.ID] || b.Label == "" || b.Formula == "" || b.Note == "" {
+				t.Errorf("bound %+v: duplicate id or missing text", b)
+			}
+			ids[b.ID], kinds[b.Kind] = true, true
+			if strings.Contains(b.Label+b.Note, "spec") {
+				t.Errorf("%s cites the spec", b.ID)
+			}
+		}
+		if !kinds[Lower] || !kinds[Upper] {
+			t.Errorf("%s: no lower or no upper bound", f)
+		}
+	}
+	for _, c := range []struct {
+		p    Point
+		want string
+	}{
+		{Point{N: 0, M: 1, D: 1, Eps: 1, Delta: 0.1, K: 2}, "n must be positive"},
+		{Point{N: 1, M: 1, D: 1, Eps: math.Inf(1), Delta: 0.1, K: 2}, "ε must be positive and finite"},
+		{Point{N: 1, M: 1, D: 1, Eps: 1, Delta: 0.5, K: 2}, "δ < 1/2"},
+		{Point{N: 1, M: 1, D: 1, Eps: 1, Delta: 0.1, K: 1}, "at least 2"},
+	} {
+		if err := c.p.Check(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.p, err, c.want)
+		}
+	}
+}
+
+// The simulated points land in the optimal bound's band: within a factor
+// of 2 of its shape, with the two hidden constants the algorithm's own
+// calibration gives at the sweep's middle.
+//
+// Every point's exact RMS (the closed form, valid when every user is kept
+// and no gate fails) is checked against the band deterministically; the
+// measured mean square against the exact one inside the χ² band with
+// d·seeds degrees of freedom at x = 16.5 (2e^{−16.5} ≈ 1.4·10⁻⁷ per point);
+// and so the measured RMS inside the band widened by that factor.
+// False-failure probability: 21 points' χ² bands (< 3·10⁻⁶), plus the
+// halting and dropping bounds, summed below and required under 10⁻⁵:
+// below 1.5·10⁻⁵ in all.
+func TestSimulatedPointsInTheOptimalBand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("Monte Carlo over 21 × 24 runs of DP-SGD")
+	}
+	const seeds, x = 24, 16.5
+	base := Point{N: 1600, M: 4, D: 2, Eps: 1, Delta: 1e-5, K: 10}
+	sweeps := []struct {
+		axis Axis
+		xs   []float64
+	}{
+		{AxisN, []float64{800, 1131, 1600, 2263, 3200, 4525, 6400}},
+		{AxisM, []float64{1, 4, 16, 64, 256}},
+		{AxisEps, []float64{0.5, 1, 2, 4, 8}},
+		{AxisD, []float64{1, 4, 16, 64}},
+	}
+	var risk float64
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, sw := range sweeps {
+		stat, priv, err := Constants(sw.axis.With(base, sw.xs[len(sw.xs)/2]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range sw.xs {
+			p := sw.axis.With(base, v)
+			want, _, err := Expected(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fit := Fitted(p, stat, priv)
+			if r := want / fit; r < 0.5 || r > 2 {
+				t.Errorf("%s = %v: exact RMS %.4g is %.3f × the fitted optimal shape, outside [1/2, 2]", sw.axis, v, want, r)
+			}
+			halt, err := HaltBound(p, seeds)
+			if err != nil {
+				t.Fatal(err)
+			}
+			risk += halt + DropBound(p, seeds)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				got, err := Measure(context.Background(), p, seeds, uint64(1000*i+1), nil)
+				mu.Lock()
+				defer mu.Unlock()
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				lo, hi := ChiSquareBand(int(p.D)*seeds, x)
+				ratio := got.MSE / (want * want)
+				if got.Halted > 0 || ratio < lo || ratio > hi {
+					t.Errorf("%s = %v: measured MSE %.4g is %.3f × the exact %.4g, outside the χ² band [%.3f, %.3f] (%d runs halted)",
+						sw.axis, v, got.MSE, ratio, want*want, lo, hi, got.Halted)
+				}
+				if r := got.RMS / fit; r < 0.5*math.Sqrt(lo) || r > 2*math.Sqrt(hi) {
+					t.Errorf("%s = %v: measured RMS %.4g is %.3f × the fitted shape, outside the band", sw.axis, v, got.RMS, r)
+				}
+				if !(got.Lo <= got.RMS && got.RMS <= got.Hi) {
+					t.Errorf("%s = %v: error bar [%.4g, %.4g] misses the point %.4g", sw.axis, v, got.Lo, got.Hi, got.RMS)
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	t.Logf("halting and dropping bound over every run: %.2g", risk)
+	if risk > 1e-5 {
+		t.Fatalf("halting and dropping bound %.2g spoils the stated false-failure probability", risk)
+	}
+}
+
+func TestSimulableSaysWhy(t *testing.T) {
+	for _, c := range []struct {
+		p    Point
+		want string
+	}{
+		{Point{N: 10, M: 1, D: 1, Eps: 1, Delta: 1e-5, K: 2}, "simulates 50 to 6400 users"},
+		{Point{N: 100, M: 1000, D: 1, Eps: 1, Delta: 1e-5, K: 2}, "1 to 256 items"},
+		{Point{N: 100, M: 1, D: 1, Eps: 100, Delta: 1e-5, K: 2}, "ε from 0.05 to 8"},
+	} {
+		if _, err := Measure(context.Background(), c.p, 1, 1, nil); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.p, err, c.want)
+		}
+	}
+}
