@@ -134,7 +134,6 @@ func olsWeights(xs []float64) []float64 {
 	return w
 }
 
-
 // checkSlope fits ½ln(MSE) against ln(xs), asserts every point's level
 // against want (the exact per-coordinate variances) inside its χ² band,
 // and the slope within ±0.1 of exponent. allow is how far the exact

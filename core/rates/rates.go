@@ -60,7 +60,7 @@ type Bound struct {
 	Kind    Kind
 	Family  Family
 	// Note says what the bound assumes or what it is for.
-	Note string
+	Note  string
 	shape func(p Point) float64
 }
 
@@ -76,25 +76,25 @@ var (
 // omitted as the papers' comparisons do).
 var bounds = []Bound{
 	{ID: "lower", Label: "lower bound (Levy et al. 2021)", Formula: "1/√(nm) + √d/(nε√m)", Kind: Lower, Family: UserLevel,
-		Note: "no user-level private algorithm does better, up to constants",
+		Note:  "no user-level private algorithm does better, up to constants",
 		shape: func(p Point) float64 { return 1/sqrt(p.N*p.M) + sqrt(p.D)/(p.N*p.Eps*sqrt(p.M)) }},
 	{ID: "optimal", Label: "optimal (Asi & Liu 2024; Lowy, Liu & Asi 2024)", Formula: "1/√(nm) + √d/(nε√m)", Kind: Tight, Family: UserLevel,
-		Note: "achieved, so the lower bound is tight; Lowy, Liu & Asi reach it with far fewer gradients, and Bassily & Sun 2023 for smooth losses under size conditions",
+		Note:  "achieved, so the lower bound is tight; Lowy, Liu & Asi reach it with far fewer gradients, and Bassily & Sun 2023 for smooth losses under size conditions",
 		shape: func(p Point) float64 { return 1/sqrt(p.N*p.M) + sqrt(p.D)/(p.N*p.Eps*sqrt(p.M)) }},
 	{ID: "levy", Label: "first upper bound (Levy et al. 2021)", Formula: "1/√(nm) + d/(nε√m)", Kind: Upper, Family: UserLevel,
-		Note: "smooth losses; a factor √d above the optimum",
+		Note:  "smooth losses; a factor √d above the optimum",
 		shape: func(p Point) float64 { return 1/sqrt(p.N*p.M) + p.D/(p.N*p.Eps*sqrt(p.M)) }},
 	{ID: "ghazi23", Label: "Ghazi et al. 2023", Formula: "1/√(nm) + √d/(n√m ε^2.5)", Kind: Upper, Family: UserLevel,
-		Note: "non-smooth losses allowed, but super-polynomial time",
+		Note:  "non-smooth losses allowed, but super-polynomial time",
 		shape: func(p Point) float64 { return 1/sqrt(p.N*p.M) + sqrt(p.D)/(p.N*sqrt(p.M)*math.Pow(p.Eps, 2.5)) }},
 	{ID: "linear", Label: "linear time (Bassily & Sun 2023; Lowy, Liu & Asi 2024)", Formula: "(1 + √d)/√(nmε)", Kind: Upper, Family: UserLevel,
-		Note: "one pass over the items; the privacy term falls only as 1/√n",
+		Note:  "one pass over the items; the privacy term falls only as 1/√n",
 		shape: func(p Point) float64 { return (1 + sqrt(p.D)) / sqrt(p.N*p.M*p.Eps) }},
 	{ID: "group", Label: "group privacy on an item-level algorithm", Formula: "1/√(nm) + √d/(εn)", Kind: Upper, Family: UserLevel,
-		Note: "protect all m items of a user by protecting each at ε/m: the privacy term does not improve with m",
+		Note:  "protect all m items of a user by protecting each at ε/m: the privacy term does not improve with m",
 		shape: func(p Point) float64 { return 1/sqrt(p.N*p.M) + sqrt(p.D)/(p.Eps*p.N) }},
 	{ID: "item", Label: "item-level DP on the nm items", Formula: "1/√(nm) + √d/(nmε)", Kind: Tight, Family: UserLevel,
-		Note: "protects one item, not a user: shown for scale, it is not a user-level guarantee",
+		Note:  "protects one item, not a user: shown for scale, it is not a user-level guarantee",
 		shape: func(p Point) float64 { return 1/sqrt(p.N*p.M) + sqrt(p.D)/(p.N*p.M*p.Eps) }},
 
 	{ID: "pvmw", Label: "upper bound, semi-sensitive (PVMW)", Formula: "(ln k · ln(1/δ))^¼ · √(ln(mn)) / √(εn)", Kind: Upper, Family: SemiSensitive,
@@ -103,16 +103,16 @@ var bounds = []Bound{
 			return math.Pow(log(p.K)*log(1/p.Delta), 0.25) * sqrt(log(math.Max(p.M*p.N, math.E))) / sqrt(p.Eps*p.N)
 		}},
 	{ID: "semi-lower", Label: "lower bound, semi-sensitive", Formula: "min(1, √(ln k/(εn)))", Kind: Lower, Family: SemiSensitive,
-		Note: "for ε ≤ ln k and δ ≤ 0.4ε/k; the instance has d = nk",
+		Note:  "for ε ≤ ln k and δ ≤ 0.4ε/k; the instance has d = nk",
 		shape: func(p Point) float64 { return math.Min(1, sqrt(log(p.K)/(p.Eps*p.N))) }},
 	{ID: "semi-base", Label: "lower bound, any algorithm", Formula: "1/√n", Kind: Lower, Family: SemiSensitive,
-		Note: "the statistical floor, private or not",
+		Note:  "the statistical floor, private or not",
 		shape: func(p Point) float64 { return 1 / sqrt(p.N) }},
 	{ID: "label", Label: "label DP (Ghazi et al. 2021)", Formula: "√(k ln(1/δ))/(ε√n)", Kind: Upper, Family: SemiSensitive,
-		Note: "grows like √k where PVMW grows like (ln k)^¼",
+		Note:  "grows like √k where PVMW grows like (ln k)^¼",
 		shape: func(p Point) float64 { return sqrt(p.K*log(1/p.Delta)) / (p.Eps * sqrt(p.N)) }},
 	{ID: "full", Label: "full DP (Bassily, Smith & Thakurta 2014)", Formula: "min(1, √(d ln(1/δ))/(εn))", Kind: Tight, Family: SemiSensitive,
-		Note: "protects every feature; grows with d, which semi-sensitive bounds do not",
+		Note:  "protects every feature; grows with d, which semi-sensitive bounds do not",
 		shape: func(p Point) float64 { return math.Min(1, sqrt(p.D*log(1/p.Delta))/(p.Eps*p.N)) }},
 }
 

@@ -22,7 +22,7 @@ func bound(t *testing.T, id string) Bound {
 // Where one term dominates, a bound's local slope is that term's exponent:
 // what a student reads off the log–log plot.
 func TestSlopesWhereOneTermDominates(t *testing.T) {
-	privacy := Point{N: 100, M: 1, D: 1e6, Eps: 0.01, Delta: 1e-5, K: 10}  // √d/(nε) ≫ 1/√(nm)
+	privacy := Point{N: 100, M: 1, D: 1e6, Eps: 0.01, Delta: 1e-5, K: 10}   // √d/(nε) ≫ 1/√(nm)
 	statistical := Point{N: 1e6, M: 100, D: 1, Eps: 10, Delta: 1e-5, K: 10} // 1/√(nm) ≫ the privacy terms
 	for _, c := range []struct {
 		id   string
