@@ -127,9 +127,40 @@ func Bounds(f Family) []Bound {
 	return out
 }
 
-// Crossover is the dimension below which full-DP methods beat the
-// semi-sensitive upper bound at p, shapes only: d* = √(ln k)·ε·n.
-func Crossover(p Point) float64 { return sqrt(log(p.K)) * p.Eps * p.N }
+// RuleOfThumb is the dimension below which full-DP methods beat the
+// semi-sensitive upper bound at p, logarithms dropped: d* = √(ln k)·ε·n.
+func RuleOfThumb(p Point) float64 { return sqrt(log(p.K)) * p.Eps * p.N }
+
+// Crossover is the dimension at which the full-DP bound meets the
+// semi-sensitive upper bound (PVMW) at p, logarithms kept, and false when
+// they do not meet (full DP's bound, capped at 1, stays below).
+func Crossover(p Point) (float64, bool) {
+	full, pvmw := bounds[boundIndex("full")], bounds[boundIndex("pvmw")]
+	target := pvmw.At(p)
+	at := func(d float64) float64 { q := p; q.D = d; return full.At(q) }
+	lo, hi := 1e-6, 1e18
+	if at(lo) >= target || at(hi) < target {
+		return 0, false
+	}
+	for range 200 { // bisection on ln d: full DP's bound grows with d
+		mid := math.Sqrt(lo * hi)
+		if at(mid) < target {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return math.Sqrt(lo * hi), true
+}
+
+func boundIndex(id string) int {
+	for i, b := range bounds {
+		if b.ID == id {
+			return i
+		}
+	}
+	panic("rates: no bound " + id) // the table is fixed: a typo is a bug
+}
 
 // Axis is a size the explorer can sweep.
 type Axis string
@@ -212,4 +243,21 @@ func (p Point) Check() error {
 		return format.Errorf("k = %v: at least 2 public feature values", p.K)
 	}
 	return nil
+}
+
+// LogSlope is the least-squares slope of ln y against ln x: a set of
+// points' exponent.
+func LogSlope(xs, ys []float64) float64 {
+	var mx, my float64
+	for i := range xs {
+		mx += math.Log(xs[i]) / float64(len(xs))
+		my += math.Log(ys[i]) / float64(len(xs))
+	}
+	var sxy, sxx float64
+	for i := range xs {
+		dx := math.Log(xs[i]) - mx
+		sxy += dx * (math.Log(ys[i]) - my)
+		sxx += dx * dx
+	}
+	return sxy / sxx
 }

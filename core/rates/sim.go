@@ -123,13 +123,16 @@ func Fitted(p Point, stat, priv float64) float64 {
 // Measurement is a simulated point: seeds runs at p.
 type Measurement struct {
 	Point Point
-	// MSE is the mean of ‖θ̂ − μ‖² over the runs; RMS its root.
+	// MSE is the mean of ‖θ̂ − μ‖² over the runs that did not halt; RMS
+	// its root (NaN when every run halted).
 	MSE, RMS float64
 	// Lo and Hi bound the true RMS at 95% (exact for Gaussian errors: the
-	// runs' total squared error is σ²·χ² with d·seeds degrees of freedom).
+	// runs' total squared error is σ²·χ² with d degrees of freedom a run).
 	Lo, Hi float64
 	Seeds  int
-	// Halted counts runs whose gate failed (θ̂ = θ₀): a small crowd.
+	// Halted counts runs whose gate failed: they answer θ₀, which here is
+	// the optimum itself, so they are left out of MSE rather than counted
+	// as perfect. A crowd too small for ORME halts often.
 	Halted int
 	Sigma  float64
 }
@@ -160,21 +163,26 @@ func Measure(ctx cancel.Context, p Point, seeds int, first uint64, progress func
 		if err != nil {
 			return out, err
 		}
-		var sq float64
-		for k, v := range res.Theta {
-			sq += (v - mu[k]) * (v - mu[k])
-		}
-		out.MSE += sq / float64(seeds)
+		out.Sigma = res.ORME.Sigma
 		if res.Halted > 0 {
 			out.Halted++
+		} else {
+			for k, v := range res.Theta {
+				out.MSE += (v - mu[k]) * (v - mu[k])
+			}
 		}
-		out.Sigma = res.ORME.Sigma
 		if progress != nil {
 			progress(i + 1)
 		}
 	}
+	runs := seeds - out.Halted
+	if runs == 0 {
+		out.MSE, out.RMS, out.Lo, out.Hi = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+		return out, nil
+	}
+	out.MSE /= float64(runs)
 	out.RMS = math.Sqrt(out.MSE)
-	lo, hi := ChiSquareBand(d*seeds, math.Log(40))
+	lo, hi := ChiSquareBand(d*runs, math.Log(40))
 	out.Lo, out.Hi = math.Sqrt(out.MSE/hi), math.Sqrt(out.MSE/lo)
 	return out, nil
 }

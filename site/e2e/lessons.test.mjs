@@ -69,7 +69,7 @@ test("the site opens on lesson 1 with every lesson in the menu", async () => {
   const { page, errors } = await open();
   assert.equal((await state(page)).get("scene"), "user-level");
   const lessons = await page.$$eval("#lessons a[data-scene]", (as) => as.map((a) => a.dataset.scene));
-  assert.deepEqual(lessons, ["user-level", "calibration", "abovethreshold", "stability", "outlier-removal", "dp-sgd", "phased-erm", "audit", "robust-sgd", "outlier-iterates"]);
+  assert.deepEqual(lessons, ["user-level", "calibration", "abovethreshold", "stability", "outlier-removal", "dp-sgd", "phased-erm", "audit", "robust-sgd", "outlier-iterates", "rates"]);
   assert.equal(await page.getAttribute("#lessons a:last-child", "href"), "errata.html");
   await page.keyboard.press("3");
   await lesson(page, "abovethreshold");
@@ -741,6 +741,35 @@ async function errataLinks(page) {
     return bad;
   });
 }
+
+test("Rates explorer: the bounds on log axes, simulated points arriving with progress, the semi-sensitive crossover", async () => {
+  const { page, errors } = await open("#scene=rates");
+  // The sweep runs between frames: progress first, then the points.
+  await page.waitForSelector('#readouts dd[data-name="computing"]', { timeout: 10000 });
+  const sim = await readout(page, "sim-slope");
+  assert.match(sim, /over 6 points; the optimal bound's -[01]\.\d+ there/);
+  assert.ok(parseFloat(sim) > -1.2 && parseFloat(sim) < -0.7, "the simulated slope across n: " + sim);
+  assert.match(await readout(page, "optimal"), /^0\.0\d+, slope -0\.\d+ along n/);
+  assert.ok(await page.evaluate(() => uldp.locate(6)), "the sixth point is drawn");
+  await page.screenshot({ path: shots + "rates.png" });
+  await page.selectOption("#ctl-axis", "m");
+  assert.match(await readout(page, "group"), /slope [-+]0\.\d+ along m/);
+  await idle(page);
+  await page.screenshot({ path: shots + "rates-m.png" });
+  await page.selectOption("#ctl-family", "semi-sensitive");
+  await page.selectOption("#ctl-axis", "d");
+  assert.match(await readout(page, "crossover"), /d\* ≈/);
+  assert.equal((await state(page)).get("family"), "semi-sensitive");
+  await page.screenshot({ path: shots + "rates-semi.png" });
+  assert.deepEqual(errors, []);
+  await page.close();
+  const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  await phone.goto(base + "#scene=rates");
+  await phone.waitForSelector("body[data-ready=true]");
+  await idle(phone);
+  await phone.screenshot({ path: shots + "rates-phone.png" });
+  await phone.close();
+});
 
 test("Exercises: one answered right, one wrong, one by dragging; progress survives a reload; the hand-in grades the same", async () => {
   const key = JSON.parse(execFileSync(root + "bin/uldp", ["exercises", "solve", "--pack", "builtin"])).answers;

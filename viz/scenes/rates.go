@@ -1,0 +1,270 @@
+package scenes
+
+import (
+	"math"
+	"slices"
+
+	"github.com/uldplab/uldp/core/cancel"
+	"github.com/uldplab/uldp/core/format"
+	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/core/rates"
+	"github.com/uldplab/uldp/viz"
+)
+
+// Rates is the rates explorer: the papers' error bounds as curves on log
+// axes against one size (n, m, d, ε or k) at the others' settings, and
+// simulated runs of user-level DP-SGD with outlier removal as points with
+// 95% error bars, computed a slice per frame.
+type Rates struct {
+	family   rates.Family
+	axis     rates.Axis
+	n, m, d  int
+	k        int
+	eps      float64
+	delta    float64
+	simulate bool
+	seeds    int
+
+	job     *viz.Job
+	points  []rates.Measurement // the sweep's points computed so far
+	sweep   []float64           // the sweep's values of the axis
+	simErr  error               // why there are no points
+	stat    float64             // the optimal bound's hidden constants for the simulation
+	priv    float64
+	simDone int // runs done, of len(sweep)·seeds
+
+	list viz.List
+}
+
+// NewRates opens on user-level bounds against n, with points.
+func NewRates() *Rates {
+	r := &Rates{family: rates.UserLevel, axis: rates.AxisN, n: 1600, m: 4, d: 8, k: 100, eps: 0.5, delta: 1e-5, simulate: true, seeds: 12}
+	r.restart()
+	return r
+}
+
+// Info names the lesson.
+func (r *Rates) Info() viz.Info {
+	return viz.Info{Name: "rates", Title: "Rates explorer",
+		Summary: "How the error bounds move with n, m, d and ε: user-level against item-level, upper bounds against lower ones, with simulated runs."}
+}
+
+// point is the sizes the sliders set.
+func (r *Rates) point() rates.Point {
+	return rates.Point{N: float64(r.n), M: float64(r.m), D: float64(r.d), Eps: r.eps, Delta: r.delta, K: float64(r.k)}
+}
+
+func axisNames(f rates.Family) []string {
+	var out []string
+	for _, a := range rates.Axes(f) {
+		out = append(out, string(a))
+	}
+	return out
+}
+
+func (r *Rates) form() viz.Form {
+	f := viz.Form{
+		viz.Choose(&r.family, viz.Control{Name: "family", Label: "privacy", Choices: []string{string(rates.UserLevel), string(rates.SemiSensitive)},
+			ChoiceHelp: map[string]string{
+				string(rates.UserLevel):     "a user's m items are protected together (convex optimisation, excess population risk)",
+				string(rates.SemiSensitive): "only each person's private features are protected; k public feature values (excess empirical risk)",
+			}}),
+		viz.Choose(&r.axis, viz.Control{Name: "axis", Label: "across", Choices: axisNames(r.family),
+			Help: "the size the figure sweeps; the sliders set the others"}),
+		viz.Int(&r.n, viz.Control{Name: "n", Label: "users n", Kind: viz.Slider, Min: 10, Max: 1e7, Log: true}),
+		viz.Int(&r.m, viz.Control{Name: "m", Label: map[rates.Family]string{rates.UserLevel: "items per user m", rates.SemiSensitive: "problems m"}[r.family],
+			Kind: viz.Slider, Min: 1, Max: 1e4, Log: true}),
+		viz.Int(&r.d, viz.Control{Name: "d", Label: "dimension d", Kind: viz.Slider, Min: 1, Max: 1e6, Log: true}),
+		viz.Float(&r.eps, viz.Control{Name: "eps", Label: "ε", Kind: viz.Slider, Min: 0.01, Max: 10, Log: true}),
+		viz.Float(&r.delta, viz.Control{Name: "delta", Label: "δ", Kind: viz.Slider, Min: 1e-12, Max: 0.1, Log: true}),
+	}
+	if r.family == rates.SemiSensitive {
+		return append(f, viz.Int(&r.k, viz.Control{Name: "k", Label: "public values k", Kind: viz.Slider, Min: 2, Max: 1e6, Log: true}))
+	}
+	return append(f,
+		viz.Bool(&r.simulate, viz.Control{Name: "simulate", Label: "simulated runs",
+			Help: "user-level DP-SGD with outlier removal, on Gaussian data: the distance to the optimum, with 95% error bars"}),
+		viz.Int(&r.seeds, viz.Control{Name: "seeds", Label: "runs per point", Kind: viz.Slider, Min: 4, Max: 256, Log: true}))
+}
+
+// Controls declares the explorer's inputs.
+func (r *Rates) Controls() []viz.Control { return r.form().Controls() }
+
+// Set changes one control; a family without the axis shown sweeps n.
+func (r *Rates) Set(name, value string) error {
+	next := *r
+	next.job, next.points = nil, nil
+	if err := next.form().Set(name, value); err != nil {
+		return err
+	}
+	if !slices.Contains(rates.Axes(next.family), next.axis) {
+		next.axis = rates.AxisN
+	}
+	if err := next.point().Check(); err != nil {
+		return err
+	}
+	if r.job != nil {
+		r.job.Stop()
+	}
+	*r = next
+	r.restart()
+	return nil
+}
+
+// sweeps are the simulated values of each axis: within what a run can do
+// in a few milliseconds, wide enough to show a slope.
+var sweeps = map[rates.Axis][]float64{
+	rates.AxisN:   {200, 400, 800, 1600, 3200, 6400},
+	rates.AxisM:   {1, 4, 16, 64},
+	rates.AxisD:   {1, 2, 4, 8, 16},
+	rates.AxisEps: {0.25, 0.5, 1, 2, 4, 8},
+}
+
+// restart starts the simulation of the sweep the settings show, if any.
+func (r *Rates) restart() {
+	r.job, r.points, r.simErr, r.sweep, r.simDone = nil, nil, nil, nil, 0
+	if r.family != rates.UserLevel || !r.simulate {
+		return
+	}
+	xs, ok := sweeps[r.axis]
+	if !ok {
+		return
+	}
+	p := r.point()
+	for _, x := range xs {
+		if err := rates.Simulable(r.axis.With(p, x)); err != nil {
+			r.simErr = format.Errorf("no simulated runs at these settings: %v", err)
+			return
+		}
+	}
+	r.sweep = xs
+	var err error
+	if r.stat, r.priv, err = rates.Constants(r.axis.With(p, xs[len(xs)/2])); err != nil {
+		r.simErr = err
+		return
+	}
+	total := int64(len(xs) * r.seeds)
+	r.job = viz.StartJob(func(ctx cancel.Context, progress func(done, total int64)) {
+		for i, x := range xs {
+			m, err := rates.Measure(ctx, r.axis.With(p, x), r.seeds, uint64(1000*i+1), func(done int) {
+				r.simDone = i*r.seeds + done
+				progress(int64(r.simDone), total)
+			})
+			if err != nil {
+				if ctx.Err() == nil {
+					r.simErr = err
+				}
+				return
+			}
+			r.points = append(r.points, m)
+		}
+	})
+	// Nothing runs until the first tick: a change of settings costs a
+	// frame nothing, and settings changed in quick succession (a link, a
+	// slider dragged) start one sweep, not one each.
+}
+
+// advance simulates for about budget milliseconds.
+func (r *Rates) advance(budget float64) {
+	if r.job != nil && r.job.Run(budget) {
+		r.job = nil
+	}
+}
+
+// Busy reports whether points are being simulated.
+func (r *Rates) Busy() bool { return r.job != nil }
+
+// Tick simulates a slice per frame; the points appear as they are done.
+func (r *Rates) Tick(float64) bool {
+	if r.job == nil {
+		return false
+	}
+	r.advance(computeSlice)
+	return true
+}
+
+// Readouts are every bound's value and slope at the settings, and the
+// simulation's points' slope against the optimal bound's.
+func (r *Rates) Readouts() []viz.Readout {
+	p := r.point()
+	x := r.axisValue()
+	var out []viz.Readout
+	if r.job != nil {
+		f := r.job.Fraction()
+		out = append(out, viz.Readout{Name: "computing", Label: "simulating", Value: f, Warn: true,
+			Text: format.Sprintf("%d of %d runs, %.0f%% — points appear as they are done", r.simDone, len(r.sweep)*r.seeds, 100*f)})
+	}
+	for _, b := range rates.Bounds(r.family) {
+		v := b.At(p)
+		out = append(out, viz.Readout{Name: b.ID, Label: b.Label, Value: v,
+			Text:    format.Sprintf("%.3g, slope %+.2f along %s", v, b.Slope(r.axis, p, x), axisSymbol(r.axis)),
+			Formula: string(b.Kind) + ": " + b.Formula})
+	}
+	if r.family == rates.SemiSensitive {
+		rule := rates.RuleOfThumb(p)
+		if d, ok := rates.Crossover(p); ok {
+			out = append(out, viz.Readout{Name: "crossover", Label: "full DP better below", Value: d,
+				Text:    format.Sprintf("d* ≈ %.3g, where the curves cross; the rule of thumb √(ln k)·ε·n ≈ %.3g drops the logarithms", d, rule),
+				Formula: "full DP's √(d ln(1/δ))/(εn) = PVMW's bound"})
+		} else {
+			out = append(out, viz.Readout{Name: "crossover", Label: "full DP better below", Value: math.Inf(1),
+				Text: format.Sprintf("any d: full DP's bound stays below PVMW's here (rule of thumb √(ln k)·ε·n ≈ %.3g)", rule)})
+		}
+	}
+	switch {
+	case r.simErr != nil:
+		out = append(out, viz.Readout{Name: "simulation", Label: "simulated runs", Text: r.simErr.Error(), Warn: true})
+	case len(r.points) >= 2:
+		var xs, ys []float64
+		halted := 0
+		for i, m := range r.points {
+			halted += m.Halted
+			if !math.IsNaN(m.RMS) {
+				xs, ys = append(xs, r.sweep[i]), append(ys, m.RMS)
+			}
+		}
+		if halted > 0 {
+			out = append(out, viz.Readout{Name: "halted", Label: "runs halted", Value: float64(halted), Warn: true,
+				Text: format.Sprintf("%d: the gate stopped them (too few users for ORME); hollow points leave them out", halted)})
+		}
+		if len(xs) < 2 {
+			break
+		}
+		slope := rates.LogSlope(xs, ys)
+		opt := r.fitted(r.axis.With(p, xs[0]))
+		want := math.Log(r.fitted(r.axis.With(p, xs[len(xs)-1]))/opt) / math.Log(xs[len(xs)-1]/xs[0])
+		out = append(out,
+			viz.Readout{Name: "sim-slope", Label: "simulated slope", Value: slope,
+				Text: format.Sprintf("%+.2f over %d points; the optimal bound's %+.2f there", slope, len(xs), want)},
+			viz.Readout{Name: "constants", Label: "hidden constants", Value: r.priv,
+				Text:    format.Sprintf("%.3g and %.3g for this simulation", r.stat, r.priv),
+				Formula: "statistical and privacy terms of the optimal bound: the privacy one carries τ's and σ's logarithms"})
+	}
+	return out
+}
+
+// fitted is the optimal bound's shape with the simulation's constants.
+func (r *Rates) fitted(p rates.Point) float64 { return rates.Fitted(p, r.stat, r.priv) }
+
+func (r *Rates) axisValue() float64 {
+	p := r.point()
+	return map[rates.Axis]float64{rates.AxisN: p.N, rates.AxisM: p.M, rates.AxisD: p.D, rates.AxisEps: p.Eps, rates.AxisK: p.K}[r.axis]
+}
+
+func axisSymbol(a rates.Axis) string {
+	if a == rates.AxisEps {
+		return "ε"
+	}
+	return string(a)
+}
+
+
+// Guarantee: the explorer releases nothing; its simulated runs are each
+// user-level DP in paper mode, which is not what it is about.
+func (r *Rates) Guarantee() privacy.Guarantee {
+	return privacy.Guarantee{Eps: math.Inf(1), Mode: privacy.NonPrivate,
+		Note: "no release: published bounds, and simulated runs to compare with them"}
+}
+
+// Pointer: the figure has nothing to drag.
+func (r *Rates) Pointer(viz.Event) bool { return false }
