@@ -258,7 +258,6 @@ func axisSymbol(a rates.Axis) string {
 	return string(a)
 }
 
-
 // Guarantee: the explorer releases nothing; its simulated runs are each
 // user-level DP in paper mode, which is not what it is about.
 func (r *Rates) Guarantee() privacy.Guarantee {
