@@ -26,6 +26,7 @@ type Rates struct {
 	seeds    int
 
 	job     *viz.Job
+	pending bool                // a sweep to start at the next tick
 	points  []rates.Measurement // the sweep's points computed so far
 	sweep   []float64           // the sweep's values of the axis
 	simErr  error               // why there are no points
@@ -120,9 +121,14 @@ var sweeps = map[rates.Axis][]float64{
 	rates.AxisEps: {0.25, 0.5, 1, 2, 4, 8},
 }
 
-// restart starts the simulation of the sweep the settings show, if any.
+// restart prepares the simulation of the sweep the settings show, if any;
+// the first tick starts it. Nothing runs before: a change of settings costs
+// a frame nothing, settings changed in quick succession (a link, a slider
+// dragged) start one sweep, not one each, and the sweep's coroutine is
+// created on the thread that runs it (the desktop's ticks run on the
+// main thread, locked; a coroutine must resume where it was made).
 func (r *Rates) restart() {
-	r.job, r.points, r.simErr, r.sweep, r.simDone = nil, nil, nil, nil, 0
+	r.job, r.pending, r.points, r.simErr, r.sweep, r.simDone = nil, false, nil, nil, nil, 0
 	if r.family != rates.UserLevel || !r.simulate {
 		return
 	}
@@ -143,6 +149,12 @@ func (r *Rates) restart() {
 		r.simErr = err
 		return
 	}
+	r.pending = true
+}
+
+// start starts the sweep restart prepared.
+func (r *Rates) start() {
+	p, xs := r.point(), r.sweep
 	total := int64(len(xs) * r.seeds)
 	r.job = viz.StartJob(func(ctx cancel.Context, progress func(done, total int64)) {
 		for i, x := range xs {
@@ -159,9 +171,6 @@ func (r *Rates) restart() {
 			r.points = append(r.points, m)
 		}
 	})
-	// Nothing runs until the first tick: a change of settings costs a
-	// frame nothing, and settings changed in quick succession (a link, a
-	// slider dragged) start one sweep, not one each.
 }
 
 // advance simulates for about budget milliseconds.
@@ -172,10 +181,14 @@ func (r *Rates) advance(budget float64) {
 }
 
 // Busy reports whether points are being simulated.
-func (r *Rates) Busy() bool { return r.job != nil }
+func (r *Rates) Busy() bool { return r.pending || r.job != nil }
 
 // Tick simulates a slice per frame; the points appear as they are done.
 func (r *Rates) Tick(float64) bool {
+	if r.pending {
+		r.pending = false
+		r.start()
+	}
 	if r.job == nil {
 		return false
 	}
@@ -189,8 +202,11 @@ func (r *Rates) Readouts() []viz.Readout {
 	p := r.point()
 	x := r.axisValue()
 	var out []viz.Readout
-	if r.job != nil {
-		f := r.job.Fraction()
+	if r.Busy() {
+		f := 0.0
+		if r.job != nil {
+			f = r.job.Fraction()
+		}
 		out = append(out, viz.Readout{Name: "computing", Label: "simulating", Value: f, Warn: true,
 			Text: format.Sprintf("%d of %d runs, %.0f%% — points appear as they are done", r.simDone, len(r.sweep)*r.seeds, 100*f)})
 	}
