@@ -771,7 +771,7 @@ test("Rates explorer: the bounds on log axes, simulated points arriving with pro
   await phone.close();
 });
 
-test("Exercises: one answered right, one wrong, one by dragging; progress survives a reload; the hand-in grades the same", async () => {
+test("Exercises: one answered right, one wrong, one by dragging, a bug found; progress survives a reload; the hand-in grades the same", async () => {
   const key = JSON.parse(execFileSync(root + "bin/uldp", ["exercises", "solve", "--pack", "builtin"])).answers;
   const { page, errors } = await open();
   const api = [];
@@ -820,28 +820,40 @@ test("Exercises: one answered right, one wrong, one by dragging; progress surviv
   await page.click("#ex-answer button[type=submit]");
   await page.waitForSelector("#ex-feedback:not([hidden])");
   assert.match(await page.textContent("#ex-feedback"), /^Right: on your state the lesson's rstar reads/);
+  // Find the bug: the lab's broken-variant setting and its preset pair.
+  await page.click("#ex-list");
+  await page.click('.ex-items a >> text=/A broken variant of ORME/');
+  await lesson(page, "audit");
+  await page.selectOption("#ctl-mutant", "keep-all");
+  await idle(page);
+  await page.click("#ex-answer button[type=submit]");
+  await page.waitForSelector("#ex-feedback:not([hidden])");
+  assert.match(await page.textContent("#ex-feedback"), /^Right: “keep-all” is the broken variant; on your pair the exact δ/);
+  await page.click("#ex-list");
+  await page.click('.ex-items a >> text=/Move the far user/');
+  await lesson(page, "stability");
   const total = Object.keys(key).length;
-  assert.equal(await page.textContent("#ex-score"), `score 2 of ${total} (3 answered)`);
+  assert.equal(await page.textContent("#ex-score"), `score 3 of ${total} (4 answered)`);
   await page.screenshot({ path: shots + "exercise-manipulate.png" });
   // A reload keeps it all: the exercise open, its feedback, the score.
   await page.reload();
   await page.waitForSelector("body[data-ready=true]");
   await page.waitForSelector("#exercise:not([hidden])");
-  assert.equal(await page.textContent("#ex-score"), `score 2 of ${total} (3 answered)`);
+  assert.equal(await page.textContent("#ex-score"), `score 3 of ${total} (4 answered)`);
   assert.match(await page.textContent("#ex-feedback"), /^Right/);
-  assert.equal(await page.textContent("#exercises-open"), `Exercises 2/${total}`);
+  assert.equal(await page.textContent("#exercises-open"), `Exercises 3/${total}`);
   // The hand-in, graded by the teacher's command, scores the same.
   await page.click("#ex-list");
-  assert.match(await page.textContent("#ex-summary"), new RegExp(`2 right of ${total} \\(3 answered\\)`));
-  assert.equal(await page.$$eval(".ex-items .mark.right", (m) => m.length), 2);
+  assert.match(await page.textContent("#ex-summary"), new RegExp(`3 right of ${total} \\(4 answered\\)`));
+  assert.equal(await page.$$eval(".ex-items .mark.right", (m) => m.length), 3);
   await page.screenshot({ path: shots + "exercise-list.png" });
   const [dl] = await Promise.all([page.waitForEvent("download"), page.click("#ex-handin")]);
   assert.equal(dl.suggestedFilename(), "uldp-handin-ada-lovelace.json");
   const file = mkdtempSync(tmpdir() + "/uldp-") + "/handin.json";
   await dl.saveAs(file);
   const graded = JSON.parse(execFileSync(root + "bin/uldp", ["grade", "--answers", file]));
-  assert.equal(graded.score, 2);
-  assert.deepEqual(graded.results.filter((r) => r.correct).map((r) => r.id), ["user-level-sensitivity", "stability-no-removal"]);
+  assert.equal(graded.score, 3);
+  assert.deepEqual(graded.results.filter((r) => r.correct).map((r) => r.id), ["user-level-sensitivity", "stability-no-removal", "audit-orme-bug"]);
   assert.deepEqual(errors, []);
   await page.close();
 });
