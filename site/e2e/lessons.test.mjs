@@ -332,10 +332,9 @@ test("Noise calibration: a mechanism outside its proof is flagged on the page", 
   await page.close();
 });
 
-test("TDLap stability test: dragging the far user in removes the need to delete anyone", async () => {
-  const { page, errors } = await open("#scene=stability");
-  assert.match(await readout(page, "rstar"), /^1 \(remove user 14\)/);
-  await page.click("#ctl-end");
+// dragFarUserIn drags the stability lesson's user 14 (at 10) onto user 1,
+// in the crowd, with the mouse.
+async function dragFarUserIn(page) {
   const box = await page.locator("#figure").boundingBox();
   const [x, y] = await page.evaluate(() => uldp.locate(14));
   const [x0] = await page.evaluate(() => uldp.locate(1));
@@ -343,6 +342,13 @@ test("TDLap stability test: dragging the far user in removes the need to delete 
   await page.mouse.down();
   for (let i = 1; i <= 12; i++) await page.mouse.move(box.x + x + (x0 - x) * i / 12, box.y + y);
   await page.mouse.up();
+}
+
+test("TDLap stability test: dragging the far user in removes the need to delete anyone", async () => {
+  const { page, errors } = await open("#scene=stability");
+  assert.match(await readout(page, "rstar"), /^1 \(remove user 14\)/);
+  await page.click("#ctl-end");
+  await dragFarUserIn(page);
   assert.match(await readout(page, "rstar"), /^0 /);
   assert.match(await readout(page, "p-bottom"), /^0(?![.\d])/);
   // The neighbour lens and its verdict.
@@ -809,13 +815,7 @@ test("Exercises: one answered right, one wrong, one by dragging, a bug found; pr
   await page.click('.ex-items a >> text=/Move the far user/');
   await lesson(page, "stability");
   await page.click("#ctl-end");
-  const box = await page.locator("#figure").boundingBox();
-  const [x, y] = await page.evaluate(() => uldp.locate(14));
-  const [x0] = await page.evaluate(() => uldp.locate(1));
-  await page.mouse.move(box.x + x, box.y + y);
-  await page.mouse.down();
-  for (let i = 1; i <= 12; i++) await page.mouse.move(box.x + x + (x0 - x) * i / 12, box.y + y);
-  await page.mouse.up();
+  await dragFarUserIn(page);
   assert.match(await readout(page, "rstar"), /^0 /);
   await page.click("#ex-answer button[type=submit]");
   await page.waitForSelector("#ex-feedback:not([hidden])");

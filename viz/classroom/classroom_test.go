@@ -38,10 +38,9 @@ func wrongAnswer(t *testing.T, e exercise.Exercise, key any) json.RawMessage {
 	return b
 }
 
-// Every built-in exercise grades as right with the instructor's key (read
-// from the lessons themselves) and as wrong with a wrong answer, on real
-// lessons; the pack covers every kind and names only real lessons.
-func TestBuiltinPackGradesRightAndWrong(t *testing.T) {
+// builtinKey is the built-in pack and its key, read from the lessons.
+func builtinKey(t *testing.T) (*exercise.Pack, map[string]any) {
+	t.Helper()
 	p, err := exercise.Builtin()
 	if err != nil {
 		t.Fatal(err)
@@ -50,6 +49,14 @@ func TestBuiltinPackGradesRightAndWrong(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p, key
+}
+
+// Every built-in exercise grades as right with the instructor's key (read
+// from the lessons themselves) and as wrong with a wrong answer, on real
+// lessons; the pack covers every kind and names only real lessons.
+func TestBuiltinPackGradesRightAndWrong(t *testing.T) {
+	p, key := builtinKey(t)
 	right := exercise.Answers{}
 	for id, v := range key {
 		b, _ := json.Marshal(v)

@@ -26,14 +26,7 @@ func index(t *testing.T, p *exercise.Pack, id string) int {
 // the hand-in it writes resumes to the same score and grades the same with
 // the teacher's command.
 func TestSession(t *testing.T) {
-	p, err := exercise.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, err := p.Key(Lab{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, key := builtinKey(t)
 	path := filepath.Join(t.TempDir(), "handin.json")
 	s, err := Resume(p, path, "Ada")
 	if err != nil || s.Current != 0 {
