@@ -29,21 +29,9 @@ func cmdCalibrate(e *env, args []string) error {
 	if err := required(fs, need...); err != nil {
 		return err
 	}
-	var out any
-	var cal privacy.Calibration
-	var notes []privacy.Precondition
-	if *mech == privacy.MechDelOutputPert {
-		c, err := privacy.DelOutputPert(*eps, *delta, *sens)
-		if err != nil {
-			return usageError{err}
-		}
-		out, cal, notes = c, c.Calibration, c.Notes
-	} else {
-		c, err := privacy.Calibrate(*mech, *eps, *delta, *sens)
-		if err != nil {
-			return usageError{err}
-		}
-		out, cal = c, c
+	out, cal, notes, err := privacy.Explain(*mech, *eps, *delta, *sens)
+	if err != nil {
+		return usageError{err}
 	}
 	return f.emit(e, out, func(w io.Writer) {
 		fmt.Fprintf(w, "%s: %s = %.6g\n", cal.Mechanism, cal.Symbol, cal.Scale)

@@ -247,3 +247,15 @@ func DelOutputPert(eps, delta, sens float64) (DelCalibration, error) {
 	}
 	return cal, nil
 }
+
+// Explain calibrates mech as the command line and the HTTP API report it:
+// for DelOutputPert its whole chain (a DelCalibration), for the others the
+// Calibration. cal and notes are what a text report needs besides.
+func Explain(mech string, eps, delta, sens float64) (report any, cal Calibration, notes []Precondition, err error) {
+	if mech == MechDelOutputPert {
+		c, err := DelOutputPert(eps, delta, sens)
+		return c, c.Calibration, c.Notes, err
+	}
+	c, err := Calibrate(mech, eps, delta, sens)
+	return c, c, nil, err
+}

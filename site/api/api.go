@@ -3,14 +3,17 @@
 // bounded (body bytes, answers per request, grading at once, wall time) and
 // every answer, errors included, is JSON.
 //
-//	GET  /api/health  {"ok": true}
-//	GET  /api/pack    the built-in pack's sheet (questions, no keys)
-//	POST /api/pack    a pack's JSON → its sheet, or where it is malformed
-//	POST /api/grade   {"pack": "builtin" | {…a pack…}, "answers": {id: answer}}
-//	                  → {"results": [{"id", "correct", "feedback"}]}
+//	GET  /api/health     {"status": "ok", "version": …}
+//	GET  /api/calibrate  ?mech=…&eps=…&delta=…&sens=… → σ (or b) and its
+//	                     derivation, the JSON of `uldp calibrate`
+//	GET  /api/pack       the built-in pack's sheet (questions, no keys)
+//	POST /api/pack       a pack's JSON → its sheet, or where it is malformed
+//	POST /api/grade      {"pack": "builtin" | {…a pack…}, "answers": {id: answer}}
+//	                     → {"score", "total", "results": [{"id", "correct", "feedback"}]}
 //
-// Grading answers only the exercises answered: an unanswered exercise's
-// explanation stays on the server until the student commits an answer.
+// Grading reports the exercises answered only (score counts them right, of
+// the pack's total): an unanswered exercise's explanation stays on the
+// server until the student commits an answer.
 package api
 
 import (
@@ -22,11 +25,14 @@ import (
 	"io"
 	"net/http"
 	"runtime"
+	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/uldplab/uldp/core/exercise"
+	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/viz/classroom"
 )
 
@@ -49,12 +55,13 @@ func Handler() http.Handler {
 	h := &handler{slots: make(chan struct{}, max(1, runtime.NumCPU()))}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/health", methods{http.MethodGet: func(w http.ResponseWriter, r *http.Request) {
-		reply(w, http.StatusOK, map[string]bool{"ok": true})
+		reply(w, http.StatusOK, map[string]string{"status": "ok", "version": Version()})
 	}}.serve)
+	mux.HandleFunc("/api/calibrate", methods{http.MethodGet: calibrate}.serve)
 	mux.HandleFunc("/api/pack", methods{http.MethodGet: h.builtinSheet, http.MethodPost: h.sheet}.serve)
 	mux.HandleFunc("/api/grade", methods{http.MethodPost: h.grade}.serve)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		fail(w, http.StatusNotFound, fmt.Sprintf("no %s %s: the API has GET /api/health, GET and POST /api/pack, POST /api/grade", r.Method, r.URL.Path))
+		fail(w, http.StatusNotFound, fmt.Sprintf("no %s %s: the API has GET /api/health, GET /api/calibrate, GET and POST /api/pack, POST /api/grade", r.Method, r.URL.Path))
 	})
 	return mux
 }
@@ -144,8 +151,8 @@ func (h *handler) grade(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	type outcome struct {
-		results []exercise.Result
-		err     error
+		report exercise.Report
+		err    error
 	}
 	done := make(chan outcome, 1)
 	go func() {
@@ -153,13 +160,16 @@ func (h *handler) grade(w http.ResponseWriter, r *http.Request) {
 		// until they finish, so abandoned gradings still count as load.
 		defer func() { <-h.slots }()
 		rep, err := p.Grade(req.Answers, classroom.Lab{})
-		var res []exercise.Result
+		answered := exercise.Report{Total: rep.Total, Results: []exercise.Result{}}
 		for _, x := range rep.Results {
 			if _, ok := req.Answers[x.ID]; ok {
-				res = append(res, x)
+				answered.Results = append(answered.Results, x)
+				if x.Correct {
+					answered.Score++
+				}
 			}
 		}
-		done <- outcome{res, err}
+		done <- outcome{answered, err}
 	}()
 	select {
 	case o := <-done:
@@ -167,7 +177,7 @@ func (h *handler) grade(w http.ResponseWriter, r *http.Request) {
 			fail(w, http.StatusBadRequest, o.err.Error())
 			return
 		}
-		reply(w, http.StatusOK, map[string][]exercise.Result{"results": o.results})
+		reply(w, http.StatusOK, o.report)
 	case <-ctx.Done():
 		fail(w, http.StatusServiceUnavailable, fmt.Sprintf("grading took longer than %v: the answer's state asks the lesson for too much work; try smaller settings", GradeTimeout))
 	}
@@ -232,4 +242,72 @@ func WithSite(site http.Handler) http.Handler {
 	mux.Handle("/api/", Handler())
 	mux.Handle("/", site)
 	return mux
+}
+
+// calibrate answers GET /api/calibrate: the query's mech, eps, delta (not
+// for laplace) and sens, calibrated as `uldp calibrate` does.
+func calibrate(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	for k := range q {
+		if !slices.Contains([]string{"mech", "eps", "delta", "sens"}, k) {
+			fail(w, http.StatusBadRequest, fmt.Sprintf("%s: not a parameter of /api/calibrate (mech, eps, delta, sens)", k))
+			return
+		}
+	}
+	mech := q.Get("mech")
+	if mech == "" {
+		fail(w, http.StatusBadRequest, "mech is missing: one of "+strings.Join(privacy.CalibratorNames(), ", "))
+		return
+	}
+	need := []string{"eps", "sens", "delta"}
+	if mech == privacy.MechLaplace {
+		if q.Has("delta") {
+			fail(w, http.StatusBadRequest, "delta does not apply to laplace, which is pure ε-DP: leave it out")
+			return
+		}
+		need = need[:2]
+	}
+	vals := map[string]float64{}
+	for _, k := range need {
+		v, err := strconv.ParseFloat(q.Get(k), 64)
+		switch {
+		case !q.Has(k):
+			fail(w, http.StatusBadRequest, k+" is missing")
+			return
+		case err != nil:
+			fail(w, http.StatusBadRequest, fmt.Sprintf("%s = %q is not a number", k, q.Get(k)))
+			return
+		}
+		vals[k] = v
+	}
+	report, _, _, err := privacy.Explain(mech, vals["eps"], vals["delta"], vals["sens"])
+	if err != nil {
+		fail(w, http.StatusUnprocessableEntity, err.Error())
+		return
+	}
+	reply(w, http.StatusOK, report)
+}
+
+// Version is the build's version control revision (12 hex digits, and
+// "+dirty" for a modified tree), or "devel" when the build has none.
+func Version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel"
+	}
+	var rev, dirty string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+dirty"
+			}
+		}
+	}
+	if len(rev) < 12 {
+		return "devel"
+	}
+	return rev[:12] + dirty
 }

@@ -36,7 +36,7 @@ func do(t *testing.T, method, path, body string) (int, map[string]any, http.Head
 }
 
 func TestHealthAndSheet(t *testing.T) {
-	if code, v, _ := do(t, "GET", "/api/health", ""); code != 200 || v["ok"] != true {
+	if code, v, _ := do(t, "GET", "/api/health", ""); code != 200 || v["status"] != "ok" || v["version"] == "" {
 		t.Errorf("health: %d %v", code, v)
 	}
 	code, v, _ := do(t, "GET", "/api/pack", "")
@@ -64,6 +64,9 @@ func TestGrade(t *testing.T) {
 	code, v, _ := do(t, "POST", "/api/grade", body)
 	if code != 200 {
 		t.Fatalf("grade: %d %v", code, v)
+	}
+	if v["score"] != 1.0 || v["total"] != float64(len(p.Exercises)) {
+		t.Errorf("score %v of %v, want 1 of %d", v["score"], v["total"], len(p.Exercises))
 	}
 	res := v["results"].([]any)
 	if len(res) != 2 {
@@ -95,6 +98,14 @@ func TestErrors(t *testing.T) {
 		want               string
 	}{
 		{"GET", "/api/grade", "", 405, "use POST"},
+		{"GET", "/api/calibrate?eps=1&sens=1", "", 400, "mech is missing: one of"},
+		{"GET", "/api/calibrate?mech=laplace&eps=1&sens=1&delta=0.1", "", 400, "delta does not apply to laplace"},
+		{"GET", "/api/calibrate?mech=gaussian&eps=1&sens=1", "", 400, "delta is missing"},
+		{"GET", "/api/calibrate?mech=gaussian&eps=one&sens=1&delta=1e-5", "", 400, `eps = "one" is not a number`},
+		{"GET", "/api/calibrate?mech=gaussian&eps=1&sens=1&delta=1e-5&sigma=2", "", 400, "sigma: not a parameter"},
+		{"GET", "/api/calibrate?mech=gaussian&eps=-1&sens=1&delta=1e-5", "", 422, "ε"},
+		{"GET", "/api/calibrate?mech=nope&eps=1&sens=1&delta=1e-5", "", 422, `mechanism "nope"`},
+		{"POST", "/api/calibrate?mech=laplace&eps=1&sens=1", "", 405, "use GET"},
 		{"DELETE", "/api/pack", "", 405, "use GET or POST"},
 		{"GET", "/api/nothing", "", 404, "the API has"},
 		{"POST", "/api/grade", `{"pack": "builtin"}`, 400, "give 1 to 64 answers"},
@@ -122,14 +133,14 @@ func TestWithSite(t *testing.T) {
 	site := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "site") })
 	srv := httptest.NewServer(WithSite(site))
 	defer srv.Close()
-	for path, want := range map[string]string{"/api/health": `{"ok":true}`, "/index.html": "site", "/": "site"} {
+	for path, want := range map[string]string{"/api/nothing": `"error"`, "/index.html": "site", "/": "site"} {
 		res, err := http.Get(srv.URL + path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		b, _ := io.ReadAll(res.Body)
 		res.Body.Close()
-		if strings.TrimSpace(string(b)) != want {
+		if got := strings.TrimSpace(string(b)); got != want && !strings.Contains(got, want) {
 			t.Errorf("%s: %q, want %q", path, b, want)
 		}
 	}
@@ -143,5 +154,19 @@ func TestGradeTimeout(t *testing.T) {
 	code, v, _ := do(t, "POST", "/api/grade", `{"pack": "builtin", "answers": {"oir-halt": "algo=oir&preset=far-group&tau=0.001&seed=5"}}`)
 	if msg, _ := v["error"].(string); code != 503 || !strings.Contains(msg, "took longer") && !strings.Contains(msg, "busy") {
 		t.Errorf("%d %v", code, v)
+	}
+}
+
+// /api/calibrate answers what `uldp calibrate --format json` prints: the
+// same derivation, from the same function.
+func TestCalibrate(t *testing.T) {
+	for _, q := range []string{"mech=gaussian&eps=0.5&delta=1e-5&sens=1", "mech=laplace&eps=1&sens=2", "mech=deloutputpert&eps=1&delta=1e-5&sens=0.1"} {
+		code, v, _ := do(t, "GET", "/api/calibrate?"+q, "")
+		if code != 200 || v["scale"] == nil || v["steps"] == nil {
+			t.Errorf("%s: %d %v", q, code, v)
+		}
+		if strings.Contains(q, "deloutputpert") && v["kappa"] == nil {
+			t.Errorf("%s: no κ in %v", q, v)
+		}
 	}
 }
