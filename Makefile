@@ -17,7 +17,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.6.1
 GOROOT      := $(shell $(GO) env GOROOT)
 WASM_EXEC   := $(GOROOT)/lib/wasm/go_js_wasm_exec
 
-.PHONY: run desktop build wasm test test-deps lint test-native test-wasm test-browser fuzz bench clean
+.PHONY: run desktop build wasm worker-build worker-dev worker-deps test test-deps lint test-native test-wasm test-browser fuzz bench clean
 
 ## run: build the WebAssembly engine, then serve the site on $(ADDR) from one
 ## Go binary with the files embedded
@@ -33,6 +33,21 @@ desktop:
 ## lesson menu and Go's loader, next to the site's files
 wasm:
 	$(GO) run ./wasm/build -out site/static -go $(GO)
+
+## worker-build: ULDP Lab as a Cloudflare Worker in cmd/worker: the site's
+## files in public/ (static assets), the API's Go program in build/
+WORKER := cmd/worker
+worker-build: wasm
+	cd $(WORKER) && $(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode=go -o build
+	GOOS=js GOARCH=wasm $(GO) build -buildvcs=true -o $(WORKER)/build/app.wasm ./$(WORKER)
+	$(GO) run ./$(WORKER)/assets -out $(WORKER)/public
+
+## worker-dev: the Worker under workerd (wrangler, pinned) on 127.0.0.1:8787
+worker-dev: worker-build worker-deps
+	cd $(WORKER) && WRANGLER_SEND_METRICS=false npx wrangler dev --ip 127.0.0.1 --port 8787
+
+worker-deps:
+	@[ -d $(WORKER)/node_modules/wrangler ] || (cd $(WORKER) && npm ci --no-audit --no-fund --loglevel=error)
 
 ## build: the uldp command-line tool in bin/, with the site embedded
 build: wasm
@@ -53,17 +68,19 @@ test-deps:
 	  echo "installing $(strip $(APT_MISSING))"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(APT_MISSING); fi
 	@[ -d site/e2e/node_modules/playwright-core ] || (cd site/e2e && npm ci --no-audit --no-fund --loglevel=error)
+	@$(MAKE) --no-print-directory worker-deps
 
 lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt: not formatted:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
-	GOOS=js GOARCH=wasm $(GO) vet ./wasm
+	GOOS=js GOARCH=wasm $(GO) vet ./wasm ./cmd/worker
 	GOBIN=$(CURDIR)/bin $(GO) install $(STATICCHECK)
 	bin/staticcheck ./...
-	GOOS=js GOARCH=wasm bin/staticcheck ./wasm
+	GOOS=js GOARCH=wasm bin/staticcheck ./wasm ./cmd/worker
 
-# Inside a virtual X display, so the desktop app's test opens a real window.
-test-native: wasm
+# Inside a virtual X display, so the desktop app's test opens a real window;
+# after the Worker's build, which its test runs under wrangler dev.
+test-native: wasm worker-build
 	CGO_ENABLED=0 xvfb-run -a -s "-screen 0 1600x1000x24" $(GO) test -count=1 ./...
 
 # The core and the scenes must build and pass under js/wasm (the browser

@@ -3,15 +3,16 @@ module github.com/uldplab/uldp
 go 1.25.0
 
 require (
+	github.com/andybalholm/brotli v1.2.0
 	github.com/google/differential-privacy/go/v3 v3.0.0
 	github.com/hajimehoshi/ebiten/v2 v2.10.4
+	github.com/syumai/workers v0.33.0
 	golang.org/x/image v0.45.0
 	golang.org/x/term v0.36.0
 	gonum.org/v1/gonum v0.17.0
 )
 
 require (
-	github.com/andybalholm/brotli v1.2.0 // indirect
 	github.com/ebitengine/gomobile v0.0.0-20260820040257-d11f821a26a6 // indirect
 	github.com/ebitengine/hideconsole v1.0.0 // indirect
 	github.com/ebitengine/purego v0.11.0 // indirect

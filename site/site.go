@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -84,6 +85,44 @@ func (u union) Open(name string) (fs.File, error) {
 		}
 	}
 	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+}
+
+// ReadDir lists a directory across the file systems, a name once (the
+// first file system's, as Open): how the site is copied whole to a static
+// host.
+func (u union) ReadDir(name string) ([]fs.DirEntry, error) {
+	var out []fs.DirEntry
+	seen := map[string]bool{}
+	found := false
+	for _, fsys := range u {
+		es, err := fs.ReadDir(fsys, name)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		found = true
+		for _, e := range es {
+			if !seen[e.Name()] {
+				seen[e.Name()] = true
+				out = append(out, e)
+			}
+		}
+	}
+	if !found {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
+	}
+	slices.SortFunc(out, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return out, nil
+}
+
+// ReadDir lists the one file at the root.
+func (f file) ReadDir(name string) ([]fs.DirEntry, error) {
+	if name != "." {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
+	}
+	return []fs.DirEntry{fs.FileInfoToDirEntry(&openFile{f: f})}, nil
 }
 
 // Handler serves the embedded site; see NewHandler.

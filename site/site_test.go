@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -264,5 +265,29 @@ func TestServerDeadlines(t *testing.T) {
 	s := Server(Handler())
 	if s.ReadHeaderTimeout <= 0 || s.ReadTimeout <= 0 || s.WriteTimeout < time.Minute || s.IdleTimeout <= 0 || s.MaxHeaderBytes <= 0 || s.MaxHeaderBytes > 1<<20 {
 		t.Errorf("server %+v", s)
+	}
+}
+
+// The site can be copied whole by walking it: the engines, the pages, the
+// lessons' text and the full errata page (not prose's fragment).
+func TestFilesWalkWhole(t *testing.T) {
+	seen := map[string]bool{}
+	err := fs.WalkDir(Files(), ".", func(name string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			seen[name] = true
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"index.html", "app.js", "exercises.js", "errata.html", "lessons/dp-sgd.html", "lessons/rates.html"} {
+		if !seen[want] {
+			t.Errorf("walking the site misses %s", want)
+		}
+	}
+	page, _ := fs.ReadFile(Files(), "errata.html")
+	if !strings.Contains(string(page), "<html") {
+		t.Error("errata.html is not the full page")
 	}
 }

@@ -46,6 +46,9 @@ const (
 	MaxAnswers = 64
 )
 
+// drainLimit bounds what is read of a refused body.
+const drainLimit = 16 << 20
+
 // GradeTimeout is how long a request waits for its grading (a variable
 // for the tests).
 var GradeTimeout = 30 * time.Second
@@ -209,6 +212,10 @@ func body(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
+		// Read on (to a bound) before answering: a client still sending
+		// when the answer comes meets a broken pipe, and workerd's local
+		// server (wrangler dev) dies of it.
+		_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, drainLimit))
 		fail(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the request is larger than %d KiB: send one pack of at most %d MiB", MaxBody>>10, exercise.MaxBytes>>20))
 		return nil, false
 	case err != nil:

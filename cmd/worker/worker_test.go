@@ -1,0 +1,246 @@
+//go:build !js
+
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The Worker as deployed, run locally: make worker-build's program and
+// files under wrangler dev (workerd) on a loopback port, each endpoint
+// called and its answer checked against the command line's for the same
+// input; the static site with its headers; the errors. Skipped without
+// Node or the build, except on CI, where a skip would hide a broken edge.
+func TestWorkerUnderWrangler(t *testing.T) {
+	missing := ""
+	switch {
+	case exec.Command("node", "--version").Run() != nil:
+		missing = "Node"
+	case !exists("node_modules/wrangler/package.json"):
+		missing = "wrangler (make worker-deps)"
+	case !exists("build/app.wasm") || !exists("build/worker.mjs") || !exists("public/index.html"):
+		missing = "the Worker's build (make worker-build)"
+	}
+	if missing != "" {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI needs %s for the Worker's test: run it through make test", missing)
+		}
+		t.Skipf("needs %s", missing)
+	}
+	cli := filepath.Join(t.TempDir(), "uldp")
+	if out, err := exec.Command("go", "build", "-o", cli, "../uldp").CombinedOutput(); err != nil {
+		t.Fatalf("building the CLI: %v\n%s", err, out)
+	}
+	base := startWrangler(t)
+
+	// Health, then the cost of requests: workerd starts a fresh Go
+	// instance for each.
+	var times []time.Duration
+	for range 20 {
+		t0 := time.Now()
+		code, body, _ := call(t, "GET", base+"/api/health", "")
+		times = append(times, time.Since(t0))
+		if code != 200 || !strings.Contains(body, `"status":"ok"`) {
+			t.Fatalf("health: %d %s", code, body)
+		}
+	}
+	t.Logf("GET /api/health: first %v, then median %v of 19", times[0], median(times[1:]))
+
+	// Calibration: the CLI's JSON, number for number.
+	for _, q := range []string{"mech=gaussian&eps=0.5&delta=1e-05&sens=1", "mech=laplace&eps=1&sens=2", "mech=deloutputpert&eps=1&delta=1e-05&sens=0.1"} {
+		code, body, _ := call(t, "GET", base+"/api/calibrate?"+q, "")
+		args := []string{"calibrate", "--format", "json"}
+		for kv := range strings.SplitSeq(q, "&") {
+			k, v, _ := strings.Cut(kv, "=")
+			args = append(args, "--"+k, v)
+		}
+		want, err := exec.Command(cli, args...).Output()
+		if err != nil {
+			t.Fatalf("uldp %v: %v", args, err)
+		}
+		if code != 200 || !sameJSON(t, body, string(want)) {
+			t.Errorf("/api/calibrate?%s: %d\n%s\nthe CLI says\n%s", q, code, body, want)
+		}
+	}
+
+	// Grading: the CLI's verdict and feedback on the same answers.
+	answers := `{"user-level-ratio": 0, "calibration-more-items": 1, "stability-no-removal": "eps=8&delta=0.1&sens=0.1&values=0%2C0.05%2C-0.05%2C0.1%2C-0.1%2C0.02%2C-0.02%2C0.07%2C-0.07%2C0.03%2C-0.03%2C0.04%2C-0.04%2C0.06&seed=1&lens=false"}`
+	code, body, _ := call(t, "POST", base+"/api/grade", `{"pack": "builtin", "answers": `+answers+`}`)
+	var got struct {
+		Score, Total int
+		Results      []struct {
+			ID       string
+			Correct  bool
+			Feedback string
+		}
+	}
+	if code != 200 || json.Unmarshal([]byte(body), &got) != nil || len(got.Results) != 3 {
+		t.Fatalf("grade: %d %s", code, body)
+	}
+	file := filepath.Join(t.TempDir(), "answers.json")
+	os.WriteFile(file, []byte(`{"answers": `+answers+`}`), 0o644)
+	out, err := exec.Command(cli, "grade", "--answers", file).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cliReport struct {
+		Score, Total int
+		Results      []struct {
+			ID       string
+			Correct  bool
+			Feedback string
+		}
+	}
+	if err := json.Unmarshal(out, &cliReport); err != nil {
+		t.Fatal(err)
+	}
+	if got.Score != cliReport.Score || got.Total != cliReport.Total {
+		t.Errorf("the Worker scores %d of %d, the CLI %d of %d", got.Score, got.Total, cliReport.Score, cliReport.Total)
+	}
+	for _, r := range got.Results {
+		for _, c := range cliReport.Results {
+			if c.ID == r.ID && (c.Correct != r.Correct || c.Feedback != r.Feedback) {
+				t.Errorf("%s: the Worker says %v %q, the CLI %v %q", r.ID, r.Correct, r.Feedback, c.Correct, c.Feedback)
+			}
+		}
+	}
+
+	// The pack's sheet: every exercise the CLI lists, no keys.
+	code, body, _ = call(t, "GET", base+"/api/pack", "")
+	list, err := exec.Command(cli, "exercises", "list").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sheet struct{ Exercises []json.RawMessage }
+	var listed []json.RawMessage
+	json.Unmarshal([]byte(body), &sheet)
+	json.Unmarshal(list, &listed)
+	if code != 200 || len(sheet.Exercises) == 0 || len(sheet.Exercises) != len(listed) || strings.Contains(body, `"explanation"`) {
+		t.Errorf("pack: %d, %d exercises against the CLI's %d", code, len(sheet.Exercises), len(listed))
+	}
+
+	// Errors, in JSON.
+	for _, c := range []struct {
+		method, path, body string
+		code               int
+		want               string
+	}{
+		{"GET", "/api/nothing", "", 404, "the API has"},
+		{"GET", "/api/grade", "", 405, "use POST"},
+		{"POST", "/api/grade", "{", 400, "the request is not"},
+		{"GET", "/api/calibrate?mech=gaussian&eps=-1&delta=1e-5&sens=1", "", 422, "ε"},
+		{"POST", "/api/pack", strings.Repeat(" ", 2<<20), 413, "larger than"},
+		{"GET", "/api/health", "", 200, "ok"}, // still up after the large body
+	} {
+		code, body, hd := call(t, c.method, base+c.path, c.body)
+		if code != c.code || !strings.Contains(body, c.want) || !strings.HasPrefix(hd.Get("Content-Type"), "application/json") {
+			t.Errorf("%s %s: %d %q, want %d saying %q in JSON", c.method, c.path, code, body, c.code, c.want)
+		}
+	}
+
+	// The site, as static assets with the site's headers.
+	code, body, hd := call(t, "GET", base+"/", "")
+	if code != 200 || !strings.Contains(body, "ULDP Lab") || !strings.Contains(hd.Get("Content-Security-Policy"), "wasm-unsafe-eval") || hd.Get("X-Frame-Options") != "DENY" {
+		t.Errorf("GET /: %d, headers %v", code, hd)
+	}
+	var menu struct{ Lessons []struct{ Module string } }
+	_, body, _ = call(t, "GET", base+"/lessons.json", "")
+	if err := json.Unmarshal([]byte(body), &menu); err != nil || len(menu.Lessons) == 0 {
+		t.Fatalf("lessons.json: %v %s", err, body)
+	}
+	code, _, hd = call(t, "HEAD", base+"/"+menu.Lessons[0].Module, "")
+	if code != 200 || hd.Get("Content-Type") != "application/wasm" || !strings.Contains(hd.Get("Cache-Control"), "immutable") {
+		t.Errorf("%s: %d, headers %v", menu.Lessons[0].Module, code, hd)
+	}
+	for _, page := range []string{"/errata.html", "/lessons/rates.html"} {
+		if code, _, _ := call(t, "GET", base+page, ""); code != 200 {
+			t.Errorf("%s: %d", page, code)
+		}
+	}
+}
+
+// startWrangler runs wrangler dev on a free loopback port until the test
+// ends, and returns its address once the Worker answers.
+func startWrangler(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	var log bytes.Buffer
+	cmd := exec.Command("npx", "wrangler", "dev", "--ip", "127.0.0.1", "--port", fmt.Sprint(port), "--inspector-port", "0")
+	cmd.Env = append(os.Environ(), "WRANGLER_SEND_METRICS=false", "CI=true", "NO_COLOR=1")
+	cmd.Stdout, cmd.Stderr = &log, &log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its workerd children go with it
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("wrangler's output:\n%s", log.String())
+		}
+	})
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	// A deadline, not a sleep: wrangler starts workerd and compiles the
+	// Worker, seconds on a busy machine.
+	deadline := time.Now().Add(3 * time.Minute)
+	for time.Now().Before(deadline) {
+		res, err := http.Get(base + "/api/health")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == 200 {
+				return base
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("wrangler dev did not answer on %s within 3 minutes", base)
+	return ""
+}
+
+func call(t *testing.T, method, url, body string) (int, string, http.Header) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	res, err := (&http.Client{Timeout: time.Minute}).Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(b), res.Header
+}
+
+func sameJSON(t *testing.T, a, b string) bool {
+	var x, y any
+	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return false
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return bytes.Equal(xa, ya)
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func exists(name string) bool { _, err := os.Stat(name); return err == nil }
