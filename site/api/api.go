@@ -124,22 +124,7 @@ func (h *handler) grade(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var req gradeRequest
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		fail(w, http.StatusBadRequest, "the request is not {\"pack\": …, \"answers\": {id: answer}}: "+err.Error())
-		return
-	}
-	if len(req.Pack) == 0 {
-		fail(w, http.StatusBadRequest, "pack is missing: give \"builtin\" or the pack itself")
-		return
-	}
-	if len(req.Answers) == 0 || len(req.Answers) > MaxAnswers {
-		fail(w, http.StatusBadRequest, fmt.Sprintf("answers: give 1 to %d answers per request (this one has %d)", MaxAnswers, len(req.Answers)))
-		return
-	}
-	p, err := pack(req.Pack)
+	p, answers, err := decodeGrade(b)
 	if err != nil {
 		fail(w, http.StatusBadRequest, err.Error())
 		return
@@ -162,10 +147,10 @@ func (h *handler) grade(w http.ResponseWriter, r *http.Request) {
 		// The lessons cannot be interrupted mid-run: the slot is held
 		// until they finish, so abandoned gradings still count as load.
 		defer func() { <-h.slots }()
-		rep, err := p.Grade(req.Answers, classroom.Lab{})
+		rep, err := p.Grade(answers, classroom.Lab{})
 		answered := exercise.Report{Total: rep.Total, Results: []exercise.Result{}}
 		for _, x := range rep.Results {
-			if _, ok := req.Answers[x.ID]; ok {
+			if _, ok := answers[x.ID]; ok {
 				answered.Results = append(answered.Results, x)
 				if x.Correct {
 					answered.Score++
@@ -184,6 +169,31 @@ func (h *handler) grade(w http.ResponseWriter, r *http.Request) {
 	case <-ctx.Done():
 		fail(w, http.StatusServiceUnavailable, fmt.Sprintf("grading took longer than %v: the answer's state asks the lesson for too much work; try smaller settings", GradeTimeout))
 	}
+}
+
+// decodeGrade reads POST /api/grade's body: exactly one object with the
+// pack and 1 to MaxAnswers answers.
+func decodeGrade(b []byte) (*exercise.Pack, exercise.Answers, error) {
+	var req gradeRequest
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		return nil, nil, fmt.Errorf("the request is not {\"pack\": …, \"answers\": {id: answer}}: %v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, nil, fmt.Errorf("the request has more after its object: send one {\"pack\": …, \"answers\": …}")
+	}
+	if len(req.Pack) == 0 {
+		return nil, nil, fmt.Errorf("pack is missing: give \"builtin\" or the pack itself")
+	}
+	if len(req.Answers) == 0 || len(req.Answers) > MaxAnswers {
+		return nil, nil, fmt.Errorf("answers: give 1 to %d answers per request (this one has %d)", MaxAnswers, len(req.Answers))
+	}
+	p, err := pack(req.Pack)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, req.Answers, nil
 }
 
 // pack is the built-in pack for the JSON string "builtin", else the pack

@@ -118,6 +118,13 @@ func TestErrors(t *testing.T) {
 		{"POST", "/api/pack", `{"version": 1, "title": "t", "exercises": [{"id": "a", "lesson": "nope", "kind": "numeric",
 			"question": "q", "answer": {"value": 1}, "explanation": "e"}]}`, 400, "no lesson of ULDP Lab: a (nope)"},
 		{"POST", "/api/pack", strings.Repeat(" ", MaxBody+1), 413, "larger than"},
+		// Hostile bodies: deep nesting, a number beyond float64, wrong types, trailing data.
+		{"POST", "/api/grade", `{"pack": ` + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + `, "answers": {"x": 1}}`, 400, "the request is not"},
+		{"POST", "/api/grade", `{"pack": "builtin", "answers": {"user-level-sensitivity": 1e999}}`, 400, "expected a number"},
+		{"POST", "/api/grade", `{"pack": "builtin", "answers": [1, 2]}`, 400, "the request is not"},
+		{"POST", "/api/grade", `{"pack": 7, "answers": {"x": 1}}`, 400, "pack"},
+		{"POST", "/api/grade", `{"pack": "builtin", "answers": {"user-level-ratio": 1}} {"more": 1}`, 400, "more after its object"},
+		{"POST", "/api/grade", `{"pack": "builtin", "answers": {"stability-no-removal": {"state": 5}}}`, 400, "expected the lesson's state"},
 	} {
 		code, v, _ := do(t, c.method, c.path, c.body)
 		msg, _ := v["error"].(string)
@@ -169,4 +176,22 @@ func TestCalibrate(t *testing.T) {
 			t.Errorf("%s: no κ in %v", q, v)
 		}
 	}
+}
+
+// The grading request's decoder never panics, whatever the body, and
+// answers every body it refuses with an error.
+func FuzzDecodeGrade(f *testing.F) {
+	for _, seed := range []string{
+		`{"pack": "builtin", "answers": {"user-level-ratio": 1}}`,
+		`{"pack": {"version": 1, "title": "t", "exercises": [{"id": "a", "lesson": "calibration", "kind": "numeric", "question": "q", "answer": {"value": 1}, "explanation": "e"}]}, "answers": {"a": 1}}`,
+		`{"pack": [[[]]], "answers": {}}`, `{}`, `[]`, `{"pack": "builtin", "answers": {"a": 1e999}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, answers, err := decodeGrade(b)
+		if err == nil && (p == nil || len(answers) == 0 || len(answers) > MaxAnswers) {
+			t.Fatalf("accepted %q without a pack or with %d answers", b, len(answers))
+		}
+	})
 }
