@@ -174,3 +174,73 @@ func TestServeUnderLoad(t *testing.T) {
 		t.Errorf("peak RSS %.0f MB > 300 MB", float64(peak)/(1<<20))
 	}
 }
+
+// The API under a classroom's load: 5,000 requests at concurrency 32, a mix
+// of health, calibrations, the pack's sheet and gradings (a choice, a
+// number and a manipulated state, which runs a lesson), without an error;
+// p99 and peak RSS go to the log and BENCHMARKS.md. The peak must stay
+// under 500 MB: gradings run at most one per core, whatever the
+// concurrency.
+func TestAPIUnderLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a load test")
+	}
+	base, cmd := serveForTest(t)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 32}, Timeout: time.Minute}
+	type call struct{ method, path, body string }
+	mix := []call{
+		{"GET", "api/health", ""},
+		{"GET", "api/calibrate?mech=analytic-gaussian&eps=1&delta=1e-05&sens=0.01", ""},
+		{"GET", "api/calibrate?mech=deloutputpert&eps=1&delta=1e-05&sens=0.1", ""},
+		{"GET", "api/pack", ""},
+		{"POST", "api/grade", `{"pack": "builtin", "answers": {"user-level-ratio": 1}}`},
+		{"POST", "api/grade", `{"pack": "builtin", "answers": {"calibration-user-sigma": 0.05}}`},
+		{"POST", "api/grade", `{"pack": "builtin", "answers": {"stability-no-removal": "eps=8&delta=0.1&sens=0.1&values=0%2C0.05%2C-0.05%2C0.1%2C-0.1%2C0.02%2C-0.02%2C0.07%2C-0.07%2C0.03%2C-0.03%2C0.04%2C-0.04%2C0.06&seed=1&lens=false"}}`},
+	}
+	const total, workers = 5_000, 32
+	var next, failed atomic.Int64
+	var firstErr atomic.Value
+	lat := make([]time.Duration, total)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := next.Add(1) - 1
+				if i >= total {
+					return
+				}
+				c := mix[i%int64(len(mix))]
+				req, _ := http.NewRequest(c.method, base+c.path, strings.NewReader(c.body))
+				t0 := time.Now()
+				res, err := client.Do(req)
+				if err == nil {
+					_, err = io.Copy(io.Discard, res.Body)
+					res.Body.Close()
+					if err == nil && res.StatusCode != http.StatusOK {
+						err = fmt.Errorf("%s %s: %s", c.method, c.path, res.Status)
+					}
+				}
+				lat[i] = time.Since(t0)
+				if err != nil {
+					failed.Add(1)
+					firstErr.CompareAndSwap(nil, err.Error())
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	slices.Sort(lat)
+	_, peak := rss(cmd.Process.Pid)
+	t.Logf("%d API requests at concurrency %d: %d errors, %.0f requests/s, p50 %v, p99 %v, peak RSS %.0f MB",
+		total, workers, failed.Load(), total/elapsed.Seconds(), lat[total/2].Round(time.Microsecond), lat[total*99/100].Round(time.Microsecond), float64(peak)/(1<<20))
+	if failed.Load() > 0 {
+		t.Errorf("%d of %d requests failed, first: %v", failed.Load(), total, firstErr.Load())
+	}
+	if peak > 500<<20 {
+		t.Errorf("peak RSS %.0f MB > 500 MB", float64(peak)/(1<<20))
+	}
+}
