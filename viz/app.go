@@ -63,15 +63,25 @@ func (a *App) Reopen(s Scene, parts ...Scene) error {
 	if err := a.SwitchTo(name); err != nil {
 		return err
 	}
+	stop(a.scenes[a.cur])
 	a.scenes[a.cur] = s
 	kept := a.parts[:0]
 	for _, p := range a.parts {
 		if p.Info().Name != name {
 			kept = append(kept, p)
+		} else {
+			stop(p)
 		}
 	}
 	a.parts, a.dirty = append(kept, parts...), true
 	return nil
+}
+
+// stop ends a dropped scene's work, if it has any.
+func stop(s Scene) {
+	if st, ok := s.(Stopper); ok {
+		st.Stop()
+	}
 }
 
 // NewApp returns an app showing the first scene.

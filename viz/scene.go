@@ -125,6 +125,12 @@ type Worker interface {
 	Busy() bool
 }
 
+// Stopper is a scene that can end the work it has under way: App.Reopen
+// stops a scene it drops, or the work's coroutine would linger.
+type Stopper interface {
+	Stop()
+}
+
 // Exporter is a scene whose run and data can be downloaded (the export
 // buttons: JSON of the trace, CSV of the dataset).
 type Exporter interface {

@@ -27,7 +27,7 @@ var frameSlice = 10.0
 func (b *background[V]) start(next *V, compute func(ctx cancel.Context, progress func(done, total int64))) float64 {
 	budget := frameSlice
 	if b.job != nil {
-		b.job.Stop()
+		b.stop()
 		budget = 0
 	}
 	b.next = next
@@ -51,3 +51,11 @@ func (b *background[V]) busy() bool { return b.job != nil }
 
 // fraction is how much of the computation under way is done.
 func (b *background[V]) fraction() float64 { return b.job.Fraction() }
+
+// stop ends the computation under way, if any.
+func (b *background[V]) stop() {
+	if b.job != nil {
+		b.job.Stop()
+		b.job, b.next = nil, nil
+	}
+}

@@ -391,6 +391,14 @@ func (s *DPSGD) advance(budget float64) error {
 // Busy reports whether a run is being computed.
 func (s *DPSGD) Busy() bool { return s.job != nil }
 
+// Stop ends a run being computed; the lesson stays at the last one.
+func (s *DPSGD) Stop() {
+	if s.job != nil {
+		s.job.Stop()
+		s.job, s.next = nil, nil
+	}
+}
+
 // Tick continues the computation under way, a slice per frame.
 func (s *DPSGD) Tick(float64) bool {
 	if s.job == nil {

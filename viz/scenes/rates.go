@@ -104,9 +104,7 @@ func (r *Rates) Set(name, value string) error {
 	if err := next.point().Check(); err != nil {
 		return err
 	}
-	if r.job != nil {
-		r.job.Stop()
-	}
+	r.Stop()
 	*r = next
 	r.restart()
 	return nil
@@ -178,6 +176,15 @@ func (r *Rates) advance(budget float64) {
 	if r.job != nil && r.job.Run(budget) {
 		r.job = nil
 	}
+}
+
+// Stop ends the sweep under way; the points done stay.
+func (r *Rates) Stop() {
+	if r.job != nil {
+		r.job.Stop()
+		r.job = nil
+	}
+	r.pending = false
 }
 
 // Busy reports whether points are being simulated.

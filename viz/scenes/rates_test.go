@@ -89,3 +89,28 @@ func TestRatesFamiliesAndLimits(t *testing.T) {
 		t.Error("δ = 0.7 accepted")
 	}
 }
+
+// Reopening a lesson stops the sweep its old scene had under way.
+func TestReopenStopsTheSweep(t *testing.T) {
+	defer func(c func() float64) { viz.Clock = c }(viz.Clock)
+	var now float64
+	viz.Clock = func() float64 { now += 1; return now }
+	old := NewRates()
+	app := viz.NewApp(NewPlayground(), old)
+	if err := app.SwitchTo("rates"); err != nil {
+		t.Fatal(err)
+	}
+	app.Tick(0)
+	if old.job == nil {
+		t.Fatal("no sweep under way after a tick")
+	}
+	if err := app.Reopen(NewRates()); err != nil {
+		t.Fatal(err)
+	}
+	if old.Busy() {
+		t.Error("the dropped scene's sweep is still under way")
+	}
+	if !app.Scene().(*Rates).Busy() {
+		t.Error("the fresh scene has no sweep to start")
+	}
+}

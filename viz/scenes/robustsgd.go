@@ -509,6 +509,9 @@ func (s *RobustSGD) Set(name, value string) error {
 	return s.start(next)
 }
 
+// Stop ends a run being computed.
+func (s *RobustSGD) Stop() { s.bg.stop() }
+
 // start computes a run of c (in the background if it takes long).
 func (s *RobustSGD) start(c robustConfig) error {
 	s.cfg, s.refused = c, nil
