@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
+	"context"
 	"fmt"
 	"image"
 	"image/png"
@@ -264,6 +265,20 @@ func desktopLessons(t *testing.T) {
 	if n := colours(lab2.img); n < 6 {
 		t.Errorf("the lab's phased part: screenshot has only %d distinct colours", n)
 	}
+	quit()
+
+	// Lesson 11 by a link: its sweep of simulated runs starts on the first
+	// tick, on the window's thread (started before the window, it crashed
+	// the app: a coroutine must resume on the thread that made it).
+	d, quit = launch(t, bin, subdir(shots, "rates"), "-state", "scene=rates&axis=m")
+	defer quit()
+	rates := d.shot("rates")
+	if v, err := url.ParseQuery(strings.TrimSpace(rates.state)); err != nil || v.Get("axis") != "m" {
+		t.Errorf("the link opened the rates explorer at %q", rates.state)
+	}
+	if n := colours(rates.img); n < 8 {
+		t.Errorf("the rates explorer: screenshot has only %d distinct colours", n)
+	}
 }
 
 // Exercise mode: a student answers one exercise right (typing a number)
@@ -391,7 +406,17 @@ func launch(t *testing.T, bin, shots string, args ...string) (*desk, func()) {
 		}
 		close(d.lines)
 	}()
-	d.win = strings.Fields(xdo(t, "search", "--sync", "--onlyvisible", "--pid", strconv.Itoa(app.Process.Pid)))[0]
+	// xdotool's --sync waits for ever: an app that dies before its window
+	// shows would hang the test, so the wait has the same deadline as
+	// every other.
+	ctx, cancel := context.WithTimeout(context.Background(), waitFor)
+	defer cancel()
+	win, err := exec.CommandContext(ctx, "xdotool", "search", "--sync", "--onlyvisible", "--pid", strconv.Itoa(app.Process.Pid)).Output()
+	if err != nil {
+		quit()
+		t.Fatalf("the app's window did not show within %v (%v)", waitFor, err)
+	}
+	d.win = strings.Fields(string(win))[0]
 	// The app says its size once it has drawn its first frame: input sent
 	// before that could land on a window that is not laid out yet.
 	size := strings.Fields(d.await("the first frame", func(l string) bool {
