@@ -59,7 +59,8 @@ test: test-deps lint test-native test-wasm test-browser fuzz
 # What the tests need beyond Go, installed only when missing: Node (runs the
 # js/wasm tests and the browser tests), Debian's Chromium, Xvfb and xdotool
 # (the desktop app in a real window), DejaVu fonts (the desktop's symbols),
-# and the pinned playwright-core from site/e2e/package-lock.json.
+# the pinned playwright-core from site/e2e/package-lock.json, and the pinned
+# wrangler (the Worker under workerd) from cmd/worker/package-lock.json.
 APT_MISSING = $(if $(shell command -v node),,nodejs npm) $(if $(wildcard /usr/bin/chromium),,chromium) \
   $(if $(shell command -v xvfb-run),,xvfb xauth) $(if $(shell command -v xdotool),,xdotool) \
   $(if $(wildcard /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf),,fonts-dejavu-core)
