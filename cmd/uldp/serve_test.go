@@ -104,41 +104,17 @@ func TestServeUnderLoad(t *testing.T) {
 	}
 
 	const total, workers = 20_000, 64
-	var next, failed atomic.Int64
-	var firstErr atomic.Value
-	lat := make([]time.Duration, total)
-	var wg sync.WaitGroup
-	start := time.Now()
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := next.Add(1) - 1
-				if i >= total {
-					return
-				}
-				p := small[i%int64(len(small))]
-				if i%20 == 0 {
-					p = menu.Lessons[(i/20)%int64(len(menu.Lessons))].Module
-				}
-				t0 := time.Now()
-				if err := get(p, []string{"br, gzip", "gzip", ""}[i%3]); err != nil {
-					failed.Add(1)
-					firstErr.CompareAndSwap(nil, err.Error())
-				}
-				lat[i] = time.Since(t0)
-			}
-		}()
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	slices.Sort(lat)
+	load := hammer(total, workers, func(i int) error {
+		p := small[i%len(small)]
+		if i%20 == 0 {
+			p = menu.Lessons[(i/20)%len(menu.Lessons)].Module
+		}
+		return get(p, []string{"br, gzip", "gzip", ""}[i%3])
+	})
 	_, peak1 := rss(cmd.Process.Pid)
-	t.Logf("%d requests at concurrency %d: %d errors, %.0f requests/s, p50 %v, p99 %v, peak RSS %.0f MB",
-		total, workers, failed.Load(), total/elapsed.Seconds(), lat[total/2].Round(time.Microsecond), lat[total*99/100].Round(time.Microsecond), float64(peak1)/(1<<20))
-	if failed.Load() > 0 {
-		t.Errorf("%d of %d requests failed, first: %v", failed.Load(), total, firstErr.Load())
+	t.Logf("%d requests at concurrency %d: %s, peak RSS %.0f MB", total, workers, load, float64(peak1)/(1<<20))
+	if load.failed > 0 {
+		t.Errorf("%d of %d requests failed, first: %v", load.failed, total, load.first)
 	}
 
 	// 400 slow readers: each asks for the largest engine, uncompressed,
@@ -198,8 +174,51 @@ func TestAPIUnderLoad(t *testing.T) {
 		{"POST", "api/grade", `{"pack": "builtin", "answers": {"stability-no-removal": "eps=8&delta=0.1&sens=0.1&values=0%2C0.05%2C-0.05%2C0.1%2C-0.1%2C0.02%2C-0.02%2C0.07%2C-0.07%2C0.03%2C-0.03%2C0.04%2C-0.04%2C0.06&seed=1&lens=false"}}`},
 	}
 	const total, workers = 5_000, 32
-	var next, failed atomic.Int64
-	var firstErr atomic.Value
+	load := hammer(total, workers, func(i int) error {
+		c := mix[i%len(mix)]
+		req, _ := http.NewRequest(c.method, base+c.path, strings.NewReader(c.body))
+		res, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		defer res.Body.Close()
+		if _, err := io.Copy(io.Discard, res.Body); err != nil {
+			return err
+		}
+		if res.StatusCode != http.StatusOK {
+			return fmt.Errorf("%s %s: %s", c.method, c.path, res.Status)
+		}
+		return nil
+	})
+	_, peak := rss(cmd.Process.Pid)
+	t.Logf("%d API requests at concurrency %d: %s, peak RSS %.0f MB", total, workers, load, float64(peak)/(1<<20))
+	if load.failed > 0 {
+		t.Errorf("%d of %d requests failed, first: %v", load.failed, total, load.first)
+	}
+	if peak > 500<<20 {
+		t.Errorf("peak RSS %.0f MB > 500 MB", float64(peak)/(1<<20))
+	}
+}
+
+// loadRun is what hammer measured.
+type loadRun struct {
+	failed   int
+	first    error
+	elapsed  time.Duration
+	p50, p99 time.Duration
+	total    int
+}
+
+func (r loadRun) String() string {
+	return fmt.Sprintf("%d errors, %.0f requests/s, p50 %v, p99 %v", r.failed, float64(r.total)/r.elapsed.Seconds(),
+		r.p50.Round(time.Microsecond), r.p99.Round(time.Microsecond))
+}
+
+// hammer runs do(0) … do(total−1) on workers goroutines and measures each.
+func hammer(total, workers int, do func(i int) error) loadRun {
+	var next atomic.Int64
+	var mu sync.Mutex
+	r := loadRun{total: total}
 	lat := make([]time.Duration, total)
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -208,39 +227,26 @@ func TestAPIUnderLoad(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for {
-				i := next.Add(1) - 1
+				i := int(next.Add(1) - 1)
 				if i >= total {
 					return
 				}
-				c := mix[i%int64(len(mix))]
-				req, _ := http.NewRequest(c.method, base+c.path, strings.NewReader(c.body))
 				t0 := time.Now()
-				res, err := client.Do(req)
-				if err == nil {
-					_, err = io.Copy(io.Discard, res.Body)
-					res.Body.Close()
-					if err == nil && res.StatusCode != http.StatusOK {
-						err = fmt.Errorf("%s %s: %s", c.method, c.path, res.Status)
-					}
-				}
+				err := do(i)
 				lat[i] = time.Since(t0)
 				if err != nil {
-					failed.Add(1)
-					firstErr.CompareAndSwap(nil, err.Error())
+					mu.Lock()
+					if r.failed++; r.first == nil {
+						r.first = err
+					}
+					mu.Unlock()
 				}
 			}
 		}()
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
+	r.elapsed = time.Since(start)
 	slices.Sort(lat)
-	_, peak := rss(cmd.Process.Pid)
-	t.Logf("%d API requests at concurrency %d: %d errors, %.0f requests/s, p50 %v, p99 %v, peak RSS %.0f MB",
-		total, workers, failed.Load(), total/elapsed.Seconds(), lat[total/2].Round(time.Microsecond), lat[total*99/100].Round(time.Microsecond), float64(peak)/(1<<20))
-	if failed.Load() > 0 {
-		t.Errorf("%d of %d requests failed, first: %v", failed.Load(), total, firstErr.Load())
-	}
-	if peak > 500<<20 {
-		t.Errorf("peak RSS %.0f MB > 500 MB", float64(peak)/(1<<20))
-	}
+	r.p50, r.p99 = lat[total/2], lat[total*99/100]
+	return r
 }
