@@ -89,18 +89,7 @@ func TestServeUnderLoad(t *testing.T) {
 	get := func(p, enc string) error {
 		req, _ := http.NewRequest(http.MethodGet, base+p, nil)
 		req.Header.Set("Accept-Encoding", enc)
-		res, err := client.Do(req)
-		if err != nil {
-			return err
-		}
-		defer res.Body.Close()
-		if _, err := io.Copy(io.Discard, res.Body); err != nil {
-			return err
-		}
-		if res.StatusCode != http.StatusOK {
-			return fmt.Errorf("%s: %s", p, res.Status)
-		}
-		return nil
+		return fetchOK(client, req)
 	}
 
 	const total, workers = 20_000, 64
@@ -177,18 +166,7 @@ func TestAPIUnderLoad(t *testing.T) {
 	load := hammer(total, workers, func(i int) error {
 		c := mix[i%len(mix)]
 		req, _ := http.NewRequest(c.method, base+c.path, strings.NewReader(c.body))
-		res, err := client.Do(req)
-		if err != nil {
-			return err
-		}
-		defer res.Body.Close()
-		if _, err := io.Copy(io.Discard, res.Body); err != nil {
-			return err
-		}
-		if res.StatusCode != http.StatusOK {
-			return fmt.Errorf("%s %s: %s", c.method, c.path, res.Status)
-		}
-		return nil
+		return fetchOK(client, req)
 	})
 	_, peak := rss(cmd.Process.Pid)
 	t.Logf("%d API requests at concurrency %d: %s, peak RSS %.0f MB", total, workers, load, float64(peak)/(1<<20))
@@ -249,4 +227,20 @@ func hammer(total, workers int, do func(i int) error) loadRun {
 	slices.Sort(lat)
 	r.p50, r.p99 = lat[total/2], lat[total*99/100]
 	return r
+}
+
+// fetchOK sends req and reads the whole answer, which must be 200 OK.
+func fetchOK(client *http.Client, req *http.Request) error {
+	res, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	if _, err := io.Copy(io.Discard, res.Body); err != nil {
+		return err
+	}
+	if res.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s %s: %s", req.Method, req.URL.Path, res.Status)
+	}
+	return nil
 }
