@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -58,6 +60,38 @@ func TestWorkerUnderWrangler(t *testing.T) {
 		}
 	}
 	t.Logf("GET /api/health: first %v, then median %v of 19", times[0], median(times[1:]))
+	// For the record, a short burst: 200 requests, 8 at a time, health and
+	// calibrations alternating (each starts its own Go instance).
+	lat := make([]time.Duration, 200)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	t0 := time.Now()
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(lat); i = int(next.Add(1) - 1) {
+				path := []string{"/api/health", "/api/calibrate?mech=analytic-gaussian&eps=1&delta=1e-05&sens=0.01"}[i%2]
+				start := time.Now()
+				res, err := http.Get(base + path)
+				if err == nil {
+					io.Copy(io.Discard, res.Body)
+					res.Body.Close()
+					if res.StatusCode != 200 {
+						err = fmt.Errorf("%s: %s", path, res.Status)
+					}
+				}
+				lat[i] = time.Since(start)
+				if err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(t0)
+	slices.Sort(lat)
+	t.Logf("200 requests at concurrency 8: %.0f requests/s, p50 %v, p99 %v", 200/elapsed.Seconds(), lat[100].Round(time.Millisecond), lat[198].Round(time.Millisecond))
 
 	// Calibration: the CLI's JSON, number for number.
 	for _, q := range []string{"mech=gaussian&eps=0.5&delta=1e-05&sens=1", "mech=laplace&eps=1&sens=2", "mech=deloutputpert&eps=1&delta=1e-05&sens=0.1"} {
