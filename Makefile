@@ -14,6 +14,8 @@ FUZZTIME    ?= 500000x
 # reported, if less trimmed (raise this to minimise one further).
 FUZZMINIMIZE ?= 1s
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.6.1
+# The binaries that answer /api/health name their git revision; -buildvcs=auto
+# stamps it from a checkout (whatever GOFLAGS says) and skips it without one.
 GOROOT      := $(shell $(GO) env GOROOT)
 WASM_EXEC   := $(GOROOT)/lib/wasm/go_js_wasm_exec
 
@@ -22,7 +24,7 @@ WASM_EXEC   := $(GOROOT)/lib/wasm/go_js_wasm_exec
 ## run: build the WebAssembly engine, then serve the site on $(ADDR) from one
 ## Go binary with the files embedded
 run: wasm
-	$(GO) run ./cmd/uldp serve --addr $(ADDR)
+	$(GO) run -buildvcs=auto ./cmd/uldp serve --addr $(ADDR)
 
 ## desktop: the desktop app (Ebitengine, pure Go: no C toolchain needed);
 ## ARGS passes flags, e.g. ARGS='-exercises builtin'
@@ -39,7 +41,7 @@ wasm:
 WORKER := cmd/worker
 worker-build: wasm
 	cd $(WORKER) && $(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode=go -o build
-	GOOS=js GOARCH=wasm $(GO) build -buildvcs=true -o $(WORKER)/build/app.wasm ./$(WORKER)
+	GOOS=js GOARCH=wasm $(GO) build -buildvcs=auto -o $(WORKER)/build/app.wasm ./$(WORKER)
 	$(GO) run ./$(WORKER)/assets -out $(WORKER)/public
 
 ## worker-dev: the Worker under workerd (wrangler, pinned) on 127.0.0.1:8787
@@ -51,7 +53,7 @@ worker-deps:
 
 ## build: the uldp command-line tool in bin/, with the site embedded
 build: wasm
-	$(GO) build -o bin/uldp ./cmd/uldp
+	$(GO) build -buildvcs=auto -o bin/uldp ./cmd/uldp
 
 ## test: everything CI runs
 test: test-deps lint test-native test-wasm test-browser fuzz
