@@ -137,9 +137,10 @@ type Measurement struct {
 	Sigma  float64
 }
 
-// Measure runs seeds runs at p, seeds first, first+1, …, reporting each
-// run done to progress (may be nil).
-func Measure(ctx cancel.Context, p Point, seeds int, first uint64, progress func(done int)) (Measurement, error) {
+// Measure runs seeds runs at p, seeds first, first+1, …, reporting the
+// steps done of seeds·SimSteps to progress (may be nil) after every step:
+// a caller computing between frames gets control back that often.
+func Measure(ctx cancel.Context, p Point, seeds int, first uint64, progress func(done, total int64)) (Measurement, error) {
 	if err := Simulable(p); err != nil {
 		return Measurement{}, err
 	}
@@ -159,7 +160,12 @@ func Measure(ctx cancel.Context, p Point, seeds int, first uint64, progress func
 		if err != nil {
 			return out, err
 		}
-		res, _, err := optim.DPSGD(ctx, params, data, rng.New(s), nil)
+		var step mech.Progress
+		if progress != nil {
+			base, total := int64(i*SimSteps), int64(seeds*SimSteps)
+			step = func(done, _ int64) { progress(base+done, total) }
+		}
+		res, _, err := optim.DPSGD(ctx, params, data, rng.New(s), step)
 		if err != nil {
 			return out, err
 		}
@@ -172,7 +178,7 @@ func Measure(ctx cancel.Context, p Point, seeds int, first uint64, progress func
 			}
 		}
 		if progress != nil {
-			progress(i + 1)
+			progress(int64((i+1)*SimSteps), int64(seeds*SimSteps))
 		}
 	}
 	runs := seeds - out.Halted

@@ -110,10 +110,12 @@ func (r *Rates) Set(name, value string) error {
 	return nil
 }
 
-// sweeps are the simulated values of each axis: within what a run can do
-// in a few milliseconds, wide enough to show a slope.
+// sweeps are the simulated values of each axis: wide enough to show a
+// slope, and small enough that one DP-SGD step (ORME scores every pair of
+// users) stays within a frame's budget in a browser tab, 3,200 users at
+// most.
 var sweeps = map[rates.Axis][]float64{
-	rates.AxisN:   {200, 400, 800, 1600, 3200, 6400},
+	rates.AxisN:   {200, 400, 800, 1600, 3200},
 	rates.AxisM:   {1, 4, 16, 64},
 	rates.AxisD:   {1, 2, 4, 8, 16},
 	rates.AxisEps: {0.25, 0.5, 1, 2, 4, 8},
@@ -153,12 +155,13 @@ func (r *Rates) restart() {
 // start starts the sweep restart prepared.
 func (r *Rates) start() {
 	p, xs := r.point(), r.sweep
-	total := int64(len(xs) * r.seeds)
+	per := int64(r.seeds * rates.SimSteps) // DP-SGD steps a point
+	total := int64(len(xs)) * per
 	r.job = viz.StartJob(func(ctx cancel.Context, progress func(done, total int64)) {
 		for i, x := range xs {
-			m, err := rates.Measure(ctx, r.axis.With(p, x), r.seeds, uint64(1000*i+1), func(done int) {
-				r.simDone = i*r.seeds + done
-				progress(int64(r.simDone), total)
+			m, err := rates.Measure(ctx, r.axis.With(p, x), r.seeds, uint64(1000*i+1), func(done, _ int64) {
+				r.simDone = int(int64(i)*per+done) / rates.SimSteps
+				progress(int64(i)*per+done, total)
 			})
 			if err != nil {
 				if ctx.Err() == nil {
@@ -171,7 +174,8 @@ func (r *Rates) start() {
 	})
 }
 
-// advance simulates for about budget milliseconds.
+// advance simulates for about budget milliseconds: frameSlice a frame,
+// and the sweep reports every DP-SGD step, so a frame stays within 60 Hz.
 func (r *Rates) advance(budget float64) {
 	if r.job != nil && r.job.Run(budget) {
 		r.job = nil
@@ -199,7 +203,7 @@ func (r *Rates) Tick(float64) bool {
 	if r.job == nil {
 		return false
 	}
-	r.advance(computeSlice)
+	r.advance(frameSlice)
 	return true
 }
 
