@@ -408,15 +408,27 @@ func launch(t *testing.T, bin, shots string, args ...string) (*desk, func()) {
 	}()
 	// xdotool's --sync waits for ever: an app that dies before its window
 	// shows would hang the test, so the wait has the same deadline as
-	// every other.
-	ctx, cancel := context.WithTimeout(context.Background(), waitFor)
-	defer cancel()
-	win, err := exec.CommandContext(ctx, "xdotool", "search", "--sync", "--onlyvisible", "--pid", strconv.Itoa(app.Process.Pid)).Output()
-	if err != nil {
-		quit()
-		t.Fatalf("the app's window did not show within %v (%v)", waitFor, err)
+	// every other. A search can also fail outright when a window vanishes
+	// under it (the last launch's, closing): it is tried again.
+	deadline := time.Now().Add(waitFor)
+	for {
+		ctx, cancel := context.WithDeadline(context.Background(), deadline)
+		win, err := exec.CommandContext(ctx, "xdotool", "search", "--sync", "--onlyvisible", "--pid", strconv.Itoa(app.Process.Pid)).Output()
+		cancel()
+		if f := strings.Fields(string(win)); err == nil && len(f) > 0 {
+			d.win = f[0]
+			break
+		}
+		if time.Now().After(deadline) {
+			var stderrOut string
+			if ee, ok := err.(*exec.ExitError); ok {
+				stderrOut = string(ee.Stderr)
+			}
+			quit()
+			t.Fatalf("the app's window did not show within %v: %v %s", waitFor, err, stderrOut)
+		}
+		time.Sleep(50 * time.Millisecond) // before searching again, within the deadline
 	}
-	d.win = strings.Fields(string(win))[0]
 	// The app says its size once it has drawn its first frame: input sent
 	// before that could land on a window that is not laid out yet.
 	size := strings.Fields(d.await("the first frame", func(l string) bool {
