@@ -863,6 +863,40 @@ test("Exercises: one answered right, one wrong, one by dragging, a bug found; pr
   await page.close();
 });
 
+test("Exercises: a teacher's pack file, loaded in the page and graded by the server", async () => {
+  const { page, errors } = await open();
+  const pack = {
+    version: 1, title: "Week 3",
+    exercises: [{ id: "sigma-half", lesson: "calibration", kind: "numeric", state: "mech=gaussian&eps=0.5&delta=1e-05",
+      question: "At ε = 0.5, δ = 10⁻⁵, what σ does the classical Gaussian need for the user-level mean?",
+      answer: { readout: "user-scale", tolerance: 0.01, relative: true }, hints: ["Read the derivation."], explanation: "σ = √(2 ln(1.25/δ))·Δ/ε." }],
+  };
+  await page.click("#exercises-open");
+  await page.waitForSelector("#ex-dialog[open]");
+  // Choosing "a pack file…" opens the file picker; the test hands it the file.
+  const [chooser] = await Promise.all([page.waitForEvent("filechooser"), page.selectOption("#ex-pack", "file")]);
+  await chooser.setFiles({ name: "week3.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(pack)) });
+  await page.waitForFunction(() => /Week 3/.test(document.querySelector("#ex-summary").textContent));
+  assert.equal(await page.$$eval(".ex-items li", (l) => l.length), 1);
+  await page.click(".ex-items li:first-child a");
+  await lesson(page, "calibration");
+  await page.waitForSelector("#exercise:not([hidden])");
+  const sigma = parseFloat(await readout(page, "user-scale"));
+  await page.fill("#ex-number", String(sigma));
+  await page.click("#ex-answer button[type=submit]");
+  await page.waitForSelector("#ex-feedback.right:not([hidden])");
+  assert.match(await page.textContent("#ex-feedback"), /σ = √\(2 ln\(1\.25\/δ\)\)·Δ\/ε\./);
+  // A malformed pack is refused with its place, and the pack in use stays.
+  await page.click("#ex-list");
+  const [again] = await Promise.all([page.waitForEvent("filechooser"), page.selectOption("#ex-pack", "file")]);
+  await again.setFiles({ name: "bad.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify({ version: 1, title: "x", exercises: [{ id: "a" }] })) });
+  await page.waitForSelector("#banner:not([hidden])");
+  assert.match(await page.textContent("#banner"), /bad\.json cannot be used: pack: exercises\[0\]/);
+  assert.match(await page.textContent("#ex-summary"), /Week 3: 1 right of 1/);
+  assert.deepEqual(errors.filter((e) => !/status of 400/.test(e)), []);
+  await page.close();
+});
+
 test("Exercises on a phone: the bar above the lesson", async () => {
   const page = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
   await page.goto(base);
