@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/internal/gof"
 	"github.com/uldplab/uldp/core/loss"
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/privacy"
@@ -108,14 +109,6 @@ func overSeeds[R any](t *testing.T, seeds int, first uint64, run func(seed uint6
 	return out
 }
 
-// chiSquareBand returns lo, hi with Pr[χ²_k/k ∉ [lo, hi]] ≤ 2e^{−x}
-// (Laurent & Massart 2000, Lemma 1: the upper tail beyond k + 2√(kx) + 2x
-// and the lower below k − 2√(kx) each have probability ≤ e^{−x}).
-func chiSquareBand(k int, x float64) (lo, hi float64) {
-	kf := float64(k)
-	return 1 - 2*math.Sqrt(x/kf), 1 + 2*math.Sqrt(x/kf) + 2*x/kf
-}
-
 // olsWeights are the least-squares slope's weights on points at xs:
 // slope = Σ w_i y_i.
 func olsWeights(xs []float64) []float64 {
@@ -143,7 +136,7 @@ func olsWeights(xs []float64) []float64 {
 // probability is the bands'.
 func checkSlope(t *testing.T, name string, xs []float64, fits []rateFit, want []float64, d, seeds int, x, exponent, allow float64) {
 	t.Helper()
-	lo, hi := chiSquareBand(d*seeds, x)
+	lo, hi := gof.ChiSquareBand(d*seeds, x)
 	band := math.Max(-0.5*math.Log(lo), 0.5*math.Log(hi))
 	w := olsWeights(logs(xs))
 	var slope, ideal, spread float64

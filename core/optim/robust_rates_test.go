@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/uldplab/uldp/core/internal/gof"
 	"github.com/uldplab/uldp/core/loss"
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/privacy"
@@ -102,7 +103,7 @@ func TestRobustLocalizationPrivateTerm(t *testing.T) {
 		x           = 15.0 // each band fails with probability ≤ 2e^{−x}
 	)
 	p := robustRateParams(m)
-	lo, hi := chiSquareBand(d*seeds, x)
+	lo, hi := gof.ChiSquareBand(d*seeds, x)
 	var haltBound float64
 	for _, n := range []int{800, 1600, 3200, 6400} {
 		data := agreeingUsers(n, m)
@@ -168,8 +169,8 @@ func TestRobustLocalizationRateSlopes(t *testing.T) {
 	for _, n := range small {
 		atSmall = append(atSmall, excess(int(n), 4))
 	}
-	sn, sm := logSlope(ns, inN), logSlope(ms, inM)
-	t.Logf("slopes of E[excess]: %.3f in n (n = %g…%g), %.3f in m (m = 2…7); %.3f in n at n = 800…6400", sn, ns[0], ns[len(ns)-1], sm, logSlope(small, atSmall))
+	sn, sm := gof.LogSlope(ns, inN), gof.LogSlope(ms, inM)
+	t.Logf("slopes of E[excess]: %.3f in n (n = %g…%g), %.3f in m (m = 2…7); %.3f in n at n = 800…6400", sn, ns[0], ns[len(ns)-1], sm, gof.LogSlope(small, atSmall))
 	if math.Abs(sn+1) > 0.15 {
 		t.Errorf("slope in n %.3f, the theorem's −1 ± 0.15", sn)
 	}
@@ -222,7 +223,7 @@ func TestRobustLocalizationStatisticalTerm(t *testing.T) {
 	excess := func(n, m int) float64 { return float64(d) * alocStatVariance(n, b, m, eta) / 2 }
 	if !testing.Short() {
 		const seeds = 2000
-		lo, hi := chiSquareBand(d*seeds, x)
+		lo, hi := gof.ChiSquareBand(d*seeds, x)
 		for _, size := range [][2]int{{800, 4}, {1600, 4}, {3200, 4}, {6400, 4}, {800, 2}, {800, 7}} {
 			n, m := size[0], size[1]
 			runs := overSeeds(t, seeds, 9000, func(s uint64) (float64, error) {
@@ -253,7 +254,7 @@ func TestRobustLocalizationStatisticalTerm(t *testing.T) {
 	for m := 2; m <= 7; m++ {
 		ms, inM = append(ms, float64(m)), append(inM, excess(100<<8, m))
 	}
-	sn, sm := logSlope(ns, inN), logSlope(ms, inM)
+	sn, sm := gof.LogSlope(ns, inN), gof.LogSlope(ms, inM)
 	t.Logf("statistical term: slopes of E[excess] %.3f in n (n = %g…%g), %.3f in m (m = 2…7)", sn, ns[0], ns[len(ns)-1], sm)
 	if math.Abs(sn+0.5) > 0.15 {
 		t.Errorf("slope in n %.3f, want −½ ± 0.15", sn)
@@ -261,14 +262,4 @@ func TestRobustLocalizationStatisticalTerm(t *testing.T) {
 	if math.Abs(sm+1) > 0.15 {
 		t.Errorf("slope in m %.3f, want −1 ± 0.15 (the squared loss; the theorem bounds it by −½)", sm)
 	}
-}
-
-// logSlope is the least-squares slope of ln y against ln x.
-func logSlope(xs, ys []float64) float64 {
-	w := olsWeights(logs(xs))
-	var s float64
-	for i, y := range ys {
-		s += w[i] * math.Log(y)
-	}
-	return s
 }

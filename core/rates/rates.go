@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/uldplab/uldp/core/format"
+	"github.com/uldplab/uldp/core/internal/gof"
 )
 
 // Point is a problem's sizes: n users (or people), m items per user (or,
@@ -206,6 +207,21 @@ func (a Axis) With(p Point, x float64) Point {
 	return p
 }
 
+// Of is the axis's size in p.
+func (a Axis) Of(p Point) float64 {
+	switch a {
+	case AxisN:
+		return p.N
+	case AxisM:
+		return p.M
+	case AxisD:
+		return p.D
+	case AxisEps:
+		return p.Eps
+	}
+	return p.K
+}
+
 // Axes lists a family's axes: what its bounds depend on.
 func Axes(f Family) []Axis {
 	if f == SemiSensitive {
@@ -247,17 +263,4 @@ func (p Point) Check() error {
 
 // LogSlope is the least-squares slope of ln y against ln x: a set of
 // points' exponent.
-func LogSlope(xs, ys []float64) float64 {
-	var mx, my float64
-	for i := range xs {
-		mx += math.Log(xs[i]) / float64(len(xs))
-		my += math.Log(ys[i]) / float64(len(xs))
-	}
-	var sxy, sxx float64
-	for i := range xs {
-		dx := math.Log(xs[i]) - mx
-		sxy += dx * (math.Log(ys[i]) - my)
-		sxx += dx * dx
-	}
-	return sxy / sxx
-}
+func LogSlope(xs, ys []float64) float64 { return gof.LogSlope(xs, ys) }

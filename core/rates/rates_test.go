@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/uldplab/uldp/core/internal/gof"
 )
 
 func bound(t *testing.T, id string) Bound {
@@ -39,8 +41,7 @@ func TestSlopesWhereOneTermDominates(t *testing.T) {
 		{"full", AxisD, Point{N: 1e8, M: 1, D: 100, Eps: 1, Delta: 1e-5, K: 10}, 0.5},
 		{"semi-base", AxisN, privacy, -0.5},
 	} {
-		x := map[Axis]float64{AxisN: c.at.N, AxisM: c.at.M, AxisD: c.at.D, AxisEps: c.at.Eps, AxisK: c.at.K}[c.axis]
-		if got := bound(t, c.id).Slope(c.axis, c.at, x); math.Abs(got-c.want) > 0.02 {
+		if got := bound(t, c.id).Slope(c.axis, c.at, c.axis.Of(c.at)); math.Abs(got-c.want) > 0.02 {
 			t.Errorf("%s along %s: slope %.4f, want %v", c.id, c.axis, got, c.want)
 		}
 	}
@@ -171,7 +172,7 @@ func TestSimulatedPointsInTheOptimalBand(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				lo, hi := ChiSquareBand(int(p.D)*seeds, x)
+				lo, hi := gof.ChiSquareBand(int(p.D)*seeds, x)
 				ratio := got.MSE / (want * want)
 				if got.Halted > 0 || ratio < lo || ratio > hi {
 					t.Errorf("%s = %v: measured MSE %.4g is %.3f × the exact %.4g, outside the χ² band [%.3f, %.3f] (%d runs halted)",

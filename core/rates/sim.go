@@ -6,6 +6,7 @@ import (
 	"github.com/uldplab/uldp/core/cancel"
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/format"
+	"github.com/uldplab/uldp/core/internal/gof"
 	"github.com/uldplab/uldp/core/loss"
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/optim"
@@ -188,18 +189,9 @@ func Measure(ctx cancel.Context, p Point, seeds int, first uint64, progress func
 	}
 	out.MSE /= float64(runs)
 	out.RMS = math.Sqrt(out.MSE)
-	lo, hi := ChiSquareBand(d*runs, math.Log(40))
+	lo, hi := gof.ChiSquareBand(d*runs, math.Log(40))
 	out.Lo, out.Hi = math.Sqrt(out.MSE/hi), math.Sqrt(out.MSE/lo)
 	return out, nil
-}
-
-// ChiSquareBand returns lo, hi with Pr[χ²_k/k ∉ [lo, hi]] ≤ 2e^{−x}
-// (Laurent & Massart 2000, Lemma 1: the upper tail beyond k + 2√(kx) + 2x
-// and the lower below k − 2√(kx) each have probability ≤ e^{−x}); lo is
-// floored at a hundredth, where the lemma says nothing useful.
-func ChiSquareBand(k int, x float64) (lo, hi float64) {
-	kf := float64(k)
-	return math.Max(0.01, 1-2*math.Sqrt(x/kf)), 1 + 2*math.Sqrt(x/kf) + 2*x/kf
 }
 
 // HaltBound bounds the chance that any of seeds runs at p halts: per run

@@ -86,3 +86,29 @@ func ChiSquare(counts []int, probs []float64, alpha float64) error {
 func Hoeffding(n int, width, alpha float64) float64 {
 	return width * math.Sqrt(math.Log(2/alpha)/(2*float64(n)))
 }
+
+// ChiSquareBand returns lo, hi with Pr[χ²_k/k ∉ [lo, hi]] ≤ 2e^{−x}
+// (Laurent & Massart 2000, Lemma 1: the upper tail beyond k + 2√(kx) + 2x
+// and the lower below k − 2√(kx) each have probability ≤ e^{−x}); lo is
+// floored at a hundredth, where the lemma says nothing useful.
+func ChiSquareBand(k int, x float64) (lo, hi float64) {
+	kf := float64(k)
+	return math.Max(0.01, 1-2*math.Sqrt(x/kf)), 1 + 2*math.Sqrt(x/kf) + 2*x/kf
+}
+
+// LogSlope is the least-squares slope of ln y against ln x: a set of
+// points' exponent.
+func LogSlope(xs, ys []float64) float64 {
+	var mx, my float64
+	for i := range xs {
+		mx += math.Log(xs[i]) / float64(len(xs))
+		my += math.Log(ys[i]) / float64(len(xs))
+	}
+	var sxy, sxx float64
+	for i := range xs {
+		dx := math.Log(xs[i]) - mx
+		sxy += dx * (math.Log(ys[i]) - my)
+		sxx += dx * dx
+	}
+	return sxy / sxx
+}
