@@ -55,22 +55,23 @@ func (r *Rates) point() rates.Point {
 	return rates.Point{N: float64(r.n), M: float64(r.m), D: float64(r.d), Eps: r.eps, Delta: r.delta, K: float64(r.k)}
 }
 
-func axisNames(f rates.Family) []string {
-	var out []string
-	for _, a := range rates.Axes(f) {
-		out = append(out, string(a))
+// names are values as the choices' strings.
+func names[T ~string](vs []T) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
 	}
 	return out
 }
 
 func (r *Rates) form() viz.Form {
 	f := viz.Form{
-		viz.Choose(&r.family, viz.Control{Name: "family", Label: "privacy", Choices: []string{string(rates.UserLevel), string(rates.SemiSensitive)},
+		viz.Choose(&r.family, viz.Control{Name: "family", Label: "privacy", Choices: names(rates.Families()),
 			ChoiceHelp: map[string]string{
 				string(rates.UserLevel):     "a user's m items are protected together (convex optimisation, excess population risk)",
 				string(rates.SemiSensitive): "only each person's private features are protected; k public feature values (excess empirical risk)",
 			}}),
-		viz.Choose(&r.axis, viz.Control{Name: "axis", Label: "across", Choices: axisNames(r.family),
+		viz.Choose(&r.axis, viz.Control{Name: "axis", Label: "across", Choices: names(rates.Axes(r.family)),
 			Help: "the size the figure sweeps; the sliders set the others"}),
 		viz.Int(&r.n, viz.Control{Name: "n", Label: "users n", Kind: viz.Slider, Min: 10, Max: 1e7, Log: true}),
 		viz.Int(&r.m, viz.Control{Name: "m", Label: map[rates.Family]string{rates.UserLevel: "items per user m", rates.SemiSensitive: "problems m"}[r.family],
@@ -225,7 +226,7 @@ func (r *Rates) Readouts() []viz.Readout {
 		v := b.At(p)
 		out = append(out, viz.Readout{Name: b.ID, Label: b.Label, Value: v,
 			Text:    format.Sprintf("%.3g, slope %+.2f along %s", v, b.Slope(r.axis, p, x), axisSymbol(r.axis)),
-			Formula: string(b.Kind) + ": " + b.Formula})
+			Formula: string(b.Kind) + ": " + b.Formula + " — " + b.Note})
 	}
 	if r.family == rates.SemiSensitive {
 		rule := rates.RuleOfThumb(p)
@@ -273,10 +274,7 @@ func (r *Rates) Readouts() []viz.Readout {
 // fitted is the optimal bound's shape with the simulation's constants.
 func (r *Rates) fitted(p rates.Point) float64 { return rates.Fitted(p, r.stat, r.priv) }
 
-func (r *Rates) axisValue() float64 {
-	p := r.point()
-	return map[rates.Axis]float64{rates.AxisN: p.N, rates.AxisM: p.M, rates.AxisD: p.D, rates.AxisEps: p.Eps, rates.AxisK: p.K}[r.axis]
-}
+func (r *Rates) axisValue() float64 { return r.axis.Of(r.point()) }
 
 func axisSymbol(a rates.Axis) string {
 	if a == rates.AxisEps {
