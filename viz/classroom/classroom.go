@@ -54,15 +54,27 @@ func open(lesson, state, data string) (*viz.App, error) {
 	if !ok {
 		return nil, format.Errorf("no lesson %q: the lessons are %s", lesson, strings.Join(ns, ", "))
 	}
-	app := viz.NewApp(l.New())
-	for _, p := range l.Parts { // a state may name a setting a part shows
-		app.AddParts(p.New())
-	}
-	if err := app.RestoreWith("scene="+lesson+"&"+strings.TrimPrefix(state, "#"), []byte(data)); err != nil {
+	scene, parts := fresh(l)
+	app := viz.NewApp(scene)
+	app.AddParts(parts...)
+	if err := app.RestoreWith(link(lesson, strings.TrimPrefix(state, "#")), []byte(data)); err != nil {
 		return nil, format.Errorf("lesson %s at %q: %v", lesson, state, err)
 	}
 	return app, nil
 }
+
+// fresh makes a lesson's scene and its parts, every setting at its
+// default: a state may name a setting a part shows.
+func fresh(l scenes.Lesson) (viz.Scene, []viz.Scene) {
+	var parts []viz.Scene
+	for _, p := range l.Parts {
+		parts = append(parts, p.New())
+	}
+	return l.New(), parts
+}
+
+// link is a lesson's state as a link names it.
+func link(lesson, state string) string { return "scene=" + lesson + "&" + state }
 
 // Readouts are the lesson's readouts there, at the run's end when end.
 func (Lab) Readouts(lesson, state, data string, end bool) ([]exercise.Reading, error) {

@@ -12,6 +12,7 @@ import (
 	"github.com/uldplab/uldp/core/exercise"
 	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/scenes"
 )
 
 // Session is a student working through a pack on this machine, as the
@@ -106,15 +107,11 @@ func (s *Session) Path() string { return s.path }
 func (s *Session) Open(app *viz.App) error {
 	e := s.Exercise()
 	ls, _ := lessons()
-	l := ls[e.Lesson] // Resume checked it exists
-	var parts []viz.Scene
-	for _, p := range l.Parts {
-		parts = append(parts, p.New())
-	}
-	if err := app.Reopen(l.New(), parts...); err != nil {
+	scene, parts := fresh(ls[e.Lesson]) // Resume checked it exists
+	if err := app.Reopen(scene, parts...); err != nil {
 		return err
 	}
-	return app.RestoreWith("scene="+e.Lesson+"&"+e.State, nil)
+	return app.RestoreWith(link(e.Lesson, e.State), nil)
 }
 
 // AnswerNumber commits x to the open Numeric or Predict exercise.
@@ -140,7 +137,7 @@ func (s *Session) AnswerState(app *viz.App) (exercise.Result, error) {
 				mutant = c.Value
 			}
 		}
-		if mutant == "" || mutant == "none" {
+		if mutant == "" || mutant == scenes.NoMutant {
 			return exercise.Result{}, format.Errorf("set the lab's “broken variant” to the one you suspect first")
 		}
 		return s.answer(exercise.BugAnswer{Mutant: mutant, State: state})

@@ -125,8 +125,8 @@ func crowdOf(n int, v float64) []float64 {
 // has ℓ₂ sensitivity 1.
 const gaussDelta = 1e-5
 
-// noMutant is the mutant choice for the real mechanism.
-const noMutant = "none"
+// NoMutant is the mutant choice for the real mechanism.
+const NoMutant = "none"
 
 // AuditLab is lesson 11: pick a mechanism and a neighbouring pair (drag to
 // make one), see its exact privacy profile against its promise, run a Monte
@@ -211,7 +211,7 @@ func pairHelp(m string) map[string]string {
 // mutantHelp says what each broken variant breaks.
 func mutantHelp() map[string]string {
 	out := map[string]string{
-		noMutant:                 "the real mechanism",
+		NoMutant:                 "the real mechanism",
 		"no-threshold-noise":     "the threshold gets no noise",
 		audit.GaussianClassical:  "the textbook σ used beyond its proof (ε ≥ 1)",
 		audit.ORMENoGate:         "ORME without its gate",
@@ -263,7 +263,7 @@ func NewAuditLab() *AuditLab {
 // load switches to a mechanism and one of its preset pairs, with the real
 // mechanism under audit.
 func (s *AuditLab) load(m string, p labPair) {
-	s.mech, s.pair, s.mutant = m, p.name, noMutant
+	s.mech, s.pair, s.mutant = m, p.name, NoMutant
 	a, b := append([]float64(nil), p.a...), append([]float64(nil), p.b...)
 	if queryMech(m) {
 		s.qa, s.qb = a, b
@@ -311,15 +311,15 @@ func (s *AuditLab) guarantee() privacy.Guarantee {
 func mutantsOf(m string) []string {
 	switch m {
 	case labAT:
-		return []string{noMutant, "no-threshold-noise"}
+		return []string{NoMutant, "no-threshold-noise"}
 	case labGauss:
-		return []string{noMutant, audit.GaussianClassical}
+		return []string{NoMutant, audit.GaussianClassical}
 	case labORME, labGate, labSGD:
-		return append([]string{noMutant}, audit.ORMEMutantNames()...)
+		return append([]string{NoMutant}, audit.ORMEMutantNames()...)
 	case labRSGD:
-		return append([]string{noMutant}, audit.RSGDMutantNames()...)
+		return append([]string{NoMutant}, audit.RSGDMutantNames()...)
 	}
-	return append([]string{noMutant}, audit.DelMutantNames()...)
+	return append([]string{NoMutant}, audit.DelMutantNames()...)
 }
 
 // recompute redraws the exact profile after any change; a running or
@@ -334,7 +334,7 @@ func (s *AuditLab) recompute() {
 	}
 	if s.mech == labAT {
 		law := audit.ATExact
-		if s.mutant != noMutant {
+		if s.mutant != NoMutant {
 			law = audit.ATNoThresholdNoise
 		}
 		s.points = audit.ATCurve(law(s.at, s.qa), law(s.at, s.qb), g, eps)
@@ -403,7 +403,7 @@ func (s *AuditLab) recompute() {
 func (s *AuditLab) laws() (mech.DelLaw, mech.DelLaw, error) {
 	if s.mech == labGauss {
 		rule := audit.GaussianAnalytic
-		if s.mutant != noMutant {
+		if s.mutant != NoMutant {
 			rule = s.mutant
 		}
 		sigma, err := audit.GaussianMechSigma(rule, s.gaussEps, gaussDelta, 1)
@@ -420,7 +420,7 @@ func (s *AuditLab) laws() (mech.DelLaw, mech.DelLaw, error) {
 	if err != nil {
 		return la, lb, err
 	}
-	if s.mutant != noMutant {
+	if s.mutant != NoMutant {
 		m, err := audit.DelMutantByName(s.mutant)
 		if err != nil {
 			return la, lb, err
@@ -432,7 +432,7 @@ func (s *AuditLab) laws() (mech.DelLaw, mech.DelLaw, error) {
 
 // variant is the ORME variant under audit ("" for the real mechanism).
 func (s *AuditLab) variant() string {
-	if s.mutant == noMutant {
+	if s.mutant == NoMutant {
 		return ""
 	}
 	return s.mutant
@@ -481,7 +481,7 @@ func (s *AuditLab) startMC() error {
 	var a, b audit.Sampler
 	switch s.mech {
 	case labAT:
-		a, b = audit.ATSampler(s.at, s.qa, s.mutant != noMutant), audit.ATSampler(s.at, s.qb, s.mutant != noMutant)
+		a, b = audit.ATSampler(s.at, s.qa, s.mutant != NoMutant), audit.ATSampler(s.at, s.qb, s.mutant != NoMutant)
 	case labORME:
 		la, lb, err := s.ormeLaws()
 		if err != nil {
@@ -595,7 +595,7 @@ func (s *AuditLab) Guarantee() privacy.Guarantee { return underAudit(s.guarantee
 // broken variant mutant under audit: the real mechanism's, which the
 // variant does not inherit.
 func underAudit(g privacy.Guarantee, mutant string) privacy.Guarantee {
-	if mutant != noMutant {
+	if mutant != NoMutant {
 		g.Note = "the real mechanism's claim, which the broken variant under audit does not inherit"
 		g.Preconditions = append(g.Preconditions, privacy.Fact("the code under audit is the mechanism the proof is about (it runs the broken variant “"+mutant+"”)", false))
 	}

@@ -35,7 +35,7 @@ func (s *AuditLab) Draw(w, h float64) *viz.List {
 		text, col := format.Sprintf("✓ keeps its promise on this pair: δ(ε = %g) = %.3g, %.3g ≤ %g", g.Eps, p.DeltaAB, p.DeltaBA, g.Delta), viz.Green
 		if p.Verdict == audit.Violation {
 			text, col = format.Sprintf("✗ VIOLATION on this pair: δ(ε = %g) = %.3g, %.3g > %g", g.Eps, p.DeltaAB, p.DeltaBA, g.Delta), viz.Vermillion
-			if s.mutant != noMutant {
+			if s.mutant != NoMutant {
 				text += " — the audit catches “" + s.mutant + "”"
 			}
 		}
@@ -141,7 +141,7 @@ func (s *AuditLab) drawRSGDTest(l *viz.List, y float64) float64 {
 	text, col := format.Sprintf("✓ the test keeps its ε/2 = %g: its halting step loses %.3g on this pair, %.3g against the proof's worst neighbour", t.Budget, t.Loss, t.WorstLoss), viz.Green
 	if t.Violated() {
 		text, col = format.Sprintf("✗ VIOLATION of the test's ε/2 = %g: its halting step loses %.3g on this pair, %.3g against the proof's worst neighbour", t.Budget, t.Loss, t.WorstLoss), viz.Vermillion
-		if s.mutant != noMutant {
+		if s.mutant != NoMutant {
 			text += " — the audit catches “" + s.mutant + "”"
 		}
 	}
@@ -326,7 +326,7 @@ func (s *AuditLab) hint() string {
 		if p.name != s.pair {
 			continue
 		}
-		if s.mutant == noMutant {
+		if s.mutant == NoMutant {
 			return "Try the broken variant “" + p.catches + "” on this pair, or drag a user to make your own pair."
 		}
 		if s.mutant == p.catches {

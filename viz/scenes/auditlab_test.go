@@ -333,7 +333,7 @@ func TestAuditLabRejectsBadSettings(t *testing.T) {
 			t.Errorf("Set(%s, %s): %q does not name the bad value", c[0], c[1], err)
 		}
 	}
-	if s.mech != labDel || s.pair != "far-outlier" || s.mutant != noMutant || s.runs != 100_000 {
+	if s.mech != labDel || s.pair != "far-outlier" || s.mutant != NoMutant || s.runs != 100_000 {
 		t.Errorf("bad settings changed the lab: %s %s %s %d", s.mech, s.pair, s.mutant, s.runs)
 	}
 }
@@ -412,7 +412,7 @@ func TestAuditLabClassicalGaussian(t *testing.T) {
 	}
 	for _, eps := range []string{"0.5", "3", "10"} {
 		mustSet(t, a, "eps", eps)
-		mustSet(t, a, "mutant", noMutant)
+		mustSet(t, a, "mutant", NoMutant)
 		if v, _ := s.verdictAt(); v.Verdict != audit.Within || math.Abs(v.DeltaAB-gaussDelta) > 1e-9*gaussDelta {
 			t.Errorf("analytic σ at ε = %s: %+v, want δ = 10⁻⁵ exactly", eps, v)
 		}

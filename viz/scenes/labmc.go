@@ -150,7 +150,7 @@ func (m *labMC) draw(l *viz.List, w, y, claimed float64, mutant string) {
 		if note := reachNote(r, claimed); note != "" {
 			l.Text(viz.Point{X: 20, Y: y + 18}, "Beware"+note, 12, viz.Vermillion, viz.Left)
 		}
-		if r.Verdict == "violation" && mutant != noMutant {
+		if r.Verdict == "violation" && mutant != NoMutant {
 			l.Text(viz.Point{X: 20, Y: y + 18}, "✗ VIOLATION: sampling alone, the audit catches “"+mutant+"”", 12, viz.Vermillion, viz.Left)
 		}
 	}

@@ -116,7 +116,7 @@ func NewPhasedLab() *PhasedLab {
 }
 
 func (s *PhasedLab) load(m string, p labPair) {
-	s.mech, s.pair, s.mutant = m, p.name, noMutant
+	s.mech, s.pair, s.mutant = m, p.name, NoMutant
 	s.a, s.b = slices.Clone(p.a), slices.Clone(p.b)
 	s.recompute()
 }
@@ -134,7 +134,7 @@ func (s *PhasedLab) guarantee() privacy.Guarantee {
 // params are outlier-iterate removal's, broken as the variant under audit.
 func (s *PhasedLab) params() optim.OIRParams {
 	p := oirLabParams()
-	if s.mutant != noMutant {
+	if s.mutant != NoMutant {
 		p, _ = audit.OIRMutant(p, s.mutant) // mutant is one of the form's choices
 	}
 	return p
@@ -180,9 +180,9 @@ func (s *PhasedLab) Tick(float64) bool { return s.tick() }
 
 func (s *PhasedLab) mutants() []string {
 	if s.mech == labAccel {
-		return []string{noMutant}
+		return []string{NoMutant}
 	}
-	return append([]string{noMutant}, optim.OIRMutantNames()...)
+	return append([]string{NoMutant}, optim.OIRMutantNames()...)
 }
 
 func (s *PhasedLab) form() viz.Form {
@@ -304,7 +304,7 @@ func (s *PhasedLab) Draw(w, h float64) *viz.List {
 	text, col := "✓ keeps its promise on this pair: "+text, viz.Green
 	if bad {
 		text, col = "✗ VIOLATION on this pair: "+text[len("✓ keeps its promise on this pair: "):], viz.Vermillion
-		if s.mutant != noMutant {
+		if s.mutant != NoMutant {
 			text += " — the audit catches “" + s.mutant + "”"
 		}
 	}
