@@ -13,6 +13,7 @@ import (
 	"github.com/uldplab/uldp/core/optim"
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/core/robust"
+	"github.com/uldplab/uldp/core/runner"
 	"github.com/uldplab/uldp/core/scenario"
 )
 
@@ -61,8 +62,8 @@ func (r auditRequest) changedID() *string {
 
 func cmdAudit(e *env, args []string) error {
 	fs := flags(e, "audit", "audit (--scenario FILE.json | --mech deloutputpert|orme|dp-sgd|robust-sgd|outlier-iterate-removal|accelerated-outlier-removal --data A.csv PARAMETERS) --neighbour (B.csv | replace:ID=ITEMS) [--at-eps e1,e2,…] [--mutant NAME] [--monte-carlo] [--format text]")
-	var d mechFlags
-	d.register(fs)
+	var d runner.Config
+	d.Register(fs)
 	dataA := fs.String("data", "", "dataset A (CSV)")
 	scen := fs.String("scenario", "", "scenario JSON holding dataset A and the parameters, instead of --data and the parameter flags")
 	dataB := fs.String("neighbour", "", `dataset B: a CSV, or A with one user's items replaced, as "replace:ID=x1,…,xd;x1,…,xd"`)
@@ -84,14 +85,14 @@ func cmdAudit(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	b, err := neighbourOf(a, *dataB, d.limits)
+	b, err := neighbourOf(a, *dataB, d.Limits)
 	if err != nil {
 		return err
 	}
-	if m, err := privacy.ParseMode(d.mode); err == nil && m == privacy.NonPrivate {
+	if m, err := privacy.ParseMode(d.Mode); err == nil && m == privacy.NonPrivate {
 		return usagef("--mode non-private claims no guarantee: there is nothing to audit")
 	}
-	r := auditRequest{a: a, b: b, eps: []float64{d.eps}, mutant: *mutant, mc: *mc,
+	r := auditRequest{a: a, b: b, eps: []float64{d.Eps}, mutant: *mutant, mc: *mc,
 		cfg: audit.MCConfig{Runs: *runs, Alpha: *alpha, Seed: *seed}, f: f}
 	if *at != "" {
 		r.eps = r.eps[:0]
@@ -106,7 +107,7 @@ func cmdAudit(e *env, args []string) error {
 	if r.changed, err = audit.CheckNeighbours(a, b); err != nil {
 		return usageError{err}
 	}
-	switch d.mech {
+	switch d.Mech {
 	case scenario.MechORME:
 		return auditORME(e, &d, r)
 	case privacy.MechDelOutputPert:
@@ -120,14 +121,14 @@ func cmdAudit(e *env, args []string) error {
 	case scenario.MechAccel:
 		return auditAccel(e, &d, r)
 	}
-	return usagef("--mech %q: audit supports %s, %s, %s (by sampling), %s, %s and %s (by sampling)", d.mech, privacy.MechDelOutputPert, scenario.MechORME, scenario.MechDPSGD,
+	return usagef("--mech %q: audit supports %s, %s, %s (by sampling), %s, %s and %s (by sampling)", d.Mech, privacy.MechDelOutputPert, scenario.MechORME, scenario.MechDPSGD,
 		scenario.MechRobustSGD, scenario.MechOIR, scenario.MechAccel)
 }
 
-func auditDel(e *env, d *mechFlags, r auditRequest) error {
-	p, err := d.params()
+func auditDel(e *env, d *runner.Config, r auditRequest) error {
+	p, err := d.DelParams()
 	if err != nil {
-		return err
+		return usageError{err}
 	}
 	var mut *audit.DelMutant
 	if r.mutant != "" {
@@ -279,13 +280,9 @@ const halfNoiseNote = "one query cannot expose half the score noise: a single ga
 
 // auditORME audits one ORME query on the pair: exactly for 1-D user means,
 // by sampling in any dimension.
-func auditORME(e *env, d *mechFlags, r auditRequest) error {
-	mode, err := privacy.ParseMode(d.mode)
+func auditORME(e *env, d *runner.Config, r auditRequest) error {
+	p, err := d.ORMEParams()
 	if err != nil {
-		return usageError{err}
-	}
-	p := mech.ORMEParams{Eps: d.eps, Delta: d.delta, Tau: d.tau, Queries: d.queries, Mode: mode}
-	if err := p.Validate(); err != nil {
 		return usageError{err}
 	}
 	if p.Queries != 1 {

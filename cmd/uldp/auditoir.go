@@ -12,6 +12,7 @@ import (
 	"github.com/uldplab/uldp/core/optim"
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/core/rng"
+	"github.com/uldplab/uldp/core/runner"
 	"github.com/uldplab/uldp/core/scenario"
 )
 
@@ -30,10 +31,10 @@ type oirAuditOut struct {
 // changed user: exactly (the gate's Laplace comparison, the ramp's coins,
 // the Gaussian, projected on a line) and, with --monte-carlo, by sampling
 // the phase.
-func auditOIR(e *env, d *mechFlags, r auditRequest, seed uint64) error {
-	p, err := d.oirParams()
+func auditOIR(e *env, d *runner.Config, r auditRequest, seed uint64) error {
+	p, err := d.OIRParams()
 	if err != nil {
-		return err
+		return usageError{err}
 	}
 	if r.mutant != "" && !slices.Contains(optim.OIRMutantNames(), r.mutant) {
 		return usagef("--mutant %q: outlier-iterate removal's broken variants are %s", r.mutant, strings.Join(optim.OIRMutantNames(), ", "))
@@ -41,7 +42,7 @@ func auditOIR(e *env, d *mechFlags, r auditRequest, seed uint64) error {
 	if p, err = audit.OIRMutant(p, r.mutant); err != nil {
 		return usageError{err}
 	}
-	p.Lipschitz = d.dataLipschitz(p.Loss, p.Lipschitz, r.a.Dim)
+	p.Lipschitz = d.DataLipschitz(p.Loss, p.Lipschitz, r.a.Dim)
 	m, _ := r.a.M()
 	g := p.Guarantee(r.a.N(), m, r.a.Dim)
 	law, err := audit.OIRPhaseLaw(p, r.a, r.b, seed, g, r.eps)
@@ -104,10 +105,10 @@ type accelAuditOut struct {
 // auditAccel samples whole runs of the accelerated variant: its checks
 // see gradients at points the earlier steps' noise chose, so nothing about
 // a run is closed form.
-func auditAccel(e *env, d *mechFlags, r auditRequest) error {
-	job, err := d.accelJob()
+func auditAccel(e *env, d *runner.Config, r auditRequest) error {
+	job, err := d.Job()
 	if err != nil {
-		return err
+		return usageError{err}
 	}
 	switch {
 	case !r.mc:
@@ -118,12 +119,12 @@ func auditAccel(e *env, d *mechFlags, r auditRequest) error {
 	if work := float64(r.a.N()) * float64(r.cfg.Runs); work > maxSampledSteps {
 		return usagef("%d users × %d runs: too many gradients to sample (at most %.0e); give fewer --runs or a smaller file", r.a.N(), r.cfg.Runs, float64(maxSampledSteps))
 	}
-	run := func(data *dataset.Dataset, st *rng.Streams) (accelOut, error) {
-		rep, _, err := job.run(context.Background(), data, st, nil)
+	run := func(data *dataset.Dataset, st *rng.Streams) (*runner.AccelReport, error) {
+		rep, _, err := job.Run(context.Background(), data, st, nil)
 		if err != nil {
-			return accelOut{}, err
+			return nil, err
 		}
-		return rep.(accelOut), nil
+		return rep.(*runner.AccelReport), nil
 	}
 	sampler := func(data *dataset.Dataset) audit.Sampler {
 		return func(st *rng.Streams) ([]float64, error) {

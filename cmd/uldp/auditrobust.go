@@ -8,6 +8,7 @@ import (
 
 	"github.com/uldplab/uldp/core/audit"
 	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/core/runner"
 	"github.com/uldplab/uldp/core/scenario"
 )
 
@@ -25,13 +26,13 @@ type robustAuditOut struct {
 // auditRobust audits one phase of robust SGD on the pair: the test's
 // halting law exactly (given the partition the seed draws), and with
 // --monte-carlo whole runs by sampling.
-func auditRobust(e *env, d *mechFlags, r auditRequest, seed uint64) error {
-	if d.mech != scenario.MechRobustSGD {
-		return usagef("--mech %s: the audit runs one phase (--mech %s); A-LOC's phases hold disjoint users, so a user is in one phase only", d.mech, scenario.MechRobustSGD)
+func auditRobust(e *env, d *runner.Config, r auditRequest, seed uint64) error {
+	if d.Mech != scenario.MechRobustSGD {
+		return usagef("--mech %s: the audit runs one phase (--mech %s); A-LOC's phases hold disjoint users, so a user is in one phase only", d.Mech, scenario.MechRobustSGD)
 	}
-	p, err := d.robustParams()
+	p, err := d.RobustParams()
 	if err != nil {
-		return err
+		return usageError{err}
 	}
 	if r.mutant != "" && !slices.Contains(audit.RSGDMutantNames(), r.mutant) {
 		return usagef("--mutant %q: robust-sgd's broken variants are %s", r.mutant, strings.Join(audit.RSGDMutantNames(), ", "))

@@ -10,6 +10,7 @@ import (
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/optim"
 	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/core/runner"
 	"github.com/uldplab/uldp/core/scenario"
 )
 
@@ -37,20 +38,20 @@ const dpsgdHalfNoiseNote = "a DP-SGD run shows only whether its gate failed, nev
 
 // auditDPSGD audits whole DP-SGD runs on the pair by sampling: its answer
 // has no closed form; the gate's halting probability is exact.
-func auditDPSGD(e *env, d *mechFlags, r auditRequest) error {
-	p, err := d.dpsgdParams()
+func auditDPSGD(e *env, d *runner.Config, r auditRequest) error {
+	p, err := d.DPSGDParams()
 	if err != nil {
-		return err
+		return usageError{err}
 	}
-	p, set, err := d.dpsgdFor(p, r.a)
+	p, set, err := d.DPSGDFor(p, r.a)
 	if err != nil {
-		return err
+		return usageError{err}
 	}
 	switch {
 	case !r.mc:
 		return usagef("dp-sgd's answer has no closed form: add --monte-carlo to audit it by sampling whole runs")
-	case d.loss != mech.LossSquared:
-		return usagef("--loss %s: the DP-SGD audit samples the squared loss (--loss squared), whose users' gradients keep their distances from step to step", d.loss)
+	case d.Loss != mech.LossSquared:
+		return usagef("--loss %s: the DP-SGD audit samples the squared loss (--loss squared), whose users' gradients keep their distances from step to step", d.Loss)
 	case set.Smoothing != 0:
 		return usagef("smoothing r = %.4g: the DP-SGD audit samples runs without smoothing; add --smoothing 0", set.Smoothing)
 	case r.mutant != "" && !slices.Contains(audit.ORMEMutantNames(), r.mutant):

@@ -25,6 +25,7 @@ import (
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/core/rng"
+	"github.com/uldplab/uldp/core/runner"
 	"github.com/uldplab/uldp/core/scenario"
 )
 
@@ -1141,7 +1142,7 @@ func TestRunsLeaveTheirDataAlone(t *testing.T) {
 	for _, m := range []string{scenario.MechSCOutputPert, scenario.MechPhasedERM, scenario.MechPhasedSCO, scenario.MechStronglyConvexERM, scenario.MechStronglyConvexSCO} {
 		args[m] = []string{"--data", "testdata/crowd300.csv", "--eps", "8", "--delta", "0.1", "--rk", "1", "--rx", "2", "--phases", "2"}
 	}
-	for _, m := range runnable {
+	for _, m := range runner.Runnable {
 		a, ok := args[m]
 		if !ok {
 			t.Errorf("%s: no run to check here", m)
@@ -1156,7 +1157,7 @@ func TestRunsLeaveTheirDataAlone(t *testing.T) {
 			continue
 		}
 		before := in.data.Clone()
-		if _, _, err := in.job.run(context.Background(), in.data, rng.New(in.seed), nil); err != nil {
+		if _, _, err := in.job.Run(context.Background(), in.data, rng.New(in.seed), nil); err != nil {
 			t.Errorf("%s: %v", m, err)
 		}
 		if !reflect.DeepEqual(in.data, before) {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/uldplab/uldp/core/runner"
 	"github.com/uldplab/uldp/core/scenario"
 	"github.com/uldplab/uldp/core/trace"
 )
@@ -58,9 +59,7 @@ func cmdScenario(e *env, args []string) error {
 		return usagef("%s: %v", file, err)
 	}
 	// The parameters pass the checks run makes, not only the format's.
-	var mf mechFlags
-	mf.fromScenario(s)
-	if _, err := mf.job(); err != nil {
+	if _, err := runner.FromScenario(s).Job(); err != nil {
 		return usagef("%s: %v", file, err)
 	}
 	need, _ := scenario.Requires(s.Mechanism)

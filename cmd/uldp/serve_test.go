@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +10,8 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -141,10 +144,11 @@ func TestServeUnderLoad(t *testing.T) {
 }
 
 // The API under a classroom's load: 5,000 requests at concurrency 32, a mix
-// of health, calibrations, the pack's sheet and gradings (a choice, a
-// number and a manipulated state, which runs a lesson), without an error;
+// of health, calibrations, the pack's sheet, runs (ORME, DP-SGD) and
+// gradings (a choice, a number and a manipulated state, which runs a
+// lesson), without an error;
 // p99 and peak RSS go to the log and BENCHMARKS.md. The peak must stay
-// under 500 MB: gradings run at most one per core, whatever the
+// under 500 MB: runs and gradings go at most one per core, whatever the
 // concurrency.
 func TestAPIUnderLoad(t *testing.T) {
 	if testing.Short() {
@@ -160,6 +164,8 @@ func TestAPIUnderLoad(t *testing.T) {
 		{"GET", "api/pack", ""},
 		{"POST", "api/grade", `{"pack": "builtin", "answers": {"user-level-ratio": 1}}`},
 		{"POST", "api/grade", `{"pack": "builtin", "answers": {"calibration-user-sigma": 0.05}}`},
+		{"POST", "api/run", `{"version": 1, "generator": {"kind": "outliers", "n": 30, "m": 2, "d": 2, "outliers": 3}, "mechanism": "orme", "params": {"eps": 8, "delta": 1e-5, "tau": 0.5, "queries": 3}, "seed": 7}`},
+		{"POST", "api/run", `{"version": 1, "generator": {"kind": "gaussian", "n": 100, "m": 4, "d": 2}, "mechanism": "dp-sgd", "params": {"eps": 8, "delta": 1e-5, "rk": 1, "steps": 50}, "seed": 7}`},
 		{"POST", "api/grade", `{"pack": "builtin", "answers": {"stability-no-removal": "eps=8&delta=0.1&sens=0.1&values=0%2C0.05%2C-0.05%2C0.1%2C-0.1%2C0.02%2C-0.02%2C0.07%2C-0.07%2C0.03%2C-0.03%2C0.04%2C-0.04%2C0.06&seed=1&lens=false"}}`},
 	}
 	const total, workers = 5_000, 32
@@ -243,4 +249,48 @@ func fetchOK(client *http.Client, req *http.Request) error {
 		return fmt.Errorf("%s %s: %s", req.Method, req.URL.Path, res.Status)
 	}
 	return nil
+}
+
+// POST /api/run answers what `uldp run --scenario` prints, for every
+// scenario of the tests that runs: one path (the runner package) behind
+// both.
+func TestRunOverHTTP(t *testing.T) {
+	base, _ := serveForTest(t)
+	files, _ := filepath.Glob("testdata/*.json")
+	ran := 0
+	for _, f := range files {
+		cli := uldp(t, "run", "--scenario", f)
+		b, _ := os.ReadFile(f)
+		res, err := http.Post(base+"api/run", "application/json", bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if cli.code != 0 {
+			// Refused by both, with the same reason (named as the file's field).
+			var e struct{ Error string }
+			_ = json.Unmarshal(body, &e)
+			if res.StatusCode < 400 || e.Error == "" || !strings.Contains(cli.stderr, strings.TrimPrefix(e.Error, "scenario: ")) {
+				t.Errorf("%s: the CLI refuses it (%s) but the API answers %d %s", f, strings.TrimSpace(cli.stderr), res.StatusCode, body)
+			}
+			continue
+		}
+		var api struct{ Result json.RawMessage }
+		if err := json.Unmarshal(body, &api); res.StatusCode != 200 || err != nil {
+			t.Errorf("%s: %d %.300s", f, res.StatusCode, body)
+			continue
+		}
+		var a, c any
+		_ = json.Unmarshal(api.Result, &a)
+		_ = json.Unmarshal([]byte(cli.stdout), &c)
+		if !reflect.DeepEqual(a, c) {
+			t.Errorf("%s: the API's result differs from the CLI's\nAPI %.400s\nCLI %.400s", f, api.Result, cli.stdout)
+		}
+		ran++
+	}
+	t.Logf("%d of %d scenarios ran through both", ran, len(files))
+	if ran < 5 {
+		t.Errorf("%d scenarios ran through both, want every runnable one of %d files", ran, len(files))
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/uldplab/uldp/core/cancel"
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/rng"
+	"github.com/uldplab/uldp/core/runner"
 	"github.com/uldplab/uldp/core/trace"
 )
 
@@ -19,8 +20,8 @@ import (
 // b: back, q: quit), or printed up to --to K.
 func cmdStep(e *env, args []string) error {
 	fs := flags(e, "step", "step --mech NAME (--data FILE.csv | --scenario FILE.json) --eps E --delta D (--target-sens X | --rk R --rx R) [--seed S] [--to K]")
-	var d mechFlags
-	d.register(fs)
+	var d runner.Config
+	d.Register(fs)
 	data := fs.String("data", "", "dataset CSV (user,x1,…,xd)")
 	scen := fs.String("scenario", "", "scenario JSON instead of --data and the parameter flags")
 	seed := fs.Uint64("seed", 1, "seed of the tdlap and gauss streams")
@@ -28,18 +29,18 @@ func cmdStep(e *env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	ds, err := loadInput(fs, &d, *data, *scen, seed, func() error { _, err := d.job(); return err })
+	ds, err := loadInput(fs, &d, *data, *scen, seed, checkJob(&d))
 	if err != nil {
 		return err
 	}
-	d.trace = true // the steps are the point (DP-SGD records only when asked)
-	j, err := d.job()
+	d.Record = true // the steps are the point (DP-SGD records only when asked)
+	j, err := d.Job()
 	if err != nil {
-		return err
+		return usageError{err}
 	}
-	ctx, done, progress := withProgress(e, j.what)
+	ctx, done, progress := withProgress(e, j.What)
 	run := func(ctx cancel.Context, data *dataset.Dataset, s *rng.Streams) (*trace.Trace, error) {
-		_, tr, err := j.run(ctx, data, s, progress)
+		_, tr, err := j.Run(ctx, data, s, progress)
 		return tr, err
 	}
 	st, err := trace.NewStepper(ctx, run, ds, rng.New(*seed))

@@ -166,6 +166,37 @@ func TestWorkerUnderWrangler(t *testing.T) {
 		t.Errorf("pack: %d, %d exercises against the CLI's %d", code, len(sheet.Exercises), len(listed))
 	}
 
+	// Runs: the CLI's result for the same scenario, and its trace's steps
+	// counted: DP-SGD (which records no trace unless asked) and
+	// DelOutputPert (whose trace is part of its result).
+	for _, f := range []string{"../uldp/testdata/dpsgd.json", "../uldp/testdata/outliers.json"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		code, body, _ := call(t, "POST", base+"/api/run", string(b))
+		t.Logf("POST /api/run %s: %v", filepath.Base(f), time.Since(start).Round(time.Millisecond))
+		want, err := exec.Command(cli, "run", "--scenario", f).Output()
+		if err != nil {
+			t.Fatalf("uldp run --scenario %s: %v", f, err)
+		}
+		var got struct {
+			Result json.RawMessage
+			Trace  *struct{ Steps int }
+		}
+		if code != 200 || json.Unmarshal([]byte(body), &got) != nil || !sameJSON(t, string(got.Result), string(want)) {
+			t.Errorf("/api/run %s: %d\n%.600s\nthe CLI says\n%.600s", f, code, body, want)
+		}
+		var cliTrace struct {
+			Trace *struct{ Steps []json.RawMessage }
+		}
+		json.Unmarshal(want, &cliTrace)
+		if (got.Trace == nil) != (cliTrace.Trace == nil) || got.Trace != nil && got.Trace.Steps != len(cliTrace.Trace.Steps) {
+			t.Errorf("/api/run %s: trace summary %+v, the CLI's trace %+v", f, got.Trace, cliTrace.Trace)
+		}
+	}
+
 	// Errors, in JSON.
 	for _, c := range []struct {
 		method, path, body string
@@ -177,6 +208,7 @@ func TestWorkerUnderWrangler(t *testing.T) {
 		{"POST", "/api/grade", "{", 400, "the request is not"},
 		{"GET", "/api/calibrate?mech=gaussian&eps=-1&delta=1e-5&sens=1", "", 422, "ε"},
 		{"POST", "/api/pack", strings.Repeat(" ", 2<<20), 413, "larger than"},
+		{"POST", "/api/run", `{"version": 1, "generator": {"kind": "gaussian", "n": 50, "m": 2, "d": 2}, "mechanism": "dp-sgd", "params": {"eps": 8, "delta": 1e-5, "rk": 1}}`, 422, "set params.steps"},
 		{"GET", "/api/health", "", 200, "ok"}, // still up after the large body
 	} {
 		code, body, hd := call(t, c.method, base+c.path, c.body)

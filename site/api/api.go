@@ -1,7 +1,7 @@
 // Package api is ULDP Lab's HTTP API: JSON over net/http, answered the same
 // by `uldp serve` and by the classroom's edge deployment. Every request is
-// bounded (body bytes, answers per request, grading at once, wall time) and
-// every answer, errors included, is JSON.
+// bounded (body bytes, answers per request, a run's data and steps, work at
+// once, wall time) and every answer, errors included, is JSON.
 //
 //	GET  /api/health     {"status": "ok", "version": …}
 //	GET  /api/calibrate  ?mech=…&eps=…&delta=…&sens=… → σ (or b) and its
@@ -10,6 +10,8 @@
 //	POST /api/pack       a pack's JSON → its sheet, or where it is malformed
 //	POST /api/grade      {"pack": "builtin" | {…a pack…}, "answers": {id: answer}}
 //	                     → {"score", "total", "results": [{"id", "correct", "feedback"}]}
+//	POST /api/run        a scenario's JSON → {"result": what `uldp run --scenario`
+//	                     prints, "trace": {"steps", "kinds", "last"} or null}
 //
 // Grading reports the exercises answered only (score counts them right, of
 // the pack's total): an unanswered exercise's explanation stays on the
@@ -63,8 +65,9 @@ func Handler() http.Handler {
 	mux.HandleFunc("/api/calibrate", methods{http.MethodGet: calibrate}.serve)
 	mux.HandleFunc("/api/pack", methods{http.MethodGet: h.builtinSheet, http.MethodPost: h.sheet}.serve)
 	mux.HandleFunc("/api/grade", methods{http.MethodPost: h.grade}.serve)
+	mux.HandleFunc("/api/run", methods{http.MethodPost: h.run}.serve)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		fail(w, http.StatusNotFound, fmt.Sprintf("no %s %s: the API has GET /api/health, GET /api/calibrate, GET and POST /api/pack, POST /api/grade", r.Method, r.URL.Path))
+		fail(w, http.StatusNotFound, fmt.Sprintf("no %s %s: the API has GET /api/health, GET /api/calibrate, GET and POST /api/pack, POST /api/grade, POST /api/run", r.Method, r.URL.Path))
 	})
 	return mux
 }
@@ -88,7 +91,7 @@ func (m methods) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 type handler struct {
-	slots chan struct{} // one per grading under way
+	slots chan struct{} // one per grading or run under way
 }
 
 func (h *handler) builtinSheet(w http.ResponseWriter, r *http.Request) {
@@ -131,11 +134,7 @@ func (h *handler) grade(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), GradeTimeout)
 	defer cancel()
-	select {
-	case h.slots <- struct{}{}:
-	case <-ctx.Done():
-		w.Header().Set("Retry-After", "5")
-		fail(w, http.StatusServiceUnavailable, "busy: the server is grading for others; try again in a few seconds")
+	if !h.acquire(ctx, w) {
 		return
 	}
 	type outcome struct {
@@ -168,6 +167,24 @@ func (h *handler) grade(w http.ResponseWriter, r *http.Request) {
 		reply(w, http.StatusOK, o.report)
 	case <-ctx.Done():
 		fail(w, http.StatusServiceUnavailable, fmt.Sprintf("grading took longer than %v: the answer's state asks the lesson for too much work; try smaller settings", GradeTimeout))
+	}
+}
+
+// acquire takes a slot for work, a free one at once whatever the clock
+// says, else waiting until ctx is done; then it answers 503 and false.
+func (h *handler) acquire(ctx context.Context, w http.ResponseWriter) bool {
+	select {
+	case h.slots <- struct{}{}:
+		return true
+	default:
+	}
+	select {
+	case h.slots <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		w.Header().Set("Retry-After", "5")
+		fail(w, http.StatusServiceUnavailable, "busy: the server is grading and running for others; try again in a few seconds")
+		return false
 	}
 }
 
@@ -226,7 +243,7 @@ func body(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 		// when the answer comes meets a broken pipe, and workerd's local
 		// server (wrangler dev) dies of it.
 		_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, drainLimit))
-		fail(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the request is larger than %d KiB: send one pack of at most %d MiB", MaxBody>>10, exercise.MaxBytes>>20))
+		fail(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the request is larger than %d KiB: send one pack or scenario of at most %d MiB", MaxBody>>10, exercise.MaxBytes>>20))
 		return nil, false
 	case err != nil:
 		fail(w, http.StatusBadRequest, "reading the request: "+err.Error())
@@ -237,14 +254,21 @@ func body(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 
 // reply answers v as JSON.
 func reply(w http.ResponseWriter, status int, v any) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	writeJSON(w, status, b.Bytes())
+}
+
+// writeJSON answers b, a JSON document.
+func writeJSON(w http.ResponseWriter, status int, b []byte) {
 	hd := w.Header()
 	hd.Set("Content-Type", "application/json; charset=utf-8")
 	hd.Set("Cache-Control", "no-store")
 	hd.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
+	_, _ = w.Write(b)
 }
 
 // fail answers an error as {"error": msg}.
