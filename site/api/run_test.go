@@ -59,6 +59,7 @@ func TestRunRefuses(t *testing.T) {
 		{"not a scenario", `[1, 2]`, 400, []string{"scenario:"}},
 		{"a misspelt field", strings.Replace(orme, `"tau"`, `"tua"`, 1), 400, []string{"params", `"tua"`, `did you mean "tau"`}},
 		{"a value out of range", strings.Replace(orme, `"eps": 8`, `"eps": -1`, 1), 400, []string{"params.eps"}},
+		{"a wrong type", strings.Replace(orme, `"queries": 3`, `"queries": "3"`, 1), 400, []string{"params.queries"}},
 		{"huge numbers", strings.Replace(orme, `"eps": 8`, `"eps": 1e999`, 1), 400, []string{"scenario:"}},
 		{"deep nesting", `{"version": 1, "params": ` + strings.Repeat(`{"a": `, 10_000) + `1` + strings.Repeat(`}`, 10_000) + `}`, 400, []string{"scenario:"}},
 		{"trailing data", orme + `{}`, 400, []string{"scenario:"}},
