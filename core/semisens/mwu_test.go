@@ -1,0 +1,290 @@
+package semisens
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// golden is the spec's MWU example: n = 2, k = 3, d = 2, truths y2 and y1.
+func golden(t *testing.T) (*Dataset, Table) {
+	t.Helper()
+	tab := Table{
+		{{1, 0}, {0, 1}, {-0.6, -0.8}},
+		{{0.6, 0.8}, {-1, 0}, {0, -1}},
+	}
+	d, err := New(3, [][]float64{{}, {}}, nil, []int{1, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, tab
+}
+
+func near(t *testing.T, what string, got, want, tol float64) {
+	t.Helper()
+	if math.Abs(got-want) > tol {
+		t.Errorf("%s = %.12g, want %.12g (±%g)", what, got, want, tol)
+	}
+}
+
+func TestClipTrunc(t *testing.T) {
+	c := Clip([]float64{2, 0}, []float64{0.9, 0.3}, 1, nil)
+	near(t, "clip x", c[0], 0.5, 1e-15)
+	near(t, "clip y", c[1], 1.0/6, 1e-15)
+	near(t, "trunc", Trunc(1.8, 1), 1, 0)
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 1000 {
+		phi := []float64{r.NormFloat64(), r.NormFloat64(), r.NormFloat64()}
+		u := []float64{r.NormFloat64(), r.NormFloat64(), r.NormFloat64()}
+		cc := r.Float64()*3 + 0.01
+		cl := Clip(phi, u, cc, nil)
+		if math.Abs(Trunc(dot(phi, u), cc)-dot(phi, cl)) > 1e-12 || math.Abs(dot(phi, cl)) > cc*(1+1e-12) {
+			t.Fatalf("trunc_c(⟨φ,u⟩) ≠ ⟨φ, clip(u)⟩ at φ %v u %v c %v", phi, u, cc)
+		}
+		if k := norm(cl) / norm(u); !(k > 0 && k <= 1+1e-12) {
+			t.Fatalf("clip scaled u by %v, outside (0, 1]", k)
+		}
+	}
+}
+
+// The spec's golden values, to 1e−10, with and without active clipping.
+func TestMWUGolden(t *testing.T) {
+	d, tab := golden(t)
+	truth := d.Reveal()
+	near(t, "Ψ⁰", Potential(Uniform(2, 3), truth), math.Log(3), 1e-15)
+	fD := d.TrueAnswer(tab, nil)
+	near(t, "f(D)₁", fD[0], 0.3, 1e-15)
+	near(t, "f(D)₂", fD[1], 0.9, 1e-15)
+	for _, c := range []struct {
+		eta, c  float64
+		s, p    [][]float64
+		psi, er float64
+	}{
+		{0.25, 3, [][]float64{{0.388888888889, 0.944444444444, -0.988888888889}, {0.988888888889, -0.388888888889, -0.944444444444}},
+			[][]float64{{0.349942742085, 0.402082960184, 0.247974297731}, {0.430044983932, 0.304735861209, 0.265219154859}}, 0.877481152504, 0.790768598900},
+		{1, 0.5, [][]float64{{0.388888888889, 0.5, -0.5}, {0.5, -0.388888888889, -0.5}},
+			[][]float64{{0.395470852777, 0.441946219110, 0.162582928114}, {0.562116159504, 0.231092861865, 0.206790978632}}, 0.696306920734, 0.630266991642},
+	} {
+		b := Uniform(2, 3)
+		st, err := MWU(&d.Public, b, tab, []float64{0.35, 0.85}, 0.9, MWUParams{Eta: c.eta, C: c.c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		near(t, "φ₁", st.Phi[0], 0.388888888889, 1e-11)
+		near(t, "φ₂", st.Phi[1], 0.944444444444, 1e-11)
+		for i := range 2 {
+			for y := range 3 {
+				near(t, "s", st.Scores[i*3+y], c.s[i][y], 1e-11)
+				near(t, "p¹", b.P(i, y), c.p[i][y], 1e-11)
+			}
+		}
+		near(t, "Ψ¹", Potential(b, truth), c.psi, 1e-11)
+		near(t, "error after", dist(Answer(&d.Public, b, tab, nil), fD), c.er, 1e-11)
+	}
+	if d.Reads() != 2*2 {
+		t.Errorf("%d sensitive reads, want 4: one Reveal and one TrueAnswer of 2 examples, none by MWU", d.Reads())
+	}
+}
+
+// randomTable is a query with n × k values in the unit ball.
+func randomTable(r *rand.Rand, n, k, d int) Table {
+	tab := make(Table, n)
+	for i := range tab {
+		tab[i] = make([][]float64, k)
+		for y := range tab[i] {
+			v := make([]float64, d)
+			for j := range v {
+				v[j] = r.NormFloat64()
+			}
+			scale(v, r.Float64()/max(norm(v), 1e-300))
+			tab[i][y] = v
+		}
+	}
+	return tab
+}
+
+func randomData(t *testing.T, r *rand.Rand, n, k int) *Dataset {
+	t.Helper()
+	ys := make([]int, n)
+	for i := range ys {
+		ys[i] = r.IntN(k)
+	}
+	d, err := New(k, make([][]float64, n), nil, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// Rows stay distributions; every log-weight moves by η·s − ln Z with
+// |s| ≤ c; and the potential obeys the exact inequality (D1) for any φ.
+func TestMWUInvariants(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for trial := range 300 {
+		n, k, dim := 1+r.IntN(6), 2+r.IntN(5), 1+r.IntN(4)
+		d := randomData(t, r, n, k)
+		tab := randomTable(r, n, k, dim)
+		b := Uniform(n, k)
+		// Start from random beliefs.
+		if trial%2 == 1 {
+			p := make([][]float64, n)
+			for i := range p {
+				p[i] = make([]float64, k)
+				s := 0.0
+				for y := range p[i] {
+					p[i][y] = r.Float64() + 0.01
+					s += p[i][y]
+				}
+				scale(p[i], 1/s)
+			}
+			b, _ = FromProbs(p)
+		}
+		before := b.Clone()
+		truth := d.Reveal()
+		c := 0.2 + 3*r.Float64()
+		eta := r.Float64() / c
+		v := make([]float64, dim)
+		for j := range v {
+			v[j] = 2 * r.NormFloat64()
+		}
+		iota := 0.05 + r.Float64()
+		st, err := MWU(&d.Public, b, tab, v, iota, MWUParams{Eta: eta, C: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var aTrue, aSyn, q float64
+		for i := range n {
+			sum := 0.0
+			for y := range k {
+				s := st.Scores[i*k+y]
+				if math.Abs(s) > c {
+					t.Fatalf("score %v beyond c = %v", s, c)
+				}
+				sum += b.P(i, y)
+				p := before.P(i, y)
+				aSyn += p * s
+				q += p * s * s
+			}
+			aTrue += st.Scores[i*k+truth[i]]
+			near(t, "row sum", sum, 1, 1e-12)
+		}
+		aTrue, aSyn, q = aTrue/float64(n), aSyn/float64(n), q/float64(n)
+		drop := Potential(before, truth) - Potential(b, truth)
+		if bound := eta*(aTrue-aSyn) - eta*eta*q; drop < bound-1e-9 {
+			t.Fatalf("trial %d: Ψ dropped %.12g, below the exact bound (D1) %.12g", trial, drop, bound)
+		}
+	}
+}
+
+// Noise-free MWU (v = f(D), ι = E): no clipping at c ≥ 1, and Ψ drops by
+// at least ηE − η² (D2); updating while E ≥ τ at η = τ/2 stops within
+// 4 ln k/τ² updates (D3).
+func TestMWUNoiseFree(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 20 {
+		n, k, dim := 5+r.IntN(20), 2+r.IntN(30), 1+r.IntN(5)
+		d := randomData(t, r, n, k)
+		tab := randomTable(r, n, k, dim)
+		truth := d.Reveal()
+		fD := d.TrueAnswer(tab, nil)
+		tau := 0.05 + 0.2*r.Float64()
+		eta := tau / 2
+		b := Uniform(n, k)
+		updates := 0
+		for {
+			e := dist(Answer(&d.Public, b, tab, nil), fD)
+			if e < tau {
+				break
+			}
+			psi := Potential(b, truth)
+			st, err := MWU(&d.Public, b, tab, fD, e, MWUParams{Eta: eta, C: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Clipped != 0 {
+				t.Fatalf("noise-free MWU clipped %d scores at c = 1", st.Clipped)
+			}
+			if drop := psi - Potential(b, truth); drop < eta*e-eta*eta-1e-12 {
+				t.Fatalf("Ψ dropped %.6g < ηE − η² = %.6g", drop, eta*e-eta*eta)
+			}
+			updates++
+			if float64(updates) > 4*math.Log(float64(k))/(tau*tau) {
+				t.Fatalf("%d updates at τ = %.3g, k = %d: more than 4 ln k/τ² = %.1f", updates, tau, k, 4*math.Log(float64(k))/(tau*tau))
+			}
+		}
+	}
+}
+
+// generic hides a query's fast path.
+type generic struct{ Query }
+
+// The one-hot fast path answers what the generic path answers.
+func TestFastPath(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	d := logisticData(t, r, 40, 5, 3)
+	w := make([]float64, Logistic{}.Dim(&d.Public))
+	for j := range w {
+		w[j] = r.NormFloat64()
+	}
+	q := Logistic{}.Gradient(w)
+	if _, ok := fast(&d.Public, q); !ok {
+		t.Fatal("the logistic gradient takes the generic path")
+	}
+	b := Uniform(40, 5)
+	v := make([]float64, q.Dim())
+	for j := range v {
+		v[j] = r.NormFloat64() * 0.1
+	}
+	for range 3 {
+		g := b.Clone()
+		a, ag := Answer(&d.Public, b, q, nil), Answer(&d.Public, g, generic{q}, nil)
+		for j := range a {
+			near(t, "f(p)", a[j], ag[j], 1e-14)
+		}
+		s1, err1 := MWU(&d.Public, b, q, v, 0.3, MWUParams{Eta: 1, C: 1})
+		s2, err2 := MWU(&d.Public, g, generic{q}, v, 0.3, MWUParams{Eta: 1, C: 1})
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		for i := range s1.Scores {
+			near(t, "score", s1.Scores[i], s2.Scores[i], 1e-14)
+			near(t, "belief", b.logp[i], g.logp[i], 1e-12)
+		}
+	}
+	// Every value of the gradient query lies in the unit ball (G = 1).
+	u := make([]float64, q.Dim())
+	for i := range 40 {
+		for y := range 5 {
+			q.Eval(&d.Public, i, y, u)
+			if norm(u) > 1+1e-12 {
+				t.Fatalf("‖f(x%d, %d)‖ = %v > 1", i, y, norm(u))
+			}
+		}
+	}
+}
+
+// logisticData draws n examples: public features in the unit ball, a
+// sensitive value, and a label from a model that leans on the value.
+func logisticData(t *testing.T, r *rand.Rand, n, k, dp int) *Dataset {
+	t.Helper()
+	feats := make([][]float64, n)
+	labels := make([]float64, n)
+	ys := make([]int, n)
+	for i := range feats {
+		a := make([]float64, dp)
+		for j := range a {
+			a[j] = r.NormFloat64()
+		}
+		scale(a, r.Float64()/max(norm(a), 1e-300))
+		feats[i], ys[i] = a, r.IntN(k)
+		labels[i] = 1
+		if r.Float64() < sigmoid(float64(2*ys[i]-k)) {
+			labels[i] = -1
+		}
+	}
+	d, err := New(k, feats, labels, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
