@@ -126,7 +126,7 @@ func NewAboveThreshold(p ATParams, streams *rng.Streams, rec *trace.Recorder) (*
 	}
 	rec.Addf(KindATThreshold, ATThresholdStep{p.Threshold, a.lambda, a.NoisyThreshold(), p.ThresholdScale()},
 		"noisy threshold Δ̂ = Δ − Λ = %.4g %s = %.4g (Λ ~ Lap(%.3g), drawn once for every query)",
-		p.Threshold, plus(-a.lambda), a.NoisyThreshold(), p.ThresholdScale())
+		p.Threshold, trace.Plus(-a.lambda), a.NoisyThreshold(), p.ThresholdScale())
 	return a, nil
 }
 
@@ -168,7 +168,7 @@ func (a *AboveThreshold) Compare(q float64) (ATCompareStep, error) {
 		verdict, answer = "<", "⊥"
 	}
 	a.rec.Addf(KindATCompare, step, "query %d: q + ν = %.4g %s = %.4g %s Δ̂ = %.4g → %s",
-		a.t, q, plus(nu), q+nu, verdict, a.NoisyThreshold(), answer)
+		a.t, q, trace.Plus(nu), q+nu, verdict, a.NoisyThreshold(), answer)
 	if !pass {
 		a.halted = true
 		a.rec.Addf(KindATHalt, a.t, "halt after query %d: AboveThreshold answers nothing more", a.t)
@@ -316,13 +316,6 @@ const legendreNodes = 20
 var legendre = gauss.Legendre(legendreNodes)
 
 // plus writes "+ x" or "− |x|" for the second term of a sum.
-func plus(x float64) string {
-	if x < 0 {
-		return format.Sprintf("− %.4g", -x)
-	}
-	return format.Sprintf("+ %.4g", x)
-}
-
 func sortedUnique(xs []float64) []float64 {
 	out := slices.Clone(xs)
 	slices.Sort(out)

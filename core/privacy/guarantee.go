@@ -69,8 +69,8 @@ func (p Precondition) String() string {
 	return format.Sprintf("%s: %.6g %s %.6g, %s", p.What, p.Have, p.Op, p.Need, state)
 }
 
-// Guarantee is what a run may claim: (Eps, Delta)-DP at user level in Mode,
-// provided every precondition holds. Non-private runs have Eps = +Inf.
+// Guarantee is what a run may claim: (Eps, Delta)-DP at user level (or
+// under another Relation) in Mode, provided every precondition holds. Non-private runs have Eps = +Inf.
 type Guarantee struct {
 	Eps           float64
 	Delta         float64
@@ -79,7 +79,14 @@ type Guarantee struct {
 	// Note says in one sentence where the claim comes from ("Theorem 3.3
 	// with the spec's errata A1, A2").
 	Note string
+	// Relation is whose change the claim covers: "" for a whole user (user
+	// level), SemiSensitive for one example's sensitive value.
+	Relation string
 }
+
+// SemiSensitive is the Relation of semi-sensitive DP: neighbours share
+// every public feature and differ in one example's sensitive value.
+const SemiSensitive = "semi-sensitive"
 
 // Certified reports whether the claim is backed: a private mode and every
 // precondition met. Teaching runs can be certified when their computed
@@ -113,7 +120,11 @@ func (g Guarantee) String() string {
 		return "no privacy guarantee (" + g.Mode.String() + " mode)"
 	}
 	var b strings.Builder
-	b.WriteString(format.Sprintf("(ε = %.4g, δ = %.4g)-DP at user level, %s mode", g.Eps, g.Delta, g.Mode))
+	level := "at user level"
+	if g.Relation == SemiSensitive {
+		level = "for the sensitive feature (semi-sensitive)"
+	}
+	b.WriteString(format.Sprintf("(ε = %.4g, δ = %.4g)-DP %s, %s mode", g.Eps, g.Delta, level, g.Mode))
 	if u := g.Unmet(); len(u) > 0 {
 		if len(u) == 1 {
 			b.WriteString(": NOT certified, 1 precondition unmet")
@@ -133,12 +144,13 @@ type guaranteeJSON struct {
 	Certified     bool           `json:"certified"`
 	Preconditions []Precondition `json:"preconditions"`
 	Note          string         `json:"note,omitempty"`
+	Relation      string         `json:"relation,omitempty"`
 }
 
 // MarshalJSON writes eps and delta as null for non-private runs (JSON has no
 // infinity) and adds the certified flag.
 func (g Guarantee) MarshalJSON() ([]byte, error) {
-	j := guaranteeJSON{Mode: g.Mode, Certified: g.Certified(), Preconditions: g.Preconditions, Note: g.Note}
+	j := guaranteeJSON{Mode: g.Mode, Certified: g.Certified(), Preconditions: g.Preconditions, Note: g.Note, Relation: g.Relation}
 	if j.Preconditions == nil {
 		j.Preconditions = []Precondition{}
 	}

@@ -143,6 +143,8 @@ type MWUStep struct {
 // φ = (v − f(p))/ι, every pᵢ(y) is multiplied by exp(η·trunc_c(⟨φ, f(xᵢ^pub, y)⟩))
 // and each row renormalised, in place. Its inputs are public data, the
 // beliefs and released values (v, ι): it has no sensitive value to read.
+// A negative ι (Laplace noise on a small norm) flips φ; the truncation
+// still bounds every factor, which is all the printed algorithm relies on.
 func MWU(pub *Public, b *Beliefs, q Query, v []float64, iota float64, p MWUParams) (MWUStep, error) {
 	if err := p.Validate(); err != nil {
 		return MWUStep{}, err
@@ -150,8 +152,8 @@ func MWU(pub *Public, b *Beliefs, q Query, v []float64, iota float64, p MWUParam
 	if len(v) != q.Dim() {
 		return MWUStep{}, format.Errorf("v has %d coordinates, the query %d", len(v), q.Dim())
 	}
-	if !(iota > 0) || math.IsInf(iota, 1) {
-		return MWUStep{}, format.Errorf("ι = %v: the noisy error norm must be a finite number > 0", iota)
+	if iota == 0 || math.IsNaN(iota) || math.IsInf(iota, 0) {
+		return MWUStep{}, format.Errorf("ι = %v: the noisy error norm must be a finite number other than 0", iota)
 	}
 	st := MWUStep{Before: Answer(pub, b, q, nil), Scores: make([]float64, b.n*b.k)}
 	st.Phi = make([]float64, len(v))

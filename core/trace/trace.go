@@ -154,6 +154,15 @@ func Vec(v []float64) string {
 	return b.String()
 }
 
+// Plus writes a term added to a sum for a step's text: "+ 0.25",
+// "− 0.25" (4 significant digits).
+func Plus(x float64) string {
+	if x < 0 {
+		return format.Sprintf("− %.4g", -x)
+	}
+	return format.Sprintf("+ %.4g", x)
+}
+
 // And writes a list in words for a step's text: "a", "a and b", "a, b and
 // c"; "none" when empty.
 func And(xs []string) string {
