@@ -143,16 +143,21 @@ func samePublic(a, b *Public) bool {
 // (allocated if nil): the one read of the sensitive values a private
 // algorithm makes, counted in Reads.
 func (d *Dataset) TrueAnswer(q Query, dst []float64) []float64 {
+	d.reads += d.N()
+	return answerAt(&d.Public, d.sensitive, q, dst)
+}
+
+// answerAt is (1/n) Σᵢ f(xᵢ^pub, valuesᵢ).
+func answerAt(pub *Public, values []int, q Query, dst []float64) []float64 {
 	dst = zeroed(dst, q.Dim())
 	v := make([]float64, q.Dim())
-	for i, y := range d.sensitive {
-		q.Eval(&d.Public, i, y, v)
+	for i, y := range values {
+		q.Eval(pub, i, y, v)
 		for j, x := range v {
 			dst[j] += x
 		}
 	}
-	scale(dst, 1/float64(d.N()))
-	d.reads += d.N()
+	scale(dst, 1/float64(len(values)))
 	return dst
 }
 

@@ -7,10 +7,14 @@ import (
 )
 
 // Logistic is logistic regression on the feature map φᵢ(y) = [aᵢ; e_y; 1]/√3
-// with the public label bᵢ ∈ {−1, +1}: ℓ(w; xᵢ) = ln(1 + exp(−bᵢ⟨w, φᵢ(yᵢ)⟩)).
-// While every ‖aᵢ‖ ≤ 1, ‖φ‖ ≤ 1, so the loss is 1-Lipschitz (G = 1) and
-// its gradient is itself a query into the unit ball.
-type Logistic struct{}
+// with the public label bᵢ ∈ {−1, +1}: ℓ(w; xᵢ) = ln(1 + exp(−bᵢ⟨w, φᵢ(yᵢ)⟩)),
+// plus (μ/2)‖w‖² when Mu > 0. While every ‖aᵢ‖ ≤ 1, ‖φ‖ ≤ 1, so the data
+// term is 1-Lipschitz (G = 1) and ¼-smooth, and its gradient is itself a
+// query into the unit ball. The regulariser's gradient μw is public: it is
+// added to the oracle's answer, never asked of the data.
+type Logistic struct {
+	Mu float64
+}
 
 // Dim is the parameter's dimension d_pub + k + 1.
 func (Logistic) Dim(pub *Public) int { return pub.DimPub() + pub.K + 1 }
@@ -39,11 +43,15 @@ func margin(pub *Public, w []float64, i, y int) float64 {
 }
 
 // Loss is ℓ(w; xᵢ^pub, y).
-func (Logistic) Loss(pub *Public, w []float64, i, y int) float64 {
-	return softplus(-pub.Labels[i] * margin(pub, w, i, y))
+func (m Logistic) Loss(pub *Public, w []float64, i, y int) float64 {
+	return softplus(-pub.Labels[i]*margin(pub, w, i, y)) + m.Mu/2*dot(w, w)
 }
 
-// Gradient is the query f(x, y) = ∇_w ℓ(w; x^pub, y)/G at w, with G = 1.
+// Smoothness is λ = ¼ + μ, the data term's ¼ from ‖φ‖ ≤ 1.
+func (m Logistic) Smoothness() float64 { return 0.25 + m.Mu }
+
+// Gradient is the query f(x, y) = ∇_w ℓ(w; x^pub, y)/G of the data term at
+// w, with G = 1.
 func (Logistic) Gradient(w []float64) OneHot { return logisticGrad{w} }
 
 type logisticGrad struct{ w []float64 }
@@ -70,11 +78,7 @@ func (g logisticGrad) scale(pub *Public, i, y int) float64 {
 // Risk is 𝓛(w; D) = (1/n) Σᵢ ℓ(w; xᵢ) on d's true values: what only a
 // simulation can compute (it reveals the sensitive values).
 func (d *Dataset) Risk(m Logistic, w []float64) float64 {
-	s := 0.0
-	for i, y := range d.Reveal() {
-		s += m.Loss(&d.Public, w, i, y)
-	}
-	return s / float64(d.N())
+	return riskAt(&d.Public, d.Reveal(), m, w)
 }
 
 func sigmoid(x float64) float64 {

@@ -1,0 +1,274 @@
+package semisens
+
+import (
+	"math"
+
+	"github.com/uldplab/uldp/core/cancel"
+	"github.com/uldplab/uldp/core/format"
+	"github.com/uldplab/uldp/core/mech"
+	"github.com/uldplab/uldp/core/noise"
+	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/core/rng"
+	"github.com/uldplab/uldp/core/trace"
+)
+
+// TrainParams configure training logistic regression through PVMW: one
+// ERM problem per μ, all sharing one PVMW run, so that m problems cost
+// only log m in accuracy and nothing in privacy.
+type TrainParams struct {
+	PVMW Params
+	// Steps is q, the oracle calls per problem.
+	Steps int
+	// Radius is R: every problem's domain is the ball B(0, R).
+	Radius float64
+	// Mus holds one regularisation strength per problem: μ = 0 is the
+	// convex problem, trained by projected gradient descent with averaging
+	// (step R/(G√q)); μ > 0 is strongly convex and smooth, trained by the
+	// inexact-oracle gradient method (step 1/(2λ), last iterate). nil: one
+	// convex problem.
+	Mus []float64
+}
+
+// MaxProblems bounds the problems one run trains.
+const MaxProblems = 16
+
+func (p TrainParams) mus() []float64 {
+	if len(p.Mus) == 0 {
+		return []float64{0}
+	}
+	return p.Mus
+}
+
+// Validate checks the parameters for n examples.
+func (p TrainParams) Validate(n int) error {
+	if err := p.PVMW.Validate(n); err != nil {
+		return err
+	}
+	if len(p.Mus) > MaxProblems {
+		return format.Errorf("%d problems: train at most %d on one PVMW run", len(p.Mus), MaxProblems)
+	}
+	for _, mu := range p.mus() {
+		if !(mu >= 0) || math.IsInf(mu, 1) {
+			return format.Errorf("μ = %v: a regularisation strength is a finite number ≥ 0", mu)
+		}
+	}
+	return p.descent(0).Validate()
+}
+
+// descent is problem μ's method.
+func (p TrainParams) descent(mu float64) Descent {
+	if mu > 0 {
+		return Descent{Steps: p.Steps, Radius: p.Radius, Step: 1 / (2 * Logistic{Mu: mu}.Smoothness()), Last: true}
+	}
+	return Descent{Steps: p.Steps, Radius: p.Radius, Step: p.Radius / math.Sqrt(float64(p.Steps))}
+}
+
+// Problem is one trained problem: the private model, the two baselines
+// and, in the instructor's view, every model's excess risk.
+type Problem struct {
+	Mu     float64 `json:"mu"`
+	Method string  `json:"method"`
+	// Private is the model trained through PVMW.
+	Private DescentResult `json:"private"`
+	// NonPrivate takes the exact gradients, same method, same steps.
+	NonPrivate []float64 `json:"nonprivate"`
+	// Gaussian is the full-DP baseline: the same method on ∇𝓛 + N(0, s²I),
+	// with the budget split evenly over its q·m steps.
+	Gaussian []float64 `json:"gaussian"`
+	// Optimum is the minimiser over B(0, R), to 10⁻⁶.
+	Optimum []float64 `json:"optimum"`
+	// Excess risks 𝓛(w) − 𝓛(w*): what only a simulation can compute.
+	Excess           float64 `json:"excess"`
+	ExcessNonPrivate float64 `json:"excess_nonprivate"`
+	ExcessGaussian   float64 `json:"excess_gaussian"`
+}
+
+// TrainResult is a whole run.
+type TrainResult struct {
+	Problems []Problem `json:"problems"`
+	Queries  int       `json:"queries"`
+	Updates  int       `json:"updates"`
+	Failed   bool      `json:"failed"`
+	// Psi is Ψ before any query, then after each query: the beliefs'
+	// cross-entropy against the true values (instructor's view).
+	Psi []float64 `json:"psi"`
+	// MaxError is the largest error of an answered query (instructor's
+	// view).
+	MaxError    float64           `json:"max_error"`
+	Calibration Calibration       `json:"calibration"`
+	Guarantee   privacy.Guarantee `json:"guarantee"`
+	// GaussianStd is the Gaussian baseline's noise per coordinate.
+	GaussianStd float64 `json:"gaussian_baseline_std"`
+	// Ledger lists the spends of the instances used.
+	Ledger []privacy.Spend `json:"ledger"`
+}
+
+// KindDescent is a descent step answered through PVMW.
+const KindDescent trace.Kind = "pvmw.descent"
+
+// DescentStep is one oracle call of problem Problem at step S: the
+// iterate, PVMW's gradient and (instructor's view) the true one.
+type DescentStep struct {
+	Problem int       `json:"problem"`
+	S       int       `json:"s"`
+	W       []float64 `json:"w"`
+	G       []float64 `json:"g"`
+	True    []float64 `json:"true"`
+	Error   float64   `json:"error"`
+}
+
+// Train trains logistic regression on data through PVMW, problem after
+// problem, and the baselines beside it. streams gives PVMW its noise and
+// the Gaussian baseline its own ("baseline").
+func Train(ctx cancel.Context, data *Dataset, p TrainParams, streams *rng.Streams, progress mech.Progress) (TrainResult, *trace.Trace, error) {
+	if err := (Logistic{}).Check(&data.Public); err != nil {
+		return TrainResult{}, nil, err
+	}
+	if err := p.Validate(data.N()); err != nil {
+		return TrainResult{}, nil, err
+	}
+	rec := trace.NewRecorder("pvmw", streams.Seed())
+	m, err := NewPVMW(data, p.PVMW, StreamNoise(streams), rec)
+	if err != nil {
+		return TrainResult{}, nil, err
+	}
+	// The instructor's view reads the truth once.
+	truth := data.Reveal()
+	pub := &data.Public
+	exact := func(mu float64) Oracle {
+		return func(w []float64) ([]float64, bool, error) {
+			g := answerAt(pub, truth, Logistic{}.Gradient(w), nil)
+			addScaled(g, mu, w)
+			return g, true, nil
+		}
+	}
+	mus := p.mus()
+	res := TrainResult{Calibration: m.Calibration(), Guarantee: p.PVMW.Guarantee(), Psi: []float64{Potential(m.Beliefs(), truth)}}
+	baseRho := p.PVMW.Rho / float64(len(mus))
+	res.GaussianStd = 2 / float64(data.N()) / math.Sqrt(2*baseRho/float64(p.Steps))
+	dim := Logistic{}.Dim(pub)
+	total := int64(len(mus) * p.Steps)
+	for j, mu := range mus {
+		d := p.descent(mu)
+		pr := Problem{Mu: mu, Method: "projected gradient descent, averaged"}
+		if mu > 0 {
+			pr.Method = "inexact-oracle gradient method, last iterate"
+		}
+		private := func(w []float64) ([]float64, bool, error) {
+			q := Logistic{}.Gradient(w)
+			reply, err := m.Answer(q)
+			if err != nil || reply.Answer == nil {
+				return nil, false, err
+			}
+			res.Queries++
+			res.Psi = append(res.Psi, Potential(m.Beliefs(), truth))
+			e := dist(reply.Answer, answerAt(pub, truth, q, nil))
+			res.MaxError = max(res.MaxError, e)
+			g := append([]float64(nil), reply.Answer...)
+			addScaled(g, mu, w)
+			return g, true, nil
+		}
+		after := func(s int, w, g []float64) {
+			tr, _, _ := exact(mu)(w)
+			rec.Addf(KindDescent, DescentStep{j + 1, s, append([]float64(nil), w...), append([]float64(nil), g...), tr, dist(g, tr)},
+				"problem %d, step %d: PVMW's gradient is off by ‖g̃ − ∇𝓛‖ = %.4g", j+1, s, dist(g, tr))
+			if progress != nil {
+				progress(int64(j*p.Steps+s), total)
+			}
+		}
+		if pr.Private, err = d.Run(ctx, dim, private, after); err != nil {
+			return res, nil, err
+		}
+		np, err := d.Run(ctx, dim, exact(mu), nil)
+		if err != nil {
+			return res, nil, err
+		}
+		pr.NonPrivate = np.W
+		gauss := noise.Gaussian{Sigma: res.GaussianStd, Src: streams.Get("baseline")}
+		noisy := func(w []float64) ([]float64, bool, error) {
+			g, _, _ := exact(0)(w)
+			z := gauss.RandVec(make([]float64, len(g)))
+			for i := range g {
+				g[i] += z[i] + mu*w[i]
+			}
+			return g, true, nil
+		}
+		gs, err := d.Run(ctx, dim, noisy, nil)
+		if err != nil {
+			return res, nil, err
+		}
+		pr.Gaussian = gs.W
+		model := Logistic{Mu: mu}
+		pr.Optimum = optimum(ctx, model, dim, p.Radius, exact(mu))
+		risk := func(w []float64) float64 { return riskAt(pub, truth, model, w) }
+		best := risk(pr.Optimum)
+		pr.Excess, pr.ExcessNonPrivate, pr.ExcessGaussian = risk(pr.Private.W)-best, risk(pr.NonPrivate)-best, risk(pr.Gaussian)-best
+		res.Problems = append(res.Problems, pr)
+		if pr.Private.Failed {
+			break // PVMW answers nothing more: the later problems cannot start
+		}
+	}
+	res.Updates, res.Failed = m.Updates(), m.Failed()
+	res.Ledger = ledger(m.Calibration(), m.Updates())
+	return res, rec.Trace(), nil
+}
+
+// ledger lists the spends of the updates made, each instance's three
+// releases; the guarantee charges all L_max instances whatever happens.
+func ledger(c Calibration, updates int) []privacy.Spend {
+	var out []privacy.Spend
+	half := c.EpsPrime * c.EpsPrime / 2
+	for l := 1; l <= min(updates+1, c.LMax); l++ {
+		out = append(out,
+			privacy.Spend{Label: format.Sprintf("instance %d: the test (AboveThreshold)", l), Eps: c.EpsPrime, Rho: half},
+			privacy.Spend{Label: format.Sprintf("instance %d: the norm's release", l), Eps: c.EpsPrime, Rho: half},
+			privacy.Spend{Label: format.Sprintf("instance %d: the Gaussian", l), Rho: c.RhoG})
+	}
+	return out
+}
+
+// optimum minimises a smooth loss over B(0, R) by accelerated projected
+// gradient descent (step 1/λ), to a gradient-mapping norm of 10⁻⁷ or 5,000
+// steps.
+func optimum(ctx cancel.Context, m Logistic, dim int, r float64, grad Oracle) []float64 {
+	step := 1 / m.Smoothness()
+	x := make([]float64, dim)
+	y := make([]float64, dim)
+	prev := make([]float64, dim)
+	t := 1.0
+	for range 5000 {
+		if ctx.Err() != nil {
+			break
+		}
+		g, _, _ := grad(y)
+		copy(prev, x)
+		for j := range x {
+			x[j] = y[j] - step*g[j]
+		}
+		project(x, r)
+		if dist(x, y)/step < 1e-7 {
+			break
+		}
+		tn := (1 + math.Sqrt(1+4*t*t)) / 2
+		for j := range y {
+			y[j] = x[j] + (t-1)/tn*(x[j]-prev[j])
+		}
+		t = tn
+	}
+	return x
+}
+
+// riskAt is 𝓛(w) on the given values.
+func riskAt(pub *Public, values []int, m Logistic, w []float64) float64 {
+	s := 0.0
+	for i, y := range values {
+		s += m.Loss(pub, w, i, y)
+	}
+	return s / float64(len(values))
+}
+
+func addScaled(dst []float64, a float64, x []float64) {
+	for i := range dst {
+		dst[i] += a * x[i]
+	}
+}

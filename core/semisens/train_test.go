@@ -1,0 +1,92 @@
+package semisens
+
+import (
+	"context"
+	"testing"
+
+	"github.com/uldplab/uldp/core/rng"
+)
+
+// demoTrain is the lesson's scenario: n = 5000, k = 8, d_pub = 4, a strong
+// category effect, ε = 4, δ = 10⁻⁶ (tight ρ*), L_max = 20, c = 1, η = 1,
+// τ = 0.04, q = 100, R = 5.
+func demoTrain(t *testing.T, mus []float64, c, eta float64, lmax int) (*Dataset, TrainResult) {
+	t.Helper()
+	s := rng.New(1)
+	d, err := Generate(Spec{N: 5000, K: 8, DimPub: 4, Effect: 4}, s.Get(rng.Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rho, _ := Rho(4, 1e-6, CalTight)
+	res, _, err := Train(context.Background(), d, TrainParams{PVMW: Params{Rho: rho, Delta: 1e-6, LMax: lmax, Eta: eta, C: c, Tau: 0.04},
+		Steps: 100, Radius: 5, Mus: mus}, s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, res
+}
+
+// The lesson's scenario answers all 100 queries with a few updates, the
+// beliefs move toward the truth, every iterate stays in the domain, and
+// the guarantee is the budget's: ε = 4 at δ = 10⁻⁶.
+func TestTrainDemo(t *testing.T) {
+	_, res := demoTrain(t, nil, 1, 1, 20)
+	pr := res.Problems[0]
+	if res.Failed || res.Queries != 100 || res.Updates < 1 || res.Updates >= 20 {
+		t.Fatalf("%d queries, %d updates, failed %v: want 100 answered with 1–19 updates", res.Queries, res.Updates, res.Failed)
+	}
+	if first, last := res.Psi[0], res.Psi[len(res.Psi)-1]; !(last < first-0.05) {
+		t.Errorf("Ψ went %.4g → %.4g: the beliefs did not learn", first, last)
+	}
+	for _, w := range pr.Private.Iterates {
+		if norm(w) > 5+1e-12 {
+			t.Fatalf("an iterate of norm %v left B(0, 5)", norm(w))
+		}
+	}
+	if pr.Excess < -1e-9 || pr.ExcessNonPrivate < -1e-9 || pr.ExcessGaussian < -1e-9 {
+		t.Errorf("negative excess risk: %+v (the optimum is not one)", pr)
+	}
+	// The private model is close to the non-private one trained the same
+	// way: its oracle errs by at most MaxError ≈ τ per call.
+	if pr.Excess > pr.ExcessNonPrivate+0.1 {
+		t.Errorf("excess %.4g against %.4g non-private: PVMW's gradients cost more than the run's errors allow", pr.Excess, pr.ExcessNonPrivate)
+	}
+	near(t, "ε", res.Guarantee.Eps, 4, 1e-9)
+	if !res.Guarantee.Certified() || res.Guarantee.Relation != "semi-sensitive" {
+		t.Errorf("guarantee %v", res.Guarantee)
+	}
+	if len(res.Ledger) != 3*(res.Updates+1) {
+		t.Errorf("ledger of %d spends for %d updates", len(res.Ledger), res.Updates)
+	}
+}
+
+// With the paper's c = 3 the learning rate must be η ≤ 1/3: each update
+// moves Ψ a third as far, and the same scenario spends all 20 paid
+// updates before its 100 queries: FAIL.
+func TestTrainPaperTruncationFails(t *testing.T) {
+	_, res := demoTrain(t, nil, 3, 1.0/3, 20)
+	if !res.Failed || res.Updates != 20 || res.Queries >= 100 {
+		t.Errorf("c = 3: %d queries, %d updates, failed %v; want FAIL after 20 updates", res.Queries, res.Updates, res.Failed)
+	}
+}
+
+// Two problems share one PVMW run: the second starts from the first's
+// beliefs, and privacy is the same as for one. (Twice the queries need
+// more updates: L_max = 40.)
+func TestTrainSharedProblems(t *testing.T) {
+	_, one := demoTrain(t, nil, 1, 1, 40)
+	_, two := demoTrain(t, []float64{0, 0.05}, 1, 1, 40)
+	if len(two.Problems) != 2 || two.Queries != 200 || two.Failed {
+		t.Fatalf("%d problems, %d queries, failed %v", len(two.Problems), two.Queries, two.Failed)
+	}
+	if two.Guarantee.Eps != one.Guarantee.Eps {
+		t.Errorf("ε %v for two problems, %v for one", two.Guarantee.Eps, one.Guarantee.Eps)
+	}
+	// The first problem is the same run as alone, draw for draw.
+	if dist(two.Problems[0].Private.W, one.Problems[0].Private.W) != 0 {
+		t.Error("the first of two problems differs from the same problem alone")
+	}
+	if two.Problems[1].Method == two.Problems[0].Method || two.Problems[1].Excess < -1e-9 {
+		t.Errorf("the strongly convex problem: %+v", two.Problems[1])
+	}
+}
