@@ -1448,3 +1448,81 @@ func TestExercisesAndGrade(t *testing.T) {
 	bad(t, "missing --answers", "grade")
 	bad(t, "uldp exercises list", "exercises", "show")
 }
+
+// Paper 003 on the command line: the MWU step's golden values, PVMW's
+// calibration, a training run on a generated file, its steps, and the
+// refusals.
+func TestSemiSensitive(t *testing.T) {
+	var st struct {
+		P         [][]float64
+		Error     float64
+		PsiBefore float64 `json:"psi_before"`
+	}
+	ok(t, &st, "run", "--mech", "mwu-step", "--input", "testdata/mwu-step.json")
+	var psi struct {
+		After float64 `json:"psi_after"`
+	}
+	ok(t, &psi, "run", "--mech=mwu-step", "--input", "testdata/mwu-step.json")
+	want := [][]float64{{0.349942742085, 0.402082960184, 0.247974297731}, {0.430044983932, 0.304735861209, 0.265219154859}}
+	for i, row := range want {
+		for y, p := range row {
+			if math.Abs(st.P[i][y]-p) > 1e-11 {
+				t.Errorf("p[%d][%d] = %.12g, want %.12g", i, y, st.P[i][y], p)
+			}
+		}
+	}
+	if math.Abs(st.Error-0.790768598900) > 1e-11 || math.Abs(psi.After-0.877481152504) > 1e-11 || math.Abs(st.PsiBefore-math.Log(3)) > 1e-12 {
+		t.Errorf("error %.12g, Ψ %.12g → %.12g", st.Error, st.PsiBefore, psi.After)
+	}
+	dir := t.TempDir()
+	step := func(body string) string {
+		f := filepath.Join(dir, "step.json")
+		os.WriteFile(f, []byte(body), 0o644)
+		return f
+	}
+	bad(t, "η = 0.5: the learning rate must be in (0, 1/c]", "run", "--mech", "mwu-step", "--input", step(`{"values": [[[1], [0]]], "v": [1], "iota": 1, "eta": 0.5, "c": 3}`))
+	bad(t, "k ≥ 2 candidates", "run", "--mech", "mwu-step", "--input", step(`{"values": [[[1]]], "v": [1], "iota": 1, "eta": 0.1, "c": 3}`))
+	bad(t, "truth[0] = 3: sensitive values are 1…2", "run", "--mech", "mwu-step", "--input", step(`{"values": [[[1], [0]]], "v": [1], "iota": 1, "eta": 0.1, "c": 3, "truth": [3]}`))
+	bad(t, "norm 2 > 1", "run", "--mech", "mwu-step", "--input", step(`{"values": [[[2], [0]]], "v": [1], "iota": 1, "eta": 0.1, "c": 3}`))
+	bad(t, `unknown field "eta2"`, "run", "--mech", "mwu-step", "--input", step(`{"values": [[[1], [0]]], "v": [1], "iota": 1, "eta2": 0.1, "c": 3}`))
+	bad(t, "iota is missing", "run", "--mech", "mwu-step", "--input", step(`{"values": [[[1], [0]]], "v": [1], "eta": 0.1, "c": 3}`))
+	bad(t, "--eps is pvmw's", "run", "--mech", "mwu-step", "--input", "testdata/mwu-step.json", "--eps", "1")
+
+	var cal struct {
+		EpsPrime float64 `json:"eps_prime"`
+		Sigma    float64
+		BQuery   float64 `json:"b_query"`
+		SG       float64 `json:"s_g"`
+	}
+	ok(t, &cal, "calibrate", "--mech", "pvmw", "--rho", "0.2539", "--lmax", "20", "--n", "5000", "--calibration", "paper")
+	if math.Abs(cal.SG-2*cal.Sigma/5000) > 1e-15 || math.Abs(cal.BQuery-8/(cal.EpsPrime*5000)) > 1e-15 {
+		t.Errorf("calibration %+v", cal)
+	}
+	bad(t, "ρ = 0", "calibrate", "--mech", "pvmw", "--rho", "0", "--lmax", "20", "--n", "5000")
+	bad(t, "missing --n", "calibrate", "--mech", "pvmw", "--rho", "1", "--lmax", "20")
+	bad(t, "give --rho, --lmax and --n", "calibrate", "--mech", "pvmw", "--eps", "1", "--rho", "1", "--lmax", "20", "--n", "5")
+
+	csv := filepath.Join(dir, "semi.csv")
+	var gen map[string]any
+	ok(t, &gen, "dataset", "gen", "--kind", "semi-sensitive", "--n", "5000", "--k", "8", "--d", "4", "--out", csv)
+	var run struct {
+		Queries, Updates int
+		Failed           bool
+		Psi              []float64
+		Problems         []struct{ Excess float64 }
+		Guarantee        struct{ Eps, Delta float64 }
+	}
+	ok(t, &run, "run", "--mech", "pvmw", "--data", csv, "--k", "8", "--eps", "4", "--delta", "1e-6")
+	if run.Queries != 100 || run.Updates == 0 || run.Failed || len(run.Problems) != 1 || math.Abs(run.Guarantee.Eps-4) > 1e-9 || len(run.Psi) != 101 {
+		t.Errorf("pvmw run: %+v", run)
+	}
+	if r := uldp(t, "step", "--mech", "pvmw", "--data", csv, "--k", "8", "--eps", "4", "--delta", "1e-6", "--to", "3"); r.code != 0 || !strings.Contains(r.stdout, "step 3 of") || !strings.Contains(r.stdout, "[pvmw.test]") {
+		t.Errorf("step: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	bad(t, "missing --k", "run", "--mech", "pvmw", "--data", csv, "--eps", "4", "--delta", "1e-6")
+	bad(t, "sensitive value \"8\"", "run", "--mech", "pvmw", "--data", csv, "--k", "7", "--eps", "4", "--delta", "1e-6")
+	bad(t, "k = 1", "run", "--mech", "pvmw", "--data", csv, "--k", "1", "--eps", "4", "--delta", "1e-6")
+	bad(t, "η = 1", "run", "--mech", "pvmw", "--data", csv, "--k", "8", "--eps", "4", "--delta", "1e-6", "--c", "3")
+	bad(t, "ε", "run", "--mech", "pvmw", "--data", csv, "--k", "8", "--eps", "0", "--delta", "1e-6")
+	bad(t, "--input is mwu-step's", "run", "--mech", "pvmw", "--input", "x.json")
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/rng"
+	"github.com/uldplab/uldp/core/semisens"
 )
 
 type genOut struct {
@@ -28,9 +30,9 @@ func cmdDataset(e *env, args []string) error {
 	if len(args) == 0 || args[0] != "gen" {
 		return usagef("usage: uldp dataset gen --kind KIND --n N --m M --d D [--seed S] --out FILE.csv|FILE.json|-")
 	}
-	fs := flags(e, "dataset gen", "dataset gen --kind "+strings.Join(dataset.Kinds, "|")+" --n N --m M --d D [options] [--seed S] --out FILE.csv|FILE.json|-")
+	fs := flags(e, "dataset gen", "dataset gen --kind "+strings.Join(dataset.Kinds, "|")+" --n N --m M --d D [options] [--seed S] --out FILE.csv|FILE.json|-\n       uldp dataset gen --kind semi-sensitive --n N --k K --d D_PUB [--effect E] [--seed S] --out FILE.csv|-")
 	var s dataset.Spec
-	fs.StringVar(&s.Kind, "kind", "", "generator: "+strings.Join(dataset.Kinds, ", "))
+	fs.StringVar(&s.Kind, "kind", "", "generator: "+strings.Join(dataset.Kinds, ", ")+", or semi-sensitive (examples with public features, a label and a sensitive value)")
 	fs.IntVar(&s.N, "n", 0, "number of users")
 	fs.IntVar(&s.M, "m", 0, "items per user")
 	fs.IntVar(&s.D, "d", 0, "dimension")
@@ -53,8 +55,13 @@ func cmdDataset(e *env, args []string) error {
 	out := fs.String("out", "", "output file: .csv, .json, or - for CSV on standard output")
 	var f format
 	f.register(fs)
+	k := fs.Int("k", 0, "semi-sensitive: the number of values of the sensitive feature")
+	effect := fs.Float64("effect", 4, "semi-sensitive: how strongly the sensitive value sets the label (0: not at all)")
 	if err := parse(fs, args[1:]); err != nil {
 		return err
+	}
+	if s.Kind == kindSemi {
+		return genSemi(e, fs, semisens.Spec{N: s.N, K: *k, DimPub: s.D, Effect: *effect}, *seed, *out, f)
 	}
 	if err := required(fs, "kind", "n", "m", "d", "out"); err != nil {
 		return err
@@ -80,10 +87,22 @@ func cmdDataset(e *env, args []string) error {
 	})
 }
 
-// writeDataset writes through a temporary file so a failed write never
-// leaves half a dataset behind.
+// writeDataset writes d as CSV or JSON.
 func writeDataset(path, ext string, d *dataset.Dataset) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".uldp-*"+ext)
+	return writeAtomic(path, func(w io.Writer) error {
+		if ext == ".csv" {
+			return dataset.WriteCSV(w, d)
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", " ")
+		return enc.Encode(d)
+	})
+}
+
+// writeAtomic writes through a temporary file so a failed write never
+// leaves half a file behind.
+func writeAtomic(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".uldp-*"+filepath.Ext(path))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return usagef("--out %q: the directory %s does not exist: create it or write elsewhere", path, filepath.Dir(path))
@@ -91,13 +110,7 @@ func writeDataset(path, ext string, d *dataset.Dataset) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if ext == ".csv" {
-		err = dataset.WriteCSV(tmp, d)
-	} else {
-		enc := json.NewEncoder(tmp)
-		enc.SetIndent("", " ")
-		err = enc.Encode(d)
-	}
+	err = write(tmp)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
@@ -105,4 +118,33 @@ func writeDataset(path, ext string, d *dataset.Dataset) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// kindSemi is the generator of examples with a sensitive feature.
+const kindSemi = "semi-sensitive"
+
+// genSemi writes a semi-sensitive dataset as CSV.
+func genSemi(e *env, fs *flag.FlagSet, s semisens.Spec, seed uint64, out string, f format) error {
+	if err := required(fs, "n", "k", "d", "out"); err != nil {
+		return err
+	}
+	if given(fs)["m"] {
+		return usagef("--m is for users' items: a semi-sensitive dataset has one example per row")
+	}
+	if out != "-" && strings.ToLower(filepath.Ext(out)) != ".csv" {
+		return usagef("--out %q: a semi-sensitive dataset is written as .csv (or - for standard output)", out)
+	}
+	d, err := semisens.Generate(s, rng.New(seed).Get(rng.Data))
+	if err != nil {
+		return usageError{err}
+	}
+	if out == "-" {
+		return semisens.WriteCSV(e.stdout, d)
+	}
+	if err := writeAtomic(out, func(w io.Writer) error { return semisens.WriteCSV(w, d) }); err != nil {
+		return err
+	}
+	return f.emit(e, map[string]any{"out": out, "spec": s, "seed": seed}, func(w io.Writer) {
+		fmt.Fprintf(w, "wrote %s: %d examples, public features in ℝ^%d, a label, a sensitive value of %d (effect %g, seed %d)\n", out, s.N, s.DimPub, s.K, s.Effect, seed)
+	})
 }

@@ -138,6 +138,9 @@ func writeTrace(w io.Writer, tr *trace.Trace) {
 }
 
 func cmdRun(e *env, args []string) error {
+	if semiMech(args) != "" {
+		return cmdRunSemi(e, args)
+	}
 	in, err := parseRun(e, args)
 	if err != nil {
 		return err

@@ -19,6 +19,9 @@ import (
 // cmdStep walks a run's trace: interactively on a terminal (Enter or n: next,
 // b: back, q: quit), or printed up to --to K.
 func cmdStep(e *env, args []string) error {
+	if semiMech(args) != "" {
+		return stepSemi(e, args)
+	}
 	fs := flags(e, "step", "step --mech NAME (--data FILE.csv | --scenario FILE.json) --eps E --delta D (--target-sens X | --rk R --rx R) [--seed S] [--to K]")
 	var d runner.Config
 	d.Register(fs)
@@ -48,19 +51,25 @@ func cmdStep(e *env, args []string) error {
 	if err != nil {
 		return mechErr(err)
 	}
+	return stepThrough(e, st, *to)
+}
+
+// stepThrough shows a run's steps: the first to of them (all when to < 0) when
+// that is asked or standard input is no terminal, else interactively.
+func stepThrough(e *env, st *trace.Stepper, to int) error {
 	show := func() {
 		cur, _ := st.Current()
 		fmt.Fprintf(e.stdout, "step %d of %d [%s] %s\n", st.Pos(), st.Len(), cur.Kind, cur.Text)
 	}
 	in := os.Stdin
 	isTTY := term.IsTerminal(int(in.Fd())) && e.stdout == io.Writer(os.Stdout)
-	if *to >= 0 || !isTTY {
+	if to >= 0 || !isTTY {
 		k := st.Len()
-		if *to >= 0 {
-			if *to > st.Len() {
-				return usagef("--to %d: the run has %d steps", *to, st.Len())
+		if to >= 0 {
+			if to > st.Len() {
+				return usagef("--to %d: the run has %d steps", to, st.Len())
 			}
-			k = *to
+			k = to
 		}
 		for st.Pos() < k {
 			st.Next()

@@ -29,6 +29,19 @@ type TrainParams struct {
 	Mus []float64
 }
 
+// The lesson's defaults (its demo scenario): paid updates, learning rate,
+// truncation, threshold, queries per problem and the domain's radius.
+// With them, n = 5000 examples of k = 8 values answer 100 queries at
+// ε = 4, δ = 10⁻⁶ with a handful of updates.
+const (
+	DemoLMax   = 20
+	DemoEta    = 1.0
+	DemoC      = 1.0
+	DemoTau    = 0.04
+	DemoSteps  = 100
+	DemoRadius = 5.0
+)
+
 // MaxProblems bounds the problems one run trains.
 const MaxProblems = 16
 
