@@ -185,14 +185,28 @@ func MWU(pub *Public, b *Beliefs, q Query, v []float64, iota float64, p MWUParam
 			row[y] += p.Eta * s
 			top = max(top, row[y])
 		}
-		z := 0.0
-		for _, l := range row {
-			z += math.Exp(l - top)
-		}
-		lz := top + math.Log(z)
-		for y := range row {
-			row[y] -= lz
-		}
+		normaliseFrom(row, top)
 	}
 	return st, nil
+}
+
+// normalise makes a row of log-weights a distribution's logarithms.
+func normalise(row []float64) {
+	top := math.Inf(-1)
+	for _, l := range row {
+		top = max(top, l)
+	}
+	normaliseFrom(row, top)
+}
+
+// normaliseFrom is normalise given the row's largest entry.
+func normaliseFrom(row []float64, top float64) {
+	z := 0.0
+	for _, l := range row {
+		z += math.Exp(l - top)
+	}
+	lz := top + math.Log(z)
+	for y := range row {
+		row[y] -= lz
+	}
 }

@@ -2,6 +2,7 @@ package semisens
 
 import (
 	"math"
+	"strings"
 
 	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/noise"
@@ -41,7 +42,49 @@ type Params struct {
 	// Mode NonPrivate compares and releases the exact values: no noise and
 	// no guarantee.
 	Mode privacy.Mode
+	// Mutant, for the audit, breaks one piece the proof relies on.
+	Mutant Mutant
 }
+
+// Mutant is a deliberately broken variant of PVMW, for the audit's
+// negative controls.
+type Mutant int
+
+// The broken variants.
+const (
+	Correct Mutant = iota
+	// MWUPeeks lets the update read the sensitive values: after each step
+	// every example's true value gains weight e^{ηc}.
+	MWUPeeks
+	// NoThresholdNoise drops χ: each test compares E + ν with τ alone, so
+	// every ⊥ leaks, not only the instance's one ⊤.
+	NoThresholdNoise
+	// GaussianTenth releases f(D) with a tenth of the std the budget pays
+	// for.
+	GaussianTenth
+	// TightChargedPaper draws the Gaussian at the tight std σ/n under the
+	// paper's accounting: harmless, since the paper charges 2/σ² for a
+	// release that costs 1/(2σ²), and σ/n costs exactly 2/σ².
+	TightChargedPaper
+)
+
+var mutantNames = [...]string{"", "mwu-peeks", "no-threshold-noise", "gaussian-tenth", "tight-charged-paper"}
+
+// MutantNames lists the broken variants by name.
+func MutantNames() []string { return append([]string(nil), mutantNames[1:]...) }
+
+// ParseMutant reads a variant's name ("" is the correct mechanism).
+func ParseMutant(s string) (Mutant, error) {
+	for i, n := range mutantNames {
+		if n == s {
+			return Mutant(i), nil
+		}
+	}
+	return 0, format.Errorf("mutant %q: PVMW's broken variants are %s", s, strings.Join(MutantNames(), ", "))
+}
+
+// String is the variant's name.
+func (m Mutant) String() string { return mutantNames[m] }
 
 func (p Params) calibration() string {
 	if p.Calibration == "" {
@@ -176,6 +219,7 @@ type PVMW struct {
 	t       int
 	failed  bool
 	updates int
+	last    UpdateStep
 }
 
 // NewPVMW starts PVMW on data with uniform beliefs and draws the first
@@ -185,6 +229,12 @@ func NewPVMW(data *Dataset, p Params, nz Noise, rec *trace.Recorder) (*PVMW, err
 		return nil, err
 	}
 	cal, _ := Calibrate(p.Rho, p.LMax, data.N(), p.Zeta, p.calibration())
+	switch p.Mutant {
+	case GaussianTenth:
+		cal.SG /= 10
+	case TightChargedPaper:
+		cal.SG = cal.Sigma / float64(data.N())
+	}
 	m := &PVMW{p: p, cal: cal, data: data, b: Uniform(data.N(), data.K), noise: nz, rec: rec}
 	m.open(1)
 	return m, nil
@@ -194,7 +244,7 @@ func NewPVMW(data *Dataset, p Params, nz Noise, rec *trace.Recorder) (*PVMW, err
 func (m *PVMW) open(l int) {
 	m.l = l
 	m.chi = 0
-	if m.p.Mode != privacy.NonPrivate {
+	if m.p.Mode != privacy.NonPrivate && m.p.Mutant != NoThresholdNoise {
 		m.chi = m.noise.Laplace(ThresholdNoise, m.cal.BThr)
 	}
 	m.rec.Addf(KindThreshold, ThresholdStep{l, m.chi, m.cal.BThr},
@@ -206,6 +256,13 @@ func (m *PVMW) Calibration() Calibration { return m.cal }
 
 // Beliefs are the current beliefs (not a copy: read, do not change).
 func (m *PVMW) Beliefs() *Beliefs { return m.b }
+
+// LastUpdate is the latest update's released values and direction; ok is
+// false before the first.
+func (m *PVMW) LastUpdate() (u UpdateStep, ok bool) { return m.last, m.updates > 0 }
+
+// Public is the public part of the data PVMW runs on.
+func (m *PVMW) Public() *Public { return &m.data.Public }
 
 // Updates is how many updates have happened.
 func (m *PVMW) Updates() int { return m.updates }
@@ -295,10 +352,25 @@ func (m *PVMW) update(q Query, aD []float64, e float64) error {
 	if err != nil {
 		return err
 	}
+	if m.p.Mutant == MWUPeeks {
+		m.peek()
+	}
 	m.updates++
-	m.rec.Addf(KindUpdate, UpdateStep{m.t, m.l, v, iota, used, norm(z), xi, st.Phi, st.Clipped},
+	m.last = UpdateStep{m.t, m.l, v, iota, used, norm(z), xi, st.Phi, st.Clipped}
+	m.rec.Addf(KindUpdate, m.last,
 		"update %d: v = f(D) + z (‖z‖ = %.3g), ι = E + ξ = %.4g (used %.4g); %d of %d scores cut at ±c",
 		m.updates, norm(z), iota, used, st.Clipped, len(st.Scores))
 	m.open(m.l + 1)
 	return nil
+}
+
+// peek is the MWUPeeks mutant: it multiplies each example's true value's
+// weight by e^{ηc}, reading what the real step never can.
+func (m *PVMW) peek() {
+	k := m.b.k
+	for i, y := range m.data.sensitive {
+		row := m.b.logp[i*k : (i+1)*k]
+		row[y] += m.p.Eta * m.p.C
+		normalise(row)
+	}
 }
