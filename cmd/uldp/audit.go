@@ -61,6 +61,9 @@ func (r auditRequest) changedID() *string {
 }
 
 func cmdAudit(e *env, args []string) error {
+	if semiMech(args) == mechPVMW {
+		return auditSemi(e, args)
+	}
 	fs := flags(e, "audit", "audit (--scenario FILE.json | --mech deloutputpert|orme|dp-sgd|robust-sgd|outlier-iterate-removal|accelerated-outlier-removal --data A.csv PARAMETERS) --neighbour (B.csv | replace:ID=ITEMS) [--at-eps e1,e2,…] [--mutant NAME] [--monte-carlo] [--format text]")
 	var d runner.Config
 	d.Register(fs)

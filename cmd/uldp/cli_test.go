@@ -1525,4 +1525,33 @@ func TestSemiSensitive(t *testing.T) {
 	bad(t, "η = 1", "run", "--mech", "pvmw", "--data", csv, "--k", "8", "--eps", "4", "--delta", "1e-6", "--c", "3")
 	bad(t, "ε", "run", "--mech", "pvmw", "--data", csv, "--k", "8", "--eps", "0", "--delta", "1e-6")
 	bad(t, "--input is mwu-step's", "run", "--mech", "pvmw", "--input", "x.json")
+
+	// The audit: a replay on a neighbour, and the Monte Carlo's views.
+	var rep struct {
+		Replay struct {
+			Identical bool
+			Answers   int
+			Reads     int `json:"sensitive_reads"`
+		}
+		Verdict string
+	}
+	ok(t, &rep, "audit", "--mech", "pvmw", "--data", csv, "--k", "8", "--eps", "4", "--delta", "1e-6", "--neighbour", "replace:1=3")
+	if !rep.Replay.Identical || rep.Replay.Answers != 100 || rep.Replay.Reads != 0 || rep.Verdict != "pass" {
+		t.Errorf("replay: %+v", rep)
+	}
+	var mc struct {
+		Views []struct {
+			View       string
+			MonteCarlo struct{ Verdict string } `json:"monte_carlo"`
+		}
+		Verdict string
+	}
+	ok(t, &mc, "audit", "--mech", "pvmw", "--view", "gate", "--mutant", "no-threshold-noise")
+	if len(mc.Views) != 1 || mc.Verdict != "violation" {
+		t.Errorf("the gate without threshold noise: %+v", mc)
+	}
+	bad(t, "--neighbour needs --data", "audit", "--mech", "pvmw", "--neighbour", "replace:1=2")
+	bad(t, `mutant "loud"`, "audit", "--mech", "pvmw", "--mutant", "loud")
+	bad(t, "write replace:I=Y", "audit", "--mech", "pvmw", "--data", csv, "--k", "8", "--eps", "4", "--delta", "1e-6", "--neighbour", "replace:1")
+	bad(t, "sensitive value 9", "audit", "--mech", "pvmw", "--data", csv, "--k", "8", "--eps", "4", "--delta", "1e-6", "--neighbour", "replace:1=9")
 }

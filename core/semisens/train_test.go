@@ -90,3 +90,25 @@ func TestTrainSharedProblems(t *testing.T) {
 		t.Errorf("the strongly convex problem: %+v", two.Problems[1])
 	}
 }
+
+// The recorded run replays on a neighbour's public data, answer for
+// answer, from the released values alone.
+func TestReplay(t *testing.T) {
+	s := rng.New(3)
+	d, _ := Generate(Spec{N: 2000, K: 4, DimPub: 3, Effect: 4}, s.Get(rng.Data))
+	rho, _ := Rho(4, 1e-6, CalTight)
+	p := TrainParams{PVMW: Params{Rho: rho, Delta: 1e-6, LMax: 20, Eta: 1, C: 1, Tau: 0.04}, Steps: 60, Radius: 5}
+	res, tr, err := Train(context.Background(), d, p, s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nb, _ := d.Neighbour(0, (d.Reveal()[0]+1)%4)
+	before := nb.Reads()
+	updates, answers, err := Replay(&nb.Public, tr, MWUParams{Eta: 1, C: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if answers != res.Queries || updates != res.Updates || nb.Reads() != before {
+		t.Errorf("replayed %d answers and %d updates of %d and %d, reading %d sensitive values", answers, updates, res.Queries, res.Updates, nb.Reads()-before)
+	}
+}
