@@ -12,14 +12,15 @@ import (
 type Beliefs struct {
 	n, k int
 	logp []float64 // row i is logp[i·k : (i+1)·k]
+	prob []float64 // exp(logp), kept in step: every answer reads it
 }
 
 // Uniform is p⁰: every example's k values equally likely.
 func Uniform(n, k int) *Beliefs {
-	b := &Beliefs{n: n, k: k, logp: make([]float64, n*k)}
+	b := &Beliefs{n: n, k: k, logp: make([]float64, n*k), prob: make([]float64, n*k)}
 	l := -math.Log(float64(k))
 	for i := range b.logp {
-		b.logp[i] = l
+		b.logp[i], b.prob[i] = l, 1/float64(k)
 	}
 	return b
 }
@@ -31,7 +32,7 @@ func FromProbs(p [][]float64) (*Beliefs, error) {
 		return nil, format.Errorf("p: give one row of k ≥ 2 probabilities per example")
 	}
 	k := len(p[0])
-	b := &Beliefs{n: len(p), k: k, logp: make([]float64, len(p)*k)}
+	b := &Beliefs{n: len(p), k: k, logp: make([]float64, len(p)*k), prob: make([]float64, len(p)*k)}
 	for i, row := range p {
 		if len(row) != k {
 			return nil, format.Errorf("p[%d] has %d entries, p[0] has %d: every row needs k", i, len(row), k)
@@ -47,7 +48,7 @@ func FromProbs(p [][]float64) (*Beliefs, error) {
 			return nil, format.Errorf("p[%d] sums to %.9g: each row is a distribution and sums to 1", i, s)
 		}
 		for y, x := range row {
-			b.logp[i*k+y] = math.Log(x / s)
+			b.logp[i*k+y], b.prob[i*k+y] = math.Log(x/s), x/s
 		}
 	}
 	return b, nil
@@ -60,7 +61,7 @@ func (b *Beliefs) N() int { return b.n }
 func (b *Beliefs) K() int { return b.k }
 
 // P is pᵢ(y).
-func (b *Beliefs) P(i, y int) float64 { return math.Exp(b.logp[i*b.k+y]) }
+func (b *Beliefs) P(i, y int) float64 { return b.prob[i*b.k+y] }
 
 // Probs returns every pᵢ(y) as rows.
 func (b *Beliefs) Probs() [][]float64 {
@@ -76,7 +77,7 @@ func (b *Beliefs) Probs() [][]float64 {
 
 // Clone returns a copy.
 func (b *Beliefs) Clone() *Beliefs {
-	return &Beliefs{n: b.n, k: b.k, logp: append([]float64(nil), b.logp...)}
+	return &Beliefs{n: b.n, k: b.k, logp: append([]float64(nil), b.logp...), prob: append([]float64(nil), b.prob...)}
 }
 
 // Answer is the beliefs' answer f(p) = (1/n) Σᵢ Σ_y pᵢ(y) f(xᵢ^pub, y),
@@ -185,28 +186,33 @@ func MWU(pub *Public, b *Beliefs, q Query, v []float64, iota float64, p MWUParam
 			row[y] += p.Eta * s
 			top = max(top, row[y])
 		}
-		normaliseFrom(row, top)
+		normaliseFrom(row, b.prob[i*b.k:(i+1)*b.k], top)
 	}
 	return st, nil
 }
 
-// normalise makes a row of log-weights a distribution's logarithms.
-func normalise(row []float64) {
+// normalise makes row i's log-weights a distribution's logarithms and
+// its probabilities their exponentials.
+func (b *Beliefs) normalise(i int) {
+	row := b.logp[i*b.k : (i+1)*b.k]
 	top := math.Inf(-1)
 	for _, l := range row {
 		top = max(top, l)
 	}
-	normaliseFrom(row, top)
+	normaliseFrom(row, b.prob[i*b.k:(i+1)*b.k], top)
 }
 
-// normaliseFrom is normalise given the row's largest entry.
-func normaliseFrom(row []float64, top float64) {
+// normaliseFrom is normalise given the row's largest entry: exp is taken
+// once per entry, for the sum and the probabilities alike.
+func normaliseFrom(row, prob []float64, top float64) {
 	z := 0.0
-	for _, l := range row {
-		z += math.Exp(l - top)
+	for y, l := range row {
+		prob[y] = math.Exp(l - top)
+		z += prob[y]
 	}
 	lz := top + math.Log(z)
 	for y := range row {
 		row[y] -= lz
+		prob[y] /= z
 	}
 }

@@ -367,10 +367,8 @@ func (m *PVMW) update(q Query, aD []float64, e float64) error {
 // peek is the MWUPeeks mutant: it multiplies each example's true value's
 // weight by e^{ηc}, reading what the real step never can.
 func (m *PVMW) peek() {
-	k := m.b.k
 	for i, y := range m.data.sensitive {
-		row := m.b.logp[i*k : (i+1)*k]
-		row[y] += m.p.Eta * m.p.C
-		normalise(row)
+		m.b.logp[i*m.b.k+y] += m.p.Eta * m.p.C
+		m.b.normalise(i)
 	}
 }
