@@ -16,7 +16,8 @@ import (
 
 // Point is a problem's sizes: n users (or people), m items per user (or,
 // for semi-sensitive bounds, m problems solved together), dimension d,
-// privacy ε and δ, and k public feature values (semi-sensitive bounds).
+// privacy ε and δ, and the k values the sensitive feature takes
+// (semi-sensitive bounds).
 type Point struct {
 	N, M, D, Eps, Delta, K float64
 }
@@ -40,8 +41,8 @@ const (
 	// population risk of an L-Lipschitz loss on a set of diameter R, in
 	// units of LR.
 	UserLevel Family = "user-level"
-	// SemiSensitive is semi-sensitive DP (only the private features of a
-	// person are protected; k public feature values), excess empirical
+	// SemiSensitive is semi-sensitive DP (only each example's sensitive
+	// feature, one of k values, is protected), excess empirical
 	// risk of a G-Lipschitz convex loss on a ball of radius R, in units
 	// of RG.
 	SemiSensitive Family = "semi-sensitive"
@@ -256,7 +257,7 @@ func (p Point) Check() error {
 	case p.Delta >= 0.5:
 		return format.Errorf("δ = %v: the bounds need δ < 1/2", p.Delta)
 	case p.K < 2:
-		return format.Errorf("k = %v: at least 2 public feature values", p.K)
+		return format.Errorf("k = %v: the sensitive feature takes at least 2 values", p.K)
 	}
 	return nil
 }

@@ -69,7 +69,7 @@ func (r *Rates) form() viz.Form {
 		viz.Choose(&r.family, viz.Control{Name: "family", Label: "privacy", Choices: names(rates.Families()),
 			ChoiceHelp: map[string]string{
 				string(rates.UserLevel):     "a user's m items are protected together (convex optimisation, excess population risk)",
-				string(rates.SemiSensitive): "only each person's private features are protected; k public feature values (excess empirical risk)",
+				string(rates.SemiSensitive): "only each example's sensitive feature, one of k values, is protected; the other features are public (excess empirical risk)",
 			}}),
 		viz.Choose(&r.axis, viz.Control{Name: "axis", Label: "across", Choices: names(rates.Axes(r.family)),
 			Help: "the size the figure sweeps; the sliders set the others"}),
@@ -81,7 +81,7 @@ func (r *Rates) form() viz.Form {
 		viz.Float(&r.delta, viz.Control{Name: "delta", Label: "δ", Kind: viz.Slider, Min: 1e-12, Max: 0.1, Log: true}),
 	}
 	if r.family == rates.SemiSensitive {
-		return append(f, viz.Int(&r.k, viz.Control{Name: "k", Label: "public values k", Kind: viz.Slider, Min: 2, Max: 1e6, Log: true}))
+		return append(f, viz.Int(&r.k, viz.Control{Name: "k", Label: "sensitive values k", Kind: viz.Slider, Min: 2, Max: 1e6, Log: true}))
 	}
 	return append(f,
 		viz.Bool(&r.simulate, viz.Control{Name: "simulate", Label: "simulated runs",

@@ -189,7 +189,7 @@ func (r *Rates) axisLabel() string {
 	case rates.AxisEps:
 		return "privacy ε"
 	}
-	return "public feature values k"
+	return "sensitive values k"
 }
 
 // legendEntry is a line of the legend: a line or a dot, and its text.
