@@ -133,7 +133,7 @@ func replaySemi(e *env, fs interface{ Name() string }, s *semiFlags, set map[str
 		return mechErr(err)
 	}
 	before := b.Reads()
-	updates, answers, err := semisens.Replay(&b.Public, tr, semisens.MWUParams{Eta: p.PVMW.Eta, C: p.PVMW.C})
+	updates, answers, err := semisens.Replay(&b.Public, tr, semisens.MWUParams{Eta: p.PVMW.Eta, C: p.PVMW.C}, nil)
 	out := semiAuditOut{Mechanism: mechPVMW, Verdict: "pass",
 		Replay: &replayOut{Example: i, From: ds.Reveal()[i-1] + 1, To: y, Updates: updates, Answers: answers, Identical: err == nil && answers == res.Queries, Reads: b.Reads() - before}}
 	if !out.Replay.Identical || out.Replay.Reads != 0 {

@@ -9,9 +9,10 @@ import (
 // pub from what the run released — each update's v and ι, and the queries,
 // which are gradients at public iterates — and checks every answer the run
 // gave. Run on a neighbour's public data (which is the same), it shows the
-// transcript is post-processing: no sensitive value enters. It returns the
-// number of updates and answers replayed.
-func Replay(pub *Public, tr *trace.Trace, p MWUParams) (updates, answers int, err error) {
+// transcript is post-processing: no sensitive value enters. after, if not
+// nil, sees the beliefs after each update (numbered from 1). It returns
+// the number of updates and answers replayed.
+func Replay(pub *Public, tr *trace.Trace, p MWUParams, after func(update int, b *Beliefs)) (updates, answers int, err error) {
 	b := Uniform(pub.N(), pub.K)
 	var pending []UpdateStep
 	var answer *AnswerStep
@@ -31,6 +32,9 @@ func Replay(pub *Public, tr *trace.Trace, p MWUParams) (updates, answers int, er
 					return updates, answers, err
 				}
 				updates++
+				if after != nil {
+					after(updates, b)
+				}
 			}
 			got := Answer(pub, b, q, nil)
 			if d := dist(got, answer.Answer); d != 0 {

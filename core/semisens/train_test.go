@@ -104,7 +104,7 @@ func TestReplay(t *testing.T) {
 	}
 	nb, _ := d.Neighbour(0, (d.Reveal()[0]+1)%4)
 	before := nb.Reads()
-	updates, answers, err := Replay(&nb.Public, tr, MWUParams{Eta: 1, C: 1})
+	updates, answers, err := Replay(&nb.Public, tr, MWUParams{Eta: 1, C: 1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
