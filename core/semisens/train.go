@@ -160,7 +160,15 @@ func Train(ctx cancel.Context, data *Dataset, p TrainParams, streams *rng.Stream
 	baseRho := p.PVMW.Rho / float64(len(mus))
 	res.GaussianStd = 2 / float64(data.N()) / math.Sqrt(2*baseRho/float64(p.Steps))
 	dim := Logistic{}.Dim(pub)
-	total := int64(len(mus) * p.Steps)
+	// Progress counts oracle calls: per problem, q private ones, q for each
+	// baseline, and the optimum's (at most optimumSteps).
+	per := int64(3*p.Steps + optimumSteps)
+	total := int64(len(mus)) * per
+	report := func(j int, done int64) {
+		if progress != nil {
+			progress(int64(j)*per+done, total)
+		}
+	}
 	for j, mu := range mus {
 		d := p.descent(mu)
 		pr := Problem{Mu: mu, Method: "projected gradient descent, averaged"}
@@ -185,14 +193,12 @@ func Train(ctx cancel.Context, data *Dataset, p TrainParams, streams *rng.Stream
 			tr, _, _ := exact(mu)(w)
 			rec.Addf(KindDescent, DescentStep{j + 1, s, append([]float64(nil), w...), append([]float64(nil), g...), tr, dist(g, tr)},
 				"problem %d, step %d: PVMW's gradient is off by ‖g̃ − ∇𝓛‖ = %.4g", j+1, s, dist(g, tr))
-			if progress != nil {
-				progress(int64(j*p.Steps+s), total)
-			}
+			report(j, int64(s))
 		}
 		if pr.Private, err = d.Run(ctx, dim, private, after); err != nil {
 			return res, nil, err
 		}
-		np, err := d.Run(ctx, dim, exact(mu), nil)
+		np, err := d.Run(ctx, dim, exact(mu), func(s int, _, _ []float64) { report(j, int64(p.Steps+s)) })
 		if err != nil {
 			return res, nil, err
 		}
@@ -206,13 +212,16 @@ func Train(ctx cancel.Context, data *Dataset, p TrainParams, streams *rng.Stream
 			}
 			return g, true, nil
 		}
-		gs, err := d.Run(ctx, dim, noisy, nil)
+		gs, err := d.Run(ctx, dim, noisy, func(s int, _, _ []float64) { report(j, int64(2*p.Steps+s)) })
 		if err != nil {
 			return res, nil, err
 		}
 		pr.Gaussian = gs.W
 		model := Logistic{Mu: mu}
-		pr.Optimum = optimum(ctx, model, dim, p.Radius, exact(mu))
+		pr.Optimum = optimum(ctx, model, dim, p.Radius, exact(mu), func(k int) { report(j, int64(3*p.Steps+k)) })
+		if err := ctx.Err(); err != nil {
+			return res, nil, err
+		}
 		risk := func(w []float64) float64 { return riskAt(pub, truth, model, w) }
 		best := risk(pr.Optimum)
 		pr.Excess, pr.ExcessNonPrivate, pr.ExcessGaussian = risk(pr.Private.W)-best, risk(pr.NonPrivate)-best, risk(pr.Gaussian)-best
@@ -240,26 +249,30 @@ func ledger(c Calibration, updates int) []privacy.Spend {
 	return out
 }
 
+// optimumSteps bounds the optimum's accelerated gradient steps.
+const optimumSteps = 5000
+
 // optimum minimises a smooth loss over B(0, R) by accelerated projected
-// gradient descent (step 1/λ), to a gradient-mapping norm of 10⁻⁷ or 5,000
-// steps.
-func optimum(ctx cancel.Context, m Logistic, dim int, r float64, grad Oracle) []float64 {
-	step := 1 / m.Smoothness()
+// gradient descent (step 1/λ), to a gradient-mapping norm of 10⁻⁷ or
+// optimumSteps steps, telling step about each.
+func optimum(ctx cancel.Context, m Logistic, dim int, r float64, grad Oracle, step func(k int)) []float64 {
+	eta := 1 / m.Smoothness()
 	x := make([]float64, dim)
 	y := make([]float64, dim)
 	prev := make([]float64, dim)
 	t := 1.0
-	for range 5000 {
+	for k := range optimumSteps {
 		if ctx.Err() != nil {
 			break
 		}
+		step(k)
 		g, _, _ := grad(y)
 		copy(prev, x)
 		for j := range x {
-			x[j] = y[j] - step*g[j]
+			x[j] = y[j] - eta*g[j]
 		}
 		project(x, r)
-		if dist(x, y)/step < 1e-7 {
+		if dist(x, y)/eta < 1e-7 {
 			break
 		}
 		tn := (1 + math.Sqrt(1+4*t*t)) / 2

@@ -53,7 +53,7 @@ func Lessons() []Lesson {
 	return []Lesson{
 		lesson(NewPlayground), lesson(NewCalibration), lesson(NewAboveThreshold), lesson(NewStability),
 		lesson(NewOutlier), lesson(NewDPSGD), lesson(NewPhased), auditLesson(), lesson(NewRobustSGD),
-		lesson(NewOIR), lesson(NewRates),
+		lesson(NewOIR), lesson(NewRates), lesson(NewSemiSens),
 	}
 }
 

@@ -1,0 +1,408 @@
+package scenes
+
+import (
+	"math"
+
+	"github.com/uldplab/uldp/core/cancel"
+	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/format"
+	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/core/rng"
+	"github.com/uldplab/uldp/core/semisens"
+	"github.com/uldplab/uldp/core/trace"
+	"github.com/uldplab/uldp/viz"
+)
+
+// SemiSens is the lesson on semi-sensitive features (Ghazi et al. 2024):
+// logistic regression trained through PVMW. Each example has public
+// features, a public label and one sensitive value of k; every gradient
+// the training asks for is answered from per-example beliefs over the k
+// values, tested privately, and the beliefs are reweighted (MWU) only
+// when the test says they answer badly. Step through the queries.
+type SemiSens struct {
+	cfg semiConfig
+	// view is the run shown; bg computes the next one between frames (a
+	// run at the lesson's size takes about a second in a browser tab).
+	view    semiView
+	bg      background[semiView]
+	refused error
+
+	player viz.Player
+	list   viz.List
+}
+
+// semiConfig is the lesson's settings.
+type semiConfig struct {
+	n, k, dpub int
+	effect     float64
+	eps, delta float64
+	rule       string
+	lmax       int
+	eta, c     float64
+	tau        float64
+	steps      int
+	mode       privacy.Mode
+	reveal     bool
+	seed       uint64
+	// moved holds the examples whose sensitive value was changed in the
+	// figure (example → value): the neighbouring dataset.
+	moved map[int]int
+}
+
+// semiView is a computed run.
+type semiView struct {
+	cfg     semiConfig
+	data    *semisens.Dataset
+	truth   []int
+	params  semisens.TrainParams
+	res     semisens.TrainResult
+	st      *trace.Stepper
+	queries []semiQuery
+	// rows are the examples the beliefs panel shows; snaps[u] their
+	// beliefs after u updates, row-major (rows × k).
+	rows  []int
+	snaps [][]float64
+	stage string
+	err   error
+}
+
+// semiQuery is one query's story: its tests, updates, answer and the
+// descent step it served (nil for a query that failed).
+type semiQuery struct {
+	tests   []semisens.TestStep
+	updates []semisens.UpdateStep
+	before  int // updates before this query
+	answer  *semisens.AnswerStep
+	descent *semisens.DescentStep
+	failed  bool
+}
+
+// semiRows is how many examples the beliefs panel shows.
+const semiRows = 12
+
+// KindSemiQuery is the lesson's stepper step: one query.
+const kindSemiQuery trace.Kind = "semisens.query"
+
+// NewSemiSens opens on the paper's demonstration scenario: 5,000 examples,
+// k = 8, ε = 4, δ = 10⁻⁶, c = 1, η = 1, τ = 0.04, 100 queries. The run
+// is computed at the first tick, a slice per frame.
+func NewSemiSens() *SemiSens {
+	s := &SemiSens{cfg: semiConfig{n: 5000, k: 8, dpub: 4, effect: 4, eps: 4, delta: 1e-6, rule: semisens.CalTight,
+		lmax: semisens.DemoLMax, eta: semisens.DemoEta, c: semisens.DemoC, tau: semisens.DemoTau, steps: semisens.DemoSteps,
+		mode: privacy.Teaching, reveal: true, seed: 1}}
+	s.view = semiView{cfg: s.cfg, stage: "starting"}
+	_ = s.start(s.cfg)
+	return s
+}
+
+// Info names the lesson.
+func (s *SemiSens) Info() viz.Info {
+	return viz.Info{Name: "semi-sensitive", Title: "Semi-sensitive features",
+		Summary: "Ghazi et al. 2024: only one feature is private; PVMW answers every gradient from beliefs over its k values, and pays only when a private test says the beliefs are wrong."}
+}
+
+// Player returns the stepper bar.
+func (s *SemiSens) Player() *viz.Player { return &s.player }
+
+func (c *semiConfig) form() viz.Form {
+	return viz.Form{
+		viz.Int(&c.n, viz.Control{Name: "n", Label: "examples n", Kind: viz.Slider, Min: 500, Max: 20000, Step: 100, Log: true}),
+		viz.Int(&c.k, viz.Control{Name: "k", Label: "sensitive values k", Kind: viz.Slider, Min: 2, Max: 64, Log: true}),
+		viz.Float(&c.effect, viz.Control{Name: "effect", Label: "the value's effect on labels", Kind: viz.Slider, Min: 0, Max: 8, Step: 0.5,
+			Help: "0: the sensitive value does not matter, uniform beliefs already answer well and nothing is learnt"}),
+		viz.Float(&c.eps, viz.Control{Name: "eps", Label: "ε", Kind: viz.Slider, Min: 0.25, Max: 16, Log: true}),
+		viz.Choose(&c.rule, viz.Control{Name: "calibration", Label: "calibration", Choices: []string{semisens.CalTight, semisens.CalPaper},
+			ChoiceHelp: map[string]string{
+				semisens.CalTight: "ρ* converts to exactly ε; the Gaussian's std σ/n spends exactly its share",
+				semisens.CalPaper: "ρ = 0.1ε²/ln(1/δ) and the Gaussian's std 2σ/n, as printed: private, four times conservative",
+			}}),
+		viz.Int(&c.lmax, viz.Control{Name: "lmax", Label: "updates paid for L_max", Kind: viz.Slider, Min: 2, Max: 60,
+			Help: "every noise scale grows like √L_max: more updates, each noisier"}),
+		viz.Float(&c.c, viz.Control{Name: "c", Label: "truncation c", Kind: viz.Slider, Min: 0.5, Max: 3, Step: 0.5,
+			Help: "caps each candidate's score; η must stay ≤ 1/c, and a larger c lowers it (the paper's c = 3: η ≤ 1/3)"}),
+		viz.Float(&c.eta, viz.Control{Name: "eta", Label: "learning rate η", Kind: viz.Slider, Min: 0.05, Max: 2, Log: true,
+			Help: "must be ≤ 1/c"}),
+		viz.Float(&c.tau, viz.Control{Name: "tau", Label: "threshold τ", Kind: viz.Slider, Min: 0.005, Max: 0.3, Log: true,
+			Help: "an update fires when the noisy error passes τ + χ: keep τ a few times the test noise"}),
+		viz.Int(&c.steps, viz.Control{Name: "steps", Label: "gradient queries q", Kind: viz.Slider, Min: 10, Max: 300, Step: 10}),
+		viz.Bool(&c.reveal, viz.Control{Name: "reveal", Label: "reveal sensitive values",
+			Help: "instructor's view, only possible in a simulation: the true values, the errors, the potential Ψ"}),
+		viz.Mode(&c.mode, privacy.Teaching, privacy.NonPrivate),
+		viz.Seed(&c.seed),
+	}
+}
+
+// Controls declares the inputs: the settings being computed, if any.
+func (s *SemiSens) Controls() []viz.Control { return s.cfg.form().Controls() }
+
+// check refuses settings before anything is computed.
+func (c semiConfig) check() error {
+	if c.eta > 1/c.c*(1+1e-12) {
+		return format.Errorf("η = %v with c = %v: the learning rate must be ≤ 1/c = %.3g; lower η or c", c.eta, c.c, 1/c.c)
+	}
+	_, err := c.params()
+	return err
+}
+
+// params are the training parameters of c.
+func (c semiConfig) params() (semisens.TrainParams, error) {
+	rho, err := semisens.Rho(c.eps, c.delta, c.rule)
+	if err != nil {
+		return semisens.TrainParams{}, err
+	}
+	p := semisens.TrainParams{PVMW: semisens.Params{Rho: rho, Delta: c.delta, LMax: c.lmax, Calibration: c.rule, Eta: c.eta, C: c.c, Tau: c.tau, Mode: c.mode},
+		Steps: c.steps, Radius: semisens.DemoRadius}
+	return p, p.Validate(c.n)
+}
+
+// Set changes one setting; the reveal switch only redraws.
+func (s *SemiSens) Set(name, value string) error {
+	if viz.IsPlayerControl(name) {
+		return s.player.Set(name, value)
+	}
+	next := s.cfg
+	next.moved = s.cfg.moved
+	if err := next.form().Set(name, value); err != nil {
+		return err
+	}
+	if name == "reveal" {
+		s.cfg.reveal, s.view.cfg.reveal = next.reveal, next.reveal
+		return nil
+	}
+	switch name {
+	case "n", "k", "effect":
+		next.moved = nil // other examples: the changed values no longer apply
+	case "c":
+		next.eta = math.Min(next.eta, 1/next.c) // η ≤ 1/c: a larger c takes η down with it
+	}
+	if err := next.check(); err != nil {
+		return err
+	}
+	return s.start(next)
+}
+
+// start computes a run of c between frames.
+func (s *SemiSens) start(c semiConfig) error {
+	s.cfg, s.refused = c, nil
+	v := &semiView{cfg: c}
+	return s.advance(s.bg.start(v, v.compute))
+}
+
+// advance computes for about budget milliseconds and shows the run when it
+// is done; a failed run leaves the lesson as it was.
+func (s *SemiSens) advance(budget float64) error {
+	v := s.bg.advance(budget)
+	if v == nil {
+		return nil
+	}
+	if v.err != nil {
+		s.refused, s.cfg = v.err, s.view.cfg
+		return v.err
+	}
+	old := s.player.Stepper()
+	s.view = *v
+	if old != nil {
+		_ = v.st.Seek(min(old.Pos(), v.st.Len()))
+	}
+	s.player.Load(v.st)
+	return nil
+}
+
+// Busy reports whether a run is being computed.
+func (s *SemiSens) Busy() bool { return s.bg.busy() }
+
+// Stop ends a run being computed.
+func (s *SemiSens) Stop() { s.bg.stop() }
+
+// Tick computes a slice per frame, and plays the stepper.
+func (s *SemiSens) Tick(dt float64) bool {
+	moved := s.player.Tick(dt)
+	if !s.bg.busy() {
+		return moved
+	}
+	_ = s.advance(frameSlice) // a refusal shows as a readout
+	return true
+}
+
+// compute draws the data, trains through PVMW, and replays the beliefs
+// of the examples shown.
+func (v *semiView) compute(ctx cancel.Context, progress func(done, total int64)) {
+	c := v.cfg
+	if v.params, v.err = c.params(); v.err != nil {
+		return
+	}
+	v.stage = "drawing the examples"
+	if v.data, v.err = semisens.Generate(semisens.Spec{N: c.n, K: c.k, DimPub: c.dpub, Effect: c.effect}, rng.New(7).Get(rng.Data)); v.err != nil {
+		return
+	}
+	for i, y := range c.moved {
+		if v.data, v.err = v.data.Neighbour(i, y); v.err != nil {
+			return
+		}
+	}
+	v.truth = v.data.Reveal()
+	v.stage = "training through PVMW"
+	var tr *trace.Trace
+	if v.res, tr, v.err = semisens.Train(ctx, v.data, v.params, rng.New(c.seed), progress); v.err != nil {
+		return
+	}
+	v.story(tr)
+	v.stage = "replaying the beliefs"
+	v.rows = make([]int, min(semiRows, c.n))
+	for i := range v.rows {
+		v.rows[i] = i
+	}
+	v.snaps = [][]float64{v.snapshot(semisens.Uniform(c.n, c.k))}
+	if _, _, v.err = semisens.Replay(&v.data.Public, tr, semisens.MWUParams{Eta: c.eta, C: c.c}, func(_ int, b *semisens.Beliefs) {
+		v.snaps = append(v.snaps, v.snapshot(b))
+	}); v.err != nil {
+		return
+	}
+	// The last query of a failed run has updates no answer follows: the
+	// replay stops before them, and the figure shows the beliefs as they
+	// were answered last.
+	steps := make([]trace.Step, len(v.queries))
+	for i, q := range v.queries {
+		steps[i] = trace.Step{Kind: kindSemiQuery, Text: q.text(i + 1), Data: i}
+	}
+	full := &trace.Trace{Schema: tr.Schema, Mechanism: tr.Mechanism, Seed: tr.Seed, Steps: steps}
+	v.st, v.err = trace.NewStepperShared(ctx, func(cancel.Context, *dataset.Dataset, *rng.Streams) (*trace.Trace, error) { return full, nil }, nil, rng.New(c.seed))
+}
+
+// snapshot copies the shown examples' beliefs.
+func (v *semiView) snapshot(b *semisens.Beliefs) []float64 {
+	out := make([]float64, 0, len(v.rows)*b.K())
+	for _, i := range v.rows {
+		for y := range b.K() {
+			out = append(out, b.P(i, y))
+		}
+	}
+	return out
+}
+
+// story splits the run's trace into queries.
+func (v *semiView) story(tr *trace.Trace) {
+	v.queries = v.queries[:0]
+	cur := semiQuery{}
+	updates := 0
+	for _, st := range tr.Steps {
+		switch d := st.Data.(type) {
+		case semisens.TestStep:
+			cur.tests = append(cur.tests, d)
+		case semisens.UpdateStep:
+			cur.updates = append(cur.updates, d)
+		case semisens.AnswerStep:
+			cur.answer = &d
+		case semisens.DescentStep:
+			cur.descent = &d
+			cur.before = updates
+			updates += len(cur.updates)
+			v.queries = append(v.queries, cur)
+			cur = semiQuery{}
+		case int: // FAIL: the query the updates ran out on
+			cur.failed, cur.before = true, updates
+			v.queries = append(v.queries, cur)
+			cur = semiQuery{}
+		}
+	}
+}
+
+// text is the stepper's line for query t.
+func (q semiQuery) text(t int) string {
+	switch {
+	case q.failed:
+		return format.Sprintf("query %d: %d tests, %d updates, and no update left: FAIL — PVMW answers nothing more", t, len(q.tests), len(q.updates))
+	case len(q.updates) == 0:
+		return format.Sprintf("query %d: the test says ⊥ — answered from the beliefs, for free", t)
+	}
+	return format.Sprintf("query %d: %s ⊤, then ⊥ — the beliefs were updated and the query asked again", t, count(len(q.updates), "test"))
+}
+
+// count writes n things: "1 test", "3 tests".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return format.Sprintf("%d %ss", n, thing)
+}
+
+// at returns the query the stepper shows (nil before the first) and its
+// position.
+func (s *SemiSens) at() (*semiQuery, int) {
+	st := s.player.Stepper()
+	if st == nil || st.Pos() == 0 || s.view.queries == nil {
+		return nil, 0
+	}
+	return &s.view.queries[st.Pos()-1], st.Pos()
+}
+
+// Readouts are the calibration, the run's use of its budget and, in the
+// instructor's view, its errors and excess risks.
+func (s *SemiSens) Readouts() []viz.Readout {
+	v := &s.view
+	var r []viz.Readout
+	switch {
+	case s.bg.busy():
+		f := s.bg.fraction()
+		r = append(r, viz.Readout{Name: "computing", Label: "computing", Value: f, Warn: true,
+			Text: format.Sprintf("%s, %.0f%% — the figure shows the previous run until it is done", s.bg.next.stage, 100*f)})
+	case s.refused != nil:
+		r = append(r, viz.Readout{Name: "refused", Label: "last change refused", Text: s.refused.Error(), Warn: true})
+	}
+	if v.err != nil {
+		return append(r, failedReadouts("cannot run", v.err)...)
+	}
+	if v.st == nil {
+		return r
+	}
+	c := v.res.Calibration
+	r = append(r,
+		viz.Readout{Name: "rho", Label: "budget ρ", Value: c.Rho, Text: format.Sprintf("%.4g zCDP over L_max = %d updates", c.Rho, c.LMax),
+			Formula: format.Sprintf("%s: converts to ε = %.3g at δ = %.0e", c.Rule, s.Guarantee().Eps, v.cfg.delta)},
+		viz.Readout{Name: "eps-prime", Label: "ε′ per update", Value: c.EpsPrime, Text: format.Sprintf("%.4g", c.EpsPrime), Formula: "√(ζ·ρ/L_max), ζ = ½"},
+		viz.Readout{Name: "noise", Label: "test noise", Value: c.BQuery,
+			Text:    format.Sprintf("ν ~ Lap(%.3g), χ ~ Lap(%.3g); τ is %.2f× the test noise", c.BQuery, c.BThr, v.cfg.tau/c.BQuery),
+			Formula: "8/(ε′n) and 4/(ε′n): a test's sensitivity is 2/n", Warn: v.cfg.tau < c.BQuery},
+		viz.Readout{Name: "gaussian", Label: "Gaussian std", Value: c.SG, Text: format.Sprintf("%.3g per coordinate", c.SG),
+			Formula: map[string]string{semisens.CalTight: "σ/n, σ = √(2/ρ_G)", semisens.CalPaper: "2σ/n, σ = √(2/ρ_G): as printed"}[c.Rule]},
+	)
+	answered := format.Sprintf("all %d", v.res.Queries)
+	if v.res.Failed {
+		answered = format.Sprintf("%d of %d, then FAIL: every paid update spent", v.res.Queries, v.cfg.steps)
+	}
+	r = append(r, viz.Readout{Name: "answered", Label: "queries answered", Value: float64(v.res.Queries), Text: answered, Warn: v.res.Failed,
+		Formula: "the whole run's; FAIL stops the training where it is"})
+	q, t := s.at()
+	used := 0
+	if q != nil {
+		used = q.before + len(q.updates)
+	}
+	state := format.Sprintf("%d of %d paid for, after query %d of %d", used, c.LMax, t, len(v.queries))
+	if v.res.Failed && t == len(v.queries) {
+		state += ": FAIL"
+	}
+	r = append(r, viz.Readout{Name: "updates", Label: "updates", Value: float64(used), Text: state, Warn: v.res.Failed,
+		Formula: "only an update spends budget; a ⊥ answer is free"})
+	if v.cfg.reveal {
+		k := float64(v.cfg.k)
+		psi := v.res.Psi[min(t, len(v.res.Psi)-1)]
+		r = append(r, viz.Readout{Name: "psi", Label: "Ψ (instructor)", Value: psi,
+			Text:    format.Sprintf("%.4f, from ln k = %.4f", psi, math.Log(k)),
+			Formula: "(1/n) Σᵢ −ln pᵢ(true value): falls as the beliefs learn"})
+		for i, pr := range v.res.Problems {
+			r = append(r, viz.Readout{Name: format.Sprintf("excess-%d", i+1), Label: "excess risk (instructor)", Value: pr.Excess,
+				Text:    format.Sprintf("PVMW %.4f, non-private %.4f, Gaussian noise %.4f", pr.Excess, pr.ExcessNonPrivate, pr.ExcessGaussian),
+				Formula: format.Sprintf("𝓛(w) − 𝓛(w*), %d steps of %s", v.cfg.steps, pr.Method)})
+		}
+	}
+	return r
+}
+
+// Guarantee is PVMW's: ρ-zCDP for the sensitive feature, converted.
+func (s *SemiSens) Guarantee() privacy.Guarantee {
+	if s.view.err != nil || s.view.st == nil {
+		p, _ := s.cfg.params()
+		return p.PVMW.Guarantee()
+	}
+	return s.view.res.Guarantee
+}

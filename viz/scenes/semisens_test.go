@@ -1,0 +1,140 @@
+package scenes
+
+import (
+	"math"
+	"testing"
+
+	"github.com/uldplab/uldp/viz"
+)
+
+// semiApp opens the lesson with settings applied, the run computed.
+func semiApp(t *testing.T, set ...[2]string) (*viz.App, *SemiSens) {
+	t.Helper()
+	s := NewSemiSens()
+	a := viz.NewApp(s)
+	a.Settle()
+	for _, kv := range set {
+		if err := a.Set(kv[0], kv[1]); err != nil {
+			t.Fatalf("%s = %s: %v", kv[0], kv[1], err)
+		}
+		a.Settle()
+	}
+	return a, s
+}
+
+// The lesson opens on a run that answers its 100 queries with a few
+// updates; stepping to the end, Ψ has fallen and the beliefs put more mass
+// on the true values than 1/k.
+func TestSemiSensOpens(t *testing.T) {
+	a, s := semiApp(t)
+	v := &s.view
+	if v.err != nil || len(v.queries) != 100 || v.res.Failed || v.res.Updates == 0 || v.res.Updates >= 20 {
+		t.Fatalf("%d queries, %d updates, failed %v, err %v", len(v.queries), v.res.Updates, v.res.Failed, v.err)
+	}
+	if !a.Key("End") {
+		t.Fatal("End did not step")
+	}
+	q, pos := s.at()
+	if pos != 100 || q == nil || q.before+len(q.updates) != v.res.Updates {
+		t.Fatalf("at the end: query %d, %+v", pos, q)
+	}
+	if first, last := v.res.Psi[0], v.res.Psi[100]; !(last < first-0.05) {
+		t.Errorf("Ψ %.4f → %.4f", first, last)
+	}
+	snap := v.snaps[len(v.snaps)-1]
+	mean := 0.0
+	for r, i := range v.rows {
+		mean += snap[r*v.cfg.k+v.truth[i]]
+	}
+	if mean /= float64(len(v.rows)); !(mean > 1.0/8) {
+		t.Errorf("mean belief in the truth %.4f, not above 1/k", mean)
+	}
+	if len(v.snaps) != v.res.Updates+1 {
+		t.Errorf("%d belief snapshots for %d updates", len(v.snaps), v.res.Updates)
+	}
+	if g := s.Guarantee(); math.Abs(g.Eps-4) > 1e-9 || !g.Certified() {
+		t.Errorf("guarantee %v", g)
+	}
+}
+
+// What the text promises: with no effect Ψ stays at ln k; the paper's
+// c = 3 takes η to 1/3 and ends in FAIL; τ below the test noise spends
+// every update within twenty queries, and τ = 0.08 fires fewer.
+func TestSemiSensLessons(t *testing.T) {
+	_, s := semiApp(t, [2]string{"effect", "0"})
+	if psi := s.view.res.Psi; math.Abs(psi[len(psi)-1]-psi[0]) > 0.02 {
+		t.Errorf("no effect: Ψ %.4f → %.4f", psi[0], psi[len(psi)-1])
+	}
+	_, s = semiApp(t, [2]string{"c", "3"})
+	if s.cfg.eta != 1.0/3 || !s.view.res.Failed || s.view.res.Updates != 20 || s.view.res.Queries >= 100 {
+		t.Errorf("c = 3: η %v, %d updates, %d queries, failed %v", s.cfg.eta, s.view.res.Updates, s.view.res.Queries, s.view.res.Failed)
+	}
+	_, def := semiApp(t)
+	_, s = semiApp(t, [2]string{"tau", "0.01"})
+	if !s.view.res.Failed || s.view.res.Queries > 20 {
+		t.Errorf("τ = 0.01: FAIL %v after %d queries", s.view.res.Failed, s.view.res.Queries)
+	}
+	_, s = semiApp(t, [2]string{"tau", "0.08"})
+	if s.view.res.Failed || s.view.res.Updates >= def.view.res.Updates {
+		t.Errorf("τ = 0.08: %d updates against %d at the default", s.view.res.Updates, def.view.res.Updates)
+	}
+	if _, err := semiAppErr([2]string{"eta", "2"}); err == nil {
+		t.Error("η = 2 with c = 1 accepted")
+	}
+}
+
+func semiAppErr(set [2]string) (*SemiSens, error) {
+	s := NewSemiSens()
+	a := viz.NewApp(s)
+	a.Settle()
+	return s, a.Set(set[0], set[1])
+}
+
+// A click on a belief cell gives that example the value: a neighbour, run
+// with the same seed; the answers move by little. Hidden values take no
+// clicks and draw no truth.
+func TestSemiSensNeighbour(t *testing.T) {
+	a, s := semiApp(t)
+	fr, _ := a.Frame(1060, 630)
+	k := s.view.cfg.k
+	y := (s.view.truth[0] + 1) % k
+	c, ok := fr.Locate(semiCell(0, y, k))
+	if !ok {
+		t.Fatal("no cell for example 1")
+	}
+	before := s.view.res
+	if !s.Pointer(viz.Event{Kind: viz.PointerDown, X: c.X, Y: c.Y}) {
+		t.Fatal("the click changed nothing")
+	}
+	a.Settle()
+	if s.view.truth[0] != y || s.cfg.moved[0] != y {
+		t.Fatalf("example 1's value %d, want %d", s.view.truth[0], y)
+	}
+	d := 0.0
+	for i, pr := range s.view.res.Problems {
+		d = math.Max(d, dist(pr.Private.W, before.Problems[i].Private.W))
+	}
+	if d > 0.5 {
+		t.Errorf("one example's value moved the model by %.3g", d)
+	}
+	if err := a.Set("reveal", "false"); err != nil {
+		t.Fatal(err)
+	}
+	fr, _ = a.Frame(1060, 630)
+	for _, it := range fr.Items {
+		if it.Kind == viz.Rect && it.Style.Stroke == viz.Vermillion {
+			t.Fatal("hidden values still outlined")
+		}
+	}
+	if s.Pointer(viz.Event{Kind: viz.PointerDown, X: c.X, Y: c.Y}) {
+		t.Error("a click changed a hidden value")
+	}
+}
+
+func dist(a, b []float64) float64 {
+	s := 0.0
+	for i := range a {
+		s += (a[i] - b[i]) * (a[i] - b[i])
+	}
+	return math.Sqrt(s)
+}
