@@ -220,6 +220,9 @@ type PVMW struct {
 	failed  bool
 	updates int
 	last    UpdateStep
+	// tick, if set, is told after every test and update: a long answer's
+	// places to yield (Train reports progress there).
+	tick func()
 }
 
 // NewPVMW starts PVMW on data with uniform beliefs and draws the first
@@ -299,6 +302,9 @@ func (m *PVMW) Answer(q Query) (Reply, error) {
 		}
 		top := e+nu >= m.p.Tau+m.chi
 		r.Tests++
+		if m.tick != nil {
+			m.tick()
+		}
 		verdict, out := "<", "⊥: the beliefs answer"
 		if top {
 			verdict, out = "≥", "⊤: update the beliefs"
@@ -315,6 +321,9 @@ func (m *PVMW) Answer(q Query) (Reply, error) {
 			return r, err
 		}
 		r.Updates++
+		if m.tick != nil {
+			m.tick()
+		}
 	}
 	m.failed = true
 	m.rec.Addf(KindFail, m.t, "FAIL at query %d: all %d paid updates spent", m.t, m.p.LMax)

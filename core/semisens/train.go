@@ -171,6 +171,8 @@ func Train(ctx cancel.Context, data *Dataset, p TrainParams, streams *rng.Stream
 	}
 	for j, mu := range mus {
 		d := p.descent(mu)
+		done := int64(0) // the private calls answered so far
+		m.tick = func() { report(j, done) }
 		pr := Problem{Mu: mu, Method: "projected gradient descent, averaged"}
 		if mu > 0 {
 			pr.Method = "inexact-oracle gradient method, last iterate"
@@ -193,7 +195,8 @@ func Train(ctx cancel.Context, data *Dataset, p TrainParams, streams *rng.Stream
 			tr, _, _ := exact(mu)(w)
 			rec.Addf(KindDescent, DescentStep{j + 1, s, append([]float64(nil), w...), append([]float64(nil), g...), tr, dist(g, tr)},
 				"problem %d, step %d: PVMW's gradient is off by ‖g̃ − ∇𝓛‖ = %.4g", j+1, s, dist(g, tr))
-			report(j, int64(s))
+			done = int64(s)
+			report(j, done)
 		}
 		if pr.Private, err = d.Run(ctx, dim, private, after); err != nil {
 			return res, nil, err

@@ -782,6 +782,46 @@ test("Rates explorer: the bounds on log axes, simulated points arriving with pro
   await phone.close();
 });
 
+test("Semi-sensitive features: the run computes between frames, steps to the end, a clicked cell makes a neighbour kept in the link", async () => {
+  const started = Date.now();
+  const { page, errors } = await open("#scene=semi-sensitive");
+  await page.evaluate(() => Object.assign(window.uldpStats, { maxGoMs: 0, ticks: 0 }));
+  await idle(page);
+  const run = await page.evaluate(() => ({ ticks: uldpStats.ticks, max_go_call_ms: +uldpStats.maxGoMs.toFixed(1) }));
+  console.log(`# semi-sensitive's run: ${JSON.stringify(run)}, ${Date.now() - started} ms from opening to done`);
+  assert.ok(run.max_go_call_ms < 100, `a call into Go took ${run.max_go_call_ms} ms during the run`);
+  assert.match(await readout(page, "answered"), /^all 100/);
+  assert.match(await readout(page, "eps-prime"), /^0\.079/);
+  await page.screenshot({ path: shots + "semi-sensitive-open.png" });
+  await page.keyboard.press("End");
+  assert.match(await status(page), /^step 100 of 100/);
+  assert.match(await readout(page, "updates"), /of 20 paid for, after query 100 of 100/);
+  assert.match(await readout(page, "psi"), /from ln k = 2\.0794/);
+  await page.screenshot({ path: shots + "semi-sensitive-end.png" });
+  // A click on example 1's cell for another value: a neighbour, in the link.
+  const box = await page.locator("#figure").boundingBox();
+  const [x, y] = await page.evaluate(() => uldp.locate(1 + 4));
+  await page.mouse.click(box.x + x, box.y + y);
+  await idle(page);
+  assert.equal((await state(page)).get("moved"), "1=5");
+  assert.match(await readout(page, "answered"), /^all 100/);
+  // The paper's truncation takes η down with it, and the run fails.
+  await page.fill("#ctl-c", "3");
+  await page.press("#ctl-c", "Enter");
+  assert.match(await readout(page, "answered"), /then FAIL/);
+  assert.equal((await state(page)).get("eta"), String(1 / 3).slice(0, 8));
+  await page.screenshot({ path: shots + "semi-sensitive-fail.png" });
+  assert.deepEqual(errors, []);
+  await page.close();
+  const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  await phone.goto(base + "#scene=semi-sensitive&reveal=false");
+  await phone.waitForSelector("body[data-ready=true]");
+  await idle(phone);
+  await phone.keyboard.press("End");
+  await phone.screenshot({ path: shots + "semi-sensitive-phone.png" });
+  await phone.close();
+});
+
 test("Exercises: one answered right, one wrong, one by dragging, a bug found; progress survives a reload; the hand-in grades the same", async () => {
   const key = JSON.parse(execFileSync(root + "bin/uldp", ["exercises", "solve", "--pack", "builtin"])).answers;
   const { page, errors } = await open();

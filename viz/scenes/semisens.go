@@ -1,7 +1,11 @@
 package scenes
 
 import (
+	"maps"
 	"math"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/uldplab/uldp/core/cancel"
 	"github.com/uldplab/uldp/core/dataset"
@@ -125,12 +129,51 @@ func (c *semiConfig) form() viz.Form {
 		viz.Float(&c.tau, viz.Control{Name: "tau", Label: "threshold τ", Kind: viz.Slider, Min: 0.005, Max: 0.3, Log: true,
 			Help: "an update fires when the noisy error passes τ + χ: keep τ a few times the test noise"}),
 		viz.Int(&c.steps, viz.Control{Name: "steps", Label: "gradient queries q", Kind: viz.Slider, Min: 10, Max: 300, Step: 10}),
+		viz.Custom(viz.Control{Name: "moved", Label: "changed values", Kind: viz.TextField,
+			Help: "example=value pairs, 1-based (3=5: example 3's sensitive value is 5): a neighbouring dataset; clicking a belief cell adds one"},
+			c.movedText, c.setMoved),
 		viz.Bool(&c.reveal, viz.Control{Name: "reveal", Label: "reveal sensitive values",
 			Help: "instructor's view, only possible in a simulation: the true values, the errors, the potential Ψ"}),
 		viz.Mode(&c.mode, privacy.Teaching, privacy.NonPrivate),
 		viz.Seed(&c.seed),
 	}
 }
+
+// movedText writes the changed values as example=value pairs, 1-based,
+// in example order.
+func (c *semiConfig) movedText() string {
+	var parts []string
+	for _, i := range slices.Sorted(maps.Keys(c.moved)) {
+		parts = append(parts, strconv.Itoa(i+1)+"="+strconv.Itoa(c.moved[i]+1))
+	}
+	return strings.Join(parts, ",")
+}
+
+// setMoved reads example=value pairs; examples and values are checked
+// against n and k when the run is computed.
+func (c *semiConfig) setMoved(v string) error {
+	moved := map[int]int{}
+	for f := range strings.SplitSeq(v, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		is, ys, ok := strings.Cut(f, "=")
+		i, err1 := strconv.Atoi(strings.TrimSpace(is))
+		y, err2 := strconv.Atoi(strings.TrimSpace(ys))
+		if !ok || err1 != nil || err2 != nil || i < 1 || y < 1 {
+			return format.Errorf("changed values: %q is not example=value (two whole numbers from 1, e.g. 3=5)", f)
+		}
+		if len(moved) >= semiMaxMoved {
+			return format.Errorf("changed values: at most %d examples", semiMaxMoved)
+		}
+		moved[i-1] = y - 1
+	}
+	c.moved = moved
+	return nil
+}
+
+// semiMaxMoved bounds the changed values a link may hold.
+const semiMaxMoved = 100
 
 // Controls declares the inputs: the settings being computed, if any.
 func (s *SemiSens) Controls() []viz.Control { return s.cfg.form().Controls() }
@@ -139,6 +182,11 @@ func (s *SemiSens) Controls() []viz.Control { return s.cfg.form().Controls() }
 func (c semiConfig) check() error {
 	if c.eta > 1/c.c*(1+1e-12) {
 		return format.Errorf("η = %v with c = %v: the learning rate must be ≤ 1/c = %.3g; lower η or c", c.eta, c.c, 1/c.c)
+	}
+	for i, y := range c.moved {
+		if i >= c.n || y >= c.k {
+			return format.Errorf("changed values: example %d's value %d is outside n = %d examples of k = %d values", i+1, y+1, c.n, c.k)
+		}
 	}
 	_, err := c.params()
 	return err
@@ -214,11 +262,10 @@ func (s *SemiSens) Busy() bool { return s.bg.busy() }
 // Stop ends a run being computed.
 func (s *SemiSens) Stop() { s.bg.stop() }
 
-// Tick computes a slice per frame, and plays the stepper.
-func (s *SemiSens) Tick(dt float64) bool {
-	moved := s.player.Tick(dt)
+// Tick computes a slice per frame (the app plays the stepper).
+func (s *SemiSens) Tick(float64) bool {
 	if !s.bg.busy() {
-		return moved
+		return false
 	}
 	_ = s.advance(frameSlice) // a refusal shows as a readout
 	return true
@@ -253,8 +300,9 @@ func (v *semiView) compute(ctx cancel.Context, progress func(done, total int64))
 		v.rows[i] = i
 	}
 	v.snaps = [][]float64{v.snapshot(semisens.Uniform(c.n, c.k))}
-	if _, _, v.err = semisens.Replay(&v.data.Public, tr, semisens.MWUParams{Eta: c.eta, C: c.c}, func(_ int, b *semisens.Beliefs) {
+	if _, _, v.err = semisens.Replay(&v.data.Public, tr, semisens.MWUParams{Eta: c.eta, C: c.c}, func(u int, b *semisens.Beliefs) {
 		v.snaps = append(v.snaps, v.snapshot(b))
+		progress(int64(u), int64(v.res.Updates)) // an update takes milliseconds: a place to yield
 	}); v.err != nil {
 		return
 	}
