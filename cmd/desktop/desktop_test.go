@@ -279,6 +279,31 @@ func desktopLessons(t *testing.T) {
 	if n := colours(rates.img); n < 8 {
 		t.Errorf("the rates explorer: screenshot has only %d distinct colours", n)
 	}
+	quit()
+
+	// Lesson 12 by a link, with an example's value changed: its run, too,
+	// starts on the first tick and computes between frames; then End steps
+	// to the last query.
+	const semi = "scene=semi-sensitive&moved=1=5"
+	d, quit = launch(t, bin, subdir(shots, "semi-sensitive"), "-state", semi)
+	defer quit()
+	fig12 := ebitenview.FigureRect(d.w, d.h)
+	// While it computes the figure is one line of grey text; the run's
+	// panels bring the palette's hues.
+	trained := d.shot("semi-sensitive")
+	for deadline := time.Now().Add(waitFor); hued(trained.img, fig12) < 500; trained = d.shot("semi-sensitive") {
+		if time.Now().After(deadline) {
+			t.Fatalf("lesson 12: the run did not finish within %v", waitFor)
+		}
+	}
+	d.key("End")
+	end12 := d.shot("semi-sensitive")
+	if v, err := url.ParseQuery(strings.TrimSpace(end12.state)); err != nil || v.Get("moved") != "1=5" {
+		t.Errorf("the link %q opened lesson 12 at %q", semi, end12.state)
+	}
+	if !differs(trained.img, end12.img, fig12) || colours(end12.img) < 8 {
+		t.Error("lesson 12: End did not draw the last query's tests and the filled ledger")
+	}
 }
 
 // Exercise mode: a student answers one exercise right (typing a number)
@@ -591,6 +616,21 @@ func colours(img image.Image) int {
 		}
 	}
 	return len(seen)
+}
+
+// hued counts the pixels of r with a hue (not grey: a channel 60 above
+// another), every third row and column.
+func hued(img image.Image, r image.Rectangle) int {
+	n := 0
+	for y := r.Min.Y; y < r.Max.Y; y += 3 {
+		for x := r.Min.X; x < r.Max.X; x += 3 {
+			c, g, b, _ := img.At(x, y).RGBA()
+			if max(c, g, b)>>8-min(c, g, b)>>8 > 60 {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 func differs(a, b image.Image, r image.Rectangle) bool {

@@ -29,6 +29,7 @@ type SemiSens struct {
 	// run at the lesson's size takes about a second in a browser tab).
 	view    semiView
 	bg      background[semiView]
+	pending bool // a run of cfg to start at the next tick
 	refused error
 
 	player viz.Player
@@ -229,11 +230,16 @@ func (s *SemiSens) Set(name, value string) error {
 	return s.start(next)
 }
 
-// start computes a run of c between frames.
+// start asks for a run of c, computed between frames from the next tick
+// on. Nothing runs before: settings changed in quick succession (a link, a
+// slider dragged) start one run, not one each, and the run's coroutine is
+// made on the thread that resumes it (the desktop's ticks run on the
+// window's locked thread, which a lesson opened by a link precedes).
 func (s *SemiSens) start(c semiConfig) error {
 	s.cfg, s.refused = c, nil
-	v := &semiView{cfg: c}
-	return s.advance(s.bg.start(v, v.compute))
+	s.bg.stop()
+	s.pending = true
+	return nil
 }
 
 // advance computes for about budget milliseconds and shows the run when it
@@ -256,14 +262,22 @@ func (s *SemiSens) advance(budget float64) error {
 	return nil
 }
 
-// Busy reports whether a run is being computed.
-func (s *SemiSens) Busy() bool { return s.bg.busy() }
+// Busy reports whether a run is asked for or being computed.
+func (s *SemiSens) Busy() bool { return s.pending || s.bg.busy() }
 
 // Stop ends a run being computed.
-func (s *SemiSens) Stop() { s.bg.stop() }
+func (s *SemiSens) Stop() {
+	s.pending = false
+	s.bg.stop()
+}
 
 // Tick computes a slice per frame (the app plays the stepper).
 func (s *SemiSens) Tick(float64) bool {
+	if s.pending {
+		s.pending = false
+		v := &semiView{cfg: s.cfg}
+		s.bg.start(v, v.compute)
+	}
 	if !s.bg.busy() {
 		return false
 	}
@@ -390,6 +404,8 @@ func (s *SemiSens) Readouts() []viz.Readout {
 	v := &s.view
 	var r []viz.Readout
 	switch {
+	case s.pending:
+		r = append(r, viz.Readout{Name: "computing", Label: "computing", Warn: true, Text: "starting — the figure shows the previous run until it is done"})
 	case s.bg.busy():
 		f := s.bg.fraction()
 		r = append(r, viz.Readout{Name: "computing", Label: "computing", Value: f, Warn: true,

@@ -22,7 +22,7 @@ func (s *SemiSens) Draw(w, h float64) *viz.List {
 		return l
 	case v.st == nil:
 		msg := "training through PVMW…"
-		if s.bg.busy() {
+		if s.bg.busy() && !s.pending {
 			msg = format.Sprintf("%s… %.0f%%", s.bg.next.stage, 100*s.bg.fraction())
 		}
 		l.Text(viz.Point{X: w / 2, Y: h / 2}, msg, 14, viz.Muted, viz.Centre)
@@ -73,7 +73,7 @@ func (s *SemiSens) drawBeliefs(l *viz.List, b box, q *semiQuery) {
 		}
 	}
 	snap := v.snaps[min(u, len(v.snaps)-1)]
-	y := write(l, b, b.y, format.Sprintf("beliefs pᵢ(y) after %s (darker: more likely)", count(u, "update")), 12, viz.Ink)
+	y := write(l, b, b.y, format.Sprintf("beliefs pᵢ(y) after %s (uniform: light; 4/k and more: full)", count(u, "update")), 12, viz.Ink)
 	foot := "built from public data and released values only"
 	if v.cfg.reveal {
 		foot = "outlined: the true value (instructor's view); click a cell to give that example that value"
@@ -108,7 +108,8 @@ func (s *SemiSens) drawBeliefs(l *viz.List, b box, q *semiQuery) {
 			p := snap[r*k+c]
 			a := viz.Point{X: left + float64(c)*cw, Y: ry}
 			z := viz.Point{X: a.X + cw - 1, Y: ry + ch - 1}
-			l.Rect(a, z, viz.Style{Fill: viz.Blue, Alpha: math.Max(0.04, math.Min(1, p))}, semiCell(r, c, k))
+			// Uniform beliefs (1/k) are a light quarter tone; four times as likely is full.
+			l.Rect(a, z, viz.Style{Fill: viz.Blue, Alpha: math.Max(0.04, math.Min(1, p*float64(k)/4))}, semiCell(r, c, k))
 			if v.cfg.reveal && v.truth[i] == c {
 				l.Rect(a, z, viz.Style{Stroke: viz.Vermillion, Width: 2}, 0)
 			}
