@@ -223,6 +223,8 @@ type PVMW struct {
 	// tick, if set, is told after every test and update: a long answer's
 	// places to yield (Train reports progress there).
 	tick func()
+	// afterUpdate, if set, sees the beliefs after every update.
+	afterUpdate func(update int, b *Beliefs)
 }
 
 // NewPVMW starts PVMW on data with uniform beliefs and draws the first
@@ -365,6 +367,9 @@ func (m *PVMW) update(q Query, aD []float64, e float64) error {
 		m.peek()
 	}
 	m.updates++
+	if m.afterUpdate != nil {
+		m.afterUpdate(m.updates, m.b)
+	}
 	m.last = UpdateStep{m.t, m.l, v, iota, used, norm(z), xi, st.Phi, st.Clipped}
 	m.rec.Addf(KindUpdate, m.last,
 		"update %d: v = f(D) + z (‖z‖ = %.3g), ι = E + ξ = %.4g (used %.4g); %d of %d scores cut at ±c",

@@ -27,6 +27,10 @@ type TrainParams struct {
 	// inexact-oracle gradient method (step 1/(2λ), last iterate). nil: one
 	// convex problem.
 	Mus []float64
+	// AfterUpdate, if set, sees the beliefs after every update, numbered
+	// from 1 (read them; do not keep or change them): how a lesson shows
+	// them without replaying the run.
+	AfterUpdate func(update int, b *Beliefs)
 }
 
 // The lesson's defaults (its demo scenario): paid updates, learning rate,
@@ -145,6 +149,7 @@ func Train(ctx cancel.Context, data *Dataset, p TrainParams, streams *rng.Stream
 	if err != nil {
 		return TrainResult{}, nil, err
 	}
+	m.afterUpdate = p.AfterUpdate
 	// The instructor's view reads the truth once.
 	truth := data.Reveal()
 	pub := &data.Public

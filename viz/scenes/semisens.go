@@ -302,27 +302,18 @@ func (v *semiView) compute(ctx cancel.Context, progress func(done, total int64))
 		}
 	}
 	v.truth = v.data.Reveal()
+	v.rows = make([]int, min(semiRows, c.n))
+	for i := range v.rows {
+		v.rows[i] = i
+	}
+	v.snaps = [][]float64{v.snapshot(semisens.Uniform(c.n, c.k))}
+	v.params.AfterUpdate = func(_ int, b *semisens.Beliefs) { v.snaps = append(v.snaps, v.snapshot(b)) }
 	v.stage = "training through PVMW"
 	var tr *trace.Trace
 	if v.res, tr, v.err = semisens.Train(ctx, v.data, v.params, rng.New(c.seed), progress); v.err != nil {
 		return
 	}
 	v.story(tr)
-	v.stage = "replaying the beliefs"
-	v.rows = make([]int, min(semiRows, c.n))
-	for i := range v.rows {
-		v.rows[i] = i
-	}
-	v.snaps = [][]float64{v.snapshot(semisens.Uniform(c.n, c.k))}
-	if _, _, v.err = semisens.Replay(&v.data.Public, tr, semisens.MWUParams{Eta: c.eta, C: c.c}, func(u int, b *semisens.Beliefs) {
-		v.snaps = append(v.snaps, v.snapshot(b))
-		progress(int64(u), int64(v.res.Updates)) // an update takes milliseconds: a place to yield
-	}); v.err != nil {
-		return
-	}
-	// The last query of a failed run has updates no answer follows: the
-	// replay stops before them, and the figure shows the beliefs as they
-	// were answered last.
 	steps := make([]trace.Step, len(v.queries))
 	for i, q := range v.queries {
 		steps[i] = trace.Step{Kind: kindSemiQuery, Text: q.text(i + 1), Data: i}
