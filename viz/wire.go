@@ -9,7 +9,7 @@ import (
 
 // PanelVersion is the layout version of EncodeControls, EncodeReadouts,
 // EncodeGuarantee and EncodePalette.
-const PanelVersion = 1
+const PanelVersion = 2
 
 // The side panel crosses to the browser in typed buffers like the frame
 // (see Encode), not JSON, so the browser's engine links no encoding/json.
@@ -74,7 +74,8 @@ func EncodeReadouts(rs []Readout, buf []byte) []byte {
 
 // EncodeGuarantee: u8 private (0: no guarantee, eps and delta follow as
 // NaN); f64 eps, delta; str mode; u8 certified; str note; u32 count, then
-// per precondition: str what; f64 have; str op; f64 need; u8 met.
+// per precondition: str what; f64 have; str op; f64 need; u8 met; then
+// str level, whose change the claim covers ("at user level", …).
 func EncodeGuarantee(g privacy.Guarantee, buf []byte) []byte {
 	w := wire(buf[:0])
 	w.u32(PanelVersion)
@@ -98,6 +99,7 @@ func EncodeGuarantee(g privacy.Guarantee, buf []byte) []byte {
 		w.f64(p.Need)
 		w.bool(p.Met)
 	}
+	w.str(g.Level())
 	return w
 }
 

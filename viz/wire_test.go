@@ -34,6 +34,10 @@ func TestPanelBuffersRoundTrip(t *testing.T) {
 	if !private || certified != g.Certified() || mode != "paper" || got.Eps != 1 || got.Delta != 1e-6 || got.Note != g.Note || !reflect.DeepEqual(got.Preconditions, g.Preconditions) {
 		t.Errorf("guarantee: %+v private=%v certified=%v mode=%q", got, private, certified, mode)
 	}
+	g.Relation = privacy.SemiSensitive
+	if got, _, _, _ := wiretest.Guarantee(t, viz.EncodeGuarantee(g, nil)); got.Relation != privacy.SemiSensitive {
+		t.Errorf("a semi-sensitive claim decoded as %q", got.Relation)
+	}
 	np := privacy.Guarantee{Mode: privacy.NonPrivate, Eps: math.Inf(1)}
 	if _, private, _, mode := wiretest.Guarantee(t, viz.EncodeGuarantee(np, nil)); private || mode != "non-private" {
 		t.Errorf("non-private guarantee decoded as private=%v mode %q", private, mode)

@@ -114,17 +114,22 @@ func (g Guarantee) Unmet() []Precondition {
 	return out
 }
 
+// Level says whose change the claim covers, as the claim's line words
+// it: "at user level", or "for the sensitive feature (semi-sensitive)".
+func (g Guarantee) Level() string {
+	if g.Relation == SemiSensitive {
+		return "for the sensitive feature (semi-sensitive)"
+	}
+	return "at user level"
+}
+
 // String summarises the guarantee in one line.
 func (g Guarantee) String() string {
 	if g.Mode == NonPrivate || math.IsInf(g.Eps, 1) {
 		return "no privacy guarantee (" + g.Mode.String() + " mode)"
 	}
 	var b strings.Builder
-	level := "at user level"
-	if g.Relation == SemiSensitive {
-		level = "for the sensitive feature (semi-sensitive)"
-	}
-	b.WriteString(format.Sprintf("(ε = %.4g, δ = %.4g)-DP %s, %s mode", g.Eps, g.Delta, level, g.Mode))
+	b.WriteString(format.Sprintf("(ε = %.4g, δ = %.4g)-DP %s, %s mode", g.Eps, g.Delta, g.Level(), g.Mode))
 	if u := g.Unmet(); len(u) > 0 {
 		if len(u) == 1 {
 			b.WriteString(": NOT certified, 1 precondition unmet")

@@ -792,6 +792,7 @@ test("Semi-sensitive features: the run computes between frames, steps to the end
   assert.ok(run.max_go_call_ms < 100, `a call into Go took ${run.max_go_call_ms} ms during the run`);
   assert.match(await readout(page, "answered"), /^all 100/);
   assert.match(await readout(page, "eps-prime"), /^0\.079/);
+  assert.match(await page.textContent("#guarantee"), /\(ε = 4, δ = 0\.000001\)-DP for the sensitive feature \(semi-sensitive\) — certified/);
   await page.screenshot({ path: shots + "semi-sensitive-open.png" });
   await page.keyboard.press("End");
   assert.match(await status(page), /^step 100 of 100/);

@@ -187,7 +187,7 @@ function call(fn, ...args) {
 // Wire reads the engine's typed panel buffers (viz.EncodeControls,
 // EncodeReadouts, EncodeGuarantee, EncodePalette in Go; the Go tests hold
 // the reference decoder). Every buffer starts with the layout version.
-const PANEL_VERSION = 1;
+const PANEL_VERSION = 2;
 class Wire {
   constructor(buf) {
     this.dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
@@ -218,6 +218,7 @@ function readGuarantee(buf) {
   const priv = w.bool(), eps = w.f64(), delta = w.f64();
   const g = { eps: priv ? eps : null, delta: priv ? delta : null, mode: w.str(), certified: w.bool(), note: w.str() };
   g.preconditions = w.list((r) => ({ what: r.str(), have: r.f64(), op: r.str(), need: r.f64(), met: r.bool() }));
+  g.level = w.str();
   return g;
 }
 function readPalette(buf) {
@@ -681,7 +682,7 @@ function syncGuarantee(force) {
     claim.textContent = `No privacy guarantee (${g.mode} mode)`;
     claim.classList.add("uncertified");
   } else {
-    claim.textContent = `(ε = ${fmt(g.eps)}, δ = ${fmt(g.delta)})-DP at user level — ` +
+    claim.textContent = `(ε = ${fmt(g.eps)}, δ = ${fmt(g.delta)})-DP ${g.level} — ` +
       (g.certified ? "certified" : "NOT certified");
     claim.classList.add(g.certified ? "certified" : "uncertified");
   }

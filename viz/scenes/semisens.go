@@ -114,7 +114,7 @@ func (c *semiConfig) form() viz.Form {
 		viz.Int(&c.n, viz.Control{Name: "n", Label: "examples n", Kind: viz.Slider, Min: 500, Max: 20000, Step: 100, Log: true}),
 		viz.Int(&c.k, viz.Control{Name: "k", Label: "sensitive values k", Kind: viz.Slider, Min: 2, Max: 64, Log: true}),
 		viz.Float(&c.effect, viz.Control{Name: "effect", Label: "the value's effect on labels", Kind: viz.Slider, Min: 0, Max: 8, Step: 0.5,
-			Help: "0: the sensitive value does not matter, uniform beliefs already answer well and nothing is learnt"}),
+			Help: "0: labels ignore the sensitive value, so the beliefs learn nothing and Ψ stays at ln k"}),
 		viz.Float(&c.eps, viz.Control{Name: "eps", Label: "ε", Kind: viz.Slider, Min: 0.25, Max: 16, Log: true}),
 		viz.Choose(&c.rule, viz.Control{Name: "calibration", Label: "calibration", Choices: []string{semisens.CalTight, semisens.CalPaper},
 			ChoiceHelp: map[string]string{

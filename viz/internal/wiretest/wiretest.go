@@ -92,6 +92,9 @@ func Guarantee(t testing.TB, b []byte) (g privacy.Guarantee, private, certified 
 	for range r.u32() {
 		g.Preconditions = append(g.Preconditions, privacy.Precondition{What: r.str(), Have: r.f64(), Op: privacy.Op(r.str()), Need: r.f64(), Met: r.bool()})
 	}
+	if level := r.str(); level == (privacy.Guarantee{Relation: privacy.SemiSensitive}).Level() {
+		g.Relation = privacy.SemiSensitive
+	}
 	r.done()
 	return g, private, certified, mode
 }
