@@ -421,6 +421,14 @@ func (s *SemiSens) Readouts() []viz.Readout {
 		viz.Readout{Name: "gaussian", Label: "Gaussian std", Value: c.SG, Text: format.Sprintf("%.3g per coordinate", c.SG),
 			Formula: map[string]string{semisens.CalTight: "σ/n, σ = √(2/ρ_G)", semisens.CalPaper: "2σ/n, σ = √(2/ρ_G): as printed"}[c.Rule]},
 	)
+	if tp, err := semisens.Theory(v.cfg.n, v.cfg.k, c.Rho, float64(v.cfg.steps), 1/float64(v.cfg.n)); err == nil {
+		text := format.Sprintf("η = %.3g, τ = 16η = %.3g, L_max = %d", tp.Eta, tp.Tau, tp.LMax)
+		if tp.Trivial {
+			text += ": an error bound 18η ≥ 1 says nothing (answers lie in the unit ball)"
+		}
+		r = append(r, viz.Readout{Name: "theory", Label: "the paper's constants", Value: tp.Eta, Text: text, Warn: tp.Trivial,
+			Formula: "Theorem 13's η fixed point at this n, k, ρ, T = q, β = 1/n; the lesson runs chosen ones (erratum A46)"})
+	}
 	answered := format.Sprintf("all %d", v.res.Queries)
 	if v.res.Failed {
 		answered = format.Sprintf("%d of %d, then FAIL: every paid update spent", v.res.Queries, v.cfg.steps)
