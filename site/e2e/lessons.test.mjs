@@ -69,7 +69,7 @@ test("the site opens on lesson 1 with every lesson in the menu", async () => {
   const { page, errors } = await open();
   assert.equal((await state(page)).get("scene"), "user-level");
   const lessons = await page.$$eval("#lessons a[data-scene]", (as) => as.map((a) => a.dataset.scene));
-  assert.deepEqual(lessons, ["user-level", "calibration", "abovethreshold", "stability", "outlier-removal", "dp-sgd", "phased-erm", "audit", "robust-sgd", "outlier-iterates", "rates"]);
+  assert.deepEqual(lessons, ["user-level", "calibration", "abovethreshold", "stability", "outlier-removal", "dp-sgd", "phased-erm", "audit", "robust-sgd", "outlier-iterates", "rates", "semi-sensitive"]);
   assert.equal(await page.getAttribute("#lessons a:last-child", "href"), "errata.html");
   await page.keyboard.press("3");
   await lesson(page, "abovethreshold");
