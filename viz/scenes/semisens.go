@@ -364,7 +364,7 @@ func (v *semiView) story(tr *trace.Trace) {
 func (q semiQuery) text(t int) string {
 	switch {
 	case q.failed:
-		return format.Sprintf("query %d: %d tests, %d updates, and no update left: FAIL — PVMW answers nothing more", t, len(q.tests), len(q.updates))
+		return format.Sprintf("query %d: %s, %s, and no update left: FAIL — PVMW answers nothing more", t, count(len(q.tests), "test"), count(len(q.updates), "update"))
 	case len(q.updates) == 0:
 		return format.Sprintf("query %d: the test says ⊥ — answered from the beliefs, for free", t)
 	}
