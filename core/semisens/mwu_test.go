@@ -288,3 +288,118 @@ func logisticData(t *testing.T, r *rand.Rand, n, k, dp int) *Dataset {
 	}
 	return d
 }
+
+// Lemma 16 replayed: on inputs built to meet Condition 14 — a large true
+// error, noise small along it, clipping that changes neither answer
+// beyond η², ι within (η, 2E] — every step lowers Ψ by at least η². The
+// six conditions are checked numerically, not assumed.
+func TestLemma16(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	held := 0
+	for range 400 {
+		n, k, dim := 2+r.IntN(12), 2+r.IntN(6), 1+r.IntN(4)
+		d := randomData(t, r, n, k)
+		truth := d.Reveal()
+		tab := randomTable(r, n, k, dim)
+		// The true values point one way, the others the opposite way:
+		// uniform beliefs then answer far from f(D).
+		u := make([]float64, dim)
+		for j := range u {
+			u[j] = r.NormFloat64()
+		}
+		scale(u, 1/norm(u))
+		for i := range n {
+			for y := range k {
+				s := -1.0
+				if y == truth[i] {
+					s = 1
+				}
+				for j := range u {
+					tab[i][y][j] = 0.3*tab[i][y][j] + 0.7*s*u[j]
+				}
+				if nv := norm(tab[i][y]); nv > 1 {
+					scale(tab[i][y], 1/nv)
+				}
+			}
+		}
+		c := 3.0
+		eta := 0.005 + 0.02*r.Float64()
+		b := Uniform(n, k)
+		fD := d.TrueAnswer(tab, nil)
+		fP := Answer(&d.Public, b, tab, nil)
+		e := dist(fD, fP)
+		v := make([]float64, dim)
+		for j := range v {
+			v[j] = fD[j] + 0.01*eta*r.NormFloat64()
+		}
+		iota := e * (0.6 + 0.9*r.Float64())
+		// Condition 14.
+		phi := make([]float64, dim)
+		for j := range phi {
+			phi[j] = (v[j] - fP[j]) / iota
+		}
+		diff := make([]float64, dim)  // f(D) − f(p)
+		noise := make([]float64, dim) // v − f(D)
+		vp := make([]float64, dim)    // v − f(p)
+		for j := range diff {
+			diff[j], noise[j], vp[j] = fD[j]-fP[j], v[j]-fD[j], v[j]-fP[j]
+		}
+		clipAt := func(values []int, weights func(i, y int) float64) []float64 {
+			out := make([]float64, dim)
+			tmp := make([]float64, dim)
+			for i := range n {
+				for y := range k {
+					w := 1.0
+					switch {
+					case values != nil && y != values[i]:
+						continue
+					case values == nil:
+						w = weights(i, y)
+					}
+					Clip(phi, tab[i][y], c, tmp)
+					for j := range out {
+						out[j] += w * tmp[j] / float64(n)
+					}
+				}
+			}
+			return out
+		}
+		clipD := clipAt(truth, nil)
+		clipP := clipAt(nil, b.P)
+		sub := func(a, x []float64) []float64 {
+			out := make([]float64, len(a))
+			for j := range a {
+				out[j] = a[j] - x[j]
+			}
+			return out
+		}
+		conds := []bool{
+			eta <= 1/c,
+			e >= (2*c*c+7)*eta,
+			math.Abs(dot(noise, diff)) <= eta*e,
+			math.Abs(dot(vp, sub(clipD, fD))) <= eta*eta,
+			math.Abs(dot(vp, sub(clipP, fP))) <= eta*eta,
+			iota > eta,
+			iota <= 2*e,
+		}
+		all := true
+		for _, ok := range conds {
+			all = all && ok
+		}
+		if !all {
+			continue
+		}
+		held++
+		before := Potential(b, truth)
+		if _, err := MWU(&d.Public, b, tab, v, iota, MWUParams{Eta: eta, C: c}); err != nil {
+			t.Fatal(err)
+		}
+		if drop := before - Potential(b, truth); drop < eta*eta-1e-12 {
+			t.Fatalf("Condition 14 held (E = %.4g, η = %.4g, ι = %.4g) but Ψ dropped %.6g < η² = %.6g", e, eta, iota, drop, eta*eta)
+		}
+	}
+	t.Logf("Condition 14 held on %d of 400 built inputs; Ψ fell by η² or more on each", held)
+	if held < 100 {
+		t.Errorf("Condition 14 held on %d of 400 built inputs: too few to test Lemma 16", held)
+	}
+}
