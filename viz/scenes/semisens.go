@@ -206,9 +206,6 @@ func (c semiConfig) params() (semisens.TrainParams, error) {
 
 // Set changes one setting; the reveal switch only redraws.
 func (s *SemiSens) Set(name, value string) error {
-	if viz.IsPlayerControl(name) {
-		return s.player.Set(name, value)
-	}
 	next := s.cfg
 	next.moved = s.cfg.moved
 	if err := next.form().Set(name, value); err != nil {
