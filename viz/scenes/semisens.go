@@ -85,7 +85,7 @@ type semiQuery struct {
 // semiRows is how many examples the beliefs panel shows.
 const semiRows = 12
 
-// KindSemiQuery is the lesson's stepper step: one query.
+// kindSemiQuery is the lesson's stepper step: one query.
 const kindSemiQuery trace.Kind = "semisens.query"
 
 // NewSemiSens opens on the paper's demonstration scenario: 5,000 examples,
