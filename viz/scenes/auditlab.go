@@ -536,7 +536,7 @@ func (s *AuditLab) Controls() []viz.Control { return s.form().Controls() }
 
 // Set changes one control.
 func (s *AuditLab) Set(name, value string) error {
-	if name == "mech" && slices.Contains(phasedMechs, value) {
+	if name == "mech" && (slices.Contains(phasedMechs, value) || slices.Contains(semiMechs, value)) {
 		return elsewhere(value)
 	}
 	mutant := s.mutant

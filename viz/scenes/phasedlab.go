@@ -26,8 +26,10 @@ const (
 // phasedMechs are PhasedLab's mechanisms, in menu order.
 var phasedMechs = []string{labOIR, labAccel}
 
-// allLabMechs is the audit lab's whole menu, both scenes' mechanisms.
-func allLabMechs() []string { return append(slices.Clone(labMechs), phasedMechs...) }
+// allLabMechs is the audit lab's whole menu, every scene's mechanisms.
+func allLabMechs() []string {
+	return append(append(slices.Clone(labMechs), phasedMechs...), semiMechs...)
+}
 
 // labMechHelp says what each of the lab's mechanisms audits.
 func labMechHelp() map[string]string {
@@ -41,6 +43,7 @@ func labMechHelp() map[string]string {
 		labRSGD:  "Ghazi et al. 2025's robust-statistics SGD, one phase of 2 steps in file order: its test's law exactly, whole runs sampled",
 		labOIR:   "Lowy, Liu & Asi 2024's outlier-iterate removal: the phase holding the changed user, its gate and coins exactly, whole phases sampled",
 		labAccel: "Lowy, Liu & Asi 2024's accelerated variant: whole runs sampled (its checks see gradients at points earlier noise chose: no closed form)",
+		labPVMW:  "Ghazi et al. 2024's PVMW for semi-sensitive features: one example's sensitive value changes; three of its releases sampled",
 	}
 }
 
@@ -209,7 +212,7 @@ func (s *PhasedLab) Controls() []viz.Control { return s.form().Controls() }
 // Set changes one control; a mechanism of the lab's other scene answers
 // where it is.
 func (s *PhasedLab) Set(name, value string) error {
-	if name == "mech" && !slices.Contains(phasedMechs, value) && slices.Contains(labMechs, value) {
+	if name == "mech" && !slices.Contains(phasedMechs, value) && slices.Contains(allLabMechs(), value) {
 		return elsewhere(value)
 	}
 	mech, mutant := s.mech, s.mutant

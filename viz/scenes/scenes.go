@@ -58,10 +58,11 @@ func Lessons() []Lesson {
 }
 
 // auditLesson is the audit lab: Lowy, Liu & Asi's mechanisms are a part of
-// their own (the first module has no room for them).
+// their own (the first module has no room for them), and PVMW another.
 func auditLesson() Lesson {
 	l := lesson(NewAuditLab)
-	l.Parts = []Part{{Name: "phased", Param: "mech", Values: phasedMechs, Lesson: lesson(NewPhasedLab)}}
+	l.Parts = []Part{{Name: "phased", Param: "mech", Values: phasedMechs, Lesson: lesson(NewPhasedLab)},
+		{Name: "semi", Param: "mech", Values: semiMechs, Lesson: lesson(NewSemiLab)}}
 	return l
 }
 

@@ -1,0 +1,159 @@
+package scenes
+
+import (
+	"slices"
+
+	"github.com/uldplab/uldp/core/audit"
+	"github.com/uldplab/uldp/core/format"
+	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/core/semisens"
+	"github.com/uldplab/uldp/viz"
+)
+
+// labPVMW is the audit lab's semi-sensitive mechanism, in a scene of its
+// own (SemiLab) that the browser loads as a third module of the lab.
+const labPVMW = "pvmw"
+
+// semiMechs are SemiLab's mechanisms.
+var semiMechs = []string{labPVMW}
+
+// SemiLab audits PVMW in the lab: a fixed pair of four examples whose
+// first changes its sensitive value, seen through one of three releases —
+// the gate's halting index, the first noisy answer, the beliefs after an
+// update — each against the share of the budget that pays for it.
+type SemiLab struct {
+	mech, view, mutant string
+	labMC
+	list viz.List
+}
+
+// semiViewHelp says what each view samples.
+var semiViewHelp = map[string]string{
+	audit.ViewGate:    "how many tests pass before the first update: AboveThreshold's halting index, pure ε′-DP (ε′ = 4 here)",
+	audit.ViewRelease: "the first released noisy answer v = f(D) + z: the test's bit and the Gaussian",
+	audit.ViewAnswer:  "the beliefs' answer after the first update: post-processing of the test, v and ι",
+}
+
+// semiMutantHelp says what each of PVMW's broken variants breaks, and
+// which view catches it.
+var semiMutantHelp = map[string]string{
+	NoMutant:                            "the real mechanism",
+	semisens.MWUPeeks.String():          "the update reads the sensitive values (caught in the answer view)",
+	semisens.NoThresholdNoise.String():  "the tests' threshold gets no noise, so every ⊥ leaks (caught in the gate view)",
+	semisens.GaussianTenth.String():     "the Gaussian at a tenth of its std (caught in the release view)",
+	semisens.TightChargedPaper.String(): "the tight std σ/n under the paper's accounting: harmless, since the paper charges four times the cost",
+}
+
+// NewSemiLab opens on PVMW's gate view.
+func NewSemiLab() *SemiLab {
+	s := &SemiLab{mech: labPVMW, view: audit.ViewGate, mutant: NoMutant, labMC: labMC{runs: 50_000}}
+	s.mem.Reserve(s.runs, 1)
+	return s
+}
+
+// Info names the scene: the audit lab, whose other parts are AuditLab and
+// PhasedLab.
+func (s *SemiLab) Info() viz.Info { return auditInfo() }
+
+// setup is the view's audit of the variant under audit.
+func (s *SemiLab) setup() (audit.PVMWAudit, error) {
+	m, err := semisens.ParseMutant(s.mutant)
+	if s.mutant == NoMutant {
+		m, err = semisens.Correct, nil
+	}
+	if err != nil {
+		return audit.PVMWAudit{}, err
+	}
+	return audit.NewPVMWAudit(s.view, m, 1e-3)
+}
+
+func (s *SemiLab) guarantee() privacy.Guarantee {
+	a, _ := s.setup() // the view and variant are the form's choices
+	return a.Claim
+}
+
+func (s *SemiLab) startMC() error {
+	a, err := s.setup()
+	if err != nil {
+		return err
+	}
+	return s.start(a.A, a.B, a.Claim)
+}
+
+func (s *SemiLab) form() viz.Form {
+	f := viz.Form{
+		viz.Choose(&s.mech, viz.Control{Name: "mech", Label: "mechanism", Choices: allLabMechs(), ChoiceHelp: labMechHelp()}),
+		viz.Choose(&s.view, viz.Control{Name: "view", Label: "what the audit sees", Choices: audit.PVMWViews, ChoiceHelp: semiViewHelp}),
+		viz.Choose(&s.mutant, viz.Control{Name: "mutant", Label: "broken variant", Choices: append([]string{NoMutant}, semisens.MutantNames()...),
+			Help: "a bug the audit must catch in some view", ChoiceHelp: semiMutantHelp}),
+	}
+	return append(f, s.fields(s.startMC)...)
+}
+
+// Controls declares the scene's inputs.
+func (s *SemiLab) Controls() []viz.Control { return s.form().Controls() }
+
+// Set changes one control; a mechanism of the lab's other scenes answers
+// where it is. A change of view or variant drops the audit.
+func (s *SemiLab) Set(name, value string) error {
+	if name == "mech" && !slices.Contains(semiMechs, value) && slices.Contains(allLabMechs(), value) {
+		return elsewhere(value)
+	}
+	if err := s.form().Set(name, value); err != nil || name == "monte-carlo" || name == "runs" {
+		return err
+	}
+	s.drop()
+	return nil
+}
+
+// Tick samples the Monte Carlo audit under way, a slice per frame.
+func (s *SemiLab) Tick(float64) bool { return s.tick() }
+
+// Readouts: the claim the view is held to, and the audit's verdict.
+func (s *SemiLab) Readouts() []viz.Readout {
+	g := s.guarantee()
+	r := []viz.Readout{{Name: "claim", Label: "the view's claim", Value: g.Eps,
+		Text: format.Sprintf("(ε = %.3g, δ = %.3g): %s", g.Eps, g.Delta, g.Note)}}
+	if mc, ok := s.readout(g.Eps); ok {
+		r = append(r, mc)
+	}
+	return r
+}
+
+// Guarantee is the view's claim, or the real mechanism's under a broken
+// variant.
+func (s *SemiLab) Guarantee() privacy.Guarantee { return underAudit(s.guarantee(), s.mutant) }
+
+// Pointer: the pair is fixed.
+func (s *SemiLab) Pointer(viz.Event) bool { return false }
+
+// Draw shows the pair — four examples, the first with another sensitive
+// value in B — what the view samples, and the Monte Carlo audit.
+func (s *SemiLab) Draw(w, h float64) *viz.List {
+	l := &s.list
+	l.Reset(w, h)
+	y := 20.0
+	y += l.TextIn(viz.Point{X: 20, Y: y}, w-40, "PVMW on four examples with one query, f(x, 1) = 1 and f(x, 2) = −1: A holds value 1 everywhere (f(A) = 1); its neighbour B gives example 1 the value 2 (f(B) = ½), the whole 2/n, away from the uniform beliefs' answer 0.", 13, viz.Ink, viz.Left)
+	for row, title := range []string{"A", "B"} {
+		ry := y + 24 + float64(row)*34
+		l.Text(viz.Point{X: 20, Y: ry + 12}, title, 13, viz.Ink, viz.Left)
+		for i := range 4 {
+			v := 1
+			if row == 1 && i == 0 {
+				v = 2
+			}
+			x := 50 + float64(i)*70
+			style := viz.Style{Fill: viz.Sky, Alpha: 0.5, Stroke: viz.Muted, Width: 1}
+			if v == 2 {
+				style = viz.Style{Fill: viz.Orange, Alpha: 0.6, Stroke: viz.Ink, Width: 1.5}
+			}
+			l.Rect(viz.Point{X: x, Y: ry}, viz.Point{X: x + 60, Y: ry + 24}, style, 0)
+			l.Text(viz.Point{X: x + 30, Y: ry + 12}, format.Sprintf("example %d: %d", i+1, v), 10, viz.Ink, viz.Centre)
+		}
+	}
+	y += 24 + 2*34 + 16
+	g := s.guarantee()
+	y += l.TextIn(viz.Point{X: 20, Y: y}, w-40, "View: "+semiViewHelp[s.view]+format.Sprintf(". Claim: (ε = %.3g, δ = %.3g), %s.", g.Eps, g.Delta, g.Note), 12, viz.Muted, viz.Left)
+	s.draw(l, w, y+24, g.Eps, s.mutant)
+	return l
+}
