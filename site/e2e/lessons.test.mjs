@@ -637,6 +637,27 @@ test("Audit lab, second module: choosing outlier-iterate removal loads the lab's
   await page.close();
 });
 
+test("Audit lab, third module: PVMW's gate without threshold noise is caught by sampling, and back", async () => {
+  const { page, errors } = await open("#scene=audit");
+  const engines = [];
+  page.on("request", (r) => { if (/engine\/audit-semi\./.test(r.url())) engines.push(r.url()); });
+  await page.selectOption("#ctl-mech", "pvmw");
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get("mech") === "pvmw" && document.querySelector("#readouts dd[data-name='claim']"));
+  assert.match(await readout(page, "claim"), /^\(ε = 4, δ = 0\)/);
+  await page.selectOption("#ctl-mutant", "no-threshold-noise");
+  const started = Date.now();
+  await page.keyboard.press("m");
+  await page.waitForFunction(() => /violation/.test(document.querySelector('#readouts dd[data-name="mc"]')?.textContent), null, { timeout: 60000 });
+  console.log(`# PVMW's gate audit, 2 × 5·10⁴ runs in the browser: ${Date.now() - started} ms`);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.screenshot({ path: shots + "audit-pvmw.png" });
+  await page.selectOption("#ctl-mech", "orme");
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get("mech") === "orme" && document.querySelector("#readouts dd[data-name='exact']"));
+  assert.ok(engines.length >= 1, "the semi part's module was never requested");
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("Audit lab: a broken variant is caught exactly and by sampling; drags keep the pair neighbours", async () => {
   const { page, errors } = await open("#scene=audit");
   assert.match(await readout(page, "exact"), /within/);
