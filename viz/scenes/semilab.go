@@ -142,13 +142,13 @@ func (s *SemiLab) Draw(w, h float64) *viz.List {
 			if row == 1 && i == 0 {
 				v = 2
 			}
-			x := 50 + float64(i)*70
+			x := 50 + float64(i)*96
 			style := viz.Style{Fill: viz.Sky, Alpha: 0.5, Stroke: viz.Muted, Width: 1}
 			if v == 2 {
 				style = viz.Style{Fill: viz.Orange, Alpha: 0.6, Stroke: viz.Ink, Width: 1.5}
 			}
-			l.Rect(viz.Point{X: x, Y: ry}, viz.Point{X: x + 60, Y: ry + 24}, style, 0)
-			l.Text(viz.Point{X: x + 30, Y: ry + 12}, format.Sprintf("example %d: %d", i+1, v), 10, viz.Ink, viz.Centre)
+			l.Rect(viz.Point{X: x, Y: ry}, viz.Point{X: x + 88, Y: ry + 24}, style, 0)
+			l.Text(viz.Point{X: x + 44, Y: ry + 12}, format.Sprintf("example %d: %d", i+1, v), 11, viz.Ink, viz.Centre)
 		}
 	}
 	y += 24 + 2*34 + 16
