@@ -2,6 +2,7 @@ package scenes
 
 import (
 	"slices"
+	"strconv"
 
 	"github.com/uldplab/uldp/core/audit"
 	"github.com/uldplab/uldp/core/format"
@@ -134,6 +135,8 @@ func (s *SemiLab) Draw(w, h float64) *viz.List {
 	l.Reset(w, h)
 	y := 20.0
 	y += l.TextIn(viz.Point{X: 20, Y: y}, w-40, "PVMW on four examples with one query, f(x, 1) = 1 and f(x, 2) = −1: A holds value 1 everywhere (f(A) = 1); its neighbour B gives example 1 the value 2 (f(B) = ½), the whole 2/n, away from the uniform beliefs' answer 0.", 13, viz.Ink, viz.Left)
+	bw := min(88, (w-70)/4-8)
+	l.Text(viz.Point{X: 50, Y: y + 14}, "the sensitive values of examples 1 to 4", 11, viz.Muted, viz.Left)
 	for row, title := range []string{"A", "B"} {
 		ry := y + 24 + float64(row)*34
 		l.Text(viz.Point{X: 20, Y: ry + 12}, title, 13, viz.Ink, viz.Left)
@@ -142,13 +145,13 @@ func (s *SemiLab) Draw(w, h float64) *viz.List {
 			if row == 1 && i == 0 {
 				v = 2
 			}
-			x := 50 + float64(i)*96
+			x := 50 + float64(i)*(bw+8)
 			style := viz.Style{Fill: viz.Sky, Alpha: 0.5, Stroke: viz.Muted, Width: 1}
 			if v == 2 {
 				style = viz.Style{Fill: viz.Orange, Alpha: 0.6, Stroke: viz.Ink, Width: 1.5}
 			}
-			l.Rect(viz.Point{X: x, Y: ry}, viz.Point{X: x + 88, Y: ry + 24}, style, 0)
-			l.Text(viz.Point{X: x + 44, Y: ry + 12}, format.Sprintf("example %d: %d", i+1, v), 11, viz.Ink, viz.Centre)
+			l.Rect(viz.Point{X: x, Y: ry}, viz.Point{X: x + bw, Y: ry + 24}, style, 0)
+			l.Text(viz.Point{X: x + bw/2, Y: ry + 12}, strconv.Itoa(v), 12, viz.Ink, viz.Centre)
 		}
 	}
 	y += 24 + 2*34 + 16
