@@ -17,7 +17,9 @@ type coordNoise struct {
 	seed  uint64
 }
 
-func (c *coordNoise) Laplace(kind NoiseKind, scale float64) float64 { return c.lap.Laplace(kind, scale) }
+func (c *coordNoise) Laplace(kind NoiseKind, scale float64) float64 {
+	return c.lap.Laplace(kind, scale)
+}
 
 func (c *coordNoise) Gaussian(std float64, dst []float64) {
 	for len(c.coord) < len(dst) {
