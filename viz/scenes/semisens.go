@@ -113,6 +113,8 @@ func (c *semiConfig) form() viz.Form {
 	return viz.Form{
 		viz.Int(&c.n, viz.Control{Name: "n", Label: "examples n", Kind: viz.Slider, Min: 500, Max: 20000, Step: 100, Log: true}),
 		viz.Int(&c.k, viz.Control{Name: "k", Label: "sensitive values k", Kind: viz.Slider, Min: 2, Max: 64, Log: true}),
+		viz.Int(&c.dpub, viz.Control{Name: "dpub", Label: "public features d_pub", Kind: viz.Slider, Min: 1, Max: 100, Log: true,
+			Help: "the model has d = d_pub + k + 1 parameters: the Gaussian's noise grows like √d, the part of it an update uses does not"}),
 		viz.Float(&c.effect, viz.Control{Name: "effect", Label: "the value's effect on labels", Kind: viz.Slider, Min: 0, Max: 8, Step: 0.5,
 			Help: "0: labels ignore the sensitive value, so the beliefs learn nothing and Ψ stays at ln k"}),
 		viz.Float(&c.eps, viz.Control{Name: "eps", Label: "ε", Kind: viz.Slider, Min: 0.25, Max: 16, Log: true}),
@@ -216,7 +218,7 @@ func (s *SemiSens) Set(name, value string) error {
 		return nil
 	}
 	switch name {
-	case "n", "k", "effect":
+	case "n", "k", "dpub", "effect":
 		next.moved = nil // other examples: the changed values no longer apply
 	case "c":
 		next.eta = math.Min(next.eta, 1/next.c) // η ≤ 1/c: a larger c takes η down with it
@@ -449,6 +451,13 @@ func (s *SemiSens) Readouts() []viz.Readout {
 		r = append(r, viz.Readout{Name: "psi", Label: "Ψ (instructor)", Value: psi,
 			Text:    format.Sprintf("%.4f, from ln k = %.4f", psi, math.Log(k)),
 			Formula: "(1/n) Σᵢ −ln pᵢ(true value): falls as the beliefs learn"})
+		if q != nil && len(q.updates) > 0 && q.descent != nil {
+			z, along := v.noiseAlong(q)
+			d := semisens.Logistic{}.Dim(&v.data.Public)
+			r = append(r, viz.Readout{Name: "noise-along", Label: "the update's noise (instructor)", Value: along,
+				Text:    format.Sprintf("‖z‖ = %.3g in d = %d, but along the error only |⟨z, u⟩| = %.3g", z, d, along),
+				Formula: "z = v − f(D); u = (f(D) − f(p))/E: the update moves by ⟨φ, ·⟩, so only z's part along the error matters, and it does not grow with d"})
+		}
 		for i, pr := range v.res.Problems {
 			r = append(r, viz.Readout{Name: format.Sprintf("excess-%d", i+1), Label: "excess risk (instructor)", Value: pr.Excess,
 				Text:    format.Sprintf("PVMW %.4f, non-private %.4f, Gaussian noise %.4f", pr.Excess, pr.ExcessNonPrivate, pr.ExcessGaussian),
@@ -465,4 +474,22 @@ func (s *SemiSens) Guarantee() privacy.Guarantee {
 		return p.PVMW.Guarantee()
 	}
 	return s.view.res.Guarantee
+}
+
+// noiseAlong is the query's last update's noise: its norm ‖z‖, and its
+// part along the error, |⟨z, u⟩| with u = (f(D) − f(p))/‖f(D) − f(p)‖ —
+// f(p) recovered from the released v, the ι used and φ = (v − f(p))/ι.
+func (v *semiView) noiseAlong(q *semiQuery) (z, along float64) {
+	u := q.updates[len(q.updates)-1]
+	fD := v.data.TrueAnswer(semisens.Logistic{}.Gradient(q.descent.W), nil)
+	var zz, dot, ee float64
+	for j := range fD {
+		zj := u.V[j] - fD[j]
+		ej := fD[j] - (u.V[j] - u.IotaUsed*u.Phi[j])
+		zz, dot, ee = zz+zj*zj, dot+zj*ej, ee+ej*ej
+	}
+	if ee == 0 {
+		return math.Sqrt(zz), 0
+	}
+	return math.Sqrt(zz), math.Abs(dot) / math.Sqrt(ee)
 }
