@@ -92,7 +92,8 @@ type Problem struct {
 	// Gaussian is the full-DP baseline: the same method on ∇𝓛 + N(0, s²I),
 	// with the budget split evenly over its q·m steps.
 	Gaussian []float64 `json:"gaussian"`
-	// Optimum is the minimiser over B(0, R), to 10⁻⁶.
+	// Optimum is the minimiser over B(0, R), by accelerated projected
+	// gradient descent to a gradient mapping below 10⁻⁷.
 	Optimum []float64 `json:"optimum"`
 	// Excess risks 𝓛(w) − 𝓛(w*): what only a simulation can compute.
 	Excess           float64 `json:"excess"`
