@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -107,7 +108,7 @@ func auditSemi(e *env, args []string) error {
 
 // replaySemi trains on the data, then replays the transcript on the
 // neighbour's public data.
-func replaySemi(e *env, fs interface{ Name() string }, s *semiFlags, set map[string]bool, nb string, f format) error {
+func replaySemi(e *env, fs *flag.FlagSet, s *semiFlags, set map[string]bool, nb string, f format) error {
 	if nb == "" {
 		return usagef("missing --neighbour replace:I=Y: the example whose sensitive value changes, and its new value")
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -53,13 +54,7 @@ type semiFlags struct {
 	input                       string
 }
 
-func (s *semiFlags) register(fs interface {
-	StringVar(*string, string, string, string)
-	IntVar(*int, string, int, string)
-	Float64Var(*float64, string, float64, string)
-	BoolVar(*bool, string, bool, string)
-	Uint64Var(*uint64, string, uint64, string)
-}) {
+func (s *semiFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.mech, "mech", "", "pvmw (train logistic regression through PVMW) or mwu-step (one multiplicative-weights step)")
 	fs.StringVar(&s.input, "input", "", "mwu-step: the step's JSON (values, p, v, iota, eta, c, truth)")
 	fs.StringVar(&s.data, "data", "", "pvmw: the data CSV (a1,…,a_d,label,sensitive; labels ±1, sensitive values 1…k)")
@@ -109,9 +104,9 @@ func (s *semiFlags) params(n int) (semisens.TrainParams, error) {
 	return p, nil
 }
 
-// loadSemi reads the flags shared by run and step for pvmw: the data and
+// load reads the flags shared by run and step for pvmw: the data and
 // the parameters, checked before the file is read where they can be.
-func (s *semiFlags) load(fs interface{ Name() string }, set map[string]bool) (*semisens.Dataset, semisens.TrainParams, error) {
+func (s *semiFlags) load(fs *flag.FlagSet, set map[string]bool) (*semisens.Dataset, semisens.TrainParams, error) {
 	var missing []string
 	for _, f := range []string{"data", "k", "eps", "delta"} {
 		if !set[f] {

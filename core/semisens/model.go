@@ -59,7 +59,7 @@ type logisticGrad struct{ w []float64 }
 func (g logisticGrad) Dim() int { return len(g.w) }
 
 func (g logisticGrad) Eval(pub *Public, i, y int, dst []float64) {
-	Feature(pub, i, y, dst)
+	feature(pub, i, y, dst)
 	scale(dst, g.scale(pub, i, y))
 }
 
@@ -73,12 +73,6 @@ func (g logisticGrad) Scales(pub *Public, i int, dst []float64) {
 func (g logisticGrad) scale(pub *Public, i, y int) float64 {
 	b := pub.Labels[i]
 	return -b * sigmoid(-b*margin(pub, g.w, i, y))
-}
-
-// Risk is 𝓛(w; D) = (1/n) Σᵢ ℓ(w; xᵢ) on d's true values: what only a
-// simulation can compute (it reveals the sensitive values).
-func (d *Dataset) Risk(m Logistic, w []float64) float64 {
-	return riskAt(&d.Public, d.Reveal(), m, w)
 }
 
 func sigmoid(x float64) float64 {

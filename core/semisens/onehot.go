@@ -14,8 +14,8 @@ type OneHot interface {
 	Scales(pub *Public, i int, dst []float64)
 }
 
-// Feature writes φᵢ(y) = [aᵢ; e_y; 1]/√3 into dst (length d_pub + k + 1).
-func Feature(pub *Public, i, y int, dst []float64) {
+// feature writes φᵢ(y) = [aᵢ; e_y; 1]/√3 into dst (length d_pub + k + 1).
+func feature(pub *Public, i, y int, dst []float64) {
 	clear(dst)
 	a := pub.Features[i]
 	for j, x := range a {

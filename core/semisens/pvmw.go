@@ -183,11 +183,13 @@ type TestStep struct {
 	Top      bool    `json:"top"`
 }
 
-// UpdateStep is one update: the released v = f(D) + z and ι = E + ξ, the
-// ι the step used, the direction and how many scores were cut.
+// UpdateStep is one update: the beliefs' answer f(p) it started from, the
+// released v = f(D) + z and ι = E + ξ, the ι the step used, the direction
+// and how many scores were cut.
 type UpdateStep struct {
 	Query    int       `json:"query"`
 	Instance int       `json:"instance"`
+	Before   []float64 `json:"before"`
 	V        []float64 `json:"v"`
 	Iota     float64   `json:"iota"`
 	IotaUsed float64   `json:"iota_used"`
@@ -370,7 +372,7 @@ func (m *PVMW) update(q Query, aD []float64, e float64) error {
 	if m.afterUpdate != nil {
 		m.afterUpdate(m.updates, m.b)
 	}
-	m.last = UpdateStep{m.t, m.l, v, iota, used, norm(z), xi, st.Phi, st.Clipped}
+	m.last = UpdateStep{m.t, m.l, st.Before, v, iota, used, norm(z), xi, st.Phi, st.Clipped}
 	m.rec.Addf(KindUpdate, m.last,
 		"update %d: v = f(D) + z (‖z‖ = %.3g), ι = E + ξ = %.4g (used %.4g); %d of %d scores cut at ±c",
 		m.updates, norm(z), iota, used, st.Clipped, len(st.Scores))

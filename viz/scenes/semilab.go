@@ -58,10 +58,11 @@ func (s *SemiLab) Info() viz.Info { return auditInfo() }
 
 // setup is the view's audit of the variant under audit.
 func (s *SemiLab) setup() (audit.PVMWAudit, error) {
-	m, err := semisens.ParseMutant(s.mutant)
-	if s.mutant == NoMutant {
-		m, err = semisens.Correct, nil
+	name := s.mutant
+	if name == NoMutant {
+		name = semisens.Correct.String()
 	}
+	m, err := semisens.ParseMutant(name)
 	if err != nil {
 		return audit.PVMWAudit{}, err
 	}

@@ -477,15 +477,13 @@ func (s *SemiSens) Guarantee() privacy.Guarantee {
 }
 
 // noiseAlong is the query's last update's noise: its norm ‖z‖, and its
-// part along the error, |⟨z, u⟩| with u = (f(D) − f(p))/‖f(D) − f(p)‖ —
-// f(p) recovered from the released v, the ι used and φ = (v − f(p))/ι.
+// part along the error, |⟨z, u⟩| with u = (f(D) − f(p))/‖f(D) − f(p)‖.
 func (v *semiView) noiseAlong(q *semiQuery) (z, along float64) {
 	u := q.updates[len(q.updates)-1]
 	fD := v.data.TrueAnswer(semisens.Logistic{}.Gradient(q.descent.W), nil)
 	var zz, dot, ee float64
 	for j := range fD {
-		zj := u.V[j] - fD[j]
-		ej := fD[j] - (u.V[j] - u.IotaUsed*u.Phi[j])
+		zj, ej := u.V[j]-fD[j], fD[j]-u.Before[j]
 		zz, dot, ee = zz+zj*zj, dot+zj*ej, ee+ej*ej
 	}
 	if ee == 0 {
