@@ -15,6 +15,7 @@ import (
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/rng"
 	"github.com/uldplab/uldp/core/semisens"
+	"github.com/uldplab/uldp/core/trace"
 )
 
 type genOut struct {
@@ -83,7 +84,7 @@ func cmdDataset(e *env, args []string) error {
 	m, _ := d.M()
 	res := genOut{Out: *out, Spec: s, Seed: *seed, Users: d.N(), Items: m, Dim: d.Dim}
 	return f.emit(e, res, func(w io.Writer) {
-		fmt.Fprintf(w, "wrote %s: %s × %s in ℝ^%d (%s, seed %d)\n", res.Out, count(res.Users, "user"), count(res.Items, "item"), res.Dim, s.Kind, res.Seed)
+		fmt.Fprintf(w, "wrote %s: %s × %s in ℝ^%d (%s, seed %d)\n", res.Out, trace.Count(res.Users, "user"), trace.Count(res.Items, "item"), res.Dim, s.Kind, res.Seed)
 	})
 }
 

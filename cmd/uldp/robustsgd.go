@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/uldplab/uldp/core/runner"
+	"github.com/uldplab/uldp/core/trace"
 )
 
 func robustText(w io.Writer, out *runner.RobustReport) {
@@ -18,7 +19,7 @@ func robustText(w io.Writer, out *runner.RobustReport) {
 		if len(phases) > 1 {
 			fmt.Fprintf(w, "phase %d: ", i+1)
 		}
-		fmt.Fprintf(w, "%s of η = %.4g; test threshold v = %.4g", count(len(ph.Scores), "step"), ph.Eta, ph.Threshold)
+		fmt.Fprintf(w, "%s of η = %.4g; test threshold v = %.4g", trace.Count(len(ph.Scores), "step"), ph.Eta, ph.Threshold)
 		if ph.ScoreNoiseScale > 0 {
 			fmt.Fprintf(w, " (noisy %.4g; score noise Lap(%.3g))", ph.NoisyThreshold, ph.ScoreNoiseScale)
 		}

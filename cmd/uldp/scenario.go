@@ -75,6 +75,6 @@ func cmdScenario(e *env, args []string) error {
 			fmt.Fprintf(w, "name:\t%s\n", out.Name)
 		}
 		fmt.Fprintf(w, "mechanism:\t%s (needs %s)\nmode:\t%s\nseed:\t%d\n", out.Mechanism, trace.And(out.Requires), out.Mode, out.Seed)
-		fmt.Fprintf(w, "data:\t%s × %s in ℝ^%d (%s)\n", count(out.Users, "user"), count(out.Items, "item"), out.Dim, out.Source)
+		fmt.Fprintf(w, "data:\t%s × %s in ℝ^%d (%s)\n", trace.Count(out.Users, "user"), trace.Count(out.Items, "item"), out.Dim, out.Source)
 	})
 }

@@ -17,14 +17,6 @@ func vec(x []float64) string {
 	return trace.Vec(x)
 }
 
-// count writes n things: "1 item", "3 items".
-func count(n int, thing string) string {
-	if n == 1 {
-		return "1 " + thing
-	}
-	return fmt.Sprintf("%d %ss", n, thing)
-}
-
 // unmet writes the preconditions a guarantee is missing, one a line, under
 // the line that summarised it.
 func unmet(w io.Writer, g privacy.Guarantee) {

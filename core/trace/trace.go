@@ -154,6 +154,14 @@ func Vec(v []float64) string {
 	return b.String()
 }
 
+// Count writes n things for a step's text: "1 test", "3 tests".
+func Count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return format.Sprintf("%d %ss", n, thing)
+}
+
 // Plus writes a term added to a sum for a step's text: "+ 0.25",
 // "− 0.25" (4 significant digits).
 func Plus(x float64) string {

@@ -363,19 +363,11 @@ func (v *semiView) story(tr *trace.Trace) {
 func (q semiQuery) text(t int) string {
 	switch {
 	case q.failed:
-		return format.Sprintf("query %d: %s, %s, and no update left: FAIL — PVMW answers nothing more", t, count(len(q.tests), "test"), count(len(q.updates), "update"))
+		return format.Sprintf("query %d: %s, %s, and no update left: FAIL — PVMW answers nothing more", t, trace.Count(len(q.tests), "test"), trace.Count(len(q.updates), "update"))
 	case len(q.updates) == 0:
 		return format.Sprintf("query %d: the test says ⊥ — answered from the beliefs, for free", t)
 	}
-	return format.Sprintf("query %d: %s ⊤, then ⊥ — the beliefs were updated and the query asked again", t, count(len(q.updates), "test"))
-}
-
-// count writes n things: "1 test", "3 tests".
-func count(n int, thing string) string {
-	if n == 1 {
-		return "1 " + thing
-	}
-	return format.Sprintf("%d %ss", n, thing)
+	return format.Sprintf("query %d: %s ⊤, then ⊥ — the beliefs were updated and the query asked again", t, trace.Count(len(q.updates), "test"))
 }
 
 // at returns the query the stepper shows (nil before the first) and its

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/uldplab/uldp/core/format"
+	"github.com/uldplab/uldp/core/trace"
 	"github.com/uldplab/uldp/viz"
 )
 
@@ -73,7 +74,7 @@ func (s *SemiSens) drawBeliefs(l *viz.List, b box, q *semiQuery) {
 		}
 	}
 	snap := v.snaps[min(u, len(v.snaps)-1)]
-	y := write(l, b, b.y, format.Sprintf("beliefs pᵢ(y) after %s (uniform: light; 4/k and more: full)", count(u, "update")), 12, viz.Ink)
+	y := write(l, b, b.y, format.Sprintf("beliefs pᵢ(y) after %s (uniform: light; 4/k and more: full)", trace.Count(u, "update")), 12, viz.Ink)
 	foot := "built from public data and released values only"
 	if v.cfg.reveal {
 		foot = "outlined: the true value (instructor's view); click a cell to give that example that value"
