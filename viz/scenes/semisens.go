@@ -183,9 +183,6 @@ func (s *SemiSens) Controls() []viz.Control { return s.cfg.form().Controls() }
 
 // check refuses settings before anything is computed.
 func (c semiConfig) check() error {
-	if c.eta > 1/c.c*(1+1e-12) {
-		return format.Errorf("η = %v with c = %v: the learning rate must be ≤ 1/c = %.3g; lower η or c", c.eta, c.c, 1/c.c)
-	}
 	for i, y := range c.moved {
 		if i >= c.n || y >= c.k {
 			return format.Errorf("changed values: example %d's value %d is outside n = %d examples of k = %d values", i+1, y+1, c.n, c.k)
