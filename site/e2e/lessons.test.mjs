@@ -428,8 +428,15 @@ test("User-level DP-SGD at the sliders' maxima computes between frames", async (
 // The issue's target: the lesson animates 500 steps without dropping
 // frames. Headless Chromium rasterises in software here, and the Go heap
 // (the recorded run: 500 steps × 300 users) is marked by a single-threaded
-// GC, so a few frames run late; the figures go to BENCHMARKS.md and the
-// check has slack for a loaded CI machine.
+// GC, so a few frames run late; the figures go to BENCHMARKS.md. How many
+// frames run late depends on what else the machine does (2–13 % idle, 34–47 %
+// with two other busy processes on two cores — as many as the page used to
+// run late idle), so the check is on what the page itself does, which load
+// does not change: its own work per frame fits a frame (16.7 ms; 7–8 ms
+// idle, 10–11 ms so loaded), and what once made 30–36 % of frames late idle —
+// the guarantee panel rebuilt and the address bar rewritten every frame —
+// stays gone: the panel untouched through the play, the address written at
+// most every 100 ms.
 test("User-level DP-SGD: 500 steps play at 50 steps a second", async () => {
   const { page, errors } = await open("#scene=dp-sgd&steps=500");
   const warnings = [];
@@ -439,6 +446,12 @@ test("User-level DP-SGD: 500 steps play at 50 steps a second", async () => {
   await page.evaluate(() => {
     Object.assign(window.uldpStats, { updates: 0, updateMs: 0, maxUpdateMs: 0, draws: 0, drawMs: 0, maxDrawMs: 0, maxGoMs: 0 });
     window.gaps = [];
+    window.urlWrites = 0;
+    window.guaranteeRebuilt = 0;
+    const replace = history.replaceState.bind(history);
+    history.replaceState = (...a) => { window.urlWrites++; return replace(...a); };
+    new MutationObserver((ms) => { window.guaranteeRebuilt += ms.length; })
+      .observe(document.getElementById("guarantee"), { childList: true, subtree: true, characterData: true });
     let last = 0;
     const f = (t) => { if (last) window.gaps.push(t - last); last = t; if (!window.stopGaps) requestAnimationFrame(f); };
     requestAnimationFrame(f);
@@ -453,11 +466,14 @@ test("User-level DP-SGD: 500 steps play at 50 steps a second", async () => {
     const g = window.gaps, s = window.uldpStats;
     return { frames: s.updates, gaps: g.length, late: g.filter((x) => x > 20).length, late_16_7: g.filter((x) => x > 16.7 * 1.05).length,
       max_gap_ms: Math.round(Math.max(...g)), max_go_call_ms: +s.maxGoMs.toFixed(1),
-      update_mean_ms: +(s.updateMs / s.updates).toFixed(2), draw_mean_ms: +(s.drawMs / s.draws).toFixed(2) };
+      update_mean_ms: +(s.updateMs / s.updates).toFixed(2), draw_mean_ms: +(s.drawMs / s.draws).toFixed(2),
+      url_writes: window.urlWrites, guarantee_mutations: window.guaranteeRebuilt };
   });
   console.log(`# dp-sgd play: 500 steps in ${ms} ms, ${JSON.stringify(f)}`);
-  // Before the panel skipped unchanged content, 30–36 % of frames ran late.
-  assert.ok(f.late <= 0.25 * f.gaps, `${f.late} of ${f.gaps} frames late`);
+  assert.ok(f.update_mean_ms + f.draw_mean_ms <= 1000 / 60,
+    `the page's own work takes ${(f.update_mean_ms + f.draw_mean_ms).toFixed(1)} ms a frame: more than a frame's 16.7 ms`);
+  assert.equal(f.guarantee_mutations, 0, "the guarantee panel was rebuilt during the play");
+  assert.ok(f.url_writes <= ms / 100 + 2, `${f.url_writes} address writes in ${ms} ms: more than one per 100 ms`);
   // The address bar follows the animation at most ten times a second, so
   // the browser never throttles history changes.
   assert.deepEqual(warnings.filter((w) => /history|Throttling/i.test(w)), []);
