@@ -200,9 +200,9 @@ func semiText(w io.Writer, out semiOut, p semisens.TrainParams) {
 	}
 	fmt.Fprintf(w, "%d queries answered with %d updates, %s; largest answered error %.4g\n", out.Queries, out.Updates, state, out.MaxError)
 	fmt.Fprintf(w, "Ψ %.4f → %.4f (ln k = %.4f; only a simulation knows Ψ)\n", out.Psi[0], out.Psi[len(out.Psi)-1], math.Log(float64(out.K)))
-	fmt.Fprintln(w, "\nproblem\tμ\tmethod\texcess risk: PVMW\tnon-private\tGaussian GD")
+	fmt.Fprintln(w, "\nproblem\tμ\tmethod\texcess risk: PVMW\tnon-private\tGaussian GD\tRR then ERM")
 	for i, pr := range out.Problems {
-		fmt.Fprintf(w, "%d\t%g\t%s\t%.4g\t%.4g\t%.4g\n", i+1, pr.Mu, pr.Method, pr.Excess, pr.ExcessNonPrivate, pr.ExcessGaussian)
+		fmt.Fprintf(w, "%d\t%g\t%s\t%.4g\t%.4g\t%.4g\t%.4g\n", i+1, pr.Mu, pr.Method, pr.Excess, pr.ExcessNonPrivate, pr.ExcessGaussian, pr.ExcessRR)
 	}
 	if out.Trace != nil {
 		writeTrace(w, out.Trace)

@@ -161,18 +161,7 @@ func MWU(pub *Public, b *Beliefs, q Query, v []float64, iota float64, p MWUParam
 	for j := range v {
 		st.Phi[j] = (v[j] - st.Before[j]) / iota
 	}
-	raw := st.Scores
-	if oh, ok := fast(pub, q); ok {
-		oh.dots(st.Phi, raw)
-	} else {
-		u := make([]float64, q.Dim())
-		for i := range b.n {
-			for y := range b.k {
-				q.Eval(pub, i, y, u)
-				raw[i*b.k+y] = dot(st.Phi, u)
-			}
-		}
-	}
+	raw := Scores(pub, q, st.Phi, st.Scores)
 	for i := range b.n {
 		row := b.logp[i*b.k : (i+1)*b.k]
 		top := math.Inf(-1)
@@ -189,6 +178,28 @@ func MWU(pub *Public, b *Beliefs, q Query, v []float64, iota float64, p MWUParam
 		normaliseFrom(row, b.prob[i*b.k:(i+1)*b.k], top)
 	}
 	return st, nil
+}
+
+// Scores writes every candidate's raw score ⟨φ, f(xᵢ^pub, y)⟩, before
+// truncation, into dst (n·k, row i at i·k; allocated if nil). It reads
+// public data only.
+func Scores(pub *Public, q Query, phi []float64, dst []float64) []float64 {
+	n, k := pub.N(), pub.K
+	if len(dst) != n*k {
+		dst = make([]float64, n*k)
+	}
+	if oh, ok := fast(pub, q); ok {
+		oh.dots(phi, dst)
+		return dst
+	}
+	u := make([]float64, q.Dim())
+	for i := range n {
+		for y := range k {
+			q.Eval(pub, i, y, u)
+			dst[i*k+y] = dot(phi, u)
+		}
+	}
+	return dst
 }
 
 // normalise makes row i's log-weights a distribution's logarithms and

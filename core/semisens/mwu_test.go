@@ -386,6 +386,20 @@ func TestLemma16(t *testing.T) {
 		for _, ok := range conds {
 			all = all && ok
 		}
+		// CheckCondition measures the same parts its own way (through the
+		// scores); both must agree, and (D1) bounds its measured drop.
+		cond, err := CheckCondition(&d.Public, truth, b, tab, v, iota, MWUParams{Eta: eta, C: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j, pt := range cond.Parts {
+			if pt.Holds != conds[j] {
+				t.Fatalf("part %s: CheckCondition says %v (%.6g against %.6g), the direct check %v", pt.Name, pt.Holds, pt.Value, pt.Bound, conds[j])
+			}
+		}
+		if cond.Holds != all || cond.Drop < cond.Exact-1e-12 || math.Abs(cond.Error-e) > 1e-12 {
+			t.Fatalf("CheckCondition: holds %v (want %v), drop %.6g against (D1) %.6g, E %.6g against %.6g", cond.Holds, all, cond.Drop, cond.Exact, cond.Error, e)
+		}
 		if !all {
 			continue
 		}
@@ -394,12 +408,50 @@ func TestLemma16(t *testing.T) {
 		if _, err := MWU(&d.Public, b, tab, v, iota, MWUParams{Eta: eta, C: c}); err != nil {
 			t.Fatal(err)
 		}
-		if drop := before - Potential(b, truth); drop < eta*eta-1e-12 {
+		drop := before - Potential(b, truth)
+		if drop < eta*eta-1e-12 {
 			t.Fatalf("Condition 14 held (E = %.4g, η = %.4g, ι = %.4g) but Ψ dropped %.6g < η² = %.6g", e, eta, iota, drop, eta*eta)
+		}
+		if math.Abs(drop-cond.Drop) > 1e-12 {
+			t.Fatalf("CheckCondition measured a drop of %.9g, the step made %.9g", cond.Drop, drop)
 		}
 	}
 	t.Logf("Condition 14 held on %d of 400 built inputs; Ψ fell by η² or more on each", held)
 	if held < 100 {
 		t.Errorf("Condition 14 held on %d of 400 built inputs: too few to test Lemma 16", held)
+	}
+}
+
+// Condition 14 on the spec's golden step with clipping active (η = 1,
+// c = 0.5), worked by hand: four of the six scores are cut; the truth's
+// two lose 0.444… and 0.488…, so (iii) = ι·0.4666… = 0.42, while the
+// beliefs' cuts cancel, (iv) = 0; (ii) = |⟨(0.05, −0.05), (0.3, 0.9)⟩| =
+// 0.03; (i) and (v) fail (E = 0.9487 < 7.5, ι = 0.9 ≤ η). (D1):
+// A_true = 0.5, A_syn = 0, Q = (1 + 2·0.3889²)/6, so the drop
+// ln 3 − 0.696307 = 0.402305 is at least 0.5 − Q = 0.282922.
+func TestCheckConditionGolden(t *testing.T) {
+	d, tab := golden(t)
+	cond, err := CheckCondition(&d.Public, d.Reveal(), Uniform(2, 3), tab, []float64{0.35, 0.85}, 0.9, MWUParams{Eta: 1, C: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := 0.388888888889 * 0.388888888889
+	want := []struct {
+		value float64
+		holds bool
+	}{{1, true}, {0.948683298, false}, {0.03, true}, {0.42, true}, {0, true}, {0.9, false}, {0.9, true}}
+	for j, w := range want {
+		pt := cond.Parts[j]
+		near(t, pt.Name, pt.Value, w.value, 1e-9)
+		if pt.Holds != w.holds {
+			t.Errorf("part %s holds %v, want %v", pt.Name, pt.Holds, w.holds)
+		}
+	}
+	near(t, "clipped", cond.Clipped, 4.0/6, 1e-15)
+	near(t, "drop", cond.Drop, math.Log(3)-0.696306920734, 1e-11)
+	near(t, "(D1)", cond.Exact, 0.5-(1+2*s)/6, 1e-11)
+	near(t, "η²", cond.Lemma, 1, 0)
+	if cond.Holds {
+		t.Error("Condition 14 holds with (i) and (v) failing")
 	}
 }

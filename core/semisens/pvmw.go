@@ -206,6 +206,17 @@ type AnswerStep struct {
 	Error  float64   `json:"error"` // instructor's view: ‖e_t − f_t(D)‖
 }
 
+// An Inspection is one update shown to an observer outside the mechanism
+// (a lesson, a test): the query, the beliefs before and after (read them;
+// do not keep or change them) and what was released. With the true values
+// beside it, CheckCondition measures Condition 14 on it.
+type Inspection struct {
+	Update        int
+	Query         Query
+	Before, After *Beliefs
+	Step          UpdateStep
+}
+
 // PVMW is Private Vector Multiplicative Weights over one dataset: it
 // answers online linear vector queries from per-example beliefs, testing
 // each answer privately and paying only for updates.
@@ -225,8 +236,8 @@ type PVMW struct {
 	// tick, if set, is told after every test and update: a long answer's
 	// places to yield (Train reports progress there).
 	tick func()
-	// afterUpdate, if set, sees the beliefs after every update.
-	afterUpdate func(update int, b *Beliefs)
+	// inspect, if set, is shown every update.
+	inspect func(Inspection)
 }
 
 // NewPVMW starts PVMW on data with uniform beliefs and draws the first
@@ -361,6 +372,10 @@ func (m *PVMW) update(q Query, aD []float64, e float64) error {
 	if !m.p.NoGuard {
 		used = max(iota, m.p.Tau/2)
 	}
+	var before *Beliefs
+	if m.inspect != nil {
+		before = m.b.Clone()
+	}
 	st, err := MWU(&m.data.Public, m.b, q, v, used, MWUParams{Eta: m.p.Eta, C: m.p.C})
 	if err != nil {
 		return err
@@ -369,10 +384,10 @@ func (m *PVMW) update(q Query, aD []float64, e float64) error {
 		m.peek()
 	}
 	m.updates++
-	if m.afterUpdate != nil {
-		m.afterUpdate(m.updates, m.b)
-	}
 	m.last = UpdateStep{m.t, m.l, st.Before, v, iota, used, norm(z), xi, st.Phi, st.Clipped}
+	if m.inspect != nil {
+		m.inspect(Inspection{m.updates, q, before, m.b, m.last})
+	}
 	m.rec.Addf(KindUpdate, m.last,
 		"update %d: v = f(D) + z (‖z‖ = %.3g), ι = E + ξ = %.4g (used %.4g); %d of %d scores cut at ±c",
 		m.updates, norm(z), iota, used, st.Clipped, len(st.Scores))

@@ -27,10 +27,10 @@ type TrainParams struct {
 	// inexact-oracle gradient method (step 1/(2λ), last iterate). nil: one
 	// convex problem.
 	Mus []float64
-	// AfterUpdate, if set, sees the beliefs after every update, numbered
-	// from 1 (read them; do not keep or change them): how a lesson shows
-	// them without replaying the run.
-	AfterUpdate func(update int, b *Beliefs)
+	// Inspect, if set, is shown every update, numbered from 1: how a
+	// lesson shows the beliefs and checks Condition 14 without replaying
+	// the run.
+	Inspect func(Inspection)
 }
 
 // The lesson's defaults (its demo scenario): paid updates, learning rate,
@@ -80,7 +80,7 @@ func (p TrainParams) descent(mu float64) Descent {
 	return Descent{Steps: p.Steps, Radius: p.Radius, Step: p.Radius / math.Sqrt(float64(p.Steps))}
 }
 
-// Problem is one trained problem: the private model, the two baselines
+// Problem is one trained problem: the private model, the three baselines
 // and, in the instructor's view, every model's excess risk.
 type Problem struct {
 	Mu     float64 `json:"mu"`
@@ -92,6 +92,12 @@ type Problem struct {
 	// Gaussian is the full-DP baseline: the same method on ∇𝓛 + N(0, s²I),
 	// with the budget split evenly over its q·m steps.
 	Gaussian []float64 `json:"gaussian"`
+	// RR is the label-DP way, randomise then learn: every sensitive value
+	// replaced by k-ary randomized response at the run's ε (pure ε-DP for
+	// the sensitive feature, a stronger promise), then the same method on
+	// the exact gradients of the randomised data. It degrades fast as k
+	// grows: the true value survives with probability e^ε/(e^ε + k − 1).
+	RR []float64 `json:"rr"`
 	// Optimum is the minimiser over B(0, R), by accelerated projected
 	// gradient descent to a gradient mapping below 10⁻⁷.
 	Optimum []float64 `json:"optimum"`
@@ -99,6 +105,7 @@ type Problem struct {
 	Excess           float64 `json:"excess"`
 	ExcessNonPrivate float64 `json:"excess_nonprivate"`
 	ExcessGaussian   float64 `json:"excess_gaussian"`
+	ExcessRR         float64 `json:"excess_rr"`
 }
 
 // TrainResult is a whole run.
@@ -150,7 +157,7 @@ func Train(ctx cancel.Context, data *Dataset, p TrainParams, streams *rng.Stream
 	if err != nil {
 		return TrainResult{}, nil, err
 	}
-	m.afterUpdate = p.AfterUpdate
+	m.inspect = p.Inspect
 	// The instructor's view reads the truth once.
 	truth := data.Reveal()
 	pub := &data.Public
@@ -166,9 +173,15 @@ func Train(ctx cancel.Context, data *Dataset, p TrainParams, streams *rng.Stream
 	baseRho := p.PVMW.Rho / float64(len(mus))
 	res.GaussianStd = 2 / float64(data.N()) / math.Sqrt(2*baseRho/float64(p.Steps))
 	dim := Logistic{}.Dim(pub)
+	// The randomised values of the RR baseline, drawn once for all problems.
+	rrSrc := streams.Get("rr")
+	randomised := make([]int, len(truth))
+	for i, y := range truth {
+		randomised[i] = RR(rrSrc, y, data.K, res.Guarantee.Eps)
+	}
 	// Progress counts oracle calls: per problem, q private ones, q for each
-	// baseline, and the optimum's (at most optimumSteps).
-	per := int64(3*p.Steps + optimumSteps)
+	// of the three baselines, and the optimum's (at most optimumSteps).
+	per := int64(4*p.Steps + optimumSteps)
 	total := int64(len(mus)) * per
 	report := func(j int, done int64) {
 		if progress != nil {
@@ -226,14 +239,23 @@ func Train(ctx cancel.Context, data *Dataset, p TrainParams, streams *rng.Stream
 			return res, nil, err
 		}
 		pr.Gaussian = gs.W
+		rr, err := d.Run(ctx, dim, func(w []float64) ([]float64, bool, error) {
+			g := answerAt(pub, randomised, Logistic{}.Gradient(w), nil)
+			addScaled(g, mu, w)
+			return g, true, nil
+		}, func(s int, _, _ []float64) { report(j, int64(3*p.Steps+s)) })
+		if err != nil {
+			return res, nil, err
+		}
+		pr.RR = rr.W
 		model := Logistic{Mu: mu}
-		pr.Optimum = optimum(ctx, model, dim, p.Radius, exact(mu), func(k int) { report(j, int64(3*p.Steps+k)) })
+		pr.Optimum = optimum(ctx, model, dim, p.Radius, exact(mu), func(k int) { report(j, int64(4*p.Steps+k)) })
 		if err := ctx.Err(); err != nil {
 			return res, nil, err
 		}
 		risk := func(w []float64) float64 { return riskAt(pub, truth, model, w) }
 		best := risk(pr.Optimum)
-		pr.Excess, pr.ExcessNonPrivate, pr.ExcessGaussian = risk(pr.Private.W)-best, risk(pr.NonPrivate)-best, risk(pr.Gaussian)-best
+		pr.Excess, pr.ExcessNonPrivate, pr.ExcessGaussian, pr.ExcessRR = risk(pr.Private.W)-best, risk(pr.NonPrivate)-best, risk(pr.Gaussian)-best, risk(pr.RR)-best
 		res.Problems = append(res.Problems, pr)
 		if pr.Private.Failed {
 			break // PVMW answers nothing more: the later problems cannot start

@@ -43,7 +43,7 @@ func TestTrainDemo(t *testing.T) {
 			t.Fatalf("an iterate of norm %v left B(0, 5)", norm(w))
 		}
 	}
-	if pr.Excess < -1e-9 || pr.ExcessNonPrivate < -1e-9 || pr.ExcessGaussian < -1e-9 {
+	if pr.Excess < -1e-9 || pr.ExcessNonPrivate < -1e-9 || pr.ExcessGaussian < -1e-9 || pr.ExcessRR < -1e-9 {
 		t.Errorf("negative excess risk: %+v (the optimum is not one)", pr)
 	}
 	// The private model is close to the non-private one trained the same

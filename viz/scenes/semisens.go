@@ -3,6 +3,7 @@ package scenes
 import (
 	"maps"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -48,6 +49,7 @@ type semiConfig struct {
 	steps      int
 	mode       privacy.Mode
 	reveal     bool
+	panel      string
 	seed       uint64
 	// moved holds the examples whose sensitive value was changed in the
 	// figure (example → value): the neighbouring dataset.
@@ -67,6 +69,9 @@ type semiView struct {
 	// beliefs after u updates, row-major (rows × k).
 	rows  []int
 	snaps [][]float64
+	// seen[u] is update u+1 seen from outside: its scores, Condition 14.
+	seen  []semiSeen
+	game  semiGame
 	stage string
 	err   error
 }
@@ -82,6 +87,34 @@ type semiQuery struct {
 	failed  bool
 }
 
+// semiSeen is what the lesson keeps of one update: the raw scores'
+// histogram (bins over [−lim, lim], the outer ones holding everything
+// beyond) and, for the instructor's view, Condition 14.
+type semiSeen struct {
+	hist []int
+	lim  float64
+	cond semisens.Condition
+}
+
+// semiBins is the scores histogram's number of bins.
+const semiBins = 41
+
+// semiGame is the lower-bound game played by k-ary randomized response at
+// the lesson's ε on its n examples: which value each example's block
+// points at, and how many point right.
+type semiGame struct {
+	pointed []int
+	hits    int
+}
+
+// The second panel's views.
+const (
+	panelTests     = "tests"
+	panelScores    = "scores"
+	panelCondition = "condition-14"
+	panelGame      = "lower-bound"
+)
+
 // semiRows is how many examples the beliefs panel shows.
 const semiRows = 12
 
@@ -94,7 +127,7 @@ const kindSemiQuery trace.Kind = "semisens.query"
 func NewSemiSens() *SemiSens {
 	s := &SemiSens{cfg: semiConfig{n: 5000, k: 8, dpub: 4, effect: 4, eps: 4, delta: 1e-6, rule: semisens.CalTight,
 		lmax: semisens.DemoLMax, eta: semisens.DemoEta, c: semisens.DemoC, tau: semisens.DemoTau, steps: semisens.DemoSteps,
-		mode: privacy.Teaching, reveal: true, seed: 1}}
+		mode: privacy.Teaching, reveal: true, panel: panelTests, seed: 1}}
 	s.view = semiView{cfg: s.cfg, stage: "starting"}
 	_ = s.start(s.cfg)
 	return s
@@ -137,6 +170,13 @@ func (c *semiConfig) form() viz.Form {
 			c.movedText, c.setMoved),
 		viz.Bool(&c.reveal, viz.Control{Name: "reveal", Label: "reveal sensitive values",
 			Help: "instructor's view, only possible in a simulation: the true values, the errors, the potential Ψ"}),
+		viz.Choose(&c.panel, viz.Control{Name: "panel", Label: "second panel", Choices: []string{panelTests, panelScores, panelCondition, panelGame},
+			ChoiceHelp: map[string]string{
+				panelTests:     "the query's private tests: the noisy error against the noisy threshold",
+				panelScores:    "the update's scores ⟨φ, f(xᵢ, y)⟩ over every example and value, and how many the truncation at ±c cuts",
+				panelCondition: "instructor's view: the six parts of the analysis' Condition 14 on the update, and how far Ψ fell against what they promise",
+				panelGame:      "the lower bound: no private algorithm guesses the sensitive values better than randomized response",
+			}}),
 		viz.Mode(&c.mode, privacy.Teaching, privacy.NonPrivate),
 		viz.Seed(&c.seed),
 	}
@@ -203,15 +243,17 @@ func (c semiConfig) params() (semisens.TrainParams, error) {
 	return p, p.Validate(c.n)
 }
 
-// Set changes one setting; the reveal switch only redraws.
+// Set changes one setting; the reveal switch and the panel only redraw.
 func (s *SemiSens) Set(name, value string) error {
 	next := s.cfg
 	next.moved = s.cfg.moved
 	if err := next.form().Set(name, value); err != nil {
 		return err
 	}
-	if name == "reveal" {
+	switch name {
+	case "reveal", "panel":
 		s.cfg.reveal, s.view.cfg.reveal = next.reveal, next.reveal
+		s.cfg.panel, s.view.cfg.panel = next.panel, next.panel
 		return nil
 	}
 	switch name {
@@ -303,7 +345,11 @@ func (v *semiView) compute(ctx cancel.Context, progress func(done, total int64))
 		v.rows[i] = i
 	}
 	v.snaps = [][]float64{v.snapshot(semisens.Uniform(c.n, c.k))}
-	v.params.AfterUpdate = func(_ int, b *semisens.Beliefs) { v.snaps = append(v.snaps, v.snapshot(b)) }
+	v.params.Inspect = func(in semisens.Inspection) {
+		v.snaps = append(v.snaps, v.snapshot(in.After))
+		v.seen = append(v.seen, v.see(in))
+	}
+	v.game = playGame(v.truth, c.k, v.params.PVMW.Guarantee().Eps, rng.New(c.seed).Get("lower-bound"))
 	v.stage = "training through PVMW"
 	var tr *trace.Trace
 	if v.res, tr, v.err = semisens.Train(ctx, v.data, v.params, rng.New(c.seed), progress); v.err != nil {
@@ -327,6 +373,44 @@ func (v *semiView) snapshot(b *semisens.Beliefs) []float64 {
 		}
 	}
 	return out
+}
+
+// see keeps what the panels show of an update. The lesson is a
+// simulation: it reads the true values to check Condition 14, and shows
+// the check only in the instructor's view.
+func (v *semiView) see(in semisens.Inspection) semiSeen {
+	p := semisens.MWUParams{Eta: v.cfg.eta, C: v.cfg.c}
+	cond, err := semisens.CheckCondition(&v.data.Public, v.truth, in.Before, in.Query, in.Step.V, in.Step.IotaUsed, p)
+	if err != nil {
+		return semiSeen{} // the update itself ran with these inputs
+	}
+	top := 0.0
+	for _, x := range cond.Scores {
+		top = math.Max(top, math.Abs(x))
+	}
+	// Wide enough to show ±c with room beyond; the outer bins take the
+	// rare wild scores of a tiny ι.
+	seen := semiSeen{hist: make([]int, semiBins), lim: math.Min(math.Max(1.5*p.C, top), 4*p.C)}
+	for _, x := range cond.Scores {
+		b := int(math.Floor((x + seen.lim) / (2 * seen.lim) * semiBins))
+		seen.hist[max(0, min(semiBins-1, b))]++
+	}
+	cond.Scores = nil // n·k numbers per update: the histogram is all the figure needs
+	seen.cond = cond
+	return seen
+}
+
+// playGame plays the lower-bound game with k-ary randomized response at ε:
+// each example's block points at its value reported by k-RR.
+func playGame(truth []int, k int, eps float64, r *rand.Rand) semiGame {
+	g := semiGame{pointed: make([]int, len(truth))}
+	for i, y := range truth {
+		g.pointed[i] = semisens.RR(r, y, k, eps)
+		if g.pointed[i] == y {
+			g.hits++
+		}
+	}
+	return g
 }
 
 // story splits the run's trace into queries.
@@ -449,7 +533,7 @@ func (s *SemiSens) Readouts() []viz.Readout {
 		}
 		for i, pr := range v.res.Problems {
 			r = append(r, viz.Readout{Name: format.Sprintf("excess-%d", i+1), Label: "excess risk (instructor)", Value: pr.Excess,
-				Text:    format.Sprintf("PVMW %.4f, non-private %.4f, Gaussian noise %.4f", pr.Excess, pr.ExcessNonPrivate, pr.ExcessGaussian),
+				Text:    format.Sprintf("PVMW %.4f, non-private %.4f, Gaussian noise %.4f, randomized response then ERM %.4f", pr.Excess, pr.ExcessNonPrivate, pr.ExcessGaussian, pr.ExcessRR),
 				Formula: format.Sprintf("𝓛(w) − 𝓛(w*), %d steps of %s", v.cfg.steps, pr.Method)})
 		}
 	}

@@ -5,13 +5,15 @@ import (
 	"strconv"
 
 	"github.com/uldplab/uldp/core/format"
+	"github.com/uldplab/uldp/core/semisens"
 	"github.com/uldplab/uldp/core/trace"
 	"github.com/uldplab/uldp/viz"
 )
 
 // Draw shows four panels: the shown examples' beliefs, the current query's
-// tests, the potential Ψ (or the updates) across the queries, and the
-// privacy ledger. Side by side on a wide figure, stacked on a narrow one,
+// tests (or, as chosen, the update's scores, Condition 14 or the
+// lower-bound game), the potential Ψ (or the updates) across the queries,
+// and the privacy ledger. Side by side on a wide figure, stacked on a narrow one,
 // where the captions that do not fit are left out.
 func (s *SemiSens) Draw(w, h float64) *viz.List {
 	l := &s.list
@@ -43,7 +45,16 @@ func (s *SemiSens) Draw(w, h float64) *viz.List {
 	}
 	q, t := s.at()
 	s.drawBeliefs(l, beliefs, q)
-	s.drawTests(l, tests, q, t)
+	switch v.cfg.panel {
+	case panelScores:
+		s.drawScores(l, tests, q)
+	case panelCondition:
+		s.drawCondition(l, tests, q)
+	case panelGame:
+		s.drawGame(l, tests)
+	default:
+		s.drawTests(l, tests, q, t)
+	}
 	s.drawPsi(l, psi, t)
 	s.drawLedger(l, ledger, q)
 	return l
@@ -308,4 +319,203 @@ func (s *SemiSens) Pointer(ev viz.Event) bool {
 	}
 	next.moved[i] = y
 	return s.start(next) == nil
+}
+
+// shownUpdate is the update the scores and Condition 14 panels show at
+// query q, numbered from 1: its last, else the latest before it; 0 before
+// any. at is the query it served.
+func (s *SemiSens) shownUpdate(q *semiQuery) (u, at int) {
+	if q == nil {
+		return 0, 0
+	}
+	u = q.before + len(q.updates)
+	for t, qq := range s.view.queries {
+		if u > qq.before && u <= qq.before+len(qq.updates) {
+			return u, t + 1
+		}
+	}
+	return 0, 0
+}
+
+// noUpdateYet says where the first update is, for the panels that show
+// one.
+func (s *SemiSens) noUpdateYet(l *viz.List, b box, what string) {
+	first := "none in this run"
+	for t, q := range s.view.queries {
+		if len(q.updates) > 0 {
+			first = format.Sprintf("the first fires at query %d", t+1)
+			break
+		}
+	}
+	write(l, b, b.y, format.Sprintf("%s: no update yet (%s); step ▶ (→) to it", what, first), 12, viz.Ink)
+}
+
+// drawScores is the histogram of the update's raw scores ⟨φ, f(xᵢ, y)⟩
+// over all n·k candidates, with the truncation at ±c: the scores beyond
+// are cut, so no candidate's weight moves by more than e^{ηc}.
+func (s *SemiSens) drawScores(l *viz.List, b box, q *semiQuery) {
+	v := &s.view
+	u, at := s.shownUpdate(q)
+	if u == 0 || u > len(v.seen) {
+		s.noUpdateYet(l, b, "the update's scores")
+		return
+	}
+	seen := v.seen[u-1]
+	y := write(l, b, b.y, format.Sprintf("update %d (query %d): the scores ⟨φ, f(xᵢ, y)⟩ of all %d candidates", u, at, v.cfg.n*v.cfg.k), 12, viz.Ink)
+	c := v.cfg.c
+	foot := format.Sprintf("%.1f%% cut at ±c = ±%g (orange): a candidate's weight moves by at most e^{±ηc} = e^{±%.3g}, however wild the noisy direction φ = (v − f(p))/ι", 100*seen.cond.Clipped, c, v.cfg.eta*c)
+	if seen.lim >= 4*c {
+		foot += format.Sprintf("; the outer bars hold everything beyond ±%g", seen.lim)
+	}
+	footH := l.TextHeight(viz.Point{X: b.x, Y: 0}, b.w, foot, 11, viz.Left)
+	x0, x1 := b.x+30, b.x+b.w-8
+	y0, y1 := y+8, b.y+b.h-footH-22
+	if y1-y0 < 30 {
+		y1, footH = b.y+b.h-20, 0
+	}
+	top := 1
+	for _, n := range seen.hist {
+		top = max(top, n)
+	}
+	bw := (x1 - x0) / semiBins
+	for j, n := range seen.hist {
+		mid := -seen.lim + (float64(j)+0.5)*2*seen.lim/semiBins
+		col := viz.Blue
+		if math.Abs(mid) > c {
+			col = viz.Orange
+		}
+		h := (y1 - y0) * float64(n) / float64(top)
+		l.Rect(viz.Point{X: x0 + float64(j)*bw, Y: y1 - h}, viz.Point{X: x0 + float64(j+1)*bw - 1, Y: y1}, viz.Style{Fill: col}, 0)
+	}
+	at2 := func(x float64) float64 { return x0 + (x1-x0)*(x+seen.lim)/(2*seen.lim) }
+	for _, e := range []float64{-c, c} {
+		l.Line(viz.Point{X: at2(e), Y: y0}, viz.Point{X: at2(e), Y: y1}, viz.Style{Stroke: viz.Purple, Width: 1.5, Dashed: true})
+	}
+	l.Text(viz.Point{X: at2(-c), Y: y0 - 2}, "−c", 10, viz.Purple, viz.Centre)
+	l.Text(viz.Point{X: at2(c), Y: y0 - 2}, "+c", 10, viz.Purple, viz.Centre)
+	l.Line(viz.Point{X: x0, Y: y1}, viz.Point{X: x1, Y: y1}, viz.Style{Stroke: viz.Muted, Width: 1})
+	for _, x := range []float64{-seen.lim, 0, seen.lim} {
+		l.Text(viz.Point{X: at2(x), Y: y1 + 9}, viz.FormatNumber(math.Round(x*100)/100), 10, viz.Muted, viz.Centre)
+	}
+	l.Text(viz.Point{X: x0 - 4, Y: y0 + 4}, strconv.Itoa(top), 10, viz.Muted, viz.Right)
+	if footH > 0 {
+		write(l, b, y1+16, foot, 11, viz.Muted)
+	}
+}
+
+// drawCondition lists Condition 14's parts on the update, each measured
+// against its bound, and how far Ψ fell against what the analysis
+// promises: η² when every part holds, the exact (D1) bound always.
+func (s *SemiSens) drawCondition(l *viz.List, b box, q *semiQuery) {
+	v := &s.view
+	if !v.cfg.reveal {
+		write(l, b, b.y, "Condition 14 needs the true values: turn on “reveal sensitive values” (instructor's view)", 12, viz.Ink)
+		return
+	}
+	u, at := s.shownUpdate(q)
+	if u == 0 || u > len(v.seen) {
+		s.noUpdateYet(l, b, "Condition 14")
+		return
+	}
+	cond := v.seen[u-1].cond
+	y := write(l, b, b.y, format.Sprintf("Condition 14 on update %d (query %d) — instructor's view, not private", u, at), 12, viz.Ink) + 4
+	failed := 0
+	for _, pt := range cond.Parts {
+		mark, col := "✓", viz.Green
+		if !pt.Holds {
+			mark, col, failed = "✗", viz.Vermillion, failed+1
+		}
+		rel := "≤"
+		switch {
+		case pt.Name == "(v)":
+			rel = ">"
+		case !pt.Below:
+			rel = "≥"
+		}
+		text := format.Sprintf("%s %s %s: %.3g %s %.3g", mark, pt.Name, pt.Text, pt.Value, rel, pt.Bound)
+		if !b.fits(l, y, text, 11) {
+			break
+		}
+		y = write(l, b, y, text, 11, col)
+	}
+	verdict := format.Sprintf("every part holds, so Lemma 16 promises Ψ falls by η² = %.3g: it fell %.4g", cond.Lemma, cond.Drop)
+	if !cond.Holds {
+		verdict = format.Sprintf("%d of %d parts fail: Lemma 16 promises nothing here. Ψ fell %.4g; the exact bound η(A_true − A_syn) − η²Q, true for any step, says ≥ %.4g", failed, len(cond.Parts), cond.Drop, cond.Exact)
+	}
+	if b.fits(l, y+4, verdict, 11) {
+		write(l, b, y+4, verdict, 11, viz.Ink)
+	}
+}
+
+// drawGame is the lower-bound game: one block of k coordinates per
+// example, each pointed at the value k-ary randomized response reports,
+// and the share pointed right against the bound no (ε, δ) algorithm beats.
+func (s *SemiSens) drawGame(l *viz.List, b box) {
+	v := &s.view
+	k, n := v.cfg.k, v.cfg.n
+	g := s.Guarantee()
+	if !v.cfg.reveal {
+		write(l, b, b.y, "the lower-bound game is scored against the true values: turn on “reveal sensitive values” (instructor's view)", 12, viz.Ink)
+		return
+	}
+	bound := semisens.RRKeep(g.Eps, k) + g.Delta
+	share := float64(v.game.hits) / float64(n)
+	y := write(l, b, b.y, format.Sprintf("the lower-bound game: each example's block of k = %d points at one value", k), 12, viz.Ink)
+	lines := []string{
+		format.Sprintf("randomized response at ε = %.3g points %d of %d right, %.1f%%; no (ε, δ) algorithm can average more than e^ε/(e^ε + k − 1) + δ = %.1f%% (purple), guessing gets 1/k = %.1f%%",
+			g.Eps, v.game.hits, n, 100*share, 100*math.Min(1, bound), 100/float64(k)),
+		"every block pointed wrong costs the model excess risk on the paper's hard instance (d = n·k): hence the lower bound √(ln k/(εn))",
+	}
+	var textH float64
+	for _, t := range lines {
+		textH += l.TextHeight(viz.Point{X: b.x, Y: 0}, b.w, t, 11, viz.Left)
+	}
+	barY := b.y + b.h - textH - 26
+	avail := barY - y - 20
+	rows := min(len(v.rows), int(avail/8))
+	if rows >= 1 {
+		ch := math.Min(16, avail/float64(rows))
+		cw := math.Min(32, (b.w-30)/float64(k))
+		for r, i := range v.rows[:rows] {
+			ry := y + 6 + float64(r)*ch
+			hit := v.game.pointed[i] == v.truth[i]
+			mark, col := "✓", viz.Green
+			if !hit {
+				mark, col = "✗", viz.Vermillion
+			}
+			if ch >= 10 {
+				l.Text(viz.Point{X: b.x + 10, Y: ry + ch/2}, mark, 10, col, viz.Centre)
+			}
+			for c := range k {
+				a := viz.Point{X: b.x + 24 + float64(c)*cw, Y: ry}
+				z := viz.Point{X: a.X + cw - 1, Y: ry + ch - 1}
+				st := viz.Style{Fill: viz.Grid, Alpha: 0.5}
+				if c == v.game.pointed[i] {
+					st = viz.Style{Fill: viz.Blue}
+				}
+				l.Rect(a, z, st, 0)
+				if c == v.truth[i] {
+					l.Rect(a, z, viz.Style{Stroke: viz.Vermillion, Width: 2}, 0)
+				}
+			}
+		}
+	}
+	// The share pointed right on a 0–100% bar, with the bound and chance.
+	x0, x1 := b.x+4, b.x+b.w-4
+	l.Rect(viz.Point{X: x0, Y: barY}, viz.Point{X: x1, Y: barY + 12}, viz.Style{Stroke: viz.Muted, Width: 1}, 0)
+	l.Rect(viz.Point{X: x0, Y: barY}, viz.Point{X: x0 + (x1-x0)*share, Y: barY + 12}, viz.Style{Fill: viz.Green, Alpha: 0.8}, 0)
+	for _, m := range []struct {
+		x float64
+		c viz.Colour
+	}{{math.Min(1, bound), viz.Purple}, {1 / float64(k), viz.Muted}} {
+		x := x0 + (x1-x0)*m.x
+		l.Line(viz.Point{X: x, Y: barY - 4}, viz.Point{X: x, Y: barY + 16}, viz.Style{Stroke: m.c, Width: 2})
+	}
+	y = barY + 20
+	for _, t := range lines {
+		if !b.fits(l, y, t, 11) {
+			break
+		}
+		y = write(l, b, y, t, 11, viz.Ink)
+	}
 }

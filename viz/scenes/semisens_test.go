@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/uldplab/uldp/core/semisens"
 	"github.com/uldplab/uldp/viz"
 )
 
@@ -59,7 +60,8 @@ func TestSemiSensOpens(t *testing.T) {
 
 // What the text promises: with no effect Ψ stays at ln k; the paper's
 // c = 3 takes η to 1/3 and ends in FAIL; τ below the test noise spends
-// every update within twenty queries, and τ = 0.08 fires fewer.
+// every update within twenty queries, and τ = 0.08 fires fewer;
+// randomized response then ERM keeps up at ε = 4 and falls behind at 1.
 func TestSemiSensLessons(t *testing.T) {
 	_, s := semiApp(t, [2]string{"effect", "0"})
 	if psi := s.view.res.Psi; math.Abs(psi[len(psi)-1]-psi[0]) > 0.02 {
@@ -77,6 +79,17 @@ func TestSemiSensLessons(t *testing.T) {
 	_, s = semiApp(t, [2]string{"tau", "0.08"})
 	if s.view.res.Failed || s.view.res.Updates >= def.view.res.Updates {
 		t.Errorf("τ = 0.08: %d updates against %d at the default", s.view.res.Updates, def.view.res.Updates)
+	}
+	// Randomized response then ERM: as good as PVMW at ε = 4 (within
+	// 0.01), far behind every other model at ε = 1.
+	pr := def.view.res.Problems[0]
+	if pr.ExcessRR > pr.Excess+0.01 {
+		t.Errorf("ε = 4: randomized response's excess %.4f against PVMW's %.4f", pr.ExcessRR, pr.Excess)
+	}
+	_, s = semiApp(t, [2]string{"eps", "1"})
+	pr = s.view.res.Problems[0]
+	if !s.view.res.Failed || pr.ExcessRR < pr.Excess+0.01 || pr.ExcessRR < pr.ExcessGaussian+0.03 {
+		t.Errorf("ε = 1: FAIL %v, randomized response's excess %.4f against PVMW's %.4f and the Gaussian's %.4f", s.view.res.Failed, pr.ExcessRR, pr.Excess, pr.ExcessGaussian)
 	}
 	if _, err := semiAppErr([2]string{"eta", "2"}); err == nil {
 		t.Error("η = 2 with c = 1 accepted")
@@ -166,5 +179,69 @@ func TestSemiSensDimension(t *testing.T) {
 	}
 	if math.Abs(float64(u64-u4)) > 3 {
 		t.Errorf("%d updates at d_pub = 4, %d at 64", u4, u64)
+	}
+}
+
+// The second panel's other views, at the end of the default run. Every
+// update's measured drop in Ψ respects the exact bound (D1), which holds
+// for any step; its scores' histogram counts all n·k candidates; the
+// analysis' Condition 14 is listed part by part, and only in the
+// instructor's view; and randomized response points about e^ε/(e^ε + k − 1)
+// of the blocks right (5 standard errors: a correct sampler fails this
+// with probability below 6·10⁻⁷).
+func TestSemiSensPanels(t *testing.T) {
+	a, s := semiApp(t)
+	v := &s.view
+	if len(v.seen) != v.res.Updates {
+		t.Fatalf("%d updates seen of %d", len(v.seen), v.res.Updates)
+	}
+	for u, seen := range v.seen {
+		total := 0
+		for _, n := range seen.hist {
+			total += n
+		}
+		if total != v.cfg.n*v.cfg.k {
+			t.Errorf("update %d: the histogram counts %d scores, want n·k = %d", u+1, total, v.cfg.n*v.cfg.k)
+		}
+		c := seen.cond
+		if len(c.Parts) != 7 || c.Drop < c.Exact-1e-12 || !c.Parts[0].Holds {
+			t.Errorf("update %d: %d parts, drop %.6g against (D1) %.6g, η ≤ 1/c %v", u+1, len(c.Parts), c.Drop, c.Exact, c.Parts[0].Holds)
+		}
+		// (i) asks E ≥ 9η = 9 at the lesson's η = 1: no error in the unit
+		// ball meets it, as the prose says.
+		if c.Parts[1].Holds {
+			t.Errorf("update %d: (i) holds at E = %.3g", u+1, c.Error)
+		}
+	}
+	if !a.Key("End") {
+		t.Fatal("End did not step")
+	}
+	for _, c := range []struct{ panel, want string }{
+		{panelScores, "cut at ±c"},
+		{panelCondition, "(vi) nor too large"},
+		{panelCondition, "Lemma 16 promises nothing here"},
+		{panelGame, "randomized response at ε = 4 points"},
+	} {
+		if err := a.Set("panel", c.panel); err != nil {
+			t.Fatal(err)
+		}
+		fr, _ := a.Frame(1060, 630)
+		if !hasText(fr, c.want) {
+			t.Errorf("panel %s: no %q", c.panel, c.want)
+		}
+	}
+	if err := a.Set("reveal", "false"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Set("panel", panelCondition); err != nil {
+		t.Fatal(err)
+	}
+	if fr, _ := a.Frame(1060, 630); hasText(fr, "(vi)") || !hasText(fr, "needs the true values") {
+		t.Error("Condition 14 shown with the values hidden")
+	}
+	keep := semisens.RRKeep(4, v.cfg.k)
+	share := float64(v.game.hits) / float64(v.cfg.n)
+	if se := math.Sqrt(keep * (1 - keep) / float64(v.cfg.n)); math.Abs(share-keep) > 5*se {
+		t.Errorf("randomized response pointed %.4f right, want %.4f ± %.4f", share, keep, 5*se)
 	}
 }

@@ -1,0 +1,118 @@
+package semisens
+
+import (
+	"math"
+
+	"github.com/uldplab/uldp/core/format"
+)
+
+// A ConditionPart is one inequality of Condition 14, measured: it holds
+// when Value ≤ Bound (for (i) and (v), Bound ≤ Value, as Below says).
+type ConditionPart struct {
+	Name  string  `json:"name"`
+	Text  string  `json:"text"`
+	Value float64 `json:"value"`
+	Bound float64 `json:"bound"`
+	// Below is true when the part asks Value ≤ Bound, false when it asks
+	// Value ≥ Bound ((i): the error is large) or Value > Bound ((v)).
+	Below bool `json:"below"`
+	Holds bool `json:"holds"`
+}
+
+// Condition is Condition 14 of the MWU analysis checked on one step, with
+// the drop in the potential it promises and the one the step made. Only a
+// simulation can compute it: it reads the true values.
+type Condition struct {
+	// Parts are η ≤ 1/c and (i)–(vi), in the paper's order.
+	Parts []ConditionPart `json:"parts"`
+	// Holds is true when every part does; Lemma 16 then promises
+	// Drop ≥ η².
+	Holds bool `json:"holds"`
+	// Error is E = ‖f(D) − f(p)‖ before the step.
+	Error float64 `json:"error"`
+	// Drop is Ψ before the step minus Ψ after it.
+	Drop float64 `json:"drop"`
+	// Lemma is Lemma 16's η²; Exact is the bound η(A_true − A_syn) − η²·Q,
+	// which holds for any step, Condition 14 or not.
+	Lemma float64 `json:"lemma"`
+	Exact float64 `json:"exact"`
+	// Scores are the raw scores ⟨φ, f(xᵢ^pub, y)⟩ before truncation (row i
+	// at i·k) and Clipped the fraction beyond ±c.
+	Scores  []float64 `json:"-"`
+	Clipped float64   `json:"clipped"`
+}
+
+// CheckCondition evaluates Condition 14 for the MWU step from the beliefs
+// before on query q with the released v and ι (the ι the step used), and
+// makes the step on a copy to measure the potential's drop. truth holds
+// the sensitive values, 0-based. Condition 14's (ii) is checked two-sided,
+// as the proof needs.
+func CheckCondition(pub *Public, truth []int, before *Beliefs, q Query, v []float64, iota float64, p MWUParams) (Condition, error) {
+	if len(truth) != pub.N() || before.n != pub.N() || before.k != pub.K {
+		return Condition{}, format.Errorf("%d values and %d × %d beliefs for %d examples of k = %d: give one of each per example", len(truth), before.n, before.k, pub.N(), pub.K)
+	}
+	after := before.Clone()
+	st, err := MWU(pub, after, q, v, iota, p)
+	if err != nil {
+		return Condition{}, err
+	}
+	n, k := pub.N(), pub.K
+	eta, c := p.Eta, p.C
+	fD := answerAt(pub, truth, q, nil)
+	fP := st.Before
+	e := dist(fD, fP)
+	// (ii): the noise along the error. (iii), (iv): v − f(p) = ι·φ, and
+	// clipping rescales f(x, y) so that ⟨φ, f^clip⟩ = trunc_c(⟨φ, f⟩),
+	// hence ⟨v − f(p), f^clip − f⟩ = ι·(trunc_c(s) − s) for a score s.
+	var along float64
+	for j := range v {
+		along += (v[j] - fD[j]) * (fD[j] - fP[j])
+	}
+	raw := Scores(pub, q, st.Phi, nil)
+	var cutD, cutP, aTrue, aSyn, sq float64
+	clipped := 0
+	for i := range n {
+		for y := range k {
+			s := raw[i*k+y]
+			t := Trunc(s, c)
+			if t != s {
+				clipped++
+			}
+			w := before.P(i, y)
+			cutP += w * (t - s)
+			aSyn += w * t
+			sq += w * t * t
+			if y == truth[i] {
+				cutD += t - s
+				aTrue += t
+			}
+		}
+	}
+	fn := float64(n)
+	cutD, cutP, aTrue, aSyn, sq = cutD/fn, cutP/fn, aTrue/fn, aSyn/fn, sq/fn
+	cond := Condition{Error: e, Lemma: eta * eta, Exact: eta*(aTrue-aSyn) - eta*eta*sq,
+		Drop: Potential(before, truth) - Potential(after, truth), Scores: raw, Clipped: float64(clipped) / float64(n*k)}
+	cond.Parts = []ConditionPart{
+		{Name: "η ≤ 1/c", Text: "each factor stays within [e⁻¹, e]", Value: eta, Bound: 1 / c, Below: true},
+		{Name: "(i)", Text: "the error is large: E ≥ (2c² + 7)η", Value: e, Bound: (2*c*c + 7) * eta},
+		{Name: "(ii)", Text: "the Gaussian's noise is small along the error: |⟨v − f(D), f(D) − f(p)⟩| ≤ ηE", Value: math.Abs(along), Bound: eta * e, Below: true},
+		{Name: "(iii)", Text: "truncation barely moves the true answer along v − f(p): ≤ η²", Value: math.Abs(iota * cutD), Bound: eta * eta, Below: true},
+		{Name: "(iv)", Text: "truncation barely moves the beliefs' answer along v − f(p): ≤ η²", Value: math.Abs(iota * cutP), Bound: eta * eta, Below: true},
+		{Name: "(v)", Text: "the released norm is not too small: ι > η", Value: iota, Bound: eta},
+		{Name: "(vi)", Text: "nor too large: ι ≤ 2E", Value: iota, Bound: 2 * e, Below: true},
+	}
+	cond.Holds = true
+	for j := range cond.Parts {
+		pt := &cond.Parts[j]
+		switch {
+		case pt.Below:
+			pt.Holds = pt.Value <= pt.Bound*(1+1e-12)
+		case pt.Name == "(v)":
+			pt.Holds = pt.Value > pt.Bound
+		default:
+			pt.Holds = pt.Value >= pt.Bound
+		}
+		cond.Holds = cond.Holds && pt.Holds
+	}
+	return cond, nil
+}
