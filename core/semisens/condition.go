@@ -93,13 +93,13 @@ func CheckCondition(pub *Public, truth []int, before *Beliefs, q Query, v []floa
 	cond := Condition{Error: e, Lemma: eta * eta, Exact: eta*(aTrue-aSyn) - eta*eta*sq,
 		Drop: Potential(before, truth) - Potential(after, truth), Scores: raw, Clipped: float64(clipped) / float64(n*k)}
 	cond.Parts = []ConditionPart{
-		{Name: "η ≤ 1/c", Text: "each factor stays within [e⁻¹, e]", Value: eta, Bound: 1 / c, Below: true},
-		{Name: "(i)", Text: "the error is large: E ≥ (2c² + 7)η", Value: e, Bound: (2*c*c + 7) * eta},
-		{Name: "(ii)", Text: "the Gaussian's noise is small along the error: |⟨v − f(D), f(D) − f(p)⟩| ≤ ηE", Value: math.Abs(along), Bound: eta * e, Below: true},
-		{Name: "(iii)", Text: "truncation barely moves the true answer along v − f(p): ≤ η²", Value: math.Abs(iota * cutD), Bound: eta * eta, Below: true},
-		{Name: "(iv)", Text: "truncation barely moves the beliefs' answer along v − f(p): ≤ η²", Value: math.Abs(iota * cutP), Bound: eta * eta, Below: true},
-		{Name: "(v)", Text: "the released norm is not too small: ι > η", Value: iota, Bound: eta},
-		{Name: "(vi)", Text: "nor too large: ι ≤ 2E", Value: iota, Bound: 2 * e, Below: true},
+		{Name: "η ≤ 1/c", Text: "every factor within [e⁻¹, e]", Value: eta, Bound: 1 / c, Below: true},
+		{Name: "(i)", Text: "the error is large, E against (2c² + 7)η", Value: e, Bound: (2*c*c + 7) * eta},
+		{Name: "(ii)", Text: "the Gaussian's noise is small along the error, |⟨v − f(D), f(D) − f(p)⟩| against ηE", Value: math.Abs(along), Bound: eta * e, Below: true},
+		{Name: "(iii)", Text: "truncation barely moves the true answer along v − f(p), against η²", Value: math.Abs(iota * cutD), Bound: eta * eta, Below: true},
+		{Name: "(iv)", Text: "truncation barely moves the beliefs' answer along v − f(p), against η²", Value: math.Abs(iota * cutP), Bound: eta * eta, Below: true},
+		{Name: "(v)", Text: "the released norm is not too small, ι against η", Value: iota, Bound: eta},
+		{Name: "(vi)", Text: "nor too large, ι against 2E", Value: iota, Bound: 2 * e, Below: true},
 	}
 	cond.Holds = true
 	for j := range cond.Parts {

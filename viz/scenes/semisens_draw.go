@@ -363,7 +363,10 @@ func (s *SemiSens) drawScores(l *viz.List, b box, q *semiQuery) {
 	seen := v.seen[u-1]
 	y := write(l, b, b.y, format.Sprintf("update %d (query %d): the scores ⟨φ, f(xᵢ, y)⟩ of all %d candidates", u, at, v.cfg.n*v.cfg.k), 12, viz.Ink)
 	c := v.cfg.c
-	foot := format.Sprintf("%.1f%% cut at ±c = ±%g (orange): a candidate's weight moves by at most e^{±ηc} = e^{±%.3g}, however wild the noisy direction φ = (v − f(p))/ι", 100*seen.cond.Clipped, c, v.cfg.eta*c)
+	foot := format.Sprintf("%.1f%% cut at ±c = ±%g (orange): a candidate's weight moves by a factor of at most exp(±ηc) = exp(±%.3g), however wild the noisy direction φ = (v − f(p))/ι", 100*seen.cond.Clipped, c, v.cfg.eta*c)
+	if seen.cond.Clipped == 0 {
+		foot = format.Sprintf("no score reaches ±c = ±%g: the truncation cuts nothing here. It caps a wild noisy direction φ = (v − f(p))/ι, so that no weight moves by more than a factor of exp(±ηc)", c)
+	}
 	if seen.lim >= 4*c {
 		foot += format.Sprintf("; the outer bars hold everything beyond ±%g", seen.lim)
 	}
@@ -425,14 +428,17 @@ func (s *SemiSens) drawCondition(l *viz.List, b box, q *semiQuery) {
 		if !pt.Holds {
 			mark, col, failed = "✗", viz.Vermillion, failed+1
 		}
-		rel := "≤"
-		switch {
-		case pt.Name == "(v)":
+		// The relation as it stands: the one asked for, or its negation.
+		rel := map[[2]bool]string{{true, true}: "≤", {true, false}: ">", {false, true}: "≥", {false, false}: "<"}[[2]bool{pt.Below, pt.Holds}]
+		if pt.Name == "(v)" && !pt.Holds {
+			rel = "≤"
+		} else if pt.Name == "(v)" {
 			rel = ">"
-		case !pt.Below:
-			rel = "≥"
 		}
 		text := format.Sprintf("%s %s %s: %.3g %s %.3g", mark, pt.Name, pt.Text, pt.Value, rel, pt.Bound)
+		if b.w < 480 {
+			text = format.Sprintf("%s %s: %.3g %s %.3g", mark, pt.Name, pt.Value, rel, pt.Bound) // a phone: the relations only
+		}
 		if !b.fits(l, y, text, 11) {
 			break
 		}
@@ -462,16 +468,31 @@ func (s *SemiSens) drawGame(l *viz.List, b box) {
 	share := float64(v.game.hits) / float64(n)
 	y := write(l, b, b.y, format.Sprintf("the lower-bound game: each example's block of k = %d points at one value", k), 12, viz.Ink)
 	lines := []string{
+		"filled: where the block points; outlined: the true value",
 		format.Sprintf("randomized response at ε = %.3g points %d of %d right, %.1f%%; no (ε, δ) algorithm can average more than e^ε/(e^ε + k − 1) + δ = %.1f%% (purple), guessing gets 1/k = %.1f%%",
 			g.Eps, v.game.hits, n, 100*share, 100*math.Min(1, bound), 100/float64(k)),
 		"every block pointed wrong costs the model excess risk on the paper's hard instance (d = n·k): hence the lower bound √(ln k/(εn))",
 	}
-	var textH float64
-	for _, t := range lines {
-		textH += l.TextHeight(viz.Point{X: b.x, Y: 0}, b.w, t, 11, viz.Left)
+	// On a small figure the closing note goes first, then the grid with its
+	// legend: the share and its bound stay.
+	height := func(ts []string) (h float64) {
+		for _, t := range ts {
+			h += l.TextHeight(viz.Point{X: b.x, Y: 0}, b.w, t, 11, viz.Left)
+		}
+		return h
 	}
-	barY := b.y + b.h - textH - 26
+	if b.y+b.h-height(lines)-26-y < 20+8*3 {
+		lines = lines[:2]
+	}
+	if b.y+b.h-height(lines)-26-y < 20+8*3 {
+		lines = lines[1:2]
+	}
+	barY := b.y + b.h - height(lines) - 26
 	avail := barY - y - 20
+	if len(lines) == 1 {
+		avail = 0 // no legend: no grid
+		barY = y + 8
+	}
 	rows := min(len(v.rows), int(avail/8))
 	if rows >= 1 {
 		ch := math.Min(16, avail/float64(rows))
