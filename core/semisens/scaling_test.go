@@ -206,10 +206,10 @@ func logSlope(x, y []float64) float64 {
 // Statistical, soft: nothing bounds these slopes for one seed set. The
 // seeds here are fixed, so CI sees one outcome; a fresh seed set fails
 // with the rate measured on 20 further disjoint sets (seeds 6 … 105): 0
-// of 20, a probability below 14% at 95% confidence (Clopper–Pearson). A
-// narrower ε range fails far more often: at ε = 1 and 4 alone, 8 of 20
-// sets left the window, the median of five maxima being too noisy for a
-// factor of 2 in τ. Over the ranges here τ stays below the uniform
+// of 20 failed, a probability below 14% (Clopper–Pearson, one-sided 95%).
+// A narrower ε range fails far more often: comparing ε = 1 and 4 alone,
+// 8 of the same 20 sets failed, the median of five maxima being too noisy
+// for a factor of 2 in τ. Over the ranges here τ stays below the uniform
 // beliefs' error (about 0.05); a range in which τ exceeds it would flatten
 // the curve, the answers then being as good as the queries are easy.
 func TestAnswersScaleInNAndEps(t *testing.T) {
