@@ -819,7 +819,7 @@ test("Rates explorer: the bounds on log axes, simulated points arriving with pro
   await phone.close();
 });
 
-test("Semi-sensitive features: the run computes between frames, steps to the end, a clicked cell makes a neighbour kept in the link", async () => {
+test("Semi-sensitive features: the run computes between frames, steps to the end, the second panel switches views, a clicked cell makes a neighbour kept in the link", async () => {
   const started = Date.now();
   const { page, errors } = await open("#scene=semi-sensitive");
   await page.evaluate(() => Object.assign(window.uldpStats, { maxGoMs: 0, ticks: 0 }));
@@ -836,6 +836,13 @@ test("Semi-sensitive features: the run computes between frames, steps to the end
   assert.match(await readout(page, "updates"), /of 20 paid for, after query 100 of 100/);
   assert.match(await readout(page, "psi"), /from ln k = 2\.0794/);
   await page.screenshot({ path: shots + "semi-sensitive-end.png" });
+  // The second panel's views redraw without a new run, and the link keeps them.
+  for (const panel of ["scores", "condition-14", "lower-bound", "tests"]) {
+    await page.selectOption("#ctl-panel", panel);
+    assert.equal((await state(page)).get("panel"), panel);
+    assert.match(await status(page), /^step 100 of 100/);
+    if (panel !== "tests") await page.screenshot({ path: shots + `semi-sensitive-${panel}.png` });
+  }
   // A click on example 1's cell for another value: a neighbour, in the link.
   const box = await page.locator("#figure").boundingBox();
   const [x, y] = await page.evaluate(() => uldp.locate(1 + 4));
