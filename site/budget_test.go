@@ -16,8 +16,9 @@ import (
 //     the page itself (scripts, styles, prose, the menu).
 //   - Other lessons: 1.0 MiB gzip and 0.76 MiB brotli, a few percent above
 //     the largest (the audit lab) when these were set.
-//   - The trace export, loaded only when a trace is downloaded and holding
-//     every lesson: 4.5 MiB raw, 1.25 MiB gzip, 0.95 MiB brotli.
+//   - A lesson's trace export, loaded only when a trace is downloaded (a
+//     lesson with no run to export has none): 4.5 MiB raw, 1.25 MiB gzip,
+//     0.95 MiB brotli.
 type budget struct{ raw, gzip, brotli float64 }
 
 const mib = 1 << 20
@@ -74,18 +75,16 @@ func TestEngineBudgets(t *testing.T) {
 		} else {
 			check(l, otherLesson)
 		}
-		if l.Export == nil {
-			t.Errorf("lesson %s has no export module", l.Name)
-			continue
+		// A lesson with no run to export has no export module (the build
+		// decides, and its own test checks which).
+		if l.Export != nil {
+			check(*l.Export, exporter)
 		}
-		check(*l.Export, exporter)
 		for _, p := range l.Parts {
 			check(p, otherLesson)
-			if p.Export == nil {
-				t.Errorf("part %s has no export module", p.Name)
-				continue
+			if p.Export != nil {
+				check(*p.Export, exporter)
 			}
-			check(*p.Export, exporter)
 		}
 	}
 }

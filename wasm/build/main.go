@@ -16,6 +16,7 @@
 //	engine/NAME.export.HASH.wasm
 //	                          the lesson's trace export: the lesson with
 //	                          JSON, loaded only when a trace is downloaded
+//	                          (only lessons with a run to export have one)
 //	lessons.json              the menu: every lesson's name, title, summary,
 //	                          module and export module, in lesson order
 //	wasm_exec.js              Go's loader for the modules
@@ -42,6 +43,7 @@ import (
 
 	"github.com/andybalholm/brotli"
 
+	"github.com/uldplab/uldp/viz"
 	"github.com/uldplab/uldp/viz/scenes"
 )
 
@@ -198,16 +200,12 @@ func plan(lessons []scenes.Lesson) ([]engine, error) {
 		if err != nil {
 			return nil, fmt.Errorf("lesson %s: %v", info.Name, err)
 		}
-		export, _ := mainFor(l.Constructor, info.Title+" (trace export)", "RunExporter") // the same constructor
 		out = append(out, engine{
 			Entry: Entry{Name: info.Name, Title: info.Title, Summary: info.Summary},
 			pkg:   "./wasm/engine/" + info.Name,
 			main:  main,
-		}, engine{
-			Entry: Entry{Name: info.Name + exportSuffix},
-			pkg:   "./wasm/engine/" + info.Name + exportSuffix,
-			main:  export,
 		})
+		out = appendExport(out, l, info.Name, info.Title+" (trace export)")
 		for _, p := range l.Parts {
 			name := info.Name + "-" + p.Name
 			if p.Name == "" || strings.ContainsAny(p.Name, "./\\ ") || seen[name] || p.Param == "" || len(p.Values) == 0 {
@@ -218,20 +216,32 @@ func plan(lessons []scenes.Lesson) ([]engine, error) {
 			if err != nil {
 				return nil, fmt.Errorf("lesson %s, part %s: %v", info.Name, p.Name, err)
 			}
-			export, _ := mainFor(p.Constructor, info.Title+" ("+p.Name+", trace export)", "RunExporter")
 			out = append(out, engine{
 				Entry: Entry{Name: name, Param: p.Param, Values: p.Values},
 				pkg:   "./wasm/engine/" + name,
 				main:  main,
 				part:  true,
-			}, engine{
-				Entry: Entry{Name: name + exportSuffix},
-				pkg:   "./wasm/engine/" + name + exportSuffix,
-				main:  export,
 			})
+			out = appendExport(out, p.Lesson, name, info.Title+" ("+p.Name+", trace export)")
 		}
 	}
 	return out, nil
+}
+
+// appendExport adds module name's export module, the same constructor run
+// by RunExporter, if its scene has a run to export: the page loads one only
+// for a trace download, which a scene that is no viz.Exporter never offers,
+// and each costs a build as long as its lesson's.
+func appendExport(out []engine, l scenes.Lesson, name, title string) []engine {
+	if _, ok := l.New().(viz.Exporter); !ok {
+		return out
+	}
+	export, _ := mainFor(l.Constructor, title, "RunExporter") // checked as the lesson's own
+	return append(out, engine{
+		Entry: Entry{Name: name + exportSuffix},
+		pkg:   "./wasm/engine/" + name + exportSuffix,
+		main:  export,
+	})
 }
 
 // mainFor writes the main of a module passing what constructor makes to
