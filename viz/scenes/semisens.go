@@ -64,6 +64,7 @@ type semiView struct {
 	params  semisens.TrainParams
 	res     semisens.TrainResult
 	st      *trace.Stepper
+	run     *trace.Trace // PVMW's own trace, the one exported
 	queries []semiQuery
 	// rows are the examples the beliefs panel shows; snaps[u] their
 	// beliefs after u updates, row-major (rows × k).
@@ -355,6 +356,7 @@ func (v *semiView) compute(ctx cancel.Context, progress func(done, total int64))
 	if v.res, tr, v.err = semisens.Train(ctx, v.data, v.params, rng.New(c.seed), progress); v.err != nil {
 		return
 	}
+	v.run = tr
 	v.story(tr)
 	steps := make([]trace.Step, len(v.queries))
 	for i, q := range v.queries {
@@ -539,6 +541,19 @@ func (s *SemiSens) Readouts() []viz.Readout {
 	}
 	return r
 }
+
+// Trace is the run's PVMW trace, every threshold, test, update, answer and
+// descent step (nil before a run is shown): the trace export.
+func (s *SemiSens) Trace() *trace.Trace {
+	if s.view.st == nil {
+		return nil
+	}
+	return s.view.run
+}
+
+// Dataset is nil: the examples are not users with items, and the seed and
+// the changed values in the lesson's state rebuild them.
+func (s *SemiSens) Dataset() *dataset.Dataset { return nil }
 
 // Guarantee is PVMW's: ρ-zCDP for the sensitive feature, converted.
 func (s *SemiSens) Guarantee() privacy.Guarantee {
