@@ -56,10 +56,30 @@ func CheckCondition(pub *Public, truth []int, before *Beliefs, q Query, v []floa
 	if err != nil {
 		return Condition{}, err
 	}
+	return condition(pub, truth, before, after, q, v, iota, st.Phi, st.Before, p), nil
+}
+
+// Condition evaluates Condition 14 on the inspected update (see
+// CheckCondition) from what the update computed, without making it again:
+// what a lesson checks on every update of a run. truth holds the
+// sensitive values, 0-based; p is the step's η and c.
+func (in Inspection) Condition(truth []int, p MWUParams) (Condition, error) {
+	pub := in.Public
+	if len(truth) != pub.N() {
+		return Condition{}, format.Errorf("%d values for %d examples: give one per example", len(truth), pub.N())
+	}
+	if err := p.Validate(); err != nil {
+		return Condition{}, err
+	}
+	return condition(pub, truth, in.Before, in.After, in.Query, in.Step.V, in.Step.IotaUsed, in.Step.Phi, in.Step.Before, p), nil
+}
+
+// condition measures Condition 14 on the step from before to after, which
+// used direction φ from the beliefs' answer fP.
+func condition(pub *Public, truth []int, before, after *Beliefs, q Query, v []float64, iota float64, phi, fP []float64, p MWUParams) Condition {
 	n, k := pub.N(), pub.K
 	eta, c := p.Eta, p.C
 	fD := answerAt(pub, truth, q, nil)
-	fP := st.Before
 	e := dist(fD, fP)
 	// (ii): the noise along the error. (iii), (iv): v − f(p) = ι·φ, and
 	// clipping rescales f(x, y) so that ⟨φ, f^clip⟩ = trunc_c(⟨φ, f⟩),
@@ -68,7 +88,7 @@ func CheckCondition(pub *Public, truth []int, before *Beliefs, q Query, v []floa
 	for j := range v {
 		along += (v[j] - fD[j]) * (fD[j] - fP[j])
 	}
-	raw := Scores(pub, q, st.Phi, nil)
+	raw := Scores(pub, q, phi, nil)
 	var cutD, cutP, aTrue, aSyn, sq float64
 	clipped := 0
 	for i := range n {
@@ -114,5 +134,5 @@ func CheckCondition(pub *Public, truth []int, before *Beliefs, q Query, v []floa
 		}
 		cond.Holds = cond.Holds && pt.Holds
 	}
-	return cond, nil
+	return cond
 }

@@ -209,9 +209,10 @@ type AnswerStep struct {
 // An Inspection is one update shown to an observer outside the mechanism
 // (a lesson, a test): the query, the beliefs before and after (read them;
 // do not keep or change them) and what was released. With the true values
-// beside it, CheckCondition measures Condition 14 on it.
+// beside it, its Condition method measures Condition 14.
 type Inspection struct {
 	Update        int
+	Public        *Public
 	Query         Query
 	Before, After *Beliefs
 	Step          UpdateStep
@@ -386,7 +387,7 @@ func (m *PVMW) update(q Query, aD []float64, e float64) error {
 	m.updates++
 	m.last = UpdateStep{m.t, m.l, st.Before, v, iota, used, norm(z), xi, st.Phi, st.Clipped}
 	if m.inspect != nil {
-		m.inspect(Inspection{m.updates, q, before, m.b, m.last})
+		m.inspect(Inspection{m.updates, &m.data.Public, q, before, m.b, m.last})
 	}
 	m.rec.Addf(KindUpdate, m.last,
 		"update %d: v = f(D) + z (‖z‖ = %.3g), ι = E + ξ = %.4g (used %.4g); %d of %d scores cut at ±c",

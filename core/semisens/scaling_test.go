@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/uldplab/uldp/core/internal/gof"
 	"github.com/uldplab/uldp/core/rng"
 )
 
@@ -181,22 +182,6 @@ func median(x []float64) float64 {
 	return x[len(x)/2]
 }
 
-// logSlope is the least-squares slope of ln y against ln x.
-func logSlope(x, y []float64) float64 {
-	var mx, my float64
-	for i := range x {
-		mx += math.Log(x[i]) / float64(len(x))
-		my += math.Log(y[i]) / float64(len(x))
-	}
-	var sxy, sxx float64
-	for i := range x {
-		dx := math.Log(x[i]) - mx
-		sxy += dx * (math.Log(y[i]) - my)
-		sxx += dx * dx
-	}
-	return sxy / sxx
-}
-
 // The answered error follows the theory's α ∝ (ln k/ρ)^¼/√n: with τ scaled
 // that way, the largest answered error (median of 5 seeds) falls like
 // n^−½ over n = 2,000 … 32,000 at ε = 4, and like ε^−½ over ε = 1 … 16 at
@@ -238,10 +223,10 @@ func checkScaling(t *testing.T, base uint64) {
 	}
 	t.Logf("ε = 4, n = %v: max answered error %.4g, excess above non-private %.3g", ns, byN, gapN)
 	t.Logf("n = 8000, ε = %v: max answered error %.4g, excess above non-private %.3g", eps, byEps, gapEps)
-	if s := logSlope(ns, byN); s < -0.8 || s > -0.3 {
+	if s := gof.LogSlope(ns, byN); s < -0.8 || s > -0.3 {
 		t.Errorf("answered error ∝ n^%.2f: want a slope in [−0.8, −0.3], the theory's −½", s)
 	}
-	if s := logSlope(eps, byEps); s < -0.8 || s > -0.3 {
+	if s := gof.LogSlope(eps, byEps); s < -0.8 || s > -0.3 {
 		t.Errorf("answered error ∝ ε^%.2f: want a slope in [−0.8, −0.3], the theory's −½", s)
 	}
 	if !(gapN[2] < gapN[0]) {

@@ -2,6 +2,7 @@ package semisens
 
 import (
 	"context"
+	"math"
 	"testing"
 
 	"github.com/uldplab/uldp/core/rng"
@@ -110,5 +111,42 @@ func TestReplay(t *testing.T) {
 	}
 	if answers != res.Queries || updates != res.Updates || nb.Reads() != before {
 		t.Errorf("replayed %d answers and %d updates of %d and %d, reading %d sensitive values", answers, updates, res.Queries, res.Updates, nb.Reads()-before)
+	}
+}
+
+// An inspected update's Condition, read from what the update computed,
+// is CheckCondition's, which makes the step again on a copy.
+func TestInspectionCondition(t *testing.T) {
+	s := rng.New(3)
+	d, err := Generate(Spec{N: 800, K: 6, DimPub: 3, Effect: 4}, s.Get(rng.Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth := d.Reveal()
+	rho, _ := Rho(4, 1e-6, CalTight)
+	mp := MWUParams{Eta: 1, C: 1}
+	seen := 0
+	_, _, err = Train(context.Background(), d, TrainParams{PVMW: Params{Rho: rho, Delta: 1e-6, LMax: 10, Eta: mp.Eta, C: mp.C, Tau: 0.05},
+		Steps: 30, Radius: 5, Inspect: func(in Inspection) {
+			got, err := in.Condition(truth, mp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := CheckCondition(in.Public, truth, in.Before, in.Query, in.Step.V, in.Step.IotaUsed, mp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(got.Drop-want.Drop) > 1e-12 || math.Abs(got.Exact-want.Exact) > 1e-12 || got.Holds != want.Holds || got.Clipped != want.Clipped {
+				t.Fatalf("update %d: inspected %+v, checked %+v", in.Update, got, want)
+			}
+			for j := range got.Parts {
+				if math.Abs(got.Parts[j].Value-want.Parts[j].Value) > 1e-12 {
+					t.Fatalf("update %d, part %s: %v against %v", in.Update, got.Parts[j].Name, got.Parts[j].Value, want.Parts[j].Value)
+				}
+			}
+			seen++
+		}}, s, nil)
+	if err != nil || seen == 0 {
+		t.Fatalf("%v, %d updates inspected", err, seen)
 	}
 }

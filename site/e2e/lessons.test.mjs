@@ -1072,7 +1072,7 @@ test("shared links restore the view", async () => {
   await again.page.close();
 });
 
-test("exports: CSV of the dataset and JSON of the trace", async () => {
+test("exports: CSV of the dataset and JSON of the trace, lesson 12's PVMW trace without a CSV", async () => {
   const { page } = await open("#scene=abovethreshold&queries=4,5.5");
   const [csv] = await Promise.all([page.waitForEvent("download"), page.click("#export-csv")]);
   const csvText = await (await csv.createReadStream()).toArray().then((c) => Buffer.concat(c).toString());
@@ -1084,6 +1084,18 @@ test("exports: CSV of the dataset and JSON of the trace", async () => {
   const [png] = await Promise.all([page.waitForEvent("download"), page.click("#export-png")]);
   assert.match(png.suggestedFilename(), /\.png$/);
   await page.close();
+  // Lesson 12: its examples are no users' items, so no CSV; the trace is
+  // PVMW's, rebuilt from the link by the lesson's export module.
+  const semi = await open("#scene=semi-sensitive&moved=1%3D5");
+  await idle(semi.page);
+  assert.equal(await semi.page.isDisabled("#export-csv"), true);
+  const [st] = await Promise.all([semi.page.waitForEvent("download"), semi.page.click("#export-trace")]);
+  const pvmw = JSON.parse(await (await st.createReadStream()).toArray().then((c) => Buffer.concat(c).toString()));
+  assert.equal(pvmw.mechanism, "pvmw");
+  assert.equal(pvmw.steps[0].kind, "pvmw.threshold");
+  assert.equal(pvmw.steps.filter((x) => x.kind === "pvmw.descent").length, 100);
+  assert.deepEqual(semi.errors, []);
+  await semi.page.close();
 });
 
 // dragFigures drags a user's mean 60 times and returns the page's timing

@@ -382,7 +382,7 @@ func (v *semiView) snapshot(b *semisens.Beliefs) []float64 {
 // the check only in the instructor's view.
 func (v *semiView) see(in semisens.Inspection) semiSeen {
 	p := semisens.MWUParams{Eta: v.cfg.eta, C: v.cfg.c}
-	cond, err := semisens.CheckCondition(&v.data.Public, v.truth, in.Before, in.Query, in.Step.V, in.Step.IotaUsed, p)
+	cond, err := in.Condition(v.truth, p)
 	if err != nil {
 		return semiSeen{} // the update itself ran with these inputs
 	}
