@@ -27,6 +27,9 @@ type TrainParams struct {
 	// inexact-oracle gradient method (step 1/(2λ), last iterate). nil: one
 	// convex problem.
 	Mus []float64
+	// Curves asks for every method's excess risk after each step (the
+	// instructor's view; one risk evaluation, O(n·d), per step and method).
+	Curves bool
 	// Inspect, if set, is shown every update, numbered from 1: how a
 	// lesson shows the beliefs and checks Condition 14 without replaying
 	// the run.
@@ -106,6 +109,39 @@ type Problem struct {
 	ExcessNonPrivate float64 `json:"excess_nonprivate"`
 	ExcessGaussian   float64 `json:"excess_gaussian"`
 	ExcessRR         float64 `json:"excess_rr"`
+	// Curves, when asked for, hold each method's excess risk step by step.
+	Curves *Curves `json:"curves,omitempty"`
+}
+
+// Curves are each method's excess risk 𝓛(w) − 𝓛(w*) after s = 1, 2, …
+// oracle calls, w being what the method would output had it stopped
+// there: the average of the iterates w₁ … w_s so far, or for the
+// last-iterate method w_s itself. Private is shorter when PVMW failed.
+type Curves struct {
+	Private    []float64 `json:"private"`
+	NonPrivate []float64 `json:"nonprivate"`
+	Gaussian   []float64 `json:"gaussian"`
+	RR         []float64 `json:"rr"`
+}
+
+// follow returns an after-step function appending to dst the risk of what
+// descent d would output at each step (see Curves), or nil when not asked.
+func follow(on bool, d Descent, dim int, risk func([]float64) float64, dst *[]float64) func(s int, w []float64) {
+	if !on {
+		return func(int, []float64) {}
+	}
+	sum, out := make([]float64, dim), make([]float64, dim)
+	return func(s int, w []float64) {
+		if d.Last {
+			*dst = append(*dst, risk(w))
+			return
+		}
+		for j := range w {
+			sum[j] += w[j]
+			out[j] = sum[j] / float64(s)
+		}
+		*dst = append(*dst, risk(out))
+	}
 }
 
 // TrainResult is a whole run.
@@ -196,6 +232,11 @@ func Train(ctx cancel.Context, data *Dataset, p TrainParams, streams *rng.Stream
 		if mu > 0 {
 			pr.Method = "inexact-oracle gradient method, last iterate"
 		}
+		model := Logistic{Mu: mu}
+		risk := func(w []float64) float64 { return riskAt(pub, truth, model, w) }
+		var cv Curves
+		track := func(dst *[]float64) func(int, []float64) { return follow(p.Curves, d, dim, risk, dst) }
+		trackPrivate := track(&cv.Private)
 		private := func(w []float64) ([]float64, bool, error) {
 			q := Logistic{}.Gradient(w)
 			reply, err := m.Answer(q)
@@ -214,13 +255,15 @@ func Train(ctx cancel.Context, data *Dataset, p TrainParams, streams *rng.Stream
 			tr, _, _ := exact(mu)(w)
 			rec.Addf(KindDescent, DescentStep{j + 1, s, append([]float64(nil), w...), append([]float64(nil), g...), tr, dist(g, tr)},
 				"problem %d, step %d: PVMW's gradient is off by ‖g̃ − ∇𝓛‖ = %.4g", j+1, s, dist(g, tr))
+			trackPrivate(s, w)
 			done = int64(s)
 			report(j, done)
 		}
 		if pr.Private, err = d.Run(ctx, dim, private, after); err != nil {
 			return res, nil, err
 		}
-		np, err := d.Run(ctx, dim, exact(mu), func(s int, _, _ []float64) { report(j, int64(p.Steps+s)) })
+		trackNP := track(&cv.NonPrivate)
+		np, err := d.Run(ctx, dim, exact(mu), func(s int, w, _ []float64) { trackNP(s, w); report(j, int64(p.Steps+s)) })
 		if err != nil {
 			return res, nil, err
 		}
@@ -234,28 +277,36 @@ func Train(ctx cancel.Context, data *Dataset, p TrainParams, streams *rng.Stream
 			}
 			return g, true, nil
 		}
-		gs, err := d.Run(ctx, dim, noisy, func(s int, _, _ []float64) { report(j, int64(2*p.Steps+s)) })
+		trackG := track(&cv.Gaussian)
+		gs, err := d.Run(ctx, dim, noisy, func(s int, w, _ []float64) { trackG(s, w); report(j, int64(2*p.Steps+s)) })
 		if err != nil {
 			return res, nil, err
 		}
 		pr.Gaussian = gs.W
+		trackRR := track(&cv.RR)
 		rr, err := d.Run(ctx, dim, func(w []float64) ([]float64, bool, error) {
 			g := answerAt(pub, randomised, Logistic{}.Gradient(w), nil)
 			addScaled(g, mu, w)
 			return g, true, nil
-		}, func(s int, _, _ []float64) { report(j, int64(3*p.Steps+s)) })
+		}, func(s int, w, _ []float64) { trackRR(s, w); report(j, int64(3*p.Steps+s)) })
 		if err != nil {
 			return res, nil, err
 		}
 		pr.RR = rr.W
-		model := Logistic{Mu: mu}
 		pr.Optimum = optimum(ctx, model, dim, p.Radius, exact(mu), func(k int) { report(j, int64(4*p.Steps+k)) })
 		if err := ctx.Err(); err != nil {
 			return res, nil, err
 		}
-		risk := func(w []float64) float64 { return riskAt(pub, truth, model, w) }
 		best := risk(pr.Optimum)
 		pr.Excess, pr.ExcessNonPrivate, pr.ExcessGaussian, pr.ExcessRR = risk(pr.Private.W)-best, risk(pr.NonPrivate)-best, risk(pr.Gaussian)-best, risk(pr.RR)-best
+		if p.Curves {
+			for _, c := range [][]float64{cv.Private, cv.NonPrivate, cv.Gaussian, cv.RR} {
+				for i := range c {
+					c[i] -= best
+				}
+			}
+			pr.Curves = &cv
+		}
 		res.Problems = append(res.Problems, pr)
 		if pr.Private.Failed {
 			break // PVMW answers nothing more: the later problems cannot start

@@ -150,3 +150,37 @@ func TestInspectionCondition(t *testing.T) {
 		t.Fatalf("%v, %d updates inspected", err, seen)
 	}
 }
+
+// Asked for, each method's excess risk comes step by step, and for the
+// averaged method the last point is the model returned.
+func TestTrainCurves(t *testing.T) {
+	s := rng.New(1)
+	d, err := Generate(Spec{N: 2000, K: 8, DimPub: 4, Effect: 4}, s.Get(rng.Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rho, _ := Rho(4, 1e-6, CalTight)
+	res, _, err := Train(context.Background(), d, TrainParams{PVMW: Params{Rho: rho, Delta: 1e-6, LMax: 20, Eta: 1, C: 1, Tau: 0.06},
+		Steps: 40, Radius: 5, Curves: true}, s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := res.Problems[0]
+	c := pr.Curves
+	if c == nil || len(c.Private) != res.Queries || len(c.NonPrivate) != 40 || len(c.Gaussian) != 40 || len(c.RR) != 40 {
+		t.Fatalf("curves %+v for %d queries", c, res.Queries)
+	}
+	for _, x := range [][2]float64{{c.Private[len(c.Private)-1], pr.Excess}, {c.NonPrivate[39], pr.ExcessNonPrivate}, {c.Gaussian[39], pr.ExcessGaussian}, {c.RR[39], pr.ExcessRR}} {
+		near(t, "the curve's last point", x[0], x[1], 1e-12)
+	}
+	for _, curve := range [][]float64{c.Private, c.NonPrivate, c.Gaussian, c.RR} {
+		for _, x := range curve {
+			if x < -1e-9 {
+				t.Fatalf("excess %v below 0", x)
+			}
+		}
+	}
+	if c.NonPrivate[39] >= c.NonPrivate[0] {
+		t.Errorf("the non-private excess went %.4g → %.4g", c.NonPrivate[0], c.NonPrivate[39])
+	}
+}
