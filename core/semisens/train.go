@@ -27,9 +27,10 @@ type TrainParams struct {
 	// inexact-oracle gradient method (step 1/(2λ), last iterate). nil: one
 	// convex problem.
 	Mus []float64
-	// Curves asks for every method's excess risk after each step (the
-	// instructor's view; one risk evaluation, O(n·d), per step and method).
-	Curves bool
+	// CurveEvery, if above 0, asks for every method's excess risk after
+	// every CurveEvery-th step and the last (the instructor's view; one
+	// risk evaluation, O(n·d), per point and method).
+	CurveEvery int
 	// Inspect, if set, is shown every update, numbered from 1: how a
 	// lesson shows the beliefs and checks Condition 14 without replaying
 	// the run.
@@ -113,34 +114,44 @@ type Problem struct {
 	Curves *Curves `json:"curves,omitempty"`
 }
 
-// Curves are each method's excess risk 𝓛(w) − 𝓛(w*) after s = 1, 2, …
-// oracle calls, w being what the method would output had it stopped
-// there: the average of the iterates w₁ … w_s so far, or for the
-// last-iterate method w_s itself. Private is shorter when PVMW failed.
+// Curves are each method's excess risk step by step.
 type Curves struct {
-	Private    []float64 `json:"private"`
-	NonPrivate []float64 `json:"nonprivate"`
-	Gaussian   []float64 `json:"gaussian"`
-	RR         []float64 `json:"rr"`
+	Private    Curve `json:"private"`
+	NonPrivate Curve `json:"nonprivate"`
+	Gaussian   Curve `json:"gaussian"`
+	RR         Curve `json:"rr"`
 }
 
-// follow returns an after-step function appending to dst the risk of what
-// descent d would output at each step (see Curves), or nil when not asked.
-func follow(on bool, d Descent, dim int, risk func([]float64) float64, dst *[]float64) func(s int, w []float64) {
-	if !on {
+// A Curve is a method's excess risk 𝓛(w) − 𝓛(w*) after the oracle calls
+// in Steps, w being what the method would output had it stopped there:
+// the average of the iterates w₁ … w_s so far, or for the last-iterate
+// method w_s itself. The last step is always there (for PVMW, the last
+// call answered before a FAIL).
+type Curve struct {
+	Steps  []int     `json:"steps"`
+	Excess []float64 `json:"excess"`
+}
+
+// follow returns an after-step function adding to c the risk of what
+// descent d would output at every every-th step and the last (see Curve);
+// one that does nothing when every is 0.
+func follow(every int, d Descent, dim int, risk func([]float64) float64, c *Curve) func(s int, w []float64) {
+	if every <= 0 {
 		return func(int, []float64) {}
 	}
 	sum, out := make([]float64, dim), make([]float64, dim)
 	return func(s int, w []float64) {
-		if d.Last {
-			*dst = append(*dst, risk(w))
-			return
-		}
 		for j := range w {
 			sum[j] += w[j]
 			out[j] = sum[j] / float64(s)
 		}
-		*dst = append(*dst, risk(out))
+		if s%every != 0 && s != d.Steps {
+			return
+		}
+		if d.Last {
+			out = w
+		}
+		c.Steps, c.Excess = append(c.Steps, s), append(c.Excess, risk(out))
 	}
 }
 
@@ -235,7 +246,7 @@ func Train(ctx cancel.Context, data *Dataset, p TrainParams, streams *rng.Stream
 		model := Logistic{Mu: mu}
 		risk := func(w []float64) float64 { return riskAt(pub, truth, model, w) }
 		var cv Curves
-		track := func(dst *[]float64) func(int, []float64) { return follow(p.Curves, d, dim, risk, dst) }
+		track := func(c *Curve) func(int, []float64) { return follow(p.CurveEvery, d, dim, risk, c) }
 		trackPrivate := track(&cv.Private)
 		private := func(w []float64) ([]float64, bool, error) {
 			q := Logistic{}.Gradient(w)
@@ -261,6 +272,10 @@ func Train(ctx cancel.Context, data *Dataset, p TrainParams, streams *rng.Stream
 		}
 		if pr.Private, err = d.Run(ctx, dim, private, after); err != nil {
 			return res, nil, err
+		}
+		if c := &cv.Private; p.CurveEvery > 0 && pr.Private.Answered > 0 && (len(c.Steps) == 0 || c.Steps[len(c.Steps)-1] != pr.Private.Answered) {
+			// A FAIL ended it between points: the model it returns is the last.
+			c.Steps, c.Excess = append(c.Steps, pr.Private.Answered), append(c.Excess, risk(pr.Private.W))
 		}
 		trackNP := track(&cv.NonPrivate)
 		np, err := d.Run(ctx, dim, exact(mu), func(s int, w, _ []float64) { trackNP(s, w); report(j, int64(p.Steps+s)) })
@@ -299,10 +314,10 @@ func Train(ctx cancel.Context, data *Dataset, p TrainParams, streams *rng.Stream
 		}
 		best := risk(pr.Optimum)
 		pr.Excess, pr.ExcessNonPrivate, pr.ExcessGaussian, pr.ExcessRR = risk(pr.Private.W)-best, risk(pr.NonPrivate)-best, risk(pr.Gaussian)-best, risk(pr.RR)-best
-		if p.Curves {
-			for _, c := range [][]float64{cv.Private, cv.NonPrivate, cv.Gaussian, cv.RR} {
-				for i := range c {
-					c[i] -= best
+		if p.CurveEvery > 0 {
+			for _, c := range []Curve{cv.Private, cv.NonPrivate, cv.Gaussian, cv.RR} {
+				for i := range c.Excess {
+					c.Excess[i] -= best
 				}
 			}
 			pr.Curves = &cv

@@ -161,26 +161,42 @@ func TestTrainCurves(t *testing.T) {
 	}
 	rho, _ := Rho(4, 1e-6, CalTight)
 	res, _, err := Train(context.Background(), d, TrainParams{PVMW: Params{Rho: rho, Delta: 1e-6, LMax: 20, Eta: 1, C: 1, Tau: 0.06},
-		Steps: 40, Radius: 5, Curves: true}, s, nil)
+		Steps: 40, Radius: 5, CurveEvery: 3}, s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	pr := res.Problems[0]
 	c := pr.Curves
-	if c == nil || len(c.Private) != res.Queries || len(c.NonPrivate) != 40 || len(c.Gaussian) != 40 || len(c.RR) != 40 {
+	// Steps 3, 6, …, 39 and the last, 40.
+	if c == nil || len(c.NonPrivate.Steps) != 14 || c.NonPrivate.Steps[13] != 40 || c.Private.Steps[len(c.Private.Steps)-1] != res.Queries {
 		t.Fatalf("curves %+v for %d queries", c, res.Queries)
 	}
-	for _, x := range [][2]float64{{c.Private[len(c.Private)-1], pr.Excess}, {c.NonPrivate[39], pr.ExcessNonPrivate}, {c.Gaussian[39], pr.ExcessGaussian}, {c.RR[39], pr.ExcessRR}} {
+	last := func(c Curve) float64 { return c.Excess[len(c.Excess)-1] }
+	for _, x := range [][2]float64{{last(c.Private), pr.Excess}, {last(c.NonPrivate), pr.ExcessNonPrivate}, {last(c.Gaussian), pr.ExcessGaussian}, {last(c.RR), pr.ExcessRR}} {
 		near(t, "the curve's last point", x[0], x[1], 1e-12)
 	}
-	for _, curve := range [][]float64{c.Private, c.NonPrivate, c.Gaussian, c.RR} {
-		for _, x := range curve {
+	for _, curve := range []Curve{c.Private, c.NonPrivate, c.Gaussian, c.RR} {
+		if len(curve.Steps) != len(curve.Excess) {
+			t.Fatalf("%d steps, %d points", len(curve.Steps), len(curve.Excess))
+		}
+		for _, x := range curve.Excess {
 			if x < -1e-9 {
 				t.Fatalf("excess %v below 0", x)
 			}
 		}
 	}
-	if c.NonPrivate[39] >= c.NonPrivate[0] {
-		t.Errorf("the non-private excess went %.4g → %.4g", c.NonPrivate[0], c.NonPrivate[39])
+	if e := c.NonPrivate.Excess; e[13] >= e[0] {
+		t.Errorf("the non-private excess went %.4g → %.4g", e[0], e[13])
 	}
+	// A run that fails ends its curve on the last call answered.
+	res, _, err = Train(context.Background(), d, TrainParams{PVMW: Params{Rho: rho, Delta: 1e-6, LMax: 10, Eta: 1, C: 1, Tau: 0.02},
+		Steps: 40, Radius: 5, CurveEvery: 7}, s, nil)
+	if err != nil || !res.Failed || res.Queries == 0 || res.Queries%7 == 0 {
+		t.Fatalf("τ = 0.02, L_max = 10: %v, failed %v after %d queries (want a FAIL between points)", err, res.Failed, res.Queries)
+	}
+	pc := res.Problems[0].Curves.Private
+	if pc.Steps[len(pc.Steps)-1] != res.Queries {
+		t.Fatalf("failed after %d queries, the curve ends at %v", res.Queries, pc.Steps)
+	}
+	near(t, "a failed run's last point", pc.Excess[len(pc.Excess)-1], res.Problems[0].Excess, 1e-12)
 }

@@ -50,6 +50,7 @@ type semiConfig struct {
 	mode       privacy.Mode
 	reveal     bool
 	panel      string
+	lower      string
 	seed       uint64
 	// moved holds the examples whose sensitive value was changed in the
 	// figure (example → value): the neighbouring dataset.
@@ -116,6 +117,15 @@ const (
 	panelGame      = "lower-bound"
 )
 
+// The third panel's views.
+const (
+	lowerPotential = "potential"
+	lowerTraining  = "training"
+)
+
+// semiCurvePoints is about how many points each training curve has.
+const semiCurvePoints = 25
+
 // semiRows is how many examples the beliefs panel shows.
 const semiRows = 12
 
@@ -128,7 +138,7 @@ const kindSemiQuery trace.Kind = "semisens.query"
 func NewSemiSens() *SemiSens {
 	s := &SemiSens{cfg: semiConfig{n: 5000, k: 8, dpub: 4, effect: 4, eps: 4, delta: 1e-6, rule: semisens.CalTight,
 		lmax: semisens.DemoLMax, eta: semisens.DemoEta, c: semisens.DemoC, tau: semisens.DemoTau, steps: semisens.DemoSteps,
-		mode: privacy.Teaching, reveal: true, panel: panelTests, seed: 1}}
+		mode: privacy.Teaching, reveal: true, panel: panelTests, lower: lowerPotential, seed: 1}}
 	s.view = semiView{cfg: s.cfg, stage: "starting"}
 	_ = s.start(s.cfg)
 	return s
@@ -177,6 +187,11 @@ func (c *semiConfig) form() viz.Form {
 				panelScores:    "the update's scores ⟨φ, f(xᵢ, y)⟩ over every example and value, and how many the truncation at ±c cuts",
 				panelCondition: "instructor's view: the six parts of the analysis' Condition 14 on the update, and how far Ψ fell against what they promise",
 				panelGame:      "the lower bound: no private algorithm guesses the sensitive values better than randomized response",
+			}}),
+		viz.Choose(&c.lower, viz.Control{Name: "lower", Label: "third panel", Choices: []string{lowerPotential, lowerTraining},
+			ChoiceHelp: map[string]string{
+				lowerPotential: "the potential Ψ across the queries (instructor), or the updates spent",
+				lowerTraining:  "instructor's view: every model's excess risk as training goes — PVMW, exact gradients, Gaussian noise, randomized response",
 			}}),
 		viz.Mode(&c.mode, privacy.Teaching, privacy.NonPrivate),
 		viz.Seed(&c.seed),
@@ -244,7 +259,8 @@ func (c semiConfig) params() (semisens.TrainParams, error) {
 	return p, p.Validate(c.n)
 }
 
-// Set changes one setting; the reveal switch and the panel only redraw.
+// Set changes one setting; the reveal switch and the panels' views only
+// redraw.
 func (s *SemiSens) Set(name, value string) error {
 	next := s.cfg
 	next.moved = s.cfg.moved
@@ -252,9 +268,10 @@ func (s *SemiSens) Set(name, value string) error {
 		return err
 	}
 	switch name {
-	case "reveal", "panel":
+	case "reveal", "panel", "lower":
 		s.cfg.reveal, s.view.cfg.reveal = next.reveal, next.reveal
 		s.cfg.panel, s.view.cfg.panel = next.panel, next.panel
+		s.cfg.lower, s.view.cfg.lower = next.lower, next.lower
 		return nil
 	}
 	switch name {
@@ -346,6 +363,7 @@ func (v *semiView) compute(ctx cancel.Context, progress func(done, total int64))
 		v.rows[i] = i
 	}
 	v.snaps = [][]float64{v.snapshot(semisens.Uniform(c.n, c.k))}
+	v.params.CurveEvery = max(1, c.steps/semiCurvePoints)
 	v.params.Inspect = func(in semisens.Inspection) {
 		v.snaps = append(v.snaps, v.snapshot(in.After))
 		v.seen = append(v.seen, v.see(in))

@@ -55,7 +55,11 @@ func (s *SemiSens) Draw(w, h float64) *viz.List {
 	default:
 		s.drawTests(l, tests, q, t)
 	}
-	s.drawPsi(l, psi, t)
+	if v.cfg.lower == lowerTraining {
+		s.drawTraining(l, psi, t)
+	} else {
+		s.drawPsi(l, psi, t)
+	}
 	s.drawLedger(l, ledger, q)
 	return l
 }
@@ -538,5 +542,57 @@ func (s *SemiSens) drawGame(l *viz.List, b box) {
 			break
 		}
 		y = write(l, b, y, t, 11, viz.Ink)
+	}
+}
+
+// drawTraining plots every model's excess risk as training goes: the
+// model trained through PVMW, and with exact gradients, Gaussian noise and
+// randomized response, with the current query's step marked.
+func (s *SemiSens) drawTraining(l *viz.List, b box, t int) {
+	v := &s.view
+	if !v.cfg.reveal {
+		write(l, b, b.y, "the excess risk needs the true values: turn on “reveal sensitive values” (instructor's view)", 12, viz.Ink)
+		return
+	}
+	c := v.res.Problems[0].Curves
+	if c == nil {
+		return
+	}
+	series := []struct {
+		curve semisens.Curve
+		col   viz.Colour
+	}{{c.NonPrivate, viz.Ink}, {c.Gaussian, viz.Sky}, {c.RR, viz.Orange}, {c.Private, viz.Blue}} // PVMW's on top
+	hi := 0.0
+	for _, sr := range series {
+		for _, x := range sr.curve.Excess {
+			hi = math.Max(hi, x)
+		}
+	}
+	hi = math.Max(hi*1.05, 1e-3)
+	y0 := write(l, b, b.y, "excess risk 𝓛(w) − 𝓛(w*) of each model as training goes (instructor)", 12, viz.Ink) + 8
+	x0, x1, y1 := b.x+38, b.x+b.w-6, b.y+b.h-30
+	if y1-y0 < 20 {
+		return
+	}
+	q := float64(v.cfg.steps)
+	at := func(s, e float64) viz.Point { return viz.Point{X: x0 + (x1-x0)*s/q, Y: y1 - (y1-y0)*e/hi} }
+	l.Text(viz.Point{X: x0 - 4, Y: y0}, viz.FormatNumber(math.Round(hi*1000)/1000), 10, viz.Muted, viz.Right)
+	l.Text(viz.Point{X: x0 - 4, Y: y1}, "0", 10, viz.Muted, viz.Right)
+	l.Line(viz.Point{X: x0, Y: y1}, viz.Point{X: x1, Y: y1}, viz.Style{Stroke: viz.Muted, Width: 1})
+	l.Line(viz.Point{X: x0, Y: y0}, viz.Point{X: x0, Y: y1}, viz.Style{Stroke: viz.Muted, Width: 1})
+	for _, sr := range series {
+		pts := make([]viz.Point, len(sr.curve.Steps))
+		for i, s := range sr.curve.Steps {
+			pts[i] = at(float64(s), sr.curve.Excess[i])
+		}
+		l.Polyline(pts, viz.Style{Stroke: sr.col, Width: 2})
+	}
+	if t > 0 {
+		x := at(float64(min(t, v.cfg.steps)), 0).X
+		l.Line(viz.Point{X: x, Y: y0}, viz.Point{X: x, Y: y1}, viz.Style{Stroke: viz.Purple, Width: 1, Dashed: true})
+	}
+	legend := format.Sprintf("steps 0–%d; PVMW (blue), exact gradients (black), Gaussian noise (sky), randomized response (orange)", v.cfg.steps)
+	if b.fits(l, y1+6, legend, 10) {
+		l.TextIn(viz.Point{X: b.x, Y: y1 + 12}, b.w, legend, 10, viz.Muted, viz.Left)
 	}
 }

@@ -230,8 +230,22 @@ func TestSemiSensPanels(t *testing.T) {
 			t.Errorf("panel %s: no %q", c.panel, c.want)
 		}
 	}
+	// The third panel's training view: every model's curve, PVMW's ending
+	// where its run ended.
+	if err := a.Set("lower", lowerTraining); err != nil {
+		t.Fatal(err)
+	}
+	if fr, _ := a.Frame(1060, 630); !hasText(fr, "excess risk 𝓛(w) − 𝓛(w*) of each model") {
+		t.Error("no training view")
+	}
+	if c := v.res.Problems[0].Curves; c == nil || c.Private.Steps[len(c.Private.Steps)-1] != v.res.Queries || len(c.RR.Steps) != semiCurvePoints {
+		t.Errorf("curves %+v", c)
+	}
 	if err := a.Set("reveal", "false"); err != nil {
 		t.Fatal(err)
+	}
+	if fr, _ := a.Frame(1060, 630); !hasText(fr, "the excess risk needs the true values") {
+		t.Error("the training view shown with the values hidden")
 	}
 	if err := a.Set("panel", panelCondition); err != nil {
 		t.Fatal(err)
