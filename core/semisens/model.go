@@ -64,8 +64,11 @@ func (g logisticGrad) Eval(pub *Public, i, y int, dst []float64) {
 }
 
 func (g logisticGrad) Scales(pub *Public, i int, dst []float64) {
+	// The public part of the margin is the same for every candidate.
+	dp, b := pub.DimPub(), pub.Labels[i]
+	base := dot(g.w[:dp], pub.Features[i]) + g.w[len(g.w)-1]
 	for y := range dst {
-		dst[y] = g.scale(pub, i, y)
+		dst[y] = -b * sigmoid(-b*(base+g.w[dp+y])*invSqrt3)
 	}
 }
 

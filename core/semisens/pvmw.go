@@ -387,6 +387,9 @@ func (m *PVMW) update(q Query, aD []float64, e float64) error {
 	m.updates++
 	m.last = UpdateStep{m.t, m.l, st.Before, v, iota, used, norm(z), xi, st.Phi, st.Clipped}
 	if m.inspect != nil {
+		if m.tick != nil {
+			m.tick() // a place to yield between the update and its inspection
+		}
 		m.inspect(Inspection{m.updates, &m.data.Public, q, before, m.b, m.last})
 	}
 	m.rec.Addf(KindUpdate, m.last,

@@ -248,6 +248,7 @@ func Train(ctx cancel.Context, data *Dataset, p TrainParams, streams *rng.Stream
 		var cv Curves
 		track := func(c *Curve) func(int, []float64) { return follow(p.CurveEvery, d, dim, risk, c) }
 		trackPrivate := track(&cv.Private)
+		var truthAt []float64 // ∇𝓛 at the iterate private last answered, for after
 		private := func(w []float64) ([]float64, bool, error) {
 			q := Logistic{}.Gradient(w)
 			reply, err := m.Answer(q)
@@ -256,14 +257,15 @@ func Train(ctx cancel.Context, data *Dataset, p TrainParams, streams *rng.Stream
 			}
 			res.Queries++
 			res.Psi = append(res.Psi, Potential(m.Beliefs(), truth))
-			e := dist(reply.Answer, answerAt(pub, truth, q, nil))
-			res.MaxError = max(res.MaxError, e)
+			truthAt = answerAt(pub, truth, q, truthAt)
+			res.MaxError = max(res.MaxError, dist(reply.Answer, truthAt))
+			addScaled(truthAt, mu, w)
 			g := append([]float64(nil), reply.Answer...)
 			addScaled(g, mu, w)
 			return g, true, nil
 		}
 		after := func(s int, w, g []float64) {
-			tr, _, _ := exact(mu)(w)
+			tr := append([]float64(nil), truthAt...)
 			rec.Addf(KindDescent, DescentStep{j + 1, s, append([]float64(nil), w...), append([]float64(nil), g...), tr, dist(g, tr)},
 				"problem %d, step %d: PVMW's gradient is off by ‖g̃ − ∇𝓛‖ = %.4g", j+1, s, dist(g, tr))
 			trackPrivate(s, w)
