@@ -547,7 +547,9 @@ func (s *SemiSens) drawGame(l *viz.List, b box) {
 
 // drawTraining plots every model's excess risk as training goes: the
 // model trained through PVMW, and with exact gradients, Gaussian noise and
-// randomized response, with the current query's step marked.
+// randomized response, with the current query's step marked. The scale
+// starts near the lowest value: the models differ by little beside what
+// the descent itself leaves.
 func (s *SemiSens) drawTraining(l *viz.List, b box, t int) {
 	v := &s.view
 	if !v.cfg.reveal {
@@ -561,23 +563,38 @@ func (s *SemiSens) drawTraining(l *viz.List, b box, t int) {
 	series := []struct {
 		curve semisens.Curve
 		col   viz.Colour
-	}{{c.NonPrivate, viz.Ink}, {c.Gaussian, viz.Sky}, {c.RR, viz.Orange}, {c.Private, viz.Blue}} // PVMW's on top
-	hi := 0.0
+		name  string
+	}{{c.NonPrivate, viz.Ink, "exact gradients"}, {c.Gaussian, viz.Sky, "Gaussian noise"}, {c.RR, viz.Orange, "randomized response"}, {c.Private, viz.Blue, "PVMW"}} // PVMW's on top
+	lo, hi := math.Inf(1), 0.0
 	for _, sr := range series {
 		for _, x := range sr.curve.Excess {
-			hi = math.Max(hi, x)
+			lo, hi = math.Min(lo, x), math.Max(hi, x)
 		}
 	}
-	hi = math.Max(hi*1.05, 1e-3)
+	pad := math.Max(0.05*(hi-lo), 1e-4)
+	lo, hi = math.Max(0, lo-pad), hi+pad
 	y0 := write(l, b, b.y, "excess risk 𝓛(w) − 𝓛(w*) of each model as training goes (instructor)", 12, viz.Ink) + 8
-	x0, x1, y1 := b.x+38, b.x+b.w-6, b.y+b.h-30
+	// The legend: one coloured name per model, in rows as wide as the panel
+	// (a character is about 0.6 of the font size wide).
+	const size = 10
+	rows, x := 1, 0.0
+	var at2 []viz.Point
+	for _, sr := range series {
+		w := 0.6*size*float64(len([]rune(sr.name))) + 14
+		if x > 0 && x+w > b.w {
+			rows, x = rows+1, 0
+		}
+		at2 = append(at2, viz.Point{X: b.x + x, Y: float64(rows)})
+		x += w
+	}
+	x0, x1, y1 := b.x+40, b.x+b.w-6, b.y+b.h-16-13*float64(rows)
 	if y1-y0 < 20 {
 		return
 	}
 	q := float64(v.cfg.steps)
-	at := func(s, e float64) viz.Point { return viz.Point{X: x0 + (x1-x0)*s/q, Y: y1 - (y1-y0)*e/hi} }
-	l.Text(viz.Point{X: x0 - 4, Y: y0}, viz.FormatNumber(math.Round(hi*1000)/1000), 10, viz.Muted, viz.Right)
-	l.Text(viz.Point{X: x0 - 4, Y: y1}, "0", 10, viz.Muted, viz.Right)
+	at := func(s, e float64) viz.Point { return viz.Point{X: x0 + (x1-x0)*s/q, Y: y1 - (y1-y0)*(e-lo)/(hi-lo)} }
+	l.Text(viz.Point{X: x0 - 4, Y: y0}, viz.FormatNumber(math.Round(hi*1000)/1000), size, viz.Muted, viz.Right)
+	l.Text(viz.Point{X: x0 - 4, Y: y1}, viz.FormatNumber(math.Round(lo*1000)/1000), size, viz.Muted, viz.Right)
 	l.Line(viz.Point{X: x0, Y: y1}, viz.Point{X: x1, Y: y1}, viz.Style{Stroke: viz.Muted, Width: 1})
 	l.Line(viz.Point{X: x0, Y: y0}, viz.Point{X: x0, Y: y1}, viz.Style{Stroke: viz.Muted, Width: 1})
 	for _, sr := range series {
@@ -588,11 +605,13 @@ func (s *SemiSens) drawTraining(l *viz.List, b box, t int) {
 		l.Polyline(pts, viz.Style{Stroke: sr.col, Width: 2})
 	}
 	if t > 0 {
-		x := at(float64(min(t, v.cfg.steps)), 0).X
+		x := at(float64(min(t, v.cfg.steps)), lo).X
 		l.Line(viz.Point{X: x, Y: y0}, viz.Point{X: x, Y: y1}, viz.Style{Stroke: viz.Purple, Width: 1, Dashed: true})
 	}
-	legend := format.Sprintf("steps 0–%d; PVMW (blue), exact gradients (black), Gaussian noise (sky), randomized response (orange)", v.cfg.steps)
-	if b.fits(l, y1+6, legend, 10) {
-		l.TextIn(viz.Point{X: b.x, Y: y1 + 12}, b.w, legend, 10, viz.Muted, viz.Left)
+	l.Text(viz.Point{X: (x0 + x1) / 2, Y: y1 + 8}, format.Sprintf("steps 1–%d", v.cfg.steps), size, viz.Muted, viz.Centre)
+	for i, sr := range series {
+		p := viz.Point{X: at2[i].X, Y: y1 + 8 + 13*at2[i].Y}
+		l.Line(viz.Point{X: p.X, Y: p.Y}, viz.Point{X: p.X + 10, Y: p.Y}, viz.Style{Stroke: sr.col, Width: 3})
+		l.Text(viz.Point{X: p.X + 13, Y: p.Y}, sr.name, size, sr.col, viz.Left)
 	}
 }
