@@ -527,6 +527,12 @@ func (s *SemiSens) Readouts() []viz.Readout {
 	}
 	r = append(r, viz.Readout{Name: "answered", Label: "queries answered", Value: float64(v.res.Queries), Text: answered, Warn: v.res.Failed,
 		Formula: "the whole run's; FAIL stops the training where it is"})
+	g := s.Guarantee()
+	bound := math.Min(1, semisens.RRKeep(g.Eps, v.cfg.k)+g.Delta)
+	r = append(r, viz.Readout{Name: "guess-bound", Label: "best guess of a value", Value: bound,
+		Text: format.Sprintf("no (ε, δ) algorithm names an example's value right more than %.4g of the time on average (guessing: %.4g); randomized response: %.4g of %d here",
+			bound, 1/float64(v.cfg.k), float64(v.game.hits)/float64(v.cfg.n), v.cfg.n),
+		Formula: "e^ε/(e^ε + k − 1) + δ, which k-ary randomized response reaches: the lower-bound game"})
 	q, t := s.at()
 	used := 0
 	if q != nil {
