@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/uldplab/uldp/core/rng"
 )
 
 // The hard instance's facts (§5.8): the optimum and its risk, the excess
@@ -95,5 +97,83 @@ func TestRandomisedResponseMeetsTheBound(t *testing.T) {
 		if c == 0 {
 			t.Errorf("value %d never reported", v+1)
 		}
+	}
+}
+
+// blockQuery is the convex hard instance's gradient, −G·e_{j(i,y)} with
+// G = 1, the same at every w: PVMW answers it from the beliefs, and
+// descent on the answer points block i along pᵢ.
+type blockQuery struct{ n, k int }
+
+func (q blockQuery) Dim() int { return q.n * q.k }
+
+func (q blockQuery) Eval(_ *Public, i, y int, dst []float64) {
+	clear(dst)
+	dst[q.k*i+y] = -1
+}
+
+// pointedRight plays the lower-bound game on PVMW: T answers to the
+// instance's gradient, then the blocks a descent on them points right (a
+// block along pᵢ points at y when pᵢ(y) > ‖pᵢ‖/√2), as a share of n.
+func pointedRight(t *testing.T, n, k int, eps float64, mutant Mutant, seed uint64) float64 {
+	r := rand.New(rand.NewPCG(seed, 41))
+	feats, ys := make([][]float64, n), make([]int, n)
+	for i := range ys {
+		feats[i], ys[i] = []float64{}, r.IntN(k) // public: the index alone
+	}
+	d, err := New(k, feats, nil, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rho, _ := Rho(eps, 1e-6, CalTight)
+	m, err := NewPVMW(d, Params{Rho: rho, Delta: 1e-6, LMax: 10, Eta: 1, C: 1, Tau: 0.1, Mutant: mutant}, StreamNoise(rng.New(seed)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := blockQuery{n, k}
+	for range 20 {
+		if _, err := m.Answer(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := m.Beliefs()
+	hits := 0
+	for i, y := range ys {
+		s := 0.0
+		for v := range k {
+			s += b.P(i, v) * b.P(i, v)
+		}
+		if b.P(i, y) > math.Sqrt(s/2) {
+			hits++
+		}
+	}
+	return float64(hits) / float64(n)
+}
+
+// The lower-bound game as a privacy check (§9.3): on the hard instance,
+// with values uniform and independent of the public data, an (ε, δ)
+// algorithm points each block right with probability at most
+// e^ε/(e^ε + k − 1) + δ. PVMW's share over 300 seeds stays below that
+// bound plus Hoeffding's margin for 300 independent runs, each share in
+// [0, 1]: a correct PVMW fails with probability below 10⁻⁶. The mutant
+// whose update reads the true values is caught by the same check.
+func TestLowerBoundGameOnPVMW(t *testing.T) {
+	const n, k, eps, runs = 40, 4, 1.0, 300
+	bound := RRKeep(eps, k) + 1e-6
+	margin := math.Sqrt(math.Log(1e6) / (2 * runs))
+	share := func(mutant Mutant) float64 {
+		s := 0.0
+		for seed := range uint64(runs) {
+			s += pointedRight(t, n, k, eps, mutant, seed+1) / runs
+		}
+		return s
+	}
+	correct, peeks := share(Correct), share(MWUPeeks)
+	t.Logf("share pointed right: PVMW %.4f, mwu-peeks %.4f; bound %.4f + %.4f", correct, peeks, bound, margin)
+	if correct > bound+margin {
+		t.Errorf("PVMW points %.4f of the blocks right: above e^ε/(e^ε + k − 1) + δ = %.4f by more than %.4f", correct, bound, margin)
+	}
+	if peeks <= bound+margin {
+		t.Errorf("the mutant reading the true values points %.4f right: not caught against %.4f + %.4f", peeks, bound, margin)
 	}
 }
