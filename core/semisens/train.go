@@ -148,10 +148,11 @@ func follow(every int, d Descent, dim int, risk func([]float64) float64, c *Curv
 		if s%every != 0 && s != d.Steps {
 			return
 		}
+		at := out
 		if d.Last {
-			out = w
+			at = w // read only: w is the descent's own iterate
 		}
-		c.Steps, c.Excess = append(c.Steps, s), append(c.Excess, risk(out))
+		c.Steps, c.Excess = append(c.Steps, s), append(c.Excess, risk(at))
 	}
 }
 

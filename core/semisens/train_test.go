@@ -200,3 +200,32 @@ func TestTrainCurves(t *testing.T) {
 	}
 	near(t, "a failed run's last point", pc.Excess[len(pc.Excess)-1], res.Problems[0].Excess, 1e-12)
 }
+
+// Recording the curves changes nothing the run computes, for either
+// method (a curve once wrote its running average into the last-iterate
+// method's own iterate).
+func TestCurvesChangeNothing(t *testing.T) {
+	run := func(every int) TrainResult {
+		s := rng.New(5)
+		d, err := Generate(Spec{N: 1500, K: 6, DimPub: 3, Effect: 4}, s.Get(rng.Data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rho, _ := Rho(4, 1e-6, CalTight)
+		res, _, err := Train(context.Background(), d, TrainParams{PVMW: Params{Rho: rho, Delta: 1e-6, LMax: 20, Eta: 1, C: 1, Tau: 0.06},
+			Steps: 30, Radius: 5, Mus: []float64{0, 0.1}, CurveEvery: every}, s, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	plain, curved := run(0), run(4)
+	for j := range plain.Problems {
+		a, b := plain.Problems[j], curved.Problems[j]
+		for _, w := range [][2][]float64{{a.Private.W, b.Private.W}, {a.NonPrivate, b.NonPrivate}, {a.Gaussian, b.Gaussian}, {a.RR, b.RR}} {
+			if dist(w[0], w[1]) != 0 {
+				t.Fatalf("problem %d (μ = %g): a model moved by %v when its curves were recorded", j+1, a.Mu, dist(w[0], w[1]))
+			}
+		}
+	}
+}

@@ -47,6 +47,7 @@ type semiConfig struct {
 	eta, c     float64
 	tau        float64
 	steps      int
+	mu         float64
 	mode       privacy.Mode
 	reveal     bool
 	panel      string
@@ -176,6 +177,8 @@ func (c *semiConfig) form() viz.Form {
 		viz.Float(&c.tau, viz.Control{Name: "tau", Label: "threshold τ", Kind: viz.Slider, Min: 0.005, Max: 0.3, Log: true,
 			Help: "an update fires when the noisy error passes τ + χ: keep τ a few times the test noise"}),
 		viz.Int(&c.steps, viz.Control{Name: "steps", Label: "gradient queries q", Kind: viz.Slider, Min: 10, Max: 300, Step: 10}),
+		viz.Float(&c.mu, viz.Control{Name: "mu", Label: "regularisation μ", Kind: viz.Slider, Min: 0, Max: 0.5, Step: 0.05,
+			Help: "0: the convex problem, by projected gradient descent averaged; above 0 it is μ-strongly convex and smooth, and the inexact-oracle method's last iterate converges geometrically until the oracle's error stops it"}),
 		viz.Custom(viz.Control{Name: "moved", Label: "changed values", Kind: viz.TextField,
 			Help: "example=value pairs, 1-based (3=5: example 3's sensitive value is 5): a neighbouring dataset; clicking a belief cell adds one"},
 			c.movedText, c.setMoved),
@@ -255,7 +258,7 @@ func (c semiConfig) params() (semisens.TrainParams, error) {
 		return semisens.TrainParams{}, err
 	}
 	p := semisens.TrainParams{PVMW: semisens.Params{Rho: rho, Delta: c.delta, LMax: c.lmax, Calibration: c.rule, Eta: c.eta, C: c.c, Tau: c.tau, Mode: c.mode},
-		Steps: c.steps, Radius: semisens.DemoRadius}
+		Steps: c.steps, Radius: semisens.DemoRadius, Mus: []float64{c.mu}}
 	return p, p.Validate(c.n)
 }
 

@@ -565,15 +565,32 @@ func (s *SemiSens) drawTraining(l *viz.List, b box, t int) {
 		col   viz.Colour
 		name  string
 	}{{c.NonPrivate, viz.Ink, "exact gradients"}, {c.Gaussian, viz.Sky, "Gaussian noise"}, {c.RR, viz.Orange, "randomized response"}, {c.Private, viz.Blue, "PVMW"}} // PVMW's on top
-	lo, hi := math.Inf(1), 0.0
+	// A strongly convex problem's excess falls by orders of magnitude: a
+	// logarithmic scale, down to 10⁻¹².
+	logScale := v.cfg.mu > 0
+	val := func(x float64) float64 {
+		if logScale {
+			return math.Log10(math.Max(x, 1e-12))
+		}
+		return x
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, sr := range series {
 		for _, x := range sr.curve.Excess {
-			lo, hi = math.Min(lo, x), math.Max(hi, x)
+			lo, hi = math.Min(lo, val(x)), math.Max(hi, val(x))
 		}
 	}
 	pad := math.Max(0.05*(hi-lo), 1e-4)
-	lo, hi = math.Max(0, lo-pad), hi+pad
-	y0 := write(l, b, b.y, "excess risk 𝓛(w) − 𝓛(w*) of each model as training goes (instructor)", 12, viz.Ink) + 8
+	lo, hi = lo-pad, hi+pad
+	if !logScale {
+		lo = math.Max(0, lo)
+	}
+
+	title := "excess risk 𝓛(w) − 𝓛(w*) of each model as training goes (instructor)"
+	if logScale {
+		title = format.Sprintf("excess risk 𝓛(w) − 𝓛(w*), log scale, μ = %g: geometric until the oracle's error stops it (instructor)", v.cfg.mu)
+	}
+	y0 := write(l, b, b.y, title, 12, viz.Ink) + 8
 	// The legend: one coloured name per model, in rows as wide as the panel
 	// (a character is about 0.6 of the font size wide).
 	const size = 10
@@ -592,9 +609,18 @@ func (s *SemiSens) drawTraining(l *viz.List, b box, t int) {
 		return
 	}
 	q := float64(v.cfg.steps)
-	at := func(s, e float64) viz.Point { return viz.Point{X: x0 + (x1-x0)*s/q, Y: y1 - (y1-y0)*(e-lo)/(hi-lo)} }
-	l.Text(viz.Point{X: x0 - 4, Y: y0}, viz.FormatNumber(math.Round(hi*1000)/1000), size, viz.Muted, viz.Right)
-	l.Text(viz.Point{X: x0 - 4, Y: y1}, viz.FormatNumber(math.Round(lo*1000)/1000), size, viz.Muted, viz.Right)
+	at := func(s, e float64) viz.Point { return viz.Point{X: x0 + (x1-x0)*s/q, Y: y1 - (y1-y0)*(val(e)-lo)/(hi-lo)} }
+	ty := func(y float64) float64 { return y1 - (y1-y0)*(y-lo)/(hi-lo) }
+	if logScale {
+		// Powers of ten, at most six of them labelled.
+		a, z := int(math.Ceil(lo)), int(math.Floor(hi))
+		for e := a; e <= z; e += max(1, (z-a+6)/6) {
+			l.Text(viz.Point{X: x0 - 4, Y: ty(float64(e))}, "1e"+strconv.Itoa(e), size, viz.Muted, viz.Right)
+		}
+	} else {
+		l.Text(viz.Point{X: x0 - 4, Y: y0}, viz.FormatNumber(math.Round(hi*1000)/1000), size, viz.Muted, viz.Right)
+		l.Text(viz.Point{X: x0 - 4, Y: y1}, viz.FormatNumber(math.Round(lo*1000)/1000), size, viz.Muted, viz.Right)
+	}
 	l.Line(viz.Point{X: x0, Y: y1}, viz.Point{X: x1, Y: y1}, viz.Style{Stroke: viz.Muted, Width: 1})
 	l.Line(viz.Point{X: x0, Y: y0}, viz.Point{X: x0, Y: y1}, viz.Style{Stroke: viz.Muted, Width: 1})
 	for _, sr := range series {
@@ -605,7 +631,7 @@ func (s *SemiSens) drawTraining(l *viz.List, b box, t int) {
 		l.Polyline(pts, viz.Style{Stroke: sr.col, Width: 2})
 	}
 	if t > 0 {
-		x := at(float64(min(t, v.cfg.steps)), lo).X
+		x := x0 + (x1-x0)*float64(min(t, v.cfg.steps))/q
 		l.Line(viz.Point{X: x, Y: y0}, viz.Point{X: x, Y: y1}, viz.Style{Stroke: viz.Purple, Width: 1, Dashed: true})
 	}
 	l.Text(viz.Point{X: (x0 + x1) / 2, Y: y1 + 8}, format.Sprintf("steps 1–%d", v.cfg.steps), size, viz.Muted, viz.Centre)
