@@ -609,10 +609,8 @@ func (s *SemiSens) drawTraining(l *viz.List, b box, t int) {
 		return
 	}
 	q := float64(v.cfg.steps)
-	at := func(s, e float64) viz.Point {
-		return viz.Point{X: x0 + (x1-x0)*s/q, Y: y1 - (y1-y0)*(val(e)-lo)/(hi-lo)}
-	}
 	ty := func(y float64) float64 { return y1 - (y1-y0)*(y-lo)/(hi-lo) }
+	at := func(s, e float64) viz.Point { return viz.Point{X: x0 + (x1-x0)*s/q, Y: ty(val(e))} }
 	if logScale {
 		// Powers of ten, at most six of them labelled.
 		a, z := int(math.Ceil(lo)), int(math.Floor(hi))
