@@ -668,6 +668,7 @@ function syncReadouts(force) {
     list.append(dt, dd);
   }
   $("status").textContent = status;
+  syncExports(); // a run computed between frames becomes exportable when it is done
 }
 
 function syncGuarantee(force) {
@@ -843,10 +844,14 @@ function download(name, data, type) {
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
-// syncExports greys out the downloads the lesson does not offer.
+let exporting = false; // a trace is being prepared: its button stays greyed out
+
+// syncExports greys out the downloads the lesson does not offer (yet:
+// a run computed between frames has nothing to export until it is done).
 function syncExports() {
   const can = uldp.canExport() || {};
   for (const [id, ok, what] of [["export-trace", can.trace, "run"], ["export-csv", can.csv, "dataset"]]) {
+    if ($(id).disabled === !ok || (id === "export-trace" && exporting)) continue;
     $(id).disabled = !ok;
     $(id).title = ok ? "" : `this lesson has no ${what} to export`;
   }
@@ -871,6 +876,7 @@ function wireExports() {
 const exporters = new Map(); // module → Promise of its export engine
 async function exportTrace() {
   const button = $("export-trace");
+  exporting = true;
   const name = current, mod = currentModule, state = uldp.state();
   const csv = uldp.canExport().csv ? uldp.exportCSV().data || "" : "";
   button.disabled = true;
@@ -886,6 +892,7 @@ async function exportTrace() {
     exporters.delete(mod.name);
     report("The trace could not be exported: " + err.message);
   } finally {
+    exporting = false;
     button.textContent = label;
     syncExports();
   }
