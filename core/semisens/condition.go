@@ -7,16 +7,27 @@ import (
 )
 
 // A ConditionPart is one inequality of Condition 14, measured: it holds
-// when Value ≤ Bound (for (i) and (v), Bound ≤ Value, as Below says).
+// when Value stands to Bound as Asks says.
 type ConditionPart struct {
 	Name  string  `json:"name"`
 	Text  string  `json:"text"`
 	Value float64 `json:"value"`
 	Bound float64 `json:"bound"`
-	// Below is true when the part asks Value ≤ Bound, false when it asks
-	// Value ≥ Bound ((i): the error is large) or Value > Bound ((v)).
-	Below bool `json:"below"`
-	Holds bool `json:"holds"`
+	// Asks is the relation the part asks for: "≤", "≥" or ">".
+	Asks  string `json:"asks"`
+	Holds bool   `json:"holds"`
+}
+
+// negation is each relation's opposite.
+var negation = map[string]string{"≤": ">", "≥": "<", ">": "≤"}
+
+// Relation is how Value stands to Bound: the relation asked for when the
+// part holds, its negation when not.
+func (pt ConditionPart) Relation() string {
+	if pt.Holds {
+		return pt.Asks
+	}
+	return negation[pt.Asks]
 }
 
 // Condition is Condition 14 of the MWU analysis checked on one step, with
@@ -113,24 +124,24 @@ func condition(pub *Public, truth []int, before, after *Beliefs, q Query, v []fl
 	cond := Condition{Error: e, Lemma: eta * eta, Exact: eta*(aTrue-aSyn) - eta*eta*sq,
 		Drop: Potential(before, truth) - Potential(after, truth), Scores: raw, Clipped: float64(clipped) / float64(n*k)}
 	cond.Parts = []ConditionPart{
-		{Name: "η ≤ 1/c", Text: "every factor within [e⁻¹, e]", Value: eta, Bound: 1 / c, Below: true},
-		{Name: "(i)", Text: "the error is large, E against (2c² + 7)η", Value: e, Bound: (2*c*c + 7) * eta},
-		{Name: "(ii)", Text: "the Gaussian's noise is small along the error, |⟨v − f(D), f(D) − f(p)⟩| against ηE", Value: math.Abs(along), Bound: eta * e, Below: true},
-		{Name: "(iii)", Text: "truncation barely moves the true answer along v − f(p), against η²", Value: math.Abs(iota * cutD), Bound: eta * eta, Below: true},
-		{Name: "(iv)", Text: "truncation barely moves the beliefs' answer along v − f(p), against η²", Value: math.Abs(iota * cutP), Bound: eta * eta, Below: true},
-		{Name: "(v)", Text: "the released norm is not too small, ι against η", Value: iota, Bound: eta},
-		{Name: "(vi)", Text: "nor too large, ι against 2E", Value: iota, Bound: 2 * e, Below: true},
+		{Name: "η ≤ 1/c", Text: "every factor within [e⁻¹, e]", Value: eta, Bound: 1 / c, Asks: "≤"},
+		{Name: "(i)", Text: "the error is large, E against (2c² + 7)η", Value: e, Bound: (2*c*c + 7) * eta, Asks: "≥"},
+		{Name: "(ii)", Text: "the Gaussian's noise is small along the error, |⟨v − f(D), f(D) − f(p)⟩| against ηE", Value: math.Abs(along), Bound: eta * e, Asks: "≤"},
+		{Name: "(iii)", Text: "truncation barely moves the true answer along v − f(p), against η²", Value: math.Abs(iota * cutD), Bound: eta * eta, Asks: "≤"},
+		{Name: "(iv)", Text: "truncation barely moves the beliefs' answer along v − f(p), against η²", Value: math.Abs(iota * cutP), Bound: eta * eta, Asks: "≤"},
+		{Name: "(v)", Text: "the released norm is not too small, ι against η", Value: iota, Bound: eta, Asks: ">"},
+		{Name: "(vi)", Text: "nor too large, ι against 2E", Value: iota, Bound: 2 * e, Asks: "≤"},
 	}
 	cond.Holds = true
 	for j := range cond.Parts {
 		pt := &cond.Parts[j]
-		switch {
-		case pt.Below:
-			pt.Holds = pt.Value <= pt.Bound*(1+1e-12)
-		case pt.Name == "(v)":
-			pt.Holds = pt.Value > pt.Bound
-		default:
+		switch pt.Asks {
+		case "≤":
+			pt.Holds = pt.Value <= pt.Bound*(1+1e-12) // η = 1/c exactly, as the sliders give it
+		case "≥":
 			pt.Holds = pt.Value >= pt.Bound
+		default:
+			pt.Holds = pt.Value > pt.Bound
 		}
 		cond.Holds = cond.Holds && pt.Holds
 	}

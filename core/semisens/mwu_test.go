@@ -3,6 +3,7 @@ package semisens
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -446,6 +447,13 @@ func TestCheckConditionGolden(t *testing.T) {
 		if pt.Holds != w.holds {
 			t.Errorf("part %s holds %v, want %v", pt.Name, pt.Holds, w.holds)
 		}
+	}
+	var rels []string
+	for _, pt := range cond.Parts {
+		rels = append(rels, pt.Relation())
+	}
+	if got := strings.Join(rels, " "); got != "≤ < ≤ ≤ ≤ ≤ ≤" {
+		t.Errorf("relations as they stand: %s, want ≤ < ≤ ≤ ≤ ≤ ≤ ((i) fails below, (v) fails at or under)", got)
 	}
 	near(t, "clipped", cond.Clipped, 4.0/6, 1e-15)
 	near(t, "drop", cond.Drop, math.Log(3)-0.696306920734, 1e-11)

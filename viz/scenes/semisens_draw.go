@@ -432,13 +432,7 @@ func (s *SemiSens) drawCondition(l *viz.List, b box, q *semiQuery) {
 		if !pt.Holds {
 			mark, col, failed = "✗", viz.Vermillion, failed+1
 		}
-		// The relation as it stands: the one asked for, or its negation.
-		rel := map[[2]bool]string{{true, true}: "≤", {true, false}: ">", {false, true}: "≥", {false, false}: "<"}[[2]bool{pt.Below, pt.Holds}]
-		if pt.Name == "(v)" && !pt.Holds {
-			rel = "≤"
-		} else if pt.Name == "(v)" {
-			rel = ">"
-		}
+		rel := pt.Relation()
 		text := format.Sprintf("%s %s %s: %.3g %s %.3g", mark, pt.Name, pt.Text, pt.Value, rel, pt.Bound)
 		if b.w < 480 {
 			text = format.Sprintf("%s %s: %.3g %s %.3g", mark, pt.Name, pt.Value, rel, pt.Bound) // a phone: the relations only
