@@ -188,7 +188,7 @@ func (c *semiConfig) form() viz.Form {
 			ChoiceHelp: map[string]string{
 				panelTests:     "the query's private tests: the noisy error against the noisy threshold",
 				panelScores:    "the update's scores ⟨φ, f(xᵢ, y)⟩ over every example and value, and how many the truncation at ±c cuts",
-				panelCondition: "instructor's view: the six parts of the analysis' Condition 14 on the update, and how far Ψ fell against what they promise",
+				panelCondition: "instructor's view: Condition 14 of the analysis, part by part, on the update, and how far Ψ fell against what it promises",
 				panelGame:      "the lower bound: no private algorithm guesses the sensitive values better than randomized response",
 			}}),
 		viz.Choose(&c.lower, viz.Control{Name: "lower", Label: "third panel", Choices: []string{lowerPotential, lowerTraining},
@@ -533,7 +533,7 @@ func (s *SemiSens) Readouts() []viz.Readout {
 	g := s.Guarantee()
 	bound := math.Min(1, semisens.RRKeep(g.Eps, v.cfg.k)+g.Delta)
 	r = append(r, viz.Readout{Name: "guess-bound", Label: "best guess of a value", Value: bound,
-		Text: format.Sprintf("no (ε, δ) algorithm names an example's value right more than %.4g of the time on average (guessing: %.4g); randomized response: %.4g of %d here",
+		Text: format.Sprintf("no (ε, δ) algorithm names an example's value right more than %.4g of the time on average (guessing: %.4g); randomized response names %.4g of these %d right",
 			bound, 1/float64(v.cfg.k), float64(v.game.hits)/float64(v.cfg.n), v.cfg.n),
 		Formula: "e^ε/(e^ε + k − 1) + δ, which k-ary randomized response reaches: the lower-bound game"})
 	q, t := s.at()
