@@ -654,8 +654,10 @@ function syncReadouts(force) {
   const list = $("readouts");
   list.replaceChildren();
   let status = ""; // a lesson or step without a status line shows none
+  let computing = false;
   for (const r of new Wire(buf).list(readReadout)) {
     if (r.name === "status") { status = r.text; continue; }
+    computing ||= r.name === "computing";
     const dt = document.createElement("dt"); dt.textContent = r.label;
     const dd = document.createElement("dd"); withErrata(dd, r.text);
     dd.dataset.name = r.name;
@@ -668,8 +670,13 @@ function syncReadouts(force) {
     list.append(dt, dd);
   }
   $("status").textContent = status;
-  syncExports(); // a run computed between frames becomes exportable when it is done
+  // A run computed between frames becomes exportable when it is done. Only
+  // then: asking whether a lesson can export may copy its dataset (100,000
+  // users in robust SGD), too slow for every frame.
+  if (computing !== wasComputing) syncExports();
+  wasComputing = computing;
 }
+let wasComputing = false;
 
 function syncGuarantee(force) {
   const buf = uldp.guarantee(force);
