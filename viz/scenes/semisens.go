@@ -94,9 +94,17 @@ type semiQuery struct {
 // histogram (bins over [−lim, lim], the outer ones holding everything
 // beyond) and, for the instructor's view, Condition 14.
 type semiSeen struct {
-	hist []int
-	lim  float64
-	cond semisens.Condition
+	hist  []int
+	lim   float64
+	cond  semisens.Condition
+	noise semiNoise
+}
+
+// semiNoise is an update's Gaussian noise z = v − f(D) against its error
+// f(D) − f(p) (instructor's view): the error's length E, z's length, and
+// z split into its part along the error (signed) and its part across.
+type semiNoise struct {
+	e, z, along, across float64
 }
 
 // semiBins is the scores histogram's number of bins.
@@ -116,6 +124,7 @@ const (
 	panelScores    = "scores"
 	panelCondition = "condition-14"
 	panelGame      = "lower-bound"
+	panelNoise     = "noise"
 )
 
 // The third panel's views.
@@ -184,10 +193,11 @@ func (c *semiConfig) form() viz.Form {
 			c.movedText, c.setMoved),
 		viz.Bool(&c.reveal, viz.Control{Name: "reveal", Label: "reveal sensitive values",
 			Help: "instructor's view, only possible in a simulation: the true values, the errors, the potential Ψ"}),
-		viz.Choose(&c.panel, viz.Control{Name: "panel", Label: "second panel", Choices: []string{panelTests, panelScores, panelCondition, panelGame},
+		viz.Choose(&c.panel, viz.Control{Name: "panel", Label: "second panel", Choices: []string{panelTests, panelScores, panelNoise, panelCondition, panelGame},
 			ChoiceHelp: map[string]string{
 				panelTests:     "the query's private tests: the noisy error against the noisy threshold",
 				panelScores:    "the update's scores ⟨φ, f(xᵢ, y)⟩ over every example and value, and how many the truncation at ±c cuts",
+				panelNoise:     "instructor's view: the update's Gaussian noise in the plane of the error — long across it, short along it",
 				panelCondition: "instructor's view: Condition 14 of the analysis, part by part, on the update, and how far Ψ fell against what it promises",
 				panelGame:      "the lower bound: no private algorithm guesses the sensitive values better than randomized response",
 			}}),
@@ -420,6 +430,17 @@ func (v *semiView) see(in semisens.Inspection) semiSeen {
 	}
 	cond.Scores = nil // n·k numbers per update: the histogram is all the figure needs
 	seen.cond = cond
+	fD := v.data.TrueAnswer(in.Query, nil)
+	var zz, dot, ee float64
+	for j := range fD {
+		zj, ej := in.Step.V[j]-fD[j], fD[j]-in.Step.Before[j]
+		zz, dot, ee = zz+zj*zj, dot+zj*ej, ee+ej*ej
+	}
+	seen.noise = semiNoise{e: math.Sqrt(ee), z: math.Sqrt(zz)}
+	if ee > 0 {
+		seen.noise.along = dot / math.Sqrt(ee)
+		seen.noise.across = math.Sqrt(math.Max(0, zz-seen.noise.along*seen.noise.along))
+	}
 	return seen
 }
 
@@ -553,11 +574,11 @@ func (s *SemiSens) Readouts() []viz.Readout {
 		r = append(r, viz.Readout{Name: "psi", Label: "Ψ (instructor)", Value: psi,
 			Text:    format.Sprintf("%.4f, from ln k = %.4f", psi, math.Log(k)),
 			Formula: "(1/n) Σᵢ −ln pᵢ(true value): falls as the beliefs learn"})
-		if q != nil && len(q.updates) > 0 && q.descent != nil {
-			z, along := v.noiseAlong(q)
+		if u, _ := s.shownUpdate(q); u > 0 && len(q.updates) > 0 && u <= len(v.seen) {
+			z := v.seen[u-1].noise
 			d := semisens.Logistic{}.Dim(&v.data.Public)
-			r = append(r, viz.Readout{Name: "noise-along", Label: "the update's noise (instructor)", Value: along,
-				Text:    format.Sprintf("‖z‖ = %.3g in d = %d, but along the error only |⟨z, u⟩| = %.3g", z, d, along),
+			r = append(r, viz.Readout{Name: "noise-along", Label: "the update's noise (instructor)", Value: math.Abs(z.along),
+				Text:    format.Sprintf("‖z‖ = %.3g in d = %d, but along the error only |⟨z, u⟩| = %.3g", z.z, d, math.Abs(z.along)),
 				Formula: "z = v − f(D); u = (f(D) − f(p))/E: the update moves by ⟨φ, ·⟩, so only z's part along the error matters, and it does not grow with d"})
 		}
 		for i, pr := range v.res.Problems {
@@ -589,20 +610,4 @@ func (s *SemiSens) Guarantee() privacy.Guarantee {
 		return p.PVMW.Guarantee()
 	}
 	return s.view.res.Guarantee
-}
-
-// noiseAlong is the query's last update's noise: its norm ‖z‖, and its
-// part along the error, |⟨z, u⟩| with u = (f(D) − f(p))/‖f(D) − f(p)‖.
-func (v *semiView) noiseAlong(q *semiQuery) (z, along float64) {
-	u := q.updates[len(q.updates)-1]
-	fD := v.data.TrueAnswer(semisens.Logistic{}.Gradient(q.descent.W), nil)
-	var zz, dot, ee float64
-	for j := range fD {
-		zj, ej := u.V[j]-fD[j], fD[j]-u.Before[j]
-		zz, dot, ee = zz+zj*zj, dot+zj*ej, ee+ej*ej
-	}
-	if ee == 0 {
-		return math.Sqrt(zz), 0
-	}
-	return math.Sqrt(zz), math.Abs(dot) / math.Sqrt(ee)
 }

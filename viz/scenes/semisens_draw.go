@@ -2,6 +2,7 @@ package scenes
 
 import (
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/uldplab/uldp/core/format"
@@ -50,6 +51,8 @@ func (s *SemiSens) Draw(w, h float64) *viz.List {
 		s.drawScores(l, tests, q)
 	case panelCondition:
 		s.drawCondition(l, tests, q)
+	case panelNoise:
+		s.drawNoise(l, tests, q)
 	case panelGame:
 		s.drawGame(l, tests)
 	default:
@@ -633,5 +636,62 @@ func (s *SemiSens) drawTraining(l *viz.List, b box, t int) {
 		p := viz.Point{X: at2[i].X, Y: y1 + 8 + 13*at2[i].Y}
 		l.Line(viz.Point{X: p.X, Y: p.Y}, viz.Point{X: p.X + 10, Y: p.Y}, viz.Style{Stroke: sr.col, Width: 3})
 		l.Text(viz.Point{X: p.X + 13, Y: p.Y}, sr.name, size, sr.col, viz.Left)
+	}
+}
+
+// drawNoise shows the update's released answer in the plane of its error
+// and its noise, at true scale: f(p), f(D) at distance E along the error,
+// and v = f(D) + z, z split into its part along the error and across it.
+// More public features lengthen z across; the part along, which is all an
+// update's progress depends on, stays.
+func (s *SemiSens) drawNoise(l *viz.List, b box, q *semiQuery) {
+	v := &s.view
+	if !v.cfg.reveal {
+		write(l, b, b.y, "the noise is measured against the true answer f(D): turn on “reveal sensitive values” (instructor's view)", 12, viz.Ink)
+		return
+	}
+	u, at := s.shownUpdate(q)
+	if u == 0 || u > len(v.seen) {
+		s.noUpdateYet(l, b, "the update's noise")
+		return
+	}
+	z := v.seen[u-1].noise
+	d := semisens.Logistic{}.Dim(&v.data.Public)
+	y := write(l, b, b.y, format.Sprintf("update %d (query %d): v = f(D) + z in the plane of the error and the noise (instructor)", u, at), 12, viz.Ink)
+	foot := format.Sprintf("‖z‖ = %.3g in d = %d: across the error %.3g, along it only %.3g. An update's progress depends on the part along (Condition 14's (ii)); more features lengthen z across, not along",
+		z.z, d, z.across, math.Abs(z.along))
+	footH := l.TextHeight(viz.Point{X: b.x, Y: 0}, b.w, foot, 11, viz.Left)
+	top, bottom := y+14, b.y+b.h-footH-8
+	if bottom-top < 40 {
+		bottom, footH = b.y+b.h-4, 0
+	}
+	// The plane, at one scale on both axes: f(p) at the origin, the error
+	// along x, the noise's part across along y.
+	xs := []float64{0, z.e, z.e + z.along}
+	lo, hi := slices.Min(xs), slices.Max(xs)
+	scale := math.Min((b.w-60)/math.Max(hi-lo, 1e-12), (bottom-top-28)/math.Max(z.across, 1e-12))
+	x0 := b.x + 30 + ((b.w-60)-(hi-lo)*scale)/2 - lo*scale
+	base := bottom - 18 // room for the labels under f(p) and f(D)
+	pt := func(a, c float64) viz.Point { return viz.Point{X: x0 + a*scale, Y: base - c*scale} }
+	p, dd, vv, foot2 := pt(0, 0), pt(z.e, 0), pt(z.e+z.along, z.across), pt(z.e+z.along, 0)
+	l.Line(dd, foot2, viz.Style{Stroke: viz.Orange, Width: 1.5, Dashed: true})
+	l.Line(foot2, vv, viz.Style{Stroke: viz.Orange, Width: 1.5, Dashed: true})
+	l.Arrow(p, dd, viz.Style{Stroke: viz.Green, Width: 2.5})
+	l.Arrow(dd, vv, viz.Style{Stroke: viz.Orange, Width: 2.5})
+	for _, m := range []struct {
+		at    viz.Point
+		text  string
+		col   viz.Colour
+		align viz.Align
+	}{{p, "f(p)", viz.Ink, viz.Right}, {dd, "f(D)", viz.Green, viz.Left}, {vv, "v", viz.Orange, viz.Left}} {
+		l.Circle(m.at, 3.5, viz.Style{Fill: m.col}, 0)
+		off := 6.0
+		if m.align == viz.Right {
+			off = -6
+		}
+		l.Text(viz.Point{X: m.at.X + off, Y: m.at.Y + 10}, m.text, 11, m.col, m.align)
+	}
+	if footH > 0 {
+		write(l, b, b.y+b.h-footH, foot, 11, viz.Muted)
 	}
 }
