@@ -646,6 +646,8 @@ function withErrata(el, text) {
   el.append(text.slice(last));
 }
 
+let wasComputing = false; // the readouts last said a computation was under way
+
 // The panel is rebuilt only when its content changed: during playback most
 // frames change the figure and a readout or two, never the guarantee.
 function syncReadouts(force) {
@@ -676,7 +678,6 @@ function syncReadouts(force) {
   if (computing !== wasComputing) syncExports();
   wasComputing = computing;
 }
-let wasComputing = false;
 
 function syncGuarantee(force) {
   const buf = uldp.guarantee(force);
