@@ -27,6 +27,26 @@ func demoTrain(t *testing.T, mus []float64, c, eta float64, lmax int) (*Dataset,
 	return d, res
 }
 
+// trainOn generates spec's data from seed and trains on it with the same
+// seed's streams, at ε = 4, δ = 10⁻⁶ (tight ρ*) and the PVMW settings
+// given.
+func trainOn(t *testing.T, spec Spec, seed uint64, pv Params, p TrainParams) TrainResult {
+	t.Helper()
+	s := rng.New(seed)
+	d, err := Generate(spec, s.Get(rng.Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pv.Rho, _ = Rho(4, 1e-6, CalTight)
+	pv.Delta = 1e-6
+	p.PVMW = pv
+	res, _, err := Train(context.Background(), d, p, s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 // The lesson's scenario answers all 100 queries with a few updates, the
 // beliefs move toward the truth, every iterate stays in the domain, and
 // the guarantee is the budget's: ε = 4 at δ = 10⁻⁶.
@@ -154,17 +174,8 @@ func TestInspectionCondition(t *testing.T) {
 // Asked for, each method's excess risk comes step by step, and for the
 // averaged method the last point is the model returned.
 func TestTrainCurves(t *testing.T) {
-	s := rng.New(1)
-	d, err := Generate(Spec{N: 2000, K: 8, DimPub: 4, Effect: 4}, s.Get(rng.Data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rho, _ := Rho(4, 1e-6, CalTight)
-	res, _, err := Train(context.Background(), d, TrainParams{PVMW: Params{Rho: rho, Delta: 1e-6, LMax: 20, Eta: 1, C: 1, Tau: 0.06},
-		Steps: 40, Radius: 5, CurveEvery: 3}, s, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	spec := Spec{N: 2000, K: 8, DimPub: 4, Effect: 4}
+	res := trainOn(t, spec, 1, Params{LMax: 20, Eta: 1, C: 1, Tau: 0.06}, TrainParams{Steps: 40, Radius: 5, CurveEvery: 3})
 	pr := res.Problems[0]
 	c := pr.Curves
 	// Steps 3, 6, …, 39 and the last, 40.
@@ -189,10 +200,9 @@ func TestTrainCurves(t *testing.T) {
 		t.Errorf("the non-private excess went %.4g → %.4g", e[0], e[13])
 	}
 	// A run that fails ends its curve on the last call answered.
-	res, _, err = Train(context.Background(), d, TrainParams{PVMW: Params{Rho: rho, Delta: 1e-6, LMax: 10, Eta: 1, C: 1, Tau: 0.02},
-		Steps: 40, Radius: 5, CurveEvery: 7}, s, nil)
-	if err != nil || !res.Failed || res.Queries == 0 || res.Queries%7 == 0 {
-		t.Fatalf("τ = 0.02, L_max = 10: %v, failed %v after %d queries (want a FAIL between points)", err, res.Failed, res.Queries)
+	res = trainOn(t, spec, 1, Params{LMax: 6, Eta: 1, C: 1, Tau: 0.02}, TrainParams{Steps: 40, Radius: 5, CurveEvery: 7})
+	if !res.Failed || res.Queries == 0 || res.Queries%7 == 0 {
+		t.Fatalf("τ = 0.02, L_max = 6: failed %v after %d queries (want a FAIL between points)", res.Failed, res.Queries)
 	}
 	pc := res.Problems[0].Curves.Private
 	if pc.Steps[len(pc.Steps)-1] != res.Queries {
@@ -206,18 +216,8 @@ func TestTrainCurves(t *testing.T) {
 // method's own iterate).
 func TestCurvesChangeNothing(t *testing.T) {
 	run := func(every int) TrainResult {
-		s := rng.New(5)
-		d, err := Generate(Spec{N: 1500, K: 6, DimPub: 3, Effect: 4}, s.Get(rng.Data))
-		if err != nil {
-			t.Fatal(err)
-		}
-		rho, _ := Rho(4, 1e-6, CalTight)
-		res, _, err := Train(context.Background(), d, TrainParams{PVMW: Params{Rho: rho, Delta: 1e-6, LMax: 20, Eta: 1, C: 1, Tau: 0.06},
-			Steps: 30, Radius: 5, Mus: []float64{0, 0.1}, CurveEvery: every}, s, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res
+		return trainOn(t, Spec{N: 1500, K: 6, DimPub: 3, Effect: 4}, 5, Params{LMax: 20, Eta: 1, C: 1, Tau: 0.06},
+			TrainParams{Steps: 30, Radius: 5, Mus: []float64{0, 0.1}, CurveEvery: every})
 	}
 	plain, curved := run(0), run(4)
 	for j := range plain.Problems {

@@ -344,6 +344,22 @@ func (s *SemiSens) shownUpdate(q *semiQuery) (u, at int) {
 	return 0, 0
 }
 
+// updateFor is the update the scores, noise and Condition 14 panels show
+// at query q. When there is none yet, or the panel is the instructor's
+// (needs says what it needs the true values for) and they are hidden, it
+// says so in b and returns nil.
+func (s *SemiSens) updateFor(l *viz.List, b box, q *semiQuery, what, needs string) (seen *semiSeen, u, at int) {
+	if needs != "" && !s.view.cfg.reveal {
+		write(l, b, b.y, needs+": turn on “reveal sensitive values” (instructor's view)", 12, viz.Ink)
+		return nil, 0, 0
+	}
+	if u, at = s.shownUpdate(q); u == 0 || u > len(s.view.seen) {
+		s.noUpdateYet(l, b, what)
+		return nil, 0, 0
+	}
+	return &s.view.seen[u-1], u, at
+}
+
 // noUpdateYet says where the first update is, for the panels that show
 // one.
 func (s *SemiSens) noUpdateYet(l *viz.List, b box, what string) {
@@ -362,12 +378,10 @@ func (s *SemiSens) noUpdateYet(l *viz.List, b box, what string) {
 // are cut, so no candidate's weight moves by more than e^{ηc}.
 func (s *SemiSens) drawScores(l *viz.List, b box, q *semiQuery) {
 	v := &s.view
-	u, at := s.shownUpdate(q)
-	if u == 0 || u > len(v.seen) {
-		s.noUpdateYet(l, b, "the update's scores")
+	seen, u, at := s.updateFor(l, b, q, "the update's scores", "")
+	if seen == nil {
 		return
 	}
-	seen := v.seen[u-1]
 	y := write(l, b, b.y, format.Sprintf("update %d (query %d): the scores ⟨φ, f(xᵢ, y)⟩ of all %d candidates", u, at, v.cfg.n*v.cfg.k), 12, viz.Ink)
 	c := v.cfg.c
 	foot := format.Sprintf("%.1f%% cut at ±c = ±%g (orange): a candidate's weight moves by a factor of at most exp(±ηc) = exp(±%.3g), however wild the noisy direction φ = (v − f(p))/ι", 100*seen.cond.Clipped, c, v.cfg.eta*c)
@@ -417,17 +431,11 @@ func (s *SemiSens) drawScores(l *viz.List, b box, q *semiQuery) {
 // against its bound, and how far Ψ fell against what the analysis
 // promises: η² when every part holds, the exact (D1) bound always.
 func (s *SemiSens) drawCondition(l *viz.List, b box, q *semiQuery) {
-	v := &s.view
-	if !v.cfg.reveal {
-		write(l, b, b.y, "Condition 14 needs the true values: turn on “reveal sensitive values” (instructor's view)", 12, viz.Ink)
+	seen, u, at := s.updateFor(l, b, q, "Condition 14", "Condition 14 needs the true values")
+	if seen == nil {
 		return
 	}
-	u, at := s.shownUpdate(q)
-	if u == 0 || u > len(v.seen) {
-		s.noUpdateYet(l, b, "Condition 14")
-		return
-	}
-	cond := v.seen[u-1].cond
+	cond := seen.cond
 	y := write(l, b, b.y, format.Sprintf("Condition 14 on update %d (query %d) — instructor's view, not private", u, at), 12, viz.Ink) + 4
 	failed := 0
 	for _, pt := range cond.Parts {
@@ -645,18 +653,12 @@ func (s *SemiSens) drawTraining(l *viz.List, b box, t int) {
 // More public features lengthen z across; the part along, which is all an
 // update's progress depends on, stays.
 func (s *SemiSens) drawNoise(l *viz.List, b box, q *semiQuery) {
-	v := &s.view
-	if !v.cfg.reveal {
-		write(l, b, b.y, "the noise is measured against the true answer f(D): turn on “reveal sensitive values” (instructor's view)", 12, viz.Ink)
+	seen, u, at := s.updateFor(l, b, q, "the update's noise", "the noise is measured against the true answer f(D)")
+	if seen == nil {
 		return
 	}
-	u, at := s.shownUpdate(q)
-	if u == 0 || u > len(v.seen) {
-		s.noUpdateYet(l, b, "the update's noise")
-		return
-	}
-	z := v.seen[u-1].noise
-	d := semisens.Logistic{}.Dim(&v.data.Public)
+	z := seen.noise
+	d := semisens.Logistic{}.Dim(&s.view.data.Public)
 	y := write(l, b, b.y, format.Sprintf("update %d (query %d): v = f(D) + z in the plane of the error and the noise (instructor)", u, at), 12, viz.Ink)
 	foot := format.Sprintf("‖z‖ = %.3g in d = %d: across the error %.3g, along it only %.3g. An update's progress depends on the part along (Condition 14's (ii)); more features lengthen z across, not along",
 		z.z, d, z.across, math.Abs(z.along))
