@@ -136,6 +136,15 @@ const (
 // semiCurvePoints is about how many points each training curve has.
 const semiCurvePoints = 25
 
+// spent is how many updates the run had made by the end of query q (none
+// before the first query, q nil).
+func (q *semiQuery) spent() int {
+	if q == nil {
+		return 0
+	}
+	return q.before + len(q.updates)
+}
+
 // semiRows is how many examples the beliefs panel shows.
 const semiRows = 12
 
@@ -551,17 +560,13 @@ func (s *SemiSens) Readouts() []viz.Readout {
 	}
 	r = append(r, viz.Readout{Name: "answered", Label: "queries answered", Value: float64(v.res.Queries), Text: answered, Warn: v.res.Failed,
 		Formula: "the whole run's; FAIL stops the training where it is"})
-	g := s.Guarantee()
-	bound := math.Min(1, semisens.RRKeep(g.Eps, v.cfg.k)+g.Delta)
+	bound := s.guessBound()
 	r = append(r, viz.Readout{Name: "guess-bound", Label: "best guess of a value", Value: bound,
 		Text: format.Sprintf("no (ε, δ) algorithm names an example's value right more than %.4g of the time on average (guessing: %.4g); randomized response names %.4g of these %d right",
 			bound, 1/float64(v.cfg.k), float64(v.game.hits)/float64(v.cfg.n), v.cfg.n),
 		Formula: "e^ε/(e^ε + k − 1) + δ, which k-ary randomized response reaches: the lower-bound game"})
 	q, t := s.at()
-	used := 0
-	if q != nil {
-		used = q.before + len(q.updates)
-	}
+	used := q.spent()
 	state := format.Sprintf("%d of %d paid for, after query %d of %d", used, c.LMax, t, len(v.queries))
 	if v.res.Failed && t == len(v.queries) {
 		state += ": FAIL"
@@ -602,6 +607,14 @@ func (s *SemiSens) Trace() *trace.Trace {
 // Dataset is nil: the examples are not users with items, and the seed and
 // the changed values in the lesson's state rebuild them.
 func (s *SemiSens) Dataset() *dataset.Dataset { return nil }
+
+// guessBound is the lower-bound game's bound at the run's guarantee: no
+// (ε, δ) algorithm names an example's value right more often on average
+// than e^ε/(e^ε + k − 1) + δ.
+func (s *SemiSens) guessBound() float64 {
+	g := s.Guarantee()
+	return math.Min(1, semisens.RRKeep(g.Eps, s.view.cfg.k)+g.Delta)
+}
 
 // Guarantee is PVMW's: ρ-zCDP for the sensitive feature, converted.
 func (s *SemiSens) Guarantee() privacy.Guarantee {

@@ -84,12 +84,9 @@ func (b box) fits(l *viz.List, y float64, text string, size float64) bool {
 func (s *SemiSens) drawBeliefs(l *viz.List, b box, q *semiQuery) {
 	v := &s.view
 	k := v.cfg.k
-	u := 0
-	if q != nil {
-		u = q.before + len(q.updates)
-		if q.failed {
-			u = q.before // the failed query's updates were never answered from
-		}
+	u := q.spent()
+	if q != nil && q.failed {
+		u = q.before // the failed query's updates were never answered from
 	}
 	snap := v.snaps[min(u, len(v.snaps)-1)]
 	y := write(l, b, b.y, format.Sprintf("beliefs pᵢ(y) after %s (uniform: light; 4/k and more: full)", trace.Count(u, "update")), 12, viz.Ink)
@@ -225,7 +222,7 @@ func (s *SemiSens) drawPsi(l *viz.List, b box, t int) {
 		hi = float64(v.cfg.lmax)
 		ys = append(ys, 0)
 		for _, q := range v.queries {
-			ys = append(ys, float64(q.before+len(q.updates)))
+			ys = append(ys, float64(q.spent()))
 		}
 	}
 	y0 := write(l, b, b.y, title, 12, viz.Ink) + 8
@@ -262,10 +259,7 @@ func (s *SemiSens) drawPsi(l *viz.List, b box, t int) {
 func (s *SemiSens) drawLedger(l *viz.List, b box, q *semiQuery) {
 	v := &s.view
 	c := v.res.Calibration
-	used := 0
-	if q != nil {
-		used = q.before + len(q.updates)
-	}
+	used := q.spent()
 	g := s.Guarantee()
 	y := write(l, b, b.y, format.Sprintf("ledger: ρ = %.3g in %d instances, %d used; the claim pays for all %d: ε = %.3g", c.Rho, c.LMax, used, c.LMax, g.Eps), 12, viz.Ink) + 4
 	per := math.Max(1, math.Floor((b.w+4)/30))
@@ -332,12 +326,9 @@ func (s *SemiSens) Pointer(ev viz.Event) bool {
 // query q, numbered from 1: its last, else the latest before it; 0 before
 // any. at is the query it served.
 func (s *SemiSens) shownUpdate(q *semiQuery) (u, at int) {
-	if q == nil {
-		return 0, 0
-	}
-	u = q.before + len(q.updates)
+	u = q.spent()
 	for t, qq := range s.view.queries {
-		if u > qq.before && u <= qq.before+len(qq.updates) {
+		if u > qq.before && u <= qq.spent() {
 			return u, t + 1
 		}
 	}
@@ -473,13 +464,13 @@ func (s *SemiSens) drawGame(l *viz.List, b box) {
 		write(l, b, b.y, "the lower-bound game is scored against the true values: turn on “reveal sensitive values” (instructor's view)", 12, viz.Ink)
 		return
 	}
-	bound := semisens.RRKeep(g.Eps, k) + g.Delta
+	bound := s.guessBound()
 	share := float64(v.game.hits) / float64(n)
 	y := write(l, b, b.y, format.Sprintf("the lower-bound game: each example's block of k = %d points at one value", k), 12, viz.Ink)
 	lines := []string{
 		"filled: where the block points; outlined: the true value",
 		format.Sprintf("randomized response at ε = %.3g points %d of %d right, %.1f%%; no (ε, δ) algorithm can average more than e^ε/(e^ε + k − 1) + δ = %.1f%% (purple), guessing gets 1/k = %.1f%%",
-			g.Eps, v.game.hits, n, 100*share, 100*math.Min(1, bound), 100/float64(k)),
+			g.Eps, v.game.hits, n, 100*share, 100*bound, 100/float64(k)),
 		"every block pointed wrong costs the model excess risk on the paper's hard instance (d = n·k): hence the lower bound √(ln k/(εn))",
 	}
 	// On a small figure the closing note goes first, then the grid with its
@@ -537,7 +528,7 @@ func (s *SemiSens) drawGame(l *viz.List, b box) {
 	for _, m := range []struct {
 		x float64
 		c viz.Colour
-	}{{math.Min(1, bound), viz.Purple}, {1 / float64(k), viz.Muted}} {
+	}{{bound, viz.Purple}, {1 / float64(k), viz.Muted}} {
 		x := x0 + (x1-x0)*m.x
 		l.Line(viz.Point{X: x, Y: barY - 4}, viz.Point{X: x, Y: barY + 16}, viz.Style{Stroke: m.c, Width: 2})
 	}
