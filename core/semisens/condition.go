@@ -41,6 +41,12 @@ type Condition struct {
 	Holds bool `json:"holds"`
 	// Error is E = ‖f(D) − f(p)‖ before the step.
 	Error float64 `json:"error"`
+	// Noise is ‖z‖ for the released v = f(D) + z, and NoiseAlong its part
+	// along the error, ⟨z, f(D) − f(p)⟩/E (signed; 0 when E = 0): the
+	// only part Lemma 16's progress depends on, which does not grow with
+	// the dimension as ‖z‖ does.
+	Noise      float64 `json:"noise"`
+	NoiseAlong float64 `json:"noise_along"`
 	// Drop is Ψ before the step minus Ψ after it.
 	Drop float64 `json:"drop"`
 	// Lemma is Lemma 16's η²; Exact is the bound η(A_true − A_syn) − η²·Q,
@@ -51,6 +57,12 @@ type Condition struct {
 	// at i·k) and Clipped the fraction beyond ±c.
 	Scores  []float64 `json:"-"`
 	Clipped float64   `json:"clipped"`
+}
+
+// NoiseAcross is the part of the noise z across the error: what grows
+// with the dimension.
+func (c Condition) NoiseAcross() float64 {
+	return math.Sqrt(math.Max(0, c.Noise*c.Noise-c.NoiseAlong*c.NoiseAlong))
 }
 
 // CheckCondition evaluates Condition 14 for the MWU step from the beliefs
@@ -95,9 +107,10 @@ func condition(pub *Public, truth []int, before, after *Beliefs, q Query, v []fl
 	// (ii): the noise along the error. (iii), (iv): v − f(p) = ι·φ, and
 	// clipping rescales f(x, y) so that ⟨φ, f^clip⟩ = trunc_c(⟨φ, f⟩),
 	// hence ⟨v − f(p), f^clip − f⟩ = ι·(trunc_c(s) − s) for a score s.
-	var along float64
+	var along, zz float64
 	for j := range v {
 		along += (v[j] - fD[j]) * (fD[j] - fP[j])
+		zz += (v[j] - fD[j]) * (v[j] - fD[j])
 	}
 	raw := Scores(pub, q, phi, nil)
 	var cutD, cutP, aTrue, aSyn, sq float64
@@ -121,8 +134,11 @@ func condition(pub *Public, truth []int, before, after *Beliefs, q Query, v []fl
 	}
 	fn := float64(n)
 	cutD, cutP, aTrue, aSyn, sq = cutD/fn, cutP/fn, aTrue/fn, aSyn/fn, sq/fn
-	cond := Condition{Error: e, Lemma: eta * eta, Exact: eta*(aTrue-aSyn) - eta*eta*sq,
+	cond := Condition{Error: e, Noise: math.Sqrt(zz), Lemma: eta * eta, Exact: eta*(aTrue-aSyn) - eta*eta*sq,
 		Drop: Potential(before, truth) - Potential(after, truth), Scores: raw, Clipped: float64(clipped) / float64(n*k)}
+	if e > 0 {
+		cond.NoiseAlong = along / e
+	}
 	cond.Parts = []ConditionPart{
 		{Name: "η ≤ 1/c", Text: "every factor within [e⁻¹, e]", Value: eta, Bound: 1 / c, Asks: "≤"},
 		{Name: "(i)", Text: "the error is large, E against (2c² + 7)η", Value: e, Bound: (2*c*c + 7) * eta, Asks: "≥"},

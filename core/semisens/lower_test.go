@@ -112,9 +112,9 @@ func (q blockQuery) Eval(_ *Public, i, y int, dst []float64) {
 	dst[q.k*i+y] = -1
 }
 
-// pointedRight plays the lower-bound game on PVMW: T answers to the
-// instance's gradient, then the blocks a descent on them points right (a
-// block along pᵢ points at y when pᵢ(y) > ‖pᵢ‖/√2), as a share of n.
+// pointedRight plays the lower-bound game on PVMW: 20 answers to the
+// instance's gradient, then the share of blocks a descent on them points
+// right (block i lies along pᵢ).
 func pointedRight(t *testing.T, n, k int, eps float64, mutant Mutant, seed uint64) float64 {
 	r := rand.New(rand.NewPCG(seed, 41))
 	feats, ys := make([][]float64, n), make([]int, n)
@@ -136,18 +136,12 @@ func pointedRight(t *testing.T, n, k int, eps float64, mutant Mutant, seed uint6
 			t.Fatal(err)
 		}
 	}
-	b := m.Beliefs()
-	hits := 0
-	for i, y := range ys {
-		s := 0.0
-		for v := range k {
-			s += b.P(i, v) * b.P(i, v)
-		}
-		if b.P(i, y) > math.Sqrt(s/2) {
-			hits++
-		}
+	// Descent on the answer points each block along the beliefs.
+	var w []float64
+	for _, row := range m.Beliefs().Probs() {
+		w = append(w, row...)
 	}
-	return float64(hits) / float64(n)
+	return float64(LowerBound{N: n, K: k}.Pointed(w, ys)) / float64(n)
 }
 
 // The lower-bound game as a privacy check (§9.3): on the hard instance,

@@ -455,6 +455,11 @@ func TestCheckConditionGolden(t *testing.T) {
 	if got := strings.Join(rels, " "); got != "≤ < ≤ ≤ ≤ ≤ ≤" {
 		t.Errorf("relations as they stand: %s, want ≤ < ≤ ≤ ≤ ≤ ≤ ((i) fails below, (v) fails at or under)", got)
 	}
+	// z = v − f(D) = (0.05, −0.05): along the error (0.3, 0.9)/0.948683,
+	// −0.03/0.948683; across, √(0.005 − 0.001).
+	near(t, "‖z‖", cond.Noise, math.Sqrt(0.005), 1e-12)
+	near(t, "z along the error", cond.NoiseAlong, -0.03/math.Sqrt(0.9), 1e-12)
+	near(t, "z across the error", cond.NoiseAcross(), math.Sqrt(0.004), 1e-12)
 	near(t, "clipped", cond.Clipped, 4.0/6, 1e-15)
 	near(t, "drop", cond.Drop, math.Log(3)-0.696306920734, 1e-11)
 	near(t, "(D1)", cond.Exact, 0.5-(1+2*s)/6, 1e-11)

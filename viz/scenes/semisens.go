@@ -94,17 +94,9 @@ type semiQuery struct {
 // histogram (bins over [−lim, lim], the outer ones holding everything
 // beyond) and, for the instructor's view, Condition 14.
 type semiSeen struct {
-	hist  []int
-	lim   float64
-	cond  semisens.Condition
-	noise semiNoise
-}
-
-// semiNoise is an update's Gaussian noise z = v − f(D) against its error
-// f(D) − f(p) (instructor's view): the error's length E, z's length, and
-// z split into its part along the error (signed) and its part across.
-type semiNoise struct {
-	e, z, along, across float64
+	hist []int
+	lim  float64
+	cond semisens.Condition
 }
 
 // semiBins is the scores histogram's number of bins.
@@ -439,17 +431,6 @@ func (v *semiView) see(in semisens.Inspection) semiSeen {
 	}
 	cond.Scores = nil // n·k numbers per update: the histogram is all the figure needs
 	seen.cond = cond
-	fD := v.data.TrueAnswer(in.Query, nil)
-	var zz, dot, ee float64
-	for j := range fD {
-		zj, ej := in.Step.V[j]-fD[j], fD[j]-in.Step.Before[j]
-		zz, dot, ee = zz+zj*zj, dot+zj*ej, ee+ej*ej
-	}
-	seen.noise = semiNoise{e: math.Sqrt(ee), z: math.Sqrt(zz)}
-	if ee > 0 {
-		seen.noise.along = dot / math.Sqrt(ee)
-		seen.noise.across = math.Sqrt(math.Max(0, zz-seen.noise.along*seen.noise.along))
-	}
 	return seen
 }
 
@@ -580,10 +561,10 @@ func (s *SemiSens) Readouts() []viz.Readout {
 			Text:    format.Sprintf("%.4f, from ln k = %.4f", psi, math.Log(k)),
 			Formula: "(1/n) Σᵢ −ln pᵢ(true value): falls as the beliefs learn"})
 		if u, _ := s.shownUpdate(q); u > 0 && len(q.updates) > 0 && u <= len(v.seen) {
-			z := v.seen[u-1].noise
+			c := v.seen[u-1].cond
 			d := semisens.Logistic{}.Dim(&v.data.Public)
-			r = append(r, viz.Readout{Name: "noise-along", Label: "the update's noise (instructor)", Value: math.Abs(z.along),
-				Text:    format.Sprintf("‖z‖ = %.3g in d = %d, but along the error only |⟨z, u⟩| = %.3g", z.z, d, math.Abs(z.along)),
+			r = append(r, viz.Readout{Name: "noise-along", Label: "the update's noise (instructor)", Value: math.Abs(c.NoiseAlong),
+				Text:    format.Sprintf("‖z‖ = %.3g in d = %d, but along the error only |⟨z, u⟩| = %.3g", c.Noise, d, math.Abs(c.NoiseAlong)),
 				Formula: "z = v − f(D); u = (f(D) − f(p))/E: the update moves by ⟨φ, ·⟩, so only z's part along the error matters, and it does not grow with d"})
 		}
 		for i, pr := range v.res.Problems {

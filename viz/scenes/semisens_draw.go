@@ -648,11 +648,12 @@ func (s *SemiSens) drawNoise(l *viz.List, b box, q *semiQuery) {
 	if seen == nil {
 		return
 	}
-	z := seen.noise
+	c := seen.cond
+	e, along, across := c.Error, c.NoiseAlong, c.NoiseAcross()
 	d := semisens.Logistic{}.Dim(&s.view.data.Public)
 	y := write(l, b, b.y, format.Sprintf("update %d (query %d): v = f(D) + z in the plane of the error and the noise (instructor)", u, at), 12, viz.Ink)
 	foot := format.Sprintf("‖z‖ = %.3g in d = %d: across the error %.3g, along it only %.3g. An update's progress depends on the part along (Condition 14's (ii)); more features lengthen z across, not along",
-		z.z, d, z.across, math.Abs(z.along))
+		c.Noise, d, across, math.Abs(along))
 	footH := l.TextHeight(viz.Point{X: b.x, Y: 0}, b.w, foot, 11, viz.Left)
 	top, bottom := y+14, b.y+b.h-footH-8
 	if bottom-top < 40 {
@@ -660,13 +661,13 @@ func (s *SemiSens) drawNoise(l *viz.List, b box, q *semiQuery) {
 	}
 	// The plane, at one scale on both axes: f(p) at the origin, the error
 	// along x, the noise's part across along y.
-	xs := []float64{0, z.e, z.e + z.along}
+	xs := []float64{0, e, e + along}
 	lo, hi := slices.Min(xs), slices.Max(xs)
-	scale := math.Min((b.w-60)/math.Max(hi-lo, 1e-12), (bottom-top-28)/math.Max(z.across, 1e-12))
+	scale := math.Min((b.w-60)/math.Max(hi-lo, 1e-12), (bottom-top-28)/math.Max(across, 1e-12))
 	x0 := b.x + 30 + ((b.w-60)-(hi-lo)*scale)/2 - lo*scale
 	base := bottom - 18 // room for the labels under f(p) and f(D)
 	pt := func(a, c float64) viz.Point { return viz.Point{X: x0 + a*scale, Y: base - c*scale} }
-	p, dd, vv, foot2 := pt(0, 0), pt(z.e, 0), pt(z.e+z.along, z.across), pt(z.e+z.along, 0)
+	p, dd, vv, foot2 := pt(0, 0), pt(e, 0), pt(e+along, across), pt(e+along, 0)
 	l.Line(dd, foot2, viz.Style{Stroke: viz.Orange, Width: 1.5, Dashed: true})
 	l.Line(foot2, vv, viz.Style{Stroke: viz.Orange, Width: 1.5, Dashed: true})
 	l.Arrow(p, dd, viz.Style{Stroke: viz.Green, Width: 2.5})

@@ -163,8 +163,8 @@ func TestSemiSensDimension(t *testing.T) {
 		n := 0
 		for i := range s.view.queries {
 			if q := &s.view.queries[i]; len(q.updates) > 0 && q.descent != nil {
-				g := s.view.seen[q.before+len(q.updates)-1].noise
-				z, along, n = z+g.z, along+math.Abs(g.along), n+1
+				c := s.view.seen[q.spent()-1].cond
+				z, along, n = z+c.Noise, along+math.Abs(c.NoiseAlong), n+1
 			}
 		}
 		return z / float64(n), along / float64(n), s.view.res.Updates
