@@ -4,11 +4,11 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/uldplab/uldp/core/internal/gof"
 	"github.com/uldplab/uldp/core/rng"
+	"github.com/uldplab/uldp/core/robust"
 )
 
 // coordNoise draws the Gaussian's coordinate j from a stream of its own,
@@ -173,13 +173,7 @@ func scaleStats(t *testing.T, n int, eps float64, base uint64, seeds int) (maxEr
 		e, g := scaleRun(t, n, eps, base+s+1)
 		es, gs = append(es, e), append(gs, g)
 	}
-	return median(es), median(gs)
-}
-
-func median(x []float64) float64 {
-	x = append([]float64(nil), x...)
-	slices.Sort(x)
-	return x[len(x)/2]
+	return robust.Median(es), robust.Median(gs)
 }
 
 // The answered error follows the theory's α ∝ (ln k/ρ)^¼/√n: with τ scaled
