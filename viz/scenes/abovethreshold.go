@@ -1,9 +1,11 @@
 package scenes
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"math"
 	"strconv"
+
+	"github.com/uldplab/uldp/core/format"
+	"github.com/uldplab/uldp/viz/figure"
 
 	"github.com/uldplab/uldp/core/cancel"
 
@@ -37,7 +39,7 @@ type AboveThreshold struct {
 
 	// The last Draw's layout and list, for turning pointer positions into
 	// values; while a bar is dragged the value axis stays frozen.
-	plot plotArea
+	plot figure.Plot
 	last *viz.List
 	drag int // 1-based query being dragged, 0 if none
 	// grab is the bar's value minus the value under the pointer when the

@@ -1,27 +1,14 @@
 package scenes
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"math"
+
+	"github.com/uldplab/uldp/core/format"
+	"github.com/uldplab/uldp/viz/figure"
 
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/viz"
 )
-
-// plotArea maps query slots and values to pixels.
-type plotArea struct {
-	x0, y0, w, h float64
-	lo, hi       float64
-	slots        int
-}
-
-func (p plotArea) yOf(v float64) float64 { return p.y0 + p.h*(p.hi-v)/(p.hi-p.lo) }
-
-func (p plotArea) valueAt(y float64) float64 { return p.hi - (y-p.y0)/p.h*(p.hi-p.lo) }
-
-func (p plotArea) slotW() float64 { return p.w / float64(p.slots) }
-
-func (p plotArea) slotX(t int) float64 { return p.x0 + (float64(t)-0.5)*p.slotW() } // t is 1-based
 
 // shown collects what the steps revealed so far.
 type shown struct {
@@ -72,40 +59,40 @@ func (s *AboveThreshold) Draw(w, h float64) *viz.List {
 	l := &viz.List{Width: w, Height: h}
 	v := s.revealed()
 	y := 16 + l.Text(viz.Point{X: 56, Y: 16}, "query values q_t (drag a bar), noisy values q_t + ν_t, thresholds", 13, viz.Ink, viz.Left)
-	top := plotArea{x0: 56, y0: y + 4, w: math.Max(w-130, 60), h: math.Max(h*0.56-y+36, 60), slots: len(s.queries)}
+	top := figure.Plot{X0: 56, Y0: y + 4, W: math.Max(w-130, 60), H: math.Max(h*0.56-y+36, 60), Slots: len(s.queries)}
 	if s.drag != 0 {
-		top.lo, top.hi = s.plot.lo, s.plot.hi
+		top.Lo, top.Hi = s.plot.Lo, s.plot.Hi
 	} else {
-		top.lo, top.hi = s.valueRange(v)
+		top.Lo, top.Hi = s.valueRange(v)
 	}
 	s.plot = top
 	s.drawQueries(l, top, v)
-	s.drawHalting(l, top.x0, top.w, top.y0+top.h+50, h)
+	s.drawHalting(l, top.X0, top.W, top.Y0+top.H+50, h)
 	s.last = l
 	return l
 }
 
-func (s *AboveThreshold) drawQueries(l *viz.List, p plotArea, v shown) {
+func (s *AboveThreshold) drawQueries(l *viz.List, p figure.Plot, v shown) {
 	axis := viz.Style{Stroke: viz.Muted, Width: 1}
 	grid := viz.Style{Stroke: viz.Grid, Width: 1}
-	for _, t := range viz.NiceTicks(p.lo, p.hi, 6) {
-		y := p.yOf(t)
-		l.Line(viz.Point{X: p.x0, Y: y}, viz.Point{X: p.x0 + p.w, Y: y}, grid)
-		l.Text(viz.Point{X: p.x0 - 6, Y: y}, viz.TickLabel(t), 11, viz.Muted, viz.Right)
+	for _, t := range viz.NiceTicks(p.Lo, p.Hi, 6) {
+		y := p.YOf(t)
+		l.Line(viz.Point{X: p.X0, Y: y}, viz.Point{X: p.X0 + p.W, Y: y}, grid)
+		l.Text(viz.Point{X: p.X0 - 6, Y: y}, viz.TickLabel(t), 11, viz.Muted, viz.Right)
 	}
-	l.Line(viz.Point{X: p.x0, Y: p.y0}, viz.Point{X: p.x0, Y: p.y0 + p.h}, axis)
+	l.Line(viz.Point{X: p.X0, Y: p.Y0}, viz.Point{X: p.X0, Y: p.Y0 + p.H}, axis)
 	// A slot too narrow for "p⊤ 0.72" names the row once, at the axis.
 	pfmt := "p⊤ %.2f"
-	if viz.TextWidth("p⊤ 0.00", 10) > p.slotW()-2 {
+	if viz.TextWidth("p⊤ 0.00", 10) > p.SlotW()-2 {
 		pfmt = "%.2f"
-		l.Text(viz.Point{X: p.x0 - 6, Y: p.y0 + p.h + 28}, "p⊤", 10, viz.Muted, viz.Right)
+		l.Text(viz.Point{X: p.X0 - 6, Y: p.Y0 + p.H + 28}, "p⊤", 10, viz.Muted, viz.Right)
 	}
 
-	base := p.yOf(math.Max(p.lo, math.Min(0, p.hi)))
-	bw := math.Min(p.slotW()*0.55, 48)
+	base := p.YOf(math.Max(p.Lo, math.Min(0, p.Hi)))
+	bw := math.Min(p.SlotW()*0.55, 48)
 	for i, q := range s.queries {
 		t := i + 1
-		x := p.slotX(t)
+		x := p.SlotX(t)
 		style := viz.Style{Fill: viz.Blue, Stroke: viz.Blue, Width: 1}
 		if v.halted && t > v.current {
 			style.Alpha = 0.25 // never asked
@@ -113,26 +100,26 @@ func (s *AboveThreshold) drawQueries(l *viz.List, p plotArea, v shown) {
 		if s.drag == t {
 			style.Stroke, style.Width = viz.Yellow, 3
 		}
-		l.Rect(viz.Point{X: x - bw/2, Y: base}, viz.Point{X: x + bw/2, Y: p.yOf(q)}, style, t)
-		l.Text(viz.Point{X: x, Y: p.y0 + p.h + 14}, format.Sprintf("q%d", t), 11, viz.Ink, viz.Centre)
-		l.Text(viz.Point{X: x, Y: p.y0 + p.h + 28}, format.Sprintf(pfmt, mech.ATPassProbability(s.params(), q)), 10, viz.Muted, viz.Centre)
+		l.Rect(viz.Point{X: x - bw/2, Y: base}, viz.Point{X: x + bw/2, Y: p.YOf(q)}, style, t)
+		l.Text(viz.Point{X: x, Y: p.Y0 + p.H + 14}, format.Sprintf("q%d", t), 11, viz.Ink, viz.Centre)
+		l.Text(viz.Point{X: x, Y: p.Y0 + p.H + 28}, format.Sprintf(pfmt, mech.ATPassProbability(s.params(), q)), 10, viz.Muted, viz.Centre)
 	}
 
-	right := p.x0 + p.w
+	right := p.X0 + p.W
 	dashed := viz.Style{Stroke: viz.Purple, Width: 2, Dashed: true}
-	l.Line(viz.Point{X: p.x0, Y: p.yOf(s.threshold)}, viz.Point{X: right, Y: p.yOf(s.threshold)}, dashed)
-	l.Text(viz.Point{X: right + 6, Y: p.yOf(s.threshold)}, format.Sprintf("Δ = %s", viz.TickLabel(s.threshold)), 12, viz.Purple, viz.Left)
+	l.Line(viz.Point{X: p.X0, Y: p.YOf(s.threshold)}, viz.Point{X: right, Y: p.YOf(s.threshold)}, dashed)
+	l.Text(viz.Point{X: right + 6, Y: p.YOf(s.threshold)}, format.Sprintf("Δ = %s", viz.TickLabel(s.threshold)), 12, viz.Purple, viz.Left)
 	if th := v.threshold; th != nil {
-		y := p.yOf(th.NoisyThreshold)
-		l.Line(viz.Point{X: p.x0, Y: y}, viz.Point{X: right, Y: y}, viz.Style{Stroke: viz.Purple, Width: 3})
+		y := p.YOf(th.NoisyThreshold)
+		l.Line(viz.Point{X: p.X0, Y: y}, viz.Point{X: right, Y: y}, viz.Style{Stroke: viz.Purple, Width: 3})
 		l.Text(viz.Point{X: right + 6, Y: y + 14}, format.Sprintf("Δ̂ = %.3g", th.NoisyThreshold), 12, viz.Purple, viz.Left)
 		if th.Noise != 0 {
-			l.Arrow(viz.Point{X: p.x0 + 8, Y: p.yOf(s.threshold)}, viz.Point{X: p.x0 + 8, Y: y}, viz.Style{Stroke: viz.Purple, Width: 2})
+			l.Arrow(viz.Point{X: p.X0 + 8, Y: p.YOf(s.threshold)}, viz.Point{X: p.X0 + 8, Y: y}, viz.Style{Stroke: viz.Purple, Width: 2})
 		}
 	}
 	for _, c := range v.compares {
-		x := p.slotX(c.T)
-		from, to := viz.Point{X: x, Y: p.yOf(c.Query)}, viz.Point{X: x, Y: p.yOf(c.NoisyQuery)}
+		x := p.SlotX(c.T)
+		from, to := viz.Point{X: x, Y: p.YOf(c.Query)}, viz.Point{X: x, Y: p.YOf(c.NoisyQuery)}
 		if c.Noise != 0 {
 			l.Arrow(from, to, viz.Style{Stroke: viz.Orange, Width: 2})
 		}
@@ -141,11 +128,11 @@ func (s *AboveThreshold) drawQueries(l *viz.List, p plotArea, v shown) {
 		if !c.Pass {
 			mark, col = "⊥", viz.Vermillion
 		}
-		l.Text(viz.Point{X: x, Y: p.y0 + 8}, mark, 18, col, viz.Centre)
+		l.Text(viz.Point{X: x, Y: p.Y0 + 8}, mark, 18, col, viz.Centre)
 	}
 	if v.current > 0 {
-		x := p.slotX(v.current)
-		l.Rect(viz.Point{X: x - p.slotW()/2 + 2, Y: p.y0}, viz.Point{X: x + p.slotW()/2 - 2, Y: p.y0 + p.h},
+		x := p.SlotX(v.current)
+		l.Rect(viz.Point{X: x - p.SlotW()/2 + 2, Y: p.Y0}, viz.Point{X: x + p.SlotW()/2 - 2, Y: p.Y0 + p.H},
 			viz.Style{Stroke: viz.Yellow, Width: 2, Alpha: 0.9}, 0)
 	}
 }
@@ -160,30 +147,30 @@ func (s *AboveThreshold) drawHalting(l *viz.List, x0, w, y, bottom float64) {
 		title += " — press “simulate” to compare with runs"
 	}
 	y += l.Text(viz.Point{X: x0, Y: y}, title, 12, viz.Ink, viz.Left) + 8
-	p := plotArea{x0: x0, y0: y, w: w, h: math.Max(bottom-y-24, 30), slots: len(s.queries) + 1}
+	p := figure.Plot{X0: x0, Y0: y, W: w, H: math.Max(bottom-y-24, 30), Slots: len(s.queries) + 1}
 	// Scale to the tallest bar so small probabilities stay readable.
-	p.lo, p.hi = 0, 0.05
+	p.Lo, p.Hi = 0, 0.05
 	for k, pr := range s.exact {
-		p.hi = math.Max(p.hi, pr)
+		p.Hi = math.Max(p.Hi, pr)
 		if s.sim != nil {
-			p.hi = math.Max(p.hi, float64(s.sim[k])/simRuns)
+			p.Hi = math.Max(p.Hi, float64(s.sim[k])/simRuns)
 		}
 	}
-	p.hi *= 1.2
-	l.Line(viz.Point{X: p.x0, Y: p.y0 + p.h}, viz.Point{X: p.x0 + p.w, Y: p.y0 + p.h}, viz.Style{Stroke: viz.Muted, Width: 1})
-	bw := math.Min(p.slotW()*0.6, 40)
+	p.Hi *= 1.2
+	l.Line(viz.Point{X: p.X0, Y: p.Y0 + p.H}, viz.Point{X: p.X0 + p.W, Y: p.Y0 + p.H}, viz.Style{Stroke: viz.Muted, Width: 1})
+	bw := math.Min(p.SlotW()*0.6, 40)
 	// A slot too narrow for "⊥@8" names the row once, at the axis.
-	short := 1.4*viz.TextWidth("all ⊤", 10) > p.slotW()
+	short := 1.4*viz.TextWidth("all ⊤", 10) > p.SlotW()
 	if short {
-		l.Text(viz.Point{X: p.x0 - 6, Y: p.y0 + p.h + 12}, "⊥ at", 10, viz.Ink, viz.Right)
+		l.Text(viz.Point{X: p.X0 - 6, Y: p.Y0 + p.H + 12}, "⊥ at", 10, viz.Ink, viz.Right)
 	}
 	for k, pr := range s.exact {
-		x := p.slotX(k + 1)
+		x := p.SlotX(k + 1)
 		if s.sim != nil {
 			f := float64(s.sim[k]) / simRuns
-			l.Rect(viz.Point{X: x - bw/2, Y: p.yOf(0)}, viz.Point{X: x + bw/2, Y: p.yOf(f)}, viz.Style{Fill: viz.Sky}, 0)
+			l.Rect(viz.Point{X: x - bw/2, Y: p.YOf(0)}, viz.Point{X: x + bw/2, Y: p.YOf(f)}, viz.Style{Fill: viz.Sky}, 0)
 		}
-		l.Rect(viz.Point{X: x - bw/2, Y: p.yOf(0)}, viz.Point{X: x + bw/2, Y: p.yOf(pr)}, viz.Style{Stroke: viz.Ink, Width: 1.5}, 0)
+		l.Rect(viz.Point{X: x - bw/2, Y: p.YOf(0)}, viz.Point{X: x + bw/2, Y: p.YOf(pr)}, viz.Style{Stroke: viz.Ink, Width: 1.5}, 0)
 		label := format.Sprintf("⊥@%d", k+1)
 		switch {
 		case short && k == len(s.queries):
@@ -193,8 +180,8 @@ func (s *AboveThreshold) drawHalting(l *viz.List, x0, w, y, bottom float64) {
 		case k == len(s.queries):
 			label = "all ⊤"
 		}
-		l.Text(viz.Point{X: x, Y: p.y0 + p.h + 12}, label, 10, viz.Ink, viz.Centre)
-		l.Text(viz.Point{X: x, Y: p.yOf(pr) - 8}, format.Sprintf("%.2f", pr), 10, viz.Muted, viz.Centre)
+		l.Text(viz.Point{X: x, Y: p.Y0 + p.H + 12}, label, 10, viz.Ink, viz.Centre)
+		l.Text(viz.Point{X: x, Y: p.YOf(pr) - 8}, format.Sprintf("%.2f", pr), 10, viz.Muted, viz.Centre)
 	}
 }
 
@@ -208,14 +195,14 @@ func (s *AboveThreshold) Pointer(ev viz.Event) bool {
 		id := s.last.Hit(viz.Point{X: ev.X, Y: ev.Y}, 6)
 		if id >= 1 && id <= len(s.queries) {
 			s.drag = id
-			s.grab = s.queries[id-1] - s.plot.valueAt(ev.Y)
+			s.grab = s.queries[id-1] - s.plot.ValueAt(ev.Y)
 			return true
 		}
 	case viz.PointerMove:
 		if s.drag == 0 {
 			return false
 		}
-		q := math.Round((s.plot.valueAt(ev.Y)+s.grab)*100) / 100
+		q := math.Round((s.plot.ValueAt(ev.Y)+s.grab)*100) / 100
 		q = math.Max(math.Min(q, 1e6), -1e6)
 		if q == s.queries[s.drag-1] {
 			return false
@@ -223,7 +210,7 @@ func (s *AboveThreshold) Pointer(ev viz.Event) bool {
 		s.queries[s.drag-1] = q
 		return s.rerun() == nil
 	case viz.PointerUp:
-		return letGo(&s.drag)
+		return viz.LetGo(&s.drag)
 	}
 	return false
 }

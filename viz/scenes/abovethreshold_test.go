@@ -8,9 +8,8 @@ import (
 
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/internal/scenetest"
 )
-
-const W, H = 900, 640
 
 func newApp(t *testing.T) (*viz.App, *AboveThreshold) {
 	t.Helper()
@@ -18,31 +17,18 @@ func newApp(t *testing.T) (*viz.App, *AboveThreshold) {
 	return viz.NewApp(s), s
 }
 
-func frame(a *viz.App) *viz.List {
-	l, _ := a.Frame(W, H)
-	return l
-}
-
-func mustSet(t *testing.T, a *viz.App, name, value string) {
-	t.Helper()
-	if err := a.Set(name, value); err != nil {
-		t.Fatalf("Set(%s, %s): %v", name, value, err)
-	}
-	a.Settle()
-}
-
 func TestSameSeedSameDisplayList(t *testing.T) {
 	a, _ := newApp(t)
 	b, _ := newApp(t)
 	for _, app := range []*viz.App{a, b} {
-		mustSet(t, app, "seed", "42")
-		mustSet(t, app, viz.CtlEnd, "")
+		scenetest.MustSet(t, app, "seed", "42")
+		scenetest.MustSet(t, app, viz.CtlEnd, "")
 	}
-	if !reflect.DeepEqual(frame(a), frame(b)) {
+	if !reflect.DeepEqual(scenetest.Frame(a), scenetest.Frame(b)) {
 		t.Fatal("same seed gave different display lists")
 	}
-	mustSet(t, b, "seed", "43")
-	if reflect.DeepEqual(frame(a), frame(b)) {
+	scenetest.MustSet(t, b, "seed", "43")
+	if reflect.DeepEqual(scenetest.Frame(a), scenetest.Frame(b)) {
 		t.Fatal("seeds 42 and 43 gave the same display list")
 	}
 }
@@ -51,7 +37,7 @@ func TestStepBackRestoresTheFigure(t *testing.T) {
 	a, s := newApp(t)
 	var lists []*viz.List
 	for i := 0; ; i++ {
-		lists = append(lists, frame(a))
+		lists = append(lists, scenetest.Frame(a))
 		if s.player.Stepper().Pos() == s.player.Stepper().Len() {
 			break
 		}
@@ -66,7 +52,7 @@ func TestStepBackRestoresTheFigure(t *testing.T) {
 		if !a.Key("ArrowLeft") {
 			t.Fatal("← did not step back")
 		}
-		if !reflect.DeepEqual(frame(a), lists[i]) {
+		if !reflect.DeepEqual(scenetest.Frame(a), lists[i]) {
 			t.Fatalf("stepping back to position %d did not restore its figure", i)
 		}
 	}
@@ -80,7 +66,7 @@ func TestStepsRevealTheRun(t *testing.T) {
 	a, s := newApp(t)
 	count := func(colour viz.Colour) int {
 		n := 0
-		for _, it := range frame(a).Items {
+		for _, it := range scenetest.Frame(a).Items {
 			if it.Kind == viz.Circle && it.Style.Fill == colour {
 				n++
 			}
@@ -88,7 +74,7 @@ func TestStepsRevealTheRun(t *testing.T) {
 		return n
 	}
 	// Values 90 above Δ: each passes except with probability < 1e-9.
-	mustSet(t, a, "queries", "100,100,100")
+	scenetest.MustSet(t, a, "queries", "100,100,100")
 	if count(viz.Orange) != 0 {
 		t.Fatal("noisy values shown before any step")
 	}
@@ -109,8 +95,8 @@ func TestStepsRevealTheRun(t *testing.T) {
 // Dragging a bar changes exactly that query; the noise is common (same seed).
 func TestDragMovesOneQueryAndKeepsTheNoise(t *testing.T) {
 	a, s := newApp(t)
-	mustSet(t, a, viz.CtlEnd, "")
-	l := frame(a)
+	scenetest.MustSet(t, a, viz.CtlEnd, "")
+	l := scenetest.Frame(a)
 	before := append([]float64(nil), s.queries...)
 	noise := func() []float64 {
 		var out []float64
@@ -163,7 +149,7 @@ func TestRerollOneStream(t *testing.T) {
 	th := func() mech.ATThresholdStep { return s.player.Stepper().Trace().Steps[0].Data.(mech.ATThresholdStep) }
 	q1 := func() float64 { return s.player.Stepper().Trace().Steps[1].Data.(mech.ATCompareStep).Noise }
 	t0, n0 := th(), q1()
-	mustSet(t, a, "reroll-queries", "")
+	scenetest.MustSet(t, a, "reroll-queries", "")
 	if th() != t0 || q1() == n0 {
 		t.Error("re-rolling the query noise must keep Λ and change ν")
 	}
@@ -179,7 +165,7 @@ func TestRerollOneStream(t *testing.T) {
 // union bound; fixed seed).
 func TestSimulationMatchesExact(t *testing.T) {
 	a, s := newApp(t)
-	mustSet(t, a, "simulate", "")
+	scenetest.MustSet(t, a, "simulate", "")
 	var gap float64
 	for _, r := range a.Readouts() {
 		if r.Name == "sim-gap" {
@@ -194,9 +180,9 @@ func TestSimulationMatchesExact(t *testing.T) {
 
 func TestURLStateRoundTrip(t *testing.T) {
 	a, _ := newApp(t)
-	mustSet(t, a, "eps", "2.5")
-	mustSet(t, a, "queries", "1,2,3.5")
-	mustSet(t, a, "seed", "9")
+	scenetest.MustSet(t, a, "eps", "2.5")
+	scenetest.MustSet(t, a, "queries", "1,2,3.5")
+	scenetest.MustSet(t, a, "seed", "9")
 	state := a.State()
 	b, _ := newApp(t)
 	if err := b.Restore("#" + state); err != nil {
@@ -205,9 +191,9 @@ func TestURLStateRoundTrip(t *testing.T) {
 	if b.State() != state {
 		t.Fatalf("state %q restored as %q", state, b.State())
 	}
-	mustSet(t, a, viz.CtlEnd, "")
-	mustSet(t, b, viz.CtlEnd, "")
-	if !reflect.DeepEqual(frame(a), frame(b)) {
+	scenetest.MustSet(t, a, viz.CtlEnd, "")
+	scenetest.MustSet(t, b, viz.CtlEnd, "")
+	if !reflect.DeepEqual(scenetest.Frame(a), scenetest.Frame(b)) {
 		t.Fatal("restored state draws differently")
 	}
 }
@@ -233,13 +219,13 @@ func TestBadInputIsReportedAndIgnored(t *testing.T) {
 			t.Errorf("Set(%s, %q) accepted", bad[0], bad[1])
 		}
 	}
-	frame(a) // still draws
+	scenetest.Frame(a) // still draws
 }
 
 func TestNonPrivateMode(t *testing.T) {
 	a, s := newApp(t)
-	mustSet(t, a, "mode", "non-private")
-	mustSet(t, a, "queries", "12,11,9,14")
+	scenetest.MustSet(t, a, "mode", "non-private")
+	scenetest.MustSet(t, a, "queries", "12,11,9,14")
 	if s.result.HaltedAt != 3 || s.result.NoisyThreshold != 10 || a.Guarantee().Certified() {
 		t.Errorf("non-private: %+v", s.result)
 	}
@@ -250,7 +236,7 @@ func TestPlayAdvancesOnTicks(t *testing.T) {
 	if !a.Key(" ") || !s.player.Playing() {
 		t.Fatal("space did not start playing")
 	}
-	mustSet(t, a, viz.CtlSpeed, "4")
+	scenetest.MustSet(t, a, viz.CtlSpeed, "4")
 	a.Tick(0.6) // 2.4 steps
 	if got := s.player.Stepper().Pos(); got != 2 {
 		t.Errorf("after 0.6 s at 4 steps/s: position %d", got)
@@ -273,24 +259,24 @@ func TestPlayAdvancesOnTicks(t *testing.T) {
 // Redraw only when something changed.
 func TestFrameRedrawsOnlyOnChange(t *testing.T) {
 	a, _ := newApp(t)
-	if _, changed := a.Frame(W, H); !changed {
+	if _, changed := a.Frame(scenetest.W, scenetest.H); !changed {
 		t.Fatal("first frame not drawn")
 	}
-	if _, changed := a.Frame(W, H); changed {
+	if _, changed := a.Frame(scenetest.W, scenetest.H); changed {
 		t.Error("unchanged state redrew")
 	}
-	if _, changed := a.Frame(W+1, H); !changed {
+	if _, changed := a.Frame(scenetest.W+1, scenetest.H); !changed {
 		t.Error("resize did not redraw")
 	}
 	a.Key("ArrowRight")
-	if _, changed := a.Frame(W+1, H); !changed {
+	if _, changed := a.Frame(scenetest.W+1, scenetest.H); !changed {
 		t.Error("a step did not redraw")
 	}
 }
 
 func TestExports(t *testing.T) {
 	a, _ := newApp(t)
-	mustSet(t, a, "queries", "4,5.5")
+	scenetest.MustSet(t, a, "queries", "4,5.5")
 	csv, err := a.ExportCSV()
 	if err != nil || string(csv) != "user,x1\n1,4\n2,5.5\n" {
 		t.Errorf("CSV %q, %v", csv, err)
@@ -305,17 +291,17 @@ func TestExports(t *testing.T) {
 // changes nothing, and the value follows the pointer's movement.
 func TestDragKeepsTheGrabOffset(t *testing.T) {
 	a, s := newApp(t)
-	l := frame(a)
+	l := scenetest.Frame(a)
 	p, _ := l.Locate(4)
 	before := s.queries[3]
 	a.Event(viz.Event{Kind: viz.PointerDown, X: p.X, Y: p.Y})
-	frame(a)
+	scenetest.Frame(a)
 	a.Event(viz.Event{Kind: viz.PointerMove, X: p.X, Y: p.Y})
 	if s.queries[3] != before {
 		t.Fatalf("pressing on the bar's middle moved it: %v → %v", before, s.queries[3])
 	}
 	a.Event(viz.Event{Kind: viz.PointerMove, X: p.X, Y: p.Y - 30})
-	if want := before + 30*(s.plot.hi-s.plot.lo)/s.plot.h; math.Abs(s.queries[3]-want) > 0.011 {
+	if want := before + 30*(s.plot.Hi-s.plot.Lo)/s.plot.H; math.Abs(s.queries[3]-want) > 0.011 {
 		t.Errorf("dragging up 30 px gave %v, want %v", s.queries[3], want)
 	}
 }
@@ -324,18 +310,18 @@ func TestDragKeepsTheGrabOffset(t *testing.T) {
 // themselves: no noisy threshold, no halting query.
 func TestAboveThresholdReadoutsFollowTheStepper(t *testing.T) {
 	a := viz.NewApp(NewAboveThreshold())
-	if r, _ := readout(a, "noisy-threshold"); !strings.HasPrefix(r.Text, "not drawn yet") {
+	if r, _ := scenetest.Readout(a, "noisy-threshold"); !strings.HasPrefix(r.Text, "not drawn yet") {
 		t.Errorf("step 0 shows the noisy threshold: %q", r.Text)
 	}
-	if r, _ := readout(a, "halted"); strings.Contains(r.Text, "⊥") || strings.Contains(r.Text, "passed") {
+	if r, _ := scenetest.Readout(a, "halted"); strings.Contains(r.Text, "⊥") || strings.Contains(r.Text, "passed") {
 		t.Errorf("step 0 shows how the run ends: %q", r.Text)
 	}
 	a.Key("ArrowRight")
-	if r, _ := readout(a, "noisy-threshold"); strings.HasPrefix(r.Text, "not drawn yet") {
+	if r, _ := scenetest.Readout(a, "noisy-threshold"); strings.HasPrefix(r.Text, "not drawn yet") {
 		t.Errorf("step 1 hides the noisy threshold: %q", r.Text)
 	}
 	a.Key("End")
-	if r, _ := readout(a, "halted"); !strings.Contains(r.Text, "⊥ at query") && !strings.Contains(r.Text, "every query passed") {
+	if r, _ := scenetest.Readout(a, "halted"); !strings.Contains(r.Text, "⊥ at query") && !strings.Contains(r.Text, "every query passed") {
 		t.Errorf("the end hides how the run ended: %q", r.Text)
 	}
 }

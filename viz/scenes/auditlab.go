@@ -1,10 +1,12 @@
 package scenes
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/uldplab/uldp/core/format"
+	"github.com/uldplab/uldp/viz/figure"
 
 	"github.com/uldplab/uldp/core/cancel"
 
@@ -152,8 +154,8 @@ type AuditLab struct {
 	err    error
 	labMC
 
-	ax   plotArea   // AboveThreshold's bars
-	line numberLine // DelOutputPert's users
+	ax   figure.Plot       // AboveThreshold's bars
+	line figure.NumberLine // DelOutputPert's users
 	list viz.List
 	drag int     // ids: 1… row A, lensID+1… row B
 	grab float64 // value offset (bars) or pixel offset (users) of the grab
@@ -564,7 +566,7 @@ func (s *AuditLab) verdictAt() (audit.Point, bool) { return pointAt(s.points, s.
 // Readouts lists the verdicts.
 func (s *AuditLab) Readouts() []viz.Readout {
 	if s.err != nil {
-		return failedReadouts("cannot audit", s.err)
+		return viz.FailedReadouts("cannot audit", s.err)
 	}
 	g := s.guarantee()
 	var r []viz.Readout

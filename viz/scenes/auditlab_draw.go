@@ -1,9 +1,11 @@
 package scenes
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"math"
 	"slices"
+
+	"github.com/uldplab/uldp/core/format"
+	"github.com/uldplab/uldp/viz/figure"
 
 	"github.com/uldplab/uldp/core/audit"
 	"github.com/uldplab/uldp/viz"
@@ -27,7 +29,7 @@ func (s *AuditLab) Draw(w, h float64) *viz.List {
 	// wraps them); the profile goes below them.
 	y = math.Max(178, y+24)
 	if s.err != nil {
-		drawFailure(l, w, y+12, "Cannot audit: "+s.err.Error())
+		figure.DrawFailure(l, w, y+12, "Cannot audit: "+s.err.Error())
 		return l
 	}
 	g := s.guarantee()
@@ -50,13 +52,13 @@ func (s *AuditLab) Draw(w, h float64) *viz.List {
 	if hint := s.hint(); hint != "" {
 		y += l.Text(viz.Point{X: 20, Y: y}, hint, 11, viz.Muted, viz.Left)
 	}
-	caption := profileCaption("A vs B", "B vs A")
+	caption := figure.ProfileCaption("A vs B", "B vs A")
 	top := math.Max(230, y+16+l.TextHeight(viz.Point{X: 60}, 0, caption, 12, viz.Left))
 	ph := math.Max(h-top-90, 80)
-	if area := (plotArea{x0: 60, y0: top, w: w - 120, h: ph}); sampled(s.mech) {
+	if area := (figure.Plot{X0: 60, Y0: top, W: w - 120, H: ph}); sampled(s.mech) {
 		s.drawSampled(l, area)
 	} else {
-		drawProfile(l, area, s.points, g.Eps, g.Delta, caption)
+		figure.Profile(l, area, s.points, g.Eps, g.Delta, caption)
 	}
 	s.draw(l, w, top+ph+40, s.guarantee().Eps, s.mutant)
 	return l
@@ -66,21 +68,21 @@ func (s *AuditLab) Draw(w, h float64) *viz.List {
 // projected on its direction: A's answers as blue bars, B's as an orange
 // outline, and runs that halted (or released ⊥) in a pair of bars of their
 // own at the left. Bars are fractions of each side's runs.
-func (s *AuditLab) drawSampled(l *viz.List, p plotArea) {
+func (s *AuditLab) drawSampled(l *viz.List, p figure.Plot) {
 	var pa, pb []float64
 	var ha, hb int
 	if s.mc != nil {
 		pa, pb, ha, hb = s.mc.Projections()
 	}
 	if len(pa)+len(pb)+ha+hb == 0 {
-		l.Text(viz.Point{X: p.x0, Y: p.y0 + p.h/2}, "No exact profile to draw: run the Monte Carlo audit (M) to see both sides' answers here.", 12, viz.Muted, viz.Left)
+		l.Text(viz.Point{X: p.X0, Y: p.Y0 + p.H/2}, "No exact profile to draw: run the Monte Carlo audit (M) to see both sides' answers here.", 12, viz.Muted, viz.Left)
 		return
 	}
 	caption := "sampled answers, projected on the audit's direction u: A (blue bars), B (orange outline); halted runs (θ₀) at the left"
 	if s.mech == labRSGD {
 		caption = "sampled answers: A (blue bars), B (orange outline); a halted run answers x₀ plus the same noise, so it is among them"
 	}
-	l.Text(viz.Point{X: p.x0, Y: p.y0 - 8}, caption, 12, viz.Ink, viz.Left)
+	l.Text(viz.Point{X: p.X0, Y: p.Y0 - 8}, caption, 12, viz.Ink, viz.Left)
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, xs := range [][]float64{pa, pb} {
 		for _, v := range xs {
@@ -91,7 +93,7 @@ func (s *AuditLab) drawSampled(l *viz.List, p plotArea) {
 		lo, hi = math.Min(lo, 0)-1, math.Max(hi, 0)+1
 	}
 	const bins, atomW = 40, 50.0
-	bw := (p.w - atomW - 10) / bins
+	bw := (p.W - atomW - 10) / bins
 	hist := func(xs []float64, halted int) ([]float64, float64) {
 		runs := float64(max(len(xs)+halted, 1))
 		out := make([]float64, bins)
@@ -104,12 +106,12 @@ func (s *AuditLab) drawSampled(l *viz.List, p plotArea) {
 	fb, atomB := hist(pb, hb)
 	top := math.Max(slices.Max(fa), slices.Max(fb))
 	top = math.Max(top, math.Max(atomA, atomB))
-	base := p.y0 + p.h
-	yOf := func(f float64) float64 { return base - p.h*f/top }
-	l.Rect(viz.Point{X: p.x0, Y: yOf(atomA)}, viz.Point{X: p.x0 + atomW/2 - 2, Y: base}, viz.Style{Fill: viz.Blue}, 0)
-	l.Rect(viz.Point{X: p.x0 + atomW/2, Y: yOf(atomB)}, viz.Point{X: p.x0 + atomW - 2, Y: base}, viz.Style{Stroke: viz.Orange, Width: 2}, 0)
-	l.Text(viz.Point{X: p.x0 + atomW/2, Y: base + 12}, "θ₀", 10, viz.Muted, viz.Centre)
-	x0 := p.x0 + atomW + 10
+	base := p.Y0 + p.H
+	yOf := func(f float64) float64 { return base - p.H*f/top }
+	l.Rect(viz.Point{X: p.X0, Y: yOf(atomA)}, viz.Point{X: p.X0 + atomW/2 - 2, Y: base}, viz.Style{Fill: viz.Blue}, 0)
+	l.Rect(viz.Point{X: p.X0 + atomW/2, Y: yOf(atomB)}, viz.Point{X: p.X0 + atomW - 2, Y: base}, viz.Style{Stroke: viz.Orange, Width: 2}, 0)
+	l.Text(viz.Point{X: p.X0 + atomW/2, Y: base + 12}, "θ₀", 10, viz.Muted, viz.Centre)
+	x0 := p.X0 + atomW + 10
 	xOf := func(v float64) float64 { return x0 + (v-lo)/(hi-lo)*bins*bw }
 	l.Line(viz.Point{X: x0, Y: base}, viz.Point{X: x0 + bins*bw, Y: base}, viz.Style{Stroke: viz.Muted, Width: 1})
 	outline := []viz.Point{{X: x0, Y: base}}
@@ -152,9 +154,9 @@ func (s *AuditLab) drawRSGDTest(l *viz.List, y float64) float64 {
 // returns the y below them.
 func (s *AuditLab) drawUsersPair(l *viz.List, w float64) float64 {
 	if s.drag == 0 { // frozen while dragging
-		s.line = fitLine(append(append([]float64(nil), s.a...), s.b...), 40, w-80)
+		s.line = figure.FitLine(append(append([]float64(nil), s.a...), s.b...), 40, w-80)
 	}
-	s.line.w = w - 80
+	s.line.W = w - 80
 	titles := [2]string{"dataset A (drag a user)", "neighbour B: one user of A replaced (drag it)"}
 	if s.mech == labGauss {
 		titles = [2]string{"the query's answer on A (drag it)", "B: within sensitivity 1 of A's answer (drag it)"}
@@ -166,14 +168,14 @@ func (s *AuditLab) drawUsersPair(l *viz.List, w float64) float64 {
 // (the first title names its scale), the changed user marked, row A's
 // dots with IDs from idBase and row B's from idBase + lensID (0: none),
 // and returns the y below them.
-func drawPairRows(l *viz.List, a, b []float64, line numberLine, titles [2]string, idBase, drag int) float64 {
+func drawPairRows(l *viz.List, a, b []float64, line figure.NumberLine, titles [2]string, idBase, drag int) float64 {
 	changed := -1
 	for i := range a {
 		if a[i] != b[i] {
 			changed = i
 		}
 	}
-	titles[0] += line.scaleNote()
+	titles[0] += line.ScaleNote()
 	// Each row sits below the one above by its title's height and its
 	// dots' stack (a phone's short line stacks them higher).
 	y := 24.0
@@ -182,8 +184,8 @@ func drawPairRows(l *viz.List, a, b []float64, line numberLine, titles [2]string
 		if idBase > 0 {
 			id = idBase + row*lensID
 		}
-		y = rowBelow(l, y, vals, line, titles[row])
-		drawValueRow(l, vals, line, y, id, changed, drag, titles[row])
+		y = figure.RowBelow(l, y, vals, line, titles[row])
+		figure.DrawValueRow(l, vals, line, y, id, changed, drag, titles[row])
 		y += 32
 	}
 	return y
@@ -203,18 +205,18 @@ func (s *AuditLab) drawQueries(l *viz.List, w float64) float64 {
 	}
 	// The bars keep their bottom edge whatever the caption takes.
 	top := 30 + 15*float64(len(lines)-1)
-	p := plotArea{x0: 50, y0: top, w: w - 100, h: 150 - top, lo: -atRange, hi: atRange, slots: len(s.qa)}
+	p := figure.Plot{X0: 50, Y0: top, W: w - 100, H: 150 - top, Lo: -atRange, Hi: atRange, Slots: len(s.qa)}
 	s.ax = p
-	zero := p.yOf(0)
-	l.Line(viz.Point{X: p.x0, Y: zero}, viz.Point{X: p.x0 + p.w, Y: zero}, viz.Style{Stroke: viz.Muted, Width: 1})
+	zero := p.YOf(0)
+	l.Line(viz.Point{X: p.X0, Y: zero}, viz.Point{X: p.X0 + p.W, Y: zero}, viz.Style{Stroke: viz.Muted, Width: 1})
 	thr := s.at.Threshold
 	if s.mech == labGate {
 		thr = 0
 	}
-	l.Line(viz.Point{X: p.x0, Y: p.yOf(thr)}, viz.Point{X: p.x0 + p.w, Y: p.yOf(thr)}, viz.Style{Stroke: viz.Purple, Width: 2, Dashed: true})
-	bw := math.Min(p.slotW()*0.3, 24)
+	l.Line(viz.Point{X: p.X0, Y: p.YOf(thr)}, viz.Point{X: p.X0 + p.W, Y: p.YOf(thr)}, viz.Style{Stroke: viz.Purple, Width: 2, Dashed: true})
+	bw := math.Min(p.SlotW()*0.3, 24)
 	for i := range s.qa {
-		x := p.slotX(i + 1)
+		x := p.SlotX(i + 1)
 		for side, v := range []float64{s.qa[i], s.qb[i]} {
 			st := viz.Style{Fill: viz.Blue}
 			id := 1 + i
@@ -225,10 +227,10 @@ func (s *AuditLab) drawQueries(l *viz.List, w float64) float64 {
 				st.Stroke, st.Width = viz.Yellow, 3
 			}
 			off := (float64(side) - 0.5) * (bw + 2)
-			l.Rect(viz.Point{X: x + off - bw/2, Y: zero}, viz.Point{X: x + off + bw/2, Y: p.yOf(v)}, st, id)
+			l.Rect(viz.Point{X: x + off - bw/2, Y: zero}, viz.Point{X: x + off + bw/2, Y: p.YOf(v)}, st, id)
 		}
 	}
-	return p.y0 + p.h
+	return p.Y0 + p.H
 }
 
 // Pointer drags users (DelOutputPert) or query bars (AboveThreshold) in
@@ -254,7 +256,7 @@ func (s *AuditLab) Pointer(ev viz.Event) bool {
 			if inB {
 				v = s.qb[i]
 			}
-			s.grab = v - s.ax.valueAt(ev.Y)
+			s.grab = v - s.ax.ValueAt(ev.Y)
 		} else {
 			v := s.a[i]
 			if inB {
@@ -265,7 +267,7 @@ func (s *AuditLab) Pointer(ev viz.Event) bool {
 					}
 				}
 			}
-			s.grab = s.line.xOf(v) - ev.X // in pixels: the line may be logarithmic
+			s.grab = s.line.XOf(v) - ev.X // in pixels: the line may be logarithmic
 		}
 		return true
 	case viz.PointerMove:
@@ -277,7 +279,7 @@ func (s *AuditLab) Pointer(ev viz.Event) bool {
 			i, inB = s.drag-lensID-1, true
 		}
 		if queryMech(s.mech) {
-			v := math.Round((s.ax.valueAt(ev.Y)+s.grab)*100) / 100
+			v := math.Round((s.ax.ValueAt(ev.Y)+s.grab)*100) / 100
 			v = math.Max(-atRange, math.Min(atRange, v))
 			if inB {
 				sens := s.querySens()
@@ -287,7 +289,7 @@ func (s *AuditLab) Pointer(ev viz.Event) bool {
 				s.qa[i], s.qb[i] = v, v+d
 			}
 		} else {
-			v := math.Round(s.line.valueAtX(ev.X+s.grab)*1000) / 1000
+			v := math.Round(s.line.ValueAtX(ev.X+s.grab)*1000) / 1000
 			gauss := s.mech == labGauss // its answers stay within the sensitivity 1
 			switch {
 			case inB && gauss:
@@ -306,7 +308,7 @@ func (s *AuditLab) Pointer(ev viz.Event) bool {
 		s.recompute()
 		return true
 	case viz.PointerUp:
-		return letGo(&s.drag)
+		return viz.LetGo(&s.drag)
 	}
 	return false
 }

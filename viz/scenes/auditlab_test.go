@@ -7,32 +7,13 @@ import (
 
 	"github.com/uldplab/uldp/core/audit"
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/internal/scenetest"
 )
 
 func newAuditLab(t *testing.T) (*viz.App, *AuditLab) {
 	t.Helper()
 	s := NewAuditLab()
 	return viz.NewApp(s), s
-}
-
-func readout(a *viz.App, name string) (viz.Readout, bool) {
-	for _, r := range a.Readouts() {
-		if r.Name == name {
-			return r, true
-		}
-	}
-	return viz.Readout{}, false
-}
-
-func hasText(l *viz.List, sub string) bool {
-	// A long text may be broken onto lines: read them in order.
-	var all []string
-	for _, it := range l.Items {
-		if it.Kind == viz.Text {
-			all = append(all, it.Text)
-		}
-	}
-	return strings.Contains(strings.Join(all, " "), sub)
 }
 
 // Every preset pair: the real mechanism keeps its promise exactly, and the
@@ -42,10 +23,10 @@ func TestAuditLabPresetPairs(t *testing.T) {
 	for _, m := range labMechs {
 		for _, p := range labPairs()[m] {
 			a, s := newAuditLab(t)
-			mustSet(t, a, "mech", m)
-			mustSet(t, a, "pair", p.name)
+			scenetest.MustSet(t, a, "mech", m)
+			scenetest.MustSet(t, a, "pair", p.name)
 			if m == labGauss {
-				mustSet(t, a, "eps", "10") // where the classical σ fails
+				scenetest.MustSet(t, a, "eps", "10") // where the classical σ fails
 			}
 			switch m {
 			case labSGD:
@@ -61,23 +42,23 @@ func TestAuditLabPresetPairs(t *testing.T) {
 			if v, _ := s.verdictAt(); v.Verdict != audit.Within {
 				t.Errorf("%s/%s, real mechanism: %+v", m, p.name, v)
 			}
-			if r, ok := readout(a, "exact"); !ok || r.Warn {
+			if r, ok := scenetest.Readout(a, "exact"); !ok || r.Warn {
 				t.Errorf("%s/%s, real mechanism: readout %+v", m, p.name, r)
 			}
-			if l := frame(a); !hasText(l, "keeps its promise") || !hasText(l, "Try the broken variant “"+p.catches+"”") {
+			if l := scenetest.Frame(a); !scenetest.HasText(l, "keeps its promise") || !scenetest.HasText(l, "Try the broken variant “"+p.catches+"”") {
 				t.Errorf("%s/%s: the figure does not say the promise holds and what to try", m, p.name)
 			}
-			mustSet(t, a, "mutant", p.catches)
+			scenetest.MustSet(t, a, "mutant", p.catches)
 			if s.pair != p.name {
 				t.Errorf("choosing a variant reset the pair to %q", s.pair)
 			}
 			if v, _ := s.verdictAt(); v.Verdict != audit.Violation {
 				t.Errorf("%s/%s: %s not caught: %+v", m, p.name, p.catches, v)
 			}
-			if r, _ := readout(a, "exact"); !r.Warn {
+			if r, _ := scenetest.Readout(a, "exact"); !r.Warn {
 				t.Errorf("%s/%s, %s: readout %+v does not warn", m, p.name, p.catches, r)
 			}
-			if !hasText(frame(a), "the audit catches “"+p.catches+"”") {
+			if !scenetest.HasText(scenetest.Frame(a), "the audit catches “"+p.catches+"”") {
 				t.Errorf("%s/%s: the figure does not name the caught variant", m, p.name)
 			}
 			if g := a.Guarantee(); len(g.Preconditions) == 0 || g.Note == "" {
@@ -94,29 +75,29 @@ func TestAuditLabPresetPairs(t *testing.T) {
 // with probability ≤ α = 10⁻³.
 func sampledPresetPair(t *testing.T, a *viz.App, s *AuditLab, p labPair) {
 	t.Helper()
-	if r, ok := readout(a, "halt"); !ok || !strings.Contains(r.Text, "exact") {
+	if r, ok := scenetest.Readout(a, "halt"); !ok || !strings.Contains(r.Text, "exact") {
 		t.Errorf("%s: no exact halting readout: %+v", p.name, r)
 	}
-	if _, ok := readout(a, "exact"); ok {
+	if _, ok := scenetest.Readout(a, "exact"); ok {
 		t.Errorf("%s: an exact verdict for a mechanism with no closed form", p.name)
 	}
-	if l := frame(a); !hasText(l, "No closed form") || !hasText(l, "Try the broken variant “"+p.catches+"”") {
+	if l := scenetest.Frame(a); !scenetest.HasText(l, "No closed form") || !scenetest.HasText(l, "Try the broken variant “"+p.catches+"”") {
 		t.Errorf("%s: the figure does not say what is exact and what to try", p.name)
 	}
 	if r := runMC(t, a, s); r.Verdict != "pass" {
 		t.Errorf("%s, real mechanism: %+v", p.name, r)
 	}
-	if !hasText(frame(a), "halted runs (θ₀)") {
+	if !scenetest.HasText(scenetest.Frame(a), "halted runs (θ₀)") {
 		t.Errorf("%s: no histogram of the sampled answers", p.name)
 	}
-	mustSet(t, a, "mutant", p.catches)
+	scenetest.MustSet(t, a, "mutant", p.catches)
 	if r := runMC(t, a, s); r.Verdict != "violation" {
 		t.Errorf("%s: %s not caught: ε ≥ %v", p.name, p.catches, r.EpsLower)
 	}
-	if r, _ := readout(a, "mc"); !r.Warn {
+	if r, _ := scenetest.Readout(a, "mc"); !r.Warn {
 		t.Errorf("%s, %s: readout %+v does not warn", p.name, p.catches, r)
 	}
-	if !hasText(frame(a), "the audit catches “"+p.catches+"”") {
+	if !scenetest.HasText(scenetest.Frame(a), "the audit catches “"+p.catches+"”") {
 		t.Errorf("%s: the figure does not name the caught variant", p.name)
 	}
 }
@@ -128,13 +109,13 @@ func sampledPresetPair(t *testing.T, a *viz.App, s *AuditLab, p labPair) {
 // mechanism is flagged with probability ≤ α = 10⁻³.
 func rsgdPresetPair(t *testing.T, a *viz.App, s *AuditLab, p labPair) {
 	t.Helper()
-	if r, ok := readout(a, "halt"); !ok || !strings.Contains(r.Text, "exact") {
+	if r, ok := scenetest.Readout(a, "halt"); !ok || !strings.Contains(r.Text, "exact") {
 		t.Errorf("%s: no exact halting readout: %+v", p.name, r)
 	}
-	if r, ok := readout(a, "test"); !ok || r.Warn || !strings.Contains(r.Text, audit.Within) {
+	if r, ok := scenetest.Readout(a, "test"); !ok || r.Warn || !strings.Contains(r.Text, audit.Within) {
 		t.Errorf("%s, real mechanism: test readout %+v", p.name, r)
 	}
-	if l := frame(a); !hasText(l, "the test keeps its ε/2") || !hasText(l, "Try the broken variant “"+p.catches+"”") {
+	if l := scenetest.Frame(a); !scenetest.HasText(l, "the test keeps its ε/2") || !scenetest.HasText(l, "Try the broken variant “"+p.catches+"”") {
 		t.Errorf("%s: the figure does not say the test holds and what to try", p.name)
 	}
 	if g := a.Guarantee(); !g.Certified() {
@@ -143,9 +124,9 @@ func rsgdPresetPair(t *testing.T, a *viz.App, s *AuditLab, p labPair) {
 	if r := runMC(t, a, s); r.Verdict != "pass" {
 		t.Errorf("%s, real mechanism: %+v", p.name, r)
 	}
-	mustSet(t, a, "mutant", p.catches)
-	if r, _ := readout(a, "test"); r.Warn {
-		if !hasText(frame(a), "the audit catches “"+p.catches+"”") {
+	scenetest.MustSet(t, a, "mutant", p.catches)
+	if r, _ := scenetest.Readout(a, "test"); r.Warn {
+		if !scenetest.HasText(scenetest.Frame(a), "the audit catches “"+p.catches+"”") {
 			t.Errorf("%s: the figure does not name the caught variant", p.name)
 		}
 		return
@@ -153,7 +134,7 @@ func rsgdPresetPair(t *testing.T, a *viz.App, s *AuditLab, p labPair) {
 	if r := runMC(t, a, s); r.Verdict != "violation" {
 		t.Errorf("%s: %s not caught, exactly or by sampling: ε ≥ %v", p.name, p.catches, r.EpsLower)
 	}
-	if !hasText(frame(a), "the audit catches “"+p.catches+"”") {
+	if !scenetest.HasText(scenetest.Frame(a), "the audit catches “"+p.catches+"”") {
 		t.Errorf("%s: the figure does not name the caught variant", p.name)
 	}
 }
@@ -162,15 +143,15 @@ func rsgdPresetPair(t *testing.T, a *viz.App, s *AuditLab, p labPair) {
 // where to look instead.
 func TestAuditLabHintsOtherPairs(t *testing.T) {
 	a, s := newAuditLab(t) // far outlier
-	mustSet(t, a, "mutant", "r1-fixed")
+	scenetest.MustSet(t, a, "mutant", "r1-fixed")
 	if v, _ := s.verdictAt(); v.Verdict != audit.Within {
 		t.Fatalf("r1-fixed on the far-outlier pair: %+v", v)
 	}
-	if !hasText(frame(a), "“three-vs-four-outliers” catches “r1-fixed”") {
+	if !scenetest.HasText(scenetest.Frame(a), "“three-vs-four-outliers” catches “r1-fixed”") {
 		t.Error("no pointer to the pair that catches r1-fixed")
 	}
-	mustSet(t, a, "mutant", "sigma-over-20")
-	if !hasText(frame(a), "No preset pair catches “sigma-over-20”") {
+	scenetest.MustSet(t, a, "mutant", "sigma-over-20")
+	if !scenetest.HasText(scenetest.Frame(a), "No preset pair catches “sigma-over-20”") {
 		t.Error("no word that no preset catches σ/20")
 	}
 }
@@ -180,20 +161,20 @@ func TestAuditLabHintsOtherPairs(t *testing.T) {
 // audit unfinished must say "sampling".
 func runMC(t *testing.T, a *viz.App, s *AuditLab) audit.MCResult {
 	t.Helper()
-	mustSet(t, a, "monte-carlo", "")
+	scenetest.MustSet(t, a, "monte-carlo", "")
 	frames := 0
 	for ; a.Tick(1.0 / 60); frames++ {
 		if frames > 10_000 {
 			t.Fatal("the Monte Carlo audit never finished")
 		}
-		if r, _ := readout(a, "mc"); !s.mc.Done() && !strings.HasPrefix(r.Text, "sampling") {
+		if r, _ := scenetest.Readout(a, "mc"); !s.mc.Done() && !strings.HasPrefix(r.Text, "sampling") {
 			t.Fatalf("tick %d left the audit unfinished without showing progress: %q", frames+1, r.Text)
 		}
 	}
 	if !s.mc.Done() {
 		t.Fatalf("ticks stopped before the audit finished: %+v", s.mcErr)
 	}
-	if r, _ := readout(a, "mc"); !strings.Contains(r.Text, "with probability ≥ 0.999") {
+	if r, _ := scenetest.Readout(a, "mc"); !strings.Contains(r.Text, "with probability ≥ 0.999") {
 		t.Errorf("result readout %q", r.Text)
 	}
 	t.Logf("%d runs per side in %d ticks", s.runs, frames)
@@ -207,19 +188,19 @@ func runMC(t *testing.T, a *viz.App, s *AuditLab) audit.MCResult {
 // for the skipped stability test) sits far above what the runs resolve.
 func TestAuditLabMonteCarlo(t *testing.T) {
 	a, s := newAuditLab(t)
-	mustSet(t, a, "runs", "20000")
+	scenetest.MustSet(t, a, "runs", "20000")
 	if r := runMC(t, a, s); r.Verdict != "pass" || r.Runs != 20_000 {
 		t.Errorf("real DelOutputPert: %+v", r)
 	}
 	// 20 000 runs reach only ε ≈ 7.3 < 8: the pass proves nothing, and the
 	// lab must say so rather than look reassuring.
-	if r, _ := readout(a, "mc"); !strings.Contains(r.Text, "cannot refute ε = 8") {
+	if r, _ := scenetest.Readout(a, "mc"); !strings.Contains(r.Text, "cannot refute ε = 8") {
 		t.Errorf("no warning that 20 000 runs cannot refute ε = 8: %q", r.Text)
 	}
-	if !hasText(frame(a), "raise the runs") {
+	if !scenetest.HasText(scenetest.Frame(a), "raise the runs") {
 		t.Error("the figure does not ask for more runs")
 	}
-	mustSet(t, a, "mutant", "no-stability")
+	scenetest.MustSet(t, a, "mutant", "no-stability")
 	if s.mc != nil {
 		t.Error("changing the variant kept a stale Monte Carlo result")
 	}
@@ -228,20 +209,20 @@ func TestAuditLabMonteCarlo(t *testing.T) {
 	if r := runMC(t, a, s); r.Verdict != "pass" || r.EpsReach > 7.4 || r.EpsLower > r.EpsReach {
 		t.Errorf("no-stability at 20 000 runs: %v, ε ≥ %v, reach %v", r.Verdict, r.EpsLower, r.EpsReach)
 	}
-	if r, _ := readout(a, "mc"); !strings.Contains(r.Text, "cannot refute") {
+	if r, _ := scenetest.Readout(a, "mc"); !strings.Contains(r.Text, "cannot refute") {
 		t.Errorf("a missed violation is not flagged as out of reach: %q", r.Text)
 	}
-	mustSet(t, a, "runs", "100000")
+	scenetest.MustSet(t, a, "runs", "100000")
 	if r := runMC(t, a, s); r.Verdict != "violation" || r.EpsLower <= 8 {
 		t.Errorf("no-stability: %v, ε ≥ %v", r.Verdict, r.EpsLower)
 	}
-	if !hasText(frame(a), "violation") {
+	if !scenetest.HasText(scenetest.Frame(a), "violation") {
 		t.Error("the figure does not show the Monte Carlo violation")
 	}
 
-	mustSet(t, a, "mech", labAT)
-	mustSet(t, a, "mutant", "no-threshold-noise")
-	mustSet(t, a, "runs", "100000")
+	scenetest.MustSet(t, a, "mech", labAT)
+	scenetest.MustSet(t, a, "mutant", "no-threshold-noise")
+	scenetest.MustSet(t, a, "runs", "100000")
 	if r := runMC(t, a, s); r.Verdict != "violation" || r.EpsLower <= 1 {
 		t.Errorf("AboveThreshold without threshold noise: %v, ε ≥ %v", r.Verdict, r.EpsLower)
 	}
@@ -252,11 +233,11 @@ func TestAuditLabMonteCarlo(t *testing.T) {
 func TestAuditLabDragKeepsNeighbours(t *testing.T) {
 	a, s := newAuditLab(t)
 	dragID := func(id int, dx float64) {
-		p, ok := frame(a).Locate(id)
+		p, ok := scenetest.Frame(a).Locate(id)
 		if !ok {
 			t.Fatalf("id %d not drawn", id)
 		}
-		drag(a, p, dx, 0)
+		scenetest.Drag(a, p, dx, 0)
 	}
 	differ := func() []int {
 		var d []int
@@ -298,14 +279,14 @@ func TestAuditLabDragKeepsNeighbours(t *testing.T) {
 // AboveThreshold's B queries stay within the sensitivity 1 of A's.
 func TestAuditLabQueryDragClampsToSensitivity(t *testing.T) {
 	a, s := newAuditLab(t)
-	mustSet(t, a, "mech", labAT)
-	p, _ := frame(a).Locate(lensID + 1 + 3)
-	drag(a, p, 0, -300) // far up
+	scenetest.MustSet(t, a, "mech", labAT)
+	p, _ := scenetest.Frame(a).Locate(lensID + 1 + 3)
+	scenetest.Drag(a, p, 0, -300) // far up
 	if s.qb[3] != s.qa[3]+1 {
 		t.Errorf("B's query 4 = %v, A's = %v: want clamped to A + 1", s.qb[3], s.qa[3])
 	}
-	p, _ = frame(a).Locate(1 + 3)
-	drag(a, p, 0, 40) // A's query 4 drags B's along
+	p, _ = scenetest.Frame(a).Locate(1 + 3)
+	scenetest.Drag(a, p, 0, 40) // A's query 4 drags B's along
 	if s.qb[3]-s.qa[3] != 1 && s.qa[3] > -atRange {
 		t.Errorf("A's query 4 = %v, B's = %v: the gap was not kept", s.qa[3], s.qb[3])
 	}
@@ -340,9 +321,9 @@ func TestAuditLabRejectsBadSettings(t *testing.T) {
 
 func TestAuditLabLinkRoundTrip(t *testing.T) {
 	a, _ := newAuditLab(t)
-	mustSet(t, a, "pair", "three-vs-four-outliers")
-	mustSet(t, a, "mutant", "r1-fixed")
-	mustSet(t, a, "runs", "5000")
+	scenetest.MustSet(t, a, "pair", "three-vs-four-outliers")
+	scenetest.MustSet(t, a, "mutant", "r1-fixed")
+	scenetest.MustSet(t, a, "runs", "5000")
 	state := a.State()
 	b, s := newAuditLab(t)
 	if err := b.Restore(state); err != nil {
@@ -372,26 +353,26 @@ func TestAuditLabOffersNoTraceExports(t *testing.T) {
 // verdict from a partial run, and the next press starts afresh.
 func TestAuditLabStopMonteCarlo(t *testing.T) {
 	a, s := newAuditLab(t)
-	mustSet(t, a, "runs", "1000000")
-	mustSet(t, a, "monte-carlo", "")
+	scenetest.MustSet(t, a, "runs", "1000000")
+	scenetest.MustSet(t, a, "monte-carlo", "")
 	for range 3 {
 		if !a.Tick(1.0 / 60) {
 			t.Fatal("the audit is not advancing")
 		}
 	}
-	if c := control(a, "monte-carlo"); !strings.HasPrefix(c.Label, "stop") {
+	if c := scenetest.Control(a, "monte-carlo"); !strings.HasPrefix(c.Label, "stop") {
 		t.Errorf("while sampling the button reads %q", c.Label)
 	}
 	if !a.Key("m") {
 		t.Fatal("M did not reach the lab")
 	}
-	if r, _ := readout(a, "mc"); !strings.HasPrefix(r.Text, "stopped at") || r.Warn {
+	if r, _ := scenetest.Readout(a, "mc"); !strings.HasPrefix(r.Text, "stopped at") || r.Warn {
 		t.Errorf("after stopping: %+v", r)
 	}
 	if a.Tick(1.0/60) || s.mc != nil {
 		t.Error("sampling goes on after stop")
 	}
-	if !hasText(frame(a), "press M to start again") {
+	if !scenetest.HasText(scenetest.Frame(a), "press M to start again") {
 		t.Error("the figure does not say the audit was stopped")
 	}
 	a.Key("m")
@@ -406,28 +387,28 @@ func TestAuditLabStopMonteCarlo(t *testing.T) {
 // the real (analytic) σ meets δ = 10⁻⁵ with equality at every claimed ε.
 func TestAuditLabClassicalGaussian(t *testing.T) {
 	a, s := newAuditLab(t)
-	mustSet(t, a, "mech", labGauss)
+	scenetest.MustSet(t, a, "mech", labGauss)
 	if s.gaussEps != 3 || s.a[0] != 0 || s.b[0] != 1 {
 		t.Fatalf("gaussian preset: ε = %v, answers %v, %v", s.gaussEps, s.a, s.b)
 	}
 	for _, eps := range []string{"0.5", "3", "10"} {
-		mustSet(t, a, "eps", eps)
-		mustSet(t, a, "mutant", NoMutant)
+		scenetest.MustSet(t, a, "eps", eps)
+		scenetest.MustSet(t, a, "mutant", NoMutant)
 		if v, _ := s.verdictAt(); v.Verdict != audit.Within || math.Abs(v.DeltaAB-gaussDelta) > 1e-9*gaussDelta {
 			t.Errorf("analytic σ at ε = %s: %+v, want δ = 10⁻⁵ exactly", eps, v)
 		}
-		mustSet(t, a, "mutant", audit.GaussianClassical)
+		scenetest.MustSet(t, a, "mutant", audit.GaussianClassical)
 		v, _ := s.verdictAt()
 		if caught := v.Verdict == audit.Violation; caught != (eps == "10") {
 			t.Errorf("classical σ at ε = %s: %+v", eps, v)
 		}
-		if eps == "3" && !hasText(frame(a), "Raise the claimed ε to 10") {
+		if eps == "3" && !scenetest.HasText(scenetest.Frame(a), "Raise the claimed ε to 10") {
 			t.Error("no hint that the classical σ fails only at larger ε")
 		}
 	}
 	// B's answer stays within the sensitivity of A's.
-	p, _ := frame(a).Locate(lensID + 1)
-	drag(a, p, 400, 0)
+	p, _ := scenetest.Frame(a).Locate(lensID + 1)
+	scenetest.Drag(a, p, 400, 0)
 	if s.b[0]-s.a[0] > 1+1e-12 {
 		t.Errorf("answers %v and %v are more than the sensitivity apart", s.a[0], s.b[0])
 	}
@@ -439,17 +420,17 @@ func TestAuditLabClassicalGaussian(t *testing.T) {
 // pointer to the gate's audit, which catches it.
 func TestAuditLabORME(t *testing.T) {
 	a, s := newAuditLab(t)
-	mustSet(t, a, "mech", labORME)
-	if len(s.a) != 300 || !hasText(frame(a), "×299") {
+	scenetest.MustSet(t, a, "mech", labORME)
+	if len(s.a) != 300 || !scenetest.HasText(scenetest.Frame(a), "×299") {
 		t.Fatalf("far-user pair: %d users, crowd label missing", len(s.a))
 	}
-	mustSet(t, a, "mutant", audit.ORMEKeepAll)
-	mustSet(t, a, "runs", "100000") // 2·10⁴ runs can show ε only up to ≈ 7.3 < 8
+	scenetest.MustSet(t, a, "mutant", audit.ORMEKeepAll)
+	scenetest.MustSet(t, a, "runs", "100000") // 2·10⁴ runs can show ε only up to ≈ 7.3 < 8
 	if r := runMC(t, a, s); r.Verdict != "violation" {
 		t.Errorf("keep-all by sampling: %v, ε ≥ %v", r.Verdict, r.EpsLower)
 	}
-	mustSet(t, a, "mutant", audit.ORMEHalfScoreNoise)
-	if v, _ := s.verdictAt(); v.Verdict != audit.Within || !hasText(frame(a), "mechanism “orme-gate” with the pair “flipping” catches it") {
+	scenetest.MustSet(t, a, "mutant", audit.ORMEHalfScoreNoise)
+	if v, _ := s.verdictAt(); v.Verdict != audit.Within || !scenetest.HasText(scenetest.Frame(a), "mechanism “orme-gate” with the pair “flipping” catches it") {
 		t.Errorf("half-score-noise: %+v", v)
 	}
 }
@@ -460,29 +441,29 @@ func TestAuditLabORME(t *testing.T) {
 // profile does.
 func TestAuditLabGate(t *testing.T) {
 	a, s := newAuditLab(t)
-	mustSet(t, a, "mech", labGate)
-	if len(s.qa) != 8 || math.Abs(s.qa[0]-s.qb[0]-2*268.0/300) > 1e-9 || !hasText(frame(a), "4n/5 = 240") {
+	scenetest.MustSet(t, a, "mech", labGate)
+	if len(s.qa) != 8 || math.Abs(s.qa[0]-s.qb[0]-2*268.0/300) > 1e-9 || !scenetest.HasText(scenetest.Frame(a), "4n/5 = 240") {
 		t.Fatalf("flipping pair: %v vs %v", s.qa, s.qb)
 	}
 	if g := s.guarantee(); g.Eps != 4 || g.Delta != 0 {
 		t.Errorf("the gate's share: %+v, want (ε/2, 0) = (4, 0)", g)
 	}
-	mustSet(t, a, "mutant", audit.ORMEHalfScoreNoise)
+	scenetest.MustSet(t, a, "mutant", audit.ORMEHalfScoreNoise)
 	if v, _ := s.verdictAt(); v.Verdict != audit.Violation {
 		t.Errorf("half-score-noise: %+v", v)
 	}
 	if r := runMC(t, a, s); r.Verdict != "violation" {
 		t.Errorf("half-score-noise by sampling: %v, ε ≥ %v", r.Verdict, r.EpsLower)
 	}
-	mustSet(t, a, "mutant", audit.ORMEKeepAll)
-	if !hasText(frame(a), "mechanism “orme” with the pair “far-user” catches it") {
+	scenetest.MustSet(t, a, "mutant", audit.ORMEKeepAll)
+	if !scenetest.HasText(scenetest.Frame(a), "mechanism “orme” with the pair “far-user” catches it") {
 		t.Error("keep-all: no pointer to the audit that catches it")
 	}
 	// Drag B's first bar far up: it stops a sensitivity above A's.
-	frame(a)
-	bar := s.ax.slotX(1) + 6
-	a.Event(viz.Event{Kind: viz.PointerDown, X: bar, Y: s.ax.yOf(s.qb[0]) + 1})
-	a.Event(viz.Event{Kind: viz.PointerMove, X: bar, Y: s.ax.yOf(5)})
+	scenetest.Frame(a)
+	bar := s.ax.SlotX(1) + 6
+	a.Event(viz.Event{Kind: viz.PointerDown, X: bar, Y: s.ax.YOf(s.qb[0]) + 1})
+	a.Event(viz.Event{Kind: viz.PointerMove, X: bar, Y: s.ax.YOf(5)})
 	a.Event(viz.Event{Kind: viz.PointerUp})
 	if d := s.qb[0] - s.qa[0]; math.Abs(d-2*299.0/300) > 0.01 {
 		t.Errorf("dragged B bar sits %.4g above A's, want 2(n−1)/n", d)
@@ -495,20 +476,20 @@ func TestAuditLabGate(t *testing.T) {
 // its gate failed — with a pointer to the gate's own audit.
 func TestAuditLabDPSGD(t *testing.T) {
 	a, s := newAuditLab(t)
-	mustSet(t, a, "mech", labSGD)
+	scenetest.MustSet(t, a, "mech", labSGD)
 	if g := a.Guarantee(); !g.Certified() || g.Eps != 8 || g.Delta != 0.1 {
 		t.Errorf("DP-SGD's promise at 600 users: %+v", g)
 	}
-	mustSet(t, a, "pair", "two-crowds")
-	if r, _ := readout(a, "halt"); r.Text != "1 on A, 1 on B (exact); a halted run answers θ₀" {
+	scenetest.MustSet(t, a, "pair", "two-crowds")
+	if r, _ := scenetest.Readout(a, "halt"); r.Text != "1 on A, 1 on B (exact); a halted run answers θ₀" {
 		t.Errorf("two crowds: %q", r.Text)
 	}
-	mustSet(t, a, "pair", "far-user")
-	mustSet(t, a, "mutant", audit.ORMEHalfScoreNoise)
+	scenetest.MustSet(t, a, "pair", "far-user")
+	scenetest.MustSet(t, a, "mutant", audit.ORMEHalfScoreNoise)
 	if r := runMC(t, a, s); r.Verdict != "pass" {
 		t.Errorf("half-score-noise through whole runs: %v, ε ≥ %v", r.Verdict, r.EpsLower)
 	}
-	if !hasText(frame(a), "mechanism “orme-gate” with the pair “flipping” catches it") {
+	if !scenetest.HasText(scenetest.Frame(a), "mechanism “orme-gate” with the pair “flipping” catches it") {
 		t.Error("half-score-noise: no pointer to the gate's audit")
 	}
 	state := a.State()
@@ -537,12 +518,12 @@ func TestAuditLabLinkWithDependentControl(t *testing.T) {
 // phases, and the lab says so instead of pointing at a pair.
 func TestAuditLabRobustSGDPaperNoise(t *testing.T) {
 	a, s := newAuditLab(t)
-	mustSet(t, a, "mech", labRSGD)
-	mustSet(t, a, "mutant", audit.RSGDPaperNoise)
-	if r, _ := readout(a, "test"); r.Warn || s.rtest.WorstLoss > s.rtest.Budget/2+1e-3 {
+	scenetest.MustSet(t, a, "mech", labRSGD)
+	scenetest.MustSet(t, a, "mutant", audit.RSGDPaperNoise)
+	if r, _ := scenetest.Readout(a, "test"); r.Warn || s.rtest.WorstLoss > s.rtest.Budget/2+1e-3 {
 		t.Errorf("printed noise over 2 steps: %+v", s.rtest)
 	}
-	if !hasText(frame(a), "leaks on long phases") {
+	if !scenetest.HasText(scenetest.Frame(a), "leaks on long phases") {
 		t.Error("the figure does not say where the printed noise leaks")
 	}
 }
@@ -551,12 +532,12 @@ func TestAuditLabRobustSGDPaperNoise(t *testing.T) {
 // step-2 score is 400 on A and 200 on B, the exp kernel's nearly equal.
 func TestAuditLabHuberEdge(t *testing.T) {
 	a, s := newAuditLab(t)
-	mustSet(t, a, "mech", labRSGD)
-	mustSet(t, a, "pair", "huber-edge")
+	scenetest.MustSet(t, a, "mech", labRSGD)
+	scenetest.MustSet(t, a, "pair", "huber-edge")
 	if d := s.rtest.ScoresA[1] - s.rtest.ScoresB[1]; d > 0.01 || d < 0 {
 		t.Errorf("exp kernel, step 2: %v vs %v", s.rtest.ScoresA[1], s.rtest.ScoresB[1])
 	}
-	mustSet(t, a, "mutant", audit.RSGDIndicator)
+	scenetest.MustSet(t, a, "mutant", audit.RSGDIndicator)
 	if s.rtest.ScoresA[1] != 400 || s.rtest.ScoresB[1] != 200 {
 		t.Errorf("indicator, step 2: %v vs %v, want 400 and 200", s.rtest.ScoresA[1], s.rtest.ScoresB[1])
 	}

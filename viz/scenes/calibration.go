@@ -1,10 +1,11 @@
 package scenes
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"math"
 
-	"github.com/uldplab/uldp/core/noise"
+	"github.com/uldplab/uldp/core/format"
+	"github.com/uldplab/uldp/viz/figure"
+
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/viz"
 )
@@ -172,14 +173,6 @@ func (c *Calibration) Guarantee() privacy.Guarantee {
 // Pointer: the figure has nothing to drag.
 func (c *Calibration) Pointer(viz.Event) bool { return false }
 
-// density returns the noise density at x for a calibration.
-func density(cal privacy.Calibration, x float64) float64 {
-	if cal.Mechanism == privacy.MechLaplace {
-		return noise.Laplace{Scale: cal.Scale}.Prob(x)
-	}
-	return noise.Gaussian{Sigma: cal.Scale}.Prob(x)
-}
-
 // Draw shows both noise densities on one axis against the data range, then
 // the two derivations and the budget.
 func (c *Calibration) Draw(w, h float64) *viz.List {
@@ -210,15 +203,15 @@ func (c *Calibration) Draw(w, h float64) *viz.List {
 	if narrow {
 		plotH = math.Max(80, math.Min(h*0.2, h-y-10-below))
 	}
-	plot := plotArea{x0: 40, y0: y + 10, w: w - 80, h: plotH}
+	plot := figure.Plot{X0: 40, Y0: y + 10, W: w - 80, H: plotH}
 	span := 3.5 * math.Max(c.user.Scale, c.radius)
-	xOf := func(x float64) float64 { return plot.x0 + plot.w*(x+span)/(2*span) }
-	base := plot.y0 + plot.h
+	xOf := func(x float64) float64 { return plot.X0 + plot.W*(x+span)/(2*span) }
+	base := plot.Y0 + plot.H
 	// The data range, for scale.
-	l.Rect(viz.Point{X: xOf(-c.radius), Y: plot.y0}, viz.Point{X: xOf(c.radius), Y: base}, viz.Style{Fill: viz.Grid}, 0)
-	l.Text(viz.Point{X: xOf(0), Y: plot.y0 + 10}, "data range [−R, R]", 11, viz.Muted, viz.Centre)
-	l.Line(viz.Point{X: plot.x0, Y: base}, viz.Point{X: plot.x0 + plot.w, Y: base}, viz.Style{Stroke: viz.Ink, Width: 1})
-	for _, t := range viz.NiceTicks(-span, span, max(5, int(plot.w/70))) {
+	l.Rect(viz.Point{X: xOf(-c.radius), Y: plot.Y0}, viz.Point{X: xOf(c.radius), Y: base}, viz.Style{Fill: viz.Grid}, 0)
+	l.Text(viz.Point{X: xOf(0), Y: plot.Y0 + 10}, "data range [−R, R]", 11, viz.Muted, viz.Centre)
+	l.Line(viz.Point{X: plot.X0, Y: base}, viz.Point{X: plot.X0 + plot.W, Y: base}, viz.Style{Stroke: viz.Ink, Width: 1})
+	for _, t := range viz.NiceTicks(-span, span, max(5, int(plot.W/70))) {
 		l.Line(viz.Point{X: xOf(t), Y: base}, viz.Point{X: xOf(t), Y: base + 4}, viz.Style{Stroke: viz.Ink, Width: 1})
 		l.Text(viz.Point{X: xOf(t), Y: base + 14}, viz.TickLabel(t), 11, viz.Muted, viz.Centre)
 	}
@@ -227,21 +220,21 @@ func (c *Calibration) Draw(w, h float64) *viz.List {
 		cal privacy.Calibration
 		col viz.Colour
 	}{{c.user, viz.Vermillion}, {c.item, viz.Blue}} {
-		peak := density(cv.cal, 0)
+		peak := figure.Density(cv.cal, 0)
 		pts := make([]viz.Point, 0, 241)
 		for i := 0; i <= 240; i++ {
 			x := -span + 2*span*float64(i)/240
-			pts = append(pts, viz.Point{X: xOf(x), Y: base - (plot.h-20)*density(cv.cal, x)/peak})
+			pts = append(pts, viz.Point{X: xOf(x), Y: base - (plot.H-20)*figure.Density(cv.cal, x)/peak})
 		}
 		l.Polyline(pts, viz.Style{Stroke: cv.col, Width: 2.5})
 	}
 	// Beside the data range's label when there is room, else under it.
 	scaled := "curves scaled to equal height"
-	sy := plot.y0 + 10
-	if xOf(0)+viz.TextWidth("data range [−R, R]", 11)/2+8 > plot.x0+plot.w-viz.TextWidth(scaled, 11) {
+	sy := plot.Y0 + 10
+	if xOf(0)+viz.TextWidth("data range [−R, R]", 11)/2+8 > plot.X0+plot.W-viz.TextWidth(scaled, 11) {
 		sy += 15
 	}
-	l.Text(viz.Point{X: plot.x0 + plot.w, Y: sy}, scaled, 11, viz.Muted, viz.Right)
+	l.Text(viz.Point{X: plot.X0 + plot.W, Y: sy}, scaled, 11, viz.Muted, viz.Right)
 
 	y = base + 40
 	col := (w - 60) / 2

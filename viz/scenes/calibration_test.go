@@ -7,22 +7,23 @@ import (
 
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/internal/scenetest"
 )
 
 func TestCalibrationMatchesCore(t *testing.T) {
 	c := NewCalibration()
 	a := viz.NewApp(c)
 	for _, mech := range privacy.CalibratorNames() {
-		mustSet(t, a, "mech", mech)
+		scenetest.MustSet(t, a, "mech", mech)
 		want, err := privacy.Calibrate(mech, c.eps, c.delta, 2*c.radius/float64(c.n))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := readoutValue(a, "user-scale"); got != want.Scale {
+		if got := scenetest.ReadoutValue(a, "user-scale"); got != want.Scale {
 			t.Errorf("%s: user-level scale %v, core says %v", mech, got, want.Scale)
 		}
 		// Every formula here is linear in Δ, so the ratio is exactly m.
-		if got := readoutValue(a, "ratio"); math.Abs(got-float64(c.m)) > 1e-9*float64(c.m) {
+		if got := scenetest.ReadoutValue(a, "ratio"); math.Abs(got-float64(c.m)) > 1e-9*float64(c.m) {
 			t.Errorf("%s: user ÷ item = %v, want m = %d", mech, got, c.m)
 		}
 	}
@@ -30,8 +31,8 @@ func TestCalibrationMatchesCore(t *testing.T) {
 
 func TestCalibrationWarnsOutsideTheProof(t *testing.T) {
 	a := viz.NewApp(NewCalibration())
-	mustSet(t, a, "mech", privacy.MechGaussian)
-	mustSet(t, a, "eps", "3")
+	scenetest.MustSet(t, a, "mech", privacy.MechGaussian)
+	scenetest.MustSet(t, a, "eps", "3")
 	warned := false
 	for _, r := range a.Readouts() {
 		if r.Name == "validity" && r.Warn {
@@ -42,7 +43,7 @@ func TestCalibrationWarnsOutsideTheProof(t *testing.T) {
 		t.Error("classical Gaussian at ε = 3 must be flagged and not certified")
 	}
 	found := false
-	for _, it := range frame(a).Items {
+	for _, it := range scenetest.Frame(a).Items {
 		if it.Kind == viz.Text && strings.HasPrefix(it.Text, "NOT proven") && it.Style.Fill == viz.Vermillion {
 			found = true
 		}
@@ -50,7 +51,7 @@ func TestCalibrationWarnsOutsideTheProof(t *testing.T) {
 	if !found {
 		t.Error("the figure does not show the warning")
 	}
-	mustSet(t, a, "mech", privacy.MechAnalyticGaussian)
+	scenetest.MustSet(t, a, "mech", privacy.MechAnalyticGaussian)
 	if !a.Guarantee().Certified() {
 		t.Error("the analytic Gaussian at ε = 3 is proven")
 	}
@@ -59,10 +60,10 @@ func TestCalibrationWarnsOutsideTheProof(t *testing.T) {
 func TestCalibrationComposition(t *testing.T) {
 	c := NewCalibration()
 	a := viz.NewApp(c)
-	mustSet(t, a, "eps", "0.1")
-	mustSet(t, a, "k", "100")
-	mustSet(t, a, "rule", "advanced")
-	mustSet(t, a, "slack", "1e-5")
+	scenetest.MustSet(t, a, "eps", "0.1")
+	scenetest.MustSet(t, a, "k", "100")
+	scenetest.MustSet(t, a, "rule", "advanced")
+	scenetest.MustSet(t, a, "slack", "1e-5")
 	g, _ := privacy.AnalyticGaussianSigma(0.1, c.delta, 1)
 	want, _ := privacy.Compose(privacy.Advanced, privacy.GaussianStep("", 0.1, c.delta, g.Scale), 100, 1e-5)
 	if got := a.Guarantee().Eps; got != want.Total.Eps {
@@ -70,27 +71,27 @@ func TestCalibrationComposition(t *testing.T) {
 	}
 	// Under zCDP the analytic Gaussian's releases enter with their real ρ
 	// and add no δ; DelOutputPert's are generic (ε, δ) and add theirs.
-	mustSet(t, a, "rule", "zcdp")
+	scenetest.MustSet(t, a, "rule", "zcdp")
 	if got := a.Guarantee(); math.Abs(got.Eps-privacy.ZCDPToDP(100/(2*g.Scale*g.Scale), 1e-5)) > 1e-12 || got.Delta != 1e-5 {
 		t.Errorf("zCDP of 100 analytic Gaussian releases: %v", got)
 	}
-	mustSet(t, a, "mech", privacy.MechDelOutputPert)
+	scenetest.MustSet(t, a, "mech", privacy.MechDelOutputPert)
 	if got := a.Guarantee(); math.Abs(got.Eps-privacy.ZCDPToDP(100*0.01/2, 1e-5)) > 1e-12 || math.Abs(got.Delta-(100*c.delta+1e-5)) > 1e-15 {
 		t.Errorf("zCDP of 100 DelOutputPert releases: %v", got)
 	}
 	// "best" states the smallest ε of the four rules and names it.
-	mustSet(t, a, "rule", "best")
+	scenetest.MustSet(t, a, "rule", "best")
 	best := a.Guarantee()
 	for _, r := range privacy.Rules {
-		mustSet(t, a, "rule", string(r))
+		scenetest.MustSet(t, a, "rule", string(r))
 		if g := a.Guarantee(); g.Eps < best.Eps {
 			t.Errorf("%s gives ε = %v below best's %v", r, g.Eps, best.Eps)
 		}
 	}
-	mustSet(t, a, "mech", privacy.MechAnalyticGaussian)
+	scenetest.MustSet(t, a, "mech", privacy.MechAnalyticGaussian)
 	// Laplace steps are pure: their δ does not count.
-	mustSet(t, a, "mech", privacy.MechLaplace)
-	mustSet(t, a, "rule", "basic")
+	scenetest.MustSet(t, a, "mech", privacy.MechLaplace)
+	scenetest.MustSet(t, a, "rule", "basic")
 	if got := a.Guarantee(); got.Eps != 10 || got.Delta != 0 {
 		t.Errorf("100 Laplace releases at ε = 0.1: %v", got)
 	}

@@ -1,10 +1,11 @@
 package scenes
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/uldplab/uldp/core/format"
 
 	"github.com/uldplab/uldp/core/cancel"
 
@@ -88,11 +89,9 @@ func NewDPSGD() *DPSGD {
 		params: optim.DPSGDParams{Eps: 8, Delta: 1e-5, Loss: loss.Distance{}, Radius: 1, Steps: 100, Record: true, KeepValues: true},
 		tauX:   1, etaX: 1, smooth: true, baseline: optim.BaselineUser, seed: 1}
 	s.generate()
-	s.recompute(cancel.Never, noProgress, true)
+	s.recompute(cancel.Never, viz.NoProgress, true)
 	return s
 }
-
-func noProgress(done, total int64) {}
 
 // Info names the scene.
 func (s *DPSGD) Info() viz.Info {
@@ -411,7 +410,7 @@ func (s *DPSGD) Tick(float64) bool {
 // Readouts lists the run's numbers.
 func (s *DPSGD) Readouts() []viz.Readout {
 	if s.err != nil {
-		return failedReadouts("cannot run", s.err)
+		return viz.FailedReadouts("cannot run", s.err)
 	}
 	set := s.settings
 	var r []viz.Readout
@@ -464,7 +463,7 @@ func (s *DPSGD) Dataset() *dataset.Dataset { return s.data.Clone() }
 
 // LoadDataset replaces the users' items and reruns with the same seed.
 func (s *DPSGD) LoadDataset(d *dataset.Dataset) error {
-	if err := fits(d, s.n, s.m); err != nil {
+	if err := viz.Fits(d, s.n, s.m); err != nil {
 		return err
 	}
 	if s.job != nil {
@@ -474,6 +473,6 @@ func (s *DPSGD) LoadDataset(d *dataset.Dataset) error {
 	s.data = d.Clone()
 	// The export module rebuilds a run here once, for a download: it may
 	// take as long as it needs.
-	s.recompute(cancel.Never, noProgress, true)
+	s.recompute(cancel.Never, viz.NoProgress, true)
 	return s.err
 }

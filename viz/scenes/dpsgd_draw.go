@@ -1,9 +1,11 @@
 package scenes
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"math"
 	"slices"
+
+	"github.com/uldplab/uldp/core/format"
+	"github.com/uldplab/uldp/viz/figure"
 
 	"github.com/uldplab/uldp/core/optim"
 	"github.com/uldplab/uldp/viz"
@@ -29,7 +31,7 @@ func (s *DPSGD) Draw(w, h float64) *viz.List {
 	l := &s.list
 	l.Reset(w, h)
 	if s.err != nil {
-		drawFailure(l, w, 30, "Cannot run: "+s.err.Error())
+		figure.DrawFailure(l, w, 30, "Cannot run: "+s.err.Error())
 		return l
 	}
 	// The header first: the landscape is fitted below it.
@@ -39,7 +41,7 @@ func (s *DPSGD) Draw(w, h float64) *viz.List {
 	k := s.shownStep()
 	// Below 640 px the step's ORME panel goes under the landscape, its
 	// caption beside it.
-	var inset plotArea
+	var inset figure.Plot
 	beside := w < 640
 	split := math.Round(w * 0.62)
 	if s.drag == 0 {
@@ -51,9 +53,9 @@ func (s *DPSGD) Draw(w, h float64) *viz.List {
 	}
 	if beside {
 		y0 := s.cam.Y0 + s.cam.H + 34
-		inset = plotArea{x0: 14, y0: y0, w: math.Min(w*0.45, h-y0-8)}
+		inset = figure.Plot{X0: 14, Y0: y0, W: math.Min(w*0.45, h-y0-8)}
 	} else {
-		inset = plotArea{x0: split + 20, y0: 60, w: math.Min(w-split-40, h-160)}
+		inset = figure.Plot{X0: split + 20, Y0: 60, W: math.Min(w-split-40, h-160)}
 	}
 	s.drawLandscape(l)
 	s.drawPaths(l, k)
@@ -87,7 +89,7 @@ func (s *DPSGD) drawLandscape(l *viz.List) {
 	for i := range heatCells {
 		for j := range heatCells {
 			x, y := -1+float64(i)*cell, -1+float64(j)*cell
-			near := math.Hypot(clamp(0, x, x+cell), clamp(0, y, y+cell))
+			near := math.Hypot(figure.Clamp(0, x, x+cell), figure.Clamp(0, y, y+cell))
 			far := math.Hypot(math.Max(math.Abs(x), math.Abs(x+cell)), math.Max(math.Abs(y), math.Abs(y+cell)))
 			if near >= 1 {
 				continue // the cell lies outside Θ
@@ -131,8 +133,6 @@ func diskCell(dst []viz.Point, c viz.Camera, x, y, w float64) []viz.Point {
 	}
 	return dst
 }
-
-func clamp(v, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, v)) }
 
 // drawPaths draws DP-SGD's iterates up to step k and the baseline's, with
 // the current step's smoothing ball and move.
@@ -205,19 +205,19 @@ func (s *DPSGD) drawHandles(l *viz.List) {
 // smoothed mean gradient (a unit disk holds them all), kept or not, the
 // kept mean and the released ĝ with its σ ring; p.w is the panel's side.
 // The caption goes below the panel, or beside it.
-func (s *DPSGD) drawInset(l *viz.List, p plotArea, k int, beside bool) {
-	l.Text(viz.Point{X: p.x0, Y: p.y0 - 20}, "this step's users' gradients and ORME's answer", 12, viz.Ink, viz.Left)
-	cx, cy, cw := p.x0, p.y0+p.w+16, p.w
+func (s *DPSGD) drawInset(l *viz.List, p figure.Plot, k int, beside bool) {
+	l.Text(viz.Point{X: p.X0, Y: p.Y0 - 20}, "this step's users' gradients and ORME's answer", 12, viz.Ink, viz.Left)
+	cx, cy, cw := p.X0, p.Y0+p.W+16, p.W
 	if beside {
-		cx, cy = p.x0+p.w+12, p.y0+6
+		cx, cy = p.X0+p.W+12, p.Y0+6
 		cw = l.Width - cx - 6
 	}
 	if k < 1 || k > len(s.res.Steps) {
-		l.Text(viz.Point{X: p.x0, Y: p.y0 + 14}, "step with → to see them", 11, viz.Muted, viz.Left)
+		l.Text(viz.Point{X: p.X0, Y: p.Y0 + 14}, "step with → to see them", 11, viz.Muted, viz.Left)
 		return
 	}
 	st := s.res.Steps[k-1]
-	cam := viz.Fit(-1.1, 1.1, -1.1, 1.1, p.x0, p.y0, p.w, p.w, 4)
+	cam := viz.Fit(-1.1, 1.1, -1.1, 1.1, p.X0, p.Y0, p.W, p.W, 4)
 	l.Circle(cam.ToScreen(0, 0), cam.Scale, viz.Style{Stroke: viz.Muted, Width: 1}, 0)
 	kept := slices.Grow(s.insetKept[:0], st.Values.Len())[:st.Values.Len()]
 	clear(kept)
@@ -245,7 +245,7 @@ func (s *DPSGD) drawInset(l *viz.List, p plotArea, k int, beside bool) {
 	// The σ ring only while it fits the panel: at the theorem's settings σ
 	// dwarfs the gradients, and the caption says so instead.
 	ringNote := "orange ring: σ"
-	if ring := s.res.ORME.Sigma * cam.Scale; ring <= p.w/2 {
+	if ring := s.res.ORME.Sigma * cam.Scale; ring <= p.W/2 {
 		l.Circle(m, ring, viz.Style{Stroke: viz.Orange, Width: 1, Alpha: 0.7}, 0)
 	} else {
 		ringNote = "σ is wider than this panel"
@@ -301,7 +301,7 @@ func (s *DPSGD) Pointer(ev viz.Event) bool {
 		_ = s.start(next, true) // dragging cannot make a run invalid
 		return true
 	case viz.PointerUp:
-		return letGo(&s.drag)
+		return viz.LetGo(&s.drag)
 	}
 	return false
 }

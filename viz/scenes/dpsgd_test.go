@@ -10,6 +10,7 @@ import (
 
 	"github.com/uldplab/uldp/core/optim"
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/internal/scenetest"
 )
 
 func newDPSGD(t *testing.T) (*viz.App, *DPSGD) {
@@ -29,14 +30,14 @@ func TestDPSGDLesson(t *testing.T) {
 	if n := s.player.Stepper().Len(); n != s.params.Steps+1 {
 		t.Fatalf("%d stepper steps for T = %d (want T + the answer)", n, s.params.Steps)
 	}
-	if !hasText(frame(a), "step with → to see them") {
+	if !scenetest.HasText(scenetest.Frame(a), "step with → to see them") {
 		t.Error("the inset is not waiting for a step")
 	}
 	a.Key("ArrowRight")
-	if s.shownStep() != 1 || !hasText(frame(a), "step 1: s = ") {
+	if s.shownStep() != 1 || !scenetest.HasText(scenetest.Frame(a), "step 1: s = ") {
 		t.Errorf("after one step: shown %d", s.shownStep())
 	}
-	mustSet(t, a, viz.CtlEnd, "")
+	scenetest.MustSet(t, a, viz.CtlEnd, "")
 	if s.res.Halted != 0 || len(s.res.Iterates) != s.params.Steps {
 		t.Fatalf("the default run halted at %d", s.res.Halted)
 	}
@@ -46,7 +47,7 @@ func TestDPSGDLesson(t *testing.T) {
 		}
 	}
 	diamonds := 0
-	for _, it := range frame(a).Items {
+	for _, it := range scenetest.Frame(a).Items {
 		if it.Kind == viz.Polygon && len(it.P) == 4 && it.Style.Fill == viz.Blue || it.Kind == viz.Polygon && it.Style.Fill == viz.Orange {
 			diamonds++
 		}
@@ -54,7 +55,7 @@ func TestDPSGDLesson(t *testing.T) {
 	if diamonds != 2 {
 		t.Errorf("%d answers drawn, want DP-SGD's and the baseline's", diamonds)
 	}
-	if r, ok := readout(a, "baseline"); !ok || !strings.Contains(r.Text, "σ = ") {
+	if r, ok := scenetest.Readout(a, "baseline"); !ok || !strings.Contains(r.Text, "σ = ") {
 		t.Errorf("baseline readout %+v", r)
 	}
 }
@@ -63,12 +64,12 @@ func TestDPSGDLesson(t *testing.T) {
 // halts and answers θ₀, and the lesson says so.
 func TestDPSGDLessonHalts(t *testing.T) {
 	a, s := newDPSGD(t)
-	mustSet(t, a, "tau", "0.001")
-	mustSet(t, a, viz.CtlEnd, "")
+	scenetest.MustSet(t, a, "tau", "0.001")
+	scenetest.MustSet(t, a, viz.CtlEnd, "")
 	if s.res.Halted == 0 || s.res.Theta[0] != 0 || s.res.Theta[1] != 0 {
 		t.Fatalf("halted %d, θ̂ = %v", s.res.Halted, s.res.Theta)
 	}
-	if r, _ := readout(a, "halted"); !r.Warn || !hasText(frame(a), "halted at step") {
+	if r, _ := scenetest.Readout(a, "halted"); !r.Warn || !scenetest.HasText(scenetest.Frame(a), "halted at step") {
 		t.Errorf("halt not shown: %+v", r)
 	}
 }
@@ -77,9 +78,9 @@ func TestDPSGDLessonHalts(t *testing.T) {
 // median (projected GD on the smoothed loss, 100 steps of Theorem 4.1's η).
 func TestDPSGDLessonNonPrivate(t *testing.T) {
 	a, s := newDPSGD(t)
-	mustSet(t, a, "mode", "non-private")
-	mustSet(t, a, "baseline", "none")
-	mustSet(t, a, "eta", "20")
+	scenetest.MustSet(t, a, "mode", "non-private")
+	scenetest.MustSet(t, a, "baseline", "none")
+	scenetest.MustSet(t, a, "eta", "20")
 	if d := math.Hypot(s.res.Theta[0]-s.best[0], s.res.Theta[1]-s.best[1]); d > 0.15 {
 		t.Errorf("non-private θ̂ %v is %v from the median %v", s.res.Theta, d, s.best)
 	}
@@ -93,8 +94,8 @@ func TestDPSGDLessonNonPrivate(t *testing.T) {
 func TestDPSGDLessonDragAndRejects(t *testing.T) {
 	a, s := newDPSGD(t)
 	before := append([]float64(nil), s.best...)
-	p, _ := frame(a).Locate(dpsgdCrowd)
-	drag(a, p, -60, -40)
+	p, _ := scenetest.Frame(a).Locate(dpsgdCrowd)
+	scenetest.Drag(a, p, -60, -40)
 	if math.Hypot(s.best[0]-before[0], s.best[1]-before[1]) < 0.05 {
 		t.Errorf("the minimiser stayed at %v after dragging the crowd", s.best)
 	}
@@ -151,20 +152,20 @@ func TestDPSGDComputesBetweenFrames(t *testing.T) {
 	if !s.Busy() || s.params.Eps != 8 || !slices.Equal(s.res.Theta, theta) {
 		t.Fatalf("after one slice: busy %v, ε = %v shown", s.Busy(), s.params.Eps)
 	}
-	if c := control(a, "eps"); c.Value != "4" {
+	if c := scenetest.Control(a, "eps"); c.Value != "4" {
 		t.Errorf("the ε control shows %q while ε = 4 is computed", c.Value)
 	}
-	if r, ok := readout(a, "computing"); !ok || !strings.Contains(r.Text, "DP-SGD's steps") || !hasText(frame(a), "computing DP-SGD's steps") {
+	if r, ok := scenetest.Readout(a, "computing"); !ok || !strings.Contains(r.Text, "DP-SGD's steps") || !scenetest.HasText(scenetest.Frame(a), "computing DP-SGD's steps") {
 		t.Errorf("no progress shown: %+v", r)
 	}
 	// A refused value neither replaces nor cancels the change under way.
-	if err := a.Set("steps", "0"); err == nil || !s.Busy() || control(a, "eps").Value != "4" {
+	if err := a.Set("steps", "0"); err == nil || !s.Busy() || scenetest.Control(a, "eps").Value != "4" {
 		t.Fatalf("steps = 0 while ε = 4 computes: err %v, busy %v", err, s.Busy())
 	}
 	a.Tick(0)
 	a.Tick(0)
-	before, _ := readout(a, "computing")
-	mustSet(t, a, "n", "100") // a newer change, this time finished
+	before, _ := scenetest.Readout(a, "computing")
+	scenetest.MustSet(t, a, "n", "100") // a newer change, this time finished
 	if s.Busy() || s.params.Eps != 4 || s.n != 100 || s.data.N() != 100 {
 		t.Fatalf("after settling: busy %v, ε = %v, n = %d, %d users", s.Busy(), s.params.Eps, s.n, s.data.N())
 	}
@@ -193,21 +194,12 @@ func TestDPSGDComputesBetweenFrames(t *testing.T) {
 	}
 }
 
-func control(a *viz.App, name string) viz.Control {
-	for _, c := range a.Controls() {
-		if c.Name == name {
-			return c
-		}
-	}
-	return viz.Control{}
-}
-
 // The loss landscape shades Θ and nothing outside it: every shaded cell,
 // those across the edge clipped, lies in the unit disk, and the cells
 // cover the disk (their areas add up to π within a sliver).
 func TestDPSGDLandscapeStaysInTheDisk(t *testing.T) {
 	a, s := newDPSGD(t)
-	l := frame(a)
+	l := scenetest.Frame(a)
 	o, r := s.cam.ToScreen(0, 0), s.cam.Scale
 	area := 0.0
 	for _, it := range l.Items {

@@ -1,8 +1,9 @@
 package scenes
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"math"
+
+	"github.com/uldplab/uldp/core/format"
 
 	"github.com/uldplab/uldp/core/audit"
 	"github.com/uldplab/uldp/core/privacy"

@@ -1,11 +1,12 @@
 package scenes
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/uldplab/uldp/core/format"
 
 	"github.com/uldplab/uldp/core/cancel"
 	"github.com/uldplab/uldp/core/dataset"
@@ -93,7 +94,7 @@ type oirPreset struct {
 	far func(c oirConfig, perGroup int) (from, to int)
 }
 
-func (p oirPreset) presetName() string { return p.name }
+func (p oirPreset) PresetName() string { return p.name }
 
 func oirPresets() []oirPreset {
 	none := func(oirConfig, int) (int, int) { return 0, 0 }
@@ -127,7 +128,7 @@ func defaultOIR() oirConfig {
 func oirPresetConfig(name string) oirConfig {
 	c := defaultOIR()
 	c.preset = name
-	byName(oirPresets(), name).apply(&c)
+	viz.PresetByName(oirPresets(), name).apply(&c)
 	c.draw()
 	return c
 }
@@ -142,7 +143,7 @@ func (c *oirConfig) draw() {
 	if rows := c.params().Schedule(c.n, c.m, 2); len(rows) > 0 {
 		perGroup = rows[0].PerGroup
 	}
-	from, to := byName(oirPresets(), c.preset).far(*c, perGroup)
+	from, to := viz.PresetByName(oirPresets(), c.preset).far(*c, perGroup)
 	c.users = make([][]float64, c.n)
 	for u := range c.users {
 		centre := [2]float64{crowdCentre[0] + 0.04*r.NormFloat64(), crowdCentre[1] + 0.04*r.NormFloat64()}
@@ -294,7 +295,7 @@ func (c *oirConfig) form() viz.Form {
 			algoOIR:   "outlier-iterate removal (Algorithm 1): C groups run SGD side by side; strays dropped, the rest averaged with noise",
 			algoAccel: "the accelerated variant (Algorithm 3): AC-SA steps on K users' gradients each, strays among them dropped, noise on every step (no sound calibration: teaching mode)",
 		}),
-		viz.Choose(&c.preset, viz.Control{Name: "preset", Label: "users", Choices: namesOf(oirPresets()), Help: byName(oirPresets(), c.preset).what}),
+		viz.Choose(&c.preset, viz.Control{Name: "preset", Label: "users", Choices: viz.PresetNames(oirPresets()), Help: viz.PresetByName(oirPresets(), c.preset).what}),
 		viz.Int(&c.n, viz.Control{Name: "n", Label: "users n", Kind: viz.Slider, Min: 40, Max: oirMaxUsers, Step: 10, Log: true}),
 		viz.Int(&c.m, viz.Control{Name: "m", Label: "items per user m", Kind: viz.Slider, Min: 1, Max: 10}),
 		viz.Int(&c.groups, viz.Control{Name: "groups", Label: "groups C", Kind: viz.Slider, Min: 2, Max: 200, Log: true,
@@ -414,7 +415,7 @@ func (s *OIR) shownPhase(a oirAt) *optim.OIRPhase {
 // Readouts lists the run's numbers at the stepper's position.
 func (s *OIR) Readouts() []viz.Readout {
 	if s.err != nil {
-		return failedReadouts("cannot run", s.err)
+		return viz.FailedReadouts("cannot run", s.err)
 	}
 	if s.cfg.algo == algoAccel {
 		return s.accelReadouts()
@@ -546,7 +547,7 @@ func (s *OIR) Dataset() *dataset.Dataset { return s.cfg.data().Clone() }
 
 // LoadDataset replaces the users' items and reruns with the same seed.
 func (s *OIR) LoadDataset(d *dataset.Dataset) error {
-	if err := fits(d, s.cfg.n, s.cfg.m); err != nil {
+	if err := viz.Fits(d, s.cfg.n, s.cfg.m); err != nil {
 		return err
 	}
 	next := *s

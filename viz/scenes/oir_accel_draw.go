@@ -1,8 +1,10 @@
 package scenes
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"math"
+
+	"github.com/uldplab/uldp/core/format"
+	"github.com/uldplab/uldp/viz/figure"
 
 	"github.com/uldplab/uldp/core/optim"
 	"github.com/uldplab/uldp/core/privacy"
@@ -18,16 +20,16 @@ func (s *OIR) drawAccel(l *viz.List, w, h float64) {
 	if w < 640 {
 		top := math.Round(h * 0.5)
 		s.drawAccelPlane(l, w, top, a)
-		y := s.drawChecks(l, plotArea{x0: 40, y0: top + 14, w: w - 70, h: 90}, a)
-		s.drawAccelRamp(l, plotArea{x0: 50, y0: y + 48, w: w - 80, h: math.Min(150, h-y-80)}, a)
+		y := s.drawChecks(l, figure.Plot{X0: 40, Y0: top + 14, W: w - 70, H: 90}, a)
+		s.drawAccelRamp(l, figure.Plot{X0: 50, Y0: y + 48, W: w - 80, H: math.Min(150, h-y-80)}, a)
 		return
 	}
 	split := math.Round(w * 0.58)
 	s.drawAccelPlane(l, split, h, a)
 	y := s.drawAccelPhases(l, split+24, 14, w-split-40, a)
-	y = s.drawChecks(l, plotArea{x0: split + 40, y0: y + 18, w: w - split - 70, h: 110}, a)
-	ramp := plotArea{x0: split + 50, y0: y + 50, w: w - split - 80}
-	ramp.h = math.Min(150, h-ramp.y0-36)
+	y = s.drawChecks(l, figure.Plot{X0: split + 40, Y0: y + 18, W: w - split - 70, H: 110}, a)
+	ramp := figure.Plot{X0: split + 50, Y0: y + 50, W: w - split - 80}
+	ramp.H = math.Min(150, h-ramp.Y0-36)
 	s.drawAccelRamp(l, ramp, a)
 }
 
@@ -125,9 +127,9 @@ func (s *OIR) drawGradients(l *viz.List, ph *optim.AccelPhase, st *optim.AccelSt
 	for i, g := range q {
 		style := viz.Style{Fill: viz.Blue, Stroke: viz.Ink, Width: 0.5}
 		if st.Passed {
-			style.Fill = rampColour(st.Keep[i])
+			style.Fill = figure.RampColour(st.Keep[i])
 			if !kept[i] {
-				style = viz.Style{Fill: viz.Paper, Stroke: rampColour(st.Keep[i]), Width: 1.5}
+				style = viz.Style{Fill: viz.Paper, Stroke: figure.RampColour(st.Keep[i]), Width: 1.5}
 			}
 		}
 		l.Circle(c.ToScreen(g[0], g[1]), 3.5, style, 0)
@@ -178,31 +180,31 @@ func (s *OIR) drawAccelPhases(l *viz.List, x, y, w float64, a accelAt) float64 {
 // drawChecks is the phase's AboveThreshold strip: each step's score and
 // noisy score against 4K/5 and the phase's one noisy threshold Δ̂; it
 // returns the y below it.
-func (s *OIR) drawChecks(l *viz.List, p plotArea, a accelAt) float64 {
+func (s *OIR) drawChecks(l *viz.List, p figure.Plot, a accelAt) float64 {
 	ph := s.accelShown(a)
 	k := float64(ph.Batch)
 	title := format.Sprintf("phase %d's check: each step's score (blue) plus Lap(16/ε) (orange) against one noisy threshold Δ̂ (purple)", ph.I)
 	if s.cfg.mode == privacy.NonPrivate {
 		title = format.Sprintf("phase %d's check: non-private, every step passes; the scores (blue) against 4K/5", ph.I)
 	}
-	p.y0 += l.TextIn(viz.Point{X: p.x0 - 10, Y: p.y0}, p.w+10, title, 12, viz.Ink, viz.Left) + 6
-	p.lo, p.hi = 0, k
-	slot := p.w / float64(max(ph.AccelRow.Steps, 1))
-	xOf := func(t int) float64 { return p.x0 + (float64(t)-0.5)*slot }
-	yOf := func(v float64) float64 { return clamp(p.yOf(v), p.y0-4, p.y0+p.h+4) }
-	l.Line(viz.Point{X: p.x0, Y: p.y0 + p.h}, viz.Point{X: p.x0 + p.w, Y: p.y0 + p.h}, viz.Style{Stroke: viz.Muted, Width: 1})
-	l.Line(viz.Point{X: p.x0, Y: p.y0}, viz.Point{X: p.x0, Y: p.y0 + p.h}, viz.Style{Stroke: viz.Muted, Width: 1})
-	l.Text(viz.Point{X: p.x0 - 6, Y: p.y0}, "K", 10, viz.Muted, viz.Right)
-	l.Text(viz.Point{X: p.x0 - 6, Y: p.y0 + p.h}, "0", 10, viz.Muted, viz.Right)
-	l.Line(viz.Point{X: p.x0, Y: p.yOf(0.8 * k)}, viz.Point{X: p.x0 + p.w, Y: p.yOf(0.8 * k)}, viz.Style{Stroke: viz.Muted, Width: 1, Dashed: true})
-	l.Text(viz.Point{X: p.x0 + p.w + 4, Y: p.yOf(0.8 * k)}, "4K/5", 10, viz.Muted, viz.Left)
-	l.Text(viz.Point{X: p.x0 + p.w/2, Y: p.y0 + p.h + 12}, format.Sprintf("steps 1…%d", ph.AccelRow.Steps), 10, viz.Muted, viz.Centre)
+	p.Y0 += l.TextIn(viz.Point{X: p.X0 - 10, Y: p.Y0}, p.W+10, title, 12, viz.Ink, viz.Left) + 6
+	p.Lo, p.Hi = 0, k
+	slot := p.W / float64(max(ph.AccelRow.Steps, 1))
+	xOf := func(t int) float64 { return p.X0 + (float64(t)-0.5)*slot }
+	yOf := func(v float64) float64 { return figure.Clamp(p.YOf(v), p.Y0-4, p.Y0+p.H+4) }
+	l.Line(viz.Point{X: p.X0, Y: p.Y0 + p.H}, viz.Point{X: p.X0 + p.W, Y: p.Y0 + p.H}, viz.Style{Stroke: viz.Muted, Width: 1})
+	l.Line(viz.Point{X: p.X0, Y: p.Y0}, viz.Point{X: p.X0, Y: p.Y0 + p.H}, viz.Style{Stroke: viz.Muted, Width: 1})
+	l.Text(viz.Point{X: p.X0 - 6, Y: p.Y0}, "K", 10, viz.Muted, viz.Right)
+	l.Text(viz.Point{X: p.X0 - 6, Y: p.Y0 + p.H}, "0", 10, viz.Muted, viz.Right)
+	l.Line(viz.Point{X: p.X0, Y: p.YOf(0.8 * k)}, viz.Point{X: p.X0 + p.W, Y: p.YOf(0.8 * k)}, viz.Style{Stroke: viz.Muted, Width: 1, Dashed: true})
+	l.Text(viz.Point{X: p.X0 + p.W + 4, Y: p.YOf(0.8 * k)}, "4K/5", 10, viz.Muted, viz.Left)
+	l.Text(viz.Point{X: p.X0 + p.W/2, Y: p.Y0 + p.H + 12}, format.Sprintf("steps 1…%d", ph.AccelRow.Steps), 10, viz.Muted, viz.Centre)
 	if a.phase == nil {
-		return p.y0 + p.h + 16
+		return p.Y0 + p.H + 16
 	}
 	if a.threshold {
 		thr := ph.Steps[0].Threshold
-		l.Line(viz.Point{X: p.x0, Y: yOf(thr)}, viz.Point{X: p.x0 + p.w, Y: yOf(thr)}, viz.Style{Stroke: viz.Purple, Width: 2})
+		l.Line(viz.Point{X: p.X0, Y: yOf(thr)}, viz.Point{X: p.X0 + p.W, Y: yOf(thr)}, viz.Style{Stroke: viz.Purple, Width: 2})
 	}
 	for t := range max(a.compared, a.step) { // non-private: no comparisons
 		st := &ph.Steps[t]
@@ -217,14 +219,14 @@ func (s *OIR) drawChecks(l *viz.List, p plotArea, a accelAt) float64 {
 		}
 		l.Circle(viz.Point{X: x, Y: yOf(st.NoisyScore)}, math.Min(3.5, slot/2), viz.Style{Fill: col, Stroke: viz.Ink, Width: 0.5}, 0)
 	}
-	return p.y0 + p.h + 16
+	return p.Y0 + p.H + 16
 }
 
 // drawAccelRamp places the step's users on the keep ramp once it passed.
-func (s *OIR) drawAccelRamp(l *viz.List, p plotArea, a accelAt) {
+func (s *OIR) drawAccelRamp(l *viz.List, p figure.Plot, a accelAt) {
 	var counts []int
 	if st := a.current(); st != nil && st.Passed {
 		counts = st.Counts
 	}
-	drawKeepRamp(l, p, counts, s.accelShown(a).Batch, "K", "keep ramp p(h_i), h_i = the step's gradients within 2τ of user i's")
+	figure.KeepRamp(l, p, counts, s.accelShown(a).Batch, "K", "keep ramp p(h_i), h_i = the step's gradients within 2τ of user i's")
 }

@@ -1,9 +1,11 @@
 package scenes
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"math"
 	"slices"
+
+	"github.com/uldplab/uldp/core/format"
+	"github.com/uldplab/uldp/viz/figure"
 
 	"github.com/uldplab/uldp/core/optim"
 	"github.com/uldplab/uldp/core/privacy"
@@ -20,7 +22,7 @@ func (s *OIR) Draw(w, h float64) *viz.List {
 	l := &s.list
 	l.Reset(w, h)
 	if s.err != nil {
-		drawFailure(l, w, 30, "Cannot run: "+s.err.Error())
+		figure.DrawFailure(l, w, 30, "Cannot run: "+s.err.Error())
 		return l
 	}
 	if s.cfg.algo == algoAccel {
@@ -31,23 +33,23 @@ func (s *OIR) Draw(w, h float64) *viz.List {
 	if w < 640 {
 		top := math.Round(h * 0.5)
 		s.drawPlane(l, w, top, a)
-		y := s.drawGate(l, plotArea{x0: 30, y0: top + 14, w: w - 60}, a)
-		s.drawRamp(l, plotArea{x0: 50, y0: y + 48, w: w - 80, h: math.Min(150, h-y-80)}, a)
+		y := s.drawGate(l, figure.Plot{X0: 30, Y0: top + 14, W: w - 60}, a)
+		s.drawRamp(l, figure.Plot{X0: 50, Y0: y + 48, W: w - 80, H: math.Min(150, h-y-80)}, a)
 		return l
 	}
 	split := math.Round(w * 0.58)
 	s.drawPlane(l, split, h, a)
 	y := s.drawPhases(l, split+24, 14, w-split-40, a)
-	y = s.drawGate(l, plotArea{x0: split + 30, y0: y + 18, w: w - split - 60}, a)
-	ramp := plotArea{x0: split + 50, y0: y + 50, w: w - split - 80}
-	ramp.h = math.Min(170, h-ramp.y0-36)
+	y = s.drawGate(l, figure.Plot{X0: split + 30, Y0: y + 18, W: w - split - 60}, a)
+	ramp := figure.Plot{X0: split + 50, Y0: y + 50, W: w - split - 80}
+	ramp.H = math.Min(170, h-ramp.Y0-36)
 	s.drawRamp(l, ramp, a)
 	return l
 }
 
 // groupColour is group j's colour (0-based); the palette's seven hues
 // repeat, and group numbers tell repeated ones apart.
-func groupColour(j int) viz.Colour { return userColours[j%len(userColours)] }
+func groupColour(j int) viz.Colour { return figure.UserColours[j%len(figure.UserColours)] }
 
 // drawPlane draws the plane in the frame's w × h corner.
 func (s *OIR) drawPlane(l *viz.List, w, h float64, a oirAt) {
@@ -63,7 +65,7 @@ func (s *OIR) drawPlane(l *viz.List, w, h float64, a oirAt) {
 		if a.phase != nil && a.groups > 0 {
 			centre, r := s.endsDisc(a)
 			var beside bool
-			s.inset, beside = cornerInset(s.cam, w, top, bottom, centre, r, s.items())
+			s.inset, beside = figure.CornerInset(s.cam, w, top, bottom, centre, r, s.items())
 			if beside {
 				s.fitPlane(w, top, bottom, s.inset.X0-6)
 			}
@@ -78,7 +80,7 @@ func (s *OIR) drawPlane(l *viz.List, w, h float64, a oirAt) {
 		p := c.ToScreen(in.CX, in.CY)
 		l.Rect(viz.Point{X: p.X - r, Y: p.Y - r}, viz.Point{X: p.X + r, Y: p.Y + r}, viz.Style{Stroke: viz.Muted, Width: 1}, 0)
 		l.Rect(viz.Point{X: in.X0, Y: in.Y0}, viz.Point{X: in.X0 + in.W, Y: in.Y0 + in.H}, viz.Style{Fill: viz.Paper, Stroke: viz.Muted, Width: 1}, 0)
-		l.Text(viz.Point{X: in.X0 + 6, Y: in.Y0 + 10}, format.Sprintf("phase %d's end iterates, %s", ph.I, zoom(in.Scale/c.Scale)), 11, viz.Muted, viz.Left)
+		l.Text(viz.Point{X: in.X0 + 6, Y: in.Y0 + 10}, format.Sprintf("phase %d's end iterates, %s", ph.I, figure.ZoomLabel(in.Scale/c.Scale)), 11, viz.Muted, viz.Left)
 		s.drawPhase(l, in, a, false)
 		in.DrawScaleBar(l)
 	}
@@ -197,13 +199,13 @@ func (s *OIR) drawItems(l *viz.List, col []viz.Colour) {
 // releases crowd, as the steps shrink).
 func (s *OIR) drawTrail(l *viz.List, pts [][]float64) {
 	c := s.cam
-	place := &labels{l: l}
+	place := &figure.Labels{L: l}
 	at := make([]viz.Point, len(pts))
 	beyond := make([]bool, len(pts))
 	for i, x := range pts {
 		p := c.ToScreen(x[0], x[1])
 		if p.X < c.X0 || p.X > c.X0+c.W || p.Y < c.Y0 || p.Y > c.Y0+c.H {
-			p, beyond[i] = viz.Point{X: clamp(p.X, c.X0+8, c.X0+c.W-8), Y: clamp(p.Y, c.Y0+8, c.Y0+c.H-8)}, true
+			p, beyond[i] = viz.Point{X: figure.Clamp(p.X, c.X0+8, c.X0+c.W-8), Y: figure.Clamp(p.Y, c.Y0+8, c.Y0+c.H-8)}, true
 		}
 		at[i] = p
 		if i > 0 {
@@ -217,12 +219,12 @@ func (s *OIR) drawTrail(l *viz.List, pts [][]float64) {
 			label += " beyond the view"
 		}
 		if p.X > c.X0+c.W/2 {
-			place.text(viz.Point{X: p.X - 8, Y: p.Y - 10}, label, 11, viz.Ink, viz.Right)
+			place.Text(viz.Point{X: p.X - 8, Y: p.Y - 10}, label, 11, viz.Ink, viz.Right)
 		} else {
-			place.text(viz.Point{X: p.X + 8, Y: p.Y - 10}, label, 11, viz.Ink, viz.Left)
+			place.Text(viz.Point{X: p.X + 8, Y: p.Y - 10}, label, 11, viz.Ink, viz.Left)
 		}
 	}
-	place.text(c.ToScreen(0, -oirRadius), "the domain: the unit ball", 10, viz.Muted, viz.Centre)
+	place.Text(c.ToScreen(0, -oirRadius), "the domain: the unit ball", 10, viz.Muted, viz.Centre)
 }
 
 // oirTrail is x₀ and the releases shown.
@@ -294,7 +296,7 @@ func (s *OIR) drawPhase(l *viz.List, c viz.Camera, a oirAt, main bool) {
 	for _, j := range ph.Kept {
 		kept[j] = true
 	}
-	place := labels{l: l}
+	place := figure.Labels{L: l}
 	for j := range a.groups {
 		e := ph.Ends.At(j)
 		p := c.ToScreen(e[0], e[1])
@@ -303,14 +305,14 @@ func (s *OIR) drawPhase(l *viz.List, c viz.Camera, a oirAt, main bool) {
 		}
 		style := viz.Style{Fill: groupColour(j), Stroke: viz.Ink, Width: 1}
 		if a.keep {
-			style.Fill = rampColour(ph.Keep[j])
+			style.Fill = figure.RampColour(ph.Keep[j])
 			if !kept[j] {
-				style = viz.Style{Fill: viz.Paper, Stroke: rampColour(ph.Keep[j]), Width: 2}
+				style = viz.Style{Fill: viz.Paper, Stroke: figure.RampColour(ph.Keep[j]), Width: 2}
 			}
 		}
 		l.Circle(p, 5, style, 0)
 		if a.keep && ph.Keep[j] < 1 {
-			place.text(viz.Point{X: p.X, Y: p.Y - 13}, format.Sprintf("group %d: h=%d", j+1, ph.Counts[j]), 10, viz.Ink, viz.Centre)
+			place.Text(viz.Point{X: p.X, Y: p.Y - 13}, format.Sprintf("group %d: h=%d", j+1, ph.Counts[j]), 10, viz.Ink, viz.Centre)
 		}
 	}
 	if !a.release {
@@ -411,55 +413,55 @@ func drawPhaseTable(l *viz.List, x, y, w float64, title string, cols []float64, 
 // drawGate is the shown phase's gate: the score's line from 0 to C, the
 // density of the noisy score ŝ = s + Lap(20/ε) with its passing side
 // shaded, and once drawn ŝ and the verdict. It returns the y below it.
-func (s *OIR) drawGate(l *viz.List, p plotArea, a oirAt) float64 {
+func (s *OIR) drawGate(l *viz.List, p figure.Plot, a oirAt) float64 {
 	ph := s.shownPhase(a)
 	C := float64(s.res.Groups)
-	p.lo, p.hi = 0, C
+	p.Lo, p.Hi = 0, C
 	title := format.Sprintf("the gate of phase %d: the score s plus Lap(20/ε) must reach 4C/5", ph.I)
-	y := p.y0 + l.TextIn(viz.Point{X: p.x0, Y: p.y0}, p.w, title, 12, viz.Ink, viz.Left) + 44
-	drawScoreAxis(l, p, "C", y)
+	y := p.Y0 + l.TextIn(viz.Point{X: p.X0, Y: p.Y0}, p.W, title, 12, viz.Ink, viz.Left) + 44
+	figure.ScoreAxis(l, p, "C", y)
 	if !a.gate {
 		return y + 30
 	}
-	xOf := func(v float64) float64 { return clamp(p.xOf(v), p.x0-8, p.x0+p.w+8) }
+	xOf := func(v float64) float64 { return figure.Clamp(p.XOf(v), p.X0-8, p.X0+p.W+8) }
 	if s.cfg.mode != privacy.NonPrivate {
 		b := optim.OIRParams{Eps: s.cfg.eps}.GateScale()
 		density := func(v float64) float64 { return y - 34*math.Exp(-math.Abs(v-ph.Score)/b) }
 		var curve, shade []viz.Point
-		shade = append(shade, viz.Point{X: p.xOf(ph.Gate), Y: y}, viz.Point{X: p.xOf(ph.Gate), Y: density(ph.Gate)})
+		shade = append(shade, viz.Point{X: p.XOf(ph.Gate), Y: y}, viz.Point{X: p.XOf(ph.Gate), Y: density(ph.Gate)})
 		for k := range 121 {
-			v := p.lo + (p.hi-p.lo)*float64(k)/120
-			pt := viz.Point{X: p.xOf(v), Y: density(v)}
+			v := p.Lo + (p.Hi-p.Lo)*float64(k)/120
+			pt := viz.Point{X: p.XOf(v), Y: density(v)}
 			curve = append(curve, pt)
 			if v > ph.Gate {
 				shade = append(shade, pt)
 			}
 		}
-		shade = append(shade, viz.Point{X: p.xOf(p.hi), Y: y})
+		shade = append(shade, viz.Point{X: p.XOf(p.Hi), Y: y})
 		l.Polygon(shade, viz.Style{Fill: viz.Green, Alpha: 0.25})
 		l.Polyline(curve, viz.Style{Stroke: viz.Orange, Width: 1.5})
 	}
-	l.Circle(viz.Point{X: p.xOf(ph.Score), Y: y}, 6, viz.Style{Fill: viz.Blue, Stroke: viz.Ink, Width: 1}, 0)
-	l.Text(viz.Point{X: p.xOf(ph.Score), Y: y + 24}, "s", 11, viz.Blue, viz.Centre)
+	l.Circle(viz.Point{X: p.XOf(ph.Score), Y: y}, 6, viz.Style{Fill: viz.Blue, Stroke: viz.Ink, Width: 1}, 0)
+	l.Text(viz.Point{X: p.XOf(ph.Score), Y: y + 24}, "s", 11, viz.Blue, viz.Centre)
 	noisy := ph.Score + ph.ScoreNoise
 	l.Circle(viz.Point{X: xOf(noisy), Y: y}, 5, viz.Style{Fill: viz.Orange, Stroke: viz.Ink, Width: 1}, 0)
 	y += 36
-	y += l.TextIn(viz.Point{X: p.x0, Y: y}, p.w, format.Sprintf("s = %.3g; density of ŝ above the line, shaded where it passes: Pr = %.3g", ph.Score, ph.PPass), 11, viz.Ink, viz.Left) + 2
+	y += l.TextIn(viz.Point{X: p.X0, Y: y}, p.W, format.Sprintf("s = %.3g; density of ŝ above the line, shaded where it passes: Pr = %.3g", ph.Score, ph.PPass), 11, viz.Ink, viz.Left) + 2
 	verdict, col := format.Sprintf("ŝ = %.3g ≥ 4C/5 = %.3g: pass", noisy, ph.Gate), viz.Green
 	if !ph.Passed {
 		verdict, col = format.Sprintf("ŝ = %.3g < 4C/5 = %.3g: halt, output 0", noisy, ph.Gate), viz.Vermillion
 	}
-	return y + l.TextIn(viz.Point{X: p.x0, Y: y}, p.w, verdict, 12, col, viz.Left)
+	return y + l.TextIn(viz.Point{X: p.X0, Y: y}, p.W, verdict, 12, col, viz.Left)
 }
 
 // drawRamp places the shown phase's groups on the keep ramp once the
 // coins are flipped.
-func (s *OIR) drawRamp(l *viz.List, p plotArea, a oirAt) {
+func (s *OIR) drawRamp(l *viz.List, p figure.Plot, a oirAt) {
 	var counts []int
 	if a.keep {
 		counts = s.shownPhase(a).Counts
 	}
-	drawKeepRamp(l, p, counts, s.res.Groups, "C", "keep ramp p(h_j), h_j = end iterates within 2τ of group j's")
+	figure.KeepRamp(l, p, counts, s.res.Groups, "C", "keep ramp p(h_j), h_j = end iterates within 2τ of group j's")
 }
 
 // Pointer drags a user's items together; the run reruns on the same seed.
@@ -489,7 +491,7 @@ func (s *OIR) Pointer(ev viz.Event) bool {
 		s.err = s.rerun()
 		return true
 	case viz.PointerUp:
-		return letGo(&s.drag)
+		return viz.LetGo(&s.drag)
 	}
 	return false
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/uldplab/uldp/core/optim"
 	"github.com/uldplab/uldp/core/rng"
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/internal/scenetest"
 )
 
 func newOIR(t *testing.T) (*viz.App, *OIR) {
@@ -63,11 +64,11 @@ func TestOIRDefaultRun(t *testing.T) {
 	// Phase 1 ends with its release: 1 phase step, 20 groups, the gate,
 	// the coins and the release.
 	seekOIR(t, a, s, 1+20+3)
-	if r, ok := readout(a, "kept"); !ok || r.Value != 19 || !strings.Contains(r.Text, "dropped: group 1") {
+	if r, ok := scenetest.Readout(a, "kept"); !ok || r.Value != 19 || !strings.Contains(r.Text, "dropped: group 1") {
 		t.Errorf("kept readout %+v", r)
 	}
-	l := frame(a)
-	if !hasText(l, "group 1: h=1") || !hasText(l, "kept 19 of 20") {
+	l := scenetest.Frame(a)
+	if !scenetest.HasText(l, "group 1: h=1") || !scenetest.HasText(l, "kept 19 of 20") {
 		t.Error("the figure does not label group 1's count or the phase's outcome")
 	}
 	hollow := 0
@@ -79,8 +80,8 @@ func TestOIRDefaultRun(t *testing.T) {
 	if hollow != 1 {
 		t.Errorf("%d end iterates drawn hollow (dropped), want group 1's", hollow)
 	}
-	mustSet(t, a, viz.CtlEnd, "")
-	if r, ok := readout(a, "output"); !ok || !(r.Value < 0.5) {
+	scenetest.MustSet(t, a, viz.CtlEnd, "")
+	if r, ok := scenetest.Readout(a, "output"); !ok || !(r.Value < 0.5) {
 		t.Errorf("output readout %+v: seed 5's release lands within 0.5 of x*", r)
 	}
 }
@@ -99,13 +100,13 @@ func TestOIRStepsReveal(t *testing.T) {
 	for _, ph := range s.res.Phases {
 		want += int64(s.res.Groups * ph.Steps)
 	}
-	if r, _ := readout(a, "gradients"); r.Value != float64(want) || want != s.res.Gradients || want > 1000*3 {
+	if r, _ := scenetest.Readout(a, "gradients"); r.Value != float64(want) || want != s.res.Gradients || want > 1000*3 {
 		t.Errorf("gradients readout %v, run %d, want %d ≤ n·m", r.Value, s.res.Gradients, want)
 	}
 	// The accelerated variant over three phases on these users: its K_i
 	// are capped at n_i, and T_i steps of them cost far more than one pass.
 	acc := optim.AccelGradients(s.accel, 3)
-	if r, _ := readout(a, "gradients"); len(s.accel) != 3 || acc < 10*want || !strings.Contains(r.Text, format.Sprintf("would take %d", acc)) {
+	if r, _ := scenetest.Readout(a, "gradients"); len(s.accel) != 3 || acc < 10*want || !strings.Contains(r.Text, format.Sprintf("would take %d", acc)) {
 		t.Errorf("accelerated: %d phases, %d gradients; readout %q", len(s.accel), acc, r.Text)
 	}
 }
@@ -117,7 +118,7 @@ func TestOIRDragMovesOneGroup(t *testing.T) {
 	a, s := newOIR(t)
 	seekOIR(t, a, s, 1+20)
 	before := s.res.Phases[0]
-	l := frame(a)
+	l := scenetest.Frame(a)
 	from, ok := l.Locate(1) // user 1's first item
 	if !ok {
 		t.Fatal("user 1's first item is not drawn")
@@ -128,7 +129,7 @@ func TestOIRDragMovesOneGroup(t *testing.T) {
 		t.Fatalf("the pointer at user 1's first item grabs user %d", u+1)
 	}
 	items := slices.Clone(s.cfg.users[u])
-	drag(a, from, 40, -30)
+	scenetest.Drag(a, from, 40, -30)
 	after := s.res.Phases[0]
 	moved := s.cfg.users[u]
 	dx, dy := moved[0]-items[0], moved[1]-items[1]
@@ -156,21 +157,21 @@ func TestOIRDragMovesOneGroup(t *testing.T) {
 // The presets that fail, and the modes.
 func TestOIRPresetsAndModes(t *testing.T) {
 	a, s := newOIR(t)
-	mustSet(t, a, "preset", "tau-too-small")
+	scenetest.MustSet(t, a, "preset", "tau-too-small")
 	if ph := s.res.Phases[0]; ph.Passed || ph.PPass > 0.01 || !s.res.Halted {
 		t.Errorf("tau-too-small: phase 1 passed %v with probability %v", ph.Passed, ph.PPass)
 	}
-	mustSet(t, a, viz.CtlEnd, "")
-	if !hasText(frame(a), "the run halted: it outputs 0") {
+	scenetest.MustSet(t, a, viz.CtlEnd, "")
+	if !scenetest.HasText(scenetest.Frame(a), "the run halted: it outputs 0") {
 		t.Error("tau-too-small: the figure does not say the run halted")
 	}
-	if r, _ := readout(a, "gate"); !r.Warn {
+	if r, _ := scenetest.Readout(a, "gate"); !r.Warn {
 		t.Errorf("tau-too-small: gate readout %+v", r)
 	}
 
 	// Four groups: even all agreeing, the gate passes with probability
 	// Pr[Lap(20/ε) ≥ 4C/5 − C] = 1 − e^{−0.32}/2 at ε = 8.
-	mustSet(t, a, "preset", "too-few-groups")
+	scenetest.MustSet(t, a, "preset", "too-few-groups")
 	if s.res.Groups != 4 {
 		t.Fatalf("too-few-groups: C = %d", s.res.Groups)
 	}
@@ -180,22 +181,22 @@ func TestOIRPresetsAndModes(t *testing.T) {
 
 	// Paper mode at n = 1,000: C is printed in the hundreds and phase 1
 	// cannot give every group a user; the lesson refuses and says why.
-	mustSet(t, a, "preset", "far-group")
+	scenetest.MustSet(t, a, "preset", "far-group")
 	err := a.Set("mode", "paper")
 	if err == nil || !strings.Contains(err.Error(), "no phase can run") || s.cfg.mode.String() != "sound" {
 		t.Errorf("paper mode at n = 1000: %v (mode %v)", err, s.cfg.mode)
 	}
-	mustSet(t, a, "n", "5000")
-	mustSet(t, a, "mode", "paper")
+	scenetest.MustSet(t, a, "n", "5000")
+	scenetest.MustSet(t, a, "mode", "paper")
 	if c := (optim.OIRParams{Eps: 8, Delta: 1e-5}).GroupCount(5000, 3); s.res.Groups != c || c < 300 {
 		t.Errorf("paper mode: C = %d, printed %d", s.res.Groups, c)
 	}
-	if r, _ := readout(a, "tau"); !strings.HasPrefix(r.Formula, "1000·") {
+	if r, _ := scenetest.Readout(a, "tau"); !strings.HasPrefix(r.Formula, "1000·") {
 		t.Errorf("paper τ formula %q", r.Formula)
 	}
 
 	// Non-private: no noise, the gate passes, the release is the kept mean.
-	mustSet(t, a, "mode", "non-private")
+	scenetest.MustSet(t, a, "mode", "non-private")
 	for _, ph := range s.res.Phases {
 		if !ph.Passed || ph.Sigma != 0 || !slices.Equal(ph.Output, ph.Mean) {
 			t.Errorf("non-private phase %d: passed %v, σ %v, output %v, mean %v", ph.I, ph.Passed, ph.Sigma, ph.Output, ph.Mean)
@@ -272,7 +273,7 @@ func BenchmarkOIRDrag(b *testing.B) {
 // a step and quotes one pass of outlier-iterate removal.
 func TestOIRAccelerated(t *testing.T) {
 	a, s := newOIR(t)
-	mustSet(t, a, "algo", "accelerated")
+	scenetest.MustSet(t, a, "algo", "accelerated")
 	if s.cfg.mode.String() != "teaching" || len(s.acc.Phases) != 3 {
 		t.Fatalf("mode %v, %d phases", s.cfg.mode, len(s.acc.Phases))
 	}
@@ -290,14 +291,14 @@ func TestOIRAccelerated(t *testing.T) {
 	if want := []string{"accel.phase", "at.threshold", "at.compare", "at.halt", "accel.halt", "accel.phase", "at.threshold", "at.compare", "accel.step"}; !slices.Equal(kinds[:9], want) {
 		t.Errorf("steps begin %v, want %v", kinds[:9], want)
 	}
-	r, _ := readout(a, "gradients")
+	r, _ := scenetest.Readout(a, "gradients")
 	if r.Value != float64(s.acc.Gradients) || !strings.Contains(r.Text, format.Sprintf("outlier-iterate removal takes %d", s.res.Gradients)) {
 		t.Errorf("gradients readout %+v (run %d, one pass %d)", r, s.acc.Gradients, s.res.Gradients)
 	}
-	if _, ok := readout(a, "output"); !ok {
+	if _, ok := scenetest.Readout(a, "output"); !ok {
 		t.Error("no output readout at the end")
 	}
-	if !hasText(frame(a), "step 10: the K users' gradients") {
+	if !scenetest.HasText(scenetest.Frame(a), "step 10: the K users' gradients") {
 		t.Error("the last step's gradients inset is not drawn")
 	}
 	if err := a.Set("mode", "sound"); err == nil || !strings.Contains(err.Error(), "no corrected calibration") {
@@ -305,13 +306,13 @@ func TestOIRAccelerated(t *testing.T) {
 	}
 
 	// The crowd passes every check; non-private has no check at all.
-	mustSet(t, a, "preset", "crowd")
+	scenetest.MustSet(t, a, "preset", "crowd")
 	for _, ph := range s.acc.Phases {
 		if ph.Halted {
 			t.Errorf("crowd: phase %d halted", ph.I)
 		}
 	}
-	mustSet(t, a, "mode", "non-private")
+	scenetest.MustSet(t, a, "mode", "non-private")
 	for _, ph := range s.acc.Phases {
 		for _, st := range ph.Steps {
 			if !st.Passed || st.Sigma != 0 {
@@ -322,8 +323,8 @@ func TestOIRAccelerated(t *testing.T) {
 	// Paper mode: the printed K_i are capped at n_i, and outlier-iterate
 	// removal's printed C cannot run at n = 1,000 — which the counter says
 	// instead of refusing the view.
-	mustSet(t, a, "mode", "paper")
-	if r, _ := readout(a, "gradients"); !strings.Contains(r.Text, "outlier-iterate removal cannot run these settings") {
+	scenetest.MustSet(t, a, "mode", "paper")
+	if r, _ := scenetest.Readout(a, "gradients"); !strings.Contains(r.Text, "outlier-iterate removal cannot run these settings") {
 		t.Errorf("paper mode's counter: %q", r.Text)
 	}
 	for _, ph := range s.acc.Phases {
@@ -331,8 +332,8 @@ func TestOIRAccelerated(t *testing.T) {
 			t.Errorf("paper phase %d: K = %d of %d users, want capped at n_i", ph.I, ph.Batch, ph.Users)
 		}
 	}
-	mustSet(t, a, "mode", "teaching")
-	mustSet(t, a, "algo", "oir")
+	scenetest.MustSet(t, a, "mode", "teaching")
+	scenetest.MustSet(t, a, "algo", "oir")
 	if s.acc.Phases != nil || s.player.Stepper().Trace().Steps[0].Kind != optim.KindOIRPhase {
 		t.Error("back to outlier-iterate removal, the accelerated run is still shown")
 	}

@@ -1,10 +1,11 @@
 package scenes
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/uldplab/uldp/core/format"
 
 	"github.com/uldplab/uldp/core/cancel"
 
@@ -66,7 +67,7 @@ func blob(r interface{ NormFloat64() float64 }, n int, cx, cy, s float64) [][]fl
 	return out
 }
 
-func (p outlierPreset) presetName() string { return p.name }
+func (p outlierPreset) PresetName() string { return p.name }
 
 func outlierPresets() []outlierPreset {
 	return []outlierPreset{
@@ -222,8 +223,8 @@ func (s *Outlier) keepDistance() (float64, int) {
 // form binds the scene's inputs.
 func (s *Outlier) form() viz.Form {
 	return viz.Form{
-		viz.Choose(&s.preset, viz.Control{Name: "preset", Label: "users", Choices: namesOf(outlierPresets()),
-			Help: byName(outlierPresets(), s.preset).what}),
+		viz.Choose(&s.preset, viz.Control{Name: "preset", Label: "users", Choices: viz.PresetNames(outlierPresets()),
+			Help: viz.PresetByName(outlierPresets(), s.preset).what}),
 		viz.Int(&s.n, viz.Control{Name: "n", Label: "users n", Kind: viz.Slider, Min: 4, Max: outlierMaxUsers}),
 		viz.Float(&s.params.Tau, viz.Control{Name: "tau", Label: "τ", Kind: viz.Slider, Min: 0.01, Max: 5, Log: true,
 			Help: "pairs within τ make the score; neighbours within 2τ the ramp"}),
@@ -248,7 +249,7 @@ func (s *Outlier) Set(name, value string) error {
 	if err := next.form().Set(name, value); err != nil {
 		return err
 	}
-	preset := byName(outlierPresets(), next.preset)
+	preset := viz.PresetByName(outlierPresets(), next.preset)
 	switch name {
 	case "rings":
 		*s = next // the drawing only
@@ -270,7 +271,7 @@ func (s *Outlier) Set(name, value string) error {
 // Readouts lists the query's numbers.
 func (s *Outlier) Readouts() []viz.Readout {
 	if s.err != nil {
-		return failedReadouts("cannot run", s.err)
+		return viz.FailedReadouts("cannot run", s.err)
 	}
 	st, c := s.step, s.cal
 	n := float64(s.n)

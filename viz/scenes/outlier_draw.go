@@ -1,12 +1,11 @@
 package scenes
 
 import (
-	"cmp"
-	"github.com/uldplab/uldp/core/format"
-	"iter"
-	"maps"
 	"math"
 	"slices"
+
+	"github.com/uldplab/uldp/core/format"
+	"github.com/uldplab/uldp/viz/figure"
 
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/robust"
@@ -42,17 +41,6 @@ func (s *Outlier) revealed() outlierShown {
 	return v
 }
 
-// rampColour is a user's colour by its keep probability.
-func rampColour(p float64) viz.Colour {
-	switch {
-	case p == 0:
-		return viz.Vermillion
-	case p == 1:
-		return viz.Green
-	}
-	return viz.Orange
-}
-
 // Draw shows the users in the plane, the score against the gate, the keep
 // ramp, and the released mean. A frame narrower than 640 px stacks the
 // plane above the gate and the ramp (or, with the neighbour on, its
@@ -61,7 +49,7 @@ func (s *Outlier) Draw(w, h float64) *viz.List {
 	l := &s.list
 	l.Reset(w, h)
 	if s.err != nil {
-		drawFailure(l, w, 30, "Cannot run: "+s.err.Error())
+		figure.DrawFailure(l, w, 30, "Cannot run: "+s.err.Error())
 		return l
 	}
 	v := s.revealed()
@@ -69,22 +57,22 @@ func (s *Outlier) Draw(w, h float64) *viz.List {
 	if w < 640 {
 		ph := math.Round(h * 0.5)
 		s.drawPlane(l, w, ph, v)
-		y := s.drawGate(l, plotArea{x0: 30, y0: ph + 18, w: w - 60}, v) + 30
+		y := s.drawGate(l, figure.Plot{X0: 30, Y0: ph + 18, W: w - 60}, v) + 30
 		if nb {
-			s.drawNeighbour(l, plotArea{x0: 20, y0: y + 4, w: w - 40, h: math.Max(h-y-30, 40)})
+			s.drawNeighbour(l, figure.Plot{X0: 20, Y0: y + 4, W: w - 40, H: math.Max(h-y-30, 40)})
 		} else {
-			s.drawRamp(l, plotArea{x0: 50, y0: y + 16, w: w - 80, h: math.Min(180, h-y-40)}, v)
+			s.drawRamp(l, figure.Plot{X0: 50, Y0: y + 16, W: w - 80, H: math.Min(180, h-y-40)}, v)
 		}
 		return l
 	}
 	split := math.Round(w * 0.6)
 	s.drawPlane(l, split, h, v)
-	y := s.drawGate(l, plotArea{x0: split + 30, y0: 40, w: w - split - 50}, v)
-	ramp := plotArea{x0: split + 50, y0: math.Max(214, y+50), w: w - split - 70}
-	ramp.h = math.Min(180, h-ramp.y0-60)
+	y := s.drawGate(l, figure.Plot{X0: split + 30, Y0: 40, W: w - split - 50}, v)
+	ramp := figure.Plot{X0: split + 50, Y0: math.Max(214, y+50), W: w - split - 70}
+	ramp.H = math.Min(180, h-ramp.Y0-60)
 	s.drawRamp(l, ramp, v)
 	if nb {
-		s.drawNeighbour(l, plotArea{x0: split + 30, y0: ramp.y0 + ramp.h + 50, w: w - split - 50, h: math.Max(h-ramp.y0-ramp.h-90, 40)})
+		s.drawNeighbour(l, figure.Plot{X0: split + 30, Y0: ramp.Y0 + ramp.H + 50, W: w - split - 50, H: math.Max(h-ramp.Y0-ramp.H-90, 40)})
 	}
 	return l
 }
@@ -127,7 +115,7 @@ func (s *Outlier) drawPlane(l *viz.List, w, h float64, v outlierShown) {
 		c := s.cam.ToScreen(in.CX, in.CY)
 		l.Rect(viz.Point{X: c.X - r, Y: c.Y - r}, viz.Point{X: c.X + r, Y: c.Y + r}, viz.Style{Stroke: viz.Muted, Width: 1}, 0)
 		l.Rect(viz.Point{X: in.X0, Y: in.Y0}, viz.Point{X: in.X0 + in.W, Y: in.Y0 + in.H}, viz.Style{Fill: viz.Paper, Stroke: viz.Muted, Width: 1}, 0)
-		l.Text(viz.Point{X: in.X0 + 6, Y: in.Y0 + 10}, "the crowd, "+zoom(in.Scale/s.cam.Scale), 11, viz.Muted, viz.Left)
+		l.Text(viz.Point{X: in.X0 + 6, Y: in.Y0 + 10}, "the crowd, "+figure.ZoomLabel(in.Scale/s.cam.Scale), 11, viz.Muted, viz.Left)
 		s.drawUsers(l, in, 5, v, s.n+1)
 	}
 	if v.release {
@@ -158,54 +146,7 @@ func (s *Outlier) crowdInset(w, top, bottom float64, release bool) (in viz.Camer
 			}
 		}
 	}
-	return cornerInset(s.cam, w, top, bottom, centre, r, slices.Values(s.users))
-}
-
-// zoom writes a magnification: "×3.5", "×22", "×110".
-func zoom(x float64) string {
-	if x >= 10 {
-		return format.Sprintf("×%.0f", x)
-	}
-	return format.Sprintf("×%.2g", x)
-}
-
-// cornerInset returns a view magnifying the disc of radius r around
-// centre, for a plane seen through cam in the frame's w × (top…bottom)
-// band, or a camera of width 0 when the disc is not small in cam's view.
-// The inset goes in the first corner of the plane (bottom right, top
-// right, bottom left, top left) that covers none of pts (points in the
-// plane) — or, if every corner does, beside the plane on its right
-// (beside true), where there is room for a larger one.
-func cornerInset(cam viz.Camera, w, top, bottom float64, centre []float64, r float64, pts iter.Seq[[]float64]) (in viz.Camera, beside bool) {
-	side := math.Min(math.Min(0.42*w, 0.55*(bottom-top)), 240)
-	scale := (side/2 - 12) / math.Max(r, 1e-9)
-	if side < 90 || scale < 3*cam.Scale {
-		return viz.Camera{}, false
-	}
-	in = viz.Camera{CX: centre[0], CY: centre[1], Scale: scale, W: side, H: side}
-	covers := func(x, y float64, p []float64) bool {
-		q := cam.ToScreen(p[0], p[1])
-		return q.X > x-8 && q.X < x+side+8 && q.Y > y-8 && q.Y < y+side+8
-	}
-	// The bottom corners stay above the plane's scale bar (30 px with its
-	// label).
-	for _, c := range [][2]float64{{w - side - 6, bottom - side - 34}, {w - side - 6, top + 4}, {6, bottom - side - 34}, {6, top + 4}} {
-		free := !covers(c[0], c[1], centre)
-		for p := range pts {
-			if !free {
-				break
-			}
-			free = !covers(c[0], c[1], p)
-		}
-		if free {
-			in.X0, in.Y0 = c[0], c[1]
-			return in, false
-		}
-	}
-	side = math.Min(math.Min(0.5*w, bottom-top-8), 240)
-	in.Scale = (side/2 - 12) / math.Max(r, 1e-9)
-	in.W, in.H, in.X0, in.Y0 = side, side, w-side-6, top+(bottom-top-side)/2
-	return in, true
+	return figure.CornerInset(s.cam, w, top, bottom, centre, r, slices.Values(s.users))
 }
 
 // drawUsers draws every user through camera c as a dot of radius rad with
@@ -236,11 +177,11 @@ func (s *Outlier) drawUsers(l *viz.List, c viz.Camera, rad float64, v outlierSho
 	// Counts label the users the ramp does not simply keep (the crowd's
 	// labels would overlap) and the one being dragged, which goes first;
 	// a label that would cover another is left out.
-	place := labels{l: l}
+	place := figure.Labels{L: l}
 	count := func(j int) {
 		if main && (v.keep || v.halted) && (st.Keep[j] < 1 || s.drag == j+1) {
 			p := c.ToScreen(s.users[j][0], s.users[j][1])
-			place.text(viz.Point{X: p.X, Y: p.Y - 13}, format.Sprintf("f=%d", st.Counts[j]), 10, viz.Ink, viz.Centre)
+			place.Text(viz.Point{X: p.X, Y: p.Y - 13}, format.Sprintf("f=%d", st.Counts[j]), 10, viz.Ink, viz.Centre)
 		}
 	}
 	if s.drag > 0 {
@@ -253,10 +194,10 @@ func (s *Outlier) drawUsers(l *viz.List, c viz.Camera, rad float64, v outlierSho
 		}
 		style := viz.Style{Fill: viz.Blue, Stroke: viz.Ink, Width: 1}
 		if v.keep || v.halted {
-			style.Fill = rampColour(st.Keep[j])
+			style.Fill = figure.RampColour(st.Keep[j])
 		}
 		if v.keep && !kept[j] {
-			style = viz.Style{Stroke: rampColour(st.Keep[j]), Width: 2}
+			style = viz.Style{Stroke: figure.RampColour(st.Keep[j]), Width: 2}
 		}
 		if s.drag == j+1 {
 			style.Stroke, style.Width = viz.Yellow, 3
@@ -291,7 +232,7 @@ func (s *Outlier) drawUsers(l *viz.List, c viz.Camera, rad float64, v outlierSho
 	// ĝ beyond the view (sound mode's σ is wide) waits at its edge.
 	label := "ĝ"
 	if !inView(out) {
-		out = viz.Point{X: clamp(out.X, c.X0+10, c.X0+c.W-30), Y: clamp(out.Y, c.Y0+10, c.Y0+c.H-10)}
+		out = viz.Point{X: figure.Clamp(out.X, c.X0+10, c.X0+c.W-30), Y: figure.Clamp(out.Y, c.Y0+10, c.Y0+c.H-10)}
 		label = "ĝ, beyond the view"
 		if out.X > c.X0+c.W/2 {
 			label = "ĝ beyond →"
@@ -310,17 +251,17 @@ func (s *Outlier) drawUsers(l *viz.List, c viz.Camera, rad float64, v outlierSho
 // drawGate is the score's number line: s, the gate at 4n/5, the proof's
 // 2n/3 and, once the gate runs, the noisy score against the noisy
 // threshold.
-func (s *Outlier) drawGate(l *viz.List, p plotArea, v outlierShown) float64 {
+func (s *Outlier) drawGate(l *viz.List, p figure.Plot, v outlierShown) float64 {
 	n := float64(s.n)
-	p.lo, p.hi = 0, n
-	y := p.y0 + l.TextIn(viz.Point{X: p.x0, Y: p.y0}, p.w, "the gate: AboveThreshold at ε/2 on the score", 12, viz.Ink, viz.Left) + 25
-	drawScoreAxis(l, p, "n", y)
+	p.Lo, p.Hi = 0, n
+	y := p.Y0 + l.TextIn(viz.Point{X: p.X0, Y: p.Y0}, p.W, "the gate: AboveThreshold at ε/2 on the score", 12, viz.Ink, viz.Left) + 25
+	figure.ScoreAxis(l, p, "n", y)
 	if !v.score {
 		return y + 30
 	}
-	clamp := func(x float64) float64 { return math.Max(p.x0-8, math.Min(p.x0+p.w+8, p.xOf(x))) }
-	l.Circle(viz.Point{X: p.xOf(s.step.Score), Y: y}, 6, viz.Style{Fill: viz.Blue, Stroke: viz.Ink, Width: 1}, 0)
-	l.Text(viz.Point{X: p.xOf(s.step.Score), Y: y + 24}, "s", 11, viz.Blue, viz.Centre)
+	clamp := func(x float64) float64 { return math.Max(p.X0-8, math.Min(p.X0+p.W+8, p.XOf(x))) }
+	l.Circle(viz.Point{X: p.XOf(s.step.Score), Y: y}, 6, viz.Style{Fill: viz.Blue, Stroke: viz.Ink, Width: 1}, 0)
+	l.Text(viz.Point{X: p.XOf(s.step.Score), Y: y + 24}, "s", 11, viz.Blue, viz.Centre)
 	if g := v.gate; g != nil {
 		l.Line(viz.Point{X: clamp(g.NoisyThreshold), Y: y - 18}, viz.Point{X: clamp(g.NoisyThreshold), Y: y + 18}, viz.Style{Stroke: viz.Purple, Width: 1.5, Dashed: true})
 		l.Circle(viz.Point{X: clamp(g.NoisyQuery), Y: y}, 5, viz.Style{Fill: viz.Orange, Stroke: viz.Ink, Width: 1}, 0)
@@ -329,79 +270,20 @@ func (s *Outlier) drawGate(l *viz.List, p plotArea, v outlierShown) float64 {
 			verdict, col = "< Δ̂: ⊥, halt", viz.Vermillion
 		}
 		y += 42
-		y += l.TextIn(viz.Point{X: p.x0, Y: y}, p.w, format.Sprintf("noisy score s + ν = %.3g (orange)", g.NoisyQuery), 11, viz.Ink, viz.Left) + 2
-		y += l.TextIn(viz.Point{X: p.x0, Y: y}, p.w, format.Sprintf("noisy threshold Δ̂ = %.3g (dashed)", g.NoisyThreshold), 11, viz.Ink, viz.Left) + 4
-		return y + l.TextIn(viz.Point{X: p.x0, Y: y}, p.w, "s + ν "+verdict, 12, col, viz.Left)
+		y += l.TextIn(viz.Point{X: p.X0, Y: y}, p.W, format.Sprintf("noisy score s + ν = %.3g (orange)", g.NoisyQuery), 11, viz.Ink, viz.Left) + 2
+		y += l.TextIn(viz.Point{X: p.X0, Y: y}, p.W, format.Sprintf("noisy threshold Δ̂ = %.3g (dashed)", g.NoisyThreshold), 11, viz.Ink, viz.Left) + 4
+		return y + l.TextIn(viz.Point{X: p.X0, Y: y}, p.W, "s + ν "+verdict, 12, col, viz.Left)
 	}
 	return y + 30
 }
 
-// drawScoreAxis draws a score's line from 0 to p.hi (n, named sym) at
-// height y, with the proof's 2n/3 (dashed) and the gate's 4n/5.
-func drawScoreAxis(l *viz.List, p plotArea, sym string, y float64) {
-	n := p.hi
-	l.Line(viz.Point{X: p.x0, Y: y}, viz.Point{X: p.x0 + p.w, Y: y}, viz.Style{Stroke: viz.Muted, Width: 1})
-	for _, t := range []float64{0, n / 2, n} {
-		l.Line(viz.Point{X: p.xOf(t), Y: y}, viz.Point{X: p.xOf(t), Y: y + 4}, viz.Style{Stroke: viz.Muted, Width: 1})
-		l.Text(viz.Point{X: p.xOf(t), Y: y + 13}, viz.TickLabel(t), 10, viz.Muted, viz.Centre)
-	}
-	l.Line(viz.Point{X: p.xOf(2 * n / 3), Y: y - 12}, viz.Point{X: p.xOf(2 * n / 3), Y: y + 12}, viz.Style{Stroke: viz.Muted, Width: 1, Dashed: true})
-	l.Text(viz.Point{X: p.xOf(2 * n / 3), Y: y + 24}, "2"+sym+"/3", 10, viz.Muted, viz.Centre)
-	l.Line(viz.Point{X: p.xOf(0.8 * n), Y: y - 14}, viz.Point{X: p.xOf(0.8 * n), Y: y + 14}, viz.Style{Stroke: viz.Purple, Width: 2})
-	l.Text(viz.Point{X: p.xOf(0.8 * n), Y: y - 20}, "4"+sym+"/5", 10, viz.Purple, viz.Centre)
-}
-
 // drawRamp plots p(f) with every user placed on it.
-func (s *Outlier) drawRamp(l *viz.List, p plotArea, v outlierShown) {
+func (s *Outlier) drawRamp(l *viz.List, p figure.Plot, v outlierShown) {
 	var counts []int
 	if v.keep || v.halted {
 		counts = s.step.Counts
 	}
-	drawKeepRamp(l, p, counts, s.n, "n", "keep ramp p(f_j), f_j = users within 2τ of user j")
-}
-
-// drawKeepRamp plots Asi & Liu's keep ramp over counts 0…n (n named sym
-// on the axis) and places every count on it: one dot per count, sized and
-// labelled by how many share it. counts nil draws the ramp alone.
-func drawKeepRamp(l *viz.List, p plotArea, counts []int, n int, sym, title string) {
-	if p.h < 60 {
-		return
-	}
-	nf := float64(n)
-	xOf := func(f float64) float64 { return p.x0 + p.w*f/nf }
-	yOf := func(q float64) float64 { return p.y0 + p.h - p.h*q }
-	// Above the count labels of the dots at p = 1.
-	l.TextIn(viz.Point{X: p.x0 - 20, Y: p.y0 - 34}, p.w+20, title, 12, viz.Ink, viz.Left)
-	l.Line(viz.Point{X: p.x0, Y: yOf(0)}, viz.Point{X: p.x0 + p.w, Y: yOf(0)}, viz.Style{Stroke: viz.Muted, Width: 1})
-	l.Line(viz.Point{X: p.x0, Y: yOf(0)}, viz.Point{X: p.x0, Y: yOf(1)}, viz.Style{Stroke: viz.Muted, Width: 1})
-	l.Text(viz.Point{X: p.x0 - 6, Y: yOf(1)}, "1", 10, viz.Muted, viz.Right)
-	l.Text(viz.Point{X: p.x0 - 6, Y: yOf(0)}, "0", 10, viz.Muted, viz.Right)
-	for _, t := range []struct {
-		f     float64
-		label string
-	}{{nf / 2, sym + "/2"}, {2 * nf / 3, "2" + sym + "/3"}, {nf, sym}} {
-		l.Text(viz.Point{X: xOf(t.f), Y: yOf(0) + 12}, t.label, 10, viz.Muted, viz.Centre)
-	}
-	l.Polyline([]viz.Point{{X: xOf(0), Y: yOf(0)}, {X: xOf(nf / 2), Y: yOf(0)}, {X: xOf(2 * nf / 3), Y: yOf(1)}, {X: xOf(nf), Y: yOf(1)}},
-		viz.Style{Stroke: viz.Ink, Width: 2})
-	users := map[int]int{}
-	for _, f := range counts {
-		users[f]++
-	}
-	// Labelled from the largest group down; one that would cover another
-	// is left out (its dot's size still says how many).
-	fs := slices.Collect(maps.Keys(users))
-	slices.SortFunc(fs, func(a, b int) int { return cmp.Or(users[b]-users[a], a-b) })
-	place := labels{l: l}
-	for _, f := range fs {
-		k := users[f]
-		q := robust.Keep(f, n)
-		pt := viz.Point{X: xOf(float64(f)), Y: yOf(q)}
-		l.Circle(pt, 3+math.Sqrt(float64(k)), viz.Style{Fill: rampColour(q), Stroke: viz.Ink, Width: 0.5}, 0)
-		if k > 1 {
-			place.text(viz.Point{X: pt.X, Y: pt.Y - 10 - math.Sqrt(float64(k))}, format.Sprintf("×%d", k), 10, viz.Ink, viz.Centre)
-		}
-	}
+	figure.KeepRamp(l, p, counts, s.n, "n", "keep ramp p(f_j), f_j = users within 2τ of user j")
 }
 
 // Pointer drags a user; the query reruns with the same seed, so only what
@@ -439,7 +321,7 @@ func (s *Outlier) Pointer(ev viz.Event) bool {
 		s.rerun()
 		return true
 	case viz.PointerUp:
-		return letGo(&s.drag)
+		return viz.LetGo(&s.drag)
 	}
 	return false
 }
@@ -447,15 +329,15 @@ func (s *Outlier) Pointer(ev viz.Event) bool {
 // drawNeighbour compares the two keep ramps: a bar pair for every user
 // whose p changed, ‖p − p′‖₁ against the lemma's 2 and the slope's bound,
 // and how many of the shared coins now fall differently.
-func (s *Outlier) drawNeighbour(l *viz.List, p plotArea) {
+func (s *Outlier) drawNeighbour(l *viz.List, p figure.Plot) {
 	l1, diff := s.keepDistance()
 	n := float64(s.n)
 	col := viz.Ink
 	if l1 > 2 {
 		col = viz.Vermillion
 	}
-	p.y0 += l.TextIn(viz.Point{X: p.x0, Y: p.y0 - 14}, p.w, format.Sprintf("neighbour: ‖p − p′‖₁ = %.3g (lemma: ≤ 2; slope bound 1 + 6(n−1)/n = %.3g); coins falling differently: %d", l1, 1+6*(n-1)/n, diff), 11, col, viz.Left) - 14
-	p.h = math.Max(p.h-14, 20)
+	p.Y0 += l.TextIn(viz.Point{X: p.X0, Y: p.Y0 - 14}, p.W, format.Sprintf("neighbour: ‖p − p′‖₁ = %.3g (lemma: ≤ 2; slope bound 1 + 6(n−1)/n = %.3g); coins falling differently: %d", l1, 1+6*(n-1)/n, diff), 11, col, viz.Left) - 14
+	p.H = math.Max(p.H-14, 20)
 	var changed []int
 	for j, q := range s.step.Keep {
 		if q != s.nbStep.Keep[j] {
@@ -463,20 +345,20 @@ func (s *Outlier) drawNeighbour(l *viz.List, p plotArea) {
 		}
 	}
 	if len(changed) == 0 {
-		l.TextIn(viz.Point{X: p.x0, Y: p.y0 + 10}, p.w, "no user's keep probability changed (drag a user: it moves in the copy only)", 11, viz.Muted, viz.Left)
+		l.TextIn(viz.Point{X: p.X0, Y: p.Y0 + 10}, p.W, "no user's keep probability changed (drag a user: it moves in the copy only)", 11, viz.Muted, viz.Left)
 		return
 	}
-	bw := math.Min(p.w/float64(len(changed))/2.5, 10)
-	base := p.y0 + p.h
+	bw := math.Min(p.W/float64(len(changed))/2.5, 10)
+	base := p.Y0 + p.H
 	for k, j := range changed {
-		x := p.x0 + float64(k)*2.5*bw
+		x := p.X0 + float64(k)*2.5*bw
 		for side, q := range []float64{s.step.Keep[j], s.nbStep.Keep[j]} {
 			st := viz.Style{Fill: viz.Blue}
 			if side == 1 {
 				st.Fill = viz.Purple
 			}
-			l.Rect(viz.Point{X: x + float64(side)*bw, Y: base - p.h*q}, viz.Point{X: x + float64(side+1)*bw, Y: base}, st, 0)
+			l.Rect(viz.Point{X: x + float64(side)*bw, Y: base - p.H*q}, viz.Point{X: x + float64(side+1)*bw, Y: base}, st, 0)
 		}
 	}
-	l.Text(viz.Point{X: p.x0, Y: base + 12}, "p (blue) and p′ (purple) for each user whose keep probability changed", 10, viz.Muted, viz.Left)
+	l.Text(viz.Point{X: p.X0, Y: base + 12}, "p (blue) and p′ (purple) for each user whose keep probability changed", 10, viz.Muted, viz.Left)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/internal/scenetest"
 )
 
 func newOutlier(t *testing.T) (*viz.App, *Outlier) {
@@ -27,7 +28,7 @@ func TestOutlierDefaultRun(t *testing.T) {
 	if s.shown(mech.KindORMEScore) {
 		t.Fatal("the score is shown before any step")
 	}
-	mustSet(t, a, viz.CtlEnd, "")
+	scenetest.MustSet(t, a, viz.CtlEnd, "")
 	st := s.step
 	if !st.Passed || len(st.Kept) != 28 || st.Counts[28] != 1 || st.Keep[28] != 0 || st.Keep[0] != 1 {
 		t.Fatalf("passed %v, kept %d, f = %v, p = %v", st.Passed, len(st.Kept), st.Counts, st.Keep)
@@ -35,12 +36,12 @@ func TestOutlierDefaultRun(t *testing.T) {
 	if slices.Contains(st.Kept, 28) || slices.Contains(st.Kept, 29) {
 		t.Error("a far user was kept")
 	}
-	bias, ok := readout(a, "bias")
+	bias, ok := scenetest.Readout(a, "bias")
 	if !ok || !(bias.Value > 0.01) {
 		t.Errorf("bias readout %+v: dropping two far users moves the mean", bias)
 	}
 	hollow := 0
-	for _, it := range frame(a).Items {
+	for _, it := range scenetest.Frame(a).Items {
 		if it.Kind == viz.Circle && it.ID >= 1 && it.ID <= 30 && it.Style.Fill == viz.None {
 			hollow++
 		}
@@ -63,7 +64,7 @@ func TestOutlierStepsReveal(t *testing.T) {
 	if !slices.Equal(kinds, want) {
 		t.Errorf("steps %v, want %v", kinds, want)
 	}
-	if !hasText(frame(a), "s + ν ≥ Δ̂: ⊤") {
+	if !scenetest.HasText(scenetest.Frame(a), "s + ν ≥ Δ̂: ⊤") {
 		t.Error("the gate's verdict is not drawn")
 	}
 }
@@ -72,12 +73,12 @@ func TestOutlierStepsReveal(t *testing.T) {
 // no other user's coin changes (same seed, one coin per user).
 func TestOutlierDragIntoCrowd(t *testing.T) {
 	a, s := newOutlier(t)
-	mustSet(t, a, viz.CtlEnd, "")
+	scenetest.MustSet(t, a, viz.CtlEnd, "")
 	before := slices.Clone(s.step.Kept)
-	l := frame(a)
+	l := scenetest.Frame(a)
 	from, _ := l.Locate(29)
 	to, _ := l.Locate(1)
-	drag(a, from, to.X-from.X, to.Y-from.Y)
+	scenetest.Drag(a, from, to.X-from.X, to.Y-from.Y)
 	st := s.step
 	if st.Counts[28] < 28 || st.Keep[28] != 1 || !slices.Contains(st.Kept, 28) {
 		t.Fatalf("after the drag: f = %d, p = %v, kept %v", st.Counts[28], st.Keep[28], st.Kept)
@@ -91,20 +92,20 @@ func TestOutlierDragIntoCrowd(t *testing.T) {
 func TestOutlierFailingPresets(t *testing.T) {
 	for _, p := range []string{"two-clusters", "tau-too-small"} {
 		a, s := newOutlier(t)
-		mustSet(t, a, "preset", p)
-		mustSet(t, a, viz.CtlEnd, "")
+		scenetest.MustSet(t, a, "preset", p)
+		scenetest.MustSet(t, a, viz.CtlEnd, "")
 		if s.step.Passed || s.step.PPass > 1e-3 {
 			t.Errorf("%s: passed %v with probability %v", p, s.step.Passed, s.step.PPass)
 		}
-		if r, _ := readout(a, "outcome"); !r.Warn || !strings.Contains(r.Text, "halt") {
+		if r, _ := scenetest.Readout(a, "outcome"); !r.Warn || !strings.Contains(r.Text, "halt") {
 			t.Errorf("%s: outcome %+v", p, r)
 		}
-		if !hasText(frame(a), "the gate failed") {
+		if !scenetest.HasText(scenetest.Frame(a), "the gate failed") {
 			t.Errorf("%s: the figure does not say the gate failed", p)
 		}
 	}
 	a, s := newOutlier(t)
-	mustSet(t, a, "preset", "too-few-users")
+	scenetest.MustSet(t, a, "preset", "too-few-users")
 	if s.params.Eps != 1 || s.n != 8 || a.Guarantee().Preconditions[0].Met {
 		t.Errorf("too-few-users: ε = %v, n = %d, %v", s.params.Eps, s.n, a.Guarantee())
 	}
@@ -115,15 +116,15 @@ func TestOutlierFailingPresets(t *testing.T) {
 func TestOutlierSoundMode(t *testing.T) {
 	a, s := newOutlier(t)
 	paper := s.cal.Sigma
-	mustSet(t, a, "mode", "sound")
+	scenetest.MustSet(t, a, "mode", "sound")
 	if s.cal.Sigma < 20*paper || s.cal.ScoreSens != 2*29.0/30 {
 		t.Errorf("sound σ = %v (paper %v), Δ_s = %v", s.cal.Sigma, paper, s.cal.ScoreSens)
 	}
 	if g := a.Guarantee(); g.Certified() || !strings.Contains(g.Preconditions[0].What, "7.5") {
 		t.Errorf("sound guarantee %v", g)
 	}
-	mustSet(t, a, "mode", "non-private")
-	mustSet(t, a, viz.CtlEnd, "")
+	scenetest.MustSet(t, a, "mode", "non-private")
+	scenetest.MustSet(t, a, viz.CtlEnd, "")
 	if s.cal.Sigma != 0 || !s.step.Passed || !slices.Equal(s.step.Output, s.step.Mean) {
 		t.Errorf("non-private: σ %v, passed %v, output %v vs mean %v", s.cal.Sigma, s.step.Passed, s.step.Output, s.step.Mean)
 	}
@@ -139,9 +140,9 @@ func TestOutlierRejectsAndRestores(t *testing.T) {
 	if s.preset != "outliers" || s.params.Tau != 0.5 || s.n != 30 {
 		t.Errorf("bad settings changed the lesson: %s τ = %v n = %d", s.preset, s.params.Tau, s.n)
 	}
-	mustSet(t, a, "preset", "heavy-tails")
-	mustSet(t, a, "tau", "0.8")
-	mustSet(t, a, "n", "50")
+	scenetest.MustSet(t, a, "preset", "heavy-tails")
+	scenetest.MustSet(t, a, "tau", "0.8")
+	scenetest.MustSet(t, a, "n", "50")
 	b, s2 := newOutlier(t)
 	if err := b.Restore(a.State()); err != nil {
 		t.Fatal(err)
@@ -157,13 +158,13 @@ func TestOutlierRejectsAndRestores(t *testing.T) {
 // only where a coin falls between p and p′.
 func TestOutlierNeighbourCircle(t *testing.T) {
 	a, s := newOutlier(t)
-	mustSet(t, a, "preset", "circle")
-	mustSet(t, a, "mode", "non-private") // every gate passes: the ramps are the point
-	mustSet(t, a, "neighbour", "true")
-	mustSet(t, a, viz.CtlEnd, "")
+	scenetest.MustSet(t, a, "preset", "circle")
+	scenetest.MustSet(t, a, "mode", "non-private") // every gate passes: the ramps are the point
+	scenetest.MustSet(t, a, "neighbour", "true")
+	scenetest.MustSet(t, a, viz.CtlEnd, "")
 	orig := slices.Clone(s.users[0])
-	p, _ := frame(a).Locate(1)
-	drag(a, p, 300, -200)
+	p, _ := scenetest.Frame(a).Locate(1)
+	scenetest.Drag(a, p, 300, -200)
 	if !slices.Equal(s.users[0], orig) || s.nbUser != 0 {
 		t.Fatalf("the drag moved the original (%v → %v) or not the copy (%d)", orig, s.users[0], s.nbUser)
 	}
@@ -176,7 +177,7 @@ func TestOutlierNeighbourCircle(t *testing.T) {
 	if l1 != 3.5 {
 		t.Errorf("‖p − p′‖₁ = %v, want 3.5", l1)
 	}
-	r, _ := readout(a, "keep-distance")
+	r, _ := scenetest.Readout(a, "keep-distance")
 	if !r.Warn || !strings.Contains(r.Text, "6.5") {
 		t.Errorf("readout %+v", r)
 	}
@@ -190,7 +191,7 @@ func TestOutlierNeighbourCircle(t *testing.T) {
 	if diff > 8 {
 		t.Errorf("%d coins fell differently, but only 8 users' p changed", diff)
 	}
-	if !hasText(frame(a), "coins falling differently") {
+	if !scenetest.HasText(scenetest.Frame(a), "coins falling differently") {
 		t.Error("the comparison is not drawn")
 	}
 }
@@ -202,7 +203,7 @@ func TestOutlierNeighbourCircle(t *testing.T) {
 func TestOutlierCrowdInset(t *testing.T) {
 	for _, size := range [][2]float64{{1060, 630}, {358, 590}} {
 		a, s := newOutlier(t)
-		mustSet(t, a, viz.CtlEnd, "")
+		scenetest.MustSet(t, a, viz.CtlEnd, "")
 		l, _ := a.Frame(size[0], size[1])
 		in := s.inset
 		if in.W == 0 || in.Scale < 3*s.cam.Scale {

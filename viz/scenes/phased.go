@@ -1,10 +1,12 @@
 package scenes
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/uldplab/uldp/core/format"
+	"github.com/uldplab/uldp/viz/figure"
 
 	"github.com/uldplab/uldp/core/cancel"
 
@@ -209,7 +211,7 @@ func (s *Phased) Set(name, value string) error {
 // Readouts lists the run's numbers.
 func (s *Phased) Readouts() []viz.Readout {
 	if s.err != nil {
-		return failedReadouts("cannot run", s.err)
+		return viz.FailedReadouts("cannot run", s.err)
 	}
 	r := s.result
 	total, _ := r.Ledger.Total()
@@ -258,7 +260,7 @@ func (s *Phased) Draw(w, h float64) *viz.List {
 	l := &s.list
 	l.Reset(w, h)
 	if s.err != nil {
-		drawFailure(l, w, 30, "Cannot run: "+s.err.Error())
+		figure.DrawFailure(l, w, 30, "Cannot run: "+s.err.Error())
 		return l
 	}
 	top := 16 + l.Text(viz.Point{X: 14, Y: 16}, "◆ phase minimiser (exact)   ● released θ̂ᵢ   dashed: B(θ̂ᵢ₋₁, R_i), R_i = G/λ_i   orange ring: ±σᵢ around the minimiser", 12, viz.Ink, viz.Left)
@@ -286,7 +288,7 @@ func (s *Phased) Draw(w, h float64) *viz.List {
 		text string
 	}
 	var rel []release
-	place := labels{l: l}
+	place := figure.Labels{L: l}
 
 	shown := map[int]bool{}
 	released := map[int]bool{}
@@ -309,7 +311,7 @@ func (s *Phased) Draw(w, h float64) *viz.List {
 		t0 := c.ToScreen(st.Output[0], st.Output[1])
 		l.Circle(t0, math.Min(st.Radius*c.Scale, 4*w), viz.Style{Stroke: viz.Green, Width: 2}, 0)
 		l.Circle(t0, 6, viz.Style{Fill: viz.Green, Stroke: viz.Ink, Width: 1}, 0)
-		place.text(viz.Point{X: t0.X + 8, Y: t0.Y + 10}, format.Sprintf("θ₀ (stage 1); green: B(θ₀, R′ = %.3g)", st.Radius), 11, viz.Ink, viz.Left)
+		place.Text(viz.Point{X: t0.X + 8, Y: t0.Y + 10}, format.Sprintf("θ₀ (stage 1); green: B(θ₀, R′ = %.3g)", st.Radius), 11, viz.Ink, viz.Left)
 		prev = t0
 	}
 	for _, ph := range s.result.Phases {
@@ -337,14 +339,14 @@ func (s *Phased) Draw(w, h float64) *viz.List {
 		prev = out
 	}
 	if n := len(rel); n > 0 {
-		place.text(rel[n-1].at, rel[n-1].text, 11, viz.Ink, viz.Left)
+		place.Text(rel[n-1].at, rel[n-1].text, 11, viz.Ink, viz.Left)
 		rel = rel[:n-1]
 	}
-	if !place.text(viz.Point{X: hc.X + 12, Y: hc.Y}, "data (drag)", 11, viz.Ink, viz.Left) {
-		place.text(viz.Point{X: hc.X - 12, Y: hc.Y}, "data (drag)", 11, viz.Ink, viz.Right)
+	if !place.Text(viz.Point{X: hc.X + 12, Y: hc.Y}, "data (drag)", 11, viz.Ink, viz.Left) {
+		place.Text(viz.Point{X: hc.X - 12, Y: hc.Y}, "data (drag)", 11, viz.Ink, viz.Right)
 	}
 	for i := len(rel) - 1; i >= 0; i-- {
-		place.text(rel[i].at, rel[i].text, 11, viz.Ink, viz.Left)
+		place.Text(rel[i].at, rel[i].text, 11, viz.Ink, viz.Left)
 	}
 	s.drawLedger(l, w, h, spent)
 	c.DrawScaleBar(l)
@@ -451,7 +453,7 @@ func (s *Phased) Pointer(ev viz.Event) bool {
 
 // LoadDataset replaces the users' items and reruns with the same seed.
 func (s *Phased) LoadDataset(d *dataset.Dataset) error {
-	if err := fits(d, s.n, s.m); err != nil {
+	if err := viz.Fits(d, s.n, s.m); err != nil {
 		return err
 	}
 	s.data = d.Clone()

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/internal/scenetest"
 )
 
 // The lesson opens on the localisation: no noise, the first ball about
@@ -15,7 +16,7 @@ import (
 func TestPhasedOpensOnTheLocalisation(t *testing.T) {
 	s := NewPhased()
 	a := viz.NewApp(s)
-	mustSet(t, a, viz.CtlEnd, "")
+	scenetest.MustSet(t, a, viz.CtlEnd, "")
 	ph := s.result.Phases
 	// Three balls in view, each a quarter of the last, the first about half
 	// 𝒦's radius.
@@ -33,14 +34,14 @@ func TestPhasedOpensOnTheLocalisation(t *testing.T) {
 	if d := math.Hypot(last.Minimiser[0]-s.centre[0], last.Minimiser[1]-s.centre[1]); d > 4*last.Radius+0.01 {
 		t.Errorf("the last minimiser %v is %v from the data's centre %v", last.Minimiser, d, s.centre)
 	}
-	for _, b := range outside(frame(a)) {
+	for _, b := range outside(scenetest.Frame(a)) {
 		t.Error(b)
 	}
-	mustSet(t, a, "paper-constants", "")
+	scenetest.MustSet(t, a, "paper-constants", "")
 	if !a.Guarantee().Certified() || s.lambdaX != 1 || s.params.Phases != 4 {
 		t.Errorf("the paper's constants: λ × %v, %v", s.lambdaX, a.Guarantee())
 	}
-	mustSet(t, a, "localise", "")
+	scenetest.MustSet(t, a, "localise", "")
 	if s.params.Mode.String() != "non-private" || s.lambdaX != 64 || s.params.Phases != 6 {
 		t.Errorf("back to the localisation: mode %v, λ × %v", s.params.Mode, s.lambdaX)
 	}
@@ -50,7 +51,7 @@ func TestPhasedOpensOnTheLocalisation(t *testing.T) {
 func newPaperPhased(t *testing.T) (*viz.App, *Phased) {
 	s := NewPhased()
 	a := viz.NewApp(s)
-	mustSet(t, a, "paper-constants", "")
+	scenetest.MustSet(t, a, "paper-constants", "")
 	return a, s
 }
 
@@ -64,7 +65,7 @@ func TestPhasedLesson(t *testing.T) {
 	}
 	balls := func() int {
 		n := 0
-		for _, it := range frame(a).Items {
+		for _, it := range scenetest.Frame(a).Items {
 			if it.Kind == viz.Circle && it.Style.Stroke == viz.Purple && it.Style.Dashed {
 				n++
 			}
@@ -80,7 +81,7 @@ func TestPhasedLesson(t *testing.T) {
 			t.Fatalf("after a step %d balls, want %d", got, want)
 		}
 	}
-	mustSet(t, a, viz.CtlEnd, "")
+	scenetest.MustSet(t, a, viz.CtlEnd, "")
 	if balls() != 4 {
 		t.Errorf("after the run %d balls, want T = 4", balls())
 	}
@@ -97,9 +98,9 @@ func TestPhasedLesson(t *testing.T) {
 func TestPhasedDragData(t *testing.T) {
 	s := NewPhased()
 	a := viz.NewApp(s)
-	mustSet(t, a, "lambda", "1") // Thm 4.1's λ: little bias
-	mustSet(t, a, viz.CtlEnd, "")
-	l := frame(a)
+	scenetest.MustSet(t, a, "lambda", "1") // Thm 4.1's λ: little bias
+	scenetest.MustSet(t, a, viz.CtlEnd, "")
+	l := scenetest.Frame(a)
 	h, ok := l.Locate(1)
 	if !ok {
 		t.Fatal("no data handle")
@@ -144,10 +145,10 @@ func TestPhasedRejects(t *testing.T) {
 func TestPhasedAlgorithms(t *testing.T) {
 	for _, algo := range []string{"phased-sco", "strongly-convex-erm", "strongly-convex-sco"} {
 		a, s := newPaperPhased(t)
-		mustSet(t, a, "algorithm", algo)
+		scenetest.MustSet(t, a, "algorithm", algo)
 		green := func() int {
 			n := 0
-			for _, it := range frame(a).Items {
+			for _, it := range scenetest.Frame(a).Items {
 				if it.Kind == viz.Circle && it.Style.Stroke == viz.Green && it.Style.Width == 2 {
 					n++
 				}
@@ -158,11 +159,11 @@ func TestPhasedAlgorithms(t *testing.T) {
 		if green() != 0 {
 			t.Errorf("%s: the R′ ball is drawn before the first step", algo)
 		}
-		mustSet(t, a, viz.CtlEnd, "")
+		scenetest.MustSet(t, a, viz.CtlEnd, "")
 		if want := map[bool]int{true: 1, false: 0}[strong]; green() != want {
 			t.Errorf("%s: %d R′ balls after the run, want %d", algo, green(), want)
 		}
-		if _, ok := readout(a, "stage-1"); ok != strong {
+		if _, ok := scenetest.Readout(a, "stage-1"); ok != strong {
 			t.Errorf("%s: stage-1 readout present = %v", algo, ok)
 		}
 		total, _ := s.result.Ledger.Total()
@@ -170,7 +171,7 @@ func TestPhasedAlgorithms(t *testing.T) {
 			t.Errorf("%s: ledger total %+v", algo, total)
 		}
 		dots := map[viz.Colour]bool{}
-		for _, it := range frame(a).Items {
+		for _, it := range scenetest.Frame(a).Items {
 			if it.Kind == viz.Dots {
 				dots[it.Style.Fill] = true
 			}
@@ -178,7 +179,7 @@ func TestPhasedAlgorithms(t *testing.T) {
 		if sco := algo != "strongly-convex-erm"; sco != (len(dots) > 2) {
 			t.Errorf("%s: data drawn in %d colours", algo, len(dots))
 		}
-		if r, _ := readout(a, "ledger"); !strings.Contains(r.Formula, map[bool]string{true: "stage 1", false: "parallel"}[strong]) {
+		if r, _ := scenetest.Readout(a, "ledger"); !strings.Contains(r.Formula, map[bool]string{true: "stage 1", false: "parallel"}[strong]) {
 			t.Errorf("%s: ledger formula %q", algo, r.Formula)
 		}
 	}
@@ -193,8 +194,8 @@ func TestPhasedAlgorithms(t *testing.T) {
 func TestPhasedClipsWideData(t *testing.T) {
 	s := NewPhased()
 	a := viz.NewApp(s)
-	mustSet(t, a, "mode", "non-private")
-	mustSet(t, a, "spread", "1")
+	scenetest.MustSet(t, a, "mode", "non-private")
+	scenetest.MustSet(t, a, "spread", "1")
 	far := 0.0
 	for i := range s.data.Users {
 		for j := range s.data.Items(i) {

@@ -2,9 +2,11 @@ package scenes
 
 import (
 	"context"
-	"github.com/uldplab/uldp/core/format"
 	"math"
 	"slices"
+
+	"github.com/uldplab/uldp/core/format"
+	"github.com/uldplab/uldp/viz/figure"
 
 	"github.com/uldplab/uldp/core/audit"
 	"github.com/uldplab/uldp/core/dataset"
@@ -240,7 +242,7 @@ func (s *PhasedLab) Set(name, value string) error {
 // Readouts are the exact verdicts and the Monte Carlo audit's.
 func (s *PhasedLab) Readouts() []viz.Readout {
 	if s.err != nil {
-		return failedReadouts("cannot audit", s.err)
+		return viz.FailedReadouts("cannot audit", s.err)
 	}
 	g := s.guarantee()
 	var r []viz.Readout
@@ -282,11 +284,11 @@ func (s *PhasedLab) Pointer(viz.Event) bool { return false }
 func (s *PhasedLab) Draw(w, h float64) *viz.List {
 	l := &s.list
 	l.Reset(w, h)
-	line := fitLine(append(slices.Clone(s.a), s.b...), 40, w-80)
+	line := figure.FitLine(append(slices.Clone(s.a), s.b...), 40, w-80)
 	y := drawPairRows(l, s.a, s.b, line, [2]string{"dataset A: one value per user", "neighbour B: one user of A replaced"}, 0, 0)
 	y = math.Max(178, y+24)
 	if s.err != nil {
-		drawFailure(l, w, y+12, "Cannot audit: "+s.err.Error())
+		figure.DrawFailure(l, w, y+12, "Cannot audit: "+s.err.Error())
 		return l
 	}
 	g := s.guarantee()
@@ -312,11 +314,11 @@ func (s *PhasedLab) Draw(w, h float64) *viz.List {
 		}
 	}
 	y += l.TextIn(viz.Point{X: 20, Y: y}, w-40, text, 14, col, viz.Left)
-	caption := profileCaption("A vs B", "B vs A")
+	caption := figure.ProfileCaption("A vs B", "B vs A")
 	top := math.Max(230, y+16+l.TextHeight(viz.Point{X: 60}, 0, caption, 12, viz.Left))
 	ph := math.Max(h-top-90, 80)
 	if len(law.Points) > 0 {
-		drawProfile(l, plotArea{x0: 60, y0: top, w: w - 120, h: ph}, law.Points, g.Eps, g.Delta, caption)
+		figure.Profile(l, figure.Plot{X0: 60, Y0: top, W: w - 120, H: ph}, law.Points, g.Eps, g.Delta, caption)
 	}
 	s.draw(l, w, top+ph+40, g.Eps, s.mutant)
 	return l

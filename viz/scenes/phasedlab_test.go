@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/internal/scenetest"
 )
 
 // Outlier-iterate removal in the lab: the real phase keeps its promise on
@@ -16,10 +17,10 @@ func TestPhasedLabCatchesTheMutants(t *testing.T) {
 	a := viz.NewApp(s)
 	check := func(pair, mutant string, caught bool) {
 		t.Helper()
-		mustSet(t, a, "pair", pair)
-		mustSet(t, a, "mutant", mutant)
-		gate, _ := readout(a, "gate")
-		exact, ok := readout(a, "exact")
+		scenetest.MustSet(t, a, "pair", pair)
+		scenetest.MustSet(t, a, "mutant", mutant)
+		gate, _ := scenetest.Readout(a, "gate")
+		exact, ok := scenetest.Readout(a, "exact")
 		if !ok {
 			t.Fatalf("%s, %s: no exact verdict (%+v)", pair, mutant, a.Readouts())
 		}
@@ -35,7 +36,7 @@ func TestPhasedLabCatchesTheMutants(t *testing.T) {
 	check("far-member", "weak-gate", true)
 	check("gate-edge", "none", false)
 	check("gate-edge", "no-score-noise", true)
-	if !hasText(frame(a), "the audit catches") && !hasText(frame(a), "VIOLATION") && !hasText(frame(a), "violation") {
+	if !scenetest.HasText(scenetest.Frame(a), "the audit catches") && !scenetest.HasText(scenetest.Frame(a), "VIOLATION") && !scenetest.HasText(scenetest.Frame(a), "violation") {
 		t.Error("the figure does not show the catch")
 	}
 }
@@ -46,15 +47,15 @@ func TestPhasedLabMonteCarlo(t *testing.T) {
 	s := NewPhasedLab()
 	a := viz.NewApp(s)
 	for _, m := range []string{labOIR, labAccel} {
-		mustSet(t, a, "mech", m)
-		mustSet(t, a, "runs", "2000")
-		mustSet(t, a, "monte-carlo", "")
+		scenetest.MustSet(t, a, "mech", m)
+		scenetest.MustSet(t, a, "runs", "2000")
+		scenetest.MustSet(t, a, "monte-carlo", "")
 		for range 10_000 {
 			if !a.Tick(1.0 / 60) {
 				break
 			}
 		}
-		if r, ok := readout(a, "mc"); !ok || !strings.Contains(r.Text, "ε ≥") {
+		if r, ok := scenetest.Readout(a, "mc"); !ok || !strings.Contains(r.Text, "ε ≥") {
 			t.Errorf("%s: Monte Carlo readout %+v", m, r)
 		}
 	}
@@ -76,11 +77,11 @@ func TestLabPartsMove(t *testing.T) {
 	if err := a.SwitchTo("audit"); err != nil {
 		t.Fatal(err)
 	}
-	mustSet(t, a, "mech", labOIR)
+	scenetest.MustSet(t, a, "mech", labOIR)
 	if _, ok := a.Scene().(*PhasedLab); !ok {
 		t.Fatalf("mech %s shows %T", labOIR, a.Scene())
 	}
-	mustSet(t, a, "mech", labORME)
+	scenetest.MustSet(t, a, "mech", labORME)
 	if _, ok := a.Scene().(*AuditLab); !ok {
 		t.Fatalf("mech %s shows %T", labORME, a.Scene())
 	}

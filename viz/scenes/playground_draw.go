@@ -1,15 +1,14 @@
 package scenes
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"math"
+
+	"github.com/uldplab/uldp/core/format"
+	"github.com/uldplab/uldp/viz/figure"
 
 	"github.com/uldplab/uldp/core/robust"
 	"github.com/uldplab/uldp/viz"
 )
-
-// userColours cycles through the palette's hues so neighbouring users differ.
-var userColours = []viz.Colour{viz.Blue, viz.Orange, viz.Green, viz.Vermillion, viz.Sky, viz.Purple, viz.Yellow}
 
 func (p *Playground) itemID(i, j int) int { return 1 + i*p.spec.M + j }
 func (p *Playground) userID(i int) int    { return 1 + p.spec.N*p.spec.M + i }
@@ -56,10 +55,10 @@ func (p *Playground) Draw(w, h float64) *viz.List {
 			pts = append(pts, c.ToScreen(it[0], it[1]))
 		}
 		p.dots = pts
-		l.Dots(pts, r, viz.Style{Fill: userColours[i%len(userColours)], Alpha: 0.55}, p.itemID(i, 0))
+		l.Dots(pts, r, viz.Style{Fill: figure.UserColours[i%len(figure.UserColours)], Alpha: 0.55}, p.itemID(i, 0))
 	}
 	for i, u := range p.means {
-		col := userColours[i%len(userColours)]
+		col := figure.UserColours[i%len(figure.UserColours)]
 		st := viz.Style{Fill: col, Stroke: viz.Ink, Width: 1}
 		if p.drag == dragUser && p.dragUser == i {
 			st.Stroke, st.Width = viz.Yellow, 3

@@ -9,6 +9,7 @@ import (
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/robust"
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/internal/scenetest"
 )
 
 func newPlayground(t *testing.T) (*viz.App, *Playground) {
@@ -17,33 +18,15 @@ func newPlayground(t *testing.T) (*viz.App, *Playground) {
 	return viz.NewApp(p), p
 }
 
-func readoutValue(a *viz.App, name string) float64 {
-	for _, r := range a.Readouts() {
-		if r.Name == name {
-			return r.Value
-		}
-	}
-	return math.NaN()
-}
-
-func drag(a *viz.App, from viz.Point, dx, dy float64) {
-	a.Event(viz.Event{Kind: viz.PointerDown, X: from.X, Y: from.Y})
-	for k := 1; k <= 4; k++ {
-		a.Event(viz.Event{Kind: viz.PointerMove, X: from.X + dx*float64(k)/4, Y: from.Y + dy*float64(k)/4})
-	}
-	a.Event(viz.Event{Kind: viz.PointerUp, X: from.X + dx, Y: from.Y + dy})
-	a.Settle()
-}
-
 func TestPlaygroundDragOneItem(t *testing.T) {
 	a, p := newPlayground(t)
-	l := frame(a)
+	l := scenetest.Frame(a)
 	before := p.data.Clone()
 	at, ok := l.Locate(p.itemID(3, 2))
 	if !ok {
 		t.Fatal("item (4, 3) not drawn")
 	}
-	drag(a, at, 40, -20)
+	scenetest.Drag(a, at, 40, -20)
 	for i := range p.data.Users {
 		for j := range p.data.Items(i) {
 			moved := !reflect.DeepEqual(p.data.Item(i, j), before.Item(i, j))
@@ -66,7 +49,7 @@ func TestPlaygroundDragOneItem(t *testing.T) {
 
 func TestPlaygroundDragWholeUser(t *testing.T) {
 	a, p := newPlayground(t)
-	l := frame(a)
+	l := scenetest.Frame(a)
 	before := p.data.Clone()
 	// The first user whose ringed mean is on top where it is drawn.
 	u := -1
@@ -81,7 +64,7 @@ func TestPlaygroundDragWholeUser(t *testing.T) {
 	if u < 0 {
 		t.Fatal("every user's mean is covered by another")
 	}
-	drag(a, at, -30, 25)
+	scenetest.Drag(a, at, -30, 25)
 	for i := range p.data.Users {
 		changed := !reflect.DeepEqual(p.data.Users[i], before.Users[i])
 		if changed != (i == u) {
@@ -117,23 +100,23 @@ func TestPlaygroundDragWholeUser(t *testing.T) {
 
 func TestPlaygroundSensitivitiesAndConcentration(t *testing.T) {
 	a, p := newPlayground(t)
-	mustSet(t, a, "radius", "5")
-	if got := readoutValue(a, "item-sens"); math.Abs(got-0.05) > 1e-15 { // 2·5/(20·10)
+	scenetest.MustSet(t, a, "radius", "5")
+	if got := scenetest.ReadoutValue(a, "item-sens"); math.Abs(got-0.05) > 1e-15 { // 2·5/(20·10)
 		t.Errorf("item-level sensitivity %v, want 0.05", got)
 	}
-	if got := readoutValue(a, "user-sens"); math.Abs(got-0.5) > 1e-15 { // 2·5/20
+	if got := scenetest.ReadoutValue(a, "user-sens"); math.Abs(got-0.5) > 1e-15 { // 2·5/20
 		t.Errorf("user-level sensitivity %v, want 0.5", got)
 	}
 	// User means concentrate like σ√(d/m) for i.i.d. items, not for homogeneous
 	// users. With n = 400 users the RMS is within 20 % of σ√(d/m) except with
 	// probability < 1e-6 (χ² tails with 800 degrees of freedom); fixed seed.
-	mustSet(t, a, "n", "400")
-	mustSet(t, a, "m", "25")
-	if got, want := readoutValue(a, "rms"), math.Sqrt(2.0/25); math.Abs(got-want) > 0.2*want {
+	scenetest.MustSet(t, a, "n", "400")
+	scenetest.MustSet(t, a, "m", "25")
+	if got, want := scenetest.ReadoutValue(a, "rms"), math.Sqrt(2.0/25); math.Abs(got-want) > 0.2*want {
 		t.Errorf("i.i.d.: RMS of user means %v, want ≈ %v", got, want)
 	}
-	mustSet(t, a, "kind", dataset.Homogeneous)
-	if got, want := readoutValue(a, "rms"), math.Sqrt(2.0); math.Abs(got-want) > 0.2*want {
+	scenetest.MustSet(t, a, "kind", dataset.Homogeneous)
+	if got, want := scenetest.ReadoutValue(a, "rms"), math.Sqrt(2.0); math.Abs(got-want) > 0.2*want {
 		t.Errorf("homogeneous: RMS of user means %v, want ≈ %v", got, want)
 	}
 	if p.spec.N != 400 || p.spec.M != 25 {
@@ -143,11 +126,11 @@ func TestPlaygroundSensitivitiesAndConcentration(t *testing.T) {
 
 func TestPlaygroundPanZoomLeaveDataAlone(t *testing.T) {
 	a, p := newPlayground(t)
-	frame(a)
+	scenetest.Frame(a)
 	before := p.data.Clone()
 	scale := p.cam.Scale
 	// An empty corner: pan.
-	drag(a, viz.Point{X: W - 5, Y: H - 40}, -50, 0)
+	scenetest.Drag(a, viz.Point{X: scenetest.W - 5, Y: scenetest.H - 40}, -50, 0)
 	a.Event(viz.Event{Kind: viz.Wheel, X: 300, Y: 300, Delta: 2})
 	if !reflect.DeepEqual(p.data, before) {
 		t.Error("panning or zooming moved data")
@@ -155,12 +138,12 @@ func TestPlaygroundPanZoomLeaveDataAlone(t *testing.T) {
 	if math.Abs(p.cam.Scale-scale*1.15*1.15) > 1e-9*scale {
 		t.Errorf("zoom: scale %v → %v", scale, p.cam.Scale)
 	}
-	frame(a)
+	scenetest.Frame(a)
 	if !p.fitted {
 		t.Error("panning should keep the user's view")
 	}
-	mustSet(t, a, "fit", "")
-	frame(a)
+	scenetest.MustSet(t, a, "fit", "")
+	scenetest.Frame(a)
 	if p.cam.Scale == scale*1.15*1.15 {
 		t.Error("fit did not refit the view")
 	}
@@ -170,17 +153,17 @@ func TestPlaygroundDeterministicAndRestorable(t *testing.T) {
 	a, _ := newPlayground(t)
 	b, _ := newPlayground(t)
 	for _, app := range []*viz.App{a, b} {
-		mustSet(t, app, "kind", "outliers")
-		mustSet(t, app, "seed", "7")
+		scenetest.MustSet(t, app, "kind", "outliers")
+		scenetest.MustSet(t, app, "seed", "7")
 	}
-	if !reflect.DeepEqual(frame(a).Items, frame(b).Items) {
+	if !reflect.DeepEqual(scenetest.Frame(a).Items, scenetest.Frame(b).Items) {
 		t.Fatal("same seed, different figures")
 	}
 	c, _ := newPlayground(t)
 	if err := c.Restore(a.State()); err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(frame(a).Items, frame(c).Items) {
+	if !reflect.DeepEqual(scenetest.Frame(a).Items, scenetest.Frame(c).Items) {
 		t.Fatal("restored state draws differently")
 	}
 }
@@ -221,14 +204,14 @@ func BenchmarkPlaygroundDrag(b *testing.B) {
 			if err := a.Set("m", size[1]); err != nil {
 				b.Fatal(err)
 			}
-			l, _ := a.Frame(W, H)
+			l, _ := a.Frame(scenetest.W, scenetest.H)
 			at, _ := l.Locate(p.userID(7))
 			a.Event(viz.Event{Kind: viz.PointerDown, X: at.X, Y: at.Y})
 			k := 0
 			for b.Loop() {
 				k++
 				a.Event(viz.Event{Kind: viz.PointerMove, X: at.X + float64(k%40), Y: at.Y})
-				a.Frame(W, H)
+				a.Frame(scenetest.W, scenetest.H)
 			}
 		})
 	}

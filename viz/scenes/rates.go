@@ -55,23 +55,14 @@ func (r *Rates) point() rates.Point {
 	return rates.Point{N: float64(r.n), M: float64(r.m), D: float64(r.d), Eps: r.eps, Delta: r.delta, K: float64(r.k)}
 }
 
-// names are values as the choices' strings.
-func names[T ~string](vs []T) []string {
-	out := make([]string, len(vs))
-	for i, v := range vs {
-		out[i] = string(v)
-	}
-	return out
-}
-
 func (r *Rates) form() viz.Form {
 	f := viz.Form{
-		viz.Choose(&r.family, viz.Control{Name: "family", Label: "privacy", Choices: names(rates.Families()),
+		viz.Choose(&r.family, viz.Control{Name: "family", Label: "privacy", Choices: viz.ChoiceNames(rates.Families()),
 			ChoiceHelp: map[string]string{
 				string(rates.UserLevel):     "a user's m items are protected together (convex optimisation, excess population risk)",
 				string(rates.SemiSensitive): "only each example's sensitive feature, one of k values, is protected; the other features are public (excess empirical risk)",
 			}}),
-		viz.Choose(&r.axis, viz.Control{Name: "axis", Label: "across", Choices: names(rates.Axes(r.family)),
+		viz.Choose(&r.axis, viz.Control{Name: "axis", Label: "across", Choices: viz.ChoiceNames(rates.Axes(r.family)),
 			Help: "the size the figure sweeps; the sliders set the others"}),
 		viz.Int(&r.n, viz.Control{Name: "n", Label: "users n", Kind: viz.Slider, Min: 10, Max: 1e7, Log: true}),
 		viz.Int(&r.m, viz.Control{Name: "m", Label: map[rates.Family]string{rates.UserLevel: "items per user m", rates.SemiSensitive: "problems m"}[r.family],
@@ -204,7 +195,7 @@ func (r *Rates) Tick(float64) bool {
 	if r.job == nil {
 		return false
 	}
-	r.advance(frameSlice)
+	r.advance(viz.FrameSlice)
 	return true
 }
 

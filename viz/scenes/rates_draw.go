@@ -6,6 +6,7 @@ import (
 	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/rates"
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/figure"
 )
 
 // boundColours colour the bounds in legend order.
@@ -85,13 +86,13 @@ func (r *Rates) Draw(w, h float64) *viz.List {
 	for k := math.Ceil(pl.lx); k <= pl.hx; k++ {
 		a := pl.at(math.Pow(10, k), math.Pow(10, pl.ly))
 		l.Line(viz.Point{X: a.X, Y: pl.y0}, viz.Point{X: a.X, Y: pl.y0 + pl.h}, viz.Style{Stroke: viz.Grid, Width: 1})
-		l.Text(viz.Point{X: a.X, Y: pl.y0 + pl.h + 14}, decade(int(k)), 11, viz.Muted, viz.Centre)
+		l.Text(viz.Point{X: a.X, Y: pl.y0 + pl.h + 14}, figure.Decade(int(k)), 11, viz.Muted, viz.Centre)
 	}
 	step := math.Max(1, math.Ceil((pl.hy-pl.ly)/8))
 	for k := pl.ly; k <= pl.hy; k += step {
 		a := pl.at(math.Pow(10, pl.lx), math.Pow(10, k))
 		l.Line(viz.Point{X: pl.x0, Y: a.Y}, viz.Point{X: pl.x0 + pl.w, Y: a.Y}, viz.Style{Stroke: viz.Grid, Width: 1})
-		l.Text(viz.Point{X: pl.x0 - 6, Y: a.Y}, decade(int(k)), 11, viz.Muted, viz.Right)
+		l.Text(viz.Point{X: pl.x0 - 6, Y: a.Y}, figure.Decade(int(k)), 11, viz.Muted, viz.Right)
 	}
 	l.Text(viz.Point{X: pl.x0 + pl.w/2, Y: pl.y0 + pl.h + 30}, r.axisLabel(), 12, viz.Ink, viz.Centre)
 	// The sliders' value of the axis.

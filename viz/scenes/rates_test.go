@@ -5,12 +5,13 @@ import (
 	"testing"
 
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/internal/scenetest"
 )
 
 // mustRead is the readout name, which must be shown.
 func mustRead(t *testing.T, app *viz.App, name string) viz.Readout {
 	t.Helper()
-	r, ok := readout(app, name)
+	r, ok := scenetest.Readout(app, name)
 	if !ok {
 		t.Fatalf("no readout %s in %+v", name, app.Readouts())
 	}

@@ -1,10 +1,11 @@
 package scenes
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/uldplab/uldp/core/format"
 
 	"github.com/uldplab/uldp/core/cancel"
 	"github.com/uldplab/uldp/core/dataset"
@@ -30,7 +31,7 @@ import (
 type RobustSGD struct {
 	cfg  robustConfig // the newest settings: those being computed, or shown
 	view robustView   // the run shown
-	bg   background[robustView]
+	bg   viz.Background[robustView]
 	// refused is why the last change was refused once computed.
 	refused error
 
@@ -132,7 +133,7 @@ func crowd(r normal, c robustConfig, s float64) []float64 {
 // kernel's mean value clears the paper's threshold of 0.9 and a bit.
 const crowdSpread = 0.0003
 
-func (p robustPreset) presetName() string { return p.name }
+func (p robustPreset) PresetName() string { return p.name }
 
 func robustPresets() []robustPreset {
 	plain := func(r normal, c robustConfig) []float64 { return crowd(r, c, crowdSpread) }
@@ -199,7 +200,7 @@ func NewRobustSGD() *RobustSGD {
 	s := &RobustSGD{}
 	s.cfg = presetConfig("crowd")
 	s.view = robustView{cfg: s.cfg}
-	s.view.compute(cancel.Never, noProgress)
+	s.view.compute(cancel.Never, viz.NoProgress)
 	s.cfg = s.view.cfg // with the users it drew
 	s.show(s.view)
 	return s
@@ -210,7 +211,7 @@ func NewRobustSGD() *RobustSGD {
 func presetConfig(name string) robustConfig {
 	c := defaultRobust()
 	c.preset = name
-	byName(robustPresets(), name).apply(&c)
+	viz.PresetByName(robustPresets(), name).apply(&c)
 	c.redraw()
 	return c
 }
@@ -226,7 +227,7 @@ func (c *robustConfig) redraw() {
 // algorithm's draws only), and for the coupled preset moves user 1 in the
 // neighbour. It reports progress in normal draws.
 func (c *robustConfig) draw(ctx cancel.Context, progress func(done, total int64)) (err error) {
-	p := byName(robustPresets(), c.preset)
+	p := viz.PresetByName(robustPresets(), c.preset)
 	// Progress counts normal draws, then users named (a pause every 2¹³).
 	draws := int64(2 * c.n * (c.m + 1))
 	total := draws + int64(c.n)
@@ -439,7 +440,7 @@ func (s *RobustSGD) Player() *viz.Player { return &s.player }
 // form binds the scene's inputs to c.
 func (c *robustConfig) form() viz.Form {
 	return viz.Form{
-		viz.Choose(&c.preset, viz.Control{Name: "preset", Label: "users", Choices: namesOf(robustPresets()), Help: byName(robustPresets(), c.preset).what}),
+		viz.Choose(&c.preset, viz.Control{Name: "preset", Label: "users", Choices: viz.PresetNames(robustPresets()), Help: viz.PresetByName(robustPresets(), c.preset).what}),
 		viz.Choose(&c.algo, viz.Control{Name: "algo", Label: "algorithm", Choices: []string{algoSGD, algoLOC}}).Described(map[string]string{
 			algoSGD: "one phase (Alg. 1): ⌊n/B⌋ steps, the test, the average released with Gaussian noise",
 			algoLOC: "localisation (Alg. 5): phases on ⌊n/2^s⌋ fresh users each, step η/b^s, each release the next start",
@@ -510,19 +511,19 @@ func (s *RobustSGD) Set(name, value string) error {
 }
 
 // Stop ends a run being computed.
-func (s *RobustSGD) Stop() { s.bg.stop() }
+func (s *RobustSGD) Stop() { s.bg.Stop() }
 
 // start computes a run of c (in the background if it takes long).
 func (s *RobustSGD) start(c robustConfig) error {
 	s.cfg, s.refused = c, nil
 	v := &robustView{cfg: c}
-	return s.advance(s.bg.start(v, v.compute))
+	return s.advance(s.bg.Start(v, v.compute))
 }
 
 // advance computes for about budget milliseconds and shows the run when
 // it is done; a failed run leaves the lesson as it was and is returned.
 func (s *RobustSGD) advance(budget float64) error {
-	v := s.bg.advance(budget)
+	v := s.bg.Advance(budget)
 	if v == nil {
 		return nil
 	}
@@ -538,14 +539,14 @@ func (s *RobustSGD) advance(budget float64) error {
 }
 
 // Busy reports whether a run is being computed.
-func (s *RobustSGD) Busy() bool { return s.bg.busy() }
+func (s *RobustSGD) Busy() bool { return s.bg.Busy() }
 
 // Tick continues the computation under way, a slice per frame.
 func (s *RobustSGD) Tick(float64) bool {
-	if !s.bg.busy() {
+	if !s.bg.Busy() {
 		return false
 	}
-	_ = s.advance(frameSlice) // a refusal shows as a readout
+	_ = s.advance(viz.FrameSlice) // a refusal shows as a readout
 	return true
 }
 
@@ -596,14 +597,14 @@ func (v *robustView) at() robustAt {
 func (s *RobustSGD) Readouts() []viz.Readout {
 	v := &s.view
 	if v.err != nil {
-		return failedReadouts("cannot run", v.err)
+		return viz.FailedReadouts("cannot run", v.err)
 	}
 	var r []viz.Readout
 	switch {
-	case s.bg.busy():
-		f := s.bg.fraction()
+	case s.bg.Busy():
+		f := s.bg.Fraction()
 		r = append(r, viz.Readout{Name: "computing", Label: "computing", Value: f, Warn: true,
-			Text: format.Sprintf("%s, %.0f%% — the figure shows the previous settings until it is done", s.bg.next.stage, 100*f)})
+			Text: format.Sprintf("%s, %.0f%% — the figure shows the previous settings until it is done", s.bg.Next().stage, 100*f)})
 	case s.refused != nil:
 		r = append(r, viz.Readout{Name: "refused", Label: "last change refused", Text: s.refused.Error(), Warn: true})
 	}
@@ -711,7 +712,7 @@ func (s *RobustSGD) Dataset() *dataset.Dataset { return s.view.cfg.data.Clone() 
 
 // LoadDataset replaces the users' items and reruns with the same seed.
 func (s *RobustSGD) LoadDataset(d *dataset.Dataset) error {
-	if err := fits(d, s.view.cfg.n, s.view.cfg.m); err != nil {
+	if err := viz.Fits(d, s.view.cfg.n, s.view.cfg.m); err != nil {
 		return err
 	}
 	c := s.view.cfg
@@ -720,7 +721,7 @@ func (s *RobustSGD) LoadDataset(d *dataset.Dataset) error {
 	// take as long as it needs.
 	s.cfg = c
 	v := robustView{cfg: c}
-	v.compute(cancel.Never, noProgress)
+	v.compute(cancel.Never, viz.NoProgress)
 	if v.err != nil {
 		return v.err
 	}

@@ -1,9 +1,11 @@
 package scenes
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"math"
 	"strconv"
+
+	"github.com/uldplab/uldp/core/format"
+	"github.com/uldplab/uldp/viz/figure"
 
 	"github.com/uldplab/uldp/core/optim"
 	"github.com/uldplab/uldp/core/robust"
@@ -18,7 +20,7 @@ func (s *RobustSGD) Draw(w, h float64) *viz.List {
 	l.Reset(w, h)
 	v := &s.view
 	if v.err != nil {
-		drawFailure(l, w, 30, "Cannot run: "+v.err.Error())
+		figure.DrawFailure(l, w, 30, "Cannot run: "+v.err.Error())
 		return l
 	}
 	a := v.at()
@@ -26,25 +28,22 @@ func (s *RobustSGD) Draw(w, h float64) *viz.List {
 		ph := math.Round(0.36 * h)
 		dh := math.Round(0.27 * h)
 		sh := math.Round(0.19 * h)
-		s.drawBatch(l, box{0, 0, w, ph}, a)
-		s.drawDomain(l, box{0, ph, w, dh}, a)
-		s.drawScores(l, box{0, ph + dh, w, sh}, a)
-		s.drawGap(l, box{0, ph + dh + sh, w, h - ph - dh - sh}, a)
+		s.drawBatch(l, figure.Box{X: 0, Y: 0, W: w, H: ph}, a)
+		s.drawDomain(l, figure.Box{X: 0, Y: ph, W: w, H: dh}, a)
+		s.drawScores(l, figure.Box{X: 0, Y: ph + dh, W: w, H: sh}, a)
+		s.drawGap(l, figure.Box{X: 0, Y: ph + dh + sh, W: w, H: h - ph - dh - sh}, a)
 		return l
 	}
 	split := math.Round(0.5 * w)
-	s.drawBatch(l, box{0, 0, split, h}, a)
+	s.drawBatch(l, figure.Box{X: 0, Y: 0, W: split, H: h}, a)
 	rw := w - split
 	dh := math.Round(math.Min(0.46*h, rw))
 	sh := math.Round((h - dh) / 2)
-	s.drawDomain(l, box{split, 0, rw, dh}, a)
-	s.drawScores(l, box{split, dh, rw, sh}, a)
-	s.drawGap(l, box{split, dh + sh, rw, h - dh - sh}, a)
+	s.drawDomain(l, figure.Box{X: split, Y: 0, W: rw, H: dh}, a)
+	s.drawScores(l, figure.Box{X: split, Y: dh, W: rw, H: sh}, a)
+	s.drawGap(l, figure.Box{X: split, Y: dh + sh, W: rw, H: h - dh - sh}, a)
 	return l
 }
-
-// box is a panel's place in the frame.
-type box struct{ x, y, w, h float64 }
 
 // shownStep is the step the batch panel shows: the last one taken, or the
 // first one about to be.
@@ -60,7 +59,7 @@ func (v *robustView) shownStep(a robustAt) (*optim.RobustStep, int) {
 
 // drawBatch draws one step's batch: the users' gradients, the mean, the
 // robust statistic with its band and the clipped estimate.
-func (s *RobustSGD) drawBatch(l *viz.List, b box, a robustAt) {
+func (s *RobustSGD) drawBatch(l *viz.List, b figure.Box, a robustAt) {
 	v := &s.view
 	st, p := v.shownStep(a)
 	if st == nil {
@@ -73,9 +72,9 @@ func (s *RobustSGD) drawBatch(l *viz.List, b box, a robustAt) {
 	if len(v.res.Phases) > 1 {
 		what = format.Sprintf("phase %d, ", p+1) + what
 	}
-	top := b.y + 14 + l.TextIn(viz.Point{X: b.x + 14, Y: b.y + 14}, b.w-28, what, 12, viz.Ink, viz.Left)
+	top := b.Y + 14 + l.TextIn(viz.Point{X: b.X + 14, Y: b.Y + 14}, b.W-28, what, 12, viz.Ink, viz.Left)
 	key := format.Sprintf("● mean  ✚ %s  ◆ estimate  ▢ band %s ± r", v.cfg.stat, v.cfg.stat)
-	legend := b.y + b.h - 6 - l.TextHeight(viz.Point{X: b.x + 14}, b.w-28, key, 11, viz.Left)
+	legend := b.Y + b.H - 6 - l.TextHeight(viz.Point{X: b.X + 14}, b.W-28, key, 11, viz.Left)
 	bottom := legend - 8
 	e := st.Estimate
 	q := st.Q.Flat
@@ -97,7 +96,7 @@ func (s *RobustSGD) drawBatch(l *viz.List, b box, a robustAt) {
 			y0, y1 = math.Min(y0, e.Stat[1]-r), math.Max(y1, e.Stat[1]+r)
 		}
 		pad := 0.08 * math.Max(math.Max(x1-x0, y1-y0), 1e-9)
-		s.cam = viz.Fit(x0-pad, x1+pad, y0-pad, y1+pad, b.x, top, b.w, bottom-top, 14)
+		s.cam = viz.Fit(x0-pad, x1+pad, y0-pad, y1+pad, b.X, top, b.W, bottom-top, 14)
 	}
 	c := s.cam
 	// The band, as much of it as is in view.
@@ -138,7 +137,7 @@ func (s *RobustSGD) drawBatch(l *viz.List, b box, a robustAt) {
 				from := c.ToScreen(q[2*i], q[2*i+1])
 				to := c.ToScreen(nst.Q.Flat[2*i], nst.Q.Flat[2*i+1])
 				// Beyond the view, it waits at the edge.
-				to = viz.Point{X: clamp(to.X, c.X0+8, c.X0+c.W-8), Y: clamp(to.Y, c.Y0+8, c.Y0+c.H-8)}
+				to = viz.Point{X: figure.Clamp(to.X, c.X0+8, c.X0+c.W-8), Y: figure.Clamp(to.Y, c.Y0+8, c.Y0+c.H-8)}
 				l.Line(from, to, viz.Style{Stroke: viz.Purple, Width: 1.5, Dashed: true})
 				l.Rect(viz.Point{X: to.X - 6, Y: to.Y - 6}, viz.Point{X: to.X + 6, Y: to.Y + 6}, viz.Style{Stroke: viz.Purple, Width: 2}, 0)
 			}
@@ -158,7 +157,7 @@ func (s *RobustSGD) drawBatch(l *viz.List, b box, a robustAt) {
 	// The statistic on top: where the three agree, all three show.
 	l.Line(viz.Point{X: stat.X - 11, Y: stat.Y}, viz.Point{X: stat.X + 11, Y: stat.Y}, viz.Style{Stroke: viz.Purple, Width: 2})
 	l.Line(viz.Point{X: stat.X, Y: stat.Y - 11}, viz.Point{X: stat.X, Y: stat.Y + 11}, viz.Style{Stroke: viz.Purple, Width: 2})
-	l.TextIn(viz.Point{X: b.x + 14, Y: legend}, b.w-28, key, 11, viz.Muted, viz.Left)
+	l.TextIn(viz.Point{X: b.X + 14, Y: legend}, b.W-28, key, 11, viz.Muted, viz.Left)
 	if bx0 <= wx0 && bx1 >= wx1 && by0 <= wy0 && by1 >= wy1 {
 		l.Text(viz.Point{X: c.X0 + c.W - 14, Y: c.Y0 + c.H - 12}, format.Sprintf("the band covers the view: r = %.3g", r), 11, viz.Sky, viz.Right)
 	}
@@ -167,14 +166,14 @@ func (s *RobustSGD) drawBatch(l *viz.List, b box, a robustAt) {
 
 // drawDomain draws the box [−1, 1]² with the trajectory, the neighbour's,
 // every item's mean, and the releases.
-func (s *RobustSGD) drawDomain(l *viz.List, b box, a robustAt) {
+func (s *RobustSGD) drawDomain(l *viz.List, b figure.Box, a robustAt) {
 	v := &s.view
-	top := b.y + 12 + l.TextIn(viz.Point{X: b.x + 14, Y: b.y + 12}, b.w-28, "the domain [−1, 1]²: x_t (blue), the neighbour's y_t (purple), ★ every item's mean", 12, viz.Ink, viz.Left)
-	c := viz.Fit(-1, 1, -1, 1, b.x, top, b.w, b.y+b.h-top, 10)
+	top := b.Y + 12 + l.TextIn(viz.Point{X: b.X + 14, Y: b.Y + 12}, b.W-28, "the domain [−1, 1]²: x_t (blue), the neighbour's y_t (purple), ★ every item's mean", 12, viz.Ink, viz.Left)
+	c := viz.Fit(-1, 1, -1, 1, b.X, top, b.W, b.Y+b.H-top, 10)
 	s.dom = c
 	l.Rect(c.ToScreen(-1, 1), c.ToScreen(1, -1), viz.Style{Stroke: viz.Muted, Width: 1}, 0)
-	place := labels{l: l}
-	place.text(c.ToScreen(v.mean[0], v.mean[1]), "★", 16, viz.Ink, viz.Centre)
+	place := figure.Labels{L: l}
+	place.Text(c.ToScreen(v.mean[0], v.mean[1]), "★", 16, viz.Ink, viz.Centre)
 	path := func(res *optim.RobustSGDResult, steps int) []viz.Point {
 		var pts []viz.Point
 		for _, ph := range res.Phases {
@@ -195,7 +194,7 @@ func (s *RobustSGD) drawDomain(l *viz.List, b box, a robustAt) {
 	}
 	l.Polyline(x, viz.Style{Stroke: viz.Blue, Width: 2})
 	l.Circle(x[0], 4, viz.Style{Fill: viz.Paper, Stroke: viz.Blue, Width: 2}, 0)
-	place.text(viz.Point{X: x[0].X + 8, Y: x[0].Y - 8}, "x₀", 12, viz.Blue, viz.Left)
+	place.Text(viz.Point{X: x[0].X + 8, Y: x[0].Y - 8}, "x₀", 12, viz.Blue, viz.Left)
 	if len(v.nbRes.Phases) > 0 {
 		l.Polyline(path(&v.nbRes, a.steps), viz.Style{Stroke: viz.Purple, Width: 1.5, Dashed: true})
 	}
@@ -212,7 +211,7 @@ func (s *RobustSGD) drawDomain(l *viz.List, b box, a robustAt) {
 		at := c.ToScreen(centre[0], centre[1])
 		l.Polygon([]viz.Point{{X: at.X, Y: at.Y - 6}, {X: at.X + 6, Y: at.Y}, {X: at.X, Y: at.Y + 6}, {X: at.X - 6, Y: at.Y}}, viz.Style{Fill: viz.Green, Stroke: viz.Ink, Width: 1})
 		if k == a.phaseIdx-1 && !a.released {
-			place.text(viz.Point{X: at.X + 9, Y: at.Y + 10}, "x̄", 12, viz.Green, viz.Left)
+			place.Text(viz.Point{X: at.X + 9, Y: at.Y + 10}, "x̄", 12, viz.Green, viz.Left)
 			break
 		}
 		for i, alpha := range []float64{1, 0.5} {
@@ -226,7 +225,7 @@ func (s *RobustSGD) drawDomain(l *viz.List, b box, a robustAt) {
 			label = format.Sprintf("x̂_%d", k+1)
 		}
 		if !(out.X >= c.X0 && out.X <= c.X0+c.W && out.Y >= c.Y0 && out.Y <= c.Y0+c.H) {
-			out = viz.Point{X: clamp(out.X, c.X0+8, c.X0+c.W-8), Y: clamp(out.Y, c.Y0+8, c.Y0+c.H-8)}
+			out = viz.Point{X: figure.Clamp(out.X, c.X0+8, c.X0+c.W-8), Y: figure.Clamp(out.Y, c.Y0+8, c.Y0+c.H-8)}
 			label += " (beyond)"
 		}
 		l.Circle(out, 5, viz.Style{Fill: viz.Orange, Stroke: viz.Ink, Width: 1}, 0)
@@ -235,14 +234,14 @@ func (s *RobustSGD) drawDomain(l *viz.List, b box, a robustAt) {
 			if out.X > c.X0+c.W/2 {
 				align, dx = viz.Right, -9
 			}
-			place.text(viz.Point{X: out.X + dx, Y: out.Y - 10}, label, 12, viz.Ink, align)
+			place.Text(viz.Point{X: out.X + dx, Y: out.Y - 10}, label, 12, viz.Ink, align)
 		}
 	}
 }
 
 // drawScores plots the current phase's scores against the threshold v,
 // the noisy threshold, B and the bad batches' ceiling.
-func (s *RobustSGD) drawScores(l *viz.List, b box, a robustAt) {
+func (s *RobustSGD) drawScores(l *viz.List, b figure.Box, a robustAt) {
 	v := &s.view
 	ph := a.phase
 	if ph == nil {
@@ -250,12 +249,12 @@ func (s *RobustSGD) drawScores(l *viz.List, b box, a robustAt) {
 	}
 	bb := float64(v.cfg.batch)
 	steps := ph.Users / v.cfg.batch
-	top := b.y + 10 + l.TextIn(viz.Point{X: b.x + 14, Y: b.y + 10}, b.w-28, "scores s_t (blue) and s_t + noise (orange) against the noisy threshold", 12, viz.Ink, viz.Left)
-	p := plotArea{x0: b.x + 44, y0: top + 4, w: b.w - 124, h: b.y + b.h - top - 22, slots: max(steps, 1)}
-	if p.h < 30 || p.w < 60 {
+	top := b.Y + 10 + l.TextIn(viz.Point{X: b.X + 14, Y: b.Y + 10}, b.W-28, "scores s_t (blue) and s_t + noise (orange) against the noisy threshold", 12, viz.Ink, viz.Left)
+	p := figure.Plot{X0: b.X + 44, Y0: top + 4, W: b.W - 124, H: b.Y + b.H - top - 22, Slots: max(steps, 1)}
+	if p.H < 30 || p.W < 60 {
 		return
 	}
-	p.lo, p.hi = math.Min(0.9*robust.BadScore(v.cfg.batch), ph.Threshold-2*ph.ThresholdScale), math.Max(1.02*bb, ph.Threshold+ph.ThresholdScale)
+	p.Lo, p.Hi = math.Min(0.9*robust.BadScore(v.cfg.batch), ph.Threshold-2*ph.ThresholdScale), math.Max(1.02*bb, ph.Threshold+ph.ThresholdScale)
 	var shown []*optim.RobustStep
 	if a.phase != nil {
 		for k := range ph.Steps {
@@ -265,19 +264,19 @@ func (s *RobustSGD) drawScores(l *viz.List, b box, a robustAt) {
 		}
 	}
 	for _, st := range shown {
-		p.lo = math.Min(p.lo, st.Score)
+		p.Lo = math.Min(p.Lo, st.Score)
 	}
 	for _, q := range a.compares {
-		p.lo, p.hi = math.Min(p.lo, q), math.Max(p.hi, q)
+		p.Lo, p.Hi = math.Min(p.Lo, q), math.Max(p.Hi, q)
 	}
-	yClamp := func(y float64) float64 { return clamp(p.yOf(y), p.y0, p.y0+p.h) }
-	l.Line(viz.Point{X: p.x0, Y: p.y0 + p.h}, viz.Point{X: p.x0 + p.w, Y: p.y0 + p.h}, viz.Style{Stroke: viz.Muted, Width: 1})
-	l.Text(viz.Point{X: p.x0 - 6, Y: p.y0 + p.h}, viz.TickLabel(p.lo), 10, viz.Muted, viz.Right)
-	place := labels{l: l}
+	yClamp := func(y float64) float64 { return figure.Clamp(p.YOf(y), p.Y0, p.Y0+p.H) }
+	l.Line(viz.Point{X: p.X0, Y: p.Y0 + p.H}, viz.Point{X: p.X0 + p.W, Y: p.Y0 + p.H}, viz.Style{Stroke: viz.Muted, Width: 1})
+	l.Text(viz.Point{X: p.X0 - 6, Y: p.Y0 + p.H}, viz.TickLabel(p.Lo), 10, viz.Muted, viz.Right)
+	place := figure.Labels{L: l}
 	line := func(y float64, label string, st viz.Style, col viz.Colour) {
 		yy := yClamp(y)
-		l.Line(viz.Point{X: p.x0, Y: yy}, viz.Point{X: p.x0 + p.w, Y: yy}, st)
-		place.text(viz.Point{X: p.x0 + p.w + 6, Y: yy}, label, 10, col, viz.Left)
+		l.Line(viz.Point{X: p.X0, Y: yy}, viz.Point{X: p.X0 + p.W, Y: yy}, st)
+		place.Text(viz.Point{X: p.X0 + p.W + 6, Y: yy}, label, 10, col, viz.Left)
 	}
 	if a.threshold {
 		line(ph.NoisyThreshold, "v̂ (noisy)", viz.Style{Stroke: viz.Purple, Width: 1.5, Dashed: true}, viz.Purple)
@@ -286,7 +285,7 @@ func (s *RobustSGD) drawScores(l *viz.List, b box, a robustAt) {
 	line(bb, "B", viz.Style{Stroke: viz.Muted, Width: 1}, viz.Muted)
 	line(robust.BadScore(v.cfg.batch), "bad ≤ 0.79B", viz.Style{Stroke: viz.Vermillion, Width: 1, Dashed: true}, viz.Vermillion)
 	for k, st := range shown {
-		x := p.slotX(k + 1)
+		x := p.SlotX(k + 1)
 		l.Circle(viz.Point{X: x, Y: yClamp(st.Score)}, 4, viz.Style{Fill: viz.Blue, Stroke: viz.Ink, Width: 0.5}, 0)
 		if k < len(a.compares) {
 			col := viz.Orange
@@ -297,21 +296,21 @@ func (s *RobustSGD) drawScores(l *viz.List, b box, a robustAt) {
 		}
 	}
 	if ph.FailedAt > 0 && len(a.compares) >= ph.FailedAt {
-		x := p.slotX(ph.FailedAt)
-		place.text(viz.Point{X: clamp(x, p.x0+20, p.x0+p.w-20), Y: p.y0 + p.h + 12}, format.Sprintf("⊥ at step %d", ph.FailedAt), 11, viz.Vermillion, viz.Centre)
+		x := p.SlotX(ph.FailedAt)
+		place.Text(viz.Point{X: figure.Clamp(x, p.X0+20, p.X0+p.W-20), Y: p.Y0 + p.H + 12}, format.Sprintf("⊥ at step %d", ph.FailedAt), 11, viz.Vermillion, viz.Centre)
 	} else {
-		place.text(viz.Point{X: p.x0, Y: p.y0 + p.h + 12}, format.Sprintf("step 1 … %d", steps), 10, viz.Muted, viz.Left)
+		place.Text(viz.Point{X: p.X0, Y: p.Y0 + p.H + 12}, format.Sprintf("step 1 … %d", steps), 10, viz.Muted, viz.Left)
 	}
 }
 
 // drawGap plots ‖x_t − y_t‖∞ over every step against the bound 6ηr.
-func (s *RobustSGD) drawGap(l *viz.List, b box, a robustAt) {
+func (s *RobustSGD) drawGap(l *viz.List, b figure.Box, a robustAt) {
 	v := &s.view
 	title := "the gap ‖x_t − y_t‖∞ between the runs, against 6ηr"
 	if len(v.nbRes.Phases) == 0 {
 		title = "turn on the neighbour (N) and drag a user: a second run on the same batches and seed, and the ℓ∞ gap between the two"
 	}
-	top := b.y + 10 + l.TextIn(viz.Point{X: b.x + 14, Y: b.y + 10}, b.w-28, title, 12, viz.Ink, viz.Left)
+	top := b.Y + 10 + l.TextIn(viz.Point{X: b.X + 14, Y: b.Y + 10}, b.W-28, title, 12, viz.Ink, viz.Left)
 	if len(v.nbRes.Phases) == 0 {
 		return
 	}
@@ -320,8 +319,8 @@ func (s *RobustSGD) drawGap(l *viz.List, b box, a robustAt) {
 	for _, ph := range v.res.Phases {
 		total += len(ph.Steps)
 	}
-	p := plotArea{x0: b.x + 44, y0: top + 4, w: b.w - 124, h: b.y + b.h - top - 22, slots: max(total, 1)}
-	if p.h < 30 || p.w < 60 {
+	p := figure.Plot{X0: b.X + 44, Y0: top + 4, W: b.W - 124, H: b.Y + b.H - top - 22, Slots: max(total, 1)}
+	if p.H < 30 || p.W < 60 {
 		return
 	}
 	// The gap at its own scale: a bound far above it goes into words.
@@ -334,26 +333,26 @@ func (s *RobustSGD) drawGap(l *viz.List, b box, a robustAt) {
 	if showBound {
 		hi = math.Max(hi, 1.15*bound)
 	}
-	p.lo, p.hi = 0, hi
-	l.Line(viz.Point{X: p.x0, Y: p.y0 + p.h}, viz.Point{X: p.x0 + p.w, Y: p.y0 + p.h}, viz.Style{Stroke: viz.Muted, Width: 1})
-	l.Text(viz.Point{X: p.x0 - 6, Y: p.y0 + p.h}, "0", 10, viz.Muted, viz.Right)
-	l.Text(viz.Point{X: p.x0 - 6, Y: p.y0}, viz.TickLabel(p.hi), 10, viz.Muted, viz.Right)
+	p.Lo, p.Hi = 0, hi
+	l.Line(viz.Point{X: p.X0, Y: p.Y0 + p.H}, viz.Point{X: p.X0 + p.W, Y: p.Y0 + p.H}, viz.Style{Stroke: viz.Muted, Width: 1})
+	l.Text(viz.Point{X: p.X0 - 6, Y: p.Y0 + p.H}, "0", 10, viz.Muted, viz.Right)
+	l.Text(viz.Point{X: p.X0 - 6, Y: p.Y0}, viz.TickLabel(p.Hi), 10, viz.Muted, viz.Right)
 	// The bound, phase by phase.
 	for k, bd := range g.bounds {
 		if !showBound {
 			break
 		}
-		y := p.yOf(bd)
-		l.Line(viz.Point{X: p.x0 + p.slotW()*float64(g.first[k]), Y: y}, viz.Point{X: p.x0 + p.slotW()*float64(g.first[k]+g.len[k]), Y: y}, viz.Style{Stroke: viz.Vermillion, Width: 1, Dashed: true})
+		y := p.YOf(bd)
+		l.Line(viz.Point{X: p.X0 + p.SlotW()*float64(g.first[k]), Y: y}, viz.Point{X: p.X0 + p.SlotW()*float64(g.first[k]+g.len[k]), Y: y}, viz.Style{Stroke: viz.Vermillion, Width: 1, Dashed: true})
 	}
 	if showBound {
-		l.Text(viz.Point{X: p.x0 + p.w + 6, Y: p.yOf(g.bounds[0])}, "6ηr", 10, viz.Vermillion, viz.Left)
+		l.Text(viz.Point{X: p.X0 + p.W + 6, Y: p.YOf(g.bounds[0])}, "6ηr", 10, viz.Vermillion, viz.Left)
 	} else {
-		l.TextIn(viz.Point{X: p.x0 + 8, Y: p.y0 + 4}, p.w-8, format.Sprintf("6ηr = %.3g is off the top: %s× the largest gap", bound, strconv.FormatFloat(bound/g.max, 'f', 0, 64)), 10, viz.Vermillion, viz.Left)
+		l.TextIn(viz.Point{X: p.X0 + 8, Y: p.Y0 + 4}, p.W-8, format.Sprintf("6ηr = %.3g is off the top: %s× the largest gap", bound, strconv.FormatFloat(bound/g.max, 'f', 0, 64)), 10, viz.Vermillion, viz.Left)
 	}
 	var pts []viz.Point
 	for k, x := range g.gap {
-		pts = append(pts, viz.Point{X: p.slotX(k + 1), Y: p.yOf(x)})
+		pts = append(pts, viz.Point{X: p.SlotX(k + 1), Y: p.YOf(x)})
 	}
 	if len(pts) > 0 {
 		l.Polyline(pts, viz.Style{Stroke: viz.Purple, Width: 2})
@@ -366,9 +365,9 @@ func (s *RobustSGD) drawGap(l *viz.List, b box, a robustAt) {
 		}
 	}
 	if g.grewAt > 0 {
-		l.Text(viz.Point{X: p.x0, Y: p.y0 + p.h + 12}, format.Sprintf("grew at step %d: the loss breaks the contraction", g.grewAt), 11, viz.Vermillion, viz.Left)
+		l.Text(viz.Point{X: p.X0, Y: p.Y0 + p.H + 12}, format.Sprintf("grew at step %d: the loss breaks the contraction", g.grewAt), 11, viz.Vermillion, viz.Left)
 	} else {
-		l.Text(viz.Point{X: p.x0, Y: p.y0 + p.h + 12}, format.Sprintf("steps 1 … %d of the whole run", total), 10, viz.Muted, viz.Left)
+		l.Text(viz.Point{X: p.X0, Y: p.Y0 + p.H + 12}, format.Sprintf("steps 1 … %d of the whole run", total), 10, viz.Muted, viz.Left)
 	}
 }
 
@@ -451,7 +450,7 @@ func (s *RobustSGD) Pointer(ev viz.Event) bool {
 		_ = s.start(c) // moving a user cannot make the settings invalid
 		return true
 	case viz.PointerUp:
-		return letGo(&s.drag)
+		return viz.LetGo(&s.drag)
 	}
 	return false
 }

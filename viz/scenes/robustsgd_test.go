@@ -12,6 +12,7 @@ import (
 	"github.com/uldplab/uldp/core/optim"
 	"github.com/uldplab/uldp/core/trace"
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/internal/scenetest"
 )
 
 func newRobustSGD(t *testing.T, settings ...[2]string) (*viz.App, *RobustSGD) {
@@ -22,7 +23,7 @@ func newRobustSGD(t *testing.T, settings ...[2]string) (*viz.App, *RobustSGD) {
 	}
 	a := viz.NewApp(s)
 	for _, kv := range settings {
-		mustSet(t, a, kv[0], kv[1])
+		scenetest.MustSet(t, a, kv[0], kv[1])
 	}
 	return a, s
 }
@@ -44,10 +45,10 @@ func TestRobustSGDDefaultRun(t *testing.T) {
 	if !slices.Equal(kinds, want) {
 		t.Fatalf("steps %v, want %v", kinds, want)
 	}
-	if _, ok := readout(a, "outcome"); ok {
+	if _, ok := scenetest.Readout(a, "outcome"); ok {
 		t.Error("the outcome is shown before the test has run")
 	}
-	mustSet(t, a, viz.CtlEnd, "")
+	scenetest.MustSet(t, a, viz.CtlEnd, "")
 	ph := s.view.res.Phases[0]
 	if !ph.Passed || len(ph.Steps) != 6 {
 		t.Fatalf("passed %v after %d steps", ph.Passed, len(ph.Steps))
@@ -57,12 +58,12 @@ func TestRobustSGDDefaultRun(t *testing.T) {
 			t.Errorf("step %d: score %.4g against v = %.4g, clipped %v", st.T, st.Score, ph.Threshold, st.Estimate.Clipped)
 		}
 	}
-	if r, ok := readout(a, "outcome"); !ok || !strings.HasPrefix(r.Text, "every step passed") {
+	if r, ok := scenetest.Readout(a, "outcome"); !ok || !strings.HasPrefix(r.Text, "every step passed") {
 		t.Errorf("outcome %+v", r)
 	}
 	// The last batch is drawn, one dot per user, with its users' ids.
 	dots := 0
-	for _, it := range frame(a).Items {
+	for _, it := range scenetest.Frame(a).Items {
 		if it.Kind == viz.Circle && it.ID > 0 {
 			if !slices.Contains(ph.Steps[5].Users, it.ID-1) {
 				t.Fatalf("user %d drawn, not in step 6's batch", it.ID)
@@ -84,7 +85,7 @@ func TestRobustSGDDefaultRun(t *testing.T) {
 func TestRobustSGDPresets(t *testing.T) {
 	run := func(preset string) (*viz.App, *RobustSGD) {
 		a, s := newRobustSGD(t, [2]string{"preset", preset})
-		mustSet(t, a, viz.CtlEnd, "")
+		scenetest.MustSet(t, a, viz.CtlEnd, "")
 		return a, s
 	}
 	if _, s := run("bad-batch"); s.view.res.Phases[0].FailedAt != 3 {
@@ -107,11 +108,11 @@ func TestRobustSGDPresets(t *testing.T) {
 			t.Errorf("outliers, step %d: clipped %v, estimate %v, median %v", st.T, e.Clipped, e.Est, e.Stat)
 		}
 	}
-	if r, _ := readout(a, "estimate"); !strings.Contains(r.Text, "clipped to the band in coordinate 1") {
+	if r, _ := scenetest.Readout(a, "estimate"); !strings.Contains(r.Text, "clipped to the band in coordinate 1") {
 		t.Errorf("outliers: estimate readout %q", r.Text)
 	}
 	a, _ = run("coupled")
-	if r, ok := readout(a, "gap"); !ok || !r.Warn || !strings.Contains(r.Text, "it grew at step 2") {
+	if r, ok := scenetest.Readout(a, "gap"); !ok || !r.Warn || !strings.Contains(r.Text, "it grew at step 2") {
 		t.Errorf("coupled: gap readout %+v", r)
 	}
 	_, s = run("localisation")
@@ -135,15 +136,15 @@ func TestRobustSGDNeighbourGap(t *testing.T) {
 	for range 3 {
 		a.Key("ArrowRight")
 	}
-	at, ok := frame(a).Locate(150)
+	at, ok := scenetest.Frame(a).Locate(150)
 	if !ok {
 		t.Fatal("user 150 is not drawn at step 1")
 	}
-	drag(a, at, 120, -60)
+	scenetest.Drag(a, at, 120, -60)
 	if s.cfg.data != data || s.cfg.nbUser != 149 || slices.Equal(s.cfg.nbItems, data.Users[149].Points) {
 		t.Fatalf("the drag changed the data (%v) or not the copy's user 150 (%d)", s.cfg.data != data, s.cfg.nbUser+1)
 	}
-	mustSet(t, a, viz.CtlEnd, "")
+	scenetest.MustSet(t, a, viz.CtlEnd, "")
 	g := s.view.gapSeries(math.MaxInt)
 	if g.jumpAt != 1 || !(g.jump > 0) || g.jump > g.bound || g.grewAt != 0 {
 		t.Fatalf("jump %v at %d (bound %v), grew at %d", g.jump, g.jumpAt, g.bound, g.grewAt)
@@ -159,7 +160,7 @@ func TestRobustSGDNeighbourGap(t *testing.T) {
 			t.Error("the neighbour drew other noise")
 		}
 	}
-	if r, _ := readout(a, "gap"); !strings.Contains(r.Text, "it never grew") {
+	if r, _ := scenetest.Readout(a, "gap"); !strings.Contains(r.Text, "it never grew") {
 		t.Errorf("gap readout %q", r.Text)
 	}
 }
@@ -172,11 +173,11 @@ func TestRobustSGDDragMovesTheGradient(t *testing.T) {
 	for range 3 {
 		a.Key("ArrowRight")
 	}
-	l := frame(a)
+	l := scenetest.Frame(a)
 	at, _ := l.Locate(7)
 	q0 := s.view.res.Phases[0].Steps[0].Q.Flat[12:14]
 	cam := s.cam
-	drag(a, at, 40, 30)
+	scenetest.Drag(a, at, 40, 30)
 	x0, y0 := cam.ToWorld(at)
 	x1, y1 := cam.ToWorld(viz.Point{X: at.X + 40, Y: at.Y + 30})
 	q1 := s.view.res.Phases[0].Steps[0].Q.Flat[12:14]
@@ -204,7 +205,7 @@ func TestRobustSGDRefuses(t *testing.T) {
 	if err := a.Set("algo", "a-loc"); err != nil {
 		t.Fatal(err)
 	}
-	mustSet(t, a, "batch", "300")
+	scenetest.MustSet(t, a, "batch", "300")
 	if err := a.Set("n", "500"); err == nil || !strings.Contains(err.Error(), "phase") {
 		t.Errorf("A-LOC with 500 users in batches of 300: %v", err)
 	}
@@ -215,25 +216,25 @@ func TestRobustSGDRefuses(t *testing.T) {
 		t.Error("a dataset of one user was loaded into a lesson of 1,200")
 	}
 	// In teaching mode the coupled loss runs.
-	mustSet(t, a, "mode", "teaching")
-	mustSet(t, a, "loss", "coupled")
+	scenetest.MustSet(t, a, "mode", "teaching")
+	scenetest.MustSet(t, a, "loss", "coupled")
 }
 
 // A change computes between frames: the figure keeps the previous run until
 // the new one is done, and the run it ends with is the one computing it at
 // once would give.
 func TestRobustSGDComputesBetweenFrames(t *testing.T) {
-	defer func(d float64) { frameSlice = d }(frameSlice)
+	defer func(d float64) { viz.FrameSlice = d }(viz.FrameSlice)
 	a, s := newRobustSGD(t, [2]string{"algo", "a-loc"}, [2]string{"n", "20000"})
 	before := s.view.res.Output
-	frameSlice = 0
+	viz.FrameSlice = 0
 	if err := a.Set("eps", "4"); err != nil {
 		t.Fatal(err)
 	}
-	if !s.Busy() || s.view.cfg.eps != 8 || control(a, "eps").Value != "4" {
-		t.Fatalf("after no time: busy %v, ε = %v shown, control %q", s.Busy(), s.view.cfg.eps, control(a, "eps").Value)
+	if !s.Busy() || s.view.cfg.eps != 8 || scenetest.Control(a, "eps").Value != "4" {
+		t.Fatalf("after no time: busy %v, ε = %v shown, control %q", s.Busy(), s.view.cfg.eps, scenetest.Control(a, "eps").Value)
 	}
-	if r, ok := readout(a, "computing"); !ok || !strings.Contains(r.Text, "the run's steps") {
+	if r, ok := scenetest.Readout(a, "computing"); !ok || !strings.Contains(r.Text, "the run's steps") {
 		t.Errorf("no progress shown: %+v", r)
 	}
 	for s.Busy() {
@@ -242,7 +243,7 @@ func TestRobustSGDComputesBetweenFrames(t *testing.T) {
 	if s.view.cfg.eps != 4 || slices.Equal(s.view.res.Output, before) {
 		t.Fatalf("settled on ε = %v", s.view.cfg.eps)
 	}
-	frameSlice = math.Inf(1)
+	viz.FrameSlice = math.Inf(1)
 	_, fresh := newRobustSGD(t, [2]string{"algo", "a-loc"}, [2]string{"n", "20000"}, [2]string{"eps", "4"})
 	if !slices.Equal(s.view.res.Output, fresh.view.res.Output) {
 		t.Errorf("computed in slices %v, at once %v", s.view.res.Output, fresh.view.res.Output)
@@ -254,16 +255,16 @@ func TestRobustSGDComputesBetweenFrames(t *testing.T) {
 // the users drawn at once, and a drawing abandoned for a newer change
 // stops drawing.
 func TestRobustSGDDrawsUsersBetweenFrames(t *testing.T) {
-	defer func(d float64) { frameSlice = d }(frameSlice)
+	defer func(d float64) { viz.FrameSlice = d }(viz.FrameSlice)
 	a, s := newRobustSGD(t)
 	if s.cfg.data == nil || s.cfg.data != s.view.cfg.data {
 		t.Fatal("the lesson opens without its users in its settings, so it refuses drags")
 	}
-	frameSlice = 0
+	viz.FrameSlice = 0
 	if err := a.Set("n", "30000"); err != nil {
 		t.Fatal(err)
 	}
-	if r, ok := readout(a, "computing"); !s.Busy() || !ok || !strings.Contains(r.Text, "drawing the users") {
+	if r, ok := scenetest.Readout(a, "computing"); !s.Busy() || !ok || !strings.Contains(r.Text, "drawing the users") {
 		t.Fatalf("busy %v, progress %+v", s.Busy(), r)
 	}
 	if s.Pointer(viz.Event{Kind: viz.PointerDown}) || s.view.cfg.n != 1200 {
@@ -272,7 +273,7 @@ func TestRobustSGDDrawsUsersBetweenFrames(t *testing.T) {
 	for s.Busy() {
 		a.Tick(0)
 	}
-	frameSlice = math.Inf(1)
+	viz.FrameSlice = math.Inf(1)
 	_, fresh := newRobustSGD(t, [2]string{"n", "30000"})
 	if !reflect.DeepEqual(s.cfg.data, fresh.cfg.data) || s.cfg.data != s.view.cfg.data {
 		t.Error("the users drawn in slices are not the users drawn at once, or the settings lost them")

@@ -4,11 +4,9 @@
 package scenes
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"reflect"
 	"runtime"
 
-	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/viz"
 )
 
@@ -86,88 +84,4 @@ func All() []viz.Scene {
 		out[i] = l.New()
 	}
 	return out
-}
-
-// failedReadouts is the one readout a lesson shows when its run failed;
-// label says what could not be done ("cannot run", "cannot audit").
-func failedReadouts(label string, err error) []viz.Readout {
-	return []viz.Readout{{Name: "error", Label: label, Text: err.Error(), Warn: true}}
-}
-
-// drawFailure writes a failed run's message across the figure, wrapped to
-// its width, from y down.
-func drawFailure(l *viz.List, w, y float64, msg string) {
-	for i, line := range viz.Wrap(msg, int(w/7)) {
-		l.Text(viz.Point{X: 20, Y: y + 18*float64(i)}, line, 13, viz.Vermillion, viz.Left)
-	}
-}
-
-// fits checks that d has n users of m items each in 2-D.
-func fits(d *dataset.Dataset, n, m int) error {
-	if d.Dim != 2 || d.N() != n {
-		return format.Errorf("the lesson has %d users in 2-D, the dataset %d in %d-D", n, d.N(), d.Dim)
-	}
-	for i, u := range d.Users {
-		if len(u.Points) != 2*m {
-			return format.Errorf("user %s has %d items; this lesson's users have %d", d.Users[i].ID, len(u.Points)/2, m)
-		}
-	}
-	return nil
-}
-
-// labels places labels that may crowd each other (one per dot, where dots
-// can pile up): a label that would overlap one already placed is left out,
-// so place the important ones first.
-type labels struct {
-	l     *viz.List
-	boxes [][4]float64
-}
-
-// text draws a one-line label unless it would overlap a placed one, and
-// says whether it did.
-func (p *labels) text(at viz.Point, text string, size float64, c viz.Colour, align viz.Align) bool {
-	tw := viz.TextWidth(text, size)
-	x0 := at.X - [...]float64{0, tw / 2, tw}[align]
-	b := [4]float64{x0, at.Y - size/2, x0 + tw, at.Y + size/2}
-	for _, o := range p.boxes {
-		if b[0] < o[2] && o[0] < b[2] && b[1] < o[3] && o[1] < b[3] {
-			return false
-		}
-	}
-	p.boxes = append(p.boxes, b)
-	p.l.Text(at, text, size, c, align)
-	return true
-}
-
-// preset is a lesson's named setting of its data and controls.
-type preset interface{ presetName() string }
-
-// namesOf lists presets' names, in order: a preset control's choices.
-func namesOf[P preset](ps []P) []string {
-	out := make([]string, len(ps))
-	for i, p := range ps {
-		out[i] = p.presetName()
-	}
-	return out
-}
-
-// byName returns the preset called name, one of namesOf(ps): the form
-// checks a choice before a lesson looks it up, so a miss is a bug.
-func byName[P preset](ps []P, name string) P {
-	for _, p := range ps {
-		if p.presetName() == name {
-			return p
-		}
-	}
-	panic("no preset " + name)
-}
-
-// letGo ends a drag on pointer up: drag is the dragged thing's ID (0:
-// none); true if there was one to let go of.
-func letGo(drag *int) bool {
-	if *drag == 0 {
-		return false
-	}
-	*drag = 0
-	return true
 }

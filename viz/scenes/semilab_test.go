@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/internal/scenetest"
 )
 
 // PVMW in the lab: the real mechanism passes the gate view, and each broken
@@ -19,15 +20,15 @@ func TestSemiLabCatchesTheMutants(t *testing.T) {
 	a := viz.NewApp(s)
 	check := func(view, mutant string, caught bool) {
 		t.Helper()
-		mustSet(t, a, "view", view)
-		mustSet(t, a, "mutant", mutant)
-		mustSet(t, a, "monte-carlo", "")
+		scenetest.MustSet(t, a, "view", view)
+		scenetest.MustSet(t, a, "mutant", mutant)
+		scenetest.MustSet(t, a, "monte-carlo", "")
 		for range 100_000 {
 			if !a.Tick(1.0 / 60) {
 				break
 			}
 		}
-		r, ok := readout(a, "mc")
+		r, ok := scenetest.Readout(a, "mc")
 		if !ok || r.Warn != caught {
 			t.Errorf("%s, %s: %+v, want caught = %v", view, mutant, r, caught)
 		}
@@ -36,7 +37,7 @@ func TestSemiLabCatchesTheMutants(t *testing.T) {
 	check("gate", "no-threshold-noise", true)
 	check("release", "gaussian-tenth", true)
 	check("answer", "mwu-peeks", true)
-	if !hasText(frame(a), "catches “mwu-peeks”") {
+	if !scenetest.HasText(scenetest.Frame(a), "catches “mwu-peeks”") {
 		t.Error("the figure does not show the catch")
 	}
 }
@@ -62,7 +63,7 @@ func TestSemiLabPartsMove(t *testing.T) {
 	if _, ok := a.Scene().(*SemiLab); !ok {
 		t.Fatalf("the link opened %T", a.Scene())
 	}
-	mustSet(t, a, "mech", labORME)
+	scenetest.MustSet(t, a, "mech", labORME)
 	if _, ok := a.Scene().(*AuditLab); !ok {
 		t.Fatalf("orme from the third part opened %T", a.Scene())
 	}

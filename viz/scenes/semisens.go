@@ -29,7 +29,7 @@ type SemiSens struct {
 	// view is the run shown; bg computes the next one between frames (a
 	// run at the lesson's size takes about a second in a browser tab).
 	view    semiView
-	bg      background[semiView]
+	bg      viz.Background[semiView]
 	pending bool // a run of cfg to start at the next tick
 	refused error
 
@@ -307,7 +307,7 @@ func (s *SemiSens) Set(name, value string) error {
 // window's locked thread, which a lesson opened by a link precedes).
 func (s *SemiSens) start(c semiConfig) error {
 	s.cfg, s.refused = c, nil
-	s.bg.stop()
+	s.bg.Stop()
 	s.pending = true
 	return nil
 }
@@ -315,7 +315,7 @@ func (s *SemiSens) start(c semiConfig) error {
 // advance computes for about budget milliseconds and shows the run when it
 // is done; a failed run leaves the lesson as it was.
 func (s *SemiSens) advance(budget float64) error {
-	v := s.bg.advance(budget)
+	v := s.bg.Advance(budget)
 	if v == nil {
 		return nil
 	}
@@ -333,12 +333,12 @@ func (s *SemiSens) advance(budget float64) error {
 }
 
 // Busy reports whether a run is asked for or being computed.
-func (s *SemiSens) Busy() bool { return s.pending || s.bg.busy() }
+func (s *SemiSens) Busy() bool { return s.pending || s.bg.Busy() }
 
 // Stop ends a run being computed.
 func (s *SemiSens) Stop() {
 	s.pending = false
-	s.bg.stop()
+	s.bg.Stop()
 }
 
 // Tick computes a slice per frame (the app plays the stepper).
@@ -346,12 +346,12 @@ func (s *SemiSens) Tick(float64) bool {
 	if s.pending {
 		s.pending = false
 		v := &semiView{cfg: s.cfg}
-		s.bg.start(v, v.compute)
+		s.bg.Start(v, v.compute)
 	}
-	if !s.bg.busy() {
+	if !s.bg.Busy() {
 		return false
 	}
-	_ = s.advance(frameSlice) // a refusal shows as a readout
+	_ = s.advance(viz.FrameSlice) // a refusal shows as a readout
 	return true
 }
 
@@ -503,15 +503,15 @@ func (s *SemiSens) Readouts() []viz.Readout {
 	switch {
 	case s.pending:
 		r = append(r, viz.Readout{Name: "computing", Label: "computing", Warn: true, Text: "starting — the figure shows the previous run until it is done"})
-	case s.bg.busy():
-		f := s.bg.fraction()
+	case s.bg.Busy():
+		f := s.bg.Fraction()
 		r = append(r, viz.Readout{Name: "computing", Label: "computing", Value: f, Warn: true,
-			Text: format.Sprintf("%s, %.0f%% — the figure shows the previous run until it is done", s.bg.next.stage, 100*f)})
+			Text: format.Sprintf("%s, %.0f%% — the figure shows the previous run until it is done", s.bg.Next().stage, 100*f)})
 	case s.refused != nil:
 		r = append(r, viz.Readout{Name: "refused", Label: "last change refused", Text: s.refused.Error(), Warn: true})
 	}
 	if v.err != nil {
-		return append(r, failedReadouts("cannot run", v.err)...)
+		return append(r, viz.FailedReadouts("cannot run", v.err)...)
 	}
 	if v.st == nil {
 		return r

@@ -9,6 +9,7 @@ import (
 	"github.com/uldplab/uldp/core/semisens"
 	"github.com/uldplab/uldp/core/trace"
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/figure"
 )
 
 // Draw shows four panels: the shown examples' beliefs, the current query's
@@ -22,27 +23,27 @@ func (s *SemiSens) Draw(w, h float64) *viz.List {
 	v := &s.view
 	switch {
 	case v.err != nil:
-		drawFailure(l, w, 40, "cannot run: "+v.err.Error())
+		figure.DrawFailure(l, w, 40, "cannot run: "+v.err.Error())
 		return l
 	case v.st == nil:
 		msg := "training through PVMW…"
-		if s.bg.busy() && !s.pending {
-			msg = format.Sprintf("%s… %.0f%%", s.bg.next.stage, 100*s.bg.fraction())
+		if s.bg.Busy() && !s.pending {
+			msg = format.Sprintf("%s… %.0f%%", s.bg.Next().stage, 100*s.bg.Fraction())
 		}
 		l.Text(viz.Point{X: w / 2, Y: h / 2}, msg, 14, viz.Muted, viz.Centre)
 		return l
 	}
-	var beliefs, tests, psi, ledger box
+	var beliefs, tests, psi, ledger figure.Box
 	if w >= 760 {
 		cw, rh := (w-30)/2, (h-30)/2
-		beliefs, tests = box{10, 10, cw, rh}, box{20 + cw, 10, cw, rh}
-		psi, ledger = box{10, 20 + rh, cw, rh}, box{20 + cw, 20 + rh, cw, rh}
+		beliefs, tests = figure.Box{X: 10, Y: 10, W: cw, H: rh}, figure.Box{X: 20 + cw, Y: 10, W: cw, H: rh}
+		psi, ledger = figure.Box{X: 10, Y: 20 + rh, W: cw, H: rh}, figure.Box{X: 20 + cw, Y: 20 + rh, W: cw, H: rh}
 	} else {
 		u := (h - 40) / 100
-		beliefs = box{10, 6, w - 20, 34 * u}
-		tests = box{10, beliefs.y + beliefs.h + 10, w - 20, 26 * u}
-		psi = box{10, tests.y + tests.h + 10, w - 20, 20 * u}
-		ledger = box{10, psi.y + psi.h + 10, w - 20, 20 * u}
+		beliefs = figure.Box{X: 10, Y: 6, W: w - 20, H: 34 * u}
+		tests = figure.Box{X: 10, Y: beliefs.Y + beliefs.H + 10, W: w - 20, H: 26 * u}
+		psi = figure.Box{X: 10, Y: tests.Y + tests.H + 10, W: w - 20, H: 20 * u}
+		ledger = figure.Box{X: 10, Y: psi.Y + psi.H + 10, W: w - 20, H: 20 * u}
 	}
 	q, t := s.at()
 	s.drawBeliefs(l, beliefs, q)
@@ -69,19 +70,14 @@ func (s *SemiSens) Draw(w, h float64) *viz.List {
 
 // write puts a block of text with its top at y, within b's width, and
 // returns the y under it.
-func write(l *viz.List, b box, y float64, text string, size float64, c viz.Colour) float64 {
-	return y + l.TextIn(viz.Point{X: b.x, Y: y + 0.625*size}, b.w, text, size, c, viz.Left)
-}
-
-// fits reports whether text written at y stays inside b.
-func (b box) fits(l *viz.List, y float64, text string, size float64) bool {
-	return y+l.TextHeight(viz.Point{X: b.x, Y: y}, b.w, text, size, viz.Left) <= b.y+b.h
+func write(l *viz.List, b figure.Box, y float64, text string, size float64, c viz.Colour) float64 {
+	return y + l.TextIn(viz.Point{X: b.X, Y: y + 0.625*size}, b.W, text, size, c, viz.Left)
 }
 
 // drawBeliefs is the heatmap of the shown examples' beliefs after the
 // updates so far; revealed, each row's true value is outlined, and a click
 // on a cell gives that example that value (a neighbouring dataset).
-func (s *SemiSens) drawBeliefs(l *viz.List, b box, q *semiQuery) {
+func (s *SemiSens) drawBeliefs(l *viz.List, b figure.Box, q *semiQuery) {
 	v := &s.view
 	k := v.cfg.k
 	u := q.spent()
@@ -89,28 +85,28 @@ func (s *SemiSens) drawBeliefs(l *viz.List, b box, q *semiQuery) {
 		u = q.before // the failed query's updates were never answered from
 	}
 	snap := v.snaps[min(u, len(v.snaps)-1)]
-	y := write(l, b, b.y, format.Sprintf("beliefs pᵢ(y) after %s (uniform: light; 4/k and more: full)", trace.Count(u, "update")), 12, viz.Ink)
+	y := write(l, b, b.Y, format.Sprintf("beliefs pᵢ(y) after %s (uniform: light; 4/k and more: full)", trace.Count(u, "update")), 12, viz.Ink)
 	foot := "built from public data and released values only"
 	if v.cfg.reveal {
 		foot = "outlined: the true value (instructor's view); click a cell to give that example that value"
 	}
-	footH := l.TextHeight(viz.Point{X: b.x, Y: 0}, b.w, foot, 11, viz.Left)
-	if b.y+b.h-y < 120 {
+	footH := l.TextHeight(viz.Point{X: b.X, Y: 0}, b.W, foot, 11, viz.Left)
+	if b.Y+b.H-y < 120 {
 		footH = 0 // no room: the help goes
 	}
 	top := y + 16
-	avail := b.y + b.h - footH - 4 - top
+	avail := b.Y + b.H - footH - 4 - top
 	rows := min(len(v.rows), int(avail/8))
 	if rows < 1 {
 		return
 	}
 	ch := math.Min(20, avail/float64(rows))
 	labels := ch >= 11
-	left := b.x
+	left := b.X
 	if labels {
 		left += 26
 	}
-	cw := math.Min(40, (b.x+b.w-left)/float64(k))
+	cw := math.Min(40, (b.X+b.W-left)/float64(k))
 	step := int(math.Ceil(11 / cw)) // column labels 11 px apart at least
 	for c := 0; c < k; c += step {
 		l.Text(viz.Point{X: left + (float64(c)+0.5)*cw, Y: top - 8}, strconv.Itoa(c+1), 10, viz.Muted, viz.Centre)
@@ -141,13 +137,13 @@ func semiCell(r, y, k int) int { return 1 + r*k + y }
 
 // drawTests is the current query's tests on a number line: the noisy
 // error E + ν against the noisy threshold τ + χ, and (revealed) E itself.
-func (s *SemiSens) drawTests(l *viz.List, b box, q *semiQuery, t int) {
+func (s *SemiSens) drawTests(l *viz.List, b figure.Box, q *semiQuery, t int) {
 	v := &s.view
 	if q == nil {
-		write(l, b, b.y, "each query's private test: press step ▶ (→) to ask the first", 12, viz.Ink)
+		write(l, b, b.Y, "each query's private test: press step ▶ (→) to ask the first", 12, viz.Ink)
 		return
 	}
-	y := write(l, b, b.y, format.Sprintf("query %d: an update fires when E + ν ≥ τ + χ", t), 12, viz.Ink)
+	y := write(l, b, b.Y, format.Sprintf("query %d: an update fires when E + ν ≥ τ + χ", t), 12, viz.Ink)
 	lo, hi := 0.0, v.cfg.tau*2
 	for _, ts := range q.tests {
 		hi = math.Max(hi, math.Max(ts.Error+ts.Nu, ts.Tau+ts.Chi)*1.15)
@@ -156,7 +152,7 @@ func (s *SemiSens) drawTests(l *viz.List, b box, q *semiQuery, t int) {
 			hi = math.Max(hi, ts.Error*1.15)
 		}
 	}
-	x0, x1 := b.x+12, b.x+b.w-12
+	x0, x1 := b.X+12, b.X+b.W-12
 	at := func(x float64) float64 { return x0 + (x1-x0)*(x-lo)/(hi-lo) }
 	var notes []string
 	for _, u := range q.updates {
@@ -166,7 +162,7 @@ func (s *SemiSens) drawTests(l *viz.List, b box, q *semiQuery, t int) {
 		notes = append(notes, "no paid update left: FAIL — PVMW answers nothing more")
 	}
 	top := y + 22
-	rowH := math.Min(34, (b.y+b.h-top-14*float64(len(notes)))/float64(len(q.tests)))
+	rowH := math.Min(34, (b.Y+b.H-top-14*float64(len(notes)))/float64(len(q.tests)))
 	rowH = math.Max(rowH, 18)
 	tx := at(v.cfg.tau)
 	l.Text(viz.Point{X: tx, Y: top - 10}, "τ", 11, viz.Purple, viz.Centre)
@@ -195,7 +191,7 @@ func (s *SemiSens) drawTests(l *viz.List, b box, q *semiQuery, t int) {
 		if q.failed && text == notes[len(notes)-1] {
 			c = viz.Vermillion
 		}
-		if !b.fits(l, y, text, 11) {
+		if !b.Fits(l, y, text, 11) {
 			break
 		}
 		y = write(l, b, y, text, 11, c)
@@ -204,7 +200,7 @@ func (s *SemiSens) drawTests(l *viz.List, b box, q *semiQuery, t int) {
 
 // drawPsi plots Ψ across the queries (revealed), else the updates spent:
 // either way the updates are marked, and the current query.
-func (s *SemiSens) drawPsi(l *viz.List, b box, t int) {
+func (s *SemiSens) drawPsi(l *viz.List, b figure.Box, t int) {
 	v := &s.view
 	nq := len(v.queries)
 	var lo, hi float64
@@ -225,8 +221,8 @@ func (s *SemiSens) drawPsi(l *viz.List, b box, t int) {
 			ys = append(ys, float64(q.spent()))
 		}
 	}
-	y0 := write(l, b, b.y, title, 12, viz.Ink) + 8
-	x0, x1, y1 := b.x+34, b.x+b.w-6, b.y+b.h-18
+	y0 := write(l, b, b.Y, title, 12, viz.Ink) + 8
+	x0, x1, y1 := b.X+34, b.X+b.W-6, b.Y+b.H-18
 	if y1-y0 < 20 {
 		return
 	}
@@ -256,22 +252,22 @@ func (s *SemiSens) drawPsi(l *viz.List, b box, t int) {
 
 // drawLedger splits ρ into the L_max instances, each into the test's and
 // the norm's ε′²/2 and the Gaussian's ρ_G, and fills those used so far.
-func (s *SemiSens) drawLedger(l *viz.List, b box, q *semiQuery) {
+func (s *SemiSens) drawLedger(l *viz.List, b figure.Box, q *semiQuery) {
 	v := &s.view
 	c := v.res.Calibration
 	used := q.spent()
 	g := s.Guarantee()
-	y := write(l, b, b.y, format.Sprintf("ledger: ρ = %.3g in %d instances, %d used; the claim pays for all %d: ε = %.3g", c.Rho, c.LMax, used, c.LMax, g.Eps), 12, viz.Ink) + 4
-	per := math.Max(1, math.Floor((b.w+4)/30))
-	sw := math.Min(40, (b.w+4)/per-4)
+	y := write(l, b, b.Y, format.Sprintf("ledger: ρ = %.3g in %d instances, %d used; the claim pays for all %d: ε = %.3g", c.Rho, c.LMax, used, c.LMax, g.Eps), 12, viz.Ink) + 4
+	per := math.Max(1, math.Floor((b.W+4)/30))
+	sw := math.Min(40, (b.W+4)/per-4)
 	rows := math.Ceil(float64(c.LMax) / per)
-	sh := math.Max(6, math.Min(16, (b.y+b.h-y)/rows-4))
+	sh := math.Max(6, math.Min(16, (b.Y+b.H-y)/rows-4))
 	shares := []struct {
 		f float64
 		c viz.Colour
 	}{{c.EpsPrime * c.EpsPrime / 2, viz.Orange}, {c.EpsPrime * c.EpsPrime / 2, viz.Sky}, {c.RhoG, viz.Blue}}
 	for i := range c.LMax {
-		bx := b.x + float64(i%int(per))*(sw+4)
+		bx := b.X + float64(i%int(per))*(sw+4)
 		by := y + float64(i/int(per))*(sh+4)
 		alpha := 0.15
 		switch {
@@ -290,7 +286,7 @@ func (s *SemiSens) drawLedger(l *viz.List, b box, q *semiQuery) {
 	}
 	y += rows*(sh+4) + 2
 	note := format.Sprintf("each: the test (orange, ε′²/2 = %.3g), the norm's release (sky, ε′²/2), the Gaussian (blue, ρ_G = %.3g); a ⊥ answer spends nothing", c.EpsPrime*c.EpsPrime/2, c.RhoG)
-	if b.fits(l, y, note, 11) {
+	if b.Fits(l, y, note, 11) {
 		write(l, b, y, note, 11, viz.Muted)
 	}
 }
@@ -339,9 +335,9 @@ func (s *SemiSens) shownUpdate(q *semiQuery) (u, at int) {
 // at query q. When there is none yet, or the panel is the instructor's
 // (needs says what it needs the true values for) and they are hidden, it
 // says so in b and returns nil.
-func (s *SemiSens) updateFor(l *viz.List, b box, q *semiQuery, what, needs string) (seen *semiSeen, u, at int) {
+func (s *SemiSens) updateFor(l *viz.List, b figure.Box, q *semiQuery, what, needs string) (seen *semiSeen, u, at int) {
 	if needs != "" && !s.view.cfg.reveal {
-		write(l, b, b.y, needs+": turn on “reveal sensitive values” (instructor's view)", 12, viz.Ink)
+		write(l, b, b.Y, needs+": turn on “reveal sensitive values” (instructor's view)", 12, viz.Ink)
 		return nil, 0, 0
 	}
 	if u, at = s.shownUpdate(q); u == 0 || u > len(s.view.seen) {
@@ -353,7 +349,7 @@ func (s *SemiSens) updateFor(l *viz.List, b box, q *semiQuery, what, needs strin
 
 // noUpdateYet says where the first update is, for the panels that show
 // one.
-func (s *SemiSens) noUpdateYet(l *viz.List, b box, what string) {
+func (s *SemiSens) noUpdateYet(l *viz.List, b figure.Box, what string) {
 	first := "none in this run"
 	for t, q := range s.view.queries {
 		if len(q.updates) > 0 {
@@ -361,19 +357,19 @@ func (s *SemiSens) noUpdateYet(l *viz.List, b box, what string) {
 			break
 		}
 	}
-	write(l, b, b.y, format.Sprintf("%s: no update yet (%s); step ▶ (→) to it", what, first), 12, viz.Ink)
+	write(l, b, b.Y, format.Sprintf("%s: no update yet (%s); step ▶ (→) to it", what, first), 12, viz.Ink)
 }
 
 // drawScores is the histogram of the update's raw scores ⟨φ, f(xᵢ, y)⟩
 // over all n·k candidates, with the truncation at ±c: the scores beyond
 // are cut, so no candidate's weight moves by more than e^{ηc}.
-func (s *SemiSens) drawScores(l *viz.List, b box, q *semiQuery) {
+func (s *SemiSens) drawScores(l *viz.List, b figure.Box, q *semiQuery) {
 	v := &s.view
 	seen, u, at := s.updateFor(l, b, q, "the update's scores", "")
 	if seen == nil {
 		return
 	}
-	y := write(l, b, b.y, format.Sprintf("update %d (query %d): the scores ⟨φ, f(xᵢ, y)⟩ of all %d candidates", u, at, v.cfg.n*v.cfg.k), 12, viz.Ink)
+	y := write(l, b, b.Y, format.Sprintf("update %d (query %d): the scores ⟨φ, f(xᵢ, y)⟩ of all %d candidates", u, at, v.cfg.n*v.cfg.k), 12, viz.Ink)
 	c := v.cfg.c
 	foot := format.Sprintf("%.1f%% cut at ±c = ±%g (orange): a candidate's weight moves by a factor of at most exp(±ηc) = exp(±%.3g), however wild the noisy direction φ = (v − f(p))/ι", 100*seen.cond.Clipped, c, v.cfg.eta*c)
 	if seen.cond.Clipped == 0 {
@@ -382,11 +378,11 @@ func (s *SemiSens) drawScores(l *viz.List, b box, q *semiQuery) {
 	if seen.lim >= 4*c {
 		foot += format.Sprintf("; the outer bars hold everything beyond ±%g", seen.lim)
 	}
-	footH := l.TextHeight(viz.Point{X: b.x, Y: 0}, b.w, foot, 11, viz.Left)
-	x0, x1 := b.x+30, b.x+b.w-8
-	y0, y1 := y+8, b.y+b.h-footH-22
+	footH := l.TextHeight(viz.Point{X: b.X, Y: 0}, b.W, foot, 11, viz.Left)
+	x0, x1 := b.X+30, b.X+b.W-8
+	y0, y1 := y+8, b.Y+b.H-footH-22
 	if y1-y0 < 30 {
-		y1, footH = b.y+b.h-20, 0
+		y1, footH = b.Y+b.H-20, 0
 	}
 	top := 1
 	for _, n := range seen.hist {
@@ -421,13 +417,13 @@ func (s *SemiSens) drawScores(l *viz.List, b box, q *semiQuery) {
 // drawCondition lists Condition 14's parts on the update, each measured
 // against its bound, and how far Ψ fell against what the analysis
 // promises: η² when every part holds, the exact (D1) bound always.
-func (s *SemiSens) drawCondition(l *viz.List, b box, q *semiQuery) {
+func (s *SemiSens) drawCondition(l *viz.List, b figure.Box, q *semiQuery) {
 	seen, u, at := s.updateFor(l, b, q, "Condition 14", "Condition 14 needs the true values")
 	if seen == nil {
 		return
 	}
 	cond := seen.cond
-	y := write(l, b, b.y, format.Sprintf("Condition 14 on update %d (query %d) — instructor's view, not private", u, at), 12, viz.Ink) + 4
+	y := write(l, b, b.Y, format.Sprintf("Condition 14 on update %d (query %d) — instructor's view, not private", u, at), 12, viz.Ink) + 4
 	failed := 0
 	for _, pt := range cond.Parts {
 		mark, col := "✓", viz.Green
@@ -436,10 +432,10 @@ func (s *SemiSens) drawCondition(l *viz.List, b box, q *semiQuery) {
 		}
 		rel := pt.Relation()
 		text := format.Sprintf("%s %s %s: %.3g %s %.3g", mark, pt.Name, pt.Text, pt.Value, rel, pt.Bound)
-		if b.w < 480 {
+		if b.W < 480 {
 			text = format.Sprintf("%s %s: %.3g %s %.3g", mark, pt.Name, pt.Value, rel, pt.Bound) // a phone: the relations only
 		}
-		if !b.fits(l, y, text, 11) {
+		if !b.Fits(l, y, text, 11) {
 			break
 		}
 		y = write(l, b, y, text, 11, col)
@@ -448,7 +444,7 @@ func (s *SemiSens) drawCondition(l *viz.List, b box, q *semiQuery) {
 	if !cond.Holds {
 		verdict = format.Sprintf("%d of %d parts fail: Lemma 16 promises nothing here. Ψ fell %.4g; the exact bound η(A_true − A_syn) − η²Q, true for any step, says ≥ %.4g", failed, len(cond.Parts), cond.Drop, cond.Exact)
 	}
-	if b.fits(l, y+4, verdict, 11) {
+	if b.Fits(l, y+4, verdict, 11) {
 		write(l, b, y+4, verdict, 11, viz.Ink)
 	}
 }
@@ -456,17 +452,17 @@ func (s *SemiSens) drawCondition(l *viz.List, b box, q *semiQuery) {
 // drawGame is the lower-bound game: one block of k coordinates per
 // example, each pointed at the value k-ary randomized response reports,
 // and the share pointed right against the bound no (ε, δ) algorithm beats.
-func (s *SemiSens) drawGame(l *viz.List, b box) {
+func (s *SemiSens) drawGame(l *viz.List, b figure.Box) {
 	v := &s.view
 	k, n := v.cfg.k, v.cfg.n
 	g := s.Guarantee()
 	if !v.cfg.reveal {
-		write(l, b, b.y, "the lower-bound game is scored against the true values: turn on “reveal sensitive values” (instructor's view)", 12, viz.Ink)
+		write(l, b, b.Y, "the lower-bound game is scored against the true values: turn on “reveal sensitive values” (instructor's view)", 12, viz.Ink)
 		return
 	}
 	bound := s.guessBound()
 	share := float64(v.game.hits) / float64(n)
-	y := write(l, b, b.y, format.Sprintf("the lower-bound game: each example's block of k = %d points at one value", k), 12, viz.Ink)
+	y := write(l, b, b.Y, format.Sprintf("the lower-bound game: each example's block of k = %d points at one value", k), 12, viz.Ink)
 	lines := []string{
 		"filled: where the block points; outlined: the true value",
 		format.Sprintf("randomized response at ε = %.3g points %d of %d right, %.1f%%; no (ε, δ) algorithm can average more than e^ε/(e^ε + k − 1) + δ = %.1f%% (purple), guessing gets 1/k = %.1f%%",
@@ -477,17 +473,17 @@ func (s *SemiSens) drawGame(l *viz.List, b box) {
 	// legend: the share and its bound stay.
 	height := func(ts []string) (h float64) {
 		for _, t := range ts {
-			h += l.TextHeight(viz.Point{X: b.x, Y: 0}, b.w, t, 11, viz.Left)
+			h += l.TextHeight(viz.Point{X: b.X, Y: 0}, b.W, t, 11, viz.Left)
 		}
 		return h
 	}
-	if b.y+b.h-height(lines)-26-y < 20+8*3 {
+	if b.Y+b.H-height(lines)-26-y < 20+8*3 {
 		lines = lines[:2]
 	}
-	if b.y+b.h-height(lines)-26-y < 20+8*3 {
+	if b.Y+b.H-height(lines)-26-y < 20+8*3 {
 		lines = lines[1:2]
 	}
-	barY := b.y + b.h - height(lines) - 26
+	barY := b.Y + b.H - height(lines) - 26
 	avail := barY - y - 20
 	if len(lines) == 1 {
 		avail = 0 // no legend: no grid
@@ -496,7 +492,7 @@ func (s *SemiSens) drawGame(l *viz.List, b box) {
 	rows := min(len(v.rows), int(avail/8))
 	if rows >= 1 {
 		ch := math.Min(16, avail/float64(rows))
-		cw := math.Min(32, (b.w-30)/float64(k))
+		cw := math.Min(32, (b.W-30)/float64(k))
 		for r, i := range v.rows[:rows] {
 			ry := y + 6 + float64(r)*ch
 			hit := v.game.pointed[i] == v.truth[i]
@@ -505,10 +501,10 @@ func (s *SemiSens) drawGame(l *viz.List, b box) {
 				mark, col = "✗", viz.Vermillion
 			}
 			if ch >= 10 {
-				l.Text(viz.Point{X: b.x + 10, Y: ry + ch/2}, mark, 10, col, viz.Centre)
+				l.Text(viz.Point{X: b.X + 10, Y: ry + ch/2}, mark, 10, col, viz.Centre)
 			}
 			for c := range k {
-				a := viz.Point{X: b.x + 24 + float64(c)*cw, Y: ry}
+				a := viz.Point{X: b.X + 24 + float64(c)*cw, Y: ry}
 				z := viz.Point{X: a.X + cw - 1, Y: ry + ch - 1}
 				st := viz.Style{Fill: viz.Grid, Alpha: 0.5}
 				if c == v.game.pointed[i] {
@@ -522,7 +518,7 @@ func (s *SemiSens) drawGame(l *viz.List, b box) {
 		}
 	}
 	// The share pointed right on a 0–100% bar, with the bound and chance.
-	x0, x1 := b.x+4, b.x+b.w-4
+	x0, x1 := b.X+4, b.X+b.W-4
 	l.Rect(viz.Point{X: x0, Y: barY}, viz.Point{X: x1, Y: barY + 12}, viz.Style{Stroke: viz.Muted, Width: 1}, 0)
 	l.Rect(viz.Point{X: x0, Y: barY}, viz.Point{X: x0 + (x1-x0)*share, Y: barY + 12}, viz.Style{Fill: viz.Green, Alpha: 0.8}, 0)
 	for _, m := range []struct {
@@ -534,7 +530,7 @@ func (s *SemiSens) drawGame(l *viz.List, b box) {
 	}
 	y = barY + 20
 	for _, t := range lines {
-		if !b.fits(l, y, t, 11) {
+		if !b.Fits(l, y, t, 11) {
 			break
 		}
 		y = write(l, b, y, t, 11, viz.Ink)
@@ -546,10 +542,10 @@ func (s *SemiSens) drawGame(l *viz.List, b box) {
 // randomized response, with the current query's step marked. The scale
 // starts near the lowest value: the models differ by little beside what
 // the descent itself leaves.
-func (s *SemiSens) drawTraining(l *viz.List, b box, t int) {
+func (s *SemiSens) drawTraining(l *viz.List, b figure.Box, t int) {
 	v := &s.view
 	if !v.cfg.reveal {
-		write(l, b, b.y, "the excess risk needs the true values: turn on “reveal sensitive values” (instructor's view)", 12, viz.Ink)
+		write(l, b, b.Y, "the excess risk needs the true values: turn on “reveal sensitive values” (instructor's view)", 12, viz.Ink)
 		return
 	}
 	c := v.res.Problems[0].Curves
@@ -586,7 +582,7 @@ func (s *SemiSens) drawTraining(l *viz.List, b box, t int) {
 	if logScale {
 		title = format.Sprintf("excess risk 𝓛(w) − 𝓛(w*), log scale, μ = %g: geometric until the oracle's error stops it (instructor)", v.cfg.mu)
 	}
-	y0 := write(l, b, b.y, title, 12, viz.Ink) + 8
+	y0 := write(l, b, b.Y, title, 12, viz.Ink) + 8
 	// The legend: one coloured name per model, in rows as wide as the panel
 	// (a character is about 0.6 of the font size wide).
 	const size = 10
@@ -594,13 +590,13 @@ func (s *SemiSens) drawTraining(l *viz.List, b box, t int) {
 	var at2 []viz.Point
 	for _, sr := range series {
 		w := 0.6*size*float64(len([]rune(sr.name))) + 14
-		if x > 0 && x+w > b.w {
+		if x > 0 && x+w > b.W {
 			rows, x = rows+1, 0
 		}
-		at2 = append(at2, viz.Point{X: b.x + x, Y: float64(rows)})
+		at2 = append(at2, viz.Point{X: b.X + x, Y: float64(rows)})
 		x += w
 	}
-	x0, x1, y1 := b.x+40, b.x+b.w-6, b.y+b.h-16-13*float64(rows)
+	x0, x1, y1 := b.X+40, b.X+b.W-6, b.Y+b.H-16-13*float64(rows)
 	if y1-y0 < 20 {
 		return
 	}
@@ -643,7 +639,7 @@ func (s *SemiSens) drawTraining(l *viz.List, b box, t int) {
 // and v = f(D) + z, z split into its part along the error and across it.
 // More public features lengthen z across; the part along, which is all an
 // update's progress depends on, stays.
-func (s *SemiSens) drawNoise(l *viz.List, b box, q *semiQuery) {
+func (s *SemiSens) drawNoise(l *viz.List, b figure.Box, q *semiQuery) {
 	seen, u, at := s.updateFor(l, b, q, "the update's noise", "the noise is measured against the true answer f(D)")
 	if seen == nil {
 		return
@@ -651,20 +647,20 @@ func (s *SemiSens) drawNoise(l *viz.List, b box, q *semiQuery) {
 	c := seen.cond
 	e, along, across := c.Error, c.NoiseAlong, c.NoiseAcross()
 	d := semisens.Logistic{}.Dim(&s.view.data.Public)
-	y := write(l, b, b.y, format.Sprintf("update %d (query %d): v = f(D) + z in the plane of the error and the noise (instructor)", u, at), 12, viz.Ink)
+	y := write(l, b, b.Y, format.Sprintf("update %d (query %d): v = f(D) + z in the plane of the error and the noise (instructor)", u, at), 12, viz.Ink)
 	foot := format.Sprintf("‖z‖ = %.3g in d = %d: across the error %.3g, along it only %.3g. An update's progress depends on the part along (Condition 14's (ii)); more features lengthen z across, not along",
 		c.Noise, d, across, math.Abs(along))
-	footH := l.TextHeight(viz.Point{X: b.x, Y: 0}, b.w, foot, 11, viz.Left)
-	top, bottom := y+14, b.y+b.h-footH-8
+	footH := l.TextHeight(viz.Point{X: b.X, Y: 0}, b.W, foot, 11, viz.Left)
+	top, bottom := y+14, b.Y+b.H-footH-8
 	if bottom-top < 40 {
-		bottom, footH = b.y+b.h-4, 0
+		bottom, footH = b.Y+b.H-4, 0
 	}
 	// The plane, at one scale on both axes: f(p) at the origin, the error
 	// along x, the noise's part across along y.
 	xs := []float64{0, e, e + along}
 	lo, hi := slices.Min(xs), slices.Max(xs)
-	scale := math.Min((b.w-60)/math.Max(hi-lo, 1e-12), (bottom-top-28)/math.Max(across, 1e-12))
-	x0 := b.x + 30 + ((b.w-60)-(hi-lo)*scale)/2 - lo*scale
+	scale := math.Min((b.W-60)/math.Max(hi-lo, 1e-12), (bottom-top-28)/math.Max(across, 1e-12))
+	x0 := b.X + 30 + ((b.W-60)-(hi-lo)*scale)/2 - lo*scale
 	base := bottom - 18 // room for the labels under f(p) and f(D)
 	pt := func(a, c float64) viz.Point { return viz.Point{X: x0 + a*scale, Y: base - c*scale} }
 	p, dd, vv, foot2 := pt(0, 0), pt(e, 0), pt(e+along, across), pt(e+along, 0)
@@ -686,6 +682,6 @@ func (s *SemiSens) drawNoise(l *viz.List, b box, q *semiQuery) {
 		l.Text(viz.Point{X: m.at.X + off, Y: m.at.Y + 10}, m.text, 11, m.col, m.align)
 	}
 	if footH > 0 {
-		write(l, b, b.y+b.h-footH, foot, 11, viz.Muted)
+		write(l, b, b.Y+b.H-footH, foot, 11, viz.Muted)
 	}
 }

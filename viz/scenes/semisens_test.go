@@ -6,6 +6,7 @@ import (
 
 	"github.com/uldplab/uldp/core/semisens"
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/internal/scenetest"
 )
 
 // semiApp opens the lesson with settings applied, the run computed.
@@ -227,7 +228,7 @@ func TestSemiSensPanels(t *testing.T) {
 			t.Fatal(err)
 		}
 		fr, _ := a.Frame(1060, 630)
-		if !hasText(fr, c.want) {
+		if !scenetest.HasText(fr, c.want) {
 			t.Errorf("panel %s: no %q", c.panel, c.want)
 		}
 	}
@@ -236,7 +237,7 @@ func TestSemiSensPanels(t *testing.T) {
 	if err := a.Set("lower", lowerTraining); err != nil {
 		t.Fatal(err)
 	}
-	if fr, _ := a.Frame(1060, 630); !hasText(fr, "excess risk 𝓛(w) − 𝓛(w*) of each model") {
+	if fr, _ := a.Frame(1060, 630); !scenetest.HasText(fr, "excess risk 𝓛(w) − 𝓛(w*) of each model") {
 		t.Error("no training view")
 	}
 	if c := v.res.Problems[0].Curves; c == nil || c.Private.Steps[len(c.Private.Steps)-1] != v.res.Queries || len(c.RR.Steps) != semiCurvePoints {
@@ -245,13 +246,13 @@ func TestSemiSensPanels(t *testing.T) {
 	if err := a.Set("reveal", "false"); err != nil {
 		t.Fatal(err)
 	}
-	if fr, _ := a.Frame(1060, 630); !hasText(fr, "the excess risk needs the true values") {
+	if fr, _ := a.Frame(1060, 630); !scenetest.HasText(fr, "the excess risk needs the true values") {
 		t.Error("the training view shown with the values hidden")
 	}
 	if err := a.Set("panel", panelCondition); err != nil {
 		t.Fatal(err)
 	}
-	if fr, _ := a.Frame(1060, 630); hasText(fr, "(vi)") || !hasText(fr, "needs the true values") {
+	if fr, _ := a.Frame(1060, 630); scenetest.HasText(fr, "(vi)") || !scenetest.HasText(fr, "needs the true values") {
 		t.Error("Condition 14 shown with the values hidden")
 	}
 	// With 1,000 examples the released answers are five times noisier
@@ -290,7 +291,7 @@ func TestSemiSensStronglyConvex(t *testing.T) {
 		for _, bad := range append(outside(fr), clashes(fr)...) {
 			t.Errorf("at %.0f × %.0f: %s", size[0], size[1], bad)
 		}
-		if size[0] > 800 && !hasText(fr, "log scale, μ = 0.1") {
+		if size[0] > 800 && !scenetest.HasText(fr, "log scale, μ = 0.1") {
 			t.Errorf("at %.0f × %.0f: no log scale", size[0], size[1])
 		}
 	}

@@ -1,10 +1,12 @@
 package scenes
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/uldplab/uldp/core/format"
+	"github.com/uldplab/uldp/viz/figure"
 
 	"github.com/uldplab/uldp/core/cancel"
 
@@ -41,9 +43,9 @@ type Stability struct {
 
 	// Layout and drag state.
 	last *viz.List
-	axis numberLine // the users' number line
-	drag int        // 1-based user (negative: in the lens row), 0 none
-	grab float64    // pixel offset of the grab from the user
+	axis figure.NumberLine // the users' number line
+	drag int               // 1-based user (negative: in the lens row), 0 none
+	grab float64           // pixel offset of the grab from the user
 }
 
 // inliers are the 13 close users of spec 000-002 §9.2's worked example.
@@ -161,7 +163,7 @@ func (s *Stability) Set(name, value string) error {
 // Readouts lists the numbers of the run (and of the lens).
 func (s *Stability) Readouts() []viz.Readout {
 	if s.err != nil {
-		return failedReadouts("cannot run", s.err)
+		return viz.FailedReadouts("cannot run", s.err)
 	}
 	l := s.law
 	f := func(x float64) string { return format.Sprintf("%.4g", x) }

@@ -1,10 +1,11 @@
 package scenes
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"math"
 	"slices"
-	"strconv"
+
+	"github.com/uldplab/uldp/core/format"
+	"github.com/uldplab/uldp/viz/figure"
 
 	"github.com/uldplab/uldp/core/audit"
 	"github.com/uldplab/uldp/core/mech"
@@ -42,16 +43,13 @@ func (s *Stability) revealed() stabilityShown {
 	return v
 }
 
-// xOf maps values to x pixels on a horizontal plot.
-func (p plotArea) xOf(v float64) float64 { return p.x0 + p.w*(v-p.lo)/(p.hi-p.lo) }
-
 // Draw paints the users, the influence bars, the TDLap pmf, the search
 // result, the release and, with the lens, the neighbour and δ(ε).
 func (s *Stability) Draw(w, h float64) *viz.List {
 	l := &viz.List{Width: w, Height: h}
 	s.last = l
 	if s.err != nil {
-		drawFailure(l, w, 30, "Cannot run: "+s.err.Error())
+		figure.DrawFailure(l, w, 30, "Cannot run: "+s.err.Error())
 		return l
 	}
 	v := s.revealed()
@@ -61,15 +59,15 @@ func (s *Stability) Draw(w, h float64) *viz.List {
 		if s.lens {
 			vals = append(slices.Clone(s.values), s.neighbour...)
 		}
-		s.axis = fitLine(vals, 40, w-80)
+		s.axis = figure.FitLine(vals, 40, w-80)
 	}
-	s.axis.w = w - 80
+	s.axis.W = w - 80
 	// Each row below the one above by its title's height and its dots'
 	// stack.
-	y := rowBelow(l, 20, s.values, s.axis, s.rowTitle("data x"))
+	y := figure.RowBelow(l, 20, s.values, s.axis, s.rowTitle("data x"))
 	s.drawUsers(l, s.values, s.axis, y, 1, v, "data x")
 	if s.lens {
-		y = rowBelow(l, y+30, s.neighbour, s.axis, s.rowTitle("neighbour x′"))
+		y = figure.RowBelow(l, y+30, s.neighbour, s.axis, s.rowTitle("neighbour x′"))
 		s.drawUsers(l, s.neighbour, s.axis, y, lensID+1, stabilityShown{}, "neighbour x′")
 	}
 	y += 48
@@ -77,8 +75,8 @@ func (s *Stability) Draw(w, h float64) *viz.List {
 	// block starts below the text above it.
 	if w >= 640 {
 		half := (w - 60) / 2
-		s.drawInfluence(l, plotArea{x0: 30, y0: y + 30, w: half - 20, h: 110})
-		s.drawTDLap(l, plotArea{x0: 40 + half, y0: y + 30, w: half - 20, h: 110}, v)
+		s.drawInfluence(l, figure.Plot{X0: 30, Y0: y + 30, W: half - 20, H: 110})
+		s.drawTDLap(l, figure.Plot{X0: 40 + half, Y0: y + 30, W: half - 20, H: 110}, v)
 		y += 170
 	} else {
 		// The lens's row and profile take room the bars give up.
@@ -86,15 +84,15 @@ func (s *Stability) Draw(w, h float64) *viz.List {
 		if s.lens {
 			ih, th = 50, 40
 		}
-		y = s.drawInfluence(l, plotArea{x0: 20, y0: y + 30, w: w - 40, h: ih})
-		y = s.drawTDLap(l, plotArea{x0: 20, y0: y + 36, w: w - 40, h: th}, v)
+		y = s.drawInfluence(l, figure.Plot{X0: 20, Y0: y + 30, W: w - 40, H: ih})
+		y = s.drawTDLap(l, figure.Plot{X0: 20, Y0: y + 36, W: w - 40, H: th}, v)
 		y += 6
 	}
 	y = s.drawSearch(l, y, v)
 	if s.lens {
 		y0 := y + 12 + l.TextHeight(viz.Point{X: 60}, 0, lensCaption, 12, viz.Left)
 		if h-y0-22 >= 80 {
-			s.drawProfile(l, plotArea{x0: 60, y0: y0, w: w - 120, h: h - y0 - 22})
+			s.drawProfile(l, figure.Plot{X0: 60, Y0: y0, W: w - 120, H: h - y0 - 22})
 		} else { // a phone: the profile's verdict at the claimed ε, in words
 			pt := s.lensAtEps()
 			col := viz.Green
@@ -105,27 +103,19 @@ func (s *Stability) Draw(w, h float64) *viz.List {
 				s.params.Eps, pt.DeltaAB, pt.DeltaBA, s.params.Delta, pt.Verdict), 12, col, viz.Left)
 		}
 	} else {
-		s.drawRelease(l, plotArea{x0: 40, y0: y + 10, w: w - 80, h: math.Max(h-y-50, 60)}, v)
+		s.drawRelease(l, figure.Plot{X0: 40, Y0: y + 10, W: w - 80, H: math.Max(h-y-50, 60)}, v)
 	}
 	return l
 }
 
 // rowTitle is the title of the users' row called name.
 func (s *Stability) rowTitle(name string) string {
-	return name + " (drag a user)" + s.axis.scaleNote()
-}
-
-func minMax(xs []float64) (float64, float64) {
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, x := range xs {
-		lo, hi = math.Min(lo, x), math.Max(hi, x)
-	}
-	return lo, hi
+	return name + " (drag a user)" + s.axis.ScaleNote()
 }
 
 // drawUsers draws one row of users on the number line; removed users are
 // crossed out once the stability step is shown.
-func (s *Stability) drawUsers(l *viz.List, values []float64, ax numberLine, y float64, idBase int, v stabilityShown, title string) {
+func (s *Stability) drawUsers(l *viz.List, values []float64, ax figure.NumberLine, y float64, idBase int, v stabilityShown, title string) {
 	changed := -1
 	if idBase > lensID {
 		for i := range values {
@@ -138,7 +128,7 @@ func (s *Stability) drawUsers(l *viz.List, values []float64, ax numberLine, y fl
 	if drag < 0 {
 		drag = -drag
 	}
-	at := drawValueRow(l, values, ax, y, idBase, changed, drag, s.rowTitle(title))
+	at := figure.DrawValueRow(l, values, ax, y, idBase, changed, drag, s.rowTitle(title))
 	if !v.stability {
 		return
 	}
@@ -152,78 +142,70 @@ func (s *Stability) drawUsers(l *viz.List, values []float64, ax numberLine, y fl
 
 // drawInfluence shows each user's deletion influence against Δ: the first
 // level of the deletion lattice.
-func (s *Stability) drawInfluence(l *viz.List, p plotArea) (bottom float64) {
+func (s *Stability) drawInfluence(l *viz.List, p figure.Plot) (bottom float64) {
 	inf := influence(s.values)
-	p.y0 += l.Text(viz.Point{X: p.x0, Y: p.y0 - 14}, "deletion influence |f(x) − f(x₋ᵢ)| per user vs Δ (log scale)", 12, viz.Ink, viz.Left) - 15
+	p.Y0 += l.Text(viz.Point{X: p.X0, Y: p.Y0 - 14}, "deletion influence |f(x) − f(x₋ᵢ)| per user vs Δ (log scale)", 12, viz.Ink, viz.Left) - 15
 	lo, hi := math.Log10(s.params.Sens)-3, math.Log10(s.params.Sens)+3
 	yOf := func(x float64) float64 {
 		t := (math.Log10(math.Max(x, 1e-300)) - lo) / (hi - lo)
-		return p.y0 + p.h*(1-math.Max(0, math.Min(1, t)))
+		return p.Y0 + p.H*(1-math.Max(0, math.Min(1, t)))
 	}
 	// A decade axis on the left, so that a bar 15× another reads as such:
 	// grid lines at every power of ten, labels as far apart as fit, and Δ's
 	// own label on the axis where no bar can cover it.
 	const axisW = 40.0
-	x0, w := p.x0+axisW, p.w-axisW
+	x0, w := p.X0+axisW, p.W-axisW
 	dy := yOf(s.params.Sens)
 	decades := int(math.Floor(hi)) - int(math.Ceil(lo)) + 1
-	stride := max(1, int(math.Ceil(float64(decades)*13/p.h)))
+	stride := max(1, int(math.Ceil(float64(decades)*13/p.H)))
 	for k := int(math.Ceil(lo)); k <= int(math.Floor(hi)); k++ {
 		y := yOf(math.Pow(10, float64(k)))
 		l.Line(viz.Point{X: x0, Y: y}, viz.Point{X: x0 + w, Y: y}, viz.Style{Stroke: viz.Grid, Width: 1})
 		if (k-int(math.Ceil(lo)))%stride == 0 && math.Abs(y-dy) > 11 {
-			l.Text(viz.Point{X: x0 - 4, Y: y}, decade(k), 10, viz.Muted, viz.Right)
+			l.Text(viz.Point{X: x0 - 4, Y: y}, figure.Decade(k), 10, viz.Muted, viz.Right)
 		}
 	}
-	l.Line(viz.Point{X: x0, Y: p.y0}, viz.Point{X: x0, Y: p.y0 + p.h}, viz.Style{Stroke: viz.Muted, Width: 1})
+	l.Line(viz.Point{X: x0, Y: p.Y0}, viz.Point{X: x0, Y: p.Y0 + p.H}, viz.Style{Stroke: viz.Muted, Width: 1})
 	bw := w / float64(len(inf))
 	for i, x := range inf {
 		col := viz.Blue
 		if x > s.params.Sens {
 			col = viz.Vermillion
 		}
-		l.Rect(viz.Point{X: x0 + float64(i)*bw + 1, Y: p.y0 + p.h}, viz.Point{X: x0 + float64(i+1)*bw - 1, Y: yOf(x)}, viz.Style{Fill: col}, 0)
+		l.Rect(viz.Point{X: x0 + float64(i)*bw + 1, Y: p.Y0 + p.H}, viz.Point{X: x0 + float64(i+1)*bw - 1, Y: yOf(x)}, viz.Style{Fill: col}, 0)
 	}
 	l.Line(viz.Point{X: x0, Y: dy}, viz.Point{X: x0 + w, Y: dy}, viz.Style{Stroke: viz.Purple, Width: 2, Dashed: true})
 	l.Text(viz.Point{X: x0 - 4, Y: dy}, format.Sprintf("Δ %g", s.params.Sens), 10, viz.Purple, viz.Right)
-	return p.y0 + p.h
-}
-
-// decade labels 10^k compactly: 0.001 … 1000, else 1e−4.
-func decade(k int) string {
-	if k >= -3 && k <= 3 {
-		return strconv.FormatFloat(math.Pow(10, float64(k)), 'f', -1, 64)
-	}
-	return format.Sprintf("1e%d", k)
+	return p.Y0 + p.H
 }
 
 // drawTDLap shows R1's pmf, the ⊥ mass (R1 < r*) and the drawn R1.
-func (s *Stability) drawTDLap(l *viz.List, p plotArea, v stabilityShown) (bottom float64) {
+func (s *Stability) drawTDLap(l *viz.List, p figure.Plot, v stabilityShown) (bottom float64) {
 	pmf := s.tdlapPMF()
-	p.y0 += l.Text(viz.Point{X: p.x0, Y: p.y0 - 14}, format.Sprintf("TDLap(ε̄, κ = %d): R1 on {0..2κ}; red: R1 < r* ⇒ ⊥", s.law.Kappa), 12, viz.Ink, viz.Left) - 15
+	p.Y0 += l.Text(viz.Point{X: p.X0, Y: p.Y0 - 14}, format.Sprintf("TDLap(ε̄, κ = %d): R1 on {0..2κ}; red: R1 < r* ⇒ ⊥", s.law.Kappa), 12, viz.Ink, viz.Left) - 15
 	top := 0.0
 	for _, x := range pmf {
 		top = math.Max(top, x)
 	}
-	bw := p.w / float64(len(pmf))
+	bw := p.W / float64(len(pmf))
 	for r, x := range pmf {
 		col := viz.Sky
 		if v.stability && (s.law.RStar < 0 || r < s.law.RStar) {
 			col = viz.Vermillion
 		}
-		x0 := p.x0 + float64(r)*bw
+		x0 := p.X0 + float64(r)*bw
 		// Square-root height so the e^{−ε̄}-small tails stay visible.
-		yt := p.y0 + p.h - p.h*math.Sqrt(x/top)
-		l.Rect(viz.Point{X: x0 + 2, Y: p.y0 + p.h}, viz.Point{X: x0 + bw - 2, Y: yt}, viz.Style{Fill: col}, 0)
-		l.Text(viz.Point{X: x0 + bw/2, Y: p.y0 + p.h + 10}, format.Sprint(r), 10, viz.Ink, viz.Centre)
+		yt := p.Y0 + p.H - p.H*math.Sqrt(x/top)
+		l.Rect(viz.Point{X: x0 + 2, Y: p.Y0 + p.H}, viz.Point{X: x0 + bw - 2, Y: yt}, viz.Style{Fill: col}, 0)
+		l.Text(viz.Point{X: x0 + bw/2, Y: p.Y0 + p.H + 10}, format.Sprint(r), 10, viz.Ink, viz.Centre)
 	}
 	if v.drawn {
-		x := p.x0 + (float64(s.result.R1)+0.5)*bw
-		l.Arrow(viz.Point{X: x, Y: p.y0 - 4}, viz.Point{X: x, Y: p.y0 + 14}, viz.Style{Stroke: viz.Ink, Width: 2})
-		l.Text(viz.Point{X: x + 6, Y: p.y0 + 4}, format.Sprintf("R1 = %d", s.result.R1), 11, viz.Ink, viz.Left)
+		x := p.X0 + (float64(s.result.R1)+0.5)*bw
+		l.Arrow(viz.Point{X: x, Y: p.Y0 - 4}, viz.Point{X: x, Y: p.Y0 + 14}, viz.Style{Stroke: viz.Ink, Width: 2})
+		l.Text(viz.Point{X: x + 6, Y: p.Y0 + 4}, format.Sprintf("R1 = %d", s.result.R1), 11, viz.Ink, viz.Left)
 	}
-	l.Text(viz.Point{X: p.x0 + p.w, Y: p.y0 + p.h + 24}, "bar height ∝ √pmf", 10, viz.Muted, viz.Right)
-	return p.y0 + p.h + 30
+	l.Text(viz.Point{X: p.X0 + p.W, Y: p.Y0 + p.H + 24}, "bar height ∝ √pmf", 10, viz.Muted, viz.Right)
+	return p.Y0 + p.H + 30
 }
 
 // drawSearch states the certificate and the search result from y, and
@@ -254,38 +236,38 @@ func (s *Stability) drawSearch(l *viz.List, y float64, v stabilityShown) float64
 
 // drawRelease shows the output on its own axis: the centre, ±σ, ±2σ and
 // the draw; the data's range is a small band (σ often dwarfs it).
-func (s *Stability) drawRelease(l *viz.List, p plotArea, v stabilityShown) {
+func (s *Stability) drawRelease(l *viz.List, p figure.Plot, v stabilityShown) {
 	law := s.law
 	const title = "release: f(x₋S*) + N(0, σ²) — its own axis, ±3σ around the centre"
-	th := l.Text(viz.Point{X: p.x0, Y: p.y0}, title, 12, viz.Ink, viz.Left)
+	th := l.Text(viz.Point{X: p.X0, Y: p.Y0}, title, 12, viz.Ink, viz.Left)
 	note := format.Sprintf("σ = %.4g; grey band: the data's range", law.Sigma)
-	if viz.TextWidth(title, 12)+viz.TextWidth(note, 11) > p.w {
+	if viz.TextWidth(title, 12)+viz.TextWidth(note, 11) > p.W {
 		// No room beside the title: the note goes under it.
-		l.Text(viz.Point{X: p.x0, Y: p.y0 + th}, note, 11, viz.Muted, viz.Left)
-		p.y0 += th + 14
-		p.h -= th + 14
+		l.Text(viz.Point{X: p.X0, Y: p.Y0 + th}, note, 11, viz.Muted, viz.Left)
+		p.Y0 += th + 14
+		p.H -= th + 14
 	} else {
-		l.Text(viz.Point{X: p.x0 + p.w, Y: p.y0}, note, 11, viz.Muted, viz.Right)
+		l.Text(viz.Point{X: p.X0 + p.W, Y: p.Y0}, note, 11, viz.Muted, viz.Right)
 	}
 	if !v.stability || law.Centre == nil {
 		return
 	}
 	c := law.Centre[0]
-	ax := plotArea{x0: p.x0, w: p.w, lo: c - 3.2*law.Sigma, hi: c + 3.2*law.Sigma}
-	base := p.y0 + p.h - 16
+	ax := figure.Plot{X0: p.X0, W: p.W, Lo: c - 3.2*law.Sigma, Hi: c + 3.2*law.Sigma}
+	base := p.Y0 + p.H - 16
 	pts := make([]viz.Point, 0, 161)
 	g := noise.Gaussian{Mu: c, Sigma: law.Sigma}
 	peak := g.Prob(c)
 	for i := 0; i <= 160; i++ {
-		x := ax.lo + (ax.hi-ax.lo)*float64(i)/160
-		pts = append(pts, viz.Point{X: ax.xOf(x), Y: base - (p.h-40)*g.Prob(x)/peak})
+		x := ax.Lo + (ax.Hi-ax.Lo)*float64(i)/160
+		pts = append(pts, viz.Point{X: ax.XOf(x), Y: base - (p.H-40)*g.Prob(x)/peak})
 	}
-	dlo, dhi := minMax(s.values)
-	l.Rect(viz.Point{X: ax.xOf(dlo), Y: base - (p.h - 40)}, viz.Point{X: math.Max(ax.xOf(dhi), ax.xOf(dlo)+1), Y: base}, viz.Style{Fill: viz.Grid}, 0)
+	dlo, dhi := figure.MinMax(s.values)
+	l.Rect(viz.Point{X: ax.XOf(dlo), Y: base - (p.H - 40)}, viz.Point{X: math.Max(ax.XOf(dhi), ax.XOf(dlo)+1), Y: base}, viz.Style{Fill: viz.Grid}, 0)
 	l.Polyline(pts, viz.Style{Stroke: viz.Orange, Width: 2})
-	l.Line(viz.Point{X: p.x0, Y: base}, viz.Point{X: p.x0 + p.w, Y: base}, viz.Style{Stroke: viz.Muted, Width: 1})
+	l.Line(viz.Point{X: p.X0, Y: base}, viz.Point{X: p.X0 + p.W, Y: base}, viz.Style{Stroke: viz.Muted, Width: 1})
 	for k := -3; k <= 3; k++ {
-		x := ax.xOf(c + float64(k)*law.Sigma)
+		x := ax.XOf(c + float64(k)*law.Sigma)
 		l.Line(viz.Point{X: x, Y: base}, viz.Point{X: x, Y: base + 4}, viz.Style{Stroke: viz.Muted, Width: 1})
 		label := format.Sprintf("%+dσ", k)
 		if k == 0 {
@@ -295,9 +277,9 @@ func (s *Stability) drawRelease(l *viz.List, p plotArea, v stabilityShown) {
 	}
 	if v.released {
 		if s.result.Output == nil {
-			l.Text(viz.Point{X: p.x0 + p.w/2, Y: base - p.h/2}, "⊥ — nothing released", 18, viz.Vermillion, viz.Centre)
+			l.Text(viz.Point{X: p.X0 + p.W/2, Y: base - p.H/2}, "⊥ — nothing released", 18, viz.Vermillion, viz.Centre)
 		} else {
-			o := viz.Point{X: ax.xOf(s.result.Output[0]), Y: base - 6}
+			o := viz.Point{X: ax.XOf(s.result.Output[0]), Y: base - 6}
 			l.Circle(o, 7, viz.Style{Fill: viz.Orange, Stroke: viz.Ink, Width: 1.5}, 0)
 			l.Text(viz.Point{X: o.X, Y: o.Y - 16}, format.Sprintf("output %.4g", s.result.Output[0]), 11, viz.Ink, viz.Centre)
 		}
@@ -305,9 +287,9 @@ func (s *Stability) drawRelease(l *viz.List, p plotArea, v stabilityShown) {
 }
 
 // drawProfile plots the exact δ(ε) of both orders against the promise.
-func (s *Stability) drawProfile(l *viz.List, p plotArea) {
+func (s *Stability) drawProfile(l *viz.List, p figure.Plot) {
 	if s.lensErr != nil {
-		l.Text(viz.Point{X: p.x0, Y: p.y0}, "neighbour: "+s.lensErr.Error(), 12, viz.Vermillion, viz.Left)
+		l.Text(viz.Point{X: p.X0, Y: p.Y0}, "neighbour: "+s.lensErr.Error(), 12, viz.Vermillion, viz.Left)
 		return
 	}
 	emax := 2 * s.params.Eps
@@ -315,54 +297,11 @@ func (s *Stability) drawProfile(l *viz.List, p plotArea) {
 	for i := range eps {
 		eps[i] = emax * float64(i) / 80
 	}
-	drawProfile(l, p, audit.Curve(s.law, s.lensLaw, s.result.Guarantee, eps), s.params.Eps, s.params.Delta, lensCaption)
+	figure.Profile(l, p, audit.Curve(s.law, s.lensLaw, s.result.Guarantee, eps), s.params.Eps, s.params.Delta, lensCaption)
 }
 
 // lensCaption is the title of the lens's privacy profile.
-var lensCaption = profileCaption("x vs x′", "x′ vs x")
-
-// profileCaption is a privacy profile's title: ab and ba name the two
-// orders of the pair.
-func profileCaption(ab, ba string) string {
-	return format.Sprintf("exact privacy profile δ(ε), log scale: %s (blue), %s (orange); the promise (purple) holds from the claimed ε on", ab, ba)
-}
-
-// drawProfile plots an exact privacy profile δ(ε) (both orders, log scale)
-// against the promise (ε₀, δ₀), which holds from ε₀ on.
-func drawProfile(l *viz.List, p plotArea, pts []audit.Point, eps0, delta0 float64, caption string) {
-	l.TextAbove(viz.Point{X: p.x0, Y: p.y0 - 8}, 0, caption, 12, viz.Ink, viz.Left)
-	emax := pts[len(pts)-1].Eps
-	const floor = -12.0 // log10 δ below 1e-12 sits on the axis
-	xOf := func(e float64) float64 { return p.x0 + p.w*e/emax }
-	yOf := func(d float64) float64 {
-		ld := floor
-		if d > 0 {
-			ld = math.Max(math.Log10(d), floor)
-		}
-		return p.y0 + p.h*ld/floor
-	}
-	l.Line(viz.Point{X: p.x0, Y: p.y0 + p.h}, viz.Point{X: p.x0 + p.w, Y: p.y0 + p.h}, viz.Style{Stroke: viz.Muted, Width: 1})
-	l.Line(viz.Point{X: p.x0, Y: p.y0}, viz.Point{X: p.x0, Y: p.y0 + p.h}, viz.Style{Stroke: viz.Muted, Width: 1})
-	for _, t := range viz.NiceTicks(0, emax, 6) {
-		l.Text(viz.Point{X: xOf(t), Y: p.y0 + p.h + 12}, viz.TickLabel(t), 10, viz.Muted, viz.Centre)
-	}
-	for e := 0; e >= int(floor); e -= 3 {
-		l.Text(viz.Point{X: p.x0 - 6, Y: yOf(math.Pow(10, float64(e)))}, format.Sprintf("1e%d", e), 10, viz.Muted, viz.Right)
-	}
-	l.Text(viz.Point{X: p.x0 + p.w + 10, Y: p.y0 + p.h + 12}, "ε", 11, viz.Muted, viz.Left) // beside the ticks
-	for _, side := range []struct {
-		col viz.Colour
-		get func(audit.Point) float64
-	}{{viz.Blue, func(pt audit.Point) float64 { return pt.DeltaAB }}, {viz.Orange, func(pt audit.Point) float64 { return pt.DeltaBA }}} {
-		line := make([]viz.Point, len(pts))
-		for i, pt := range pts {
-			line[i] = viz.Point{X: xOf(pt.Eps), Y: yOf(side.get(pt))}
-		}
-		l.Polyline(line, viz.Style{Stroke: side.col, Width: 2})
-	}
-	l.Line(viz.Point{X: xOf(eps0), Y: yOf(delta0)}, viz.Point{X: xOf(emax), Y: yOf(delta0)}, viz.Style{Stroke: viz.Purple, Width: 2})
-	l.Line(viz.Point{X: xOf(eps0), Y: yOf(0)}, viz.Point{X: xOf(eps0), Y: yOf(delta0)}, viz.Style{Stroke: viz.Purple, Width: 1, Dashed: true})
-}
+var lensCaption = figure.ProfileCaption("x vs x′", "x′ vs x")
 
 // Pointer drags users along the line (in the data or, with the lens, in
 // the neighbour; moving a second lens user puts the first one back, so the
@@ -377,7 +316,7 @@ func (s *Stability) Pointer(ev viz.Event) bool {
 		switch {
 		case id >= 1 && id <= len(s.values):
 			s.drag = id
-			s.grab = s.axis.xOf(s.values[id-1]) - ev.X // in pixels: the line may be logarithmic
+			s.grab = s.axis.XOf(s.values[id-1]) - ev.X // in pixels: the line may be logarithmic
 		case s.lens && id > lensID && id <= lensID+len(s.values):
 			i := id - lensID - 1
 			for j := range s.neighbour {
@@ -386,7 +325,7 @@ func (s *Stability) Pointer(ev viz.Event) bool {
 				}
 			}
 			s.drag = -id
-			s.grab = s.axis.xOf(s.neighbour[i]) - ev.X
+			s.grab = s.axis.XOf(s.neighbour[i]) - ev.X
 		default:
 			return false
 		}
@@ -395,7 +334,7 @@ func (s *Stability) Pointer(ev viz.Event) bool {
 		if s.drag == 0 {
 			return false
 		}
-		x := math.Round(s.axis.valueAtX(ev.X+s.grab)*1000) / 1000
+		x := math.Round(s.axis.ValueAtX(ev.X+s.grab)*1000) / 1000
 		if s.drag > 0 {
 			i := s.drag - 1
 			// The lens follows the data, except in the one user it changes.
@@ -409,7 +348,7 @@ func (s *Stability) Pointer(ev viz.Event) bool {
 		s.rerun()
 		return true
 	case viz.PointerUp:
-		return letGo(&s.drag)
+		return viz.LetGo(&s.drag)
 	}
 	return false
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/internal/scenetest"
 )
 
 func newStability(t *testing.T) (*viz.App, *Stability) {
@@ -26,7 +27,7 @@ func TestStabilityStartsOnTheWorkedExample(t *testing.T) {
 	}
 	crossed := func() int {
 		n := 0
-		for _, it := range frame(a).Items {
+		for _, it := range scenetest.Frame(a).Items {
 			if it.Kind == viz.Line && it.Style.Stroke == viz.Vermillion && it.Style.Width == 2.5 {
 				n++
 			}
@@ -36,7 +37,7 @@ func TestStabilityStartsOnTheWorkedExample(t *testing.T) {
 	if crossed() != 0 {
 		t.Error("users crossed out before the stability step")
 	}
-	mustSet(t, a, viz.CtlEnd, "")
+	scenetest.MustSet(t, a, viz.CtlEnd, "")
 	if crossed() != 2 { // one X = two strokes
 		t.Errorf("after the run %d red strokes, want one X over user 14", crossed())
 	}
@@ -46,8 +47,8 @@ func TestStabilityStartsOnTheWorkedExample(t *testing.T) {
 // is the same draw (common random numbers).
 func TestStabilityDragOutlierIn(t *testing.T) {
 	a, s := newStability(t)
-	mustSet(t, a, viz.CtlEnd, "")
-	l := frame(a)
+	scenetest.MustSet(t, a, viz.CtlEnd, "")
+	l := scenetest.Frame(a)
 	r1 := s.result.R1
 	from, _ := l.Locate(14)
 	to, _ := l.Locate(1) // user 1 sits at 0
@@ -76,13 +77,13 @@ func TestStabilityDragOutlierIn(t *testing.T) {
 // ε stays within the promise, and moving a second user resets the first.
 func TestStabilityLens(t *testing.T) {
 	a, s := newStability(t)
-	mustSet(t, a, "lens", "true")
-	l := frame(a)
+	scenetest.MustSet(t, a, "lens", "true")
+	l := scenetest.Frame(a)
 	p, ok := l.Locate(lensID + 14)
 	if !ok {
 		t.Fatal("lens users not drawn")
 	}
-	mid := s.axis.xOf(5) // away from the other users' dots
+	mid := s.axis.XOf(5) // away from the other users' dots
 	a.Event(viz.Event{Kind: viz.PointerDown, X: p.X, Y: p.Y})
 	a.Event(viz.Event{Kind: viz.PointerMove, X: mid, Y: p.Y})
 	a.Event(viz.Event{Kind: viz.PointerUp, X: mid, Y: p.Y})
@@ -99,7 +100,7 @@ func TestStabilityLens(t *testing.T) {
 		t.Errorf("lens verdict %q", lens.Text)
 	}
 	// Move another lens user: the first goes back.
-	l = frame(a)
+	l = scenetest.Frame(a)
 	r, _ := l.Locate(lensID + 2)
 	a.Event(viz.Event{Kind: viz.PointerDown, X: r.X, Y: r.Y})
 	a.Event(viz.Event{Kind: viz.PointerMove, X: r.X + 30, Y: r.Y})
@@ -118,18 +119,18 @@ func TestStabilityLens(t *testing.T) {
 func TestStabilityRerollsAndState(t *testing.T) {
 	a, s := newStability(t)
 	r1, z := s.result.R1, s.result.Output
-	mustSet(t, a, "reroll-noise", "")
+	scenetest.MustSet(t, a, "reroll-noise", "")
 	if s.result.R1 != r1 || reflect.DeepEqual(s.result.Output, z) {
 		t.Error("re-drawing the noise must keep R1 and change the output")
 	}
 	b, _ := newStability(t)
-	mustSet(t, a, "values", "0,0,0,0,0,0,0,10,10,10,10,10,10,10")
+	scenetest.MustSet(t, a, "values", "0,0,0,0,0,0,0,10,10,10,10,10,10,10")
 	if err := b.Restore(a.State()); err != nil {
 		t.Fatal(err)
 	}
-	mustSet(t, a, viz.CtlEnd, "")
-	mustSet(t, b, viz.CtlEnd, "")
-	if !reflect.DeepEqual(frame(a).Items, frame(b).Items) {
+	scenetest.MustSet(t, a, viz.CtlEnd, "")
+	scenetest.MustSet(t, b, viz.CtlEnd, "")
+	if !reflect.DeepEqual(scenetest.Frame(a).Items, scenetest.Frame(b).Items) {
 		t.Error("restored state draws differently")
 	}
 	for _, bad := range [][2]string{{"values", "1,2,3"}, {"values", "1,x"}, {"eps", "0.5"}, {"eps", "2.4"}, {"sens", "0"}} {
@@ -149,8 +150,8 @@ func TestStabilityNarrowFrame(t *testing.T) {
 	a, _ := newStability(t)
 	const w, h = 358, 590
 	for _, lens := range []string{"false", "true"} {
-		mustSet(t, a, "lens", lens)
-		mustSet(t, a, viz.CtlReset, "")
+		scenetest.MustSet(t, a, "lens", lens)
+		scenetest.MustSet(t, a, viz.CtlReset, "")
 		for step := 0; ; step++ {
 			l, _ := a.Frame(w, h)
 			for _, bad := range append(clashes(l), outside(l)...) {

@@ -1,29 +1,30 @@
-package scenes
+package figure
 
 import (
 	"cmp"
-	"github.com/uldplab/uldp/core/format"
 	"math"
 	"slices"
+
+	"github.com/uldplab/uldp/core/format"
 
 	"github.com/uldplab/uldp/viz"
 )
 
-// numberLine places users' one-dimensional values along a row. When a far
+// NumberLine places users' one-dimensional values along a row. When a far
 // outlier would squeeze the crowd into a few pixels (the very picture these
 // lessons are about) it switches to a symmetric log scale, linear within
 // ±c and logarithmic beyond, so both the crowd and the outlier stay
 // visible and grabbable.
-type numberLine struct {
-	x0, w  float64
+type NumberLine struct {
+	X0, W  float64
 	lo, hi float64 // ends, in scale units
 	c      float64 // symmetric-log knee; 0 means a linear scale
 }
 
-// fitLine frames values on a row from x0 of width w.
-func fitLine(values []float64, x0, w float64) numberLine {
-	lo, hi := minMax(values)
-	n := numberLine{x0: x0, w: w}
+// FitLine frames values on a row from x0 of width w.
+func FitLine(values []float64, x0, w float64) NumberLine {
+	lo, hi := MinMax(values)
+	n := NumberLine{X0: x0, W: w}
 	s := slices.Clone(values)
 	slices.Sort(s)
 	iqr := s[3*len(s)/4] - s[len(s)/4]
@@ -36,30 +37,30 @@ func fitLine(values []float64, x0, w float64) numberLine {
 	return n
 }
 
-func (n numberLine) scale(v float64) float64 {
+func (n NumberLine) scale(v float64) float64 {
 	if n.c == 0 {
 		return v
 	}
 	return math.Asinh(v / n.c)
 }
 
-func (n numberLine) xOf(v float64) float64 { return n.x0 + n.w*(n.scale(v)-n.lo)/(n.hi-n.lo) }
+func (n NumberLine) XOf(v float64) float64 { return n.X0 + n.W*(n.scale(v)-n.lo)/(n.hi-n.lo) }
 
-func (n numberLine) valueAtX(x float64) float64 {
-	t := n.lo + (x-n.x0)/n.w*(n.hi-n.lo)
+func (n NumberLine) ValueAtX(x float64) float64 {
+	t := n.lo + (x-n.X0)/n.W*(n.hi-n.lo)
 	if n.c == 0 {
 		return t
 	}
 	return n.c * math.Sinh(t)
 }
 
-// ticks are NiceTicks on a linear line; on a log line, 0 and the powers of
+// Ticks are NiceTicks on a linear line; on a log line, 0 and the powers of
 // ten (then 2× and 5× them) that keep labels at least 44 px apart.
-func (n numberLine) ticks() []float64 {
+func (n NumberLine) Ticks() []float64 {
 	if n.c == 0 {
 		return viz.NiceTicks(n.lo, n.hi, 8)
 	}
-	lo, hi := n.valueAtX(n.x0), n.valueAtX(n.x0+n.w)
+	lo, hi := n.ValueAtX(n.X0), n.ValueAtX(n.X0+n.W)
 	var cand []float64
 	if lo <= 0 && hi >= 0 {
 		cand = append(cand, 0)
@@ -76,7 +77,7 @@ func (n numberLine) ticks() []float64 {
 	}
 	var out []float64
 	for _, v := range cand {
-		if !slices.ContainsFunc(out, func(u float64) bool { return math.Abs(n.xOf(u)-n.xOf(v)) < 44 }) {
+		if !slices.ContainsFunc(out, func(u float64) bool { return math.Abs(n.XOf(u)-n.XOf(v)) < 44 }) {
 			out = append(out, v)
 		}
 	}
@@ -87,16 +88,16 @@ func (n numberLine) ticks() []float64 {
 // crowdDot is how many users at one value become a single ×k dot.
 const crowdDot = 4
 
-// scaleNote is what a title adds to say the line is not linear.
-func (ax numberLine) scaleNote() string {
+// ScaleNote is what a title adds to say the line is not linear.
+func (ax NumberLine) ScaleNote() string {
 	if ax.c != 0 {
 		return " — symmetric log scale"
 	}
 	return ""
 }
 
-// valueRowDot is the radius of a user's dot on a value row.
-const valueRowDot = 6
+// ValueRowDot is the radius of a user's dot on a value row.
+const ValueRowDot = 6
 
 // swarm places users as dots on the line at y, stacked upward where they
 // would overlap: a greedy beeswarm, each dot at the lowest level where it
@@ -104,8 +105,8 @@ const valueRowDot = 6
 // of users at exactly one value (ORME's pairs hold hundreds) is one dot
 // marked ×k instead: hidden marks the rest of it, crowds maps the dot's
 // user to k. top is the highest y a dot or mark reaches.
-func swarm(values []float64, ax numberLine, y float64) (at []viz.Point, hidden []bool, crowds map[int]int, top float64) {
-	const r = valueRowDot
+func swarm(values []float64, ax NumberLine, y float64) (at []viz.Point, hidden []bool, crowds map[int]int, top float64) {
+	const r = ValueRowDot
 	at = make([]viz.Point, len(values))
 	hidden = make([]bool, len(values))
 	crowds = map[int]int{}
@@ -118,7 +119,7 @@ func swarm(values []float64, ax numberLine, y float64) (at []viz.Point, hidden [
 	var levels []float64 // the rightmost x placed on each level
 	for o := 0; o < len(order); o++ {
 		i := order[o]
-		x := ax.xOf(values[i])
+		x := ax.XOf(values[i])
 		k := slices.IndexFunc(levels, func(last float64) bool { return x-last >= 2*r })
 		if k < 0 {
 			k = len(levels)
@@ -158,23 +159,23 @@ func swarm(values []float64, ax numberLine, y float64) (at []viz.Point, hidden [
 // spacing.
 const maxStack = 4
 
-// rowBelow returns the y of the line of a value row whose title's first
+// RowBelow returns the y of the line of a value row whose title's first
 // line is at y: below the title, and below where its dots stack.
-func rowBelow(l *viz.List, y float64, values []float64, ax numberLine, title string) float64 {
+func RowBelow(l *viz.List, y float64, values []float64, ax NumberLine, title string) float64 {
 	_, _, _, top := swarm(values, ax, 0)
-	return y + l.TextHeight(viz.Point{X: ax.x0}, 0, title, 12, viz.Left) - 15 + math.Max(24, 10-top)
+	return y + l.TextHeight(viz.Point{X: ax.X0}, 0, title, 12, viz.Left) - 15 + math.Max(24, 10-top)
 }
 
-// drawValueRow draws users as dots on a number line (see swarm), under a
+// DrawValueRow draws users as dots on a number line (see swarm), under a
 // title that ends just above the highest dot; the changed user is orange,
 // the dragged one ringed. It returns where each user was drawn.
-func drawValueRow(l *viz.List, values []float64, ax numberLine, y float64, idBase, changed, drag int, title string) []viz.Point {
+func DrawValueRow(l *viz.List, values []float64, ax NumberLine, y float64, idBase, changed, drag int, title string) []viz.Point {
 	at, hidden, crowds, top := swarm(values, ax, y)
-	l.TextAbove(viz.Point{X: ax.x0, Y: math.Min(y-24, top-10)}, 0, title, 12, viz.Ink, viz.Left)
-	l.Line(viz.Point{X: ax.x0, Y: y}, viz.Point{X: ax.x0 + ax.w, Y: y}, viz.Style{Stroke: viz.Muted, Width: 1})
-	for _, t := range ax.ticks() {
-		l.Line(viz.Point{X: ax.xOf(t), Y: y}, viz.Point{X: ax.xOf(t), Y: y + 4}, viz.Style{Stroke: viz.Muted, Width: 1})
-		l.Text(viz.Point{X: ax.xOf(t), Y: y + 13}, viz.TickLabel(t), 10, viz.Muted, viz.Centre)
+	l.TextAbove(viz.Point{X: ax.X0, Y: math.Min(y-24, top-10)}, 0, title, 12, viz.Ink, viz.Left)
+	l.Line(viz.Point{X: ax.X0, Y: y}, viz.Point{X: ax.X0 + ax.W, Y: y}, viz.Style{Stroke: viz.Muted, Width: 1})
+	for _, t := range ax.Ticks() {
+		l.Line(viz.Point{X: ax.XOf(t), Y: y}, viz.Point{X: ax.XOf(t), Y: y + 4}, viz.Style{Stroke: viz.Muted, Width: 1})
+		l.Text(viz.Point{X: ax.XOf(t), Y: y + 13}, viz.TickLabel(t), 10, viz.Muted, viz.Centre)
 	}
 	for i := range at { // in user order: the list is the same every frame
 		if k, ok := crowds[i]; ok {
@@ -192,7 +193,15 @@ func drawValueRow(l *viz.List, values []float64, ax numberLine, y float64, idBas
 		if drag == idBase+i {
 			st.Stroke, st.Width = viz.Yellow, 3
 		}
-		l.Circle(p, valueRowDot, st, idBase+i)
+		l.Circle(p, ValueRowDot, st, idBase+i)
 	}
 	return at
+}
+
+func MinMax(xs []float64) (float64, float64) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, x := range xs {
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
+	}
+	return lo, hi
 }

@@ -1,14 +1,17 @@
-package scenes
+package figure
 
 import (
 	"math"
 	"testing"
 
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/internal/scenetest"
 )
 
+// crowd is 13 close users and one far outlier.
+var crowd = []float64{0, 0.05, -0.05, 0.10, -0.10, 0.02, -0.02, 0.07, -0.07, 0.03, -0.03, 0.04, -0.04, 1000}
+
 func TestNumberLineScales(t *testing.T) {
-	crowd := with(inliers, 1000)
 	for _, c := range []struct {
 		name   string
 		values []float64
@@ -18,33 +21,33 @@ func TestNumberLineScales(t *testing.T) {
 		{"evenly spread", []float64{0, 1, 2, 3, 4, 5, 6, 7}, false},
 		{"all equal but one", []float64{0, 0, 0, 0, 0, 0, 0, 50}, false},
 	} {
-		n := fitLine(c.values, 40, 720)
+		n := FitLine(c.values, 40, 720)
 		if (n.c != 0) != c.log {
 			t.Errorf("%s: knee %v, want log scale %v", c.name, n.c, c.log)
 		}
 		for _, v := range c.values {
-			x := n.xOf(v)
+			x := n.XOf(v)
 			if x < 40 || x > 760 {
 				t.Errorf("%s: %v drawn at x = %v, off the line", c.name, v, x)
 			}
-			if back := n.valueAtX(x); math.Abs(back-v) > 1e-9*math.Max(1, math.Abs(v)) {
+			if back := n.ValueAtX(x); math.Abs(back-v) > 1e-9*math.Max(1, math.Abs(v)) {
 				t.Errorf("%s: %v → x = %v → %v", c.name, v, x, back)
 			}
 		}
-		ticks := n.ticks()
+		ticks := n.Ticks()
 		if len(ticks) < 3 {
 			t.Errorf("%s: ticks %v", c.name, ticks)
 		}
 		for i := 1; i < len(ticks); i++ {
-			if gap := n.xOf(ticks[i]) - n.xOf(ticks[i-1]); gap < 30 {
+			if gap := n.XOf(ticks[i]) - n.XOf(ticks[i-1]); gap < 30 {
 				t.Errorf("%s: ticks %v and %v only %.0f px apart", c.name, ticks[i-1], ticks[i], gap)
 			}
 		}
 	}
 	// On the log line the crowd gets room: its 13 users span a third of the
 	// row instead of 2 px.
-	n := fitLine(crowd, 40, 720)
-	if span := n.xOf(0.10) - n.xOf(-0.10); span < 200 {
+	n := FitLine(crowd, 40, 720)
+	if span := n.XOf(0.10) - n.XOf(-0.10); span < 200 {
 		t.Errorf("the crowd spans %.0f px", span)
 	}
 }
@@ -52,10 +55,10 @@ func TestNumberLineScales(t *testing.T) {
 // Every user stays grabbable: no two dots overlap, and a hit on a dot's
 // centre finds that user (up to three users at one value stack).
 func TestValueRowDotsDoNotOverlap(t *testing.T) {
-	for _, values := range [][]float64{with(inliers, 1000), {0, 0, 0, 0.001, 0.002, 5}} {
+	for _, values := range [][]float64{crowd, {0, 0, 0, 0.001, 0.002, 5}} {
 		var l viz.List
 		l.Reset(800, 300)
-		at := drawValueRow(&l, values, fitLine(values, 40, 720), 200, 1, -1, 0, "users")
+		at := DrawValueRow(&l, values, FitLine(values, 40, 720), 200, 1, -1, 0, "users")
 		for i := range at {
 			for j := range i {
 				if d := math.Hypot(at[i].X-at[j].X, at[i].Y-at[j].Y); d < 12-1e-9 {
@@ -72,11 +75,11 @@ func TestValueRowDotsDoNotOverlap(t *testing.T) {
 // A crowd at one value is one dot marked ×k; grabbing it takes the crowd's
 // first user, and the others sit under it.
 func TestValueRowCrowdDot(t *testing.T) {
-	values := append(crowdOf(300, 0), 2, 5)
+	values := append(make([]float64, 300), 2, 5) // 300 users at 0
 	var l viz.List
 	l.Reset(800, 300)
-	at := drawValueRow(&l, values, fitLine(values, 40, 720), 200, 1, -1, 0, "users")
-	if !hasText(&l, "×300") {
+	at := DrawValueRow(&l, values, FitLine(values, 40, 720), 200, 1, -1, 0, "users")
+	if !scenetest.HasText(&l, "×300") {
 		t.Error("no ×300 label on the crowd")
 	}
 	circles := 0

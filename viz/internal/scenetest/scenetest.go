@@ -1,0 +1,71 @@
+package scenetest
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/uldplab/uldp/viz"
+)
+
+const W, H = 900, 640
+
+func Frame(a *viz.App) *viz.List {
+	l, _ := a.Frame(W, H)
+	return l
+}
+
+func MustSet(t *testing.T, a *viz.App, name, value string) {
+	t.Helper()
+	if err := a.Set(name, value); err != nil {
+		t.Fatalf("Set(%s, %s): %v", name, value, err)
+	}
+	a.Settle()
+}
+
+func Readout(a *viz.App, name string) (viz.Readout, bool) {
+	for _, r := range a.Readouts() {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return viz.Readout{}, false
+}
+
+func HasText(l *viz.List, sub string) bool {
+	// A long text may be broken onto lines: read them in order.
+	var all []string
+	for _, it := range l.Items {
+		if it.Kind == viz.Text {
+			all = append(all, it.Text)
+		}
+	}
+	return strings.Contains(strings.Join(all, " "), sub)
+}
+
+func Control(a *viz.App, name string) viz.Control {
+	for _, c := range a.Controls() {
+		if c.Name == name {
+			return c
+		}
+	}
+	return viz.Control{}
+}
+
+func ReadoutValue(a *viz.App, name string) float64 {
+	for _, r := range a.Readouts() {
+		if r.Name == name {
+			return r.Value
+		}
+	}
+	return math.NaN()
+}
+
+func Drag(a *viz.App, from viz.Point, dx, dy float64) {
+	a.Event(viz.Event{Kind: viz.PointerDown, X: from.X, Y: from.Y})
+	for k := 1; k <= 4; k++ {
+		a.Event(viz.Event{Kind: viz.PointerMove, X: from.X + dx*float64(k)/4, Y: from.Y + dy*float64(k)/4})
+	}
+	a.Event(viz.Event{Kind: viz.PointerUp, X: from.X + dx, Y: from.Y + dy})
+	a.Settle()
+}
