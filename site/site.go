@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/uldplab/uldp/viz/lessons"
 	"github.com/uldplab/uldp/viz/prose"
 )
 
@@ -33,46 +34,88 @@ var static embed.FS
 var errataPage string
 
 // Files returns the site's files, rooted at the site's top directory: the
-// embedded static directory, and the lessons' text as lessons/NAME.html
-// from package prose (which the desktop app reads too).
+// embedded static directory, the errata page, and each lesson's text as
+// lessons/NAME.html, from the lesson's package (which the desktop app
+// reads too).
 func Files() fs.FS {
 	sub, err := fs.Sub(static, "static")
 	if err != nil {
 		panic(err) // the embed directive guarantees the directory exists
 	}
 	page := strings.Replace(errataPage, "<!-- errata -->", string(prose.Errata()), 1)
-	return union{sub, file{name: "errata.html", data: []byte(page)}, prose.Files()}
+	mem := memFS{"errata.html": []byte(page)}
+	ls, names := lessons.Named()
+	for _, n := range names {
+		mem["lessons/"+n+".html"] = []byte(ls[n].Text())
+	}
+	return union{sub, mem}
 }
 
-// file is a file system holding one file.
-type file struct {
-	name string
-	data []byte
-}
+// memFS is a read-only file system of files held in memory, at the root
+// or in directories below it ("errata.html", "lessons/dp-sgd.html").
+type memFS map[string][]byte
 
-func (f file) Open(name string) (fs.File, error) {
-	if name != f.name {
+func (m memFS) Open(name string) (fs.File, error) {
+	data, ok := m[name]
+	if !ok {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 	}
-	return &openFile{f: f, r: bytes.NewReader(f.data)}, nil
+	return &openFile{info: info{name: path.Base(name), size: len(data)}, r: bytes.NewReader(data)}, nil
+}
+
+// ReadDir lists a directory: its files, and the directories below it.
+func (m memFS) ReadDir(dir string) ([]fs.DirEntry, error) {
+	seen := map[string]bool{}
+	var out []fs.DirEntry
+	for name, data := range m {
+		rest, ok := strings.CutPrefix(name, dir+"/")
+		if dir == "." {
+			rest, ok = name, true
+		}
+		if !ok {
+			continue
+		}
+		if sub, _, below := strings.Cut(rest, "/"); !below {
+			out = append(out, fs.FileInfoToDirEntry(info{name: rest, size: len(data)}))
+		} else if !seen[sub] {
+			seen[sub] = true
+			out = append(out, fs.FileInfoToDirEntry(info{name: sub, dir: true}))
+		}
+	}
+	if len(out) == 0 {
+		return nil, &fs.PathError{Op: "readdir", Path: dir, Err: fs.ErrNotExist}
+	}
+	slices.SortFunc(out, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return out, nil
 }
 
 type openFile struct {
-	f file
+	info
 	r *bytes.Reader
 }
 
 func (o *openFile) Read(p []byte) (int, error) { return o.r.Read(p) }
 func (o *openFile) Close() error               { return nil }
-func (o *openFile) Stat() (fs.FileInfo, error) { return o, nil }
+func (o *openFile) Stat() (fs.FileInfo, error) { return o.info, nil }
 
-// The open file is its own FileInfo.
-func (o *openFile) Name() string       { return o.f.name }
-func (o *openFile) Size() int64        { return int64(len(o.f.data)) }
-func (o *openFile) Mode() fs.FileMode  { return 0o444 }
-func (o *openFile) ModTime() time.Time { return time.Time{} }
-func (o *openFile) IsDir() bool        { return false }
-func (o *openFile) Sys() any           { return nil }
+// info describes a file or a directory of a memFS.
+type info struct {
+	name string
+	size int
+	dir  bool
+}
+
+func (i info) Name() string       { return i.name }
+func (i info) Size() int64        { return int64(i.size) }
+func (i info) ModTime() time.Time { return time.Time{} }
+func (i info) IsDir() bool        { return i.dir }
+func (i info) Sys() any           { return nil }
+func (i info) Mode() fs.FileMode {
+	if i.dir {
+		return fs.ModeDir | 0o555
+	}
+	return 0o444
+}
 
 // union opens a name in the first file system that has it.
 type union []fs.FS
@@ -115,14 +158,6 @@ func (u union) ReadDir(name string) ([]fs.DirEntry, error) {
 	}
 	slices.SortFunc(out, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	return out, nil
-}
-
-// ReadDir lists the one file at the root.
-func (f file) ReadDir(name string) ([]fs.DirEntry, error) {
-	if name != "." {
-		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
-	}
-	return []fs.DirEntry{fs.FileInfoToDirEntry(&openFile{f: f})}, nil
 }
 
 // Handler serves the embedded site; see NewHandler.

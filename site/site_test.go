@@ -14,7 +14,7 @@ import (
 	"testing/fstest"
 	"time"
 
-	"github.com/uldplab/uldp/viz/prose"
+	"github.com/uldplab/uldp/viz/lessons/dpsgd"
 )
 
 func get(t *testing.T, path, enc string) *http.Response {
@@ -51,16 +51,14 @@ func TestIndexAndContentTypes(t *testing.T) {
 	}
 }
 
-// The lessons' text is served from the one source the desktop app reads.
-func TestLessonTextFromProse(t *testing.T) {
-	want, err := prose.HTML("dp-sgd")
-	if err != nil {
-		t.Fatal(err)
-	}
+// The lessons' text is served from the one source the desktop app reads:
+// the lesson's package.
+func TestLessonTextFromTheLesson(t *testing.T) {
+	want := []byte(dpsgd.Text())
 	res := get(t, "/lessons/dp-sgd.html", "")
 	body, _ := io.ReadAll(res.Body)
 	if res.StatusCode != 200 || !bytes.Equal(body, want) || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") {
-		t.Errorf("GET /lessons/dp-sgd.html → %d %s, %d bytes; prose has %d", res.StatusCode, res.Header.Get("Content-Type"), len(body), len(want))
+		t.Errorf("GET /lessons/dp-sgd.html → %d %s, %d bytes; the lesson has %d", res.StatusCode, res.Header.Get("Content-Type"), len(body), len(want))
 	}
 	if res := get(t, "/lessons/nope.html", ""); res.StatusCode != 404 {
 		t.Errorf("a lesson with no text → %d", res.StatusCode)

@@ -24,7 +24,12 @@ import (
 	"github.com/uldplab/uldp/viz"
 	"github.com/uldplab/uldp/viz/classroom"
 	"github.com/uldplab/uldp/viz/ebitenview"
-	"github.com/uldplab/uldp/viz/scenes"
+	"github.com/uldplab/uldp/viz/lessons"
+	"github.com/uldplab/uldp/viz/lessons/abovethreshold"
+	"github.com/uldplab/uldp/viz/lessons/auditlab"
+	"github.com/uldplab/uldp/viz/lessons/outlieriterates"
+	"github.com/uldplab/uldp/viz/lessons/robustsgd"
+	"github.com/uldplab/uldp/viz/lessons/userlevel"
 )
 
 // The desktop app in a real window: start it under X (make test runs this
@@ -79,7 +84,7 @@ func desktopLessons(t *testing.T) {
 
 	// Lesson 1: drag user 20 by its mean (drawn last, so no other user's
 	// mean covers it); the figure changes around it.
-	play := scenes.NewPlayground()
+	play := userlevel.New()
 	at := d.locate(viz.NewApp(play), 1+20*10+19)
 	before := d.shot("user-level")
 	d.drag(at, 60, -40)
@@ -99,7 +104,7 @@ func desktopLessons(t *testing.T) {
 		t.Error("lesson 3: three steps did not change the figure")
 	}
 	// The value axis depends on what is revealed: step the reference too.
-	ref := viz.NewApp(scenes.NewAboveThreshold())
+	ref := viz.NewApp(abovethreshold.New())
 	for range 3 {
 		ref.Key("ArrowRight")
 	}
@@ -152,7 +157,7 @@ func desktopLessons(t *testing.T) {
 	// the verdict line under the profile appears when it is done.
 	d.key("8")
 	opened := d.shot("audit")
-	user := d.locate(viz.NewApp(scenes.NewAuditLab()), 1000+1+2) // B's user 3
+	user := d.locate(viz.NewApp(auditlab.New()), 1000+1+2) // B's user 3
 	d.drag(user, 80, 0)
 	lab := d.shot("audit")
 	if !differs(opened.img, lab.img, image.Rect(int(user.X)-10, int(user.Y)-10, int(user.X)+10, int(user.Y)+10)) {
@@ -175,7 +180,7 @@ func desktopLessons(t *testing.T) {
 	if !differs(robustOpen.img, robustEnd.img, fig) {
 		t.Error("lesson 9: End did not change the figure")
 	}
-	ref9 := viz.NewApp(scenes.NewRobustSGD())
+	ref9 := viz.NewApp(robustsgd.New())
 	ref9.Key("End")
 	l9, _ := ref9.Frame(float64(fig.Dx()), float64(fig.Dy()))
 	id := 0
@@ -199,7 +204,7 @@ func desktopLessons(t *testing.T) {
 	if !differs(oirOpen.img, oirEnd.img, fig) {
 		t.Error("lesson 10: End did not change the figure")
 	}
-	ref10 := viz.NewApp(scenes.NewOIR())
+	ref10 := viz.NewApp(outlieriterates.New())
 	ref10.Key("End")
 	at10 := d.locate(ref10, 1) // user 1's first item
 	d.drag(at10, 60, -40)
@@ -335,7 +340,7 @@ func TestDesktopExercises(t *testing.T) {
 			t.Fatal(err)
 		}
 		s.Current = current
-		app := viz.NewApp(scenes.All()...)
+		app := viz.NewApp(lessons.All()...)
 		if err := s.Open(app); err != nil {
 			t.Fatal(err)
 		}

@@ -27,7 +27,7 @@ import (
 	"github.com/uldplab/uldp/viz"
 	"github.com/uldplab/uldp/viz/classroom"
 	"github.com/uldplab/uldp/viz/ebitenview"
-	"github.com/uldplab/uldp/viz/scenes"
+	"github.com/uldplab/uldp/viz/lessons"
 )
 
 func main() {
@@ -48,8 +48,8 @@ func main() {
 		fmt.Fprintf(os.Stderr, "desktop: -shots %q is not a directory\n", *shots)
 		os.Exit(2)
 	}
-	app := viz.NewApp(scenes.All()...)
-	app.AddParts(scenes.Parts()...)
+	app := viz.NewApp(lessons.All()...)
+	app.AddParts(lessons.Parts()...)
 	if *state != "" {
 		if err := app.Restore(*state); err != nil {
 			// Like a bad link in the browser: report, keep the good settings.
@@ -58,6 +58,7 @@ func main() {
 	}
 	game := ebitenview.New(app)
 	game.ShotDir = *shots
+	game.Text = lessons.Text
 	if *logInput {
 		game.Log = os.Stdout
 	}

@@ -16,6 +16,9 @@ import (
 	"github.com/uldplab/uldp/core/robust"
 )
 
+// NoMutant names the real mechanism in a menu of broken variants.
+const NoMutant = "none"
+
 // ORME's broken variants (issue 5): the gate skipped, the score noise at
 // half the sound scale, everyone kept instead of the ramp.
 const (

@@ -558,3 +558,10 @@ func (p DelParams) guarantee(n int) privacy.Guarantee {
 	}
 	return g
 }
+
+// ExampleInliers returns the values of the 13 close users in Paper A's
+// worked example of the stability test, a fresh slice each call: the
+// lessons and the audit lab add outliers to them.
+func ExampleInliers() []float64 {
+	return []float64{0, 0.05, -0.05, 0.10, -0.10, 0.02, -0.02, 0.07, -0.07, 0.03, -0.03, 0.04, -0.04}
+}

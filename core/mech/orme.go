@@ -80,6 +80,17 @@ type ORMECalibration struct {
 	Params    ORMEParams     `json:"-"`
 }
 
+// SigmaFormula is the last line of σ's derivation: its formula, or that
+// there is no noise.
+func (c ORMECalibration) SigmaFormula() string {
+	for i := len(c.Steps) - 1; i >= 0; i-- {
+		if c.Steps[i].Symbol == "σ" {
+			return c.Steps[i].Formula
+		}
+	}
+	return "no noise (non-private)"
+}
+
 // Calibrate computes ORME's scales for n users.
 func (p ORMEParams) Calibrate(n int) (ORMECalibration, error) {
 	if err := p.Validate(); err != nil {

@@ -6,41 +6,22 @@ package classroom
 
 import (
 	"errors"
-	"github.com/uldplab/uldp/core/format"
 	"os"
 	"strings"
-	"sync"
+
+	"github.com/uldplab/uldp/core/format"
 
 	"github.com/uldplab/uldp/core/exercise"
 	"github.com/uldplab/uldp/viz"
-	"github.com/uldplab/uldp/viz/scenes"
+	"github.com/uldplab/uldp/viz/lessons"
 )
 
 // Lab is the lessons as an exercise.Lab. Each call opens a fresh lesson.
 type Lab struct{}
 
-var (
-	namesOnce sync.Once
-	byName    map[string]scenes.Lesson
-	names     []string
-)
-
-// lessons maps the lessons' names to their entries.
-func lessons() (map[string]scenes.Lesson, []string) {
-	namesOnce.Do(func() {
-		byName = map[string]scenes.Lesson{}
-		for _, l := range scenes.Lessons() {
-			n := l.New().Info().Name
-			byName[n] = l
-			names = append(names, n)
-		}
-	})
-	return byName, names
-}
-
 // Lessons lists the lessons' names in menu order, for validating packs.
 func Lessons() []string {
-	_, ns := lessons()
+	_, ns := lessons.Named()
 	return append([]string(nil), ns...)
 }
 
@@ -49,7 +30,7 @@ func Lessons() []string {
 // users are all in its state (the stability test's values) ignores data,
 // as its own page does: the page sends the dataset it exports either way.
 func open(lesson, state, data string) (*viz.App, error) {
-	ls, ns := lessons()
+	ls, ns := lessons.Named()
 	l, ok := ls[lesson]
 	if !ok {
 		return nil, format.Errorf("no lesson %q: the lessons are %s", lesson, strings.Join(ns, ", "))
@@ -65,7 +46,7 @@ func open(lesson, state, data string) (*viz.App, error) {
 
 // fresh makes a lesson's scene and its parts, every setting at its
 // default: a state may name a setting a part shows.
-func fresh(l scenes.Lesson) (viz.Scene, []viz.Scene) {
+func fresh(l lessons.Lesson) (viz.Scene, []viz.Scene) {
 	var parts []viz.Scene
 	for _, p := range l.Parts {
 		parts = append(parts, p.New())
@@ -122,7 +103,7 @@ func (lab Lab) Catches(state, mutant string) (bool, string, error) {
 // Check reports exercises about no lesson of ULDP Lab, naming them and the
 // lessons there are.
 func Check(p *exercise.Pack) error {
-	ls, ns := lessons()
+	ls, ns := lessons.Named()
 	var unknown []string
 	for _, x := range p.Exercises {
 		if _, ok := ls[x.Lesson]; !ok {

@@ -9,10 +9,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/uldplab/uldp/core/audit"
 	"github.com/uldplab/uldp/core/exercise"
 	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/viz"
-	"github.com/uldplab/uldp/viz/scenes"
+	"github.com/uldplab/uldp/viz/lessons"
 )
 
 // Session is a student working through a pack on this machine, as the
@@ -106,7 +107,7 @@ func (s *Session) Path() string { return s.path }
 // state: what the grader sees, whatever the student explored before.
 func (s *Session) Open(app *viz.App) error {
 	e := s.Exercise()
-	ls, _ := lessons()
+	ls, _ := lessons.Named()
 	scene, parts := fresh(ls[e.Lesson]) // Resume checked it exists
 	if err := app.Reopen(scene, parts...); err != nil {
 		return err
@@ -137,7 +138,7 @@ func (s *Session) AnswerState(app *viz.App) (exercise.Result, error) {
 				mutant = c.Value
 			}
 		}
-		if mutant == "" || mutant == scenes.NoMutant {
+		if mutant == "" || mutant == audit.NoMutant {
 			return exercise.Result{}, format.Errorf("set the lab's “broken variant” to the one you suspect first")
 		}
 		return s.answer(exercise.BugAnswer{Mutant: mutant, State: state})

@@ -8,7 +8,7 @@ import (
 
 	"github.com/uldplab/uldp/core/exercise"
 	"github.com/uldplab/uldp/viz"
-	"github.com/uldplab/uldp/viz/scenes"
+	"github.com/uldplab/uldp/viz/lessons"
 )
 
 func index(t *testing.T, p *exercise.Pack, id string) int {
@@ -32,8 +32,8 @@ func TestSession(t *testing.T) {
 	if err != nil || s.Current != 0 {
 		t.Fatalf("a new session: %v, at %d", err, s.Current)
 	}
-	app := viz.NewApp(scenes.All()...)
-	app.AddParts(scenes.Parts()...)
+	app := viz.NewApp(lessons.All()...)
+	app.AddParts(lessons.Parts()...)
 	if err := app.Set("n", "7"); err != nil { // explored before: Open forgets it
 		t.Fatal(err)
 	}

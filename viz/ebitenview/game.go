@@ -33,6 +33,9 @@ type Game struct {
 	// "shot PATH". Scripts driving the window wait for these lines instead of
 	// guessing how long a frame takes.
 	Log io.Writer
+	// Text returns the prose of the lesson called name, for H (the lesson
+	// list's lessons.Text); without it H shows only the errata.
+	Text func(name string) (string, error)
 
 	w, h      int
 	figure    *ebiten.Image
@@ -383,7 +386,7 @@ func (g *Game) Draw(screen *ebiten.Image) {
 		g.app.Invalidate()
 	}
 	if g.read.open {
-		g.read.layout(g.app.Scene().Info().Name, fig.Dx(), g.paint.width)
+		g.read.layout(g.app.Scene().Info().Name, g.Text, fig.Dx(), g.paint.width)
 		changed = g.read.draw(g.figure, g.paint)
 	} else if l, redraw := g.app.Frame(float64(fig.Dx()), float64(fig.Dy())); redraw {
 		g.figure.Fill(rgba(viz.Paper, 1))

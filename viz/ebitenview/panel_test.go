@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/uldplab/uldp/viz"
-	"github.com/uldplab/uldp/viz/scenes"
+	"github.com/uldplab/uldp/viz/lessons"
 )
 
 func TestSliderMapsBothWays(t *testing.T) {
@@ -49,7 +49,7 @@ func TestWrapAndCycle(t *testing.T) {
 
 // Every declared control becomes a widget inside the panel, and every scene a tab.
 func TestLayoutShowsEveryControl(t *testing.T) {
-	app := viz.NewApp(scenes.All()...)
+	app := viz.NewApp(lessons.All()...)
 	ws, _ := layout(app, 900, PanelWidth, 0, note{}, figureShown, newPainter().width, nil)
 	seen := map[string]bool{}
 	tabs := 0
@@ -83,7 +83,7 @@ func TestLayoutShowsEveryControl(t *testing.T) {
 // keys legend names only keys the lesson has.
 func TestPanelTextFits(t *testing.T) {
 	p := newPainter()
-	app := viz.NewApp(scenes.All()...)
+	app := viz.NewApp(lessons.All()...)
 	for i, info := range app.Scenes() {
 		if err := app.Switch(i); err != nil {
 			t.Fatal(err)
@@ -115,11 +115,11 @@ func TestPanelTextFits(t *testing.T) {
 // a small and a large window.
 func TestReaderLaysOutEveryLesson(t *testing.T) {
 	p := newPainter()
-	for _, l := range scenes.Lessons() {
+	for _, l := range lessons.Lessons() {
 		name := l.New().Info().Name
 		for _, w := range []int{500, 1200} {
 			var r reader
-			r.layout(name, w, p.width)
+			r.layout(name, lessons.Text, w, p.width)
 			if len(r.lines) < 10 || r.height < 400 {
 				t.Errorf("%s at %d px: %d lines, %d px", name, w, len(r.lines), r.height)
 			}
@@ -148,7 +148,7 @@ func TestLogCountSliderIsWhole(t *testing.T) {
 // No lesson's control takes a key the desktop keeps for itself (it would
 // never reach the lesson).
 func TestLessonKeysLeaveTheDesktopsOwn(t *testing.T) {
-	for _, sc := range scenes.All() {
+	for _, sc := range lessons.All() {
 		for _, c := range sc.Controls() {
 			if k := strings.ToLower(c.Key); k == shotKey || k == textKey {
 				t.Errorf("%s: %s takes the desktop's key %q", sc.Info().Name, c.Name, c.Key)

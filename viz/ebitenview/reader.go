@@ -7,12 +7,13 @@ import (
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/hajimehoshi/ebiten/v2/vector"
 
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/viz"
 	"github.com/uldplab/uldp/viz/prose"
 )
 
 // reader shows the lesson's text in the figure's place (H toggles it): the
-// same text the web page shows beside its figure, from package prose.
+// same text the web page shows beside its figure.
 type reader struct {
 	open   bool
 	errata bool // the papers' errata instead of the lesson's text
@@ -37,9 +38,10 @@ const (
 	readMaxW   = 760 // a comfortable line length
 )
 
-// layout wraps the lesson's text, or the errata, to the figure's width w
-// (only when what is shown or the width changed).
-func (r *reader) layout(name string, w int, width measurer) {
+// layout wraps the text of the lesson called name (from text), or the
+// errata, to the figure's width w (only when what is shown or the width
+// changed).
+func (r *reader) layout(name string, text func(string) (string, error), w int, width measurer) {
 	if r.errata {
 		name = "errata"
 	}
@@ -48,9 +50,18 @@ func (r *reader) layout(name string, w int, width measurer) {
 		return
 	}
 	r.key, r.lines, r.drawn = key, nil, ""
-	blocks, err := prose.Blocks(name)
-	if r.errata {
+	var blocks []prose.Block
+	var err error
+	switch {
+	case r.errata:
 		blocks, err = prose.ErrataBlocks()
+	case text == nil:
+		err = format.Errorf("no lesson text for %s in this app (the Errata button shows the errata)", name)
+	default:
+		var src string
+		if src, err = text(name); err == nil {
+			blocks, err = prose.Parse(src)
+		}
 	}
 	if err != nil {
 		blocks = []prose.Block{{Kind: prose.Para, Text: err.Error()}}

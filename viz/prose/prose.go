@@ -1,32 +1,24 @@
-// Package prose holds every lesson's text: one HTML fragment per lesson,
-// lessons/NAME.html, the one source the web page serves and the desktop
-// app shows. The fragments keep to a small subset of HTML (see Parse), so
-// a backend without a browser can lay them out.
+// Package prose reads the lessons' texts and holds the papers' errata. A
+// lesson's text is an HTML fragment (lesson.html in the lesson's package),
+// the one source the web page serves and the desktop app shows; the
+// fragments keep to a small subset of HTML (see Parse), so a backend
+// without a browser can lay them out.
 package prose
 
 import (
-	"embed"
-	"github.com/uldplab/uldp/core/format"
-	"io/fs"
+	_ "embed"
 	"strings"
 	"unicode"
+
+	"github.com/uldplab/uldp/core/format"
 )
 
-//go:embed lessons/*.html errata.html
-var files embed.FS
+//go:embed errata.html
+var errata []byte
 
-// Files returns the fragments: lessons/NAME.html, and errata.html (the
-// papers' errata, the entries' anchors a1, a2, …).
-func Files() fs.FS { return files }
-
-// Errata returns the errata fragment.
-func Errata() []byte {
-	b, err := files.ReadFile("errata.html")
-	if err != nil {
-		panic(err) // embedded above
-	}
-	return b
-}
+// Errata returns the errata fragment: the papers' errata, the entries'
+// anchors a1, a2, ….
+func Errata() []byte { return errata }
 
 // ErrataBlocks returns the errata as blocks.
 func ErrataBlocks() ([]Block, error) {
@@ -35,15 +27,6 @@ func ErrataBlocks() ([]Block, error) {
 		return nil, format.Errorf("errata: %w", err)
 	}
 	return blocks, nil
-}
-
-// HTML returns the fragment of the lesson called name ("dp-sgd").
-func HTML(name string) ([]byte, error) {
-	b, err := files.ReadFile("lessons/" + name + ".html")
-	if err != nil {
-		return nil, format.Errorf("no text for lesson %q", name)
-	}
-	return b, nil
 }
 
 // Kind says what a block of text is.
@@ -63,19 +46,6 @@ const (
 type Block struct {
 	Kind Kind
 	Text string
-}
-
-// Blocks returns the lesson's text as blocks.
-func Blocks(name string) ([]Block, error) {
-	b, err := HTML(name)
-	if err != nil {
-		return nil, err
-	}
-	blocks, err := Parse(string(b))
-	if err != nil {
-		return nil, format.Errorf("lesson %q: %w", name, err)
-	}
-	return blocks, nil
 }
 
 // blockTags start and end a block; inline tags only mark up its text.

@@ -1,5 +1,5 @@
 // Command build compiles the browser's lesson engines: one WebAssembly
-// module per lesson of scenes.Lessons, so a page downloads only the lesson
+// module per lesson of lessons.Lessons, so a page downloads only the lesson
 // it shows. Each module's main is generated here (through go build's
 // -overlay, so nothing generated lands in the source tree) and calls its
 // lesson's constructor alone; the linker then drops every other lesson.
@@ -44,7 +44,7 @@ import (
 	"github.com/andybalholm/brotli"
 
 	"github.com/uldplab/uldp/viz"
-	"github.com/uldplab/uldp/viz/scenes"
+	"github.com/uldplab/uldp/viz/lessons"
 )
 
 func main() {
@@ -80,7 +80,7 @@ type Entry struct {
 	// its own, so a lesson's engine carries no JSON, and one per lesson, so
 	// that no module grows with the number of lessons.
 	Export *Entry `json:"export,omitempty"`
-	// Parts are a lesson's further modules (scenes.Part): the page loads a
+	// Parts are a lesson's further modules (lessons.Part): the page loads a
 	// part's module when the link's Param has one of its Values.
 	Parts  []Entry  `json:"parts,omitempty"`
 	Param  string   `json:"param,omitempty"`
@@ -100,7 +100,7 @@ func build(goCmd, out string, log io.Writer) error {
 	if err != nil {
 		return err
 	}
-	engines, err := plan(scenes.Lessons())
+	engines, err := plan(lessons.Lessons())
 	if err != nil {
 		return err
 	}
@@ -187,7 +187,7 @@ const exportSuffix = ".export"
 
 // plan names each lesson's module and its export module and writes their
 // mains.
-func plan(lessons []scenes.Lesson) ([]engine, error) {
+func plan(lessons []lessons.Lesson) ([]engine, error) {
 	var out []engine
 	seen := map[string]bool{}
 	for _, l := range lessons {
@@ -232,7 +232,7 @@ func plan(lessons []scenes.Lesson) ([]engine, error) {
 // by RunExporter, if its scene has a run to export: the page loads one only
 // for a trace download, which a scene that is no viz.Exporter never offers,
 // and each costs a build as long as its lesson's.
-func appendExport(out []engine, l scenes.Lesson, name, title string) []engine {
+func appendExport(out []engine, l lessons.Lesson, name, title string) []engine {
 	if _, ok := l.New().(viz.Exporter); !ok {
 		return out
 	}
@@ -246,7 +246,7 @@ func appendExport(out []engine, l scenes.Lesson, name, title string) []engine {
 
 // mainFor writes the main of a module passing what constructor makes to
 // wasm's run function (Run, or RunExporter); constructor is a function's
-// full Go name ("github.com/uldplab/uldp/viz/scenes.NewPlayground").
+// full Go name ("github.com/uldplab/uldp/viz/lessons/userlevel.New").
 func mainFor(constructor, title, run string) (string, error) {
 	slash := strings.LastIndex(constructor, "/")
 	dot := strings.Index(constructor[slash+1:], ".")

@@ -8,25 +8,26 @@ import (
 	"testing"
 
 	"github.com/uldplab/uldp/viz"
-	"github.com/uldplab/uldp/viz/scenes"
+	"github.com/uldplab/uldp/viz/lessons"
+	"github.com/uldplab/uldp/viz/lessons/userlevel"
 )
 
 // Every lesson gets a module whose main calls its constructor alone and,
 // if it has a run to export, an export module right after it that does the
 // same with JSON; the mains are valid Go.
 func TestPlan(t *testing.T) {
-	engines, err := plan(scenes.Lessons())
+	engines, err := plan(lessons.Lessons())
 	if err != nil {
 		t.Fatal(err)
 	}
 	var want []string
-	add := func(mod string, l scenes.Lesson) {
+	add := func(mod string, l lessons.Lesson) {
 		want = append(want, mod)
 		if _, ok := l.New().(viz.Exporter); ok {
 			want = append(want, mod+exportSuffix)
 		}
 	}
-	for _, l := range scenes.Lessons() {
+	for _, l := range lessons.Lessons() {
 		name := l.New().Info().Name
 		add(name, l)
 		for _, p := range l.Parts {
@@ -48,7 +49,7 @@ func TestPlan(t *testing.T) {
 	found := false
 	for i, e := range engines {
 		if e.Name == "audit-phased" {
-			found = e.part && e.Param == "mech" && len(e.Values) == 2 && strings.Contains(e.main, "wasm.Run(scenes.NewPhasedLab())") &&
+			found = e.part && e.Param == "mech" && len(e.Values) == 2 && strings.Contains(e.main, "wasm.Run(phasedlab.New())") &&
 				engines[i-1].Name == "audit"
 		}
 	}
@@ -64,18 +65,18 @@ func TestPlan(t *testing.T) {
 			t.Errorf("%s: not a js/wasm main:\n%s", e.Name, e.main)
 		}
 	}
-	if !strings.Contains(engines[0].main, "wasm.Run(scenes.NewPlayground())") {
+	if !strings.Contains(engines[0].main, "wasm.Run(userlevel.New())") {
 		t.Errorf("lesson 1's main:\n%s", engines[0].main)
 	}
-	if !strings.Contains(engines[1].main, "wasm.RunExporter(scenes.NewPlayground())") {
+	if !strings.Contains(engines[1].main, "wasm.RunExporter(userlevel.New())") {
 		t.Errorf("lesson 1's export main:\n%s", engines[1].main)
 	}
 }
 
 func TestMainForRefusesWhatCannotBeNamed(t *testing.T) {
 	for _, c := range []string{
-		"github.com/uldplab/uldp/viz/scenes.glob..func1",
-		"github.com/uldplab/uldp/viz/scenes.(*Outlier).Reset",
+		"github.com/uldplab/uldp/viz/lessons/userlevel.glob..func1",
+		"github.com/uldplab/uldp/viz/lessons/outlierremoval.(*Scene).Reset",
 		"main",
 	} {
 		if _, err := mainFor(c, "x", "Run"); err == nil {
@@ -83,12 +84,12 @@ func TestMainForRefusesWhatCannotBeNamed(t *testing.T) {
 		}
 	}
 	// A closure in the registry is caught by name.
-	l := []scenes.Lesson{{New: func() viz.Scene { return scenes.NewPlayground() }, Constructor: "github.com/uldplab/uldp/viz/scenes.Lessons.func1"}}
+	l := []lessons.Lesson{{New: func() viz.Scene { return userlevel.New() }, Constructor: "github.com/uldplab/uldp/viz/lessons.Lessons.func1"}}
 	if _, err := plan(l); err == nil {
 		t.Error("a closure constructor was accepted")
 	}
 	// A lesson may not repeat another's name.
-	twice := append(scenes.Lessons()[:1:1], scenes.Lessons()[0])
+	twice := append(lessons.Lessons()[:1:1], lessons.Lessons()[0])
 	if _, err := plan(twice); err == nil {
 		t.Error("two lessons with one name were accepted")
 	}

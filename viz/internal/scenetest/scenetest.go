@@ -1,3 +1,7 @@
+// Package scenetest has the helpers the scenes' tests share: a frame at
+// the page's size, settings that must take, readouts and controls by name,
+// drags, text in a display list, and the checks that a figure fits its
+// frame. Importing it gives viz a clock, as the front ends do.
 package scenetest
 
 import (

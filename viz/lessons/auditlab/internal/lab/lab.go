@@ -1,0 +1,187 @@
+// Package lab holds what the audit lab's scenes share: the menu of every
+// mechanism the lab audits (each scene shows some and points to the scene
+// of the others), neighbouring pairs of users with one value each, and the
+// Monte Carlo audit run a slice per frame.
+package lab
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/uldplab/uldp/core/audit"
+	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/figure"
+)
+
+// DrawPairRows draws a neighbouring pair's values as two rows on one line
+// (the first title names its scale), the changed user marked, row A's
+// dots with IDs from idBase and row B's from idBase + RowB (0: none),
+// and returns the y below them.
+func DrawPairRows(l *viz.List, a, b []float64, line figure.NumberLine, titles [2]string, idBase, drag int) float64 {
+	changed := -1
+	for i := range a {
+		if a[i] != b[i] {
+			changed = i
+		}
+	}
+	titles[0] += line.ScaleNote()
+	// Each row sits below the one above by its title's height and its
+	// dots' stack (a phone's short line stacks them higher).
+	y := 24.0
+	for row, vals := range [][]float64{a, b} {
+		id := 0
+		if idBase > 0 {
+			id = idBase + row*RowB
+		}
+		y = figure.RowBelow(l, y, vals, line, titles[row])
+		figure.DrawValueRow(l, vals, line, y, id, changed, drag, titles[row])
+		y += 32
+	}
+	return y
+}
+
+// Mechanisms the audit lab can audit.
+const (
+	Del   = "deloutputpert"
+	AT    = "abovethreshold"
+	Gauss = "gaussian"
+	ORME  = "orme"
+	Gate  = "orme-gate"
+	SGD   = "dp-sgd"
+	RSGD  = "robust-sgd"
+)
+
+// Mechs lists the mechanisms in menu order.
+var Mechs = []string{Del, AT, Gauss, ORME, Gate, SGD, RSGD}
+
+// CrowdOf returns n users at one value.
+func CrowdOf(n int, v float64) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}
+
+// Pair is a preset neighbouring pair: each is the pair on which one
+// broken variant is caught, so a student can see the catch before hunting
+// for pairs by dragging.
+type Pair struct {
+	// Name names the pair in the lab's menu; Catches is the broken
+	// variant it was built to catch.
+	Name, Catches string
+	// A and B are the users' values on either side.
+	A, B []float64
+}
+
+// MutantHelp says what each broken variant breaks.
+func MutantHelp() map[string]string {
+	out := map[string]string{
+		audit.NoMutant:           "the real mechanism",
+		"no-threshold-noise":     "the threshold gets no noise",
+		audit.GaussianClassical:  "the textbook σ used beyond its proof (ε ≥ 1)",
+		audit.ORMENoGate:         "ORME without its gate",
+		audit.ORMEHalfScoreNoise: "the score's noise at half the sound scale",
+		audit.ORMEKeepAll:        "everyone kept instead of the ramp",
+		audit.RSGDPaperNoise:     "the test's noise as printed, Lap(4/ε) and Lap(8/ε), for scores of sensitivity 2",
+		audit.RSGDNoClip:         "the plain batch mean, not clipped to the median ± r",
+		audit.RSGDTrimTooLittle:  "the trimmed mean trims one user fewer than B/3 at each end",
+		audit.RSGDIndicator:      "the score counts pairs within r (an indicator) instead of exp(−‖·‖∞/r)",
+		"no-score-noise":         "the gate compares the score with 4C/5 without its Laplace noise",
+		"counts-at-tau":          "the ramp counts neighbours within τ instead of 2τ",
+		"weak-gate":              "the gate's noise is Lap(2/ε) instead of Lap(20/ε)",
+	}
+	for _, name := range audit.DelMutantNames() {
+		if m, err := audit.DelMutantByName(name); err == nil {
+			out[name] = m.Broken
+		}
+	}
+	return out
+}
+
+// Info names the audit lab, whichever of its scenes shows it.
+func Info() viz.Info {
+	return viz.Info{Name: "audit", Title: "Audit lab",
+		Summary: "Does the code keep its promise? Exact δ(ε) and Monte Carlo audits of a neighbouring pair, with broken variants to catch."}
+}
+
+func ValuesData(values []float64) *dataset.Dataset {
+	d := &dataset.Dataset{Dim: 1, Users: make([]dataset.User, len(values))}
+	for i, v := range values {
+		d.Users[i] = dataset.User{ID: strconv.Itoa(i + 1), Points: []float64{v}}
+	}
+	return d
+}
+
+// UnderAudit is the claim g of a mechanism as the lab shows it with the
+// broken variant mutant under audit: the real mechanism's, which the
+// variant does not inherit.
+func UnderAudit(g privacy.Guarantee, mutant string) privacy.Guarantee {
+	if mutant != audit.NoMutant {
+		g.Note = "the real mechanism's claim, which the broken variant under audit does not inherit"
+		g.Preconditions = append(g.Preconditions, privacy.Fact("the code under audit is the mechanism the proof is about (it runs the broken variant “"+mutant+"”)", false))
+	}
+	return g
+}
+
+// The audit lab's mechanisms from Lowy, Liu & Asi (2024). They live in a
+// scene of their own, PhasedLab, which the browser loads as a module of
+// its own: the lab's first module has no room left for them.
+const (
+	OIR   = "outlier-iterate-removal"
+	Accel = "accelerated-outlier-removal"
+)
+
+// PhasedMechs are PhasedLab's mechanisms, in menu order.
+var PhasedMechs = []string{OIR, Accel}
+
+// AllMechs is the audit lab's whole menu, every scene's mechanisms.
+func AllMechs() []string {
+	return append(append(slices.Clone(Mechs), PhasedMechs...), SemiMechs...)
+}
+
+// MechHelp says what each of the lab's mechanisms audits.
+func MechHelp() map[string]string {
+	return map[string]string{
+		Del:   "Paper A's DelOutputPert: the stability test, then Gaussian noise",
+		AT:    "AboveThreshold over the queries",
+		Gauss: "the Gaussian mechanism on one answer",
+		ORME:  "Paper B's outlier-removal mean on one query",
+		Gate:  "ORME's gate alone over 8 queries, against its share (ε/2, 0) of the budget",
+		SGD:   "whole DP-SGD runs, sampled (no closed form)",
+		RSGD:  "Ghazi et al. 2025's robust-statistics SGD, one phase of 2 steps in file order: its test's law exactly, whole runs sampled",
+		OIR:   "Lowy, Liu & Asi 2024's outlier-iterate removal: the phase holding the changed user, its gate and coins exactly, whole phases sampled",
+		Accel: "Lowy, Liu & Asi 2024's accelerated variant: whole runs sampled (its checks see gradients at points earlier noise chose: no closed form)",
+		PVMW:  "Ghazi et al. 2024's PVMW for semi-sensitive features: one example's sensitive value changes; three of its releases sampled",
+	}
+}
+
+// Elsewhere is the error a lab scene answers for a mechanism the other
+// scene shows: the lesson's link with it, for the page (or the desktop's
+// app) to open there.
+func Elsewhere(m string) error {
+	return viz.ElsewhereError{State: "scene=audit&mech=" + m}
+}
+
+// PointAt is the first profile point at or beyond ε.
+func PointAt(pts []audit.Point, eps float64) (audit.Point, bool) {
+	for _, p := range pts {
+		if p.Eps >= eps {
+			return p, true
+		}
+	}
+	return audit.Point{}, false
+}
+
+// PVMW is the audit lab's semi-sensitive mechanism, in a scene of its
+// own (SemiLab) that the browser loads as a third module of the lab.
+const PVMW = "pvmw"
+
+// SemiMechs are SemiLab's mechanisms.
+var SemiMechs = []string{PVMW}
+
+// RowB offsets the hit-test ids of row B's users: 1… are row A's,
+// RowB+1… row B's.
+const RowB = 1000

@@ -1,0 +1,182 @@
+package lab
+
+import (
+	"math"
+
+	"github.com/uldplab/uldp/core/format"
+
+	"github.com/uldplab/uldp/core/audit"
+	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/viz"
+)
+
+// MC is an audit's Monte Carlo run: both sides sampled in the
+// background a slice per frame, started and stopped by one button (M),
+// with its progress or verdict as a readout and a line of the figure.
+type MC struct {
+	Runs  int
+	mc    *audit.MCRun
+	mem   audit.MCMemory // mc's arrays, kept for the next audit
+	mcErr error
+	// stopped is how far a Monte Carlo audit the user stopped had got (0:
+	// none stopped since the last change).
+	stopped float64
+	batch   int // runs between two reads of the clock (tick)
+}
+
+// Reserve sets aside the audit's arrays for Runs runs of outputs values
+// each, as the lesson opens: growing a browser's memory in the first tick
+// took 1.5 s.
+func (m *MC) Reserve(outputs int) { m.mem.Reserve(m.Runs, outputs) }
+
+// Projections are the sampled outputs of the audit under way or done
+// (see audit.MCRun.Projections), none before an audit starts.
+func (m *MC) Projections() (pa, pb []float64, ha, hb int) {
+	if m.mc == nil {
+		return nil, nil, 0, 0
+	}
+	return m.mc.Projections()
+}
+
+// Run is the audit under way or done, nil before one starts.
+func (m *MC) Run() *audit.MCRun { return m.mc }
+
+// Err is why the audit failed, if it did.
+func (m *MC) Err() error { return m.mcErr }
+
+// Stopped is how far an audit the user stopped had got, 0 if none was
+// stopped since the last change.
+func (m *MC) Stopped() float64 { return m.stopped }
+
+// Drop forgets the audit: the pair or the variant changed.
+func (m *MC) Drop() { m.mc, m.mcErr, m.stopped = nil, nil, 0 }
+
+func (m *MC) Running() bool { return m.mc != nil && !m.mc.Done() && m.mcErr == nil }
+
+// Fields are the runs slider and the button, which starts an audit
+// through start (building the samplers) or stops the one under way.
+func (m *MC) Fields(start func() error) viz.Form {
+	c := viz.Control{Name: "monte-carlo", Label: "run the Monte Carlo audit", Key: "m",
+		Help: "samples both sides in the background; α = 10⁻³ false-flag probability"}
+	if m.Running() {
+		c.Label, c.Help = "stop the Monte Carlo audit", "stops sampling; M again starts afresh"
+	}
+	return viz.Form{
+		viz.Int(&m.Runs, viz.Control{Name: "runs", Label: "Monte Carlo runs per side", Kind: viz.Slider, Min: 1000, Max: 1_000_000, Step: 1000, Log: true}),
+		viz.Action(c, func() error {
+			if m.Running() { // the same button (M) stops it
+				done, total := m.mc.Progress()
+				m.mc, m.stopped = nil, math.Max(float64(done)/float64(total), 1e-9)
+				return nil
+			}
+			return start()
+		}),
+	}
+}
+
+// Start begins sampling a against b for the claim g.
+func (m *MC) Start(a, b audit.Sampler, g privacy.Guarantee) error {
+	run, err := audit.NewMCRun(a, b, g, audit.MCConfig{Runs: m.Runs, Alpha: 1e-3, Seed: 1, Memory: &m.mem})
+	if err != nil {
+		return err
+	}
+	m.mc, m.mcErr, m.stopped = run, nil, 0
+	return nil
+}
+
+// Tick samples for about 6 ms, so that a tick stays under 12 ms with the
+// frame's drawing beside it. It reads the clock between steps of batch
+// runs, a batch kept near half a millisecond: up to 200 runs of the fast
+// samplers, a few of the accelerated variant's whole runs (45 µs each in
+// a browser; 200 of them made a 9 ms step).
+func (m *MC) Tick() bool {
+	if !m.Running() {
+		return false
+	}
+	if m.batch == 0 {
+		m.batch = 25 // doubled within the first tick for the fast samplers
+	}
+	for over := viz.Deadline(6); !m.mc.Done() && !over(); {
+		t0 := now()
+		if err := m.mc.Step(m.batch); err != nil {
+			m.mcErr = err
+			break
+		}
+		switch dt := now() - t0; {
+		case dt > 1 && m.batch > 1:
+			m.batch /= 2
+		case dt < 0.25 && m.batch < 200:
+			m.batch *= 2
+		}
+	}
+	return true
+}
+
+// now is viz.Clock's time, 0 without a clock (natively, where a tick runs
+// to the end).
+func now() float64 {
+	if viz.Clock == nil {
+		return 0
+	}
+	return viz.Clock()
+}
+
+// Readout is the audit's state against the claimed ε, if there is one.
+func (m *MC) Readout(claimed float64) (viz.Readout, bool) {
+	switch {
+	case m.mcErr != nil:
+		return viz.Readout{Name: "mc", Label: "Monte Carlo", Text: m.mcErr.Error(), Warn: true}, true
+	case m.stopped > 0:
+		return viz.Readout{Name: "mc", Label: "Monte Carlo", Text: format.Sprintf("stopped at %.0f%%; no verdict", 100*m.stopped)}, true
+	case m.mc != nil && !m.mc.Done():
+		done, total := m.mc.Progress()
+		return viz.Readout{Name: "mc", Label: "Monte Carlo", Value: float64(done) / float64(total), Text: format.Sprintf("sampling… %.0f%%", 100*float64(done)/float64(total))}, true
+	case m.mc != nil:
+		res := m.mc.Result()
+		return viz.Readout{Name: "mc", Label: "Monte Carlo", Value: res.EpsLower, Warn: res.Verdict == "violation",
+			Text: format.Sprintf("ε ≥ %.3g with probability ≥ 0.999 (claimed %g): %s%s", res.EpsLower, claimed, res.Verdict, reachNote(res, claimed))}, true
+	}
+	return viz.Readout{}, false
+}
+
+// reachNote warns when the runs are too few to refute the claim at all.
+func reachNote(r audit.MCResult, claimed float64) string {
+	if r.Verdict == "pass" && r.EpsReach <= claimed {
+		return format.Sprintf("; %d runs can show at most ε ≈ %.3g, so they cannot refute ε = %g: raise the runs", r.Runs, r.EpsReach, claimed)
+	}
+	return ""
+}
+
+// Draw shows the audit's progress or result at height y of a frame w
+// wide, against the claimed ε; mutant names the broken variant under
+// audit ("none" for the real mechanism).
+func (m *MC) Draw(l *viz.List, w, y, claimed float64, mutant string) {
+	switch {
+	case m.mcErr != nil:
+		l.Text(viz.Point{X: 20, Y: y}, "Monte Carlo: "+m.mcErr.Error(), 12, viz.Vermillion, viz.Left)
+	case m.stopped > 0:
+		l.Text(viz.Point{X: 20, Y: y}, format.Sprintf("Monte Carlo audit stopped at %.0f%%: no verdict — press M to start again", 100*m.stopped), 12, viz.Muted, viz.Left)
+	case m.mc == nil:
+		l.Text(viz.Point{X: 20, Y: y}, "Monte Carlo audit: press “run the Monte Carlo audit” (M) to sample both sides — no closed form needed", 12, viz.Muted, viz.Left)
+	case !m.mc.Done():
+		done, total := m.mc.Progress()
+		frac := float64(done) / float64(total)
+		l.Rect(viz.Point{X: 20, Y: y - 7}, viz.Point{X: w - 20, Y: y + 7}, viz.Style{Stroke: viz.Muted, Width: 1}, 0)
+		l.Rect(viz.Point{X: 20, Y: y - 7}, viz.Point{X: 20 + (w-40)*frac, Y: y + 7}, viz.Style{Fill: viz.Sky}, 0)
+		l.Text(viz.Point{X: w / 2, Y: y}, format.Sprintf("sampling %d of %d outputs — M stops", done, total), 11, viz.Ink, viz.Centre)
+	default:
+		r := m.mc.Result()
+		col := viz.Green
+		if r.Verdict == "violation" {
+			col = viz.Vermillion
+		}
+		l.Text(viz.Point{X: 20, Y: y}, format.Sprintf("Monte Carlo, %d runs per side: ε ≥ %.3g with probability ≥ 0.999 (claimed %g) — %s; worst event %s: %.4g vs %.4g",
+			r.Runs, r.EpsLower, claimed, r.Verdict, r.Worst.Name, r.Worst.PA, r.Worst.PB), 12, col, viz.Left)
+		if note := reachNote(r, claimed); note != "" {
+			l.Text(viz.Point{X: 20, Y: y + 18}, "Beware"+note, 12, viz.Vermillion, viz.Left)
+		}
+		if r.Verdict == "violation" && mutant != audit.NoMutant {
+			l.Text(viz.Point{X: 20, Y: y + 18}, "✗ VIOLATION: sampling alone, the audit catches “"+mutant+"”", 12, viz.Vermillion, viz.Left)
+		}
+	}
+}

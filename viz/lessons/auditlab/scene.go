@@ -1,0 +1,554 @@
+package auditlab
+
+import (
+	_ "embed"
+	"math"
+	"slices"
+
+	"github.com/uldplab/uldp/core/format"
+	"github.com/uldplab/uldp/viz/figure"
+	"github.com/uldplab/uldp/viz/lessons/auditlab/internal/lab"
+
+	"github.com/uldplab/uldp/core/cancel"
+
+	"github.com/uldplab/uldp/core/audit"
+	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/loss"
+	"github.com/uldplab/uldp/core/mech"
+	"github.com/uldplab/uldp/core/optim"
+	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/viz"
+)
+
+// Text is the lesson's prose, an HTML fragment in the subset package prose
+// reads: the web page shows it beside the figure, the desktop app in its
+// place.
+func Text() string { return text }
+
+//go:embed lesson.html
+var text string
+
+// sampled says whether m's answer has no closed form, so the lab draws its
+// sampled answers instead of an exact profile.
+func sampled(m string) bool { return m == lab.SGD || m == lab.RSGD }
+
+// labRSGDParams are robust SGD's (Ghazi et al. 2025) for the pair: one
+// phase of T = 2 steps of B = 400 users in file order, ε = 8, δ = 10⁻⁵,
+// r = 1 and η = 1/6B, the largest step its proof allows (6βηB ≤ 1), on
+// the squared loss — or Huber's, whose gradients the huber-edge pair needs.
+// A smaller batch is not certified: with B = 100 a batch with no 2B/3 in
+// any r-box passes the test with probability 0.0016, not δ's share.
+func labRSGDParams(pair string) optim.RobustSGDParams {
+	p := optim.RobustSGDParams{Eps: 8, Delta: 1e-5, Loss: loss.Squared{Mu: 1}, Domain: 1e5, Batch: rsgdBatch, Radius: 1,
+		Eta: rsgdEta, Order: optim.Given, Mode: privacy.Sound, Theta0: []float64{0}}
+	if pair == "huber-edge" {
+		p.Loss = loss.Huber{H: 1}
+	}
+	return p
+}
+
+// rsgdBatch is B in the robust SGD pairs, which hold 2B users, and
+// rsgdEta their step.
+const (
+	rsgdBatch = 400
+	rsgdEta   = 1.0 / (6 * rsgdBatch)
+)
+
+// huberEdge is the pair on which the indicator kernel is caught (the
+// robust SGD audit's tests build the same pair in two dimensions). Step
+// 1's users sit at the start x₀ = 0; in B one of them is 10⁴ away, whose
+// Huber gradient saturates at 1 and moves x₁ by −η/B. Step 2's users are
+// half saturated (at −5, gradient 1) and half at half that move from x
+// (gradient ±η/2B): their distances straddle r = 1 by η/2B, so the
+// indicator kernel counts every cross pair on A and none on B.
+func huberEdge() (a, b []float64) {
+	near := -rsgdEta / rsgdBatch / 2
+	a = slices.Concat(lab.CrowdOf(rsgdBatch, 0), lab.CrowdOf(rsgdBatch/2, -5), lab.CrowdOf(rsgdBatch/2, near))
+	b = slices.Clone(a)
+	b[0] = -1e4
+	return a, b
+}
+
+// labSGDParams() are user-level DP-SGD's: sound ORME at (8, 0.1) inside 8
+// steps among 600 users (the proof needs n > 502), on the squared loss
+// without smoothing — what the audit's sampler of whole runs needs.
+func labSGDParams() optim.DPSGDParams {
+	return optim.DPSGDParams{Eps: 8, Delta: 0.1, Loss: loss.Squared{Mu: 1}, Radius: 50,
+		Steps: 8, Eta: 0.5, Tau: 1, Mode: privacy.Sound}
+}
+
+// sgdUsers is how many users the DP-SGD pairs hold.
+const sgdUsers = 600
+
+// labORMEParams() are ORME's sound constants at (8, 0.1), τ = 1, T = 1: the
+// proof covers them from n > 254 users, so the lab's pairs hold 300.
+func labORMEParams() mech.ORMEParams {
+	return mech.ORMEParams{Eps: 8, Delta: 0.1, Tau: 1, Queries: 1, Mode: privacy.Sound}
+}
+
+// The gate's audit: the same constants over T = 8 queries among 300 users.
+// Its bars are scores minus the threshold 4n/5.
+func labGateParams() mech.ORMEParams {
+	return mech.ORMEParams{Eps: 8, Delta: 0.1, Tau: 1, Queries: 8, Mode: privacy.Sound}
+}
+
+const (
+	gateUsers     = 300
+	gateThreshold = 4 * gateUsers / 5
+)
+
+// flippingPair is audit.FlippingScores' pair (a crowd of 268), relative to
+// the gate's threshold.
+func flippingPair() lab.Pair {
+	// Constant, valid arguments: FlippingScores cannot fail here.
+	a, b, _ := audit.FlippingScores(gateUsers, 268, labGateParams().Queries, labGateParams().Tau)
+	for i := range a {
+		a[i] -= gateThreshold
+		b[i] -= gateThreshold
+	}
+	return lab.Pair{Name: "flipping", Catches: audit.ORMEHalfScoreNoise, A: a,
+		B: b}
+}
+
+// gaussDelta is the Gaussian mechanism's claimed δ in the lab; its query
+// has ℓ₂ sensitivity 1.
+const gaussDelta = 1e-5
+
+// Scene is lesson 11: pick a mechanism and a neighbouring pair (drag to
+// make one), see its exact privacy profile against its promise, run a Monte
+// Carlo audit in the background, and switch on broken variants to watch the
+// audit catch them.
+type Scene struct {
+	mech, pair, mutant string
+	// DelOutputPert: users' values; b differs from a in one user.
+	a, b []float64
+	del  mech.DelParams
+	// AboveThreshold: query values; each b query within the sensitivity of a's.
+	qa, qb []float64
+	at     mech.ATParams
+	// The Gaussian mechanism's claimed ε (its answers are a[0] and b[0]).
+	gaussEps float64
+	// DP-SGD's runs on a and b, ready to sample.
+	sgd [2]audit.DPSGDRuns
+	// Robust SGD's runs on a and b, and its test's exact law on the pair.
+	rsgd  [2]audit.RSGDRuns
+	rtest audit.RSGDTest
+
+	points []audit.Point
+	err    error
+	lab.MC
+
+	ax   figure.Plot       // AboveThreshold's bars
+	line figure.NumberLine // DelOutputPert's users
+	list viz.List
+	drag int     // ids: 1… row A, lensID+1… row B
+	grab float64 // value offset (bars) or pixel offset (users) of the grab
+}
+
+func labPairs() map[string][]lab.Pair {
+	hA, hB := huberEdge()
+	return map[string][]lab.Pair{
+		lab.Del: {
+			{Name: "far-outlier", Catches: "no-stability", A: append(mech.ExampleInliers(), 1000),
+				B: append(mech.ExampleInliers(), 0)},
+			{Name: "three-vs-four-outliers", Catches: "r1-fixed", A: append(mech.ExampleInliers()[:10], 0.04, 10, 10, 10),
+				B: append(mech.ExampleInliers()[:10], 10, 10, 10, 10)},
+		},
+		lab.AT: {
+			{Name: "ones-vs-zeros", Catches: "no-threshold-noise", A: []float64{1, 1, 1, 1, 1, 1, 1, 1},
+				B: []float64{0, 0, 0, 0, 0, 0, 0, 0}},
+		},
+		lab.ORME: {
+			{Name: "far-user", Catches: audit.ORMEKeepAll, A: lab.CrowdOf(300, 0),
+				B: append(lab.CrowdOf(299, 0), 1e4)},
+			{Name: "two-crowds", Catches: audit.ORMENoGate, A: slices.Concat(lab.CrowdOf(150, 0), lab.CrowdOf(150, 100)),
+				B: slices.Concat(lab.CrowdOf(149, 0), lab.CrowdOf(151, 100))},
+		},
+		lab.Gauss: {
+			{Name: "answers-one-apart", Catches: audit.GaussianClassical, A: []float64{0},
+				B: []float64{1}},
+		},
+		lab.Gate: {flippingPair()},
+		lab.SGD: {
+			{Name: "far-user", Catches: audit.ORMEKeepAll, A: lab.CrowdOf(sgdUsers, 0),
+				B: append(lab.CrowdOf(sgdUsers-1, 0), 1e4)},
+			{Name: "two-crowds", Catches: audit.ORMENoGate, A: slices.Concat(lab.CrowdOf(sgdUsers/2, 0), lab.CrowdOf(sgdUsers/2, 100)),
+				B: slices.Concat(lab.CrowdOf(sgdUsers/2-1, 0), lab.CrowdOf(sgdUsers/2+1, 100))},
+		},
+		lab.RSGD: {
+			// The last user, 10⁶ away: the plain mean moves the answer by
+			// ηz/2B ≈ 260σ; the clipped one by at most ηr/2.
+			{Name: "far-user", Catches: audit.RSGDNoClip, A: lab.CrowdOf(2*rsgdBatch, 0),
+				B: append(lab.CrowdOf(2*rsgdBatch-1, 0), 1e6)},
+			{Name: "huber-edge", Catches: audit.RSGDIndicator, A: hA,
+				B: hB},
+		},
+	}
+}
+
+// pairHelp says which broken variant each preset pair of m catches.
+func pairHelp(m string) map[string]string {
+	out := map[string]string{}
+	for _, p := range labPairs()[m] {
+		out[p.Name] = "a preset pair that catches “" + p.Catches + "”"
+	}
+	return out
+}
+
+func pairNames(m string) []string {
+	var out []string
+	for _, p := range labPairs()[m] {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+// New starts on DelOutputPert at spec preset P1 with a far outlier
+// against an inlier.
+func New() *Scene {
+	s := &Scene{
+		del: mech.DelParams{Eps: 8, Delta: 0.1, Sens: 0.1},
+		at:  mech.ATParams{Eps: 1, Threshold: 0},
+		MC:  lab.MC{Runs: 100_000},
+		// The setting for the classical-σ mutant.
+		gaussEps: 3,
+	}
+	// The audit's arrays are reserved as the lesson opens, not in the
+	// middle of its first audit (see audit.MCMemory); outputs have at most
+	// two coordinates (DP-SGD's θ).
+	s.Reserve(2)
+	s.load(lab.Del, labPairs()[lab.Del][0])
+	s.recompute()
+	return s
+}
+
+// load switches to a mechanism and one of its preset pairs, with the real
+// mechanism under audit.
+func (s *Scene) load(m string, p lab.Pair) {
+	s.mech, s.pair, s.mutant = m, p.Name, audit.NoMutant
+	a, b := append([]float64(nil), p.A...), append([]float64(nil), p.B...)
+	if queryMech(m) {
+		s.qa, s.qb = a, b
+	} else {
+		s.a, s.b = a, b
+	}
+}
+
+// Info names the scene.
+func (s *Scene) Info() viz.Info { return lab.Info() }
+
+func (s *Scene) guarantee() privacy.Guarantee {
+	switch s.mech {
+	case lab.AT:
+		return privacy.Guarantee{Eps: s.at.Eps, Mode: privacy.Paper}
+	case lab.Gauss:
+		return privacy.Guarantee{Eps: s.gaussEps, Delta: gaussDelta, Mode: privacy.Paper}
+	case lab.Gate:
+		return audit.GateGuarantee(labGateParams())
+	case lab.RSGD:
+		return labRSGDParams(s.pair).Guarantee(len(s.a), 1, 1, false)
+	case lab.SGD:
+		cal, err := labSGDParams().ORME(max(len(s.a), 2), 1, 1).Calibrate(max(len(s.a), 2))
+		if err != nil {
+			return privacy.Guarantee{Eps: labSGDParams().Eps, Delta: labSGDParams().Delta, Mode: privacy.Sound, Note: err.Error()}
+		}
+		return labSGDParams().Guarantee(cal)
+	case lab.ORME:
+		// Sound constants with their proof's user requirement (met at 300).
+		cal, err := labORMEParams().Calibrate(max(len(s.a), 2))
+		if err != nil {
+			return privacy.Guarantee{Eps: labORMEParams().Eps, Delta: labORMEParams().Delta, Mode: privacy.Sound, Note: err.Error()}
+		}
+		return cal.Guarantee()
+	}
+	return privacy.Guarantee{Eps: s.del.Eps, Delta: s.del.Delta, Mode: privacy.Paper}
+}
+
+func mutantsOf(m string) []string {
+	switch m {
+	case lab.AT:
+		return []string{audit.NoMutant, "no-threshold-noise"}
+	case lab.Gauss:
+		return []string{audit.NoMutant, audit.GaussianClassical}
+	case lab.ORME, lab.Gate, lab.SGD:
+		return append([]string{audit.NoMutant}, audit.ORMEMutantNames()...)
+	case lab.RSGD:
+		return append([]string{audit.NoMutant}, audit.RSGDMutantNames()...)
+	}
+	return append([]string{audit.NoMutant}, audit.DelMutantNames()...)
+}
+
+// recompute redraws the exact profile after any change; a running or
+// finished Monte Carlo audit no longer matches the pair and is dropped.
+func (s *Scene) recompute() {
+	s.MC.Drop()
+	s.err = nil
+	g := s.guarantee()
+	eps := make([]float64, 81)
+	for i := range eps {
+		eps[i] = 2 * g.Eps * float64(i) / 80
+	}
+	if s.mech == lab.AT {
+		law := audit.ATExact
+		if s.mutant != audit.NoMutant {
+			law = audit.ATNoThresholdNoise
+		}
+		s.points = audit.ATCurve(law(s.at, s.qa), law(s.at, s.qb), g, eps)
+		return
+	}
+	if s.mech == lab.Gate {
+		la, lb, err := audit.ORMEGatePair(labGateParams(), gateUsers, gateScores(s.qa), gateScores(s.qb), s.variant())
+		if err != nil {
+			s.err, s.points = err, nil
+			return
+		}
+		s.points = audit.ATCurve(la, lb, g, eps)
+		return
+	}
+	if s.mech == lab.SGD {
+		// No closed form: only the gate's halting probability is exact.
+		s.points = nil
+		for i, vals := range [][]float64{s.a, s.b} {
+			if s.sgd[i], s.err = audit.SampleDPSGD(labSGDParams(), lab.ValuesData(vals), s.variant()); s.err != nil {
+				return
+			}
+		}
+		return
+	}
+	if s.mech == lab.RSGD {
+		// The test's halting law is exact; the answer is sampled.
+		s.points = nil
+		p, err := audit.RSGDMutant(labRSGDParams(s.pair), s.variant())
+		if err != nil {
+			s.err = err
+			return
+		}
+		a, b := lab.ValuesData(s.a), lab.ValuesData(s.b)
+		if s.rtest, s.err = audit.RSGDTestLaw(p, a, b, 1); s.err != nil {
+			return
+		}
+		for i, d := range []*dataset.Dataset{a, b} {
+			if s.rsgd[i], s.err = audit.SampleRSGD(p, d); s.err != nil {
+				return
+			}
+		}
+		return
+	}
+	if s.mech == lab.ORME {
+		la, lb, err := s.ormeLaws()
+		if err == nil {
+			var pair audit.ORMEPair
+			if pair, err = audit.NewORMEPair(la, lb); err == nil {
+				s.points = pair.Curve(g, eps)
+				return
+			}
+		}
+		s.err, s.points = err, nil
+		return
+	}
+	la, lb, err := s.laws()
+	if err != nil {
+		s.err, s.points = err, nil
+		return
+	}
+	s.points = audit.Curve(la, lb, g, eps)
+}
+
+// laws returns DelOutputPert's or the Gaussian mechanism's output laws on
+// the pair, as the variant under audit has them.
+func (s *Scene) laws() (mech.DelLaw, mech.DelLaw, error) {
+	if s.mech == lab.Gauss {
+		rule := audit.GaussianAnalytic
+		if s.mutant != audit.NoMutant {
+			rule = s.mutant
+		}
+		sigma, err := audit.GaussianMechSigma(rule, s.gaussEps, gaussDelta, 1)
+		if err != nil {
+			return mech.DelLaw{}, mech.DelLaw{}, err
+		}
+		return audit.GaussianLaw(s.a[:1], sigma), audit.GaussianLaw(s.b[:1], sigma), nil
+	}
+	la, err := mech.DelOutputPertLaw(cancel.Never, s.del, lab.ValuesData(s.a), nil)
+	if err != nil {
+		return la, la, err
+	}
+	lb, err := mech.DelOutputPertLaw(cancel.Never, s.del, lab.ValuesData(s.b), nil)
+	if err != nil {
+		return la, lb, err
+	}
+	if s.mutant != audit.NoMutant {
+		m, err := audit.DelMutantByName(s.mutant)
+		if err != nil {
+			return la, lb, err
+		}
+		la, lb = m.Apply(la), m.Apply(lb)
+	}
+	return la, lb, nil
+}
+
+// variant is the ORME variant under audit ("" for the real mechanism).
+func (s *Scene) variant() string {
+	if s.mutant == audit.NoMutant {
+		return ""
+	}
+	return s.mutant
+}
+
+// gateScores turns the bars (scores minus the threshold) into scores.
+func gateScores(rel []float64) []float64 {
+	out := make([]float64, len(rel))
+	for i, v := range rel {
+		out[i] = v + gateThreshold
+	}
+	return out
+}
+
+// queryMech says whether m's pair is two query vectors drawn as bars.
+func queryMech(m string) bool { return m == lab.AT || m == lab.Gate }
+
+// querySens is how far a B bar may sit from its A bar.
+func (s *Scene) querySens() float64 {
+	if s.mech == lab.Gate {
+		return 2 * float64(gateUsers-1) / gateUsers
+	}
+	return 1
+}
+
+// ormeLaws are ORME's exact one-query laws on the pair.
+func (s *Scene) ormeLaws() (audit.ORMELaw, audit.ORMELaw, error) {
+	la, err := audit.ORMEExactLaw(labORMEParams(), s.a, s.variant())
+	if err != nil {
+		return la, la, err
+	}
+	lb, err := audit.ORMEExactLaw(labORMEParams(), s.b, s.variant())
+	return la, lb, err
+}
+
+// startMC prepares the Monte Carlo audit; Tick advances it.
+func (s *Scene) startMC() error {
+	var a, b audit.Sampler
+	switch s.mech {
+	case lab.AT:
+		a, b = audit.ATSampler(s.at, s.qa, s.mutant != audit.NoMutant), audit.ATSampler(s.at, s.qb, s.mutant != audit.NoMutant)
+	case lab.ORME:
+		la, lb, err := s.ormeLaws()
+		if err != nil {
+			return err
+		}
+		a, b = la.Sampler(), lb.Sampler()
+	case lab.SGD:
+		a, b = s.sgd[0].Sample, s.sgd[1].Sample
+	case lab.RSGD:
+		a, b = s.rsgd[0].Sample, s.rsgd[1].Sample
+	case lab.Gate:
+		var err error
+		if a, err = audit.ORMEGateSampler(labGateParams(), gateUsers, gateScores(s.qa), s.variant()); err != nil {
+			return err
+		}
+		if b, err = audit.ORMEGateSampler(labGateParams(), gateUsers, gateScores(s.qb), s.variant()); err != nil {
+			return err
+		}
+	default:
+		la, lb, err := s.laws()
+		if err != nil {
+			return err
+		}
+		a, b = audit.LawSampler(la, s.del.Eps/2, 1), audit.LawSampler(lb, s.del.Eps/2, 1)
+	}
+	return s.MC.Start(a, b, s.guarantee())
+}
+
+// Tick samples the Monte Carlo audit under way, a slice per frame.
+func (s *Scene) Tick(float64) bool { return s.MC.Tick() }
+
+// form binds the scene's inputs.
+func (s *Scene) form() viz.Form {
+	f := viz.Form{
+		viz.Choose(&s.mech, viz.Control{Name: "mech", Label: "mechanism", Choices: lab.AllMechs(), ChoiceHelp: lab.MechHelp()}),
+		viz.Choose(&s.pair, viz.Control{Name: "pair", Label: "neighbouring pair", Choices: pairNames(s.mech),
+			Help: "drag the users or queries to make your own pair", ChoiceHelp: pairHelp(s.mech)}),
+		viz.Choose(&s.mutant, viz.Control{Name: "mutant", Label: "broken variant", Choices: mutantsOf(s.mech),
+			Help: "a bug the audit must catch on some pair", ChoiceHelp: lab.MutantHelp()}),
+	}
+	f = append(f, s.MC.Fields(s.startMC)...)
+	if s.mech == lab.Gauss {
+		eps := viz.Float(&s.gaussEps, viz.Control{Name: "eps", Label: "claimed ε", Kind: viz.Slider, Min: 0.1, Max: 20, Log: true,
+			Help: "δ = 10⁻⁵; the classical σ's proof needs ε < 1"})
+		f = slices.Insert(f, 1, eps)
+	}
+	return f
+}
+
+// Controls declares the scene's inputs.
+func (s *Scene) Controls() []viz.Control { return s.form().Controls() }
+
+// Set changes one control.
+func (s *Scene) Set(name, value string) error {
+	if name == "mech" && (slices.Contains(lab.PhasedMechs, value) || slices.Contains(lab.SemiMechs, value)) {
+		return lab.Elsewhere(value)
+	}
+	mutant := s.mutant
+	if err := s.form().Set(name, value); err != nil || name == "monte-carlo" {
+		return err
+	}
+	switch name {
+	case "mech":
+		s.load(s.mech, labPairs()[s.mech][0])
+	case "pair":
+		for _, p := range labPairs()[s.mech] {
+			if p.Name == s.pair {
+				s.load(s.mech, p)
+				s.mutant = mutant // a new pair keeps the variant under test
+			}
+		}
+	}
+	s.recompute()
+	return nil
+}
+
+// verdictAt is the exact verdict at the claimed ε.
+func (s *Scene) verdictAt() (audit.Point, bool) { return lab.PointAt(s.points, s.guarantee().Eps) }
+
+// Readouts lists the verdicts.
+func (s *Scene) Readouts() []viz.Readout {
+	if s.err != nil {
+		return viz.FailedReadouts("cannot audit", s.err)
+	}
+	g := s.guarantee()
+	var r []viz.Readout
+	switch s.mech {
+	case lab.SGD:
+		r = append(r, viz.Readout{Name: "halt", Label: "Pr[the gate halts a run]", Value: math.Max(s.sgd[0].Halt, s.sgd[1].Halt),
+			Text: format.Sprintf("%s on A, %s on B (exact); a halted run answers θ₀", audit.FormatProbability(s.sgd[0].Halt), audit.FormatProbability(s.sgd[1].Halt))})
+	case lab.RSGD:
+		r = append(r, viz.Readout{Name: "halt", Label: "Pr[the test halts a run]", Value: math.Max(s.rsgd[0].Halt, s.rsgd[1].Halt),
+			Text: format.Sprintf("%s on A, %s on B (exact); a halted run answers x₀ plus the noise", audit.FormatProbability(s.rsgd[0].Halt), audit.FormatProbability(s.rsgd[1].Halt))},
+			viz.Readout{Name: "test", Label: "the test's privacy loss (exact)", Value: math.Max(s.rtest.Loss, s.rtest.WorstLoss), Warn: s.rtest.Violated(),
+				Text: rsgdTestText(s.rtest)})
+	}
+	if p, ok := s.verdictAt(); ok {
+		r = append(r, viz.Readout{Name: "exact", Label: format.Sprintf("exact δ at ε = %g", g.Eps), Value: math.Max(p.DeltaAB, p.DeltaBA),
+			Text: format.Sprintf("%.3g and %.3g vs promised %g: %s", p.DeltaAB, p.DeltaBA, g.Delta, p.Verdict), Warn: p.Verdict == audit.Violation})
+	}
+	if mc, ok := s.MC.Readout(g.Eps); ok {
+		r = append(r, mc)
+	}
+	return r
+}
+
+// Guarantee is the audited mechanism's claim.
+func (s *Scene) Guarantee() privacy.Guarantee { return lab.UnderAudit(s.guarantee(), s.mutant) }
+
+// rsgdTestText says what the test's halting step loses on the pair and at
+// the proof's worst neighbour, against the ε/2 it may lose.
+func rsgdTestText(t audit.RSGDTest) string {
+	verdict := audit.Within
+	if t.Violated() {
+		verdict = audit.Violation
+	}
+	if t.Step == 0 {
+		return format.Sprintf("the changed user is in no step: the runs are alike (may lose ε/2 = %g): %s", t.Budget, verdict)
+	}
+	return format.Sprintf("%.3g on this pair, %.3g against the proof's worst neighbour (the scores from step %d moved by 2), may lose ε/2 = %g: %s",
+		t.Loss, t.WorstLoss, t.Step, t.Budget, verdict)
+}

@@ -1,0 +1,543 @@
+package auditlab
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/uldplab/uldp/core/audit"
+	"github.com/uldplab/uldp/core/mech"
+	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/internal/scenetest"
+	"github.com/uldplab/uldp/viz/lessons/auditlab/internal/lab"
+)
+
+func newAuditLab(t *testing.T) (*viz.App, *Scene) {
+	t.Helper()
+	s := New()
+	return viz.NewApp(s), s
+}
+
+// Every preset pair: the real mechanism keeps its promise exactly, and the
+// broken variant the pair was built for is caught, in the verdict, the
+// readout and the figure.
+func TestAuditLabPresetPairs(t *testing.T) {
+	for _, m := range lab.Mechs {
+		for _, p := range labPairs()[m] {
+			a, s := newAuditLab(t)
+			scenetest.MustSet(t, a, "mech", m)
+			scenetest.MustSet(t, a, "pair", p.Name)
+			if m == lab.Gauss {
+				scenetest.MustSet(t, a, "eps", "10") // where the classical σ fails
+			}
+			switch m {
+			case lab.SGD:
+				sampledPresetPair(t, a, s, p)
+				continue
+			case lab.RSGD:
+				rsgdPresetPair(t, a, s, p)
+				continue
+			}
+			if s.err != nil {
+				t.Fatalf("%s/%s: %v", m, p.Name, s.err)
+			}
+			if v, _ := s.verdictAt(); v.Verdict != audit.Within {
+				t.Errorf("%s/%s, real mechanism: %+v", m, p.Name, v)
+			}
+			if r, ok := scenetest.Readout(a, "exact"); !ok || r.Warn {
+				t.Errorf("%s/%s, real mechanism: readout %+v", m, p.Name, r)
+			}
+			if l := scenetest.Frame(a); !scenetest.HasText(l, "keeps its promise") || !scenetest.HasText(l, "Try the broken variant “"+p.Catches+"”") {
+				t.Errorf("%s/%s: the figure does not say the promise holds and what to try", m, p.Name)
+			}
+			scenetest.MustSet(t, a, "mutant", p.Catches)
+			if s.pair != p.Name {
+				t.Errorf("choosing a variant reset the pair to %q", s.pair)
+			}
+			if v, _ := s.verdictAt(); v.Verdict != audit.Violation {
+				t.Errorf("%s/%s: %s not caught: %+v", m, p.Name, p.Catches, v)
+			}
+			if r, _ := scenetest.Readout(a, "exact"); !r.Warn {
+				t.Errorf("%s/%s, %s: readout %+v does not warn", m, p.Name, p.Catches, r)
+			}
+			if !scenetest.HasText(scenetest.Frame(a), "the audit catches “"+p.Catches+"”") {
+				t.Errorf("%s/%s: the figure does not name the caught variant", m, p.Name)
+			}
+			if g := a.Guarantee(); len(g.Preconditions) == 0 || g.Note == "" {
+				t.Errorf("%s: the guarantee shown for a broken variant does not say it is not inherited: %+v", p.Catches, g)
+			}
+		}
+	}
+}
+
+// sampledPresetPair checks a preset pair of a mechanism with no closed
+// form: the exact halting probabilities show, the real mechanism passes the
+// Monte Carlo audit and the variant the pair was built for is caught, in the
+// readout and the figure. Seeds are fixed; a correct mechanism is flagged
+// with probability ≤ α = 10⁻³.
+func sampledPresetPair(t *testing.T, a *viz.App, s *Scene, p lab.Pair) {
+	t.Helper()
+	if r, ok := scenetest.Readout(a, "halt"); !ok || !strings.Contains(r.Text, "exact") {
+		t.Errorf("%s: no exact halting readout: %+v", p.Name, r)
+	}
+	if _, ok := scenetest.Readout(a, "exact"); ok {
+		t.Errorf("%s: an exact verdict for a mechanism with no closed form", p.Name)
+	}
+	if l := scenetest.Frame(a); !scenetest.HasText(l, "No closed form") || !scenetest.HasText(l, "Try the broken variant “"+p.Catches+"”") {
+		t.Errorf("%s: the figure does not say what is exact and what to try", p.Name)
+	}
+	if r := runMC(t, a, s); r.Verdict != "pass" {
+		t.Errorf("%s, real mechanism: %+v", p.Name, r)
+	}
+	if !scenetest.HasText(scenetest.Frame(a), "halted runs (θ₀)") {
+		t.Errorf("%s: no histogram of the sampled answers", p.Name)
+	}
+	scenetest.MustSet(t, a, "mutant", p.Catches)
+	if r := runMC(t, a, s); r.Verdict != "violation" {
+		t.Errorf("%s: %s not caught: ε ≥ %v", p.Name, p.Catches, r.EpsLower)
+	}
+	if r, _ := scenetest.Readout(a, "mc"); !r.Warn {
+		t.Errorf("%s, %s: readout %+v does not warn", p.Name, p.Catches, r)
+	}
+	if !scenetest.HasText(scenetest.Frame(a), "the audit catches “"+p.Catches+"”") {
+		t.Errorf("%s: the figure does not name the caught variant", p.Name)
+	}
+}
+
+// rsgdPresetPair checks a robust SGD pair: the real phase keeps the
+// test's ε/2 exactly and passes the Monte Carlo audit of whole runs; the
+// pair's variant is caught, by the exact test law (it breaks the test) or
+// by sampling (it breaks the estimate). Seeds are fixed; a correct
+// mechanism is flagged with probability ≤ α = 10⁻³.
+func rsgdPresetPair(t *testing.T, a *viz.App, s *Scene, p lab.Pair) {
+	t.Helper()
+	if r, ok := scenetest.Readout(a, "halt"); !ok || !strings.Contains(r.Text, "exact") {
+		t.Errorf("%s: no exact halting readout: %+v", p.Name, r)
+	}
+	if r, ok := scenetest.Readout(a, "test"); !ok || r.Warn || !strings.Contains(r.Text, audit.Within) {
+		t.Errorf("%s, real mechanism: test readout %+v", p.Name, r)
+	}
+	if l := scenetest.Frame(a); !scenetest.HasText(l, "the test keeps its ε/2") || !scenetest.HasText(l, "Try the broken variant “"+p.Catches+"”") {
+		t.Errorf("%s: the figure does not say the test holds and what to try", p.Name)
+	}
+	if g := a.Guarantee(); !g.Certified() {
+		t.Errorf("%s: the lab's robust SGD is not certified: %v", p.Name, g.Unmet())
+	}
+	if r := runMC(t, a, s); r.Verdict != "pass" {
+		t.Errorf("%s, real mechanism: %+v", p.Name, r)
+	}
+	scenetest.MustSet(t, a, "mutant", p.Catches)
+	if r, _ := scenetest.Readout(a, "test"); r.Warn {
+		if !scenetest.HasText(scenetest.Frame(a), "the audit catches “"+p.Catches+"”") {
+			t.Errorf("%s: the figure does not name the caught variant", p.Name)
+		}
+		return
+	}
+	if r := runMC(t, a, s); r.Verdict != "violation" {
+		t.Errorf("%s: %s not caught, exactly or by sampling: ε ≥ %v", p.Name, p.Catches, r.EpsLower)
+	}
+	if !scenetest.HasText(scenetest.Frame(a), "the audit catches “"+p.Catches+"”") {
+		t.Errorf("%s: the figure does not name the caught variant", p.Name)
+	}
+}
+
+// A variant on a pair that cannot expose it passes, and the figure says
+// where to look instead.
+func TestAuditLabHintsOtherPairs(t *testing.T) {
+	a, s := newAuditLab(t) // far outlier
+	scenetest.MustSet(t, a, "mutant", "r1-fixed")
+	if v, _ := s.verdictAt(); v.Verdict != audit.Within {
+		t.Fatalf("r1-fixed on the far-outlier pair: %+v", v)
+	}
+	if !scenetest.HasText(scenetest.Frame(a), "“three-vs-four-outliers” catches “r1-fixed”") {
+		t.Error("no pointer to the pair that catches r1-fixed")
+	}
+	scenetest.MustSet(t, a, "mutant", "sigma-over-20")
+	if !scenetest.HasText(scenetest.Frame(a), "No preset pair catches “sigma-over-20”") {
+		t.Error("no word that no preset catches σ/20")
+	}
+}
+
+// runMC presses the button and ticks the app like frames until the audit is
+// done, checking the progress shows in between: every tick that leaves the
+// audit unfinished must say "sampling".
+func runMC(t *testing.T, a *viz.App, s *Scene) audit.MCResult {
+	t.Helper()
+	scenetest.MustSet(t, a, "monte-carlo", "")
+	frames := 0
+	for ; a.Tick(1.0 / 60); frames++ {
+		if frames > 10_000 {
+			t.Fatal("the Monte Carlo audit never finished")
+		}
+		if r, _ := scenetest.Readout(a, "mc"); !s.MC.Run().Done() && !strings.HasPrefix(r.Text, "sampling") {
+			t.Fatalf("tick %d left the audit unfinished without showing progress: %q", frames+1, r.Text)
+		}
+	}
+	if !s.MC.Run().Done() {
+		t.Fatalf("ticks stopped before the audit finished: %+v", s.MC.Err())
+	}
+	if r, _ := scenetest.Readout(a, "mc"); !strings.Contains(r.Text, "with probability ≥ 0.999") {
+		t.Errorf("result readout %q", r.Text)
+	}
+	t.Logf("%d runs per side in %d ticks", s.MC.Runs, frames)
+	return s.MC.Run().Result()
+}
+
+// The Monte Carlo audit runs a slice per frame and agrees with the exact
+// one: the real mechanism passes and the broken ones are caught. Seeds are
+// fixed; a correct mechanism is falsely flagged with probability ≤ α =
+// 10⁻³ per run, and the mutants' true ε (≥ 1.4 for AboveThreshold, ≈ ∞
+// for the skipped stability test) sits far above what the runs resolve.
+func TestAuditLabMonteCarlo(t *testing.T) {
+	a, s := newAuditLab(t)
+	scenetest.MustSet(t, a, "runs", "20000")
+	if r := runMC(t, a, s); r.Verdict != "pass" || r.Runs != 20_000 {
+		t.Errorf("real DelOutputPert: %+v", r)
+	}
+	// 20 000 runs reach only ε ≈ 7.3 < 8: the pass proves nothing, and the
+	// lab must say so rather than look reassuring.
+	if r, _ := scenetest.Readout(a, "mc"); !strings.Contains(r.Text, "cannot refute ε = 8") {
+		t.Errorf("no warning that 20 000 runs cannot refute ε = 8: %q", r.Text)
+	}
+	if !scenetest.HasText(scenetest.Frame(a), "raise the runs") {
+		t.Error("the figure does not ask for more runs")
+	}
+	scenetest.MustSet(t, a, "mutant", "no-stability")
+	if s.MC.Run() != nil {
+		t.Error("changing the variant kept a stale Monte Carlo result")
+	}
+	// The lesson's horizon claim: 20 000 runs miss this violation (they
+	// see ε only up to ≈ 7.3) and say so; 10⁵ runs catch it.
+	if r := runMC(t, a, s); r.Verdict != "pass" || r.EpsReach > 7.4 || r.EpsLower > r.EpsReach {
+		t.Errorf("no-stability at 20 000 runs: %v, ε ≥ %v, reach %v", r.Verdict, r.EpsLower, r.EpsReach)
+	}
+	if r, _ := scenetest.Readout(a, "mc"); !strings.Contains(r.Text, "cannot refute") {
+		t.Errorf("a missed violation is not flagged as out of reach: %q", r.Text)
+	}
+	scenetest.MustSet(t, a, "runs", "100000")
+	if r := runMC(t, a, s); r.Verdict != "violation" || r.EpsLower <= 8 {
+		t.Errorf("no-stability: %v, ε ≥ %v", r.Verdict, r.EpsLower)
+	}
+	if !scenetest.HasText(scenetest.Frame(a), "violation") {
+		t.Error("the figure does not show the Monte Carlo violation")
+	}
+
+	scenetest.MustSet(t, a, "mech", lab.AT)
+	scenetest.MustSet(t, a, "mutant", "no-threshold-noise")
+	scenetest.MustSet(t, a, "runs", "100000")
+	if r := runMC(t, a, s); r.Verdict != "violation" || r.EpsLower <= 1 {
+		t.Errorf("AboveThreshold without threshold noise: %v, ε ≥ %v", r.Verdict, r.EpsLower)
+	}
+}
+
+// Dragging keeps the pair neighbours: B differs from A in at most one user,
+// and a user moved in A that B shares moves in both.
+func TestAuditLabDragKeepsNeighbours(t *testing.T) {
+	a, s := newAuditLab(t)
+	dragID := func(id int, dx float64) {
+		p, ok := scenetest.Frame(a).Locate(id)
+		if !ok {
+			t.Fatalf("id %d not drawn", id)
+		}
+		scenetest.Drag(a, p, dx, 0)
+	}
+	differ := func() []int {
+		var d []int
+		for i := range s.a {
+			if s.a[i] != s.b[i] {
+				d = append(d, i)
+			}
+		}
+		return d
+	}
+	before := s.points
+	dragID(lab.RowB+1+2, 200) // B's user 3
+	if d := differ(); len(d) != 1 || d[0] != 2 {
+		t.Fatalf("after moving B's user 3, users %v differ", d)
+	}
+	if s.b[2] <= mech.ExampleInliers()[2] {
+		t.Errorf("B's user 3 did not move right: %v", s.b[2])
+	}
+	if &before[0] == &s.points[0] {
+		t.Error("the profile was not recomputed after the drag")
+	}
+	dragID(lab.RowB+1+5, -200) // B's user 6: user 3 snaps back
+	if d := differ(); len(d) != 1 || d[0] != 5 {
+		t.Fatalf("after moving B's user 6, users %v differ", d)
+	}
+	a5 := s.a[0]
+	dragID(1, 100) // A's user 1, shared with B
+	if s.a[0] == a5 || s.a[0] != s.b[0] {
+		t.Errorf("A's user 1 moved to %v, B's to %v: want both moved together", s.a[0], s.b[0])
+	}
+	if d := differ(); len(d) != 1 {
+		t.Errorf("users %v differ", d)
+	}
+	if v, _ := s.verdictAt(); v.Verdict != audit.Within {
+		t.Errorf("the real mechanism on a dragged pair: %+v", v)
+	}
+}
+
+// AboveThreshold's B queries stay within the sensitivity 1 of A's.
+func TestAuditLabQueryDragClampsToSensitivity(t *testing.T) {
+	a, s := newAuditLab(t)
+	scenetest.MustSet(t, a, "mech", lab.AT)
+	p, _ := scenetest.Frame(a).Locate(lab.RowB + 1 + 3)
+	scenetest.Drag(a, p, 0, -300) // far up
+	if s.qb[3] != s.qa[3]+1 {
+		t.Errorf("B's query 4 = %v, A's = %v: want clamped to A + 1", s.qb[3], s.qa[3])
+	}
+	p, _ = scenetest.Frame(a).Locate(1 + 3)
+	scenetest.Drag(a, p, 0, 40) // A's query 4 drags B's along
+	if s.qb[3]-s.qa[3] != 1 && s.qa[3] > -atRange {
+		t.Errorf("A's query 4 = %v, B's = %v: the gap was not kept", s.qa[3], s.qb[3])
+	}
+	if v, _ := s.verdictAt(); v.Verdict != audit.Within {
+		t.Errorf("the real AboveThreshold on a dragged pair: %+v", v)
+	}
+}
+
+func TestAuditLabRejectsBadSettings(t *testing.T) {
+	a, s := newAuditLab(t)
+	for _, c := range [][2]string{
+		{"mech", "laplace"},
+		{"pair", "ones-vs-zeros"}, // an AboveThreshold pair
+		{"mutant", "no-threshold-noise"},
+		{"runs", "10"},
+		{"runs", "many"},
+		{"colour", "red"},
+	} {
+		err := a.Set(c[0], c[1])
+		if err == nil {
+			t.Errorf("Set(%s, %s) accepted", c[0], c[1])
+			continue
+		}
+		if msg := err.Error(); !strings.Contains(msg, c[0]) && !strings.Contains(msg, c[1]) && !strings.Contains(msg, "outside") {
+			t.Errorf("Set(%s, %s): %q does not name the bad value", c[0], c[1], err)
+		}
+	}
+	if s.mech != lab.Del || s.pair != "far-outlier" || s.mutant != audit.NoMutant || s.MC.Runs != 100_000 {
+		t.Errorf("bad settings changed the lab: %s %s %s %d", s.mech, s.pair, s.mutant, s.MC.Runs)
+	}
+}
+
+func TestAuditLabLinkRoundTrip(t *testing.T) {
+	a, _ := newAuditLab(t)
+	scenetest.MustSet(t, a, "pair", "three-vs-four-outliers")
+	scenetest.MustSet(t, a, "mutant", "r1-fixed")
+	scenetest.MustSet(t, a, "runs", "5000")
+	state := a.State()
+	b, s := newAuditLab(t)
+	if err := b.Restore(state); err != nil {
+		t.Fatal(err)
+	}
+	if s.pair != "three-vs-four-outliers" || s.mutant != "r1-fixed" || s.MC.Runs != 5000 {
+		t.Errorf("restored %s %s %d from %q", s.pair, s.mutant, s.MC.Runs, state)
+	}
+	if b.State() != state {
+		t.Errorf("state %q, want %q", b.State(), state)
+	}
+}
+
+// The lab has no run trace or single dataset; the front ends grey those
+// downloads out (the export test checks the lessons with a run offer both).
+func TestAuditLabOffersNoTraceExports(t *testing.T) {
+	a, _ := newAuditLab(t)
+	if tr, csv := a.Exportable(); tr || csv {
+		t.Errorf("audit lab exportable: trace %v, csv %v", tr, csv)
+	}
+}
+
+// The button that starts the Monte Carlo audit stops it (M both ways): no
+// verdict from a partial run, and the next press starts afresh.
+func TestAuditLabStopMonteCarlo(t *testing.T) {
+	a, s := newAuditLab(t)
+	scenetest.MustSet(t, a, "runs", "1000000")
+	scenetest.MustSet(t, a, "monte-carlo", "")
+	for range 3 {
+		if !a.Tick(1.0 / 60) {
+			t.Fatal("the audit is not advancing")
+		}
+	}
+	if c := scenetest.Control(a, "monte-carlo"); !strings.HasPrefix(c.Label, "stop") {
+		t.Errorf("while sampling the button reads %q", c.Label)
+	}
+	if !a.Key("m") {
+		t.Fatal("M did not reach the lab")
+	}
+	if r, _ := scenetest.Readout(a, "mc"); !strings.HasPrefix(r.Text, "stopped at") || r.Warn {
+		t.Errorf("after stopping: %+v", r)
+	}
+	if a.Tick(1.0/60) || s.MC.Run() != nil {
+		t.Error("sampling goes on after stop")
+	}
+	if !scenetest.HasText(scenetest.Frame(a), "press M to start again") {
+		t.Error("the figure does not say the audit was stopped")
+	}
+	a.Key("m")
+	if done, _ := s.MC.Run().Progress(); done != 0 || s.MC.Stopped() != 0 {
+		t.Errorf("a new audit starts at %d samples, stopped = %v", done, s.MC.Stopped())
+	}
+}
+
+// The mutant "classical Gaussian σ used at ε = 3" keeps its promise
+// at ε = 3 (exactly, on the worst pair: answers one sensitivity apart), so
+// the lab shows a pass and says where it fails; at ε = 10 it is caught, and
+// the real (analytic) σ meets δ = 10⁻⁵ with equality at every claimed ε.
+func TestAuditLabClassicalGaussian(t *testing.T) {
+	a, s := newAuditLab(t)
+	scenetest.MustSet(t, a, "mech", lab.Gauss)
+	if s.gaussEps != 3 || s.a[0] != 0 || s.b[0] != 1 {
+		t.Fatalf("gaussian preset: ε = %v, answers %v, %v", s.gaussEps, s.a, s.b)
+	}
+	for _, eps := range []string{"0.5", "3", "10"} {
+		scenetest.MustSet(t, a, "eps", eps)
+		scenetest.MustSet(t, a, "mutant", audit.NoMutant)
+		if v, _ := s.verdictAt(); v.Verdict != audit.Within || math.Abs(v.DeltaAB-gaussDelta) > 1e-9*gaussDelta {
+			t.Errorf("analytic σ at ε = %s: %+v, want δ = 10⁻⁵ exactly", eps, v)
+		}
+		scenetest.MustSet(t, a, "mutant", audit.GaussianClassical)
+		v, _ := s.verdictAt()
+		if caught := v.Verdict == audit.Violation; caught != (eps == "10") {
+			t.Errorf("classical σ at ε = %s: %+v", eps, v)
+		}
+		if eps == "3" && !scenetest.HasText(scenetest.Frame(a), "Raise the claimed ε to 10") {
+			t.Error("no hint that the classical σ fails only at larger ε")
+		}
+	}
+	// B's answer stays within the sensitivity of A's.
+	p, _ := scenetest.Frame(a).Locate(lab.RowB + 1)
+	scenetest.Drag(a, p, 400, 0)
+	if s.b[0]-s.a[0] > 1+1e-12 {
+		t.Errorf("answers %v and %v are more than the sensitivity apart", s.a[0], s.b[0])
+	}
+}
+
+// ORME in the lab: 300 users drawn as a crowd dot, the sampled audit of the
+// keep-all variant on the far user agrees with the exact one, and half the
+// score noise is shown as uncaught (it is no violation at T = 1), with a
+// pointer to the gate's audit, which catches it.
+func TestAuditLabORME(t *testing.T) {
+	a, s := newAuditLab(t)
+	scenetest.MustSet(t, a, "mech", lab.ORME)
+	if len(s.a) != 300 || !scenetest.HasText(scenetest.Frame(a), "×299") {
+		t.Fatalf("far-user pair: %d users, crowd label missing", len(s.a))
+	}
+	scenetest.MustSet(t, a, "mutant", audit.ORMEKeepAll)
+	scenetest.MustSet(t, a, "runs", "100000") // 2·10⁴ runs can show ε only up to ≈ 7.3 < 8
+	if r := runMC(t, a, s); r.Verdict != "violation" {
+		t.Errorf("keep-all by sampling: %v, ε ≥ %v", r.Verdict, r.EpsLower)
+	}
+	scenetest.MustSet(t, a, "mutant", audit.ORMEHalfScoreNoise)
+	if v, _ := s.verdictAt(); v.Verdict != audit.Within || !scenetest.HasText(scenetest.Frame(a), "mechanism “orme-gate” with the pair “flipping” catches it") {
+		t.Errorf("half-score-noise: %+v", v)
+	}
+}
+
+// ORME's gate alone, over 8 queries: the flipping pair's bars sit 2·268/300
+// apart, a B bar cannot be dragged further than 2(n−1)/n from its A bar,
+// and the Monte Carlo audit catches half the score noise as the exact
+// profile does.
+func TestAuditLabGate(t *testing.T) {
+	a, s := newAuditLab(t)
+	scenetest.MustSet(t, a, "mech", lab.Gate)
+	if len(s.qa) != 8 || math.Abs(s.qa[0]-s.qb[0]-2*268.0/300) > 1e-9 || !scenetest.HasText(scenetest.Frame(a), "4n/5 = 240") {
+		t.Fatalf("flipping pair: %v vs %v", s.qa, s.qb)
+	}
+	if g := s.guarantee(); g.Eps != 4 || g.Delta != 0 {
+		t.Errorf("the gate's share: %+v, want (ε/2, 0) = (4, 0)", g)
+	}
+	scenetest.MustSet(t, a, "mutant", audit.ORMEHalfScoreNoise)
+	if v, _ := s.verdictAt(); v.Verdict != audit.Violation {
+		t.Errorf("half-score-noise: %+v", v)
+	}
+	if r := runMC(t, a, s); r.Verdict != "violation" {
+		t.Errorf("half-score-noise by sampling: %v, ε ≥ %v", r.Verdict, r.EpsLower)
+	}
+	scenetest.MustSet(t, a, "mutant", audit.ORMEKeepAll)
+	if !scenetest.HasText(scenetest.Frame(a), "mechanism “orme” with the pair “far-user” catches it") {
+		t.Error("keep-all: no pointer to the audit that catches it")
+	}
+	// Drag B's first bar far up: it stops a sensitivity above A's.
+	scenetest.Frame(a)
+	bar := s.ax.SlotX(1) + 6
+	a.Event(viz.Event{Kind: viz.PointerDown, X: bar, Y: s.ax.YOf(s.qb[0]) + 1})
+	a.Event(viz.Event{Kind: viz.PointerMove, X: bar, Y: s.ax.YOf(5)})
+	a.Event(viz.Event{Kind: viz.PointerUp})
+	if d := s.qb[0] - s.qa[0]; math.Abs(d-2*299.0/300) > 0.01 {
+		t.Errorf("dragged B bar sits %.4g above A's, want 2(n−1)/n", d)
+	}
+}
+
+// DP-SGD is audited by sampling only: its promise is the sound one its
+// proof covers at 600 users; on two crowds the gate halts every run
+// (exactly), and half the score noise passes — a run shows only whether
+// its gate failed — with a pointer to the gate's own audit.
+func TestAuditLabDPSGD(t *testing.T) {
+	a, s := newAuditLab(t)
+	scenetest.MustSet(t, a, "mech", lab.SGD)
+	if g := a.Guarantee(); !g.Certified() || g.Eps != 8 || g.Delta != 0.1 {
+		t.Errorf("DP-SGD's promise at 600 users: %+v", g)
+	}
+	scenetest.MustSet(t, a, "pair", "two-crowds")
+	if r, _ := scenetest.Readout(a, "halt"); r.Text != "1 on A, 1 on B (exact); a halted run answers θ₀" {
+		t.Errorf("two crowds: %q", r.Text)
+	}
+	scenetest.MustSet(t, a, "pair", "far-user")
+	scenetest.MustSet(t, a, "mutant", audit.ORMEHalfScoreNoise)
+	if r := runMC(t, a, s); r.Verdict != "pass" {
+		t.Errorf("half-score-noise through whole runs: %v, ε ≥ %v", r.Verdict, r.EpsLower)
+	}
+	if !scenetest.HasText(scenetest.Frame(a), "mechanism “orme-gate” with the pair “flipping” catches it") {
+		t.Error("half-score-noise: no pointer to the gate's audit")
+	}
+	state := a.State()
+	b, s2 := newAuditLab(t)
+	if err := b.Restore(state); err != nil || s2.mech != lab.SGD || s2.mutant != audit.ORMEHalfScoreNoise {
+		t.Errorf("restored %s/%s from %q: %v", s2.mech, s2.mutant, state, err)
+	}
+}
+
+// A link may set a control that only a choice in the same link brings: the
+// Gaussian mechanism's claimed ε.
+func TestAuditLabLinkWithDependentControl(t *testing.T) {
+	a, s := newAuditLab(t)
+	if err := a.Restore("scene=audit&eps=10&mech=" + lab.Gauss); err != nil {
+		t.Fatal(err)
+	}
+	if s.mech != lab.Gauss || s.gaussEps != 10 {
+		t.Errorf("restored mech %s, claimed ε %v", s.mech, s.gaussEps)
+	}
+	if !strings.Contains(a.State(), "mech="+lab.Gauss) || !strings.Contains(a.State(), "eps=10") {
+		t.Errorf("state %s", a.State())
+	}
+}
+
+// The printed test noise is within the test's ε/2 on the lab's two-step
+// phases, and the lab says so instead of pointing at a pair.
+func TestAuditLabRobustSGDPaperNoise(t *testing.T) {
+	a, s := newAuditLab(t)
+	scenetest.MustSet(t, a, "mech", lab.RSGD)
+	scenetest.MustSet(t, a, "mutant", audit.RSGDPaperNoise)
+	if r, _ := scenetest.Readout(a, "test"); r.Warn || s.rtest.WorstLoss > s.rtest.Budget/2+1e-3 {
+		t.Errorf("printed noise over 2 steps: %+v", s.rtest)
+	}
+	if !scenetest.HasText(scenetest.Frame(a), "leaks on long phases") {
+		t.Error("the figure does not say where the printed noise leaks")
+	}
+}
+
+// The huber-edge pair does what the lesson's text says: the indicator's
+// step-2 score is 400 on A and 200 on B, the exp kernel's nearly equal.
+func TestAuditLabHuberEdge(t *testing.T) {
+	a, s := newAuditLab(t)
+	scenetest.MustSet(t, a, "mech", lab.RSGD)
+	scenetest.MustSet(t, a, "pair", "huber-edge")
+	if d := s.rtest.ScoresA[1] - s.rtest.ScoresB[1]; d > 0.01 || d < 0 {
+		t.Errorf("exp kernel, step 2: %v vs %v", s.rtest.ScoresA[1], s.rtest.ScoresB[1])
+	}
+	scenetest.MustSet(t, a, "mutant", audit.RSGDIndicator)
+	if s.rtest.ScoresA[1] != 400 || s.rtest.ScoresB[1] != 200 {
+		t.Errorf("indicator, step 2: %v vs %v, want 400 and 200", s.rtest.ScoresA[1], s.rtest.ScoresB[1])
+	}
+}

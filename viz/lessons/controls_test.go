@@ -1,0 +1,60 @@
+package lessons
+
+import (
+	"strconv"
+	"testing"
+
+	"github.com/uldplab/uldp/viz"
+)
+
+// Counts (users, items, releases, steps, phases, runs) are whole numbers in
+// every lesson: their sliders move in whole steps, their values are
+// integers, and a fraction typed in is refused with a reason.
+func TestCountsAreWhole(t *testing.T) {
+	counts := map[string]bool{"n": true, "m": true, "k": true, "steps": true, "phases": true, "runs": true}
+	seen := 0
+	for _, l := range modules() {
+		a := viz.NewApp(l.New())
+		name := a.Scene().Info().Name
+		for _, c := range a.Scene().Controls() {
+			if !counts[c.Name] {
+				continue
+			}
+			seen++
+			if c.Step < 1 || c.Step != float64(int(c.Step)) {
+				t.Errorf("%s: %s moves in steps of %v", name, c.Label, c.Step)
+			}
+			if _, err := strconv.Atoi(c.Value); err != nil {
+				t.Errorf("%s: %s = %q", name, c.Label, c.Value)
+			}
+			if err := a.Set(c.Name, c.Value+".5"); err == nil {
+				t.Errorf("%s: %s took %s.5", name, c.Label, c.Value)
+			}
+		}
+	}
+	if seen < 8 {
+		t.Errorf("only %d count controls found", seen)
+	}
+}
+
+// The number row opens lessons 1–9, and 0 the tenth; the legend says so.
+func TestNumberKeysOpenLessons(t *testing.T) {
+	a := viz.NewApp(All()...)
+	for i, s := range a.Scenes() {
+		k := viz.LessonKey(i)
+		if i >= 10 {
+			if k != "" {
+				t.Errorf("lesson %d has key %q", i+1, k)
+			}
+			continue
+		}
+		if !a.Key(k) || a.Scene().Info().Name != s.Name {
+			t.Errorf("key %q opened %s, want lesson %d, %s", k, a.Scene().Info().Name, i+1, s.Name)
+		}
+	}
+	for n, want := range map[int]string{7: "1–7 lessons", 10: "1–9, 0 lessons", 12: "1–9, 0 lessons 1–10"} {
+		if got := viz.LessonKeysLegend(n); got != want {
+			t.Errorf("%d lessons: legend %q, want %q", n, got, want)
+		}
+	}
+}

@@ -1,0 +1,307 @@
+package dpsgd
+
+import (
+	"math"
+	"slices"
+
+	"github.com/uldplab/uldp/core/format"
+	"github.com/uldplab/uldp/viz/figure"
+
+	"github.com/uldplab/uldp/core/optim"
+	"github.com/uldplab/uldp/viz"
+)
+
+// shownStep is how many SGD steps the stepper has revealed (0: none).
+func (s *Scene) shownStep() int {
+	k := 0
+	for _, st := range s.player.Stepper().Shown() {
+		if st.Kind == optim.KindSGDStep {
+			k++
+		}
+	}
+	if k == 0 && s.res.Halted > 0 && s.player.Stepper().Pos() > 0 {
+		k = s.res.Halted // the failed step itself
+	}
+	return k
+}
+
+// Draw shows the loss landscape on Θ, both trajectories up to the shown
+// step, and the current step's ORME inset.
+func (s *Scene) Draw(w, h float64) *viz.List {
+	l := &s.list
+	l.Reset(w, h)
+	if s.err != nil {
+		figure.DrawFailure(l, w, 30, "Cannot run: "+s.err.Error())
+		return l
+	}
+	// The header first: the landscape is fitted below it.
+	y := 14 + l.Text(viz.Point{X: 14, Y: 14}, "Θ, the unit disk: darker = lower loss, ★ its minimiser", 12, viz.Ink, viz.Left)
+	y += l.Text(viz.Point{X: 14, Y: y}, "blue: DP-SGD's iterates, ◆ their average θ̂; orange dashed: the baseline", 11, viz.Muted, viz.Left)
+	top := math.Max(40, y+4)
+	k := s.shownStep()
+	// Below 640 px the step's ORME panel goes under the landscape, its
+	// caption beside it.
+	var inset figure.Plot
+	beside := w < 640
+	split := math.Round(w * 0.62)
+	if s.drag == 0 {
+		if beside {
+			s.cam = viz.Fit(-1.05, 1.05, -1.05, 1.05, 0, top, w, math.Round(h*0.6)-top, 10)
+		} else {
+			s.cam = viz.Fit(-1.05, 1.05, -1.05, 1.05, 0, top, split, h-top-10, 10)
+		}
+	}
+	if beside {
+		y0 := s.cam.Y0 + s.cam.H + 34
+		inset = figure.Plot{X0: 14, Y0: y0, W: math.Min(w*0.45, h-y0-8)}
+	} else {
+		inset = figure.Plot{X0: split + 20, Y0: 60, W: math.Min(w-split-40, h-160)}
+	}
+	s.drawLandscape(l)
+	s.drawPaths(l, k)
+	s.drawHandles(l)
+	s.drawInset(l, inset, k, beside)
+	s.cam.DrawScaleBar(l)
+	if s.job != nil {
+		s.drawProgress(l, top+4, math.Min(split, w))
+	}
+	return l
+}
+
+// drawProgress is a bar at y over the figure while a change is computed.
+func (s *Scene) drawProgress(l *viz.List, y0, w float64) {
+	x0, bw := 14.0, math.Min(260, w-120)
+	f := s.job.Fraction()
+	l.Rect(viz.Point{X: x0, Y: y0}, viz.Point{X: x0 + bw, Y: y0 + 6}, viz.Style{Fill: viz.Paper, Stroke: viz.Muted, Width: 1}, 0)
+	l.Rect(viz.Point{X: x0, Y: y0}, viz.Point{X: x0 + f*bw, Y: y0 + 6}, viz.Style{Fill: viz.Blue}, 0)
+	l.Text(viz.Point{X: x0 + bw + 8, Y: y0 + 3}, format.Sprintf("computing %s…", s.next.stage), 11, viz.Muted, viz.Left)
+}
+
+// drawLandscape shades the loss on a grid over Θ.
+func (s *Scene) drawLandscape(l *viz.List) {
+	c := s.cam
+	cell := 2.0 / heatCells
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range s.heat {
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	pts := s.heatPts[:0]
+	for i := range heatCells {
+		for j := range heatCells {
+			x, y := -1+float64(i)*cell, -1+float64(j)*cell
+			near := math.Hypot(figure.Clamp(0, x, x+cell), figure.Clamp(0, y, y+cell))
+			far := math.Hypot(math.Max(math.Abs(x), math.Abs(x+cell)), math.Max(math.Abs(y), math.Abs(y+cell)))
+			if near >= 1 {
+				continue // the cell lies outside Θ
+			}
+			a := 0.55 * (1 - (s.heat[i*heatCells+j]-lo)/math.Max(hi-lo, 1e-12))
+			st := viz.Style{Fill: viz.Sky, Alpha: a + 0.02}
+			if far <= 1 {
+				l.Rect(c.ToScreen(x, y+cell), c.ToScreen(x+cell, y), st, 0)
+				continue
+			}
+			// A cell across Θ's edge is shaded only inside it: its outline,
+			// sampled, with the points outside pulled onto the circle.
+			start := len(pts)
+			pts = diskCell(pts, c, x, y, cell)
+			l.Polygon(pts[start:len(pts):len(pts)], st)
+		}
+	}
+	s.heatPts = pts
+	o := c.ToScreen(0, 0)
+	l.Circle(o, s.params.Radius*c.Scale, viz.Style{Stroke: viz.Ink, Width: 1.5}, 0)
+	b := c.ToScreen(s.best[0], s.best[1])
+	l.Text(b, "★", 16, viz.Ink, viz.Centre)
+}
+
+// diskCell appends the cell [x, x+w]×[y, y+w] clipped to the unit disk,
+// in screen points: six samples per side, those outside the disk moved
+// radially onto its circle.
+func diskCell(dst []viz.Point, c viz.Camera, x, y, w float64) []viz.Point {
+	const k = 6
+	corners := [5][2]float64{{x, y}, {x + w, y}, {x + w, y + w}, {x, y + w}, {x, y}}
+	for e := range 4 {
+		a, b := corners[e], corners[e+1]
+		for i := range k {
+			t := float64(i) / k
+			px, py := a[0]+t*(b[0]-a[0]), a[1]+t*(b[1]-a[1])
+			if r := math.Hypot(px, py); r > 1 {
+				px, py = px/r, py/r
+			}
+			dst = append(dst, c.ToScreen(px, py))
+		}
+	}
+	return dst
+}
+
+// drawPaths draws DP-SGD's iterates up to step k and the baseline's, with
+// the current step's smoothing ball and move.
+func (s *Scene) drawPaths(l *viz.List, k int) {
+	c := s.cam
+	path := func(its [][]float64, upto int, col viz.Colour, dashed bool) {
+		if upto < 1 {
+			return
+		}
+		pts := make([]viz.Point, 0, upto)
+		for _, it := range its[:min(upto, len(its))] {
+			pts = append(pts, c.ToScreen(it[0], it[1]))
+		}
+		l.Polyline(pts, viz.Style{Stroke: col, Width: 1.2, Alpha: 0.8, Dashed: dashed})
+		l.Circle(pts[len(pts)-1], 4, viz.Style{Fill: col, Stroke: viz.Ink, Width: 1}, 0)
+	}
+	if s.baseline != noBaseline && s.base.Iterates != nil {
+		path(s.base.Iterates, k, viz.Orange, true)
+	}
+	path(s.res.Iterates, k, viz.Blue, false)
+	end := k >= len(s.res.Iterates) || s.res.Halted > 0 && k >= s.res.Halted
+	if k > 0 && k <= len(s.res.Steps) {
+		st := s.res.Steps[k-1]
+		at := c.ToScreen(st.Theta[0], st.Theta[1])
+		if s.smooth {
+			l.Circle(at, s.settings.Smoothing*c.Scale, viz.Style{Stroke: viz.Purple, Width: 1, Dashed: true}, 0)
+		}
+		if st.Next != nil {
+			l.Arrow(at, c.ToScreen(st.Next[0], st.Next[1]), viz.Style{Stroke: viz.Ink, Width: 1.5})
+		}
+	}
+	if end && s.player.Stepper().Pos() == s.player.Stepper().Len() {
+		for _, r := range []struct {
+			theta []float64
+			col   viz.Colour
+		}{{s.res.Theta, viz.Blue}, {s.base.Theta, viz.Orange}} {
+			if r.theta == nil || (r.col == viz.Orange && s.baseline == noBaseline) {
+				continue
+			}
+			p := c.ToScreen(r.theta[0], r.theta[1])
+			l.Polygon([]viz.Point{{X: p.X, Y: p.Y - 8}, {X: p.X + 8, Y: p.Y}, {X: p.X, Y: p.Y + 8}, {X: p.X - 8, Y: p.Y}}, viz.Style{Fill: r.col, Stroke: viz.Ink, Width: 1})
+		}
+		if s.res.Halted > 0 {
+			l.Text(viz.Point{X: s.cam.X0 + s.cam.W/2, Y: s.cam.Y0 + s.cam.H - 8}, format.Sprintf("halted at step %d → θ̂ = θ₀", s.res.Halted), 13, viz.Vermillion, viz.Centre)
+		}
+	}
+}
+
+// drawHandles draws the two draggable centres of the users' items.
+func (s *Scene) drawHandles(l *viz.List) {
+	for _, h := range []struct {
+		id    int
+		at    [2]float64
+		label string
+	}{{dpsgdCrowd, s.crowd, "most users (drag)"}, {dpsgdOutliers, s.outliers, "outlying users (drag)"}} {
+		if h.id == dpsgdOutliers && s.share == 0 {
+			continue
+		}
+		p := s.cam.ToScreen(h.at[0], h.at[1])
+		st := viz.Style{Fill: viz.Paper, Stroke: viz.Ink, Width: 1.5}
+		if s.drag == h.id {
+			st.Stroke, st.Width = viz.Yellow, 3
+		}
+		l.Circle(p, 7, st, h.id)
+		l.Text(viz.Point{X: p.X + 10, Y: p.Y}, h.label, 11, viz.Ink, viz.Left)
+	}
+}
+
+// drawInset is the current step's ORME in gradient space: every user's
+// smoothed mean gradient (a unit disk holds them all), kept or not, the
+// kept mean and the released ĝ with its σ ring; p.w is the panel's side.
+// The caption goes below the panel, or beside it.
+func (s *Scene) drawInset(l *viz.List, p figure.Plot, k int, beside bool) {
+	l.Text(viz.Point{X: p.X0, Y: p.Y0 - 20}, "this step's users' gradients and ORME's answer", 12, viz.Ink, viz.Left)
+	cx, cy, cw := p.X0, p.Y0+p.W+16, p.W
+	if beside {
+		cx, cy = p.X0+p.W+12, p.Y0+6
+		cw = l.Width - cx - 6
+	}
+	if k < 1 || k > len(s.res.Steps) {
+		l.Text(viz.Point{X: p.X0, Y: p.Y0 + 14}, "step with → to see them", 11, viz.Muted, viz.Left)
+		return
+	}
+	st := s.res.Steps[k-1]
+	cam := viz.Fit(-1.1, 1.1, -1.1, 1.1, p.X0, p.Y0, p.W, p.W, 4)
+	l.Circle(cam.ToScreen(0, 0), cam.Scale, viz.Style{Stroke: viz.Muted, Width: 1}, 0)
+	kept := slices.Grow(s.insetKept[:0], st.Values.Len())[:st.Values.Len()]
+	clear(kept)
+	for _, j := range st.ORME.Kept {
+		kept[j] = true
+	}
+	in, out := s.insetIn[:0], s.insetOut[:0]
+	defer func() { s.insetIn, s.insetOut, s.insetKept = in, out, kept }()
+	for j := range st.Values.Len() {
+		v := st.Values.At(j)
+		pt := cam.ToScreen(v[0], v[1])
+		if kept[j] || !st.ORME.Passed {
+			in = append(in, pt)
+		} else {
+			out = append(out, pt)
+		}
+	}
+	l.Dots(in, 2, viz.Style{Fill: viz.Blue, Alpha: 0.6}, 0)
+	l.Dots(out, 2.5, viz.Style{Fill: viz.Vermillion}, 0)
+	if !st.ORME.Passed {
+		l.TextIn(viz.Point{X: cx, Y: cy}, cw, format.Sprintf("score %.3g < the noisy gate: ORME halts", st.ORME.Score), 12, viz.Vermillion, viz.Left)
+		return
+	}
+	m := cam.ToScreen(st.ORME.Mean[0], st.ORME.Mean[1])
+	// The σ ring only while it fits the panel: at the theorem's settings σ
+	// dwarfs the gradients, and the caption says so instead.
+	ringNote := "orange ring: σ"
+	if ring := s.res.ORME.Sigma * cam.Scale; ring <= p.W/2 {
+		l.Circle(m, ring, viz.Style{Stroke: viz.Orange, Width: 1, Alpha: 0.7}, 0)
+	} else {
+		ringNote = "σ is wider than this panel"
+	}
+	l.Polygon([]viz.Point{{X: m.X, Y: m.Y - 6}, {X: m.X + 6, Y: m.Y}, {X: m.X, Y: m.Y + 6}, {X: m.X - 6, Y: m.Y}}, viz.Style{Fill: viz.Green, Stroke: viz.Ink, Width: 1})
+	// ĝ beyond the panel's circle is drawn on its rim, pointing out.
+	gx, gy := st.ORME.Output[0], st.ORME.Output[1]
+	gNote := ""
+	if r := math.Hypot(gx, gy); r > 1.06 {
+		ux, uy := gx/r, gy/r
+		l.Arrow(cam.ToScreen(0.9*ux, 0.9*uy), cam.ToScreen(1.08*ux, 1.08*uy), viz.Style{Stroke: viz.Orange, Width: 2.5})
+		gNote = format.Sprintf(" (off the panel: ‖ĝ‖ = %.3g, arrow on the rim)", r)
+	} else {
+		l.Circle(cam.ToScreen(gx, gy), 5, viz.Style{Fill: viz.Orange, Stroke: viz.Ink, Width: 1}, 0)
+	}
+	caption := format.Sprintf("step %d: s = %.4g of n = %d, kept %d; ◆ kept mean, ● ĝ%s (σ = %.3g); ‖ĝ − kept mean‖ = %.3g; %s; red: users the ramp dropped",
+		k, st.ORME.Score, st.Values.Len(), len(st.ORME.Kept), gNote, s.res.ORME.Sigma,
+		math.Hypot(gx-st.ORME.Mean[0], gy-st.ORME.Mean[1]), ringNote)
+	l.TextIn(viz.Point{X: cx, Y: cy}, cw, caption, 11, viz.Ink, viz.Left)
+}
+
+// Pointer drags the crowd's or the outlying users' centre; the users are
+// redrawn around it from the same stream and everything reruns.
+func (s *Scene) Pointer(ev viz.Event) bool {
+	switch ev.Kind {
+	case viz.PointerDown:
+		id := s.list.Hit(viz.Point{X: ev.X, Y: ev.Y}, 4)
+		if id != dpsgdCrowd && id != dpsgdOutliers {
+			return false
+		}
+		x, y := s.cam.ToWorld(viz.Point{X: ev.X, Y: ev.Y})
+		at := s.crowd
+		if id == dpsgdOutliers {
+			at = s.outliers
+		}
+		s.drag, s.grab = id, [2]float64{at[0] - x, at[1] - y}
+		return true
+	case viz.PointerMove:
+		if s.drag == 0 {
+			return false
+		}
+		x, y := s.cam.ToWorld(viz.Point{X: ev.X, Y: ev.Y})
+		at := [2]float64{math.Max(-2, math.Min(2, x+s.grab[0])), math.Max(-2, math.Min(2, y+s.grab[1]))}
+		// The handle follows the pointer at once; the users and the run
+		// around it follow when computed.
+		next := s.latest().copy()
+		if s.drag == dpsgdCrowd {
+			s.crowd, next.crowd = at, at
+		} else {
+			s.outliers, next.outliers = at, at
+		}
+		next.generate()
+		_ = s.start(next, true) // dragging cannot make a run invalid
+		return true
+	case viz.PointerUp:
+		return viz.LetGo(&s.drag)
+	}
+	return false
+}

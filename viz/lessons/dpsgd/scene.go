@@ -1,0 +1,487 @@
+package dpsgd
+
+import (
+	_ "embed"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/uldplab/uldp/core/format"
+
+	"github.com/uldplab/uldp/core/cancel"
+
+	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/loss"
+	"github.com/uldplab/uldp/core/optim"
+	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/core/rng"
+	"github.com/uldplab/uldp/core/trace"
+	"github.com/uldplab/uldp/viz"
+)
+
+// Text is the lesson's prose, an HTML fragment in the subset package prose
+// reads: the web page shows it beside the figure, the desktop app in its
+// place.
+func Text() string { return text }
+
+//go:embed lesson.html
+var text string
+
+// Scene is lesson 6: Paper B's user-level DP-SGD (Alg. 3) finding the
+// geometric median of users' items in the unit disk. Step through it: each
+// step smooths every user's gradient, asks ORME for their private mean and
+// moves; a Gaussian baseline runs beside it on the same seed.
+type Scene struct {
+	// Scratch for the inset's points, which List.Dots copies: kept so a
+	// frame during playback allocates none.
+	insetIn, insetOut []viz.Point
+	insetKept         []bool
+	heatPts           []viz.Point // the landscape's cells across Θ's edge
+
+	n, m     int
+	crowd    [2]float64 // where most users' items sit (drag it)
+	outliers [2]float64 // where the outlying users' items sit (drag it)
+	share    float64    // the outlying users' share
+	params   optim.DPSGDParams
+	tauX     float64 // τ as a multiple of Theorem 4.1's
+	etaX     float64 // η as a multiple of Theorem 4.1's
+	smooth   bool
+	baseline string // "" for none
+	seed     uint64
+
+	data     *dataset.Dataset
+	player   viz.Player
+	res      optim.DPSGDResult
+	base     optim.DPSGDResult
+	settings optim.DPSGDSettings
+	best     []float64 // the non-private geometric median in Θ
+	heat     []float64 // the loss on the grid, per dataset
+	excess   [2]float64
+	err      error
+
+	// After a change, job computes next a slice at a time (a run at the
+	// sliders' maxima takes seconds in a browser); until it finishes the
+	// figure shows this run with a progress bar, and the controls show
+	// next's settings. newUsers: next's users changed (n, m, share or a
+	// drag), so their median and landscape are computed too.
+	job      *viz.Job
+	next     *Scene
+	newUsers bool
+	stage    string // what the work on this state is doing, for the progress
+	refused  error  // why the last change was refused after its first slice
+
+	cam  viz.Camera
+	list viz.List
+	drag int // dpsgdCrowd or dpsgdOutliers while dragging
+	grab [2]float64
+}
+
+// Hit-test ids of the two handles.
+const (
+	dpsgdCrowd = 1 + iota
+	dpsgdOutliers
+)
+
+// heatCells is the landscape grid's resolution per side.
+const heatCells = 28
+
+// computeSlice is how long a change, a drag or a frame computes at once: a
+// small run finishes within the first slice, as if there were no job, and
+// a large one leaves the page answering at about 20 frames a second. In
+// milliseconds; a variable so that tests can compute a step at a time.
+var computeSlice = 40.0
+
+// New opens on 300 users of 5 items at ε = 8, δ = 10⁻⁵, T = 100 steps
+// with Theorem 4.1's η, r and τ (the gate passes every step there).
+func New() *Scene {
+	s := &Scene{n: 300, m: 5, crowd: [2]float64{0.35, -0.25}, outliers: [2]float64{-0.6, 0.6}, share: 0.1,
+		params: optim.DPSGDParams{Eps: 8, Delta: 1e-5, Loss: loss.Distance{}, Radius: 1, Steps: 100, Record: true, KeepValues: true},
+		tauX:   1, etaX: 1, smooth: true, baseline: optim.BaselineUser, seed: 1}
+	s.generate()
+	s.recompute(cancel.Never, viz.NoProgress, true)
+	return s
+}
+
+// Info names the scene.
+func (s *Scene) Info() viz.Info {
+	return viz.Info{Name: "dp-sgd", Title: "User-level DP-SGD",
+		Summary: "Paper B's DP-SGD: smoothed user gradients, one private outlier-removal mean per step, a projected step; a Gaussian baseline beside it."}
+}
+
+// Player returns the stepper bar.
+func (s *Scene) Player() *viz.Player { return &s.player }
+
+// recompute is the work a change asks for: with newUsers, what depends on
+// the users alone (their geometric median and the loss landscape), then
+// the run. Errors are left in s.err; a stopped job leaves ErrStopped there.
+func (s *Scene) recompute(ctx cancel.Context, progress func(done, total int64), newUsers bool) {
+	// Whatever the settings refuse is found before the long stages.
+	var p optim.DPSGDParams
+	if p, s.err = s.runParams(); s.err != nil {
+		return
+	}
+	if newUsers {
+		s.stage = "the users' geometric median"
+		if s.best, s.err = geometricMedian(ctx, s.data, s.params.Radius, progress); s.err != nil {
+			return
+		}
+		s.stage = "the loss landscape"
+		if s.heat, s.err = s.landscape(ctx, progress); s.err != nil {
+			return
+		}
+	}
+	s.rerun(ctx, p, progress)
+}
+
+// generate draws the users around the two centres from a fixed stream (the
+// seed moves the algorithm's draws only).
+func (s *Scene) generate() {
+	r := rng.New(11).Get(rng.Data)
+	d := &dataset.Dataset{Dim: 2}
+	out := int(math.Round(s.share * float64(s.n)))
+	for i := range s.n {
+		c := s.crowd
+		if i >= s.n-out {
+			c = s.outliers
+		}
+		u := []float64{c[0] + 0.12*r.NormFloat64(), c[1] + 0.12*r.NormFloat64()}
+		pts := make([]float64, 0, 2*s.m)
+		for range s.m {
+			pts = append(pts, u[0]+0.35*r.NormFloat64(), u[1]+0.35*r.NormFloat64())
+		}
+		d.Users = append(d.Users, dataset.User{ID: strconv.Itoa(i + 1), Points: pts})
+	}
+	s.data = d
+}
+
+// landscape is the loss on a heatCells² grid over Θ's bounding square.
+func (s *Scene) landscape(ctx cancel.Context, progress func(done, total int64)) ([]float64, error) {
+	cell := 2.0 / heatCells
+	heat := make([]float64, heatCells*heatCells)
+	for i := range heatCells {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		progress(int64(i), heatCells)
+		for j := range heatCells {
+			heat[i*heatCells+j] = s.risk([]float64{-1 + (float64(i)+0.5)*cell, -1 + (float64(j)+0.5)*cell})
+		}
+	}
+	return heat, nil
+}
+
+// rerun runs DP-SGD with p (the stepper walks its steps) and the baseline.
+func (s *Scene) rerun(ctx cancel.Context, p optim.DPSGDParams, progress func(done, total int64)) {
+	s.stage = "DP-SGD's steps"
+	run := func(ctx cancel.Context, d *dataset.Dataset, st *rng.Streams) (*trace.Trace, error) {
+		res, tr, err := optim.DPSGD(ctx, p, d, st, progress)
+		if err != nil {
+			return nil, err
+		}
+		s.res = res
+		// One stepper step per SGD step: ORME's inner steps live in each
+		// step's story, shown in the inset.
+		tr.Steps = slices.DeleteFunc(tr.Steps, func(x trace.Step) bool {
+			return x.Kind != optim.KindSGDStep && x.Kind != optim.KindSGDDone
+		})
+		return tr, nil
+	}
+	st, err := trace.NewStepper(ctx, run, s.data, rng.New(s.seed))
+	s.err = err
+	if err != nil {
+		return
+	}
+	s.base = optim.DPSGDResult{}
+	if s.baseline != noBaseline {
+		s.stage = "the baseline's steps"
+		q := p
+		q.Record, q.KeepValues = false, false
+		if s.base, _, err = optim.BaselineDPSGD(ctx, s.baseline, 1, q, s.data, rng.New(s.seed), progress); err != nil {
+			s.err = err
+			return
+		}
+	}
+	best := s.risk(s.best)
+	s.excess = [2]float64{s.risk(s.res.Theta) - best, math.NaN()}
+	if s.base.Theta != nil {
+		s.excess[1] = s.risk(s.base.Theta) - best
+	}
+	if old := s.player.Stepper(); old != nil {
+		_ = st.Seek(min(old.Pos(), st.Len()))
+	}
+	s.player.Load(st)
+}
+
+// runParams sets s.settings from Theorem 4.1 and returns the run's
+// parameters, checked as DP-SGD, its ORME and the baseline would check them.
+func (s *Scene) runParams() (optim.DPSGDParams, error) {
+	s.settings = optim.Theorem41(s.params.Eps, s.params.Delta, 1, 2*s.params.Radius, s.n, s.m, 2, s.params.Steps)
+	p := s.params
+	p.Eta, p.Tau = s.etaX*s.settings.Eta, s.tauX*s.settings.Tau
+	if s.smooth {
+		p.Smoothing = s.settings.Smoothing
+	}
+	if err := p.Validate(2); err != nil {
+		return p, err
+	}
+	if _, err := p.ORME(s.n, s.m, 2).Calibrate(s.n); err != nil {
+		return p, err
+	}
+	if s.baseline != noBaseline {
+		if _, err := optim.BaselineSigma(s.baseline, p.Eps, p.Delta, 1, s.n, s.m, p.Steps); err != nil {
+			return p, err
+		}
+	}
+	return p, nil
+}
+
+// geometricMedian minimises the mean distance to every item over the disk
+// of radius r: Weiszfeld's iteration, projected (a few hundred steps reach
+// far below the figure's resolution).
+func geometricMedian(ctx cancel.Context, d *dataset.Dataset, r float64, progress func(done, total int64)) ([]float64, error) {
+	const iterations = 300
+	var x [2]float64
+	n := 0
+	for i := range d.Users {
+		for j := range d.Items(i) {
+			it := d.Item(i, j)
+			x[0], x[1], n = x[0]+it[0], x[1]+it[1], n+1
+		}
+	}
+	x[0], x[1] = x[0]/float64(n), x[1]/float64(n)
+	dom := loss.Ball{Centre: []float64{0, 0}, Radius: r}
+	for k := range iterations {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		progress(int64(k), iterations)
+		var num [2]float64
+		var den float64
+		for i := range d.Users {
+			for j := range d.Items(i) {
+				it := d.Item(i, j)
+				w := 1 / math.Max(math.Hypot(x[0]-it[0], x[1]-it[1]), 1e-9)
+				num[0], num[1], den = num[0]+w*it[0], num[1]+w*it[1], den+w
+			}
+		}
+		x = [2]float64{num[0] / den, num[1] / den}
+	}
+	return dom.Project(x[:], make([]float64, 2)), nil
+}
+
+// risk is the mean distance from θ to the items.
+func (s *Scene) risk(theta []float64) float64 {
+	var sum float64
+	k := 0
+	for i := range s.data.Users {
+		for j := range s.data.Items(i) {
+			sum += loss.Dist(theta, s.data.Item(i, j))
+			k++
+		}
+	}
+	return sum / float64(k)
+}
+
+// noBaseline is the "beside it" choice that runs no baseline.
+const noBaseline = "none"
+
+// form binds the scene's inputs.
+func (s *Scene) form() viz.Form {
+	return viz.Form{
+		viz.Int(&s.n, viz.Control{Name: "n", Label: "users n", Kind: viz.Slider, Min: 20, Max: 1000, Step: 10, Log: true}),
+		viz.Int(&s.m, viz.Control{Name: "m", Label: "items per user m", Kind: viz.Slider, Min: 1, Max: 50}),
+		viz.Float(&s.share, viz.Control{Name: "share", Label: "outlying users' share", Kind: viz.Slider, Min: 0, Max: 0.5, Step: 0.01}),
+		viz.Float(&s.params.Eps, viz.Control{Name: "eps", Label: "ε", Kind: viz.Slider, Min: 0.5, Max: 20, Log: true}),
+		viz.Int(&s.params.Steps, viz.Control{Name: "steps", Label: "steps T", Kind: viz.Slider, Min: 10, Max: 500, Step: 10,
+			Help: format.Sprintf("Theorem 4.1 wants m²n² + mn√d = %.3g", float64(s.m*s.m*s.n*s.n)+float64(s.m*s.n)*math.Sqrt2)}),
+		viz.Float(&s.etaX, viz.Control{Name: "eta", Label: "η ÷ the theorem's", Kind: viz.Slider, Min: 0.01, Max: 100, Log: true}),
+		viz.Float(&s.tauX, viz.Control{Name: "tau", Label: "τ ÷ the theorem's", Kind: viz.Slider, Min: 0.001, Max: 10, Log: true,
+			Help: "below about 1/τ_theorem the users' gradients stop being concentrated: users are dropped, then the gate halts"}),
+		viz.Bool(&s.smooth, viz.Control{Name: "smoothing", Label: "randomized smoothing",
+			Help: "off: plain subgradients of the non-smooth loss"}),
+		viz.Choose(&s.baseline, viz.Control{Name: "baseline", Label: "beside it",
+			Choices: []string{noBaseline, optim.BaselineUser, optim.BaselineItem},
+			ChoiceHelp: map[string]string{
+				noBaseline:         "DP-SGD alone",
+				optim.BaselineUser: "plain Gaussian DP-SGD on all gradients, noise for the worst case of one user (2G/n), however concentrated users are",
+				optim.BaselineItem: "plain Gaussian DP-SGD with noise for one item (2G/(nm)): it covers a user only at about m·ε",
+			}}),
+		viz.Mode(&s.params.Mode, privacy.Paper, privacy.Sound, privacy.NonPrivate),
+		viz.Seed(&s.seed),
+	}
+}
+
+// Controls declares the scene's inputs: those of the run being computed,
+// if there is one, so a slider stays where it was put.
+func (s *Scene) Controls() []viz.Control { return s.latest().form().Controls() }
+
+// Set changes one control; a value the run refuses leaves the lesson as it
+// was. A run that needs more than a slice goes on between frames (Tick).
+func (s *Scene) Set(name, value string) error {
+	next := s.latest().copy()
+	if err := next.form().Set(name, value); err != nil {
+		return err
+	}
+	// Checked before the computation under way is replaced: a refused
+	// value must not cancel an earlier change still being computed.
+	if _, err := next.runParams(); err != nil {
+		return err
+	}
+	newUsers := name == "n" || name == "m" || name == "share"
+	if newUsers {
+		next.generate() // a few milliseconds even at the maxima
+	}
+	return s.start(next, newUsers)
+}
+
+// latest is the newest settings: those being computed, or those shown.
+func (s *Scene) latest() *Scene {
+	if s.next != nil {
+		return s.next
+	}
+	return s
+}
+
+// copy is s without its job, to be changed and computed.
+func (s *Scene) copy() *Scene {
+	c := *s
+	c.job, c.next, c.refused = nil, nil, nil
+	return &c
+}
+
+// start replaces any computation under way by one of next (whose users,
+// with newUsers, are drawn but not yet surveyed), and computes
+// for a slice: up to the first report of progress (the checks), and on for
+// computeSlice unless it replaced a computation. Changes in quick
+// succession (a link's settings, a slider or a handle dragged over a large
+// run) then cost one slice, not one each.
+func (s *Scene) start(next *Scene, newUsers bool) error {
+	budget := computeSlice
+	if s.job != nil {
+		s.job.Stop()
+		newUsers = newUsers || s.newUsers // next's users may not be surveyed yet
+		budget = 0
+	}
+	s.next, s.newUsers = next, newUsers
+	s.job = viz.StartJob(func(ctx cancel.Context, progress func(done, total int64)) {
+		next.recompute(ctx, progress, newUsers)
+	})
+	return s.advance(budget)
+}
+
+// advance computes for about budget milliseconds; when the run is done it is shown, and
+// if it failed the lesson stays as it was and the error is returned.
+func (s *Scene) advance(budget float64) error {
+	if s.job == nil || !s.job.Run(budget) {
+		return nil
+	}
+	next := s.next
+	s.job, s.next = nil, nil
+	if next.err != nil {
+		s.refused = next.err
+		return next.err
+	}
+	// The figure's state stays: the stepper's position and speed, a drag
+	// under way, the camera.
+	player, drag, grab, cam, crowd, outliers := s.player, s.drag, s.grab, s.cam, s.crowd, s.outliers
+	st := next.player.Stepper()
+	*s = *next
+	s.drag, s.grab, s.cam = drag, grab, cam
+	if drag != 0 {
+		s.crowd, s.outliers = crowd, outliers
+	}
+	_ = st.Seek(min(player.Stepper().Pos(), st.Len()))
+	s.player = player
+	s.player.Load(st)
+	return nil
+}
+
+// Busy reports whether a run is being computed.
+func (s *Scene) Busy() bool { return s.job != nil }
+
+// Stop ends a run being computed; the lesson stays at the last one.
+func (s *Scene) Stop() {
+	if s.job != nil {
+		s.job.Stop()
+		s.job, s.next = nil, nil
+	}
+}
+
+// Tick continues the computation under way, a slice per frame.
+func (s *Scene) Tick(float64) bool {
+	if s.job == nil {
+		return false
+	}
+	_ = s.advance(computeSlice) // a refusal shows as a readout
+	return true
+}
+
+// Readouts lists the run's numbers.
+func (s *Scene) Readouts() []viz.Readout {
+	if s.err != nil {
+		return viz.FailedReadouts("cannot run", s.err)
+	}
+	set := s.settings
+	var r []viz.Readout
+	switch {
+	case s.job != nil:
+		f := s.job.Fraction()
+		r = append(r, viz.Readout{Name: "computing", Label: "computing", Value: f, Warn: true,
+			Text: format.Sprintf("%s, %.0f%% — the figure shows the previous settings until it is done", s.next.stage, 100*f)})
+	case s.refused != nil:
+		r = append(r, viz.Readout{Name: "refused", Label: "last change refused", Text: s.refused.Error(), Warn: true})
+	}
+	r = append(r, []viz.Readout{
+		{Name: "settings", Label: "T, η, r, τ", Text: format.Sprintf("%d, %.3g, %.3g, %.3g", s.params.Steps, s.etaX*set.Eta, map[bool]float64{true: set.Smoothing, false: 0}[s.smooth], s.tauX*set.Tau),
+			Formula: "Theorem 4.1 (η, τ scaled by the sliders)"},
+		{Name: "sigma", Label: "ORME's σ per step", Value: s.res.ORME.Sigma, Text: format.Sprintf("%.3g", s.res.ORME.Sigma), Formula: s.res.ORME.SigmaFormula()},
+	}...)
+	if s.res.Halted > 0 {
+		r = append(r, viz.Readout{Name: "halted", Label: "halted", Value: float64(s.res.Halted), Warn: true,
+			Text: format.Sprintf("the gate failed at step %d: the answer is θ₀", s.res.Halted)})
+	}
+	ex := s.excess[0]
+	r = append(r, viz.Readout{Name: "excess", Label: "excess risk of θ̂", Value: ex, Text: format.Sprintf("%.3g (the domain allows at most G·R = %g)", ex, 2*s.params.Radius),
+		Formula: "L(θ̂) − L(θ*), L the mean distance to the items"})
+	if s.baseline != noBaseline && s.base.Theta != nil {
+		bx := s.excess[1]
+		r = append(r, viz.Readout{Name: "baseline", Label: s.baseline, Value: bx,
+			Text: format.Sprintf("σ = %.3g per step, excess %.3g — %s", s.base.ORME.Sigma, bx, s.base.Guarantee.Note)})
+	}
+	return r
+}
+
+// Guarantee is DP-SGD's.
+func (s *Scene) Guarantee() privacy.Guarantee {
+	if s.err != nil {
+		return privacy.Guarantee{Eps: math.Inf(1), Mode: s.params.Mode, Note: s.err.Error()}
+	}
+	return s.res.Guarantee
+}
+
+// Trace returns the run (one step per SGD step).
+func (s *Scene) Trace() *trace.Trace {
+	if st := s.player.Stepper(); st != nil {
+		return st.Trace()
+	}
+	return nil
+}
+
+// Dataset returns the users' items.
+func (s *Scene) Dataset() *dataset.Dataset { return s.data.Clone() }
+
+// LoadDataset replaces the users' items and reruns with the same seed.
+func (s *Scene) LoadDataset(d *dataset.Dataset) error {
+	if err := viz.Fits(d, s.n, s.m); err != nil {
+		return err
+	}
+	if s.job != nil {
+		s.job.Stop()
+		s.job, s.next = nil, nil
+	}
+	s.data = d.Clone()
+	// The export module rebuilds a run here once, for a download: it may
+	// take as long as it needs.
+	s.recompute(cancel.Never, viz.NoProgress, true)
+	return s.err
+}

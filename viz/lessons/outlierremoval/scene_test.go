@@ -1,0 +1,250 @@
+package outlierremoval
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/uldplab/uldp/core/mech"
+	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/internal/scenetest"
+)
+
+func newOutlier(t *testing.T) (*viz.App, *Scene) {
+	t.Helper()
+	s := New()
+	if s.err != nil {
+		t.Fatal(s.err)
+	}
+	return viz.NewApp(s), s
+}
+
+// The default run: the crowd's 28 users pass the gate and are kept, the two
+// far users (one neighbour each: themselves) get p = 0 and are dropped, and
+// the release shows the kept mean next to the mean of everyone.
+func TestOutlierDefaultRun(t *testing.T) {
+	a, s := newOutlier(t)
+	if s.shown(mech.KindORMEScore) {
+		t.Fatal("the score is shown before any step")
+	}
+	scenetest.MustSet(t, a, viz.CtlEnd, "")
+	st := s.step
+	if !st.Passed || len(st.Kept) != 28 || st.Counts[28] != 1 || st.Keep[28] != 0 || st.Keep[0] != 1 {
+		t.Fatalf("passed %v, kept %d, f = %v, p = %v", st.Passed, len(st.Kept), st.Counts, st.Keep)
+	}
+	if slices.Contains(st.Kept, 28) || slices.Contains(st.Kept, 29) {
+		t.Error("a far user was kept")
+	}
+	bias, ok := scenetest.Readout(a, "bias")
+	if !ok || !(bias.Value > 0.01) {
+		t.Errorf("bias readout %+v: dropping two far users moves the mean", bias)
+	}
+	hollow := 0
+	for _, it := range scenetest.Frame(a).Items {
+		if it.Kind == viz.Circle && it.ID >= 1 && it.ID <= 30 && it.Style.Fill == viz.None {
+			hollow++
+		}
+	}
+	if hollow != 2 {
+		t.Errorf("%d users drawn hollow (not kept), want the 2 far ones", hollow)
+	}
+}
+
+// Steps reveal the story in order: score, gate, ramp and coins, release.
+func TestOutlierStepsReveal(t *testing.T) {
+	a, s := newOutlier(t)
+	var kinds []string
+	for range s.player.Stepper().Len() {
+		a.Key("ArrowRight")
+		st, _ := s.player.Stepper().Current()
+		kinds = append(kinds, string(st.Kind))
+	}
+	want := []string{"at.threshold", "orme.score", "at.compare", "orme.keep", "orme.release"}
+	if !slices.Equal(kinds, want) {
+		t.Errorf("steps %v, want %v", kinds, want)
+	}
+	if !scenetest.HasText(scenetest.Frame(a), "s + ν ≥ Δ̂: ⊤") {
+		t.Error("the gate's verdict is not drawn")
+	}
+}
+
+// Dragging a far user into the crowd: its count jumps to n and it is kept;
+// no other user's coin changes (same seed, one coin per user).
+func TestOutlierDragIntoCrowd(t *testing.T) {
+	a, s := newOutlier(t)
+	scenetest.MustSet(t, a, viz.CtlEnd, "")
+	before := slices.Clone(s.step.Kept)
+	l := scenetest.Frame(a)
+	from, _ := l.Locate(29)
+	to, _ := l.Locate(1)
+	scenetest.Drag(a, from, to.X-from.X, to.Y-from.Y)
+	st := s.step
+	if st.Counts[28] < 28 || st.Keep[28] != 1 || !slices.Contains(st.Kept, 28) {
+		t.Fatalf("after the drag: f = %d, p = %v, kept %v", st.Counts[28], st.Keep[28], st.Kept)
+	}
+	if got := slices.DeleteFunc(slices.Clone(st.Kept), func(j int) bool { return j == 28 }); !slices.Equal(got, before) {
+		t.Errorf("other users' selections changed: %v → %v", before, st.Kept)
+	}
+}
+
+// Presets that fail: two equal crowds, and τ below the crowd's spread.
+func TestOutlierFailingPresets(t *testing.T) {
+	for _, p := range []string{"two-clusters", "tau-too-small"} {
+		a, s := newOutlier(t)
+		scenetest.MustSet(t, a, "preset", p)
+		scenetest.MustSet(t, a, viz.CtlEnd, "")
+		if s.step.Passed || s.step.PPass > 1e-3 {
+			t.Errorf("%s: passed %v with probability %v", p, s.step.Passed, s.step.PPass)
+		}
+		if r, _ := scenetest.Readout(a, "outcome"); !r.Warn || !strings.Contains(r.Text, "halt") {
+			t.Errorf("%s: outcome %+v", p, r)
+		}
+		if !scenetest.HasText(scenetest.Frame(a), "the gate failed") {
+			t.Errorf("%s: the figure does not say the gate failed", p)
+		}
+	}
+	a, s := newOutlier(t)
+	scenetest.MustSet(t, a, "preset", "too-few-users")
+	if s.params.Eps != 1 || s.n != 8 || a.Guarantee().Preconditions[0].Met {
+		t.Errorf("too-few-users: ε = %v, n = %d, %v", s.params.Eps, s.n, a.Guarantee())
+	}
+}
+
+// Sound constants: the same run with the corrected scales, σ far larger,
+// and the sound proof's user requirement shown unmet at n = 30.
+func TestOutlierSoundMode(t *testing.T) {
+	a, s := newOutlier(t)
+	paper := s.cal.Sigma
+	scenetest.MustSet(t, a, "mode", "sound")
+	if s.cal.Sigma < 20*paper || s.cal.ScoreSens != 2*29.0/30 {
+		t.Errorf("sound σ = %v (paper %v), Δ_s = %v", s.cal.Sigma, paper, s.cal.ScoreSens)
+	}
+	if g := a.Guarantee(); g.Certified() || !strings.Contains(g.Preconditions[0].What, "7.5") {
+		t.Errorf("sound guarantee %v", g)
+	}
+	scenetest.MustSet(t, a, "mode", "non-private")
+	scenetest.MustSet(t, a, viz.CtlEnd, "")
+	if s.cal.Sigma != 0 || !s.step.Passed || !slices.Equal(s.step.Output, s.step.Mean) {
+		t.Errorf("non-private: σ %v, passed %v, output %v vs mean %v", s.cal.Sigma, s.step.Passed, s.step.Output, s.step.Mean)
+	}
+}
+
+func TestOutlierRejectsAndRestores(t *testing.T) {
+	a, s := newOutlier(t)
+	for _, c := range [][2]string{{"preset", "ring"}, {"mode", "teaching"}, {"tau", "0"}, {"n", "1000"}, {"eps", "x"}} {
+		if err := a.Set(c[0], c[1]); err == nil {
+			t.Errorf("Set(%s, %s) accepted", c[0], c[1])
+		}
+	}
+	if s.preset != "outliers" || s.params.Tau != 0.5 || s.n != 30 {
+		t.Errorf("bad settings changed the lesson: %s τ = %v n = %d", s.preset, s.params.Tau, s.n)
+	}
+	scenetest.MustSet(t, a, "preset", "heavy-tails")
+	scenetest.MustSet(t, a, "tau", "0.8")
+	scenetest.MustSet(t, a, "n", "50")
+	b, s2 := newOutlier(t)
+	if err := b.Restore(a.State()); err != nil {
+		t.Fatal(err)
+	}
+	if s2.preset != "heavy-tails" || s2.params.Tau != 0.8 || s2.n != 50 || math.Abs(s2.step.Score-s.step.Score) > 0 {
+		t.Errorf("restored %s τ = %v n = %d s = %v (want s = %v)", s2.preset, s2.params.Tau, s2.n, s2.step.Score, s.step.Score)
+	}
+}
+
+// Neighbour mode on spec §9.5's circle: moving user 1 far in the copy gives
+// ‖p − p′‖₁ = 3.5 > 2 (the lemma's claim fails; the slope bound 6.5 holds),
+// the original stays put, and the coins are shared: the kept sets differ
+// only where a coin falls between p and p′.
+func TestOutlierNeighbourCircle(t *testing.T) {
+	a, s := newOutlier(t)
+	scenetest.MustSet(t, a, "preset", "circle")
+	scenetest.MustSet(t, a, "mode", "non-private") // every gate passes: the ramps are the point
+	scenetest.MustSet(t, a, "neighbour", "true")
+	scenetest.MustSet(t, a, viz.CtlEnd, "")
+	orig := slices.Clone(s.users[0])
+	p, _ := scenetest.Frame(a).Locate(1)
+	scenetest.Drag(a, p, 300, -200)
+	if !slices.Equal(s.users[0], orig) || s.nbUser != 0 {
+		t.Fatalf("the drag moved the original (%v → %v) or not the copy (%d)", orig, s.users[0], s.nbUser)
+	}
+	for j := range 12 {
+		if s.step.Keep[j] != 0.5 {
+			t.Fatalf("user %d: p = %v, want 1/2 on the circle", j+1, s.step.Keep[j])
+		}
+	}
+	l1, diff := s.keepDistance()
+	if l1 != 3.5 {
+		t.Errorf("‖p − p′‖₁ = %v, want 3.5", l1)
+	}
+	r, _ := scenetest.Readout(a, "keep-distance")
+	if !r.Warn || !strings.Contains(r.Text, "6.5") {
+		t.Errorf("readout %+v", r)
+	}
+	// Shared coins: a user kept in one run and not the other has its coin
+	// between p and p′, so only users whose p changed can differ.
+	for _, j := range s.nbStep.Kept {
+		if s.nbStep.Keep[j] == 0 {
+			t.Errorf("user %d kept with p′ = 0", j+1)
+		}
+	}
+	if diff > 8 {
+		t.Errorf("%d coins fell differently, but only 8 users' p changed", diff)
+	}
+	if !scenetest.HasText(scenetest.Frame(a), "coins falling differently") {
+		t.Error("the comparison is not drawn")
+	}
+}
+
+// At the release the crowd of the default preset is a blob in the plane's
+// view; an inset shows it magnified, at the page's wide and phone sizes,
+// with its users far enough apart to tell and grab, and a drag in the
+// inset moves the user by the inset's scale.
+func TestOutlierCrowdInset(t *testing.T) {
+	for _, size := range [][2]float64{{1060, 630}, {358, 590}} {
+		a, s := newOutlier(t)
+		scenetest.MustSet(t, a, viz.CtlEnd, "")
+		l, _ := a.Frame(size[0], size[1])
+		in := s.inset
+		if in.W == 0 || in.Scale < 3*s.cam.Scale {
+			t.Fatalf("%v: no inset (camera %+v, main scale %g)", size, in, s.cam.Scale)
+		}
+		// The crowd's users in the inset: at least 3 in 4 of them are more
+		// than a dot's radius (5 px) and a fifth from any other.
+		var pts []viz.Point
+		for j := range s.users[:28] {
+			p, ok := l.Locate(s.n + 1 + j)
+			if !ok {
+				t.Fatalf("%v: crowd user %d is not in the inset", size, j+1)
+			}
+			pts = append(pts, p)
+		}
+		apart := 0
+		for i, p := range pts {
+			near := math.Inf(1)
+			for k, q := range pts {
+				if k != i {
+					near = math.Min(near, math.Hypot(p.X-q.X, p.Y-q.Y))
+				}
+			}
+			if near > 6 {
+				apart++
+			}
+		}
+		if apart < 21 {
+			t.Errorf("%v: only %d of 28 crowd users stand apart in the inset", size, apart)
+		}
+		// Grab a user in the inset and move it 24 px to the right.
+		a.Event(viz.Event{Kind: viz.PointerDown, X: pts[0].X, Y: pts[0].Y})
+		j := s.drag - 1
+		if j < 0 {
+			t.Fatalf("%v: nothing grabbed at user 1 in the inset", size)
+		}
+		before := slices.Clone(s.users[j])
+		a.Event(viz.Event{Kind: viz.PointerMove, X: pts[0].X + 24, Y: pts[0].Y})
+		a.Event(viz.Event{Kind: viz.PointerUp, X: pts[0].X + 24, Y: pts[0].Y})
+		if got, want := s.users[j][0]-before[0], 24/in.Scale; math.Abs(got-want) > 1e-9 || s.users[j][1] != before[1] {
+			t.Errorf("%v: user %d moved by (%g, %g), want (%g, 0)", size, j+1, got, s.users[j][1]-before[1], want)
+		}
+	}
+}

@@ -1,0 +1,307 @@
+package robustsgd
+
+import (
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/mech"
+	"github.com/uldplab/uldp/core/optim"
+	"github.com/uldplab/uldp/core/trace"
+	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/internal/scenetest"
+)
+
+func newRobustSGD(t *testing.T, settings ...[2]string) (*viz.App, *Scene) {
+	t.Helper()
+	s := New()
+	if s.view.err != nil {
+		t.Fatal(s.view.err)
+	}
+	a := viz.NewApp(s)
+	for _, kv := range settings {
+		scenetest.MustSet(t, a, kv[0], kv[1])
+	}
+	return a, s
+}
+
+// The default run: six batches of 200 concentrated users, every score well
+// above v, so every test passes and the average is released; the stepper
+// tells it in the order it happens (online: each step, then its test).
+func TestRobustSGDDefaultRun(t *testing.T) {
+	a, s := newRobustSGD(t)
+	var kinds []trace.Kind
+	for _, st := range s.player.Stepper().Trace().Steps {
+		kinds = append(kinds, st.Kind)
+	}
+	want := []trace.Kind{optim.KindRobustPhase, mech.KindATThreshold}
+	for range 6 {
+		want = append(want, optim.KindRobustStep, mech.KindATCompare)
+	}
+	want = append(want, optim.KindRobustAnswer, optim.KindRobustNoise)
+	if !slices.Equal(kinds, want) {
+		t.Fatalf("steps %v, want %v", kinds, want)
+	}
+	if _, ok := scenetest.Readout(a, "outcome"); ok {
+		t.Error("the outcome is shown before the test has run")
+	}
+	scenetest.MustSet(t, a, viz.CtlEnd, "")
+	ph := s.view.res.Phases[0]
+	if !ph.Passed || len(ph.Steps) != 6 {
+		t.Fatalf("passed %v after %d steps", ph.Passed, len(ph.Steps))
+	}
+	for _, st := range ph.Steps {
+		if st.Score < ph.Threshold+5 || st.Estimate.Clipped[0] || st.Estimate.Clipped[1] {
+			t.Errorf("step %d: score %.4g against v = %.4g, clipped %v", st.T, st.Score, ph.Threshold, st.Estimate.Clipped)
+		}
+	}
+	if r, ok := scenetest.Readout(a, "outcome"); !ok || !strings.HasPrefix(r.Text, "every step passed") {
+		t.Errorf("outcome %+v", r)
+	}
+	// The last batch is drawn, one dot per user, with its users' ids.
+	dots := 0
+	for _, it := range scenetest.Frame(a).Items {
+		if it.Kind == viz.Circle && it.ID > 0 {
+			if !slices.Contains(ph.Steps[5].Users, it.ID-1) {
+				t.Fatalf("user %d drawn, not in step 6's batch", it.ID)
+			}
+			dots++
+		}
+	}
+	if dots != 200 {
+		t.Errorf("%d users drawn, want step 6's 200", dots)
+	}
+	// σ = 6ηr√2·√(2 ln(1.25/δ′))/(ε/2), δ′ = δ/(2e^ε).
+	dp := 1e-5 / (2 * math.Exp(8))
+	if want := 6 * 0.5 * 0.02 * math.Sqrt2 * math.Sqrt(2*math.Log(1.25/dp)) / 4; math.Abs(ph.Sigma-want) > 1e-12*want {
+		t.Errorf("σ = %v, want %v", ph.Sigma, want)
+	}
+}
+
+// Each preset shows what it says it shows.
+func TestRobustSGDPresets(t *testing.T) {
+	run := func(preset string) (*viz.App, *Scene) {
+		a, s := newRobustSGD(t, [2]string{"preset", preset})
+		scenetest.MustSet(t, a, viz.CtlEnd, "")
+		return a, s
+	}
+	if _, s := run("bad-batch"); s.view.res.Phases[0].FailedAt != 3 {
+		t.Errorf("bad-batch: failed at %d, want step 3", s.view.res.Phases[0].FailedAt)
+	} else if ph := s.view.res.Phases[0]; ph.Output[0] != ph.Start[0]+ph.Noise[0] || ph.Steps[2].Score > 0.55*200 {
+		t.Errorf("bad-batch: output %v from start %v; step 3 scores %.4g", ph.Output, ph.Start, ph.Steps[2].Score)
+	}
+	if _, s := run("r-too-small"); s.view.res.Phases[0].FailedAt != 1 {
+		t.Errorf("r-too-small: failed at %d, want step 1", s.view.res.Phases[0].FailedAt)
+	}
+	if _, s := run("too-few-users"); s.view.res.Phases[0].Passed || !(s.view.res.Phases[0].Threshold > 20) {
+		t.Errorf("too-few-users: v = %.4g, passed %v", s.view.res.Phases[0].Threshold, s.view.res.Phases[0].Passed)
+	}
+	a, s := run("outliers")
+	for _, st := range s.view.res.Phases[0].Steps {
+		e := st.Estimate
+		// A third of the batch 4r out pulls the mean 4r/3 from the crowd:
+		// out of the band in coordinate 1, clipped back to its edge.
+		if !e.Clipped[0] || e.Clipped[1] || math.Abs(e.Est[0]-(e.Stat[0]+s.view.cfg.radius)) > 1e-12 {
+			t.Errorf("outliers, step %d: clipped %v, estimate %v, median %v", st.T, e.Clipped, e.Est, e.Stat)
+		}
+	}
+	if r, _ := scenetest.Readout(a, "estimate"); !strings.Contains(r.Text, "clipped to the band in coordinate 1") {
+		t.Errorf("outliers: estimate readout %q", r.Text)
+	}
+	a, _ = run("coupled")
+	if r, ok := scenetest.Readout(a, "gap"); !ok || !r.Warn || !strings.Contains(r.Text, "it grew at step 2") {
+		t.Errorf("coupled: gap readout %+v", r)
+	}
+	_, s = run("localisation")
+	ph := s.view.res.Phases
+	if len(ph) != 5 {
+		t.Fatalf("localisation: %d phases, want 5 (6,400 users, B = 200)", len(ph))
+	}
+	for k := 1; k < len(ph); k++ {
+		if ph[k].Users != ph[k-1].Users/2 || math.Abs(ph[k].Sigma-ph[k-1].Sigma/2) > 1e-12 || !slices.Equal(ph[k].Start, ph[k-1].Output) {
+			t.Errorf("phase %d: %d users, σ %.4g after %.4g; starts at %v, the last release %v", k+1, ph[k].Users, ph[k].Sigma, ph[k-1].Sigma, ph[k].Start, ph[k-1].Output)
+		}
+	}
+}
+
+// The neighbour: a user dragged at step 1 moves in the copy only; the two
+// runs share their batches and noise, part at step 1 by at most 6ηr, and
+// the gap never grows afterwards (Lemma 3.2 with the squared loss).
+func TestRobustSGDNeighbourGap(t *testing.T) {
+	a, s := newRobustSGD(t, [2]string{"order", "given"}, [2]string{"neighbour", "true"})
+	data := s.cfg.data
+	for range 3 {
+		a.Key("ArrowRight")
+	}
+	at, ok := scenetest.Frame(a).Locate(150)
+	if !ok {
+		t.Fatal("user 150 is not drawn at step 1")
+	}
+	scenetest.Drag(a, at, 120, -60)
+	if s.cfg.data != data || s.cfg.nbUser != 149 || slices.Equal(s.cfg.nbItems, data.Users[149].Points) {
+		t.Fatalf("the drag changed the data (%v) or not the copy's user 150 (%d)", s.cfg.data != data, s.cfg.nbUser+1)
+	}
+	scenetest.MustSet(t, a, viz.CtlEnd, "")
+	g := s.view.gapSeries(math.MaxInt)
+	if g.jumpAt != 1 || !(g.jump > 0) || g.jump > g.bound || g.grewAt != 0 {
+		t.Fatalf("jump %v at %d (bound %v), grew at %d", g.jump, g.jumpAt, g.bound, g.grewAt)
+	}
+	for k := 1; k < len(g.gap); k++ {
+		// ½ per step: η = 0.5 and the loss's Hessian is I.
+		if math.Abs(g.gap[k]-g.gap[k-1]/2) > 1e-9*g.gap[0] {
+			t.Errorf("gap %v after %v", g.gap[k], g.gap[k-1])
+		}
+	}
+	for k, ph := range s.view.nbRes.Phases {
+		if !slices.Equal(ph.Noise, s.view.res.Phases[k].Noise) || ph.NoisyThreshold != s.view.res.Phases[k].NoisyThreshold {
+			t.Error("the neighbour drew other noise")
+		}
+	}
+	if r, _ := scenetest.Readout(a, "gap"); !strings.Contains(r.Text, "it never grew") {
+		t.Errorf("gap readout %q", r.Text)
+	}
+}
+
+// Dragging a user moves its gradient with the pointer: with the squared
+// loss exactly (its items move by the opposite of the drag), in the lesson's
+// own data when the neighbour is off.
+func TestRobustSGDDragMovesTheGradient(t *testing.T) {
+	a, s := newRobustSGD(t, [2]string{"order", "given"})
+	for range 3 {
+		a.Key("ArrowRight")
+	}
+	l := scenetest.Frame(a)
+	at, _ := l.Locate(7)
+	q0 := s.view.res.Phases[0].Steps[0].Q.Flat[12:14]
+	cam := s.cam
+	scenetest.Drag(a, at, 40, 30)
+	x0, y0 := cam.ToWorld(at)
+	x1, y1 := cam.ToWorld(viz.Point{X: at.X + 40, Y: at.Y + 30})
+	q1 := s.view.res.Phases[0].Steps[0].Q.Flat[12:14]
+	if d := math.Hypot(q1[0]-q0[0]-(x1-x0), q1[1]-q0[1]-(y1-y0)); d > 1e-9*math.Abs(x1-x0) {
+		t.Errorf("user 7's gradient moved by (%g, %g), the pointer by (%g, %g)", q1[0]-q0[0], q1[1]-q0[1], x1-x0, y1-y0)
+	}
+	if s.cfg.nbUser != -1 || s.view.nbRes.Phases != nil {
+		t.Error("a drag with the neighbour off made a neighbour")
+	}
+}
+
+// Settings the run refuses leave the lesson as it was, with the reason.
+func TestRobustSGDRefuses(t *testing.T) {
+	a, s := newRobustSGD(t)
+	before := s.cfg
+	for _, c := range []struct{ name, value, why string }{
+		{"loss", "coupled", "diagonally dominant"},
+		{"n", "100", "B ≤ n"},
+	} {
+		err := a.Set(c.name, c.value)
+		if err == nil || !strings.Contains(err.Error(), c.why) {
+			t.Errorf("%s = %s: %v, want a refusal naming %q", c.name, c.value, err, c.why)
+		}
+	}
+	if err := a.Set("algo", "a-loc"); err != nil {
+		t.Fatal(err)
+	}
+	scenetest.MustSet(t, a, "batch", "300")
+	if err := a.Set("n", "500"); err == nil || !strings.Contains(err.Error(), "phase") {
+		t.Errorf("A-LOC with 500 users in batches of 300: %v", err)
+	}
+	if s.cfg.n != before.n || s.cfg.data != s.view.cfg.data {
+		t.Error("a refused change altered the lesson")
+	}
+	if err := s.LoadDataset(&dataset.Dataset{Dim: 2, Users: []dataset.User{{ID: "1", Points: []float64{0, 0}}}}); err == nil {
+		t.Error("a dataset of one user was loaded into a lesson of 1,200")
+	}
+	// In teaching mode the coupled loss runs.
+	scenetest.MustSet(t, a, "mode", "teaching")
+	scenetest.MustSet(t, a, "loss", "coupled")
+}
+
+// A change computes between frames: the figure keeps the previous run until
+// the new one is done, and the run it ends with is the one computing it at
+// once would give.
+func TestRobustSGDComputesBetweenFrames(t *testing.T) {
+	defer func(d float64) { viz.FrameSlice = d }(viz.FrameSlice)
+	a, s := newRobustSGD(t, [2]string{"algo", "a-loc"}, [2]string{"n", "20000"})
+	before := s.view.res.Output
+	viz.FrameSlice = 0
+	if err := a.Set("eps", "4"); err != nil {
+		t.Fatal(err)
+	}
+	if !s.Busy() || s.view.cfg.eps != 8 || scenetest.Control(a, "eps").Value != "4" {
+		t.Fatalf("after no time: busy %v, ε = %v shown, control %q", s.Busy(), s.view.cfg.eps, scenetest.Control(a, "eps").Value)
+	}
+	if r, ok := scenetest.Readout(a, "computing"); !ok || !strings.Contains(r.Text, "the run's steps") {
+		t.Errorf("no progress shown: %+v", r)
+	}
+	for s.Busy() {
+		a.Tick(0)
+	}
+	if s.view.cfg.eps != 4 || slices.Equal(s.view.res.Output, before) {
+		t.Fatalf("settled on ε = %v", s.view.cfg.eps)
+	}
+	viz.FrameSlice = math.Inf(1)
+	_, fresh := newRobustSGD(t, [2]string{"algo", "a-loc"}, [2]string{"n", "20000"}, [2]string{"eps", "4"})
+	if !slices.Equal(s.view.res.Output, fresh.view.res.Output) {
+		t.Errorf("computed in slices %v, at once %v", s.view.res.Output, fresh.view.res.Output)
+	}
+}
+
+// New users are drawn between frames too: the figure keeps the old ones
+// (and refuses drags) until they are drawn, the users drawn in slices are
+// the users drawn at once, and a drawing abandoned for a newer change
+// stops drawing.
+func TestRobustSGDDrawsUsersBetweenFrames(t *testing.T) {
+	defer func(d float64) { viz.FrameSlice = d }(viz.FrameSlice)
+	a, s := newRobustSGD(t)
+	if s.cfg.data == nil || s.cfg.data != s.view.cfg.data {
+		t.Fatal("the lesson opens without its users in its settings, so it refuses drags")
+	}
+	viz.FrameSlice = 0
+	if err := a.Set("n", "30000"); err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := scenetest.Readout(a, "computing"); !s.Busy() || !ok || !strings.Contains(r.Text, "drawing the users") {
+		t.Fatalf("busy %v, progress %+v", s.Busy(), r)
+	}
+	if s.Pointer(viz.Event{Kind: viz.PointerDown}) || s.view.cfg.n != 1200 {
+		t.Fatalf("a drag began while users were drawn, or the figure left its %d users", s.view.cfg.n)
+	}
+	for s.Busy() {
+		a.Tick(0)
+	}
+	viz.FrameSlice = math.Inf(1)
+	_, fresh := newRobustSGD(t, [2]string{"n", "30000"})
+	if !reflect.DeepEqual(s.cfg.data, fresh.cfg.data) || s.cfg.data != s.view.cfg.data {
+		t.Error("the users drawn in slices are not the users drawn at once, or the settings lost them")
+	}
+
+	// Abandoned during its first report, a drawing stops at its second.
+	var draws int
+	ctx := &stopAfter{}
+	r := &countedNormal{r: countNormal{&draws}, ctx: ctx, total: 1 << 20, progress: func(done, total int64) { ctx.stopped = true }}
+	defer func() {
+		if a, ok := recover().(abandoned); !ok || a.err != viz.ErrStopped || draws != 1<<15-1 {
+			t.Errorf("%d draws made, want %d, then %v", draws, 1<<15-1, a)
+		}
+	}()
+	for range 1 << 16 {
+		r.NormFloat64()
+	}
+}
+
+type stopAfter struct{ stopped bool }
+
+func (s *stopAfter) Err() error {
+	if s.stopped {
+		return viz.ErrStopped
+	}
+	return nil
+}
+
+type countNormal struct{ n *int }
+
+func (c countNormal) NormFloat64() float64 { *c.n++; return 1 }

@@ -1,0 +1,203 @@
+package userlevel
+
+import (
+	"math"
+
+	"github.com/uldplab/uldp/core/format"
+	"github.com/uldplab/uldp/viz/figure"
+
+	"github.com/uldplab/uldp/core/robust"
+	"github.com/uldplab/uldp/viz"
+)
+
+func (p *Scene) itemID(i, j int) int { return 1 + i*p.spec.M + j }
+func (p *Scene) userID(i int) int    { return 1 + p.spec.N*p.spec.M + i }
+
+// fit points the camera at the data's bounding box, below the header's
+// text (measured with every note it can show, so that it fits at any zoom).
+func (p *Scene) fit(w, h float64) {
+	x0, x1, y0, y1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for i := range p.data.Users {
+		for j := range p.data.Items(i) {
+			it := p.data.Item(i, j)
+			x0, x1 = math.Min(x0, it[0]), math.Max(x1, it[0])
+			y0, y1 = math.Min(y0, it[1]), math.Max(y1, it[1])
+		}
+	}
+	top := p.header(&viz.List{Width: w, Height: h}, 0) - 20
+	p.cam = viz.Fit(x0, x1, y0, y1, 0, top, w, h-top, 40)
+	p.fitW, p.fitH = w, h
+	p.fitted = true
+}
+
+// Draw paints items, user means, the three summaries and the sensitivity
+// balls. The list is reused from frame to frame.
+func (p *Scene) Draw(w, h float64) *viz.List {
+	if !p.fitted || (p.drag == dragNone && (p.fitW != w || p.fitH != h)) {
+		p.fit(w, h)
+	}
+	l := &p.list
+	l.Reset(w, h)
+	c := p.cam
+	centre := c.ToScreen(p.mean[0], p.mean[1])
+	// The domain the worst-case sensitivities assume.
+	l.Circle(centre, p.radius*c.Scale, viz.Style{Stroke: viz.Muted, Width: 1, Dashed: true}, 0)
+
+	small := p.spec.N*p.spec.M > 4000
+	r := 3.0
+	if small {
+		r = 1.6
+	}
+	for i := range p.data.Users {
+		pts := p.dots[:0]
+		for j := range p.data.Items(i) {
+			it := p.data.Item(i, j)
+			pts = append(pts, c.ToScreen(it[0], it[1]))
+		}
+		p.dots = pts
+		l.Dots(pts, r, viz.Style{Fill: figure.UserColours[i%len(figure.UserColours)], Alpha: 0.55}, p.itemID(i, 0))
+	}
+	for i, u := range p.means {
+		col := figure.UserColours[i%len(figure.UserColours)]
+		st := viz.Style{Fill: col, Stroke: viz.Ink, Width: 1}
+		if p.drag == dragUser && p.dragUser == i {
+			st.Stroke, st.Width = viz.Yellow, 3
+		}
+		l.Circle(c.ToScreen(u[0], u[1]), 5.5, st, p.userID(i))
+	}
+
+	// Summaries: mean (cross), coordinate median (diamond), trimmed mean (square).
+	cross := func(pt viz.Point, s float64, col viz.Colour) {
+		st := viz.Style{Stroke: col, Width: 3}
+		l.Line(viz.Point{X: pt.X - s, Y: pt.Y}, viz.Point{X: pt.X + s, Y: pt.Y}, st)
+		l.Line(viz.Point{X: pt.X, Y: pt.Y - s}, viz.Point{X: pt.X, Y: pt.Y + s}, st)
+	}
+	cross(centre, 9, viz.Ink)
+	md := c.ToScreen(p.median[0], p.median[1])
+	l.Polygon([]viz.Point{{X: md.X, Y: md.Y - 7}, {X: md.X + 7, Y: md.Y}, {X: md.X, Y: md.Y + 7}, {X: md.X - 7, Y: md.Y}},
+		viz.Style{Fill: viz.Purple, Stroke: viz.Ink, Width: 1})
+	tm := c.ToScreen(p.trimmed[0], p.trimmed[1])
+	l.Rect(viz.Point{X: tm.X - 5, Y: tm.Y - 5}, viz.Point{X: tm.X + 5, Y: tm.Y + 5}, viz.Style{Fill: viz.Green, Stroke: viz.Ink, Width: 1}, 0)
+	for _, b := range p.balls() {
+		l.Circle(centre, math.Max(b.radius*c.Scale, 1.5), viz.Style{Stroke: b.col, Width: 2}, 0)
+	}
+	p.header(l, c.Scale)
+	c.DrawScaleBar(l)
+	return l
+}
+
+// ball is a sensitivity ball drawn around the mean.
+type ball struct {
+	radius float64
+	col    viz.Colour
+	label  string
+}
+
+// balls are the sensitivity balls around the mean: drawn over the markers,
+// since a ball smaller than the markers would hide under them.
+func (p *Scene) balls() []ball {
+	return []ball{
+		{p.userSens(), viz.Vermillion, "user-level ball 2R/n"},
+		{p.itemSens(), viz.Blue, "item-level ball 2R/(nm)"},
+		{p.maxInfluence, viz.Green, "largest real influence of one user"},
+	}
+}
+
+// header writes the balls' legend, the markers' legend and the hint, each
+// below the last, and returns the y below them. A ball smaller than the
+// markers at the camera's scale (every ball, for scale 0) says so.
+func (p *Scene) header(l *viz.List, scale float64) float64 {
+	y := 18.0
+	for _, b := range p.balls() {
+		note := b.label
+		if b.radius*scale < 10 {
+			note += " (smaller than the markers: zoom in)"
+		}
+		y += l.Text(viz.Point{X: 14, Y: y}, "◯ "+note, 12, b.col, viz.Left) + 3
+	}
+	// Each legend glyph in the colour the figure draws it in; an entry
+	// that does not fit the row starts the next.
+	x := 14.0
+	for _, e := range []struct {
+		text string
+		col  viz.Colour
+	}{{"✚ mean of user means", viz.Ink}, {"◆ coordinate median", viz.Purple}, {"■ trimmed mean", viz.Green}} {
+		tw := viz.TextWidth(e.text, 12)
+		if x > 14 && x+tw > l.Width-4 {
+			x, y = 14, y+18
+		}
+		l.Text(viz.Point{X: x, Y: y}, e.text, 12, e.col, viz.Left)
+		x += tw + 14
+	}
+	y += 18
+	y += l.Text(viz.Point{X: 14, Y: y}, format.Sprintf("%d users × %d items · drag an item, or a user's ringed mean to move all its items", p.spec.N, p.spec.M), 12, viz.Muted, viz.Left)
+	return y
+}
+
+// Pointer drags an item, a whole user (its mean) or the view; the wheel zooms.
+func (p *Scene) Pointer(ev viz.Event) bool {
+	pt := viz.Point{X: ev.X, Y: ev.Y}
+	switch ev.Kind {
+	case viz.PointerDown:
+		id := p.list.Hit(pt, 3)
+		nm := p.spec.N * p.spec.M
+		p.lastX, p.lastY = p.cam.ToWorld(pt)
+		switch {
+		case id > nm:
+			p.drag, p.dragUser = dragUser, id-nm-1
+		case id > 0:
+			p.drag, p.dragUser, p.dragItem = dragItem, (id-1)/p.spec.M, (id-1)%p.spec.M
+		default:
+			p.drag, p.panX, p.panY = dragPan, ev.X, ev.Y
+		}
+		return p.drag != dragPan
+	case viz.PointerMove:
+		switch p.drag {
+		case dragPan:
+			p.cam.Pan(ev.X-p.panX, ev.Y-p.panY)
+			p.panX, p.panY = ev.X, ev.Y
+			return true
+		case dragItem, dragUser:
+			x, y := p.cam.ToWorld(pt)
+			dx, dy := x-p.lastX, y-p.lastY
+			p.lastX, p.lastY = x, y
+			if dx == 0 && dy == 0 {
+				return false
+			}
+			p.move(dx, dy)
+			return true
+		}
+	case viz.PointerUp:
+		moved := p.drag != dragNone
+		p.drag = dragNone
+		return moved
+	case viz.Wheel:
+		p.cam.Zoom(math.Pow(1.15, ev.Delta), pt)
+		return true
+	}
+	return false
+}
+
+// move shifts the dragged item, or every item of the dragged user, and
+// updates that user's mean and the summaries.
+func (p *Scene) move(dx, dy float64) {
+	i := p.dragUser
+	items := []int{p.dragItem}
+	if p.drag == dragUser {
+		items = items[:0]
+		for j := range p.data.Items(i) {
+			items = append(items, j)
+		}
+	}
+	for _, j := range items {
+		it := p.data.Item(i, j)
+		it[0] += dx
+		it[1] += dy
+	}
+	old := [2]float64{p.means[i][0], p.means[i][1]}
+	p.data.UserMean(i, p.means[i])
+	for k := range p.sorted {
+		robust.Replace(p.sorted[k], old[k], p.means[i][k])
+	}
+	p.updateSummary()
+}

@@ -1,0 +1,218 @@
+package userlevel
+
+import (
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/robust"
+	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/internal/scenetest"
+)
+
+func newPlayground(t *testing.T) (*viz.App, *Scene) {
+	t.Helper()
+	p := New()
+	return viz.NewApp(p), p
+}
+
+func TestPlaygroundDragOneItem(t *testing.T) {
+	a, p := newPlayground(t)
+	l := scenetest.Frame(a)
+	before := p.data.Clone()
+	at, ok := l.Locate(p.itemID(3, 2))
+	if !ok {
+		t.Fatal("item (4, 3) not drawn")
+	}
+	scenetest.Drag(a, at, 40, -20)
+	for i := range p.data.Users {
+		for j := range p.data.Items(i) {
+			moved := !reflect.DeepEqual(p.data.Item(i, j), before.Item(i, j))
+			if moved != (i == 3 && j == 2) {
+				t.Errorf("item (%d, %d) moved = %v", i, j, moved)
+			}
+		}
+	}
+	it, old := p.data.Item(3, 2), before.Item(3, 2)
+	if dx := (it[0] - old[0]) * p.cam.Scale; math.Abs(dx-40) > 1e-6 {
+		t.Errorf("item moved %v px right, want 40", dx)
+	}
+	if dy := (it[1] - old[1]) * p.cam.Scale; math.Abs(dy-20) > 1e-6 { // screen up = world up
+		t.Errorf("item moved %v px up, want 20", dy)
+	}
+	if got, want := p.means[3], p.data.UserMean(3, nil); !reflect.DeepEqual(got, want) {
+		t.Errorf("user mean not updated: %v vs %v", got, want)
+	}
+}
+
+func TestPlaygroundDragWholeUser(t *testing.T) {
+	a, p := newPlayground(t)
+	l := scenetest.Frame(a)
+	before := p.data.Clone()
+	// The first user whose ringed mean is on top where it is drawn.
+	u := -1
+	var at viz.Point
+	for i := range p.data.Users {
+		at, _ = l.Locate(p.userID(i))
+		if l.Hit(at, 3) == p.userID(i) {
+			u = i
+			break
+		}
+	}
+	if u < 0 {
+		t.Fatal("every user's mean is covered by another")
+	}
+	scenetest.Drag(a, at, -30, 25)
+	for i := range p.data.Users {
+		changed := !reflect.DeepEqual(p.data.Users[i], before.Users[i])
+		if changed != (i == u) {
+			t.Errorf("user %d changed = %v", i+1, changed)
+		}
+	}
+	// Every item of the user moved by the same vector.
+	var dx, dy float64
+	for j := range p.data.Items(u) {
+		nx := p.data.Item(u, j)[0] - before.Item(u, j)[0]
+		ny := p.data.Item(u, j)[1] - before.Item(u, j)[1]
+		if j > 0 && (math.Abs(nx-dx) > 1e-9 || math.Abs(ny-dy) > 1e-9) {
+			t.Fatalf("item %d moved by (%v, %v), item 1 by (%v, %v)", j+1, nx, ny, dx, dy)
+		}
+		dx, dy = nx, ny
+	}
+	// The mean of user means moves by exactly that vector over n.
+	var old float64
+	for i := range before.Users {
+		old += before.UserMean(i, nil)[0] / float64(before.N())
+	}
+	if got, want := p.mean[0]-old, dx/float64(p.data.N()); math.Abs(got-want) > 1e-12 {
+		t.Errorf("mean moved by %v, want dx/n = %v", got, want)
+	}
+	// The incrementally kept order statistics equal a fresh computation.
+	if med := robust.CoordMedian(p.means, nil, nil); !reflect.DeepEqual(med, p.median) {
+		t.Errorf("median %v, recomputed %v", p.median, med)
+	}
+	if tm, _ := robust.TrimmedMean(p.means, p.trim, nil, nil); math.Abs(tm[0]-p.trimmed[0]) > 1e-12 || math.Abs(tm[1]-p.trimmed[1]) > 1e-12 {
+		t.Errorf("trimmed mean %v, recomputed %v", p.trimmed, tm)
+	}
+}
+
+func TestPlaygroundSensitivitiesAndConcentration(t *testing.T) {
+	a, p := newPlayground(t)
+	scenetest.MustSet(t, a, "radius", "5")
+	if got := scenetest.ReadoutValue(a, "item-sens"); math.Abs(got-0.05) > 1e-15 { // 2·5/(20·10)
+		t.Errorf("item-level sensitivity %v, want 0.05", got)
+	}
+	if got := scenetest.ReadoutValue(a, "user-sens"); math.Abs(got-0.5) > 1e-15 { // 2·5/20
+		t.Errorf("user-level sensitivity %v, want 0.5", got)
+	}
+	// User means concentrate like σ√(d/m) for i.i.d. items, not for homogeneous
+	// users. With n = 400 users the RMS is within 20 % of σ√(d/m) except with
+	// probability < 1e-6 (χ² tails with 800 degrees of freedom); fixed seed.
+	scenetest.MustSet(t, a, "n", "400")
+	scenetest.MustSet(t, a, "m", "25")
+	if got, want := scenetest.ReadoutValue(a, "rms"), math.Sqrt(2.0/25); math.Abs(got-want) > 0.2*want {
+		t.Errorf("i.i.d.: RMS of user means %v, want ≈ %v", got, want)
+	}
+	scenetest.MustSet(t, a, "kind", dataset.Homogeneous)
+	if got, want := scenetest.ReadoutValue(a, "rms"), math.Sqrt(2.0); math.Abs(got-want) > 0.2*want {
+		t.Errorf("homogeneous: RMS of user means %v, want ≈ %v", got, want)
+	}
+	if p.spec.N != 400 || p.spec.M != 25 {
+		t.Errorf("spec %+v", p.spec)
+	}
+}
+
+func TestPlaygroundPanZoomLeaveDataAlone(t *testing.T) {
+	a, p := newPlayground(t)
+	scenetest.Frame(a)
+	before := p.data.Clone()
+	scale := p.cam.Scale
+	// An empty corner: pan.
+	scenetest.Drag(a, viz.Point{X: scenetest.W - 5, Y: scenetest.H - 40}, -50, 0)
+	a.Event(viz.Event{Kind: viz.Wheel, X: 300, Y: 300, Delta: 2})
+	if !reflect.DeepEqual(p.data, before) {
+		t.Error("panning or zooming moved data")
+	}
+	if math.Abs(p.cam.Scale-scale*1.15*1.15) > 1e-9*scale {
+		t.Errorf("zoom: scale %v → %v", scale, p.cam.Scale)
+	}
+	scenetest.Frame(a)
+	if !p.fitted {
+		t.Error("panning should keep the user's view")
+	}
+	scenetest.MustSet(t, a, "fit", "")
+	scenetest.Frame(a)
+	if p.cam.Scale == scale*1.15*1.15 {
+		t.Error("fit did not refit the view")
+	}
+}
+
+func TestPlaygroundDeterministicAndRestorable(t *testing.T) {
+	a, _ := newPlayground(t)
+	b, _ := newPlayground(t)
+	for _, app := range []*viz.App{a, b} {
+		scenetest.MustSet(t, app, "kind", "outliers")
+		scenetest.MustSet(t, app, "seed", "7")
+	}
+	if !reflect.DeepEqual(scenetest.Frame(a).Items, scenetest.Frame(b).Items) {
+		t.Fatal("same seed, different figures")
+	}
+	c, _ := newPlayground(t)
+	if err := c.Restore(a.State()); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(scenetest.Frame(a).Items, scenetest.Frame(c).Items) {
+		t.Fatal("restored state draws differently")
+	}
+}
+
+func TestPlaygroundRejectsBadValues(t *testing.T) {
+	a, p := newPlayground(t)
+	for _, c := range [][3]string{
+		{"n", "0", "outside"}, {"n", "1e9", "outside"}, {"m", "NaN", "not a number"},
+		{"spread", "-1", "outside"}, {"kind", "uniform", "choose gaussian, clusters"}, {"trim", "0.5", "outside"},
+		{"n", "20.66", "whole number"},
+	} {
+		err := a.Set(c[0], c[1])
+		if err == nil || !strings.Contains(err.Error(), c[2]) {
+			t.Errorf("Set(%s, %s): %v, want %q", c[0], c[1], err, c[2])
+		}
+	}
+	if p.spec.N != 20 || p.spec.Kind != dataset.Gaussian {
+		t.Errorf("a rejected value changed the scene: %+v", p.spec)
+	}
+	if _, err := a.ExportTrace(); err == nil {
+		t.Error("the playground has no trace to export")
+	}
+	if csv, err := a.ExportCSV(); err != nil || !strings.HasPrefix(string(csv), "user,x1,x2\n") {
+		t.Errorf("CSV export: %v", err)
+	}
+}
+
+// One drag step at the playground's largest size: pointer move, statistics
+// update and the whole display list (2,000 users × 20 items).
+func BenchmarkPlaygroundDrag(b *testing.B) {
+	for _, size := range [][2]string{{"500", "20"}, {"2000", "20"}} {
+		b.Run("n="+size[0], func(b *testing.B) {
+			p := New()
+			a := viz.NewApp(p)
+			if err := a.Set("n", size[0]); err != nil {
+				b.Fatal(err)
+			}
+			if err := a.Set("m", size[1]); err != nil {
+				b.Fatal(err)
+			}
+			l, _ := a.Frame(scenetest.W, scenetest.H)
+			at, _ := l.Locate(p.userID(7))
+			a.Event(viz.Event{Kind: viz.PointerDown, X: at.X, Y: at.Y})
+			k := 0
+			for b.Loop() {
+				k++
+				a.Event(viz.Event{Kind: viz.PointerMove, X: at.X + float64(k%40), Y: at.Y})
+				a.Frame(scenetest.W, scenetest.H)
+			}
+		})
+	}
+}
