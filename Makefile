@@ -90,7 +90,7 @@ test-native: wasm worker-build
 # lessons run them). -short skips what only measures scale there: the test
 # that streams 10⁷ CSV values and the Monte Carlo rate fits.
 test-wasm:
-	GOOS=js GOARCH=wasm $(GO) test -count=1 -short -exec="$(WASM_EXEC)" ./core/... ./viz ./viz/scenes
+	GOOS=js GOARCH=wasm $(GO) test -count=1 -short -exec="$(WASM_EXEC)" ./core/... ./viz ./viz/figure ./viz/lessons/...
 
 # The site in headless Chromium, served by the real binary.
 test-browser: build
