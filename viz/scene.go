@@ -155,6 +155,7 @@ type DatasetLoader interface {
 // desktop's app the scene it was given for it (App.AddParts).
 type ElsewhereError struct{ State string }
 
+// Error says which part of the lesson shows the setting.
 func (e ElsewhereError) Error() string {
 	return "this setting is shown by another part of the lesson (" + e.State + ")"
 }

@@ -6,6 +6,8 @@ import (
 	"github.com/uldplab/uldp/viz"
 )
 
+// Clamp is v kept within [lo, hi]: a mark beyond an axis's end drawn at
+// the end.
 func Clamp(v, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, v)) }
 
 // UserColours cycles through the palette's hues so neighbouring users differ.

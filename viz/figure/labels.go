@@ -2,10 +2,11 @@ package figure
 
 import "github.com/uldplab/uldp/viz"
 
-// Labels places Labels that may crowd each other (one per dot, where dots
+// Labels places labels that may crowd each other (one per dot, where dots
 // can pile up): a label that would overlap one already placed is left out,
 // so place the important ones first.
 type Labels struct {
+	// L is the list the labels are drawn into.
 	L     *viz.List
 	boxes [][4]float64
 }

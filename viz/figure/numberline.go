@@ -44,8 +44,10 @@ func (n NumberLine) scale(v float64) float64 {
 	return math.Asinh(v / n.c)
 }
 
+// XOf is value v's x pixel.
 func (n NumberLine) XOf(v float64) float64 { return n.X0 + n.W*(n.scale(v)-n.lo)/(n.hi-n.lo) }
 
+// ValueAtX is the value at x pixel x (a drag along the line).
 func (n NumberLine) ValueAtX(x float64) float64 {
 	t := n.lo + (x-n.X0)/n.W*(n.hi-n.lo)
 	if n.c == 0 {
@@ -198,6 +200,8 @@ func DrawValueRow(l *viz.List, values []float64, ax NumberLine, y float64, idBas
 	return at
 }
 
+// MinMax returns the least and the greatest of xs (+Inf and −Inf for
+// none).
 func MinMax(xs []float64) (float64, float64) {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, x := range xs {

@@ -12,13 +12,17 @@ import (
 	"github.com/uldplab/uldp/viz"
 )
 
+// W and H are the size of the frames tests draw: a desktop window's figure.
 const W, H = 900, 640
 
+// Frame is a's figure at W × H.
 func Frame(a *viz.App) *viz.List {
 	l, _ := a.Frame(W, H)
 	return l
 }
 
+// MustSet sets a control, failing t if the scene refuses the value, and
+// finishes what the change starts computing.
 func MustSet(t *testing.T, a *viz.App, name, value string) {
 	t.Helper()
 	if err := a.Set(name, value); err != nil {
@@ -27,6 +31,7 @@ func MustSet(t *testing.T, a *viz.App, name, value string) {
 	a.Settle()
 }
 
+// Readout is a's readout called name, if it shows one.
 func Readout(a *viz.App, name string) (viz.Readout, bool) {
 	for _, r := range a.Readouts() {
 		if r.Name == name {
@@ -36,6 +41,8 @@ func Readout(a *viz.App, name string) (viz.Readout, bool) {
 	return viz.Readout{}, false
 }
 
+// HasText reports whether the text of l, its lines read in order,
+// contains sub.
 func HasText(l *viz.List, sub string) bool {
 	// A long text may be broken onto lines: read them in order.
 	var all []string
@@ -47,6 +54,7 @@ func HasText(l *viz.List, sub string) bool {
 	return strings.Contains(strings.Join(all, " "), sub)
 }
 
+// Control is a's control called name (zero if there is none).
 func Control(a *viz.App, name string) viz.Control {
 	for _, c := range a.Controls() {
 		if c.Name == name {
@@ -56,6 +64,8 @@ func Control(a *viz.App, name string) viz.Control {
 	return viz.Control{}
 }
 
+// ReadoutValue is the value of a's readout called name, NaN if there is
+// none.
 func ReadoutValue(a *viz.App, name string) float64 {
 	for _, r := range a.Readouts() {
 		if r.Name == name {
@@ -65,6 +75,8 @@ func ReadoutValue(a *viz.App, name string) float64 {
 	return math.NaN()
 }
 
+// Drag drags the pointer from from by (dx, dy) in four moves, as a hand
+// would, then finishes what the drag starts computing.
 func Drag(a *viz.App, from viz.Point, dx, dy float64) {
 	a.Event(viz.Event{Kind: viz.PointerDown, X: from.X, Y: from.Y})
 	for k := 1; k <= 4; k++ {

@@ -1,3 +1,6 @@
+// Package abovethreshold is lesson 3, AboveThreshold: one noisy threshold,
+// fresh noise per query, halting at the first noisy query below the
+// threshold, against the exact law of where it halts.
 package abovethreshold
 
 import (

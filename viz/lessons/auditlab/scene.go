@@ -1,3 +1,7 @@
+// Package auditlab is lesson 8, the audit lab: does the code keep its
+// promise? The exact δ(ε) of a neighbouring pair and Monte Carlo audits, with
+// broken variants to catch. Its parts, each a browser module of its own, are
+// phasedlab (Lowy, Liu & Asi's mechanisms) and semilab (PVMW).
 package auditlab
 
 import (

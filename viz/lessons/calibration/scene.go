@@ -1,3 +1,6 @@
+// Package calibration is lesson 2, noise calibration: from ε, δ and the
+// sensitivity Δ to a noise scale, every step of its derivation shown, item
+// level against user level.
 package calibration
 
 import (

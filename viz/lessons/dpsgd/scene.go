@@ -1,3 +1,6 @@
+// Package dpsgd is lesson 6, user-level DP-SGD: Paper B's DP-SGD with
+// smoothed user gradients, one private outlier-removal mean per step and a
+// projected step, beside a Gaussian baseline.
 package dpsgd
 
 import (

@@ -1,3 +1,7 @@
+// Package outlieriterates is lesson 10, outlier-iterate removal (Lowy, Liu &
+// Asi 2024): groups of users run SGD side by side, a noisy score checks that
+// their end points agree, strays are dropped and the rest averaged with
+// noise; and its accelerated variant.
 package outlieriterates
 
 import (

@@ -1,3 +1,6 @@
+// Package outlierremoval is lesson 5, outlier removal: Paper B's ORME scores
+// the crowd, passes a noisy gate, keeps users near the core on the keep ramp
+// and releases a noisy mean.
 package outlierremoval
 
 import (

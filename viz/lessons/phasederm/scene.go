@@ -1,3 +1,6 @@
+// Package phasederm is lesson 7, Phased ERM: Paper A's localisation through
+// shrinking balls, one private output perturbation per phase, and its SCO and
+// strongly convex relatives.
 package phasederm
 
 import (

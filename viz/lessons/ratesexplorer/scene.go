@@ -1,3 +1,6 @@
+// Package ratesexplorer is lesson 11, the rates explorer: how the published
+// error bounds move with n, m, d, ε and k, user level against item level,
+// upper bounds against lower ones, with simulated runs.
 package ratesexplorer
 
 import (

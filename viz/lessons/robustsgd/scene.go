@@ -1,3 +1,6 @@
+// Package robustsgd is lesson 9, robust-statistics SGD (Ghazi et al. 2025):
+// fresh batches of users, gradients clipped around their median, a private
+// concentration test, and two neighbouring runs that stay ℓ∞-close.
 package robustsgd
 
 import (

@@ -1,3 +1,7 @@
+// Package semisensitive is lesson 12, semi-sensitive features (Ghazi et al.
+// 2024): only one feature is private; PVMW answers every gradient from
+// beliefs over its k values and pays only when a private test says the
+// beliefs are wrong.
 package semisensitive
 
 import (

@@ -1,3 +1,6 @@
+// Package stability is lesson 4, the TDLap stability test of Paper A's
+// DelOutputPert: the fewest users whose deletion leaves a stable dataset, the
+// noisy test, then a release with noise or ⊥.
 package stability
 
 import (

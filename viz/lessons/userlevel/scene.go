@@ -1,3 +1,6 @@
+// Package userlevel is lesson 1, "Why user-level?": one user holds many
+// items, so compare how far one item and one user can move the mean, the
+// median and the trimmed mean.
 package userlevel
 
 import (

@@ -1,3 +1,6 @@
+// Package phasedlab is the audit lab's part for Lowy, Liu & Asi's outlier-
+// iterate removal and its accelerated variant: the same lesson as package
+// auditlab, in a browser module of its own.
 package phasedlab
 
 import (

@@ -1,3 +1,6 @@
+// Package semilab is the audit lab's part for PVMW, the semi-sensitive
+// mechanism: three of its releases sampled, each against its share of the
+// budget, in a browser module of its own.
 package semilab
 
 import (

@@ -107,6 +107,8 @@ func Info() viz.Info {
 		Summary: "Does the code keep its promise? Exact δ(ε) and Monte Carlo audits of a neighbouring pair, with broken variants to catch."}
 }
 
+// ValuesData is users with one value each, as a 1-D dataset (users 1,
+// 2, …).
 func ValuesData(values []float64) *dataset.Dataset {
 	d := &dataset.Dataset{Dim: 1, Users: make([]dataset.User, len(values))}
 	for i, v := range values {

@@ -51,20 +51,21 @@ func (m *MC) Stopped() float64 { return m.stopped }
 // Drop forgets the audit: the pair or the variant changed.
 func (m *MC) Drop() { m.mc, m.mcErr, m.stopped = nil, nil, 0 }
 
-func (m *MC) Running() bool { return m.mc != nil && !m.mc.Done() && m.mcErr == nil }
+// running reports whether an audit is under way.
+func (m *MC) running() bool { return m.mc != nil && !m.mc.Done() && m.mcErr == nil }
 
 // Fields are the runs slider and the button, which starts an audit
 // through start (building the samplers) or stops the one under way.
 func (m *MC) Fields(start func() error) viz.Form {
 	c := viz.Control{Name: "monte-carlo", Label: "run the Monte Carlo audit", Key: "m",
 		Help: "samples both sides in the background; α = 10⁻³ false-flag probability"}
-	if m.Running() {
+	if m.running() {
 		c.Label, c.Help = "stop the Monte Carlo audit", "stops sampling; M again starts afresh"
 	}
 	return viz.Form{
 		viz.Int(&m.Runs, viz.Control{Name: "runs", Label: "Monte Carlo runs per side", Kind: viz.Slider, Min: 1000, Max: 1_000_000, Step: 1000, Log: true}),
 		viz.Action(c, func() error {
-			if m.Running() { // the same button (M) stops it
+			if m.running() { // the same button (M) stops it
 				done, total := m.mc.Progress()
 				m.mc, m.stopped = nil, math.Max(float64(done)/float64(total), 1e-9)
 				return nil
@@ -90,7 +91,7 @@ func (m *MC) Start(a, b audit.Sampler, g privacy.Guarantee) error {
 // samplers, a few of the accelerated variant's whole runs (45 µs each in
 // a browser; 200 of them made a 9 ms step).
 func (m *MC) Tick() bool {
-	if !m.Running() {
+	if !m.running() {
 		return false
 	}
 	if m.batch == 0 {
