@@ -16,6 +16,18 @@ func ZoomLabel(x float64) string {
 	return format.Sprintf("×%.2g", x)
 }
 
+// Reset readies l for a w × h frame and reports whether the run the
+// figure shows worked: when err is not nil it writes "Cannot run: " and
+// the error across the frame, and the scene draws nothing else.
+func Reset(l *viz.List, w, h float64, err error) bool {
+	l.Reset(w, h)
+	if err != nil {
+		DrawFailure(l, w, 30, "Cannot run: "+err.Error())
+		return false
+	}
+	return true
+}
+
 // DrawFailure writes a failed run's message across the figure, wrapped to
 // its width, from y down.
 func DrawFailure(l *viz.List, w, y float64, msg string) {

@@ -6,9 +6,6 @@ import (
 	"testing"
 )
 
-// markup is a tag or an entity left in a block's text.
-var markup = regexp.MustCompile(`</?[a-z]|&[a-z#0-9]+;`)
-
 func TestParse(t *testing.T) {
 	got, err := Parse(`<h2>Title &amp; more</h2>
 <p>A <em>small</em> Δ, e<sup>ε̄</sup> and e<sup>ε/2</sup>,

@@ -15,6 +15,21 @@ import (
 // W and H are the size of the frames tests draw: a desktop window's figure.
 const W, H = 900, 640
 
+// Open puts the scene s in an app and applies settings, name and value,
+// in order. It fails t if s opens on a run that failed (the readout
+// viz.FailedReadouts shows) or refuses a setting.
+func Open[S viz.Scene](t *testing.T, s S, settings ...[2]string) (*viz.App, S) {
+	t.Helper()
+	a := viz.NewApp(s)
+	if r, ok := Readout(a, "error"); ok {
+		t.Fatalf("%s opens on a failed run: %s", s.Info().Name, r.Text)
+	}
+	for _, kv := range settings {
+		MustSet(t, a, kv[0], kv[1])
+	}
+	return a, s
+}
+
 // Frame is a's figure at W × H.
 func Frame(a *viz.App) *viz.List {
 	l, _ := a.Frame(W, H)

@@ -11,15 +11,9 @@ import (
 	"github.com/uldplab/uldp/viz/internal/scenetest"
 )
 
-func newApp(t *testing.T) (*viz.App, *Scene) {
-	t.Helper()
-	s := New()
-	return viz.NewApp(s), s
-}
-
 func TestSameSeedSameDisplayList(t *testing.T) {
-	a, _ := newApp(t)
-	b, _ := newApp(t)
+	a, _ := scenetest.Open(t, New())
+	b, _ := scenetest.Open(t, New())
 	for _, app := range []*viz.App{a, b} {
 		scenetest.MustSet(t, app, "seed", "42")
 		scenetest.MustSet(t, app, viz.CtlEnd, "")
@@ -34,7 +28,7 @@ func TestSameSeedSameDisplayList(t *testing.T) {
 }
 
 func TestStepBackRestoresTheFigure(t *testing.T) {
-	a, s := newApp(t)
+	a, s := scenetest.Open(t, New())
 	var lists []*viz.List
 	for i := 0; ; i++ {
 		lists = append(lists, scenetest.Frame(a))
@@ -63,7 +57,7 @@ func TestStepBackRestoresTheFigure(t *testing.T) {
 
 // The figure reveals the threshold, then one comparison per step.
 func TestStepsRevealTheRun(t *testing.T) {
-	a, s := newApp(t)
+	a, s := scenetest.Open(t, New())
 	count := func(colour viz.Colour) int {
 		n := 0
 		for _, it := range scenetest.Frame(a).Items {
@@ -94,7 +88,7 @@ func TestStepsRevealTheRun(t *testing.T) {
 
 // Dragging a bar changes exactly that query; the noise is common (same seed).
 func TestDragMovesOneQueryAndKeepsTheNoise(t *testing.T) {
-	a, s := newApp(t)
+	a, s := scenetest.Open(t, New())
 	scenetest.MustSet(t, a, viz.CtlEnd, "")
 	l := scenetest.Frame(a)
 	before := append([]float64(nil), s.queries...)
@@ -145,7 +139,7 @@ func TestDragMovesOneQueryAndKeepsTheNoise(t *testing.T) {
 }
 
 func TestRerollOneStream(t *testing.T) {
-	a, s := newApp(t)
+	a, s := scenetest.Open(t, New())
 	th := func() mech.ATThresholdStep { return s.player.Stepper().Trace().Steps[0].Data.(mech.ATThresholdStep) }
 	q1 := func() float64 { return s.player.Stepper().Trace().Steps[1].Data.(mech.ATCompareStep).Noise }
 	t0, n0 := th(), q1()
@@ -164,7 +158,7 @@ func TestRerollOneStream(t *testing.T) {
 // T+1 halting times stays below √(ln(2(T+1)/α)/(2N)) with α = 1e-6 (DKW-style
 // union bound; fixed seed).
 func TestSimulationMatchesExact(t *testing.T) {
-	a, s := newApp(t)
+	a, s := scenetest.Open(t, New())
 	scenetest.MustSet(t, a, "simulate", "")
 	var gap float64
 	for _, r := range a.Readouts() {
@@ -179,12 +173,12 @@ func TestSimulationMatchesExact(t *testing.T) {
 }
 
 func TestURLStateRoundTrip(t *testing.T) {
-	a, _ := newApp(t)
+	a, _ := scenetest.Open(t, New())
 	scenetest.MustSet(t, a, "eps", "2.5")
 	scenetest.MustSet(t, a, "queries", "1,2,3.5")
 	scenetest.MustSet(t, a, "seed", "9")
 	state := a.State()
-	b, _ := newApp(t)
+	b, _ := scenetest.Open(t, New())
 	if err := b.Restore("#" + state); err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +195,7 @@ func TestURLStateRoundTrip(t *testing.T) {
 // A hand-edited link with bad values opens the lesson with the good ones and
 // says what was wrong.
 func TestBadInputIsReportedAndIgnored(t *testing.T) {
-	a, s := newApp(t)
+	a, s := scenetest.Open(t, New())
 	err := a.Restore("scene=abovethreshold&eps=NaN&threshold=3&queries=1,x&seed=-1&bogus=1")
 	if err == nil {
 		t.Fatal("bad link accepted silently")
@@ -223,7 +217,7 @@ func TestBadInputIsReportedAndIgnored(t *testing.T) {
 }
 
 func TestNonPrivateMode(t *testing.T) {
-	a, s := newApp(t)
+	a, s := scenetest.Open(t, New())
 	scenetest.MustSet(t, a, "mode", "non-private")
 	scenetest.MustSet(t, a, "queries", "12,11,9,14")
 	if s.result.HaltedAt != 3 || s.result.NoisyThreshold != 10 || a.Guarantee().Certified() {
@@ -232,7 +226,7 @@ func TestNonPrivateMode(t *testing.T) {
 }
 
 func TestPlayAdvancesOnTicks(t *testing.T) {
-	a, s := newApp(t)
+	a, s := scenetest.Open(t, New())
 	if !a.Key(" ") || !s.player.Playing() {
 		t.Fatal("space did not start playing")
 	}
@@ -258,7 +252,7 @@ func TestPlayAdvancesOnTicks(t *testing.T) {
 
 // Redraw only when something changed.
 func TestFrameRedrawsOnlyOnChange(t *testing.T) {
-	a, _ := newApp(t)
+	a, _ := scenetest.Open(t, New())
 	if _, changed := a.Frame(scenetest.W, scenetest.H); !changed {
 		t.Fatal("first frame not drawn")
 	}
@@ -275,7 +269,7 @@ func TestFrameRedrawsOnlyOnChange(t *testing.T) {
 }
 
 func TestExports(t *testing.T) {
-	a, _ := newApp(t)
+	a, _ := scenetest.Open(t, New())
 	scenetest.MustSet(t, a, "queries", "4,5.5")
 	csv, err := a.ExportCSV()
 	if err != nil || string(csv) != "user,x1\n1,4\n2,5.5\n" {
@@ -290,7 +284,7 @@ func TestExports(t *testing.T) {
 // Grabbing a bar anywhere keeps the grab offset: a press without movement
 // changes nothing, and the value follows the pointer's movement.
 func TestDragKeepsTheGrabOffset(t *testing.T) {
-	a, s := newApp(t)
+	a, s := scenetest.Open(t, New())
 	l := scenetest.Frame(a)
 	p, _ := l.Locate(4)
 	before := s.queries[3]

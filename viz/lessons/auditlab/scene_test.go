@@ -12,19 +12,13 @@ import (
 	"github.com/uldplab/uldp/viz/lessons/auditlab/internal/lab"
 )
 
-func newAuditLab(t *testing.T) (*viz.App, *Scene) {
-	t.Helper()
-	s := New()
-	return viz.NewApp(s), s
-}
-
 // Every preset pair: the real mechanism keeps its promise exactly, and the
 // broken variant the pair was built for is caught, in the verdict, the
 // readout and the figure.
 func TestAuditLabPresetPairs(t *testing.T) {
 	for _, m := range lab.Mechs {
 		for _, p := range labPairs()[m] {
-			a, s := newAuditLab(t)
+			a, s := scenetest.Open(t, New())
 			scenetest.MustSet(t, a, "mech", m)
 			scenetest.MustSet(t, a, "pair", p.Name)
 			if m == lab.Gauss {
@@ -144,7 +138,7 @@ func rsgdPresetPair(t *testing.T, a *viz.App, s *Scene, p lab.Pair) {
 // A variant on a pair that cannot expose it passes, and the figure says
 // where to look instead.
 func TestAuditLabHintsOtherPairs(t *testing.T) {
-	a, s := newAuditLab(t) // far outlier
+	a, s := scenetest.Open(t, New()) // far outlier
 	scenetest.MustSet(t, a, "mutant", "r1-fixed")
 	if v, _ := s.verdictAt(); v.Verdict != audit.Within {
 		t.Fatalf("r1-fixed on the far-outlier pair: %+v", v)
@@ -189,7 +183,7 @@ func runMC(t *testing.T, a *viz.App, s *Scene) audit.MCResult {
 // 10⁻³ per run, and the mutants' true ε (≥ 1.4 for AboveThreshold, ≈ ∞
 // for the skipped stability test) sits far above what the runs resolve.
 func TestAuditLabMonteCarlo(t *testing.T) {
-	a, s := newAuditLab(t)
+	a, s := scenetest.Open(t, New())
 	scenetest.MustSet(t, a, "runs", "20000")
 	if r := runMC(t, a, s); r.Verdict != "pass" || r.Runs != 20_000 {
 		t.Errorf("real DelOutputPert: %+v", r)
@@ -233,7 +227,7 @@ func TestAuditLabMonteCarlo(t *testing.T) {
 // Dragging keeps the pair neighbours: B differs from A in at most one user,
 // and a user moved in A that B shares moves in both.
 func TestAuditLabDragKeepsNeighbours(t *testing.T) {
-	a, s := newAuditLab(t)
+	a, s := scenetest.Open(t, New())
 	dragID := func(id int, dx float64) {
 		p, ok := scenetest.Frame(a).Locate(id)
 		if !ok {
@@ -280,7 +274,7 @@ func TestAuditLabDragKeepsNeighbours(t *testing.T) {
 
 // AboveThreshold's B queries stay within the sensitivity 1 of A's.
 func TestAuditLabQueryDragClampsToSensitivity(t *testing.T) {
-	a, s := newAuditLab(t)
+	a, s := scenetest.Open(t, New())
 	scenetest.MustSet(t, a, "mech", lab.AT)
 	p, _ := scenetest.Frame(a).Locate(lab.RowB + 1 + 3)
 	scenetest.Drag(a, p, 0, -300) // far up
@@ -298,7 +292,7 @@ func TestAuditLabQueryDragClampsToSensitivity(t *testing.T) {
 }
 
 func TestAuditLabRejectsBadSettings(t *testing.T) {
-	a, s := newAuditLab(t)
+	a, s := scenetest.Open(t, New())
 	for _, c := range [][2]string{
 		{"mech", "laplace"},
 		{"pair", "ones-vs-zeros"}, // an AboveThreshold pair
@@ -322,12 +316,12 @@ func TestAuditLabRejectsBadSettings(t *testing.T) {
 }
 
 func TestAuditLabLinkRoundTrip(t *testing.T) {
-	a, _ := newAuditLab(t)
+	a, _ := scenetest.Open(t, New())
 	scenetest.MustSet(t, a, "pair", "three-vs-four-outliers")
 	scenetest.MustSet(t, a, "mutant", "r1-fixed")
 	scenetest.MustSet(t, a, "runs", "5000")
 	state := a.State()
-	b, s := newAuditLab(t)
+	b, s := scenetest.Open(t, New())
 	if err := b.Restore(state); err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +336,7 @@ func TestAuditLabLinkRoundTrip(t *testing.T) {
 // The lab has no run trace or single dataset; the front ends grey those
 // downloads out (the export test checks the lessons with a run offer both).
 func TestAuditLabOffersNoTraceExports(t *testing.T) {
-	a, _ := newAuditLab(t)
+	a, _ := scenetest.Open(t, New())
 	if tr, csv := a.Exportable(); tr || csv {
 		t.Errorf("audit lab exportable: trace %v, csv %v", tr, csv)
 	}
@@ -351,7 +345,7 @@ func TestAuditLabOffersNoTraceExports(t *testing.T) {
 // The button that starts the Monte Carlo audit stops it (M both ways): no
 // verdict from a partial run, and the next press starts afresh.
 func TestAuditLabStopMonteCarlo(t *testing.T) {
-	a, s := newAuditLab(t)
+	a, s := scenetest.Open(t, New())
 	scenetest.MustSet(t, a, "runs", "1000000")
 	scenetest.MustSet(t, a, "monte-carlo", "")
 	for range 3 {
@@ -385,7 +379,7 @@ func TestAuditLabStopMonteCarlo(t *testing.T) {
 // the lab shows a pass and says where it fails; at ε = 10 it is caught, and
 // the real (analytic) σ meets δ = 10⁻⁵ with equality at every claimed ε.
 func TestAuditLabClassicalGaussian(t *testing.T) {
-	a, s := newAuditLab(t)
+	a, s := scenetest.Open(t, New())
 	scenetest.MustSet(t, a, "mech", lab.Gauss)
 	if s.gaussEps != 3 || s.a[0] != 0 || s.b[0] != 1 {
 		t.Fatalf("gaussian preset: ε = %v, answers %v, %v", s.gaussEps, s.a, s.b)
@@ -418,7 +412,7 @@ func TestAuditLabClassicalGaussian(t *testing.T) {
 // score noise is shown as uncaught (it is no violation at T = 1), with a
 // pointer to the gate's audit, which catches it.
 func TestAuditLabORME(t *testing.T) {
-	a, s := newAuditLab(t)
+	a, s := scenetest.Open(t, New())
 	scenetest.MustSet(t, a, "mech", lab.ORME)
 	if len(s.a) != 300 || !scenetest.HasText(scenetest.Frame(a), "×299") {
 		t.Fatalf("far-user pair: %d users, crowd label missing", len(s.a))
@@ -439,7 +433,7 @@ func TestAuditLabORME(t *testing.T) {
 // and the Monte Carlo audit catches half the score noise as the exact
 // profile does.
 func TestAuditLabGate(t *testing.T) {
-	a, s := newAuditLab(t)
+	a, s := scenetest.Open(t, New())
 	scenetest.MustSet(t, a, "mech", lab.Gate)
 	if len(s.qa) != 8 || math.Abs(s.qa[0]-s.qb[0]-2*268.0/300) > 1e-9 || !scenetest.HasText(scenetest.Frame(a), "4n/5 = 240") {
 		t.Fatalf("flipping pair: %v vs %v", s.qa, s.qb)
@@ -474,7 +468,7 @@ func TestAuditLabGate(t *testing.T) {
 // (exactly), and half the score noise passes — a run shows only whether
 // its gate failed — with a pointer to the gate's own audit.
 func TestAuditLabDPSGD(t *testing.T) {
-	a, s := newAuditLab(t)
+	a, s := scenetest.Open(t, New())
 	scenetest.MustSet(t, a, "mech", lab.SGD)
 	if g := a.Guarantee(); !g.Certified() || g.Eps != 8 || g.Delta != 0.1 {
 		t.Errorf("DP-SGD's promise at 600 users: %+v", g)
@@ -492,7 +486,7 @@ func TestAuditLabDPSGD(t *testing.T) {
 		t.Error("half-score-noise: no pointer to the gate's audit")
 	}
 	state := a.State()
-	b, s2 := newAuditLab(t)
+	b, s2 := scenetest.Open(t, New())
 	if err := b.Restore(state); err != nil || s2.mech != lab.SGD || s2.mutant != audit.ORMEHalfScoreNoise {
 		t.Errorf("restored %s/%s from %q: %v", s2.mech, s2.mutant, state, err)
 	}
@@ -501,7 +495,7 @@ func TestAuditLabDPSGD(t *testing.T) {
 // A link may set a control that only a choice in the same link brings: the
 // Gaussian mechanism's claimed ε.
 func TestAuditLabLinkWithDependentControl(t *testing.T) {
-	a, s := newAuditLab(t)
+	a, s := scenetest.Open(t, New())
 	if err := a.Restore("scene=audit&eps=10&mech=" + lab.Gauss); err != nil {
 		t.Fatal(err)
 	}
@@ -516,7 +510,7 @@ func TestAuditLabLinkWithDependentControl(t *testing.T) {
 // The printed test noise is within the test's ε/2 on the lab's two-step
 // phases, and the lab says so instead of pointing at a pair.
 func TestAuditLabRobustSGDPaperNoise(t *testing.T) {
-	a, s := newAuditLab(t)
+	a, s := scenetest.Open(t, New())
 	scenetest.MustSet(t, a, "mech", lab.RSGD)
 	scenetest.MustSet(t, a, "mutant", audit.RSGDPaperNoise)
 	if r, _ := scenetest.Readout(a, "test"); r.Warn || s.rtest.WorstLoss > s.rtest.Budget/2+1e-3 {
@@ -530,7 +524,7 @@ func TestAuditLabRobustSGDPaperNoise(t *testing.T) {
 // The huber-edge pair does what the lesson's text says: the indicator's
 // step-2 score is 400 on A and 200 on B, the exp kernel's nearly equal.
 func TestAuditLabHuberEdge(t *testing.T) {
-	a, s := newAuditLab(t)
+	a, s := scenetest.Open(t, New())
 	scenetest.MustSet(t, a, "mech", lab.RSGD)
 	scenetest.MustSet(t, a, "pair", "huber-edge")
 	if d := s.rtest.ScoresA[1] - s.rtest.ScoresB[1]; d > 0.01 || d < 0 {

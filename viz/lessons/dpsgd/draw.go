@@ -29,9 +29,7 @@ func (s *Scene) shownStep() int {
 // step, and the current step's ORME inset.
 func (s *Scene) Draw(w, h float64) *viz.List {
 	l := &s.list
-	l.Reset(w, h)
-	if s.err != nil {
-		figure.DrawFailure(l, w, 30, "Cannot run: "+s.err.Error())
+	if !figure.Reset(l, w, h, s.err) {
 		return l
 	}
 	// The header first: the landscape is fitted below it.

@@ -13,20 +13,11 @@ import (
 	"github.com/uldplab/uldp/viz/internal/scenetest"
 )
 
-func newDPSGD(t *testing.T) (*viz.App, *Scene) {
-	t.Helper()
-	s := New()
-	if s.err != nil {
-		t.Fatal(s.err)
-	}
-	return viz.NewApp(s), s
-}
-
 // One stepper step per SGD step; the inset shows that step's users and
 // ORME's answer; at the end θ̂ and the baseline's answer are drawn and
 // every iterate is in Θ.
 func TestDPSGDLesson(t *testing.T) {
-	a, s := newDPSGD(t)
+	a, s := scenetest.Open(t, New())
 	if n := s.player.Stepper().Len(); n != s.params.Steps+1 {
 		t.Fatalf("%d stepper steps for T = %d (want T + the answer)", n, s.params.Steps)
 	}
@@ -63,7 +54,7 @@ func TestDPSGDLesson(t *testing.T) {
 // Shrinking τ far below the gradients' spread makes the gate fail: the run
 // halts and answers θ₀, and the lesson says so.
 func TestDPSGDLessonHalts(t *testing.T) {
-	a, s := newDPSGD(t)
+	a, s := scenetest.Open(t, New())
 	scenetest.MustSet(t, a, "tau", "0.001")
 	scenetest.MustSet(t, a, viz.CtlEnd, "")
 	if s.res.Halted == 0 || s.res.Theta[0] != 0 || s.res.Theta[1] != 0 {
@@ -77,7 +68,7 @@ func TestDPSGDLessonHalts(t *testing.T) {
 // Without privacy and without the baseline, θ̂ lands near the geometric
 // median (projected GD on the smoothed loss, 100 steps of Theorem 4.1's η).
 func TestDPSGDLessonNonPrivate(t *testing.T) {
-	a, s := newDPSGD(t)
+	a, s := scenetest.Open(t, New())
 	scenetest.MustSet(t, a, "mode", "non-private")
 	scenetest.MustSet(t, a, "baseline", "none")
 	scenetest.MustSet(t, a, "eta", "20")
@@ -92,7 +83,7 @@ func TestDPSGDLessonNonPrivate(t *testing.T) {
 // Dragging the crowd moves the minimiser with it; bad settings are refused
 // and leave the lesson as it was.
 func TestDPSGDLessonDragAndRejects(t *testing.T) {
-	a, s := newDPSGD(t)
+	a, s := scenetest.Open(t, New())
 	before := append([]float64(nil), s.best...)
 	p, _ := scenetest.Frame(a).Locate(dpsgdCrowd)
 	scenetest.Drag(a, p, -60, -40)
@@ -143,7 +134,7 @@ func BenchmarkDPSGDFrame(b *testing.B) {
 // one computing it at once would give.
 func TestDPSGDComputesBetweenFrames(t *testing.T) {
 	defer func(d float64) { computeSlice = d }(computeSlice)
-	a, s := newDPSGD(t)
+	a, s := scenetest.Open(t, New())
 	theta := slices.Clone(s.res.Theta)
 	computeSlice = 0
 	if err := a.Set("eps", "4"); err != nil {
@@ -173,7 +164,7 @@ func TestDPSGDComputesBetweenFrames(t *testing.T) {
 		t.Errorf("progress %v after three slices", before.Value)
 	}
 	computeSlice = math.Inf(1)
-	_, fresh := newDPSGD(t)
+	_, fresh := scenetest.Open(t, New())
 	for _, c := range [][2]string{{"eps", "4"}, {"n", "100"}} {
 		if err := fresh.Set(c[0], c[1]); err != nil || fresh.Busy() {
 			t.Fatalf("Set(%s) with time to spare: %v, busy %v", c[0], err, fresh.Busy())
@@ -198,7 +189,7 @@ func TestDPSGDComputesBetweenFrames(t *testing.T) {
 // those across the edge clipped, lies in the unit disk, and the cells
 // cover the disk (their areas add up to π within a sliver).
 func TestDPSGDLandscapeStaysInTheDisk(t *testing.T) {
-	a, s := newDPSGD(t)
+	a, s := scenetest.Open(t, New())
 	l := scenetest.Frame(a)
 	o, r := s.cam.ToScreen(0, 0), s.cam.Scale
 	area := 0.0

@@ -20,9 +20,7 @@ import (
 // stacks the plane above the gate and the ramp.
 func (s *Scene) Draw(w, h float64) *viz.List {
 	l := &s.list
-	l.Reset(w, h)
-	if s.err != nil {
-		figure.DrawFailure(l, w, 30, "Cannot run: "+s.err.Error())
+	if !figure.Reset(l, w, h, s.err) {
 		return l
 	}
 	if s.cfg.algo == algoAccel {

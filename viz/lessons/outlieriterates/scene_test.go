@@ -14,15 +14,6 @@ import (
 	"github.com/uldplab/uldp/viz/internal/scenetest"
 )
 
-func newOIR(t *testing.T) (*viz.App, *Scene) {
-	t.Helper()
-	s := New()
-	if s.err != nil {
-		t.Fatal(s.err)
-	}
-	return viz.NewApp(s), s
-}
-
 // stepKinds steps through the whole run with → and returns the kinds of
 // the steps, a run of one kind counted once.
 func stepKinds(a *viz.App, s *Scene) []string {
@@ -50,7 +41,7 @@ func seekOIR(t *testing.T, a *viz.App, s *Scene, k int) {
 // group (group 1, users 1…10 in file order) ends alone, h = 1, p = 0, and
 // is dropped, every other group kept.
 func TestOIRDefaultRun(t *testing.T) {
-	a, s := newOIR(t)
+	a, s := scenetest.Open(t, New())
 	if len(s.res.Phases) != 3 || s.res.Halted || s.res.Groups != 20 {
 		t.Fatalf("%d phases, halted %v, C = %d", len(s.res.Phases), s.res.Halted, s.res.Groups)
 	}
@@ -90,7 +81,7 @@ func TestOIRDefaultRun(t *testing.T) {
 // gate, the coins, the release; the gradients counter adds T_i per group
 // and ends at C·Σ T_i ≤ n·m.
 func TestOIRStepsReveal(t *testing.T) {
-	a, s := newOIR(t)
+	a, s := scenetest.Open(t, New())
 	kinds := stepKinds(a, s)
 	phase := []string{"oir.phase", "oir.group", "oir.gate", "oir.keep", "oir.release"}
 	if want := slices.Concat(phase, phase, phase); !slices.Equal(kinds, want) {
@@ -115,7 +106,7 @@ func TestOIRStepsReveal(t *testing.T) {
 // amount and, on the same seed, changes phase 1's group 1 only: every
 // other group's path and end iterate stay where they were.
 func TestOIRDragMovesOneGroup(t *testing.T) {
-	a, s := newOIR(t)
+	a, s := scenetest.Open(t, New())
 	seekOIR(t, a, s, 1+20)
 	before := s.res.Phases[0]
 	l := scenetest.Frame(a)
@@ -156,7 +147,7 @@ func TestOIRDragMovesOneGroup(t *testing.T) {
 
 // The presets that fail, and the modes.
 func TestOIRPresetsAndModes(t *testing.T) {
-	a, s := newOIR(t)
+	a, s := scenetest.Open(t, New())
 	scenetest.MustSet(t, a, "preset", "tau-too-small")
 	if ph := s.res.Phases[0]; ph.Passed || ph.PPass > 0.01 || !s.res.Halted {
 		t.Errorf("tau-too-small: phase 1 passed %v with probability %v", ph.Passed, ph.PPass)
@@ -207,7 +198,7 @@ func TestOIRPresetsAndModes(t *testing.T) {
 // The users round-trip through the export: the loaded dataset reruns to
 // the same output on the same seed.
 func TestOIRLoadDataset(t *testing.T) {
-	_, s := newOIR(t)
+	_, s := scenetest.Open(t, New())
 	d := s.Dataset()
 	out := slices.Clone(s.res.Output)
 	s2 := New()
@@ -272,7 +263,7 @@ func BenchmarkOIRDrag(b *testing.B) {
 // and halts phase 1, whose output 0 starts phase 2; the counter adds K·m
 // a step and quotes one pass of outlier-iterate removal.
 func TestOIRAccelerated(t *testing.T) {
-	a, s := newOIR(t)
+	a, s := scenetest.Open(t, New())
 	scenetest.MustSet(t, a, "algo", "accelerated")
 	if s.cfg.mode.String() != "teaching" || len(s.acc.Phases) != 3 {
 		t.Fatalf("mode %v, %d phases", s.cfg.mode, len(s.acc.Phases))

@@ -47,9 +47,7 @@ func (s *Scene) revealed() outlierShown {
 // comparison).
 func (s *Scene) Draw(w, h float64) *viz.List {
 	l := &s.list
-	l.Reset(w, h)
-	if s.err != nil {
-		figure.DrawFailure(l, w, 30, "Cannot run: "+s.err.Error())
+	if !figure.Reset(l, w, h, s.err) {
 		return l
 	}
 	v := s.revealed()

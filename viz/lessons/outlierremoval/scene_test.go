@@ -11,20 +11,11 @@ import (
 	"github.com/uldplab/uldp/viz/internal/scenetest"
 )
 
-func newOutlier(t *testing.T) (*viz.App, *Scene) {
-	t.Helper()
-	s := New()
-	if s.err != nil {
-		t.Fatal(s.err)
-	}
-	return viz.NewApp(s), s
-}
-
 // The default run: the crowd's 28 users pass the gate and are kept, the two
 // far users (one neighbour each: themselves) get p = 0 and are dropped, and
 // the release shows the kept mean next to the mean of everyone.
 func TestOutlierDefaultRun(t *testing.T) {
-	a, s := newOutlier(t)
+	a, s := scenetest.Open(t, New())
 	if s.shown(mech.KindORMEScore) {
 		t.Fatal("the score is shown before any step")
 	}
@@ -53,7 +44,7 @@ func TestOutlierDefaultRun(t *testing.T) {
 
 // Steps reveal the story in order: score, gate, ramp and coins, release.
 func TestOutlierStepsReveal(t *testing.T) {
-	a, s := newOutlier(t)
+	a, s := scenetest.Open(t, New())
 	var kinds []string
 	for range s.player.Stepper().Len() {
 		a.Key("ArrowRight")
@@ -72,7 +63,7 @@ func TestOutlierStepsReveal(t *testing.T) {
 // Dragging a far user into the crowd: its count jumps to n and it is kept;
 // no other user's coin changes (same seed, one coin per user).
 func TestOutlierDragIntoCrowd(t *testing.T) {
-	a, s := newOutlier(t)
+	a, s := scenetest.Open(t, New())
 	scenetest.MustSet(t, a, viz.CtlEnd, "")
 	before := slices.Clone(s.step.Kept)
 	l := scenetest.Frame(a)
@@ -91,7 +82,7 @@ func TestOutlierDragIntoCrowd(t *testing.T) {
 // Presets that fail: two equal crowds, and τ below the crowd's spread.
 func TestOutlierFailingPresets(t *testing.T) {
 	for _, p := range []string{"two-clusters", "tau-too-small"} {
-		a, s := newOutlier(t)
+		a, s := scenetest.Open(t, New())
 		scenetest.MustSet(t, a, "preset", p)
 		scenetest.MustSet(t, a, viz.CtlEnd, "")
 		if s.step.Passed || s.step.PPass > 1e-3 {
@@ -104,7 +95,7 @@ func TestOutlierFailingPresets(t *testing.T) {
 			t.Errorf("%s: the figure does not say the gate failed", p)
 		}
 	}
-	a, s := newOutlier(t)
+	a, s := scenetest.Open(t, New())
 	scenetest.MustSet(t, a, "preset", "too-few-users")
 	if s.params.Eps != 1 || s.n != 8 || a.Guarantee().Preconditions[0].Met {
 		t.Errorf("too-few-users: ε = %v, n = %d, %v", s.params.Eps, s.n, a.Guarantee())
@@ -114,7 +105,7 @@ func TestOutlierFailingPresets(t *testing.T) {
 // Sound constants: the same run with the corrected scales, σ far larger,
 // and the sound proof's user requirement shown unmet at n = 30.
 func TestOutlierSoundMode(t *testing.T) {
-	a, s := newOutlier(t)
+	a, s := scenetest.Open(t, New())
 	paper := s.cal.Sigma
 	scenetest.MustSet(t, a, "mode", "sound")
 	if s.cal.Sigma < 20*paper || s.cal.ScoreSens != 2*29.0/30 {
@@ -131,7 +122,7 @@ func TestOutlierSoundMode(t *testing.T) {
 }
 
 func TestOutlierRejectsAndRestores(t *testing.T) {
-	a, s := newOutlier(t)
+	a, s := scenetest.Open(t, New())
 	for _, c := range [][2]string{{"preset", "ring"}, {"mode", "teaching"}, {"tau", "0"}, {"n", "1000"}, {"eps", "x"}} {
 		if err := a.Set(c[0], c[1]); err == nil {
 			t.Errorf("Set(%s, %s) accepted", c[0], c[1])
@@ -143,7 +134,7 @@ func TestOutlierRejectsAndRestores(t *testing.T) {
 	scenetest.MustSet(t, a, "preset", "heavy-tails")
 	scenetest.MustSet(t, a, "tau", "0.8")
 	scenetest.MustSet(t, a, "n", "50")
-	b, s2 := newOutlier(t)
+	b, s2 := scenetest.Open(t, New())
 	if err := b.Restore(a.State()); err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +148,7 @@ func TestOutlierRejectsAndRestores(t *testing.T) {
 // the original stays put, and the coins are shared: the kept sets differ
 // only where a coin falls between p and p′.
 func TestOutlierNeighbourCircle(t *testing.T) {
-	a, s := newOutlier(t)
+	a, s := scenetest.Open(t, New())
 	scenetest.MustSet(t, a, "preset", "circle")
 	scenetest.MustSet(t, a, "mode", "non-private") // every gate passes: the ramps are the point
 	scenetest.MustSet(t, a, "neighbour", "true")
@@ -202,7 +193,7 @@ func TestOutlierNeighbourCircle(t *testing.T) {
 // inset moves the user by the inset's scale.
 func TestOutlierCrowdInset(t *testing.T) {
 	for _, size := range [][2]float64{{1060, 630}, {358, 590}} {
-		a, s := newOutlier(t)
+		a, s := scenetest.Open(t, New())
 		scenetest.MustSet(t, a, viz.CtlEnd, "")
 		l, _ := a.Frame(size[0], size[1])
 		in := s.inset

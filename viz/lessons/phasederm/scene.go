@@ -270,9 +270,7 @@ func (s *Scene) Dataset() *dataset.Dataset { return s.data.Clone() }
 // release, and the ledger.
 func (s *Scene) Draw(w, h float64) *viz.List {
 	l := &s.list
-	l.Reset(w, h)
-	if s.err != nil {
-		figure.DrawFailure(l, w, 30, "Cannot run: "+s.err.Error())
+	if !figure.Reset(l, w, h, s.err) {
 		return l
 	}
 	top := 16 + l.Text(viz.Point{X: 14, Y: 16}, "◆ phase minimiser (exact)   ● released θ̂ᵢ   dashed: B(θ̂ᵢ₋₁, R_i), R_i = G/λ_i   orange ring: ±σᵢ around the minimiser", 12, viz.Ink, viz.Left)

@@ -17,10 +17,8 @@ import (
 // the gap between the runs. A frame narrower than 640 px stacks them.
 func (s *Scene) Draw(w, h float64) *viz.List {
 	l := &s.list
-	l.Reset(w, h)
 	v := &s.view
-	if v.err != nil {
-		figure.DrawFailure(l, w, 30, "Cannot run: "+v.err.Error())
+	if !figure.Reset(l, w, h, v.err) {
 		return l
 	}
 	a := v.at()

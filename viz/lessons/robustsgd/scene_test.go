@@ -15,24 +15,11 @@ import (
 	"github.com/uldplab/uldp/viz/internal/scenetest"
 )
 
-func newRobustSGD(t *testing.T, settings ...[2]string) (*viz.App, *Scene) {
-	t.Helper()
-	s := New()
-	if s.view.err != nil {
-		t.Fatal(s.view.err)
-	}
-	a := viz.NewApp(s)
-	for _, kv := range settings {
-		scenetest.MustSet(t, a, kv[0], kv[1])
-	}
-	return a, s
-}
-
 // The default run: six batches of 200 concentrated users, every score well
 // above v, so every test passes and the average is released; the stepper
 // tells it in the order it happens (online: each step, then its test).
 func TestRobustSGDDefaultRun(t *testing.T) {
-	a, s := newRobustSGD(t)
+	a, s := scenetest.Open(t, New())
 	var kinds []trace.Kind
 	for _, st := range s.player.Stepper().Trace().Steps {
 		kinds = append(kinds, st.Kind)
@@ -84,7 +71,7 @@ func TestRobustSGDDefaultRun(t *testing.T) {
 // Each preset shows what it says it shows.
 func TestRobustSGDPresets(t *testing.T) {
 	run := func(preset string) (*viz.App, *Scene) {
-		a, s := newRobustSGD(t, [2]string{"preset", preset})
+		a, s := scenetest.Open(t, New(), [2]string{"preset", preset})
 		scenetest.MustSet(t, a, viz.CtlEnd, "")
 		return a, s
 	}
@@ -131,7 +118,7 @@ func TestRobustSGDPresets(t *testing.T) {
 // runs share their batches and noise, part at step 1 by at most 6ηr, and
 // the gap never grows afterwards (Lemma 3.2 with the squared loss).
 func TestRobustSGDNeighbourGap(t *testing.T) {
-	a, s := newRobustSGD(t, [2]string{"order", "given"}, [2]string{"neighbour", "true"})
+	a, s := scenetest.Open(t, New(), [2]string{"order", "given"}, [2]string{"neighbour", "true"})
 	data := s.cfg.data
 	for range 3 {
 		a.Key("ArrowRight")
@@ -169,7 +156,7 @@ func TestRobustSGDNeighbourGap(t *testing.T) {
 // loss exactly (its items move by the opposite of the drag), in the lesson's
 // own data when the neighbour is off.
 func TestRobustSGDDragMovesTheGradient(t *testing.T) {
-	a, s := newRobustSGD(t, [2]string{"order", "given"})
+	a, s := scenetest.Open(t, New(), [2]string{"order", "given"})
 	for range 3 {
 		a.Key("ArrowRight")
 	}
@@ -191,7 +178,7 @@ func TestRobustSGDDragMovesTheGradient(t *testing.T) {
 
 // Settings the run refuses leave the lesson as it was, with the reason.
 func TestRobustSGDRefuses(t *testing.T) {
-	a, s := newRobustSGD(t)
+	a, s := scenetest.Open(t, New())
 	before := s.cfg
 	for _, c := range []struct{ name, value, why string }{
 		{"loss", "coupled", "diagonally dominant"},
@@ -225,7 +212,7 @@ func TestRobustSGDRefuses(t *testing.T) {
 // once would give.
 func TestRobustSGDComputesBetweenFrames(t *testing.T) {
 	defer func(d float64) { viz.FrameSlice = d }(viz.FrameSlice)
-	a, s := newRobustSGD(t, [2]string{"algo", "a-loc"}, [2]string{"n", "20000"})
+	a, s := scenetest.Open(t, New(), [2]string{"algo", "a-loc"}, [2]string{"n", "20000"})
 	before := s.view.res.Output
 	viz.FrameSlice = 0
 	if err := a.Set("eps", "4"); err != nil {
@@ -244,7 +231,7 @@ func TestRobustSGDComputesBetweenFrames(t *testing.T) {
 		t.Fatalf("settled on ε = %v", s.view.cfg.eps)
 	}
 	viz.FrameSlice = math.Inf(1)
-	_, fresh := newRobustSGD(t, [2]string{"algo", "a-loc"}, [2]string{"n", "20000"}, [2]string{"eps", "4"})
+	_, fresh := scenetest.Open(t, New(), [2]string{"algo", "a-loc"}, [2]string{"n", "20000"}, [2]string{"eps", "4"})
 	if !slices.Equal(s.view.res.Output, fresh.view.res.Output) {
 		t.Errorf("computed in slices %v, at once %v", s.view.res.Output, fresh.view.res.Output)
 	}
@@ -256,7 +243,7 @@ func TestRobustSGDComputesBetweenFrames(t *testing.T) {
 // stops drawing.
 func TestRobustSGDDrawsUsersBetweenFrames(t *testing.T) {
 	defer func(d float64) { viz.FrameSlice = d }(viz.FrameSlice)
-	a, s := newRobustSGD(t)
+	a, s := scenetest.Open(t, New())
 	if s.cfg.data == nil || s.cfg.data != s.view.cfg.data {
 		t.Fatal("the lesson opens without its users in its settings, so it refuses drags")
 	}
@@ -274,7 +261,7 @@ func TestRobustSGDDrawsUsersBetweenFrames(t *testing.T) {
 		a.Tick(0)
 	}
 	viz.FrameSlice = math.Inf(1)
-	_, fresh := newRobustSGD(t, [2]string{"n", "30000"})
+	_, fresh := scenetest.Open(t, New(), [2]string{"n", "30000"})
 	if !reflect.DeepEqual(s.cfg.data, fresh.cfg.data) || s.cfg.data != s.view.cfg.data {
 		t.Error("the users drawn in slices are not the users drawn at once, or the settings lost them")
 	}

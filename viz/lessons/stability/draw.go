@@ -46,10 +46,9 @@ func (s *Scene) revealed() stabilityShown {
 // Draw paints the users, the influence bars, the TDLap pmf, the search
 // result, the release and, with the lens, the neighbour and δ(ε).
 func (s *Scene) Draw(w, h float64) *viz.List {
-	l := &viz.List{Width: w, Height: h}
+	l := &viz.List{}
 	s.last = l
-	if s.err != nil {
-		figure.DrawFailure(l, w, 30, "Cannot run: "+s.err.Error())
+	if !figure.Reset(l, w, h, s.err) {
 		return l
 	}
 	v := s.revealed()

@@ -11,15 +11,9 @@ import (
 	"github.com/uldplab/uldp/viz/internal/scenetest"
 )
 
-func newStability(t *testing.T) (*viz.App, *Scene) {
-	t.Helper()
-	s := New()
-	return viz.NewApp(s), s
-}
-
 // Spec 000-002 §9.2, first row: r* = 1, S* = {14}, P⊥ = 5.923191e−6.
 func TestStabilityStartsOnTheWorkedExample(t *testing.T) {
-	a, s := newStability(t)
+	a, s := scenetest.Open(t, New())
 	if s.err != nil {
 		t.Fatal(s.err)
 	}
@@ -47,7 +41,7 @@ func TestStabilityStartsOnTheWorkedExample(t *testing.T) {
 // Dragging the outlier into the crowd makes x stable: r* = 0, never ⊥; R1
 // is the same draw (common random numbers).
 func TestStabilityDragOutlierIn(t *testing.T) {
-	a, s := newStability(t)
+	a, s := scenetest.Open(t, New())
 	scenetest.MustSet(t, a, viz.CtlEnd, "")
 	l := scenetest.Frame(a)
 	r1 := s.result.R1
@@ -77,7 +71,7 @@ func TestStabilityDragOutlierIn(t *testing.T) {
 // The neighbour lens: move one user in the copy; the exact δ at the claimed
 // ε stays within the promise, and moving a second user resets the first.
 func TestStabilityLens(t *testing.T) {
-	a, s := newStability(t)
+	a, s := scenetest.Open(t, New())
 	scenetest.MustSet(t, a, "lens", "true")
 	l := scenetest.Frame(a)
 	p, ok := l.Locate(lensID + 14)
@@ -118,13 +112,13 @@ func TestStabilityLens(t *testing.T) {
 }
 
 func TestStabilityRerollsAndState(t *testing.T) {
-	a, s := newStability(t)
+	a, s := scenetest.Open(t, New())
 	r1, z := s.result.R1, s.result.Output
 	scenetest.MustSet(t, a, "reroll-noise", "")
 	if s.result.R1 != r1 || reflect.DeepEqual(s.result.Output, z) {
 		t.Error("re-drawing the noise must keep R1 and change the output")
 	}
-	b, _ := newStability(t)
+	b, _ := scenetest.Open(t, New())
 	scenetest.MustSet(t, a, "values", "0,0,0,0,0,0,0,10,10,10,10,10,10,10")
 	if err := b.Restore(a.State()); err != nil {
 		t.Fatal(err)
@@ -148,7 +142,7 @@ func TestStabilityRerollsAndState(t *testing.T) {
 // with and without the lens, nothing runs out of the frame and no label
 // over another (boxes from the display list, at TextWidth's estimate).
 func TestStabilityNarrowFrame(t *testing.T) {
-	a, _ := newStability(t)
+	a, _ := scenetest.Open(t, New())
 	const w, h = 358, 590
 	for _, lens := range []string{"false", "true"} {
 		scenetest.MustSet(t, a, "lens", lens)

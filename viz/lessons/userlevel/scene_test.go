@@ -12,14 +12,8 @@ import (
 	"github.com/uldplab/uldp/viz/internal/scenetest"
 )
 
-func newPlayground(t *testing.T) (*viz.App, *Scene) {
-	t.Helper()
-	p := New()
-	return viz.NewApp(p), p
-}
-
 func TestPlaygroundDragOneItem(t *testing.T) {
-	a, p := newPlayground(t)
+	a, p := scenetest.Open(t, New())
 	l := scenetest.Frame(a)
 	before := p.data.Clone()
 	at, ok := l.Locate(p.itemID(3, 2))
@@ -48,7 +42,7 @@ func TestPlaygroundDragOneItem(t *testing.T) {
 }
 
 func TestPlaygroundDragWholeUser(t *testing.T) {
-	a, p := newPlayground(t)
+	a, p := scenetest.Open(t, New())
 	l := scenetest.Frame(a)
 	before := p.data.Clone()
 	// The first user whose ringed mean is on top where it is drawn.
@@ -99,7 +93,7 @@ func TestPlaygroundDragWholeUser(t *testing.T) {
 }
 
 func TestPlaygroundSensitivitiesAndConcentration(t *testing.T) {
-	a, p := newPlayground(t)
+	a, p := scenetest.Open(t, New())
 	scenetest.MustSet(t, a, "radius", "5")
 	if got := scenetest.ReadoutValue(a, "item-sens"); math.Abs(got-0.05) > 1e-15 { // 2·5/(20·10)
 		t.Errorf("item-level sensitivity %v, want 0.05", got)
@@ -125,7 +119,7 @@ func TestPlaygroundSensitivitiesAndConcentration(t *testing.T) {
 }
 
 func TestPlaygroundPanZoomLeaveDataAlone(t *testing.T) {
-	a, p := newPlayground(t)
+	a, p := scenetest.Open(t, New())
 	scenetest.Frame(a)
 	before := p.data.Clone()
 	scale := p.cam.Scale
@@ -150,8 +144,8 @@ func TestPlaygroundPanZoomLeaveDataAlone(t *testing.T) {
 }
 
 func TestPlaygroundDeterministicAndRestorable(t *testing.T) {
-	a, _ := newPlayground(t)
-	b, _ := newPlayground(t)
+	a, _ := scenetest.Open(t, New())
+	b, _ := scenetest.Open(t, New())
 	for _, app := range []*viz.App{a, b} {
 		scenetest.MustSet(t, app, "kind", "outliers")
 		scenetest.MustSet(t, app, "seed", "7")
@@ -159,7 +153,7 @@ func TestPlaygroundDeterministicAndRestorable(t *testing.T) {
 	if !reflect.DeepEqual(scenetest.Frame(a).Items, scenetest.Frame(b).Items) {
 		t.Fatal("same seed, different figures")
 	}
-	c, _ := newPlayground(t)
+	c, _ := scenetest.Open(t, New())
 	if err := c.Restore(a.State()); err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +163,7 @@ func TestPlaygroundDeterministicAndRestorable(t *testing.T) {
 }
 
 func TestPlaygroundRejectsBadValues(t *testing.T) {
-	a, p := newPlayground(t)
+	a, p := scenetest.Open(t, New())
 	for _, c := range [][3]string{
 		{"n", "0", "outside"}, {"n", "1e9", "outside"}, {"m", "NaN", "not a number"},
 		{"spread", "-1", "outside"}, {"kind", "uniform", "choose gaussian, clusters"}, {"trim", "0.5", "outside"},
