@@ -3,11 +3,11 @@ package viz
 import (
 	"bytes"
 	"errors"
-	"github.com/uldplab/uldp/core/format"
 	"strconv"
 	"strings"
 
 	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/core/trace"
 )

@@ -1,8 +1,9 @@
 package viz
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"math"
+
+	"github.com/uldplab/uldp/core/format"
 )
 
 // Camera maps world coordinates (y up) to screen pixels (y down) inside a

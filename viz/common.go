@@ -1,10 +1,10 @@
 package viz
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"math"
 	"strconv"
 
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/privacy"
 )
 

@@ -1,13 +1,13 @@
 package viz
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"maps"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/core/rng"
 )

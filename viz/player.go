@@ -1,9 +1,9 @@
 package viz
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"strconv"
 
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/trace"
 )
 

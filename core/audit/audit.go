@@ -5,10 +5,10 @@
 package audit
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"math"
 
 	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/privacy"
 )

@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"maps"
 	"math"
 	"math/rand/v2"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/loss"
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/noise"

@@ -2,7 +2,6 @@ package audit
 
 import (
 	"github.com/uldplab/uldp/core/format"
-
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/privacy"
 )

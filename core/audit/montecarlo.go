@@ -2,13 +2,12 @@ package audit
 
 import (
 	"cmp"
-	"github.com/uldplab/uldp/core/format"
 	"math"
 	"slices"
 	"sort"
 
 	"github.com/uldplab/uldp/core/cancel"
-
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/core/rng"

@@ -1,10 +1,10 @@
 package audit
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"math"
 	"strings"
 
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/noise"
 	"github.com/uldplab/uldp/core/privacy"

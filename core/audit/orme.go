@@ -3,11 +3,11 @@ package audit
 import (
 	"cmp"
 	"errors"
-	"github.com/uldplab/uldp/core/format"
 	"math"
 	"slices"
 	"strings"
 
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/internal/gauss"
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/noise"

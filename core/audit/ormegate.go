@@ -1,11 +1,11 @@
 package audit
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"math"
 	"slices"
 	"strings"
 
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/noise"
 	"github.com/uldplab/uldp/core/privacy"

@@ -2,12 +2,12 @@ package audit
 
 import (
 	"context"
-	"github.com/uldplab/uldp/core/format"
 	"math"
 	"slices"
 	"strings"
 
 	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/noise"
 	"github.com/uldplab/uldp/core/optim"

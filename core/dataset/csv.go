@@ -5,12 +5,13 @@ import (
 	"bytes"
 	"encoding/csv"
 	"errors"
-	"github.com/uldplab/uldp/core/format"
 	"io"
 	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/uldplab/uldp/core/format"
 )
 
 // Limits bound what a CSV read may take, so any file — /dev/zero, a header

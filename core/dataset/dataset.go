@@ -5,10 +5,11 @@
 package dataset
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/uldplab/uldp/core/format"
 )
 
 // MaxValues caps n·m·d, the number of coordinates a dataset may hold

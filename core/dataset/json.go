@@ -3,8 +3,9 @@ package dataset
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/uldplab/uldp/core/format"
 	"strings"
+
+	"github.com/uldplab/uldp/core/format"
 )
 
 // jsonDataset is the JSON form: {"dim": 2, "users": [{"id": "1",

@@ -1,10 +1,11 @@
 package dataset
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/uldplab/uldp/core/format"
 )
 
 // ParseNeighbour applies a neighbour spec to d and returns the neighbour

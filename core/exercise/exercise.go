@@ -28,12 +28,12 @@ package exercise
 import (
 	_ "embed"
 	"encoding/json"
-	"github.com/uldplab/uldp/core/format"
 	"io"
 	"math"
 	"regexp"
 	"strings"
 
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/internal/strictjson"
 )
 

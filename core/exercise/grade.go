@@ -3,12 +3,12 @@ package exercise
 import (
 	"encoding/json"
 	"errors"
-	"github.com/uldplab/uldp/core/format"
 	"io"
 	"math"
 	"strconv"
 	"strings"
 
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/internal/strictjson"
 )
 

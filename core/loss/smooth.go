@@ -1,8 +1,9 @@
 package loss
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"math"
+
+	"github.com/uldplab/uldp/core/format"
 )
 
 // Smooth is a per-item loss whose Hessians share one bound: what Ghazi et al.'s

@@ -2,12 +2,11 @@ package mech
 
 import (
 	"errors"
-	"github.com/uldplab/uldp/core/format"
 	"math"
 	"slices"
 
 	"github.com/uldplab/uldp/core/cancel"
-
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/internal/gauss"
 	"github.com/uldplab/uldp/core/noise"
 	"github.com/uldplab/uldp/core/privacy"

@@ -2,13 +2,12 @@ package mech
 
 import (
 	"errors"
-	"github.com/uldplab/uldp/core/format"
 	"math"
 	"math/bits"
 
 	"github.com/uldplab/uldp/core/cancel"
-
 	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/loss"
 	"github.com/uldplab/uldp/core/noise"
 	"github.com/uldplab/uldp/core/privacy"

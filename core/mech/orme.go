@@ -2,9 +2,9 @@ package mech
 
 import (
 	"errors"
-	"github.com/uldplab/uldp/core/format"
 	"math"
 
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/noise"
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/core/rng"

@@ -1,9 +1,10 @@
 package noise
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"math"
 	"math/rand/v2"
+
+	"github.com/uldplab/uldp/core/format"
 )
 
 // Rational is a positive rational Num/Den. The discrete samplers take their

@@ -1,9 +1,10 @@
 package noise
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"math"
 	"math/rand/v2"
+
+	"github.com/uldplab/uldp/core/format"
 )
 
 // MaxKappa caps κ so the 2κ+1 sampling table stays small (1.6 MB). κ grows

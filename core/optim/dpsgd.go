@@ -2,15 +2,14 @@ package optim
 
 import (
 	"encoding/json"
-	"github.com/uldplab/uldp/core/format"
 	"math"
 	"runtime"
 	"slices"
 	"sync"
 
 	"github.com/uldplab/uldp/core/cancel"
-
 	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/loss"
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/noise"

@@ -2,12 +2,12 @@ package optim
 
 import (
 	"errors"
-	"github.com/uldplab/uldp/core/format"
 	"math"
 	"slices"
 
 	"github.com/uldplab/uldp/core/cancel"
 	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/loss"
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/noise"

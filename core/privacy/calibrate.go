@@ -1,12 +1,12 @@
 package privacy
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"maps"
 	"math"
 	"slices"
 	"strings"
 
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/noise"
 )
 

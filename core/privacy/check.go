@@ -1,8 +1,9 @@
 package privacy
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"math"
+
+	"github.com/uldplab/uldp/core/format"
 )
 
 // CheckEps reports whether ε is a finite number > 0.

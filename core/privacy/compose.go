@@ -1,9 +1,10 @@
 package privacy
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"math"
 	"strings"
+
+	"github.com/uldplab/uldp/core/format"
 )
 
 // Budget is an (ε, δ) pair.

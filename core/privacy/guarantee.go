@@ -2,9 +2,10 @@ package privacy
 
 import (
 	"encoding/json"
-	"github.com/uldplab/uldp/core/format"
 	"math"
 	"strings"
+
+	"github.com/uldplab/uldp/core/format"
 )
 
 // Op is a comparison in a precondition.

@@ -2,9 +2,10 @@ package privacy
 
 import (
 	"encoding/json"
-	"github.com/uldplab/uldp/core/format"
 	"math"
 	"sort"
+
+	"github.com/uldplab/uldp/core/format"
 )
 
 // Spend is one entry in the ledger: a labelled (ε, δ) release, optionally

@@ -1,8 +1,9 @@
 package privacy
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"strings"
+
+	"github.com/uldplab/uldp/core/format"
 )
 
 // Mode says which calibration a run uses and so which guarantee it may claim.

@@ -1,8 +1,9 @@
 package privacy
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"math"
+
+	"github.com/uldplab/uldp/core/format"
 )
 
 // The optimal composition of k (ε, δ)-DP steps (Kairouz, Oh & Viswanath

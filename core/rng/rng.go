@@ -16,11 +16,12 @@
 package rng
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"hash/fnv"
 	"math/rand/v2"
 	"sort"
 	"strings"
+
+	"github.com/uldplab/uldp/core/format"
 )
 
 // Names of the streams the algorithms use. Any non-empty name is allowed;

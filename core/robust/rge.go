@@ -1,8 +1,9 @@
 package robust
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"math"
+
+	"github.com/uldplab/uldp/core/format"
 )
 
 // Stat is a coordinate-wise robust statistic: the median, or the trimmed

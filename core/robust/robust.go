@@ -5,8 +5,9 @@
 package robust
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"slices"
+
+	"github.com/uldplab/uldp/core/format"
 )
 
 // CoordMedian writes the coordinate-wise median of points into dst (length

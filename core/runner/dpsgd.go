@@ -2,13 +2,13 @@ package runner
 
 import (
 	"errors"
-	"github.com/uldplab/uldp/core/format"
 	"math"
 	"strconv"
 	"strings"
 
 	"github.com/uldplab/uldp/core/cancel"
 	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/loss"
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/optim"

@@ -20,7 +20,6 @@ package scenario
 import (
 	"encoding/json"
 	"errors"
-	"github.com/uldplab/uldp/core/format"
 	"io"
 	"maps"
 	"math"
@@ -28,6 +27,7 @@ import (
 	"strings"
 
 	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/internal/strictjson"
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/core/rng"

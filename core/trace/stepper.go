@@ -3,11 +3,10 @@ package trace
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/uldplab/uldp/core/format"
 
 	"github.com/uldplab/uldp/core/cancel"
-
 	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/rng"
 )
 

@@ -11,9 +11,10 @@ package trace
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/uldplab/uldp/core/format"
 	"io"
 	"strings"
+
+	"github.com/uldplab/uldp/core/format"
 )
 
 // Schema is the trace JSON schema version.

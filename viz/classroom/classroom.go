@@ -9,9 +9,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/uldplab/uldp/core/format"
-
 	"github.com/uldplab/uldp/core/exercise"
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/viz"
 	"github.com/uldplab/uldp/viz/lessons"
 )

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/uldplab/uldp/core/format"
-
 	"github.com/uldplab/uldp/viz"
 )
 

@@ -100,8 +100,8 @@ func TestLessonsImportNoLesson(t *testing.T) {
 }
 
 // The list names every lesson folder, and each lesson is laid out as
-// README's "Adding a lesson" says: its constructor New and its Text in
-// scene.go, its prose in lesson.html, its tests beside them.
+// README's "Adding a lesson" says: its constructor New in scene.go, its
+// prose in lesson.html embedded by text.go, its tests beside them.
 func TestEveryLessonFolderIsListed(t *testing.T) {
 	listed := map[string]bool{}
 	for _, l := range Lessons() {
@@ -116,7 +116,7 @@ func TestEveryLessonFolderIsListed(t *testing.T) {
 		} else if got := runtime.FuncForPC(reflect.ValueOf(l.Text).Pointer()).Name(); got != pkg+".Text" {
 			t.Errorf("%s: its text is %s, want its own Text", dir, got)
 		}
-		for _, f := range []string{"scene.go", "scene_test.go", "lesson.html"} {
+		for _, f := range []string{"scene.go", "scene_test.go", "text.go", "lesson.html"} {
 			if _, err := os.Stat(filepath.Join(root, dir, f)); err != nil {
 				t.Errorf("%s: %v", dir, err)
 			}

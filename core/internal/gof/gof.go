@@ -4,11 +4,12 @@
 package gof
 
 import (
-	"github.com/uldplab/uldp/core/format"
 	"math"
 	"sort"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/uldplab/uldp/core/format"
 )
 
 // DKW checks samples against a continuous CDF with the

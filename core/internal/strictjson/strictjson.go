@@ -8,12 +8,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/uldplab/uldp/core/format"
 	"maps"
 	"slices"
 	"strings"
 
 	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/format"
 )
 
 // Object decodes b as a JSON object and rejects keys outside known,

@@ -4,10 +4,9 @@ import (
 	"math"
 
 	"github.com/uldplab/uldp/core/format"
-	"github.com/uldplab/uldp/viz/figure"
-
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/figure"
 )
 
 // shown collects what the steps revealed so far.

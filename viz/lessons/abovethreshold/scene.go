@@ -4,30 +4,19 @@
 package abovethreshold
 
 import (
-	_ "embed"
 	"math"
 	"strconv"
 
-	"github.com/uldplab/uldp/core/format"
-	"github.com/uldplab/uldp/viz/figure"
-
 	"github.com/uldplab/uldp/core/cancel"
-
 	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/core/rng"
 	"github.com/uldplab/uldp/core/trace"
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/figure"
 )
-
-// Text is the lesson's prose, an HTML fragment in the subset package prose
-// reads: the web page shows it beside the figure, the desktop app in its
-// place.
-func Text() string { return text }
-
-//go:embed lesson.html
-var text string
 
 // maxQueries bounds the stream so every bar stays wide enough to drag.
 const maxQueries = 24

@@ -4,12 +4,11 @@ import (
 	"math"
 	"slices"
 
+	"github.com/uldplab/uldp/core/audit"
 	"github.com/uldplab/uldp/core/format"
+	"github.com/uldplab/uldp/viz"
 	"github.com/uldplab/uldp/viz/figure"
 	"github.com/uldplab/uldp/viz/lessons/auditlab/internal/lab"
-
-	"github.com/uldplab/uldp/core/audit"
-	"github.com/uldplab/uldp/viz"
 )
 
 // atRange is the AboveThreshold rows' fixed value axis.

@@ -5,32 +5,21 @@
 package auditlab
 
 import (
-	_ "embed"
 	"math"
 	"slices"
 
-	"github.com/uldplab/uldp/core/format"
-	"github.com/uldplab/uldp/viz/figure"
-	"github.com/uldplab/uldp/viz/lessons/auditlab/internal/lab"
-
-	"github.com/uldplab/uldp/core/cancel"
-
 	"github.com/uldplab/uldp/core/audit"
+	"github.com/uldplab/uldp/core/cancel"
 	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/loss"
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/optim"
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/figure"
+	"github.com/uldplab/uldp/viz/lessons/auditlab/internal/lab"
 )
-
-// Text is the lesson's prose, an HTML fragment in the subset package prose
-// reads: the web page shows it beside the figure, the desktop app in its
-// place.
-func Text() string { return text }
-
-//go:embed lesson.html
-var text string
 
 // sampled says whether m's answer has no closed form, so the lab draws its
 // sampled answers instead of an exact profile.

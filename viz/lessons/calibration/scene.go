@@ -4,23 +4,13 @@
 package calibration
 
 import (
-	_ "embed"
 	"math"
 
 	"github.com/uldplab/uldp/core/format"
-	"github.com/uldplab/uldp/viz/figure"
-
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/figure"
 )
-
-// Text is the lesson's prose, an HTML fragment in the subset package prose
-// reads: the web page shows it beside the figure, the desktop app in its
-// place.
-func Text() string { return text }
-
-//go:embed lesson.html
-var text string
 
 // Scene is lesson 2: from ε, δ and a sensitivity Δ to a noise scale,
 // for the mean of n users' m values in [−R, R], at item level (Δ = 2R/(nm))

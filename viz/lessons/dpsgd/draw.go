@@ -5,10 +5,9 @@ import (
 	"slices"
 
 	"github.com/uldplab/uldp/core/format"
-	"github.com/uldplab/uldp/viz/figure"
-
 	"github.com/uldplab/uldp/core/optim"
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/figure"
 )
 
 // shownStep is how many SGD steps the stepper has revealed (0: none).

@@ -4,16 +4,13 @@
 package dpsgd
 
 import (
-	_ "embed"
 	"math"
 	"slices"
 	"strconv"
 
-	"github.com/uldplab/uldp/core/format"
-
 	"github.com/uldplab/uldp/core/cancel"
-
 	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/loss"
 	"github.com/uldplab/uldp/core/optim"
 	"github.com/uldplab/uldp/core/privacy"
@@ -21,14 +18,6 @@ import (
 	"github.com/uldplab/uldp/core/trace"
 	"github.com/uldplab/uldp/viz"
 )
-
-// Text is the lesson's prose, an HTML fragment in the subset package prose
-// reads: the web page shows it beside the figure, the desktop app in its
-// place.
-func Text() string { return text }
-
-//go:embed lesson.html
-var text string
 
 // Scene is lesson 6: Paper B's user-level DP-SGD (Alg. 3) finding the
 // geometric median of users' items in the unit disk. Step through it: each

@@ -4,7 +4,6 @@ import (
 	"math"
 
 	"github.com/uldplab/uldp/core/format"
-
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/optim"
 	"github.com/uldplab/uldp/core/privacy"

@@ -5,12 +5,11 @@ import (
 	"slices"
 
 	"github.com/uldplab/uldp/core/format"
-	"github.com/uldplab/uldp/viz/figure"
-
 	"github.com/uldplab/uldp/core/optim"
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/core/robust"
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/figure"
 )
 
 // Draw shows the plane (users' items, the groups' SGD paths, their end

@@ -5,16 +5,14 @@
 package outlieriterates
 
 import (
-	_ "embed"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/uldplab/uldp/core/format"
-
 	"github.com/uldplab/uldp/core/cancel"
 	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/loss"
 	"github.com/uldplab/uldp/core/optim"
 	"github.com/uldplab/uldp/core/privacy"
@@ -22,14 +20,6 @@ import (
 	"github.com/uldplab/uldp/core/trace"
 	"github.com/uldplab/uldp/viz"
 )
-
-// Text is the lesson's prose, an HTML fragment in the subset package prose
-// reads: the web page shows it beside the figure, the desktop app in its
-// place.
-func Text() string { return text }
-
-//go:embed lesson.html
-var text string
 
 // Scene is lesson 10: the phased SGD with outlier-iterate removal of Lowy,
 // Liu & Asi (2024), their Algorithm 1. Each phase splits fresh users into

@@ -5,11 +5,10 @@ import (
 	"slices"
 
 	"github.com/uldplab/uldp/core/format"
-	"github.com/uldplab/uldp/viz/figure"
-
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/robust"
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/figure"
 )
 
 // outlierShown is what the run's steps revealed so far.

@@ -4,30 +4,19 @@
 package outlierremoval
 
 import (
-	_ "embed"
 	"math"
 	"slices"
 	"strconv"
 
-	"github.com/uldplab/uldp/core/format"
-
 	"github.com/uldplab/uldp/core/cancel"
-
 	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/core/rng"
 	"github.com/uldplab/uldp/core/trace"
 	"github.com/uldplab/uldp/viz"
 )
-
-// Text is the lesson's prose, an HTML fragment in the subset package prose
-// reads: the web page shows it beside the figure, the desktop app in its
-// place.
-func Text() string { return text }
-
-//go:embed lesson.html
-var text string
 
 // Scene is lesson 5: Paper B's outlier-removal mean estimation (ORME,
 // Alg. 2) on one query. Users' values are points in the plane (their mean

@@ -4,17 +4,13 @@
 package phasederm
 
 import (
-	_ "embed"
 	"math"
 	"slices"
 	"strings"
 
-	"github.com/uldplab/uldp/core/format"
-	"github.com/uldplab/uldp/viz/figure"
-
 	"github.com/uldplab/uldp/core/cancel"
-
 	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/loss"
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/optim"
@@ -22,15 +18,8 @@ import (
 	"github.com/uldplab/uldp/core/rng"
 	"github.com/uldplab/uldp/core/trace"
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/figure"
 )
-
-// Text is the lesson's prose, an HTML fragment in the subset package prose
-// reads: the web page shows it beside the figure, the desktop app in its
-// place.
-func Text() string { return text }
-
-//go:embed lesson.html
-var text string
 
 // Scene is lesson 7: Phased-ERM (Paper A, Alg. 3) localising the squared
 // loss's minimiser over 𝒦 = B(0, 1) through shrinking balls, each phase one

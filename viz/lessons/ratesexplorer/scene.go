@@ -4,7 +4,6 @@
 package ratesexplorer
 
 import (
-	_ "embed"
 	"math"
 	"slices"
 
@@ -14,14 +13,6 @@ import (
 	"github.com/uldplab/uldp/core/rates"
 	"github.com/uldplab/uldp/viz"
 )
-
-// Text is the lesson's prose, an HTML fragment in the subset package prose
-// reads: the web page shows it beside the figure, the desktop app in its
-// place.
-func Text() string { return text }
-
-//go:embed lesson.html
-var text string
 
 // Scene is the rates explorer: the papers' error bounds as curves on log
 // axes against one size (n, m, d, ε or k) at the others' settings, and

@@ -5,11 +5,10 @@ import (
 	"strconv"
 
 	"github.com/uldplab/uldp/core/format"
-	"github.com/uldplab/uldp/viz/figure"
-
 	"github.com/uldplab/uldp/core/optim"
 	"github.com/uldplab/uldp/core/robust"
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/figure"
 )
 
 // Draw shows the batch's gradients with the robust estimate, the two

@@ -4,15 +4,13 @@
 package robustsgd
 
 import (
-	_ "embed"
 	"math"
 	"slices"
 	"strconv"
 
-	"github.com/uldplab/uldp/core/format"
-
 	"github.com/uldplab/uldp/core/cancel"
 	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/loss"
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/optim"
@@ -22,14 +20,6 @@ import (
 	"github.com/uldplab/uldp/core/trace"
 	"github.com/uldplab/uldp/viz"
 )
-
-// Text is the lesson's prose, an HTML fragment in the subset package prose
-// reads: the web page shows it beside the figure, the desktop app in its
-// place.
-func Text() string { return text }
-
-//go:embed lesson.html
-var text string
 
 // Scene is lesson 9: the robust-statistics SGD of Ghazi, Kumar, Liu &
 // Manurangsi (2025). Each step takes a fresh batch of B users, averages

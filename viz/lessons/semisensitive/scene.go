@@ -5,7 +5,6 @@
 package semisensitive
 
 import (
-	_ "embed"
 	"maps"
 	"math"
 	"math/rand/v2"
@@ -22,14 +21,6 @@ import (
 	"github.com/uldplab/uldp/core/trace"
 	"github.com/uldplab/uldp/viz"
 )
-
-// Text is the lesson's prose, an HTML fragment in the subset package prose
-// reads: the web page shows it beside the figure, the desktop app in its
-// place.
-func Text() string { return text }
-
-//go:embed lesson.html
-var text string
 
 // Scene is the lesson on semi-sensitive features (Ghazi et al. 2024):
 // logistic regression trained through PVMW. Each example has public

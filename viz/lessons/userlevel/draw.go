@@ -4,10 +4,9 @@ import (
 	"math"
 
 	"github.com/uldplab/uldp/core/format"
-	"github.com/uldplab/uldp/viz/figure"
-
 	"github.com/uldplab/uldp/core/robust"
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/figure"
 )
 
 func (p *Scene) itemID(i, j int) int { return 1 + i*p.spec.M + j }

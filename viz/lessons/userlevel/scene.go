@@ -4,27 +4,17 @@
 package userlevel
 
 import (
-	_ "embed"
 	"math"
 	"slices"
 
-	"github.com/uldplab/uldp/core/format"
-
 	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/core/rng"
 	"github.com/uldplab/uldp/core/robust"
 	"github.com/uldplab/uldp/core/trace"
 	"github.com/uldplab/uldp/viz"
 )
-
-// Text is the lesson's prose, an HTML fragment in the subset package prose
-// reads: the web page shows it beside the figure, the desktop app in its
-// place.
-func Text() string { return text }
-
-//go:embed lesson.html
-var text string
 
 // Scene is lesson 1, "Why user-level?": n users each holding m items in
 // the plane. Drag an item or a whole user (by its mean) and watch the mean,

@@ -8,17 +8,16 @@ import (
 	"math"
 	"slices"
 
-	"github.com/uldplab/uldp/core/format"
-	"github.com/uldplab/uldp/viz/figure"
-	"github.com/uldplab/uldp/viz/lessons/auditlab/internal/lab"
-
 	"github.com/uldplab/uldp/core/audit"
 	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/loss"
 	"github.com/uldplab/uldp/core/optim"
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/core/rng"
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/figure"
+	"github.com/uldplab/uldp/viz/lessons/auditlab/internal/lab"
 )
 
 // Mechs are the audit lab's mechanisms this part shows: the lesson list

@@ -3,9 +3,8 @@ package lab
 import (
 	"math"
 
-	"github.com/uldplab/uldp/core/format"
-
 	"github.com/uldplab/uldp/core/audit"
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/viz"
 )
