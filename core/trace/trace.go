@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/uldplab/uldp/core/format"
@@ -194,4 +195,27 @@ func Users(ids []string) string {
 		return "user " + ids[0]
 	}
 	return "users " + And(ids)
+}
+
+// Has reports whether any of steps is of one of the kinds: what a figure
+// asks of the steps shown so far ("has the gate run yet?").
+func Has(steps []Step, kinds ...Kind) bool {
+	for _, st := range steps {
+		if slices.Contains(kinds, st.Kind) {
+			return true
+		}
+	}
+	return false
+}
+
+// Last returns the data of the last of steps of the given kind, nil if
+// there is none; the steps are a recorded trace's, whose data hold the
+// algorithm's own values.
+func Last[T any](steps []Step, kind Kind) *T {
+	for i := len(steps) - 1; i >= 0; i-- {
+		if d, ok := steps[i].Data.(T); ok && steps[i].Kind == kind {
+			return &d
+		}
+	}
+	return nil
 }

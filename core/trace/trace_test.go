@@ -236,3 +236,22 @@ func TestStepperCopiesUnlessShared(t *testing.T) {
 		t.Errorf("NewStepperShared ran on a copy (err %v)", err)
 	}
 }
+
+// Has and Last read the steps shown so far: a kind among several, the
+// newest step's data of a kind, nothing for a kind not yet shown.
+func TestHasAndLast(t *testing.T) {
+	type gate struct{ Pass bool }
+	steps := []Step{{Kind: "a.score"}, {Kind: "at.compare", Data: gate{true}}, {Kind: "x.other"}, {Kind: "at.compare", Data: gate{false}}}
+	if !Has(steps, "b.none", "a.score") || Has(steps, "b.none") || Has(nil, "a.score") {
+		t.Error("Has reads the kinds wrong")
+	}
+	if g := Last[gate](steps, "at.compare"); g == nil || g.Pass {
+		t.Errorf("Last = %+v, want the newest compare (failed)", g)
+	}
+	if g := Last[gate](steps[:2], "at.compare"); g == nil || !g.Pass {
+		t.Errorf("Last of the first two = %+v", g)
+	}
+	if Last[gate](steps, "x.other") != nil || Last[gate](steps[:1], "at.compare") != nil {
+		t.Error("Last found data where there is none")
+	}
+}

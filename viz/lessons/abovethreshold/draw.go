@@ -5,6 +5,7 @@ import (
 
 	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/mech"
+	"github.com/uldplab/uldp/core/trace"
 	"github.com/uldplab/uldp/viz"
 	"github.com/uldplab/uldp/viz/figure"
 )
@@ -18,18 +19,12 @@ type shown struct {
 }
 
 func (s *Scene) revealed() shown {
-	var v shown
-	for _, st := range s.player.Stepper().Shown() {
-		switch st.Kind {
-		case mech.KindATThreshold:
-			d := st.Data.(mech.ATThresholdStep)
-			v.threshold = &d
-		case mech.KindATCompare:
-			d := st.Data.(mech.ATCompareStep)
+	steps := s.player.Stepper().Shown()
+	v := shown{threshold: trace.Last[mech.ATThresholdStep](steps, mech.KindATThreshold), halted: trace.Has(steps, mech.KindATHalt)}
+	for _, st := range steps {
+		if d, ok := st.Data.(mech.ATCompareStep); ok && st.Kind == mech.KindATCompare {
 			v.compares = append(v.compares, d)
 			v.current = d.T
-		case mech.KindATHalt:
-			v.halted = true
 		}
 	}
 	return v

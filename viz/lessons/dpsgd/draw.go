@@ -41,7 +41,7 @@ func (s *Scene) Draw(w, h float64) *viz.List {
 	var inset figure.Plot
 	beside := w < 640
 	split := math.Round(w * 0.62)
-	if s.drag == 0 {
+	if s.grab.ID == 0 {
 		if beside {
 			s.cam = viz.Fit(-1.05, 1.05, -1.05, 1.05, 0, top, w, math.Round(h*0.6)-top, 10)
 		} else {
@@ -190,7 +190,7 @@ func (s *Scene) drawHandles(l *viz.List) {
 		}
 		p := s.cam.ToScreen(h.at[0], h.at[1])
 		st := viz.Style{Fill: viz.Paper, Stroke: viz.Ink, Width: 1.5}
-		if s.drag == h.id {
+		if s.grab.ID == h.id {
 			st.Stroke, st.Width = viz.Yellow, 3
 		}
 		l.Circle(p, 7, st, h.id)
@@ -273,23 +273,22 @@ func (s *Scene) Pointer(ev viz.Event) bool {
 		if id != dpsgdCrowd && id != dpsgdOutliers {
 			return false
 		}
-		x, y := s.cam.ToWorld(viz.Point{X: ev.X, Y: ev.Y})
 		at := s.crowd
 		if id == dpsgdOutliers {
 			at = s.outliers
 		}
-		s.drag, s.grab = id, [2]float64{at[0] - x, at[1] - y}
+		s.grab.Start(id, s.cam, ev, at)
 		return true
 	case viz.PointerMove:
-		if s.drag == 0 {
+		if s.grab.ID == 0 {
 			return false
 		}
-		x, y := s.cam.ToWorld(viz.Point{X: ev.X, Y: ev.Y})
-		at := [2]float64{math.Max(-2, math.Min(2, x+s.grab[0])), math.Max(-2, math.Min(2, y+s.grab[1]))}
+		at := s.grab.At(ev)
+		at = [2]float64{figure.Clamp(at[0], -2, 2), figure.Clamp(at[1], -2, 2)}
 		// The handle follows the pointer at once; the users and the run
 		// around it follow when computed.
 		next := s.latest().copy()
-		if s.drag == dpsgdCrowd {
+		if s.grab.ID == dpsgdCrowd {
 			s.crowd, next.crowd = at, at
 		} else {
 			s.outliers, next.outliers = at, at
@@ -298,7 +297,7 @@ func (s *Scene) Pointer(ev viz.Event) bool {
 		_ = s.start(next, true) // dragging cannot make a run invalid
 		return true
 	case viz.PointerUp:
-		return viz.LetGo(&s.drag)
+		return s.grab.End()
 	}
 	return false
 }

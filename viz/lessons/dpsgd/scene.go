@@ -64,8 +64,7 @@ type Scene struct {
 
 	cam  viz.Camera
 	list viz.List
-	drag int // dpsgdCrowd or dpsgdOutliers while dragging
-	grab [2]float64
+	grab viz.Grab // of dpsgdCrowd or dpsgdOutliers
 }
 
 // Hit-test ids of the two handles.
@@ -375,11 +374,11 @@ func (s *Scene) advance(budget float64) error {
 	}
 	// The figure's state stays: the stepper's position and speed, a drag
 	// under way, the camera.
-	player, drag, grab, cam, crowd, outliers := s.player, s.drag, s.grab, s.cam, s.crowd, s.outliers
+	player, grab, cam, crowd, outliers := s.player, s.grab, s.cam, s.crowd, s.outliers
 	st := next.player.Stepper()
 	*s = *next
-	s.drag, s.grab, s.cam = drag, grab, cam
-	if drag != 0 {
+	s.grab, s.cam = grab, cam
+	if grab.ID != 0 {
 		s.crowd, s.outliers = crowd, outliers
 	}
 	_ = st.Seek(min(player.Stepper().Pos(), st.Len()))

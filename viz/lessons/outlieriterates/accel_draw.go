@@ -42,7 +42,7 @@ func (s *Scene) drawAccelPlane(l *viz.List, w, h float64, a accelAt) {
 		what = format.Sprintf("users' items (drag a user); step %d's K users in colour: green kept, vermillion dropped", st.T)
 	}
 	top, bottom := s.planeHeader(l, w, h, what, "— the phase's AC-SA query points x_md  ■ the phase's start  ● the step's query  ● release")
-	if s.drag == 0 {
+	if s.grab.ID == 0 {
 		s.fitPlane(w, top, bottom, w)
 	}
 	col := make([]viz.Colour, s.cfg.n)

@@ -56,7 +56,7 @@ func (s *Scene) drawPlane(l *viz.List, w, h float64, a oirAt) {
 		what = format.Sprintf("users' items (drag a user); phase %d's users coloured by group, the others grey", ph.I)
 	}
 	top, bottom := s.planeHeader(l, w, h, what, "— a group's SGD path  ● its averaged iterate x̃_j  ■ the phase's start  ◆ kept mean  ● release")
-	if s.drag == 0 { // the views stay put while a user is dragged
+	if s.grab.ID == 0 { // the views stay put while a user is dragged
 		s.fitPlane(w, top, bottom, w)
 		s.inset = viz.Camera{}
 		if a.phase != nil && a.groups > 0 {
@@ -178,8 +178,8 @@ func (s *Scene) drawItems(l *viz.List, col []viz.Colour) {
 			l.Dots(pts, r, style, 1+u*m)
 		}
 	}
-	if s.drag > 0 {
-		items := s.cfg.users[s.drag-1]
+	if s.grab.ID > 0 {
+		items := s.cfg.users[s.grab.ID-1]
 		for k := 0; k < len(items); k += 2 {
 			l.Circle(s.cam.ToScreen(items[k], items[k+1]), 5, viz.Style{Stroke: viz.Yellow, Width: 2.5}, 0)
 		}
@@ -470,25 +470,25 @@ func (s *Scene) Pointer(ev viz.Event) bool {
 			return false
 		}
 		u := (id - 1) / s.cfg.m
-		x, y := s.cam.ToWorld(viz.Point{X: ev.X, Y: ev.Y})
-		s.drag, s.dragFrom, s.dragItems = u+1, [2]float64{x, y}, s.cfg.users[u]
+		s.grab.Start(u+1, s.cam, ev, [2]float64{})
+		s.dragItems = s.cfg.users[u]
 		return true
 	case viz.PointerMove:
-		if s.drag == 0 {
+		if s.grab.ID == 0 {
 			return false
 		}
-		x, y := s.cam.ToWorld(viz.Point{X: ev.X, Y: ev.Y})
+		d := s.grab.Moved(ev)
 		items := slices.Clone(s.dragItems)
 		for k := 0; k < len(items); k += 2 {
-			items[k] += x - s.dragFrom[0]
-			items[k+1] += y - s.dragFrom[1]
+			items[k] += d[0]
+			items[k+1] += d[1]
 		}
 		// A new slice: the stepper shares the old one.
-		s.cfg.users[s.drag-1] = items
+		s.cfg.users[s.grab.ID-1] = items
 		s.err = s.rerun()
 		return true
 	case viz.PointerUp:
-		return viz.LetGo(&s.drag)
+		return s.grab.End()
 	}
 	return false
 }

@@ -48,10 +48,8 @@ type Scene struct {
 	cam    viz.Camera // the plane
 	inset  viz.Camera // the phase's end iterates magnified; W 0 when not shown
 	list   viz.List
-	// The drag: the user (1-based; 0 none), where the pointer went down in
-	// the plane, and the user's items then.
-	drag      int
-	dragFrom  [2]float64
+	// The drag of a user (1-based), and the user's items when it began.
+	grab      viz.Grab
 	dragItems []float64
 }
 

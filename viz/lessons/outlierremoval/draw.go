@@ -7,6 +7,7 @@ import (
 	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/robust"
+	"github.com/uldplab/uldp/core/trace"
 	"github.com/uldplab/uldp/viz"
 	"github.com/uldplab/uldp/viz/figure"
 )
@@ -21,23 +22,14 @@ type outlierShown struct {
 }
 
 func (s *Scene) revealed() outlierShown {
-	var v outlierShown
-	for _, st := range s.player.Stepper().Shown() {
-		switch st.Kind {
-		case mech.KindORMEScore:
-			v.score = true
-		case mech.KindATCompare:
-			d := st.Data.(mech.ATCompareStep)
-			v.gate = &d
-		case mech.KindORMEHalt:
-			v.halted = true
-		case mech.KindORMEKeep:
-			v.keep = true
-		case mech.KindORMERelease:
-			v.release = true
-		}
+	shown := s.player.Stepper().Shown()
+	return outlierShown{
+		score:   trace.Has(shown, mech.KindORMEScore),
+		gate:    trace.Last[mech.ATCompareStep](shown, mech.KindATCompare),
+		halted:  trace.Has(shown, mech.KindORMEHalt),
+		keep:    trace.Has(shown, mech.KindORMEKeep),
+		release: trace.Has(shown, mech.KindORMERelease),
 	}
-	return v
 }
 
 // Draw shows the users in the plane, the score against the gate, the keep
@@ -90,8 +82,8 @@ func (s *Scene) drawPlane(l *viz.List, w, h float64, v outlierShown) {
 		x += viz.TextWidth(e.text, 12) + 12
 	}
 	top += 12
-	bottom := h - 26 // the release's legend or the halt below the plane
-	if s.drag == 0 { // the views stay put while a user is dragged
+	bottom := h - 26    // the release's legend or the halt below the plane
+	if s.grab.ID == 0 { // the views stay put while a user is dragged
 		x0, x1, y0, y1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 		for _, u := range s.users {
 			x0, x1 = math.Min(x0, u[0]), math.Max(x1, u[0])
@@ -161,8 +153,8 @@ func (s *Scene) drawUsers(l *viz.List, c viz.Camera, rad float64, v outlierShown
 			l.Circle(c.ToScreen(u[0], u[1]), tau*c.Scale, viz.Style{Stroke: viz.Purple, Width: 1, Alpha: 0.25}, 0)
 		}
 	}
-	if s.drag > 0 && main { // the dragged user's two rings: τ for the score, 2τ for its count
-		u := s.users[s.drag-1]
+	if s.grab.ID > 0 && main { // the dragged user's two rings: τ for the score, 2τ for its count
+		u := s.users[s.grab.ID-1]
 		p := c.ToScreen(u[0], u[1])
 		l.Circle(p, tau*c.Scale, viz.Style{Stroke: viz.Purple, Width: 1.5, Dashed: true}, 0)
 		l.Circle(p, 2*tau*c.Scale, viz.Style{Stroke: viz.Sky, Width: 1.5}, 0)
@@ -176,13 +168,13 @@ func (s *Scene) drawUsers(l *viz.List, c viz.Camera, rad float64, v outlierShown
 	// a label that would cover another is left out.
 	place := figure.Labels{L: l}
 	count := func(j int) {
-		if main && (v.keep || v.halted) && (st.Keep[j] < 1 || s.drag == j+1) {
+		if main && (v.keep || v.halted) && (st.Keep[j] < 1 || s.grab.ID == j+1) {
 			p := c.ToScreen(s.users[j][0], s.users[j][1])
 			place.Text(viz.Point{X: p.X, Y: p.Y - 13}, format.Sprintf("f=%d", st.Counts[j]), 10, viz.Ink, viz.Centre)
 		}
 	}
-	if s.drag > 0 {
-		count(s.drag - 1)
+	if s.grab.ID > 0 {
+		count(s.grab.ID - 1)
 	}
 	for j, u := range s.users {
 		p := c.ToScreen(u[0], u[1])
@@ -196,11 +188,11 @@ func (s *Scene) drawUsers(l *viz.List, c viz.Camera, rad float64, v outlierShown
 		if v.keep && !kept[j] {
 			style = viz.Style{Stroke: figure.RampColour(st.Keep[j]), Width: 2}
 		}
-		if s.drag == j+1 {
+		if s.grab.ID == j+1 {
 			style.Stroke, style.Width = viz.Yellow, 3
 		}
 		l.Circle(p, rad, style, id0+j)
-		if s.drag != j+1 {
+		if s.grab.ID != j+1 {
 			count(j)
 		}
 	}
@@ -289,36 +281,35 @@ func (s *Scene) Pointer(ev viz.Event) bool {
 	switch ev.Kind {
 	case viz.PointerDown:
 		id := s.list.Hit(viz.Point{X: ev.X, Y: ev.Y}, 4)
-		s.dragCam = s.cam
+		cam := s.cam
 		if id > s.n && id <= 2*s.n && s.inset.W > 0 { // a user in the crowd's inset
 			id -= s.n
-			s.dragCam = s.inset
+			cam = s.inset
 		}
 		if id < 1 || id > s.n {
 			return false
 		}
-		x, y := s.dragCam.ToWorld(viz.Point{X: ev.X, Y: ev.Y})
 		u := s.users[id-1]
 		if s.nb && s.nbUser == id-1 {
 			u = s.nbAt
 		}
-		s.drag, s.grab = id, [2]float64{u[0] - x, u[1] - y}
+		s.grab.Start(id, cam, ev, [2]float64{u[0], u[1]})
 		return true
 	case viz.PointerMove:
-		if s.drag == 0 {
+		if s.grab.ID == 0 {
 			return false
 		}
-		x, y := s.dragCam.ToWorld(viz.Point{X: ev.X, Y: ev.Y})
-		at := []float64{x + s.grab[0], y + s.grab[1]}
+		to := s.grab.At(ev)
+		at := []float64{to[0], to[1]}
 		if s.nb { // the copy changes, in one user only
-			s.nbUser, s.nbAt = s.drag-1, at
+			s.nbUser, s.nbAt = s.grab.ID-1, at
 		} else {
-			s.users[s.drag-1] = at
+			s.users[s.grab.ID-1] = at
 		}
 		s.rerun()
 		return true
 	case viz.PointerUp:
-		return viz.LetGo(&s.drag)
+		return s.grab.End()
 	}
 	return false
 }

@@ -44,12 +44,10 @@ type Scene struct {
 	cal    mech.ORMECalibration
 	err    error
 
-	cam     viz.Camera
-	inset   viz.Camera // the crowd's magnified view; W 0 when not shown
-	dragCam viz.Camera // the view the dragged user was grabbed in
-	list    viz.List
-	drag    int // 1-based user, 0 none
-	grab    [2]float64
+	cam   viz.Camera
+	inset viz.Camera // the crowd's magnified view; W 0 when not shown
+	list  viz.List
+	grab  viz.Grab // of a user, 1-based
 }
 
 // outlierPreset is a dataset and the settings that show one behaviour.

@@ -227,7 +227,7 @@ func TestOutlierCrowdInset(t *testing.T) {
 		}
 		// Grab a user in the inset and move it 24 px to the right.
 		a.Event(viz.Event{Kind: viz.PointerDown, X: pts[0].X, Y: pts[0].Y})
-		j := s.drag - 1
+		j := s.grab.ID - 1
 		if j < 0 {
 			t.Fatalf("%v: nothing grabbed at user 1 in the inset", size)
 		}

@@ -41,8 +41,7 @@ type Scene struct {
 
 	cam  viz.Camera
 	list viz.List
-	drag bool
-	grab [2]float64
+	grab viz.Grab // of the data (ID 1)
 }
 
 // phasedAlgo is one of the lesson's algorithms.
@@ -263,7 +262,7 @@ func (s *Scene) Draw(w, h float64) *viz.List {
 		return l
 	}
 	top := 16 + l.Text(viz.Point{X: 14, Y: 16}, "◆ phase minimiser (exact)   ● released θ̂ᵢ   dashed: B(θ̂ᵢ₋₁, R_i), R_i = G/λ_i   orange ring: ±σᵢ around the minimiser", 12, viz.Ink, viz.Left)
-	if !s.drag {
+	if s.grab.ID == 0 {
 		s.cam = viz.Fit(-1.25, 1.25, -1.25, 1.25, 0, math.Max(40, top+8), w, h-60-math.Max(40, top+8), 10)
 	}
 	c := s.cam
@@ -275,7 +274,7 @@ func (s *Scene) Draw(w, h float64) *viz.List {
 	s.drawCloud(l)
 	hc := c.ToScreen(s.centre[0], s.centre[1])
 	st := viz.Style{Fill: viz.Sky, Stroke: viz.Ink, Width: 1}
-	if s.drag {
+	if s.grab.ID != 0 {
 		st.Stroke, st.Width = viz.Yellow, 3
 	}
 	l.Circle(hc, 8, st, 1)
@@ -424,16 +423,14 @@ func (s *Scene) Pointer(ev viz.Event) bool {
 	switch ev.Kind {
 	case viz.PointerDown:
 		if s.list.Hit(viz.Point{X: ev.X, Y: ev.Y}, 4) == 1 {
-			x, y := s.cam.ToWorld(viz.Point{X: ev.X, Y: ev.Y})
-			s.drag, s.grab = true, [2]float64{s.centre[0] - x, s.centre[1] - y}
+			s.grab.Start(1, s.cam, ev, s.centre)
 			return true
 		}
 	case viz.PointerMove:
-		if !s.drag {
+		if s.grab.ID == 0 {
 			return false
 		}
-		x, y := s.cam.ToWorld(viz.Point{X: ev.X, Y: ev.Y})
-		c := [2]float64{x + s.grab[0], y + s.grab[1]}
+		c := s.grab.At(ev)
 		// Keep the data inside its radius R_X (the loss's Lipschitz bound).
 		if r := math.Hypot(c[0], c[1]); r > s.params.RX-0.1 {
 			c[0], c[1] = c[0]*(s.params.RX-0.1)/r, c[1]*(s.params.RX-0.1)/r
@@ -442,10 +439,7 @@ func (s *Scene) Pointer(ev viz.Event) bool {
 		s.regenerate()
 		return true
 	case viz.PointerUp:
-		if s.drag {
-			s.drag = false
-			return true
-		}
+		return s.grab.End()
 	}
 	return false
 }

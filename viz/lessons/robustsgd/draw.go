@@ -76,7 +76,7 @@ func (s *Scene) drawBatch(l *viz.List, b figure.Box, a robustAt) {
 	e := st.Estimate
 	q := st.Q.Flat
 	r := v.cfg.radius
-	if s.drag == 0 { // the view stays put while a user is dragged
+	if s.grab.ID == 0 { // the view stays put while a user is dragged
 		x0, x1, y0, y1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 		for i := 0; i < len(q); i += 2 {
 			x0, x1 = math.Min(x0, q[i]), math.Max(x1, q[i])
@@ -121,7 +121,7 @@ func (s *Scene) drawBatch(l *viz.List, b figure.Box, a robustAt) {
 	}
 	for i, u := range st.Users {
 		style := viz.Style{Fill: viz.Blue, Stroke: viz.Ink, Width: 0.5}
-		if s.drag == u+1 {
+		if s.grab.ID == u+1 {
 			style.Stroke, style.Width = viz.Yellow, 3
 		}
 		l.Circle(c.ToScreen(q[2*i], q[2*i+1]), rad, style, u+1)
@@ -426,28 +426,26 @@ func (s *Scene) Pointer(ev viz.Event) bool {
 		if id < 1 || id > c.n || c.data == nil { // nil: new users are being drawn
 			return false
 		}
-		x, y := s.cam.ToWorld(viz.Point{X: ev.X, Y: ev.Y})
-		s.drag, s.dragFrom = id, [2]float64{x, y}
+		s.grab.Start(id, s.cam, ev, [2]float64{})
 		s.dragItems = c.data.Users[id-1].Points
 		if c.nb && c.nbUser == id-1 {
 			s.dragItems = c.nbItems
 		}
 		return true
 	case viz.PointerMove:
-		if s.drag == 0 {
+		if s.grab.ID == 0 {
 			return false
 		}
-		x, y := s.cam.ToWorld(viz.Point{X: ev.X, Y: ev.Y})
-		items := c.shifted(s.dragItems, [2]float64{x - s.dragFrom[0], y - s.dragFrom[1]})
+		items := c.shifted(s.dragItems, s.grab.Moved(ev))
 		if c.nb {
-			c.nbUser, c.nbItems = s.drag-1, items
+			c.nbUser, c.nbItems = s.grab.ID-1, items
 		} else {
-			c.data = c.withItems(s.drag-1, items)
+			c.data = c.withItems(s.grab.ID-1, items)
 		}
 		_ = s.start(c) // moving a user cannot make the settings invalid
 		return true
 	case viz.PointerUp:
-		return viz.LetGo(&s.drag)
+		return s.grab.End()
 	}
 	return false
 }

@@ -41,10 +41,8 @@ type Scene struct {
 	cam    viz.Camera // the batch's plane
 	dom    viz.Camera // the domain
 	list   viz.List
-	// The drag: the user (1-based; 0 none), where the pointer started in
-	// the plane, and the user's items then.
-	drag      int
-	dragFrom  [2]float64
+	// The drag of a user (1-based), and the user's items when it began.
+	grab      viz.Grab
 	dragItems []float64
 }
 

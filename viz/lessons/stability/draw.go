@@ -8,6 +8,7 @@ import (
 	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/noise"
+	"github.com/uldplab/uldp/core/trace"
 	"github.com/uldplab/uldp/viz"
 	"github.com/uldplab/uldp/viz/figure"
 )
@@ -21,25 +22,17 @@ type stabilityShown struct {
 }
 
 func (s *Scene) revealed() stabilityShown {
-	var v stabilityShown
 	if s.player.Stepper() == nil {
-		return v
+		return stabilityShown{}
 	}
-	for _, st := range s.player.Stepper().Shown() {
-		switch st.Kind {
-		case mech.KindDelCalibrate:
-			v.calibrated = true
-		case mech.KindDelCertificate:
-			v.certificate = true
-		case mech.KindDelStability:
-			v.stability = true
-		case mech.KindTDLapDraw:
-			v.drawn = true
-		case mech.KindNoiseAdd, mech.KindDelBottom:
-			v.released = true
-		}
+	shown := s.player.Stepper().Shown()
+	return stabilityShown{
+		calibrated:  trace.Has(shown, mech.KindDelCalibrate),
+		certificate: trace.Has(shown, mech.KindDelCertificate),
+		stability:   trace.Has(shown, mech.KindDelStability),
+		drawn:       trace.Has(shown, mech.KindTDLapDraw),
+		released:    trace.Has(shown, mech.KindNoiseAdd, mech.KindDelBottom),
 	}
-	return v
 }
 
 // Draw paints the users, the influence bars, the TDLap pmf, the search
