@@ -519,14 +519,7 @@ func (s *Scene) Readouts() []viz.Readout {
 			viz.Readout{Name: "test", Label: "the test's privacy loss (exact)", Value: math.Max(s.rtest.Loss, s.rtest.WorstLoss), Warn: s.rtest.Violated(),
 				Text: rsgdTestText(s.rtest)})
 	}
-	if p, ok := s.verdictAt(); ok {
-		r = append(r, viz.Readout{Name: "exact", Label: format.Sprintf("exact δ at ε = %g", g.Eps), Value: math.Max(p.DeltaAB, p.DeltaBA),
-			Text: format.Sprintf("%.3g and %.3g vs promised %g: %s", p.DeltaAB, p.DeltaBA, g.Delta, p.Verdict), Warn: p.Verdict == audit.Violation})
-	}
-	if mc, ok := s.MC.Readout(g.Eps); ok {
-		r = append(r, mc)
-	}
-	return r
+	return s.MC.Verdicts(r, s.points, g)
 }
 
 // Guarantee is the audited mechanism's claim.

@@ -223,15 +223,9 @@ func (s *Scene) Readouts() []viz.Readout {
 			Text: format.Sprintf("phase %d, group %d of C = %d (τ = %.3g, σ = %.3g)", l.Phase, l.Group, l.C, l.Tau, l.Sigma)},
 			viz.Readout{Name: "gate", Label: "the gate's privacy loss (exact)", Value: l.GateLoss, Warn: l.GateLoss > l.GateBudget+1e-12,
 				Text: format.Sprintf("%.4g against its budget ε_g = %.4g (Pr[pass] %.4g on A, %.4g on B)", l.GateLoss, l.GateBudget, l.A.PPass, l.B.PPass)})
-		if p, ok := lab.PointAt(l.Points, g.Eps); ok {
-			r = append(r, viz.Readout{Name: "exact", Label: format.Sprintf("exact δ at ε = %g", g.Eps), Value: math.Max(p.DeltaAB, p.DeltaBA),
-				Text: format.Sprintf("%.3g and %.3g vs promised %g: %s", p.DeltaAB, p.DeltaBA, g.Delta, p.Verdict), Warn: p.Verdict == audit.Violation})
-		}
+		return s.MC.Verdicts(r, l.Points, g)
 	}
-	if mc, ok := s.MC.Readout(g.Eps); ok {
-		r = append(r, mc)
-	}
-	return r
+	return s.MC.Verdicts(r, nil, g)
 }
 
 // Guarantee is the audited mechanism's claim.

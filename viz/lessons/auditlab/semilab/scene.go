@@ -117,10 +117,7 @@ func (s *Scene) Readouts() []viz.Readout {
 	g := s.guarantee()
 	r := []viz.Readout{{Name: "claim", Label: "the view's claim", Value: g.Eps,
 		Text: format.Sprintf("(ε = %.3g, δ = %.3g): %s", g.Eps, g.Delta, g.Note)}}
-	if mc, ok := s.MC.Readout(g.Eps); ok {
-		r = append(r, mc)
-	}
-	return r
+	return s.MC.Verdicts(r, nil, g)
 }
 
 // Guarantee is the view's claim, or the real mechanism's under a broken

@@ -121,6 +121,20 @@ func now() float64 {
 	return viz.Clock()
 }
 
+// Verdicts appends to r the verdicts on the claim g: the exact δ at its ε,
+// where the exact profile pts reaches it, then the Monte Carlo audit's
+// state, if there is one.
+func (m *MC) Verdicts(r []viz.Readout, pts []audit.Point, g privacy.Guarantee) []viz.Readout {
+	if p, ok := PointAt(pts, g.Eps); ok {
+		r = append(r, viz.Readout{Name: "exact", Label: format.Sprintf("exact δ at ε = %g", g.Eps), Value: math.Max(p.DeltaAB, p.DeltaBA),
+			Text: format.Sprintf("%.3g and %.3g vs promised %g: %s", p.DeltaAB, p.DeltaBA, g.Delta, p.Verdict), Warn: p.Verdict == audit.Violation})
+	}
+	if mc, ok := m.Readout(g.Eps); ok {
+		r = append(r, mc)
+	}
+	return r
+}
+
 // Readout is the audit's state against the claimed ε, if there is one.
 func (m *MC) Readout(claimed float64) (viz.Readout, bool) {
 	switch {
