@@ -1,13 +1,13 @@
 package ebitenview
 
 import (
+	"fmt"
 	"image/color"
 	"strconv"
 
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/hajimehoshi/ebiten/v2/vector"
 
-	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/viz"
 	"github.com/uldplab/uldp/viz/prose"
 )
@@ -56,7 +56,7 @@ func (r *reader) layout(name string, text func(string) (string, error), w int, w
 	case r.errata:
 		blocks, err = prose.ErrataBlocks()
 	case text == nil:
-		err = format.Errorf("no lesson text for %s in this app (the Errata button shows the errata)", name)
+		err = fmt.Errorf("no lesson text for %s in this app (the Errata button shows the errata)", name)
 	default:
 		var src string
 		if src, err = text(name); err == nil {

@@ -1,8 +1,7 @@
 package scenetest
 
 import (
-	"fmt"
-
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/viz"
 )
 
@@ -25,12 +24,12 @@ func Outside(l *viz.List) []string {
 			w := 0.5 * it.Size * float64(len([]rune(it.Text)))
 			x0 := it.P[0].X - [...]float64{0, w / 2, w}[it.Align]
 			if x0 < -slack || x0+w > l.Width+slack || it.P[0].Y-it.Size/2 < -slack || it.P[0].Y+it.Size/2 > l.Height+slack {
-				bad = append(bad, fmt.Sprintf("text %q at (%.0f, %.0f), about %.0f px wide", it.Text, it.P[0].X, it.P[0].Y, w))
+				bad = append(bad, format.Sprintf("text %q at (%.0f, %.0f), about %.0f px wide", it.Text, it.P[0].X, it.P[0].Y, w))
 			}
 		case viz.Rect, viz.Polygon, viz.Line, viz.Polyline:
 			for _, p := range it.P {
 				if !in(p) {
-					bad = append(bad, fmt.Sprintf("kind %d (%s) point (%.0f, %.0f)", it.Kind, it.Text, p.X, p.Y))
+					bad = append(bad, format.Sprintf("kind %d (%s) point (%.0f, %.0f)", it.Kind, it.Text, p.X, p.Y))
 					break
 				}
 			}
@@ -56,11 +55,11 @@ func Clashes(l *viz.List) []string {
 		x := it.P[0].X - [...]float64{0, tw / 2, tw}[it.Align]
 		b := box{x, it.P[0].Y - it.Size/2, x + tw, it.P[0].Y + it.Size/2, it.Text}
 		if b.x0 < -0.5 || b.x1 > l.Width+0.5 || b.y0 < -0.5 || b.y1 > l.Height+0.5 {
-			bad = append(bad, fmt.Sprintf("%q runs out of the %g×%g frame", b.text, l.Width, l.Height))
+			bad = append(bad, format.Sprintf("%q runs out of the %g×%g frame", b.text, l.Width, l.Height))
 		}
 		for _, o := range boxes {
 			if b.x0 < o.x1 && o.x0 < b.x1 && b.y0 < o.y1 && o.y0 < b.y1 {
-				bad = append(bad, fmt.Sprintf("%q overlaps %q", b.text, o.text))
+				bad = append(bad, format.Sprintf("%q overlaps %q", b.text, o.text))
 			}
 		}
 		boxes = append(boxes, b)
