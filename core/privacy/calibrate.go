@@ -77,7 +77,30 @@ func Calibrate(mech string, eps, delta, sens float64) (Calibration, error) {
 	if !ok {
 		return Calibration{}, format.Errorf("mechanism %q: use one of %s", mech, strings.Join(CalibratorNames(), ", "))
 	}
-	return f(eps, delta, sens)
+	c, err := f(eps, delta, sens)
+	if err == nil {
+		err = c.finite()
+	}
+	return c, err
+}
+
+// finite refuses a calibration whose scale or a value of its derivation is
+// not a finite number (Δ = 10³⁰⁸ at ε = 10⁻³⁰⁰, say): no noise can be drawn
+// at such a scale, and no front end can show or send it.
+func (c Calibration) finite() error {
+	bad := func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }
+	what, v := c.Formula, c.Scale
+	for _, s := range c.Steps {
+		if bad(s.Value) {
+			what, v = s.Symbol+" = "+s.Formula, s.Value
+			break
+		}
+	}
+	if !bad(v) {
+		return nil
+	}
+	return format.Errorf("%s comes to %v at ε = %g, δ = %g, Δ = %g: not a finite number, so no noise can be drawn; use a larger ε or δ, or a smaller Δ",
+		what, v, c.Eps, c.Delta, c.Sens)
 }
 
 // CalibratorNames returns the mechanisms Calibrate knows, sorted.
@@ -254,6 +277,9 @@ func DelOutputPert(eps, delta, sens float64) (DelCalibration, error) {
 func Explain(mech string, eps, delta, sens float64) (report any, cal Calibration, notes []Precondition, err error) {
 	if mech == MechDelOutputPert {
 		c, err := DelOutputPert(eps, delta, sens)
+		if err == nil {
+			err = c.finite()
+		}
 		return c, c.Calibration, c.Notes, err
 	}
 	c, err := Calibrate(mech, eps, delta, sens)

@@ -157,6 +157,38 @@ func TestCalibrateDispatch(t *testing.T) {
 	}
 }
 
+// Inputs that each pass their own check but whose calibration overflows
+// are refused with the value that overflowed, by every mechanism and by
+// Explain (which the CLI and the API use), never returned as +Inf.
+func TestCalibrateRefusesNonFiniteScales(t *testing.T) {
+	for _, c := range []struct {
+		mech             string
+		eps, delta, sens float64
+		want             string
+	}{
+		{MechLaplace, 5e-324, 0, 1, "b = Δ/ε comes to +Inf"},
+		{MechLaplace, 1e-300, 0, 1e308, "b = Δ/ε comes to +Inf"},
+		{MechGaussian, 1, 5e-324, 1, "c = √(2 ln(1.25/δ)) comes to +Inf"},
+		{MechGaussian, 1e-300, 1e-5, 1e308, "comes to +Inf"},
+		{MechAnalyticGaussian, 1e-300, 1e-5, 1e308, "comes to +Inf"},
+		{MechDelOutputPert, 1, 1e-5, 1e308, "8κΔ = sensitivity of the released centre comes to +Inf"},
+	} {
+		_, _, _, err := Explain(c.mech, c.eps, c.delta, c.sens)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "not a finite number") {
+			t.Errorf("Explain(%s, ε=%g, δ=%g, Δ=%g): %v, want an error saying %q", c.mech, c.eps, c.delta, c.sens, err, c.want)
+		}
+		if c.mech != MechDelOutputPert {
+			if cal, err := Calibrate(c.mech, c.eps, c.delta, c.sens); err == nil {
+				t.Errorf("Calibrate(%s, ε=%g, δ=%g, Δ=%g) = %v, no error", c.mech, c.eps, c.delta, c.sens, cal.Scale)
+			}
+		}
+	}
+	// The largest values that stay finite still calibrate.
+	if c, err := Calibrate(MechLaplace, 1e-300, 0, 1e7); err != nil || c.Scale != 1e307 {
+		t.Errorf("b = 10⁷/10⁻³⁰⁰: %v, %v", c.Scale, err)
+	}
+}
+
 // The classical Gaussian σ = √(2 ln(1.25/δ))·Δ/ε is proven for ε < 1 only,
 // but by the exact profile it still gives (ε, δ)-DP at ε = 3 for every
 // δ ∈ (0, 1): it first fails between ε = 3 and ε = 5. So "classical σ used at

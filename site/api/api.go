@@ -257,7 +257,14 @@ func reply(w http.ResponseWriter, status int, v any) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		// Encoded before the header is written, so a value JSON cannot
+		// carry (a NaN that slipped through) is an error, never a 200
+		// with an empty body.
+		b.Reset()
+		_ = enc.Encode(map[string]string{"error": "the answer could not be written as JSON: " + err.Error()})
+		status = http.StatusInternalServerError
+	}
 	writeJSON(w, status, b.Bytes())
 }
 

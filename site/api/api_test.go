@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -105,6 +106,11 @@ func TestErrors(t *testing.T) {
 		{"GET", "/api/calibrate?mech=gaussian&eps=1&sens=1&delta=1e-5&sigma=2", "", 400, "sigma: not a parameter"},
 		{"GET", "/api/calibrate?mech=gaussian&eps=-1&sens=1&delta=1e-5", "", 422, "ε"},
 		{"GET", "/api/calibrate?mech=nope&eps=1&sens=1&delta=1e-5", "", 422, `mechanism "nope"`},
+		// Valid numbers whose noise scale overflows: refused, never 200 with nothing.
+		{"GET", "/api/calibrate?mech=laplace&eps=1&sens=1e308", "", 200, ""},
+		{"GET", "/api/calibrate?mech=laplace&eps=5e-324&sens=1", "", 422, "not a finite number"},
+		{"GET", "/api/calibrate?mech=gaussian&eps=1&sens=1&delta=5e-324", "", 422, "not a finite number"},
+		{"GET", "/api/calibrate?mech=deloutputpert&eps=1&sens=1e308&delta=1e-5", "", 422, "not a finite number"},
 		{"POST", "/api/calibrate?mech=laplace&eps=1&sens=1", "", 405, "use GET"},
 		{"DELETE", "/api/pack", "", 405, "use GET or POST"},
 		{"GET", "/api/nothing", "", 404, "the API has"},
@@ -194,4 +200,15 @@ func FuzzDecodeGrade(f *testing.F) {
 			t.Fatalf("accepted %q without a pack or with %d answers", b, len(answers))
 		}
 	})
+}
+
+// A value JSON cannot carry is answered as an error with a JSON body,
+// encoded before the header goes out, never as a 200 with nothing.
+func TestReplyRefusesWhatJSONCannotCarry(t *testing.T) {
+	rec := httptest.NewRecorder()
+	reply(rec, http.StatusOK, map[string]float64{"scale": math.Inf(1)})
+	var v map[string]string
+	if err := json.Unmarshal(rec.Body.Bytes(), &v); rec.Code != http.StatusInternalServerError || err != nil || !strings.Contains(v["error"], "could not be written as JSON") {
+		t.Errorf("reply of +Inf: %d %q (%v)", rec.Code, rec.Body.String(), err)
+	}
 }
