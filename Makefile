@@ -75,6 +75,7 @@ test-deps:
 
 lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt: not formatted:"; echo "$$out"; exit 1; fi
+	@.ci/no-build-outputs
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm ./cmd/worker
 	GOBIN=$(CURDIR)/bin $(GO) install $(STATICCHECK)

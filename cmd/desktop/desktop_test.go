@@ -46,10 +46,11 @@ func TestDesktopLessonsUnderLoad(t *testing.T) {
 	}
 	for range runtime.NumCPU() {
 		burner := exec.Command("sh", "-c", "while :; do :; done")
+		ownGroup(burner)
 		if err := burner.Start(); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { burner.Process.Kill(); burner.Wait() })
+		t.Cleanup(func() { killGroup(burner); burner.Wait() })
 	}
 	desktopLessons(t)
 }
@@ -415,13 +416,14 @@ func launch(t *testing.T, bin, shots string, args ...string) (*desk, func()) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ownGroup(app)
 	if err := app.Start(); err != nil {
 		t.Fatal(err)
 	}
 	var once sync.Once
 	quit := func() {
 		once.Do(func() {
-			app.Process.Kill()
+			killGroup(app)
 			app.Wait()
 			if stderr.Len() > 0 {
 				t.Logf("desktop stderr:\n%s", stderr.String())
