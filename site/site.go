@@ -351,8 +351,9 @@ func (e *entry) load(files fs.FS, name string) error {
 
 // negotiate picks the content coding for an Accept-Encoding header among
 // the ones available: the highest q-value wins, brotli before gzip before
-// identity on ties (smallest first). It returns "" for identity and "none"
-// when the client refuses everything there is.
+// identity on ties (smallest first), and identity, unless named, after any
+// coding the client accepts. It returns "" for identity and "none" when the
+// client refuses everything there is.
 func negotiate(header string, have map[string]rep) string {
 	q := map[string]float64{}
 	star := -1.0
@@ -390,7 +391,10 @@ func negotiate(header string, have map[string]rep) string {
 			return star
 		}
 		if coding == "identity" {
-			return 1 // acceptable unless refused (RFC 9110 §12.5.3)
+			// Acceptable unless refused (RFC 9110 §12.5.3), but below any
+			// coding the client names: "gzip;q=0.5, br;q=0.1" asks for
+			// compression, and q-values go down to 0.001.
+			return 0.0005
 		}
 		return 0
 	}

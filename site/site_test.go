@@ -118,6 +118,11 @@ func TestPrecompressedNegotiation(t *testing.T) {
 		{"identity;q=0, gzip;q=0.1", "gzip", "gz body"},
 		{"gzip;q=bogus", "", "\x00asm raw"},
 		{"BR", "br", "br body"},
+		// A preference for compression, however low, beats identity's
+		// implicit acceptance; identity named with a higher q wins.
+		{"gzip;q=0.5, br;q=0.1", "gzip", "gz body"},
+		{"br;q=0.001", "br", "br body"},
+		{"gzip;q=0.5, identity;q=0.9", "", "\x00asm raw"},
 	} {
 		rec := serve(h, mod, "Accept-Encoding", c.accept)
 		if rec.Code != 200 || rec.Header().Get("Content-Encoding") != c.coding || rec.Body.String() != c.body {

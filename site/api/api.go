@@ -274,9 +274,14 @@ func writeJSON(w http.ResponseWriter, status int, b []byte) {
 	hd.Set("Content-Type", "application/json; charset=utf-8")
 	hd.Set("Cache-Control", "no-store")
 	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Content-Security-Policy", CSP)
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
 }
+
+// CSP is every answer's Content-Security-Policy: JSON, which nothing may
+// run, load or frame.
+const CSP = "default-src 'none'; frame-ancestors 'none'"
 
 // fail answers an error as {"error": msg}.
 func fail(w http.ResponseWriter, status int, msg string) {

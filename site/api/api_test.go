@@ -30,6 +30,9 @@ func do(t *testing.T, method, path, body string) (int, map[string]any, http.Head
 	if err := json.Unmarshal(b, &v); err != nil {
 		t.Fatalf("%s %s: not JSON (%v): %s", method, path, err, b)
 	}
+	if csp := res.Header.Get("Content-Security-Policy"); csp != CSP {
+		t.Errorf("%s %s: %d with Content-Security-Policy %q", method, path, res.StatusCode, csp)
+	}
 	if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 		t.Errorf("%s %s: Content-Type %q", method, path, ct)
 	}
