@@ -21,7 +21,7 @@ func PresetNames[P Preset](ps []P) []string {
 	return out
 }
 
-// PresetByName returns the preset called name, one of namesOf(ps): the form
+// PresetByName returns the preset called name, one of PresetNames(ps): the form
 // checks a choice before a lesson looks it up, so a miss is a bug.
 func PresetByName[P Preset](ps []P, name string) P {
 	for _, p := range ps {

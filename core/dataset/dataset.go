@@ -106,6 +106,16 @@ func (d *Dataset) Means() [][]float64 {
 // slice capped, so an append reallocates rather than overwrites the next
 // user's): two allocations instead of one per user, which halves the
 // time (10 ms instead of 22 for 10⁵ users of 20 numbers in WebAssembly)
+// Values is users 1, 2, … with one item each, in one dimension: the
+// lessons' and audits' users with a value each.
+func Values(values []float64) *Dataset {
+	d := &Dataset{Dim: 1, Users: make([]User, len(values))}
+	for i, v := range values {
+		d.Users[i] = User{ID: strconv.Itoa(i + 1), Points: []float64{v}}
+	}
+	return d
+}
+
 // and leaves one object for the collector to mark instead of 10⁵.
 func (d *Dataset) Clone() *Dataset {
 	total := 0

@@ -34,7 +34,7 @@ type Game struct {
 	// guessing how long a frame takes.
 	Log io.Writer
 	// Text returns the prose of the lesson called name, for H (the lesson
-	// list's lessons.Text); without it H shows only the errata.
+	// list's lessons.Text); without it H says there is none.
 	Text func(name string) (string, error)
 
 	w, h      int

@@ -5,7 +5,8 @@ import (
 	"github.com/uldplab/uldp/core/privacy"
 )
 
-// Density returns the noise Density at x for a calibration.
+// Density returns a calibration's noise density at x: Laplace's or the
+// Gaussian's.
 func Density(cal privacy.Calibration, x float64) float64 {
 	if cal.Mechanism == privacy.MechLaplace {
 		return noise.Laplace{Scale: cal.Scale}.Prob(x)

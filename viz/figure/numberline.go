@@ -15,6 +15,7 @@ import (
 // ±c and logarithmic beyond, so both the crowd and the outlier stay
 // visible and grabbable.
 type NumberLine struct {
+	// X0 and W are the row's left end and width, in pixels.
 	X0, W  float64
 	lo, hi float64 // ends, in scale units
 	c      float64 // symmetric-log knee; 0 means a linear scale
@@ -55,9 +56,9 @@ func (n NumberLine) ValueAtX(x float64) float64 {
 	return n.c * math.Sinh(t)
 }
 
-// Ticks are NiceTicks on a linear line; on a log line, 0 and the powers of
+// ticks are NiceTicks on a linear line; on a log line, 0 and the powers of
 // ten (then 2× and 5× them) that keep labels at least 44 px apart.
-func (n NumberLine) Ticks() []float64 {
+func (n NumberLine) ticks() []float64 {
 	if n.c == 0 {
 		return viz.NiceTicks(n.lo, n.hi, 8)
 	}
@@ -97,8 +98,8 @@ func (ax NumberLine) ScaleNote() string {
 	return ""
 }
 
-// ValueRowDot is the radius of a user's dot on a value row.
-const ValueRowDot = 6
+// valueRowDot is the radius of a user's dot on a value row.
+const valueRowDot = 6
 
 // swarm places users as dots on the line at y, stacked upward where they
 // would overlap: a greedy beeswarm, each dot at the lowest level where it
@@ -107,7 +108,7 @@ const ValueRowDot = 6
 // marked ×k instead: hidden marks the rest of it, crowds maps the dot's
 // user to k. top is the highest y a dot or mark reaches.
 func swarm(values []float64, ax NumberLine, y float64) (at []viz.Point, hidden []bool, crowds map[int]int, top float64) {
-	const r = ValueRowDot
+	const r = valueRowDot
 	at = make([]viz.Point, len(values))
 	hidden = make([]bool, len(values))
 	crowds = map[int]int{}
@@ -174,7 +175,7 @@ func DrawValueRow(l *viz.List, values []float64, ax NumberLine, y float64, idBas
 	at, hidden, crowds, top := swarm(values, ax, y)
 	l.TextAbove(viz.Point{X: ax.X0, Y: math.Min(y-24, top-10)}, 0, title, 12, viz.Ink, viz.Left)
 	l.Line(viz.Point{X: ax.X0, Y: y}, viz.Point{X: ax.X0 + ax.W, Y: y}, viz.Style{Stroke: viz.Muted, Width: 1})
-	for _, t := range ax.Ticks() {
+	for _, t := range ax.ticks() {
 		l.Line(viz.Point{X: ax.XOf(t), Y: y}, viz.Point{X: ax.XOf(t), Y: y + 4}, viz.Style{Stroke: viz.Muted, Width: 1})
 		l.Text(viz.Point{X: ax.XOf(t), Y: y + 13}, viz.TickLabel(t), 10, viz.Muted, viz.Centre)
 	}
@@ -194,7 +195,7 @@ func DrawValueRow(l *viz.List, values []float64, ax NumberLine, y float64, idBas
 		if drag == idBase+i {
 			st.Stroke, st.Width = viz.Yellow, 3
 		}
-		l.Circle(p, ValueRowDot, st, idBase+i)
+		l.Circle(p, valueRowDot, st, idBase+i)
 	}
 	return at
 }

@@ -34,7 +34,7 @@ func TestNumberLineScales(t *testing.T) {
 				t.Errorf("%s: %v → x = %v → %v", c.name, v, x, back)
 			}
 		}
-		ticks := n.Ticks()
+		ticks := n.ticks()
 		if len(ticks) < 3 {
 			t.Errorf("%s: ticks %v", c.name, ticks)
 		}

@@ -22,7 +22,7 @@ func RampColour(p float64) viz.Colour {
 	return viz.Orange
 }
 
-// ScoreAxis draws a score's line from 0 to p.hi (n, named sym) at
+// ScoreAxis draws a score's line from 0 to p.Hi (n, named sym) at
 // height y, with the proof's 2n/3 (dashed) and the gate's 4n/5.
 func ScoreAxis(l *viz.List, p Plot, sym string, y float64) {
 	n := p.Hi

@@ -13,8 +13,6 @@ import (
 // every mode and choice it offers, cites no spec and mentions only errata that have
 // an entry on the errata page.
 func TestPanelsCiteOnlyTheErrata(t *testing.T) {
-	citesSpec := regexp.MustCompile(`\bspec\b|§`)
-	mention := regexp.MustCompile(`errat(?:um|a) A(\d+)`)
 	entries := string(prose.Errata())
 	check := func(lesson, where, text string) {
 		if citesSpec.MatchString(text) {

@@ -13,8 +13,11 @@ import (
 // it gets the lesson's state and the dataset as shown (after drags) and must
 // produce the trace the lesson itself would.
 func TestExportTraceOfRebuildsTheRun(t *testing.T) {
-	traced, loaded := 0, 0
+	traced, loaded, stability := 0, 0, false
 	defer func() {
+		if !stability {
+			t.Error("no stability lesson among the lessons")
+		}
 		// Lessons 3–7, 9, 10 and 12 have runs; outlier removal, DP-SGD and
 		// phased ERM have draggable data of their own.
 		if traced < 8 || loaded < 3 {
@@ -29,6 +32,12 @@ func TestExportTraceOfRebuildsTheRun(t *testing.T) {
 			continue
 		}
 		tr, csv := live.Exportable()
+		if name == "stability" {
+			stability = true
+			if !tr || !csv { // a lesson with a run and users of its own offers both
+				t.Errorf("stability exportable: trace %v, csv %v", tr, csv)
+			}
+		}
 		if !tr {
 			continue
 		}

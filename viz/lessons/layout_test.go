@@ -121,6 +121,9 @@ func TestEveryLessonFolderIsListed(t *testing.T) {
 				t.Errorf("%s: %v", dir, err)
 			}
 		}
+		if html, err := os.ReadFile(filepath.Join(root, dir, "lesson.html")); err == nil && l.Text != nil && l.Text() != string(html) {
+			t.Errorf("%s: Text is not its lesson.html", dir)
+		}
 		for _, p := range l.Parts {
 			ppkg, _ := splitConstructor(p.Constructor)
 			if lessonOf(strings.TrimPrefix(ppkg, module+"/")) != dir {

@@ -187,10 +187,10 @@ const exportSuffix = ".export"
 
 // plan names each lesson's module and its export module and writes their
 // mains.
-func plan(lessons []lessons.Lesson) ([]engine, error) {
+func plan(ls []lessons.Lesson) ([]engine, error) {
 	var out []engine
 	seen := map[string]bool{}
-	for _, l := range lessons {
+	for _, l := range ls {
 		info := l.New().Info()
 		if info.Name == "" || strings.ContainsAny(info.Name, "./\\ ") || seen[info.Name] {
 			return nil, fmt.Errorf("lesson %q: a lesson needs a unique name without dots, slashes or spaces", info.Name)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/uldplab/uldp/core/format"
+	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/viz"
 )
 
@@ -100,3 +102,28 @@ func Drag(a *viz.App, from viz.Point, dx, dy float64) {
 	a.Event(viz.Event{Kind: viz.PointerUp, X: from.X + dx, Y: from.Y + dy})
 	a.Settle()
 }
+
+// Blank is a scene that shows nothing: a second lesson for tests of an
+// app that moves between lessons.
+type Blank struct{ Name string }
+
+// Info names the scene.
+func (b Blank) Info() viz.Info { return viz.Info{Name: b.Name, Title: b.Name} }
+
+// Controls has none.
+func (Blank) Controls() []viz.Control { return nil }
+
+// Set refuses every name: there are no controls.
+func (Blank) Set(name, _ string) error { return format.Errorf("no control %q", name) }
+
+// Readouts has none.
+func (Blank) Readouts() []viz.Readout { return nil }
+
+// Guarantee certifies nothing.
+func (Blank) Guarantee() privacy.Guarantee { return privacy.Guarantee{} }
+
+// Pointer ignores input.
+func (Blank) Pointer(viz.Event) bool { return false }
+
+// Draw draws an empty frame.
+func (Blank) Draw(w, h float64) *viz.List { return &viz.List{Width: w, Height: h} }

@@ -107,7 +107,7 @@ func flippingPair() lab.Pair {
 // has ℓ₂ sensitivity 1.
 const gaussDelta = 1e-5
 
-// Scene is lesson 11: pick a mechanism and a neighbouring pair (drag to
+// Scene is lesson 8: pick a mechanism and a neighbouring pair (drag to
 // make one), see its exact privacy profile against its promise, run a Monte
 // Carlo audit in the background, and switch on broken variants to watch the
 // audit catch them.
@@ -134,7 +134,7 @@ type Scene struct {
 	ax   figure.Plot       // AboveThreshold's bars
 	line figure.NumberLine // DelOutputPert's users
 	list viz.List
-	drag int     // ids: 1… row A, lensID+1… row B
+	drag int     // ids: 1… row A, lab.RowB+1… row B
 	grab float64 // value offset (bars) or pixel offset (users) of the grab
 }
 
@@ -302,7 +302,7 @@ func (s *Scene) recompute() {
 		// No closed form: only the gate's halting probability is exact.
 		s.points = nil
 		for i, vals := range [][]float64{s.a, s.b} {
-			if s.sgd[i], s.err = audit.SampleDPSGD(labSGDParams(), lab.ValuesData(vals), s.variant()); s.err != nil {
+			if s.sgd[i], s.err = audit.SampleDPSGD(labSGDParams(), dataset.Values(vals), s.variant()); s.err != nil {
 				return
 			}
 		}
@@ -316,7 +316,7 @@ func (s *Scene) recompute() {
 			s.err = err
 			return
 		}
-		a, b := lab.ValuesData(s.a), lab.ValuesData(s.b)
+		a, b := dataset.Values(s.a), dataset.Values(s.b)
 		if s.rtest, s.err = audit.RSGDTestLaw(p, a, b, 1); s.err != nil {
 			return
 		}
@@ -361,11 +361,11 @@ func (s *Scene) laws() (mech.DelLaw, mech.DelLaw, error) {
 		}
 		return audit.GaussianLaw(s.a[:1], sigma), audit.GaussianLaw(s.b[:1], sigma), nil
 	}
-	la, err := mech.DelOutputPertLaw(cancel.Never, s.del, lab.ValuesData(s.a), nil)
+	la, err := mech.DelOutputPertLaw(cancel.Never, s.del, dataset.Values(s.a), nil)
 	if err != nil {
 		return la, la, err
 	}
-	lb, err := mech.DelOutputPertLaw(cancel.Never, s.del, lab.ValuesData(s.b), nil)
+	lb, err := mech.DelOutputPertLaw(cancel.Never, s.del, dataset.Values(s.b), nil)
 	if err != nil {
 		return la, lb, err
 	}

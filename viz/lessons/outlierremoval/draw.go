@@ -119,7 +119,7 @@ func (s *Scene) drawPlane(l *viz.List, w, h float64, v outlierShown) {
 // crowdInset returns a magnified view of the crowd, or a camera of width 0
 // when the crowd is not small in the plane's view: around the users'
 // coordinate median, wide enough for the 4n/5 users nearest to it (and,
-// once released, the means and ĝ), placed by cornerInset.
+// once released, the means and ĝ), placed by figure.CornerInset.
 func (s *Scene) crowdInset(w, top, bottom float64, release bool) (in viz.Camera, beside bool) {
 	centre := robust.CoordMedian(s.users, nil, nil)
 	d := make([]float64, len(s.users))

@@ -169,7 +169,7 @@ func (r *Scene) start() {
 	})
 }
 
-// advance simulates for about budget milliseconds: frameSlice a frame,
+// advance simulates for about budget milliseconds: viz.FrameSlice a frame,
 // and the sweep reports every DP-SGD step, so a frame stays within 60 Hz.
 func (r *Scene) advance(budget float64) {
 	if r.job != nil && r.job.Run(budget) {

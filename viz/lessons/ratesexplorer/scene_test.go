@@ -97,7 +97,10 @@ func TestReopenStopsTheSweep(t *testing.T) {
 	var now float64
 	viz.Clock = func() float64 { now += 1; return now }
 	old := New()
-	app := viz.NewApp(old)
+	app := viz.NewApp(scenetest.Blank{Name: "first"}, old)
+	if err := app.SwitchTo("rates"); err != nil {
+		t.Fatal(err)
+	}
 	app.Tick(0)
 	if old.job == nil {
 		t.Fatal("no sweep under way after a tick")

@@ -70,14 +70,6 @@ func (s *Scene) Info() viz.Info {
 // Player returns the stepper bar.
 func (s *Scene) Player() *viz.Player { return &s.player }
 
-func (s *Scene) data(values []float64) *dataset.Dataset {
-	d := &dataset.Dataset{Dim: 1, Users: make([]dataset.User, len(values))}
-	for i, v := range values {
-		d.Users[i] = dataset.User{ID: strconv.Itoa(i + 1), Points: []float64{v}}
-	}
-	return d
-}
-
 // rerun recomputes the run (same streams: R1 and the noise stay put while
 // users move) and the lens's law. Errors are kept and shown.
 func (s *Scene) rerun() {
@@ -89,7 +81,7 @@ func (s *Scene) rerun() {
 		}
 		return tr, err
 	}
-	st, err := trace.NewStepper(ctx, run, s.data(s.values), s.streams)
+	st, err := trace.NewStepper(ctx, run, dataset.Values(s.values), s.streams)
 	s.err = err
 	if err == nil {
 		if old := s.player.Stepper(); old != nil {
@@ -99,7 +91,7 @@ func (s *Scene) rerun() {
 	}
 	s.lensErr = nil
 	if s.lens {
-		s.lensLaw, s.lensErr = mech.DelOutputPertLaw(ctx, s.params, s.data(s.neighbour), nil)
+		s.lensLaw, s.lensErr = mech.DelOutputPertLaw(ctx, s.params, dataset.Values(s.neighbour), nil)
 	}
 }
 
@@ -214,7 +206,7 @@ func (s *Scene) Trace() *trace.Trace {
 }
 
 // Dataset returns the users' values.
-func (s *Scene) Dataset() *dataset.Dataset { return s.data(s.values) }
+func (s *Scene) Dataset() *dataset.Dataset { return dataset.Values(s.values) }
 
 // influence returns each user's deletion influence ‖f(x) − f(x₋i)‖.
 func influence(values []float64) []float64 {

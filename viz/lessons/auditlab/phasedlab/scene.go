@@ -25,7 +25,7 @@ import (
 func Mechs() []string { return slices.Clone(lab.PhasedMechs) }
 
 // Scene is the audit lab for Lowy, Liu & Asi's algorithms: the same
-// lesson as AuditLab (its menu lists every mechanism), on pairs of users
+// lesson as package auditlab's scene (its menu lists every mechanism), on pairs of users
 // with one value each.
 type Scene struct {
 	mech, pair, mutant string
@@ -84,7 +84,7 @@ func phasedPairs() map[string][]lab.Pair {
 // New opens on outlier-iterate removal's far-member pair.
 func New() *Scene {
 	s := &Scene{MC: lab.MC{Runs: 20_000}}
-	// As in AuditLab: the audit's arrays are reserved as the lesson opens,
+	// As in the lab's first part: the audit's arrays are reserved as the lesson opens,
 	// not in its first tick (growing a browser's memory there took 1.5 s).
 	s.Reserve(1)
 	s.load(lab.OIR, phasedPairs()[lab.OIR][0])
@@ -97,7 +97,8 @@ func (s *Scene) load(m string, p lab.Pair) {
 	s.recompute()
 }
 
-// Info names the scene: the audit lab, whose other part AuditLab is.
+// Info names the scene: the audit lab, whose other parts are packages
+// auditlab and semilab.
 func (s *Scene) Info() viz.Info { return lab.Info() }
 
 func (s *Scene) guarantee() privacy.Guarantee {
@@ -128,7 +129,7 @@ func (s *Scene) recompute() {
 	for i := range eps {
 		eps[i] = 2 * g.Eps * float64(i) / 80
 	}
-	s.law, s.err = audit.OIRPhaseLaw(s.params(), lab.ValuesData(s.a), lab.ValuesData(s.b), 1, g, eps)
+	s.law, s.err = audit.OIRPhaseLaw(s.params(), dataset.Values(s.a), dataset.Values(s.b), 1, g, eps)
 }
 
 // startMC samples whole phases (outlier-iterate removal, from the exact
@@ -148,7 +149,7 @@ func (s *Scene) startMC() error {
 			return res.Output, err
 		}
 	}
-	return s.MC.Start(run(lab.ValuesData(s.a)), run(lab.ValuesData(s.b)), s.guarantee())
+	return s.MC.Start(run(dataset.Values(s.a)), run(dataset.Values(s.b)), s.guarantee())
 }
 
 // Tick samples the Monte Carlo audit under way, a slice per frame.

@@ -53,8 +53,8 @@ func New() *Scene {
 	return s
 }
 
-// Info names the scene: the audit lab, whose other parts are AuditLab and
-// PhasedLab.
+// Info names the scene: the audit lab, whose other parts are packages
+// auditlab and phasedlab.
 func (s *Scene) Info() viz.Info { return lab.Info() }
 
 // setup is the view's audit of the variant under audit.

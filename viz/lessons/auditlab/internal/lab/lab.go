@@ -6,10 +6,8 @@ package lab
 
 import (
 	"slices"
-	"strconv"
 
 	"github.com/uldplab/uldp/core/audit"
-	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/viz"
 	"github.com/uldplab/uldp/viz/figure"
@@ -107,16 +105,6 @@ func Info() viz.Info {
 		Summary: "Does the code keep its promise? Exact δ(ε) and Monte Carlo audits of a neighbouring pair, with broken variants to catch."}
 }
 
-// ValuesData is users with one value each, as a 1-D dataset (users 1,
-// 2, …).
-func ValuesData(values []float64) *dataset.Dataset {
-	d := &dataset.Dataset{Dim: 1, Users: make([]dataset.User, len(values))}
-	for i, v := range values {
-		d.Users[i] = dataset.User{ID: strconv.Itoa(i + 1), Points: []float64{v}}
-	}
-	return d
-}
-
 // UnderAudit is the claim g of a mechanism as the lab shows it with the
 // broken variant mutant under audit: the real mechanism's, which the
 // variant does not inherit.
@@ -129,14 +117,14 @@ func UnderAudit(g privacy.Guarantee, mutant string) privacy.Guarantee {
 }
 
 // The audit lab's mechanisms from Lowy, Liu & Asi (2024). They live in a
-// scene of their own, PhasedLab, which the browser loads as a module of
+// scene of their own (package phasedlab), which the browser loads as a module of
 // its own: the lab's first module has no room left for them.
 const (
 	OIR   = "outlier-iterate-removal"
 	Accel = "accelerated-outlier-removal"
 )
 
-// PhasedMechs are PhasedLab's mechanisms, in menu order.
+// PhasedMechs are package phasedlab's mechanisms, in menu order.
 var PhasedMechs = []string{OIR, Accel}
 
 // AllMechs is the audit lab's whole menu, every scene's mechanisms.
@@ -178,10 +166,10 @@ func PointAt(pts []audit.Point, eps float64) (audit.Point, bool) {
 }
 
 // PVMW is the audit lab's semi-sensitive mechanism, in a scene of its
-// own (SemiLab) that the browser loads as a third module of the lab.
+// own (package semilab) that the browser loads as a third module of the lab.
 const PVMW = "pvmw"
 
-// SemiMechs are SemiLab's mechanisms.
+// SemiMechs are package semilab's mechanisms.
 var SemiMechs = []string{PVMW}
 
 // RowB offsets the hit-test ids of row B's users: 1… are row A's,

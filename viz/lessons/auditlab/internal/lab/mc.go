@@ -13,6 +13,7 @@ import (
 // background a slice per frame, started and stopped by one button (M),
 // with its progress or verdict as a readout and a line of the figure.
 type MC struct {
+	// Runs is how many runs each side samples (the runs slider).
 	Runs  int
 	mc    *audit.MCRun
 	mem   audit.MCMemory // mc's arrays, kept for the next audit
