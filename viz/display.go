@@ -285,6 +285,15 @@ func minmax(a, b float64) (float64, float64) {
 	return a, b
 }
 
+// HitEvent is Hit at a pointer event's point: what the pointer is on in
+// the frame last drawn, 0 for nothing (and when nothing is drawn yet, l nil).
+func (l *List) HitEvent(ev Event, slop float64) int {
+	if l == nil {
+		return 0
+	}
+	return l.Hit(Point{X: ev.X, Y: ev.Y}, slop)
+}
+
 // Locate returns the centre of the topmost item with the given ID.
 func (l *List) Locate(id int) (Point, bool) {
 	for i := len(l.Items) - 1; i >= 0; i-- {

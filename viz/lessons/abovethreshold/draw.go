@@ -183,10 +183,7 @@ func (s *Scene) drawHalting(l *viz.List, x0, w, y, bottom float64) {
 func (s *Scene) Pointer(ev viz.Event) bool {
 	switch ev.Kind {
 	case viz.PointerDown:
-		if s.last == nil {
-			return false
-		}
-		id := s.last.Hit(viz.Point{X: ev.X, Y: ev.Y}, 6)
+		id := s.last.HitEvent(ev, 6)
 		if id >= 1 && id <= len(s.queries) {
 			s.drag = id
 			s.grab = s.queries[id-1] - s.plot.ValueAt(ev.Y)

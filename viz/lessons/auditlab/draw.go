@@ -207,7 +207,7 @@ func (s *Scene) drawQueries(l *viz.List, w float64) float64 {
 func (s *Scene) Pointer(ev viz.Event) bool {
 	switch ev.Kind {
 	case viz.PointerDown:
-		id := s.list.Hit(viz.Point{X: ev.X, Y: ev.Y}, 4)
+		id := s.list.HitEvent(ev, 4)
 		n := len(s.a)
 		if queryMech(s.mech) {
 			n = len(s.qa)

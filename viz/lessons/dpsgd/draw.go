@@ -269,7 +269,7 @@ func (s *Scene) drawInset(l *viz.List, p figure.Plot, k int, beside bool) {
 func (s *Scene) Pointer(ev viz.Event) bool {
 	switch ev.Kind {
 	case viz.PointerDown:
-		id := s.list.Hit(viz.Point{X: ev.X, Y: ev.Y}, 4)
+		id := s.list.HitEvent(ev, 4)
 		if id != dpsgdCrowd && id != dpsgdOutliers {
 			return false
 		}

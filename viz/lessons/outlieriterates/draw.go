@@ -465,7 +465,7 @@ func (s *Scene) drawRamp(l *viz.List, p figure.Plot, a oirAt) {
 func (s *Scene) Pointer(ev viz.Event) bool {
 	switch ev.Kind {
 	case viz.PointerDown:
-		id := s.list.Hit(viz.Point{X: ev.X, Y: ev.Y}, 4)
+		id := s.list.HitEvent(ev, 4)
 		if id < 1 || id > s.cfg.n*s.cfg.m {
 			return false
 		}

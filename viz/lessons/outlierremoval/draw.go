@@ -280,7 +280,7 @@ func (s *Scene) drawRamp(l *viz.List, p figure.Plot, v outlierShown) {
 func (s *Scene) Pointer(ev viz.Event) bool {
 	switch ev.Kind {
 	case viz.PointerDown:
-		id := s.list.Hit(viz.Point{X: ev.X, Y: ev.Y}, 4)
+		id := s.list.HitEvent(ev, 4)
 		cam := s.cam
 		if id > s.n && id <= 2*s.n && s.inset.W > 0 { // a user in the crowd's inset
 			id -= s.n

@@ -422,7 +422,7 @@ func (s *Scene) drawLedger(l *viz.List, w, h float64, spent map[string]bool) {
 func (s *Scene) Pointer(ev viz.Event) bool {
 	switch ev.Kind {
 	case viz.PointerDown:
-		if s.list.Hit(viz.Point{X: ev.X, Y: ev.Y}, 4) == 1 {
+		if s.list.HitEvent(ev, 4) == 1 {
 			s.grab.Start(1, s.cam, ev, s.centre)
 			return true
 		}

@@ -422,7 +422,7 @@ func (s *Scene) Pointer(ev viz.Event) bool {
 	c := s.cfg
 	switch ev.Kind {
 	case viz.PointerDown:
-		id := s.list.Hit(viz.Point{X: ev.X, Y: ev.Y}, 4)
+		id := s.list.HitEvent(ev, 4)
 		if id < 1 || id > c.n || c.data == nil { // nil: new users are being drawn
 			return false
 		}

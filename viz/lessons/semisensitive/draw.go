@@ -299,7 +299,7 @@ func (s *Scene) Pointer(ev viz.Event) bool {
 	if ev.Kind != viz.PointerDown || !v.cfg.reveal || v.st == nil {
 		return false
 	}
-	id := s.list.Hit(viz.Point{X: ev.X, Y: ev.Y}, 0)
+	id := s.list.HitEvent(ev, 0)
 	k := v.cfg.k
 	if id < 1 || id > len(v.rows)*k {
 		return false

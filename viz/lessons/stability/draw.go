@@ -300,10 +300,7 @@ var lensCaption = figure.ProfileCaption("x vs x′", "x′ vs x")
 func (s *Scene) Pointer(ev viz.Event) bool {
 	switch ev.Kind {
 	case viz.PointerDown:
-		if s.last == nil {
-			return false
-		}
-		id := s.last.Hit(viz.Point{X: ev.X, Y: ev.Y}, 4)
+		id := s.last.HitEvent(ev, 4)
 		switch {
 		case id >= 1 && id <= len(s.values):
 			s.drag = id
