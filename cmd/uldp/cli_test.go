@@ -831,8 +831,9 @@ func TestNonFiniteResultsAreBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range [][]string{
-		{"result.scale", "calibrate", "--mech", "gaussian", "--eps", "1", "--delta", "1e-5", "--sens", "1e308"},
-		{"result.scale", "calibrate", "--mech", "laplace", "--eps", "1e-300", "--sens", "1e10", "--format", "text"},
+		// Calibration names the value that overflows (σ = c·Δ/ε, b = Δ/ε).
+		{"σ = c·Δ/ε comes to +Inf", "calibrate", "--mech", "gaussian", "--eps", "1", "--delta", "1e-5", "--sens", "1e308"},
+		{"b = Δ/ε comes to +Inf at ε = 1e-300", "calibrate", "--mech", "laplace", "--eps", "1e-300", "--sens", "1e10", "--format", "text"},
 		{"--mu = NaN: must be a finite number", "sample", "--dist", "laplace", "--mu", "NaN", "--scale", "1", "--n", "2"},
 		{"--mu = +Inf", "sample", "--dist", "gaussian", "--mu", "Inf", "--sigma", "1", "--n", "2"},
 		{"result.mean", "sample", "--dist", "gaussian", "--mu", "1e308", "--sigma", "1e308", "--n", "3"},
