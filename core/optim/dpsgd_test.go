@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/uldplab/uldp/core/dataset"
@@ -354,5 +355,14 @@ func TestDPSGDSCNonPrivateContracts(t *testing.T) {
 	}
 	if _, _, err := DPSGDSC(context.Background(), DPSGDSCParams{Eps: 1, Delta: 1e-5, Mu: 1, Radius: 1, RX: 3, C: 1.5}, data, rng.New(1), nil); err == nil {
 		t.Error("C ≤ 2 accepted")
+	}
+	// A start of another dimension than the data's is refused, not cut or
+	// padded with zeros.
+	for _, theta0 := range [][]float64{{1}, {1, 0, 0}} {
+		q := p
+		q.Theta0 = theta0
+		if _, _, err := DPSGDSC(context.Background(), q, data, rng.New(1), nil); err == nil || !strings.Contains(err.Error(), "theta0 has") {
+			t.Errorf("θ₀ = %v on 2-D data: %v", theta0, err)
+		}
 	}
 }

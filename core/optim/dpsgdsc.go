@@ -106,6 +106,11 @@ func DPSGDSC(ctx cancel.Context, p DPSGDSCParams, data *dataset.Dataset, streams
 		return DPSGDSCResult{}, nil, format.Errorf("users hold different numbers of items: DP-SGD needs the same m for every user")
 	}
 	n, d := data.N(), data.Dim
+	if p.Theta0 != nil && len(p.Theta0) != d {
+		// copy would take what fits and zero the rest: a start the user
+		// never gave.
+		return DPSGDSCResult{}, nil, format.Errorf("theta0 has %d coordinates, the data %d", len(p.Theta0), d)
+	}
 	plan := p.Plan(n, m, d)
 	if plan[0].Users < 1 {
 		return DPSGDSCResult{}, nil, format.Errorf("%d users cannot be split into %d halving groups: the first would be empty", n, len(plan))

@@ -39,6 +39,9 @@ func (*ORMEReport) report() {}
 
 // ORMEParams checks the parameters and returns ORME's.
 func (c *Config) ORMEParams() (mech.ORMEParams, error) {
+	if err := c.checkParams(); err != nil {
+		return mech.ORMEParams{}, c.named(err)
+	}
 	mode, err := privacy.ParseMode(c.Mode)
 	if err != nil {
 		return mech.ORMEParams{}, err

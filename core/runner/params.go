@@ -14,6 +14,9 @@ import (
 // DPSGDParams checks DP-SGD's parameters; DPSGDFor completes them for a
 // dataset.
 func (c *Config) DPSGDParams() (optim.DPSGDParams, error) {
+	if err := c.checkParams(); err != nil {
+		return optim.DPSGDParams{}, c.named(err)
+	}
 	p, err := c.dpsgdParams()
 	return p, c.named(err)
 }
@@ -29,6 +32,9 @@ func (c *Config) DPSGDFor(p optim.DPSGDParams, ds *dataset.Dataset) (optim.DPSGD
 // RobustParams checks robust SGD's parameters; the data's dimension and
 // size are checked when the run starts.
 func (c *Config) RobustParams() (optim.RobustSGDParams, error) {
+	if err := c.checkParams(); err != nil {
+		return optim.RobustSGDParams{}, c.named(err)
+	}
 	p, err := c.robustParams()
 	return p, c.named(err)
 }
@@ -36,6 +42,9 @@ func (c *Config) RobustParams() (optim.RobustSGDParams, error) {
 // OIRParams checks outlier-iterate removal's parameters; the data's size
 // is checked when the run starts.
 func (c *Config) OIRParams() (optim.OIRParams, error) {
+	if err := c.checkParams(); err != nil {
+		return optim.OIRParams{}, c.named(err)
+	}
 	p, err := c.oirParams()
 	return p, c.named(err)
 }

@@ -109,7 +109,7 @@ func (c *Config) Register(fs FlagSet) {
 	fs.Float64Var(&c.eta, "eta", 0, "dp-sgd: the step size η (default: Theorem 4.1's)")
 	fs.Float64Var(&c.smoothing, "smoothing", 0, "dp-sgd: the smoothing radius r, 0 for none (default: Theorem 4.1's); accelerated-outlier-removal: r for a non-smooth loss (default 0, none)")
 	fs.StringVar(&c.theta0, "theta0", "", "dp-sgd: the start θ₀, comma-separated (default: the centre)")
-	fs.BoolVar(&c.Record, "trace", false, "dp-sgd, robust-sgd, outlier-iterate-removal, accelerated-outlier-removal: include the trace and every step (memory and output grow like T·n)")
+	fs.BoolVar(&c.Record, "trace", false, "include the trace and every step: dp-sgd, robust-sgd, outlier-iterate-removal and accelerated-outlier-removal record them only when asked (memory and output grow like T·n); the others always do")
 	c.robust.register(fs)
 	c.oir.register(fs)
 }
@@ -163,6 +163,9 @@ func (c *Config) parseMode() (privacy.Mode, error) {
 func (c *Config) DelParams() (mech.DelParams, error) {
 	if c.Mech != privacy.MechDelOutputPert {
 		return mech.DelParams{}, c.errorf("--mech %q: this command supports deloutputpert (more mechanisms arrive with their lessons)", c.Mech)
+	}
+	if err := c.checkParams(); err != nil {
+		return mech.DelParams{}, c.named(err)
 	}
 	if c.f != "mean" {
 		return mech.DelParams{}, c.errorf("--f %q: supported: mean (the mean of the remaining users' item means)", c.f)
@@ -235,6 +238,9 @@ func (c *Config) Job() (Job, error) {
 }
 
 func (c *Config) job() (Job, error) {
+	if err := c.checkParams(); err != nil {
+		return Job{}, err
+	}
 	switch c.Mech {
 	case privacy.MechDelOutputPert:
 		p, err := c.DelParams()
@@ -357,8 +363,16 @@ func FromScenario(s *scenario.Scenario) *Config {
 			onEmpty: q.OnEmpty, onShort: orDefault(q.OnShort, "stop"), oversize: orDefault(q.OnOversize, "cap"),
 			withReplacement: q.WithReplacement, abortOnHalt: q.AbortOnHalt},
 		theta0: formatTheta0(q.Theta0),
-		Given: map[string]bool{"steps": q.Steps != 0, "eta": q.Eta != 0, "smoothing": q.Smoothing != 0, "tau": q.Tau != 0,
-			"trim": q.Trim != 0, "threshold": q.Threshold != nil, "lipschitz": q.Lipschitz != 0, "p-exp": q.PExp != 0}}
+		// What a scenario leaves out is not given: a parameter given to a
+		// mechanism that does not take it is refused as on a command line.
+		Given: map[string]bool{"eps": true, "delta": q.Delta != 0, "f": q.F != "", "target-sens": q.Sens != 0, "kappa": q.Kappa != 0,
+			"beta": q.Beta != 0, "mu": q.Mu != 0, "rk": q.RK != 0, "rx": q.RX != 0, "sens-rule": q.SensRule != "", "lambda": q.Lambda != 0,
+			"phases": q.Phases != 0, "loss": q.Loss != "", "tau": q.Tau != 0, "queries": q.Queries != 0, "steps": q.Steps != 0,
+			"eta": q.Eta != 0, "smoothing": q.Smoothing != 0, "theta0": q.Theta0 != nil, "batch": q.Batch != 0, "r": q.R != 0,
+			"domain": q.Domain != 0, "stat": q.Stat != "", "trim": q.Trim != 0, "threshold": q.Threshold != nil, "order": q.Order != "",
+			"huber": q.Huber != 0, "groups": q.Groups != 0, "p-exp": q.PExp != 0, "q-exp": q.QExp != 0, "radius": q.Radius != 0,
+			"lipschitz": q.Lipschitz != 0, "on-empty": q.OnEmpty != "", "on-short": q.OnShort != "", "on-oversize": q.OnOversize != "",
+			"with-replacement": q.WithReplacement, "abort-on-halt": q.AbortOnHalt}}
 	if q.Threshold != nil {
 		c.robust.thr = *q.Threshold
 	}
