@@ -33,6 +33,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/internal/strictjson"
 )
@@ -42,6 +43,13 @@ const Version = 1
 
 // MaxBytes caps a pack file.
 const MaxBytes = 1 << 20
+
+// MaxID and MaxState bound an exercise's id and its lesson's state, in
+// bytes: an id names a question, a state a lesson's settings.
+const (
+	MaxID    = 64
+	MaxState = 4096
+)
 
 // Kind is how an exercise is answered.
 type Kind string
@@ -71,6 +79,9 @@ type Pack struct {
 	Version   int        `json:"version"`
 	Title     string     `json:"title"`
 	Exercises []Exercise `json:"exercises"`
+	// builtin marks ULDP Lab's own pack, which hand-ins may name
+	// "builtin".
+	builtin bool
 }
 
 // Exercise is one question about one lesson.
@@ -142,6 +153,9 @@ func Decode(r io.Reader) (*Pack, error) {
 }
 
 func decode(b []byte) (*Pack, error) {
+	if err := strictjson.Document(b, "pack"); err != nil {
+		return nil, err
+	}
 	top, err := strictjson.Object(b, "pack", topFields)
 	if err != nil {
 		return nil, err
@@ -199,8 +213,11 @@ func decodeExercise(raw json.RawMessage, path string) (Exercise, error) {
 	if err := strictjson.Field(m, "hints", path+".hints", &e.Hints, false); err != nil {
 		return e, err
 	}
-	if !idPattern.MatchString(e.ID) {
-		return e, format.Errorf("%s.id: %q: write lower-case letters, digits and hyphens (\"gauss-sigma\")", path, e.ID)
+	if len(e.ID) > MaxID || !idPattern.MatchString(e.ID) {
+		return e, format.Errorf("%s.id: %s: write up to %d lower-case letters, digits and hyphens (\"gauss-sigma\")", path, dataset.Excerpt(e.ID), MaxID)
+	}
+	if len(e.State) > MaxState {
+		return e, format.Errorf("%s.state is %d bytes: a lesson's settings take far fewer (at most %d)", path, len(e.State), MaxState)
 	}
 	path = format.Sprintf("%s (%s)", path, e.ID)
 	for _, s := range []struct{ name, v string }{{"lesson", e.Lesson}, {"question", e.Question}, {"explanation", e.Explanation}} {
@@ -290,7 +307,13 @@ func kindList() string {
 var builtin []byte
 
 // Builtin returns ULDP Lab's own pack.
-func Builtin() (*Pack, error) { return decode(builtin) }
+func Builtin() (*Pack, error) {
+	p, err := decode(builtin)
+	if p != nil {
+		p.builtin = true
+	}
+	return p, err
+}
 
 // Sheet is a pack as a student sees it before answering: the questions,
 // hints and choices, and none of the keys or explanations. Front ends that

@@ -26,6 +26,8 @@ func (fakeLab) Readouts(lesson, state, data string, end bool) ([]Reading, error)
 	return nil, errors.New("no such lesson")
 }
 
+func (fakeLab) Mutants() []string { return []string{"keep-all", "no-gate"} }
+
 func (fakeLab) Catches(state, mutant string) (bool, string, error) {
 	if state == "mech=orme&pair=far-user" && mutant == "keep-all" {
 		return true, "the exact δ exceeds the claim", nil
@@ -134,6 +136,12 @@ func TestDecodeErrorsSayWhere(t *testing.T) {
 		{ex(`{"id": "c", "lesson": "l", "kind": "manipulate", "question": "q", "explanation": "e", "answer": {"readout": "g", "example": "x"}}`), "give the goal"},
 		{ex(`{"id": "c", "lesson": "l", "kind": "manipulate", "question": "q", "explanation": "e", "answer": {"readout": "g", "above": 2, "below": 1, "example": "x"}}`), "leave nothing between"},
 		{ex(`{"id": "c", "lesson": "l", "kind": "find-the-bug", "question": "q", "explanation": "e", "answer": {"mutant": "m"}}`), "pair is missing"},
+		// Hostile packs: an id or a state far longer than any question or
+		// lesson needs, text that is not UTF-8, a field given twice.
+		{ex(strings.Replace(good, `"a"`, `"`+strings.Repeat("a", 100_000)+`"`, 1)), "write up to 64"},
+		{ex(strings.Replace(good, `"kind": "numeric"`, `"kind": "numeric", "state": "eps=`+strings.Repeat("1", 500_000)+`"`, 1)), "state is 500004 bytes"},
+		{strings.Replace(ex(good), `"title": "t"`, "\"title\": \"\xff\"", 1), "not UTF-8 text"},
+		{ex(strings.Replace(good, `"value": 1`, `"value": 1, "value": 2`, 1)), `exercises[0].answer: "value" is given twice`},
 	} {
 		_, err := Decode(strings.NewReader(c.in))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -150,6 +158,8 @@ func TestDecodeErrorsSayWhere(t *testing.T) {
 		{`{"answers": {"bug": {"mutant": "keep-all", "pair": "x"}}}`, "answers.bug: expected"},
 		{`{"student": 7, "answers": {}}`, "student"},
 		{`{"pack": "Another pack", "answers": {}}`, "for the pack “Another pack”"},
+		{`{"pack": "builtin", "answers": {}}`, "for the pack “builtin”"}, // only ULDP Lab's own pack is "builtin"
+		{`{"answers": {"sigma": 4, "sigma": 5}}`, `answers file.answers: "sigma" is given twice`},
 	} {
 		h, err := DecodeHandin(strings.NewReader(c.in))
 		if err == nil {
@@ -208,5 +218,20 @@ func TestSheetHoldsNoKeys(t *testing.T) {
 	q := p.Sheet().Exercises
 	if q[0].Tolerance != "within 1%" || len(q[2].Choices) != 2 || q[3].Goal == "" {
 		t.Errorf("sheet questions %+v", q)
+	}
+}
+
+// A hand-in may name ULDP Lab's own pack by its title or as "builtin", the
+// name the command line and the API give it.
+func TestHandinNamesTheBuiltinPack(t *testing.T) {
+	p, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"builtin", p.Title} {
+		h, err := DecodeHandin(strings.NewReader(`{"pack": "` + name + `", "answers": {}}`))
+		if err != nil || h.For(p) != nil {
+			t.Errorf("pack %q: %v, %v", name, err, h.For(p))
+		}
 	}
 }

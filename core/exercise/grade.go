@@ -5,9 +5,11 @@ import (
 	"errors"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/internal/strictjson"
 )
@@ -23,6 +25,9 @@ type Lab interface {
 	// Catches reports whether the audit lab at state (a mechanism and a
 	// neighbouring pair) catches the broken variant mutant, and why.
 	Catches(state, mutant string) (bool, string, error)
+	// Mutants are the broken variants the audit lab offers: a find-the-bug
+	// answer naming another is refused, not graded wrong.
+	Mutants() []string
 }
 
 // Reading is one readout of a lesson.
@@ -109,6 +114,9 @@ func DecodeHandin(r io.Reader) (*Handin, error) {
 	if len(b) > MaxBytes {
 		return nil, format.Errorf("the answers are larger than %d MiB", MaxBytes>>20)
 	}
+	if err := strictjson.Document(b, "answers file"); err != nil {
+		return nil, err
+	}
 	top, err := strictjson.Object(b, "answers file", []string{"pack", "student", "answers"})
 	if err != nil {
 		return nil, err
@@ -126,9 +134,10 @@ func DecodeHandin(r io.Reader) (*Handin, error) {
 	return h, nil
 }
 
-// For checks that the hand-in answers p (when it names its pack at all).
+// For checks that the hand-in answers p (when it names its pack at all,
+// by its title or, for ULDP Lab's own, as "builtin").
 func (h *Handin) For(p *Pack) error {
-	if h.Pack != "" && h.Pack != p.Title {
+	if h.Pack != "" && h.Pack != p.Title && !(h.Pack == "builtin" && p.builtin) {
 		return format.Errorf("pack: these answers are for the pack “%s”, not “%s”; grade them with that pack", h.Pack, p.Title)
 	}
 	return nil
@@ -227,6 +236,9 @@ func (e Exercise) Grade(raw json.RawMessage, lab Lab) (Result, error) {
 		var b BugAnswer
 		if err := strictjson.Decode(raw, &b); err != nil {
 			return res, format.Errorf("%s: expected {\"mutant\": …, \"state\": …}: %v", path, err)
+		}
+		if known := lab.Mutants(); !slices.Contains(known, b.Mutant) {
+			return res, format.Errorf("%s.mutant: the audit lab has no broken variant %s; its variants are %s", path, dataset.Excerpt(b.Mutant), strings.Join(known, ", "))
 		}
 		if b.Mutant != s.Mutant {
 			res.Feedback = format.Sprintf("%s: the broken variant is not “%s”. %s", verdict(false), b.Mutant, e.Explanation)

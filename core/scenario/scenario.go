@@ -211,6 +211,9 @@ func Decode(r io.Reader) (*Scenario, error) {
 }
 
 func decode(b []byte) (*Scenario, error) {
+	if err := strictjson.Document(b, "scenario"); err != nil {
+		return nil, err
+	}
 	top, err := strictjson.Object(b, "scenario", topFields)
 	if err != nil {
 		return nil, err

@@ -7,8 +7,12 @@ package classroom
 import (
 	"errors"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 
+	"github.com/uldplab/uldp/core/audit"
+	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/exercise"
 	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/viz"
@@ -99,6 +103,104 @@ func (lab Lab) Catches(state, mutant string) (bool, string, error) {
 	return false, "", format.Errorf("the audit lab has no exact verdict there (%s); find-the-bug grades by the exact one", state)
 }
 
+var (
+	mutantsOnce sync.Once
+	mutants     []string
+)
+
+// Mutants are the broken variants the audit lab offers, over every
+// mechanism of all its parts, in the lab's order.
+func (Lab) Mutants() []string {
+	mutantsOnce.Do(func() {
+		lab, err := open("audit", "", "")
+		if err != nil {
+			panic(err) // the audit lab opens at its defaults
+		}
+		for _, m := range control(lab, "mech").Choices {
+			app, err := open("audit", "mech="+m, "")
+			if err != nil {
+				panic(err) // every mechanism of the lab's menu opens
+			}
+			for _, v := range control(app, "mutant").Choices {
+				if v != audit.NoMutant && !slices.Contains(mutants, v) {
+					mutants = append(mutants, v)
+				}
+			}
+		}
+	})
+	return slices.Clone(mutants)
+}
+
+// control is app's control called name (zero if there is none).
+func control(app *viz.App, name string) viz.Control {
+	for _, c := range app.Controls() {
+		if c.Name == name {
+			return c
+		}
+	}
+	return viz.Control{}
+}
+
+// Validate is Check, then what the lessons themselves refuse: a state a
+// lesson does not take, a readout it does not show, a find-the-bug mutant
+// the audit lab does not have or a pair it does not open, each with its
+// place. It opens every exercise's lesson, a second or more for the
+// heaviest: a teacher's check of a pack, not a request's.
+func Validate(p *exercise.Pack) error {
+	if err := Check(p); err != nil {
+		return err
+	}
+	var errs []error
+	for i, x := range p.Exercises {
+		if err := checkExercise(x); err != nil {
+			errs = append(errs, format.Errorf("exercises[%d] (%s).%v", i, x.ID, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// checkExercise opens x's lesson at its state, and at its key's.
+func checkExercise(x exercise.Exercise) error {
+	if _, err := open(x.Lesson, x.State, ""); err != nil {
+		return format.Errorf("state: %v", err)
+	}
+	s := x.Answer
+	switch x.Kind {
+	case exercise.Numeric, exercise.Predict, exercise.Manipulate:
+		state, where := x.State, "state"
+		if x.Kind == exercise.Manipulate {
+			state, where = s.Example, "answer.example"
+		}
+		if s.Readout == "" {
+			return nil
+		}
+		rs, err := Lab{}.Readouts(x.Lesson, state, "", x.Kind != exercise.Numeric)
+		if err != nil {
+			return format.Errorf("%s: %v", where, err)
+		}
+		var names []string
+		for _, r := range rs {
+			if r.Name == s.Readout {
+				return nil
+			}
+			names = append(names, r.Name)
+		}
+		return format.Errorf("answer.readout: the lesson shows no readout %s there; it shows %s", dataset.Excerpt(s.Readout), strings.Join(names, ", "))
+	case exercise.FindTheBug:
+		if known := (Lab{}).Mutants(); !slices.Contains(known, s.Mutant) {
+			return format.Errorf("answer.mutant: the audit lab has no broken variant %s; its variants are %s", dataset.Excerpt(s.Mutant), strings.Join(known, ", "))
+		}
+		app, err := open("audit", s.Pair, "")
+		if err == nil {
+			err = app.Set("mutant", s.Mutant)
+		}
+		if err != nil {
+			return format.Errorf("answer.pair: %v", err)
+		}
+	}
+	return nil
+}
+
 // Check reports exercises about no lesson of ULDP Lab, naming them and the
 // lessons there are.
 func Check(p *exercise.Pack) error {
@@ -116,7 +218,8 @@ func Check(p *exercise.Pack) error {
 }
 
 // ReadPack reads the built-in pack ("builtin") or the pack file name,
-// checked against the lessons there are. Errors start with the name.
+// checked against the lessons there are and what they show (Validate;
+// the built-in pack's own tests check it). Errors start with the name.
 func ReadPack(name string) (*exercise.Pack, error) {
 	if name == "builtin" {
 		return exercise.Builtin()
@@ -128,7 +231,7 @@ func ReadPack(name string) (*exercise.Pack, error) {
 	defer file.Close()
 	p, err := exercise.Decode(file)
 	if err == nil {
-		err = Check(p)
+		err = Validate(p)
 	}
 	if err != nil {
 		return nil, format.Errorf("%s: %v", name, err)

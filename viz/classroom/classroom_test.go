@@ -12,7 +12,8 @@ import (
 
 // wrongAnswer is an answer to e that must grade as wrong: a number off by
 // well over the tolerance, the next choice, the exercise's own starting
-// state (which must not meet the goal yet), another broken variant.
+// state (which must not meet the goal yet), another of the lab's broken
+// variants.
 func wrongAnswer(t *testing.T, e exercise.Exercise, key any) json.RawMessage {
 	t.Helper()
 	var v any
@@ -29,7 +30,8 @@ func wrongAnswer(t *testing.T, e exercise.Exercise, key any) json.RawMessage {
 	case exercise.Manipulate:
 		v = e.State
 	case exercise.FindTheBug:
-		v = exercise.BugAnswer{Mutant: "no-such-variant", State: e.Answer.Pair}
+		other := slices.IndexFunc(Lab{}.Mutants(), func(m string) bool { return m != e.Answer.Mutant })
+		v = exercise.BugAnswer{Mutant: Lab{}.Mutants()[other], State: e.Answer.Pair}
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -91,6 +93,17 @@ func TestBuiltinPackGradesRightAndWrong(t *testing.T) {
 			}
 		}
 	}
+	// A variant the lab does not have is refused with the ones it has, not
+	// graded as a wrong guess.
+	for _, e := range p.Exercises {
+		if e.Kind != exercise.FindTheBug {
+			continue
+		}
+		_, err := p.Grade(exercise.Answers{e.ID: json.RawMessage(`{"mutant": "no-such-variant", "state": "` + e.Answer.Pair + `"}`)}, Lab{})
+		if err == nil || !strings.Contains(err.Error(), `no broken variant "no-such-variant"`) || !strings.Contains(err.Error(), e.Answer.Mutant) {
+			t.Errorf("%s: an unknown variant: %v", e.ID, err)
+		}
+	}
 	if len(kinds) != 5 {
 		t.Errorf("the pack has %d kinds of exercise, want all 5", len(kinds))
 	}
@@ -147,5 +160,34 @@ func TestCatchesInTheLabsSecondPart(t *testing.T) {
 	caught, why, err := Lab{}.Catches("mech=outlier-iterate-removal&pair=far-member", "keep-all")
 	if err != nil || !caught || !strings.Contains(why, "exceeds") {
 		t.Errorf("keep-all on far-member: %v %q %v", caught, why, err)
+	}
+}
+
+// A pack file is validated against what the lessons show: a state a lesson
+// does not take, a readout it does not show, a mutant the audit lab does
+// not have, a pair it does not open are refused with their place.
+func TestValidateRefusesWhatTheLessonsDoNot(t *testing.T) {
+	const head = `{"version": 1, "title": "t", "exercises": [`
+	for _, c := range []struct{ ex, want string }{
+		{`{"id": "a", "lesson": "calibration", "kind": "numeric", "state": "%%%&&&==", "question": "q", "explanation": "e", "answer": {"value": 1}}`, "exercises[0] (a).state"},
+		{`{"id": "a", "lesson": "calibration", "kind": "numeric", "state": "eps=1", "question": "q", "explanation": "e", "answer": {"readout": "bogus"}}`, `exercises[0] (a).answer.readout: the lesson shows no readout "bogus"`},
+		{`{"id": "a", "lesson": "audit", "kind": "find-the-bug", "question": "q", "explanation": "e", "answer": {"mutant": "bogus", "pair": "mech=orme&pair=far-user"}}`, `answer.mutant: the audit lab has no broken variant "bogus"`},
+		{`{"id": "a", "lesson": "audit", "kind": "find-the-bug", "question": "q", "explanation": "e", "answer": {"mutant": "keep-all", "pair": "mech=bogus"}}`, "exercises[0] (a).answer.pair"},
+		{`{"id": "a", "lesson": "outlier-removal", "kind": "manipulate", "question": "q", "explanation": "e", "answer": {"readout": "bogus", "warn": true, "example": "tau=1"}}`, `answer.readout: the lesson shows no readout "bogus"`},
+	} {
+		p, err := exercise.Decode(strings.NewReader(head + c.ex + `]}`))
+		if err == nil {
+			err = Validate(p)
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.ex, err, c.want)
+		}
+	}
+	p, err := exercise.Decode(strings.NewReader(head + `{"id": "a", "lesson": "calibration", "kind": "numeric", "state": "eps=1", "question": "q", "explanation": "e", "answer": {"readout": "ratio"}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Validate(p); err != nil {
+		t.Errorf("a good pack: %v", err)
 	}
 }

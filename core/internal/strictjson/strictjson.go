@@ -11,6 +11,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/format"
@@ -146,4 +147,97 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// Document checks what encoding/json lets through in a document people
+// write: text that is not UTF-8 (json replaces it with U+FFFD, so a title
+// would show broken characters) and an object that repeats a key (json
+// keeps the last, so an answer written twice would silently lose one).
+// where names the document in the messages; a syntax error is left to the
+// decoding that follows.
+func Document(b []byte, where string) error {
+	if !utf8.Valid(b) {
+		i := 0
+		for i < len(b) {
+			r, n := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && n <= 1 {
+				break
+			}
+			i += n
+		}
+		line := 1 + bytes.Count(b[:i], []byte{'\n'})
+		return format.Errorf("%s is not UTF-8 text: an invalid byte at line %d; save it as UTF-8", where, line)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	// Each open object's keys so far, and each open array's next index; a
+	// key's value is the next token after it.
+	type level struct {
+		keys  map[string]bool
+		index int
+		path  string
+		key   string // the key whose value comes next; "" when none
+	}
+	var stack []*level
+	pathOf := func() string {
+		if len(stack) == 0 {
+			return where
+		}
+		return stack[len(stack)-1].path
+	}
+	// child is the path of the value about to be read.
+	child := func() string {
+		if len(stack) == 0 {
+			return where
+		}
+		top := stack[len(stack)-1]
+		if top.keys != nil {
+			return top.path + "." + top.key
+		}
+		return format.Sprintf("%s[%d]", top.path, top.index)
+	}
+	// done records that a value was read in the enclosing object or array.
+	done := func() {
+		if len(stack) == 0 {
+			return
+		}
+		top := stack[len(stack)-1]
+		if top.keys != nil {
+			top.key = ""
+		} else {
+			top.index++
+		}
+	}
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil // the end, or a syntax error the decoding reports
+		}
+		top := (*level)(nil)
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{':
+				stack = append(stack, &level{keys: map[string]bool{}, path: child()})
+			case '[':
+				stack = append(stack, &level{path: child()})
+			default:
+				stack = stack[:len(stack)-1]
+				done()
+			}
+		case string:
+			if top != nil && top.keys != nil && top.key == "" {
+				if top.keys[t] {
+					return format.Errorf("%s: %s is given twice; keep one", pathOf(), dataset.Excerpt(t))
+				}
+				top.keys[t], top.key = true, t
+				continue
+			}
+			done()
+		default:
+			done()
+		}
+	}
 }

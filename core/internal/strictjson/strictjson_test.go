@@ -1,0 +1,28 @@
+package strictjson
+
+import (
+	"strings"
+	"testing"
+)
+
+// Document refuses a repeated key wherever it is, naming the object it is
+// in, and text that is not UTF-8, naming the line; the same key in two
+// objects, and a key that equals a value, are fine.
+func TestDocument(t *testing.T) {
+	for _, c := range []struct{ doc, want string }{
+		{`{"a": 1, "b": 2}`, ""},
+		{`{"a": {"x": 1}, "b": {"x": 2}, "c": [{"x": 1}, {"x": 2}]}`, ""},
+		{`{"a": "a", "b": ["a", "a"]}`, ""},
+		{`{"a": 1, "a": 2}`, `doc: "a" is given twice`},
+		{`{"answers": {"q1": 1, "q2": 2, "q1": 3}}`, `doc.answers: "q1" is given twice`},
+		{`{"exercises": [{"id": "a"}, {"id": "b", "answer": {"value": 1, "value": 2}}]}`, `doc.exercises[1].answer: "value" is given twice`},
+		{`{"a": [[1, {"k": 1, "k": 1}]]}`, `doc.a[0][1]: "k" is given twice`},
+		{"{\"title\": \"ok\",\n \"t2\": \"\xff\xfe\"}", "not UTF-8 text: an invalid byte at line 2"},
+		{`{"a": `, ""}, // a syntax error is the decoder's to report
+	} {
+		err := Document([]byte(c.doc), "doc")
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%q: %v, want %q", c.doc, err, c.want)
+		}
+	}
+}
