@@ -134,6 +134,11 @@ func DecodeHandin(r io.Reader) (*Handin, error) {
 	return h, nil
 }
 
+// CheckText refuses a document holding answers (a request to a grading
+// server, say) that is not UTF-8 or that gives a key twice, as the pack
+// and hand-in readers do; where names it in the message.
+func CheckText(b []byte, where string) error { return strictjson.Document(b, where) }
+
 // For checks that the hand-in answers p (when it names its pack at all,
 // by its title or, for ULDP Lab's own, as "builtin").
 func (h *Handin) For(p *Pack) error {

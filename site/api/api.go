@@ -191,6 +191,9 @@ func (h *handler) acquire(ctx context.Context, w http.ResponseWriter) bool {
 // decodeGrade reads POST /api/grade's body: exactly one object with the
 // pack and 1 to MaxAnswers answers.
 func decodeGrade(b []byte) (*exercise.Pack, exercise.Answers, error) {
+	if err := exercise.CheckText(b, "the request"); err != nil {
+		return nil, nil, err
+	}
 	var req gradeRequest
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()

@@ -134,6 +134,7 @@ func TestErrors(t *testing.T) {
 		{"POST", "/api/grade", `{"pack": 7, "answers": {"x": 1}}`, 400, "pack"},
 		{"POST", "/api/grade", `{"pack": "builtin", "answers": {"user-level-ratio": 1}} {"more": 1}`, 400, "more after its object"},
 		{"POST", "/api/grade", `{"pack": "builtin", "answers": {"stability-no-removal": {"state": 5}}}`, 400, "expected the lesson's state"},
+		{"POST", "/api/grade", `{"pack": "builtin", "answers": {"user-level-ratio": 1, "user-level-ratio": 2}}`, 400, `the request.answers: "user-level-ratio" is given twice`},
 	} {
 		code, v, _ := do(t, c.method, c.path, c.body)
 		msg, _ := v["error"].(string)
