@@ -169,39 +169,34 @@ func Document(b []byte, where string) error {
 		return format.Errorf("%s is not UTF-8 text: an invalid byte at line %d; save it as UTF-8", where, line)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
-	// Each open object's keys so far, and each open array's next index; a
-	// key's value is the next token after it.
+	// Each open object's keys so far and the key whose value comes next
+	// ("" when none), or each open array's next index. Paths are built only
+	// for a message: building them per level would cost the square of the
+	// depth on a document nested 10⁵ deep.
 	type level struct {
 		keys  map[string]bool
+		key   string
 		index int
-		path  string
-		key   string // the key whose value comes next; "" when none
 	}
 	var stack []*level
-	pathOf := func() string {
-		if len(stack) == 0 {
-			return where
+	path := func() string {
+		var p strings.Builder
+		p.WriteString(where)
+		for _, l := range stack[:len(stack)-1] {
+			if l.keys != nil {
+				p.WriteString("." + l.key)
+			} else {
+				p.WriteString(format.Sprintf("[%d]", l.index))
+			}
 		}
-		return stack[len(stack)-1].path
-	}
-	// child is the path of the value about to be read.
-	child := func() string {
-		if len(stack) == 0 {
-			return where
-		}
-		top := stack[len(stack)-1]
-		if top.keys != nil {
-			return top.path + "." + top.key
-		}
-		return format.Sprintf("%s[%d]", top.path, top.index)
+		return p.String()
 	}
 	// done records that a value was read in the enclosing object or array.
 	done := func() {
 		if len(stack) == 0 {
 			return
 		}
-		top := stack[len(stack)-1]
-		if top.keys != nil {
+		if top := stack[len(stack)-1]; top.keys != nil {
 			top.key = ""
 		} else {
 			top.index++
@@ -212,25 +207,22 @@ func Document(b []byte, where string) error {
 		if err != nil {
 			return nil // the end, or a syntax error the decoding reports
 		}
-		top := (*level)(nil)
-		if len(stack) > 0 {
-			top = stack[len(stack)-1]
-		}
 		switch t := tok.(type) {
 		case json.Delim:
 			switch t {
 			case '{':
-				stack = append(stack, &level{keys: map[string]bool{}, path: child()})
+				stack = append(stack, &level{keys: map[string]bool{}})
 			case '[':
-				stack = append(stack, &level{path: child()})
+				stack = append(stack, &level{})
 			default:
 				stack = stack[:len(stack)-1]
 				done()
 			}
 		case string:
-			if top != nil && top.keys != nil && top.key == "" {
+			if n := len(stack); n > 0 && stack[n-1].keys != nil && stack[n-1].key == "" {
+				top := stack[n-1]
 				if top.keys[t] {
-					return format.Errorf("%s: %s is given twice; keep one", pathOf(), dataset.Excerpt(t))
+					return format.Errorf("%s: %s is given twice; keep one", path(), dataset.Excerpt(t))
 				}
 				top.keys[t], top.key = true, t
 				continue
