@@ -62,6 +62,11 @@ func (l Limits) withDefaults() Limits {
 	return d
 }
 
+// Reader bounds r by the limits' bytes and line length: it stops with a
+// *LimitError at the first byte past either, so a file of one endless
+// line (/dev/zero) is refused after a line's worth, not read whole.
+func (l Limits) Reader(r io.Reader) io.Reader { return &guard{r: r, limit: l.withDefaults()} }
+
 // guard passes a reader through until the whole or one line passes its
 // limit; it then gives the bytes before that point, and the LimitError
 // from then on.
@@ -121,7 +126,7 @@ func ReadCSV(r io.Reader, allowRagged bool) (*Dataset, error) {
 // line and column and say how to fix them.
 func (l Limits) ReadCSV(r io.Reader, allowRagged bool) (*Dataset, error) {
 	l = l.withDefaults()
-	br := bufio.NewReader(&guard{r: r, limit: l})
+	br := bufio.NewReader(l.Reader(r))
 	if bom, err := br.Peek(3); err == nil && string(bom) == "\uFEFF" {
 		br.Discard(3)
 	}

@@ -6,7 +6,9 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
+	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/format"
 )
 
@@ -47,17 +49,19 @@ func ReadCSV(r io.Reader, k int) (*Dataset, error) {
 	if k < 2 {
 		return nil, format.Errorf("k = %d: the sensitive feature needs at least 2 values", k)
 	}
-	lr := &io.LimitedReader{R: r, N: MaxCSVBytes + 1}
-	cr := csv.NewReader(lr)
+	cr := csv.NewReader(dataset.Limits{Bytes: MaxCSVBytes}.Reader(r))
 	cr.Comment = '#'
 	head, err := cr.Read()
 	if err == io.EOF {
 		return nil, format.Errorf("the file is empty: it needs the header a1,…,a_d,label,sensitive and a row per example")
 	}
 	if err != nil {
-		return nil, csvErr(err, lr)
+		return nil, csvErr(err)
 	}
 	dp := len(head) - 2
+	if dp < 1 {
+		return nil, format.Errorf("line 1: the header %s has no public features; it must be a1,…,a_d,label,sensitive with d ≥ 1", dataset.Excerpt(strings.Join(head, ",")))
+	}
 	for j, h := range head {
 		want := "a" + strconv.Itoa(j+1)
 		switch j {
@@ -66,8 +70,8 @@ func ReadCSV(r io.Reader, k int) (*Dataset, error) {
 		case dp + 1:
 			want = "sensitive"
 		}
-		if dp < 0 || h != want {
-			return nil, format.Errorf("line 1: the header is %q; it must be a1,…,a_d,label,sensitive (column %d should be %q)", head, j+1, want)
+		if h != want {
+			return nil, format.Errorf("line 1: the header is %s; it must be a1,…,a_d,label,sensitive (column %d should be %q)", dataset.Excerpt(strings.Join(head, ",")), j+1, want)
 		}
 	}
 	var feats [][]float64
@@ -75,14 +79,11 @@ func ReadCSV(r io.Reader, k int) (*Dataset, error) {
 	var ys []int
 	for line := 2; ; line++ {
 		rec, err := cr.Read()
-		if err == io.EOF && lr.N <= 0 {
-			return nil, csvErr(err, lr) // the limit cut the file: not its end
-		}
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, csvErr(err, lr)
+			return nil, csvErr(err)
 		}
 		a := make([]float64, dp)
 		for j := range a {
@@ -106,10 +107,7 @@ func ReadCSV(r io.Reader, k int) (*Dataset, error) {
 	return New(k, feats, labels, ys)
 }
 
-func csvErr(err error, lr *io.LimitedReader) error {
-	if lr.N <= 0 {
-		return format.Errorf("the file is longer than %d MiB", MaxCSVBytes>>20)
-	}
+func csvErr(err error) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
 		return format.Errorf("line %d: %v", pe.Line, pe.Err)

@@ -32,6 +32,8 @@ func TestCSV(t *testing.T) {
 		{"a1,label,sensitive\nNaN,1,1\n", "line 2, column a1"},
 		{"a1,label,sensitive\n0.5,1\n", "line 2"},
 		{"a1,label,sensitive\n2,1,1\n", ""}, // a norm > 1 is the model's to refuse
+		{"label,sensitive\n1,1\n", "has no public features"},
+		{strings.Repeat("\x00", 3<<20), "line 1: a line is longer than 1048576 bytes"}, // /dev/zero: one endless line
 	} {
 		_, err := ReadCSV(strings.NewReader(c.in), 5)
 		switch {
