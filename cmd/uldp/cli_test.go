@@ -1556,3 +1556,57 @@ func TestSemiSensitive(t *testing.T) {
 	bad(t, "write replace:I=Y", "audit", "--mech", "pvmw", "--data", csv, "--k", "8", "--eps", "4", "--delta", "1e-6", "--neighbour", "replace:1")
 	bad(t, "sensitive value 9", "audit", "--mech", "pvmw", "--data", csv, "--k", "8", "--eps", "4", "--delta", "1e-6", "--neighbour", "replace:1=9")
 }
+
+// The hostile command lines of the second trust round: each is refused
+// with exit 2 and a message naming what is wrong, none runs or hangs.
+func TestHostileCommandLinesRefused(t *testing.T) {
+	dir := t.TempDir()
+	semi := filepath.Join(dir, "semi.csv")
+	if r := uldp(t, "dataset", "gen", "--kind", "semi-sensitive", "--n", "200", "--k", "4", "--d", "2", "--out", semi); r.code != 0 {
+		t.Fatalf("dataset gen: %s", r.stderr)
+	}
+	labelsOnly := filepath.Join(dir, "labels.csv")
+	negIota := filepath.Join(dir, "neg-iota.json")
+	step, err := os.ReadFile("testdata/mwu-step.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, data := range map[string]string{
+		labelsOnly: "label,sensitive\n1,1\n-1,2\n",
+		negIota:    regexp.MustCompile(`"iota":\s*[-0-9.e]+`).ReplaceAllString(string(step), `"iota": -0.5`),
+	} {
+		if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pvmw := []string{"run", "--mech", "pvmw", "--data", semi, "--k", "4", "--eps", "4", "--delta", "1e-6"}
+	sc := []string{"run", "--mech", "dp-sgd-sc", "--data", "testdata/tight-2d.csv", "--eps", "8", "--delta", "1e-5", "--rk", "1", "--rx", "2"}
+	for _, c := range []struct {
+		want string
+		args []string
+	}{
+		{"a line is longer than", []string{"run", "--mech", "pvmw", "--data", "/dev/zero", "--k", "8", "--eps", "4", "--delta", "1e-6"}},
+		{"has no public features", []string{"run", "--mech", "pvmw", "--data", labelsOnly, "--k", "4", "--eps", "4", "--delta", "1e-6"}},
+		{"is a directory", []string{"run", "--mech", "mwu-step", "--input", dir}},
+		{"iota = -0.5", []string{"run", "--mech", "mwu-step", "--input", negIota}},
+		{"--zeta = 0", append(pvmw, "--zeta", "0")},
+		{"--mode paper", append(pvmw, "--mode", "paper")},
+		{"d_pub = 0", []string{"dataset", "gen", "--kind", "semi-sensitive", "--n", "10", "--k", "3", "--d", "0", "--out", "-"}},
+		{"effect = -1", []string{"dataset", "gen", "--kind", "semi-sensitive", "--n", "10", "--k", "3", "--d", "1", "--effect", "-1", "--out", "-"}},
+		{"--spread is for the users' generators", []string{"dataset", "gen", "--kind", "semi-sensitive", "--n", "10", "--k", "3", "--d", "1", "--spread", "2", "--out", "-"}},
+		{"give how many steps", []string{"step", "--mech", "deloutputpert", "--data", "testdata/three-outliers.csv", "--f", "mean", "--eps", "8", "--delta", "0.1", "--target-sens", "0.1", "--to", "-1"}},
+		{"--steps = -1", append(sc, "--steps", "-1")},
+		{"--steps = 0", append(sc, "--steps", "0")},
+		{"--eta does not apply to dp-sgd-sc", append(sc, "--eta", "NaN")},
+		{"--tau does not apply to dp-sgd-sc", append(sc, "--tau", "-1")},
+		{"--lambda does not apply to dp-sgd-sc", append(sc, "--lambda", "-1")},
+		{"--phases does not apply to dp-sgd-sc", append(sc, "--phases", "-1")},
+		{"--smoothing does not apply to dp-sgd-sc", append(sc, "--smoothing", "NaN")},
+		{"theta0 has 1 coordinates, the data 2", append(sc, "--theta0", "1")},
+		{"--p-exp = 1e+308", []string{"run", "--mech", "outlier-iterate-removal", "--data", "testdata/robust40.csv", "--eta", "0.5", "--radius", "3", "--eps", "8", "--delta", "1e-5", "--p-exp", "1e308"}},
+		{"--phases = 1000000000", []string{"run", "--mech", "outlier-iterate-removal", "--data", "testdata/robust40.csv", "--eta", "0.5", "--radius", "3", "--eps", "8", "--delta", "1e-5", "--phases", "1000000000"}},
+		{"add --loss huber", []string{"run", "--mech", "robust-sgd", "--data", "testdata/robust40.csv", "--batch", "10", "--r", "1", "--eta", "0.2", "--domain", "2", "--eps", "1", "--delta", "1e-5", "--huber", "NaN"}},
+	} {
+		bad(t, c.want, c.args...)
+	}
+}

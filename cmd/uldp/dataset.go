@@ -67,6 +67,11 @@ func cmdDataset(e *env, args []string) error {
 	if err := required(fs, "kind", "n", "m", "d", "out"); err != nil {
 		return err
 	}
+	for _, name := range []string{"k", "effect"} {
+		if given(fs)[name] {
+			return usagef("--%s is for --kind semi-sensitive, not %s", name, s.Kind)
+		}
+	}
 	ext := strings.ToLower(filepath.Ext(*out))
 	if *out != "-" && ext != ".csv" && ext != ".json" {
 		return usagef("--out %q: the file name must end in .csv or .json (or be - for standard output)", *out)
@@ -129,8 +134,10 @@ func genSemi(e *env, fs *flag.FlagSet, s semisens.Spec, seed uint64, out string,
 	if err := required(fs, "n", "k", "d", "out"); err != nil {
 		return err
 	}
-	if given(fs)["m"] {
-		return usagef("--m is for users' items: a semi-sensitive dataset has one example per row")
+	for _, name := range []string{"m", "spread", "center", "clusters", "separation", "df", "outliers"} {
+		if given(fs)[name] {
+			return usagef("--%s is for the users' generators: a semi-sensitive dataset has one example per row (it takes --n, --k, --d, --effect, --seed, --out)", name)
+		}
 	}
 	if out != "-" && strings.ToLower(filepath.Ext(out)) != ".csv" {
 		return usagef("--out %q: a semi-sensitive dataset is written as .csv (or - for standard output)", out)

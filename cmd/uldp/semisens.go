@@ -52,6 +52,7 @@ type semiFlags struct {
 	paperLoop, noGuard, record  bool
 	seed                        uint64
 	input                       string
+	set                         map[string]bool // the flags the command line set
 }
 
 func (s *semiFlags) register(fs *flag.FlagSet) {
@@ -84,6 +85,14 @@ func (s *semiFlags) params(n int) (semisens.TrainParams, error) {
 	if err != nil {
 		return semisens.TrainParams{}, usageError{err}
 	}
+	if mode != privacy.Teaching && mode != privacy.NonPrivate {
+		// PVMW's constants are chosen by hand (η, c, τ) and its guarantee
+		// computed for them: it has no paper or sound calibration to run.
+		return semisens.TrainParams{}, usagef("--mode %s: pvmw runs in teaching mode (these parameters, private) or non-private (no noise)", s.mode)
+	}
+	if s.set["zeta"] && !(s.zeta > 0 && s.zeta < 1) {
+		return semisens.TrainParams{}, usagef("--zeta = %v: ζ, the tests' and the norm's share of each update's budget, must lie in (0, 1)", s.zeta)
+	}
 	rho, err := semisens.Rho(s.eps, s.delta, s.rule)
 	if err != nil {
 		return semisens.TrainParams{}, usageError{err}
@@ -107,6 +116,7 @@ func (s *semiFlags) params(n int) (semisens.TrainParams, error) {
 // load reads the flags shared by run and step for pvmw: the data and
 // the parameters, checked before the file is read where they can be.
 func (s *semiFlags) load(fs *flag.FlagSet, set map[string]bool) (*semisens.Dataset, semisens.TrainParams, error) {
+	s.set = set
 	var missing []string
 	for _, f := range []string{"data", "k", "eps", "delta"} {
 		if !set[f] {
@@ -253,6 +263,8 @@ func mwuStep(e *env, path string, f format) error {
 		return usagef("%s: v is missing: the released noisy answer", path)
 	case in.Iota == nil:
 		return usagef("%s: iota is missing: the released noisy error norm", path)
+	case !(*in.Iota > 0):
+		return usagef("%s: iota = %v: the paper's MWU takes a noisy error norm ι > 0 (PVMW's guard raises a small or negative ι to max(η, τ/2) before its step)", path, *in.Iota)
 	}
 	n, k := len(in.Values), len(in.Values[0])
 	tab := semisens.Table(in.Values)
@@ -326,9 +338,12 @@ func readLimited(path string, limit int64) ([]byte, error) {
 		return nil, usageError{err}
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, usagef("%s is a directory: give a file", path)
+	}
 	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
-		return nil, err
+		return nil, usagef("reading %s: %v", path, err)
 	}
 	if int64(len(b)) > limit {
 		return nil, usagef("%s is larger than %d MiB", path, limit>>20)
@@ -341,7 +356,7 @@ func stepSemi(e *env, args []string) error {
 	fs := flags(e, "step", "step --mech pvmw --data FILE.csv --k K --eps E --delta D [pvmw's flags] [--to K]")
 	var s semiFlags
 	s.register(fs)
-	to := fs.Int("to", -1, "print the first K steps and stop (default: all, or interactive on a terminal)")
+	to := toFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}

@@ -2,9 +2,11 @@ package main
 
 import (
 	"bufio"
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"golang.org/x/term"
@@ -28,7 +30,7 @@ func cmdStep(e *env, args []string) error {
 	data := fs.String("data", "", "dataset CSV (user,x1,…,xd)")
 	scen := fs.String("scenario", "", "scenario JSON instead of --data and the parameter flags")
 	seed := fs.Uint64("seed", 1, "seed of the tdlap and gauss streams")
-	to := fs.Int("to", -1, "print the first K steps and stop (default: all, or interactive on a terminal)")
+	to := toFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -56,6 +58,21 @@ func cmdStep(e *env, args []string) error {
 
 // stepThrough shows a run's steps: the first to of them (all when to < 0) when
 // that is asked or standard input is no terminal, else interactively.
+// toFlag registers --to K, the steps to print before stopping: -1 (not
+// given) prints them all, or steps interactively on a terminal.
+func toFlag(fs *flag.FlagSet) *int {
+	to := -1
+	fs.Func("to", "print the first K steps and stop (default: all, or interactive on a terminal)", func(v string) error {
+		k, err := strconv.Atoi(v)
+		if err != nil || k < 0 {
+			return fmt.Errorf("%q: give how many steps to print, 0 or more", v)
+		}
+		to = k
+		return nil
+	})
+	return &to
+}
+
 func stepThrough(e *env, st *trace.Stepper, to int) error {
 	show := func() {
 		cur, _ := st.Current()

@@ -21,14 +21,14 @@ type Spec struct {
 // Validate checks the spec.
 func (s Spec) Validate() error {
 	switch {
-	case s.N < 1 || s.K < 2 || s.DimPub < 0:
-		return format.Errorf("n = %d, k = %d, d_pub = %d: need n ≥ 1, k ≥ 2, d_pub ≥ 0", s.N, s.K, s.DimPub)
+	case s.N < 1 || s.K < 2 || s.DimPub < 1:
+		return format.Errorf("n = %d, k = %d, d_pub = %d: need n ≥ 1, k ≥ 2, d_pub ≥ 1 (a model needs a public feature)", s.N, s.K, s.DimPub)
 	case float64(s.N)*float64(s.K) > MaxCells:
 		return format.Errorf("n·k = %d × %d: at most %d beliefs; use fewer examples or values", s.N, s.K, MaxCells)
 	case float64(s.N)*float64(s.DimPub) > 1e7:
 		return format.Errorf("n·d_pub = %d × %d: at most 10⁷ features", s.N, s.DimPub)
-	case math.IsNaN(s.Effect) || math.IsInf(s.Effect, 0):
-		return format.Errorf("effect = %v: give a finite number", s.Effect)
+	case !(s.Effect >= 0) || math.IsInf(s.Effect, 1):
+		return format.Errorf("effect = %v: give a finite number ≥ 0 (0: the sensitive value does not set the label)", s.Effect)
 	}
 	return nil
 }
