@@ -9,6 +9,7 @@ package viz
 
 import (
 	"math"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -69,6 +70,13 @@ const (
 	// Dots are filled circles of radius R, one per point, sharing a style;
 	// dot k answers hit-tests as ID + k. One item holds a whole point cloud.
 	Dots
+	// Layer starts a layer, the items up to its LayerEnd, that looks the
+	// same whenever its Text (a key) is the same: a backend may paint it
+	// once and reuse the pixels while the key stays, so a figure's static
+	// part (a loss landscape of hundreds of cells) costs nothing to paint
+	// while the rest animates. Layers do not nest.
+	Layer
+	LayerEnd
 )
 
 // Align places text relative to its anchor point.
@@ -163,6 +171,28 @@ func (l *List) Polygon(pts []Point, s Style) { l.Add(Item{Kind: Polygon, Style: 
 // Dots adds a cloud of same-style dots; dot k has ID id + k (id 0: none).
 func (l *List) Dots(pts []Point, r float64, s Style, id int) {
 	l.Items = append(l.Items, Item{Kind: Dots, Style: s, P: l.points(pts...), R: r, ID: id})
+}
+
+// Layer starts a layer whose items look the same whenever key is the
+// same (see the Layer kind); EndLayer ends it.
+func (l *List) Layer(key string) { l.Items = append(l.Items, Item{Kind: Layer, Text: key}) }
+
+// EndLayer ends the layer Layer started.
+func (l *List) EndLayer() { l.Items = append(l.Items, Item{Kind: LayerEnd}) }
+
+// LayerKey writes numbers as a layer's key: a hash of their bits (FNV-1a),
+// short, and the same exactly when the numbers are.
+func LayerKey(xs ...float64) string {
+	h := uint64(14695981039346656037)
+	for _, x := range xs {
+		b := math.Float64bits(x)
+		for range 8 {
+			h ^= b & 0xff
+			h *= 1099511628211
+			b >>= 8
+		}
+	}
+	return strconv.FormatUint(h, 36)
 }
 
 // TextWidth estimates a text's width in pixels at size: 0.55 em a

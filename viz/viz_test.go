@@ -164,3 +164,18 @@ func TestTextInAColumn(t *testing.T) {
 		t.Errorf("TextAbove: first line at %v, last at %v; want the last at 100", l.Items[0].P[0].Y, last.P[0].Y)
 	}
 }
+
+// A layer's key is the same exactly when its numbers are.
+func TestLayerKey(t *testing.T) {
+	a := LayerKey(1, 2, 3)
+	if a != LayerKey(1, 2, 3) || a == LayerKey(1, 2, 3.0000000001) || a == LayerKey(2, 1, 3) || a == LayerKey(1, 2) {
+		t.Errorf("keys: %q %q %q %q", a, LayerKey(1, 2, 3.0000000001), LayerKey(2, 1, 3), LayerKey(1, 2))
+	}
+	var l List
+	l.Layer(a)
+	l.Rect(Point{}, Point{X: 1, Y: 1}, Style{Fill: Blue}, 0)
+	l.EndLayer()
+	if len(l.Items) != 3 || l.Items[0].Kind != Layer || l.Items[0].Text != a || l.Items[2].Kind != LayerEnd || l.Hit(Point{}, 1) != 0 {
+		t.Errorf("layer items %+v", l.Items)
+	}
+}

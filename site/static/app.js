@@ -228,7 +228,7 @@ function readPalette(buf) {
 
 // ---------------------------------------------------------------- painting
 
-const KIND = { circle: 1, line: 2, polyline: 3, polygon: 4, rect: 5, arrow: 6, text: 7, dots: 8 };
+const KIND = { circle: 1, line: 2, polyline: 3, polygon: 4, rect: 5, arrow: 6, text: 7, dots: 8, layer: 9, layerEnd: 10 };
 const ALIGN = ["left", "center", "right"];
 const textDecoder = new TextDecoder();
 
@@ -337,6 +337,11 @@ const dotLayer = {
   },
 };
 
+// layers are the pixels of the figure's layers (viz.List.Layer) by key:
+// a layer whose key is the same as when it was painted is drawn as one
+// image. Only the layers of the last frame are kept.
+const layers = new Map();
+
 // paint draws one encoded frame (layout: viz.Encode in Go).
 function paint(buf) {
   const t0 = performance.now();
@@ -349,6 +354,14 @@ function paint(buf) {
   ctx.clearRect(0, 0, canvas.width, canvas.height);
   let off = 20;
   dotLayer.open = false;
+  // g is where items are drawn: the canvas, or a layer being recorded;
+  // skipping is set while a cached layer's items go by.
+  let g = ctx, layer = null, skipping = false;
+  const seen = new Set();
+  const blit = (img) => {
+    ctx.save(); ctx.setTransform(1, 0, 0, 1, 0, 0); ctx.globalAlpha = 1;
+    ctx.drawImage(img, 0, 0); ctx.restore();
+  };
   const f = () => { const v = dv.getFloat32(off, true); off += 4; return v; };
   for (let i = 0; i < n; i++) {
     const kind = f(), stroke = f(), fill = f(), alpha = f(), width = f(), dashed = f();
@@ -356,69 +369,96 @@ function paint(buf) {
     const r = f(), tOff = f(), tLen = f(), np = f();
     const xs = new Array(np), ys = new Array(np);
     for (let k = 0; k < np; k++) { xs[k] = f(); ys[k] = f(); }
-    if (kind === KIND.dots && r * dpr <= SMALL_DOT) {
+    if (kind === KIND.layer) {
+      dotLayer.flush();
+      const key = textDecoder.decode(text.subarray(tOff, tOff + tLen));
+      seen.add(key);
+      const have = layers.get(key);
+      if (have && have.width === canvas.width && have.height === canvas.height) {
+        blit(have);
+        skipping = true;
+      } else {
+        layer = { key, canvas: have && have.width === canvas.width && have.height === canvas.height ? have : document.createElement("canvas") };
+        layer.canvas.width = canvas.width; layer.canvas.height = canvas.height;
+        g = layer.canvas.getContext("2d");
+        g.setTransform(dpr, 0, 0, dpr, 0, 0);
+      }
+      continue;
+    }
+    if (kind === KIND.layerEnd) {
+      if (layer) {
+        layers.set(layer.key, layer.canvas);
+        blit(layer.canvas);
+        layer = null; g = ctx;
+      }
+      skipping = false;
+      continue;
+    }
+    if (skipping) continue;
+    if (kind === KIND.dots && r * dpr <= SMALL_DOT && !layer) {
       dotLayer.add(xs, ys, r * dpr, dpr, palette[fill] || [0, 0, 0], alpha);
       continue;
     }
     const w = width || 1;
     // Only filled discs: a ring alone is not a disc, and a translucent
     // stroke would show the fill under it.
-    if (kind === KIND.circle && fill && !dashed && (r + w / 2) * dpr <= SMALL_RING && (alpha >= 1 || !stroke)) {
+    if (kind === KIND.circle && fill && !dashed && (r + w / 2) * dpr <= SMALL_RING && (alpha >= 1 || !stroke) && !layer) {
       if (stroke) dotLayer.add(xs, ys, (r + w / 2) * dpr, dpr, palette[stroke] || [0, 0, 0], alpha);
       if (!stroke || r > w / 2) dotLayer.add(xs, ys, (stroke ? r - w / 2 : r) * dpr, dpr, palette[fill], alpha);
       continue;
     }
     dotLayer.flush();
-    ctx.lineWidth = w;
-    ctx.setLineDash(dashed ? [6, 4] : []);
-    ctx.strokeStyle = colour(stroke, alpha);
-    ctx.fillStyle = colour(fill, alpha);
+    g.lineWidth = w;
+    g.setLineDash(dashed ? [6, 4] : []);
+    g.strokeStyle = colour(stroke, alpha);
+    g.fillStyle = colour(fill, alpha);
     switch (kind) {
       case KIND.circle:
-        ctx.beginPath(); ctx.arc(xs[0], ys[0], r, 0, 2 * Math.PI);
-        if (fill) ctx.fill();
-        if (stroke) ctx.stroke();
+        g.beginPath(); g.arc(xs[0], ys[0], r, 0, 2 * Math.PI);
+        if (fill) g.fill();
+        if (stroke) g.stroke();
         break;
       case KIND.line: case KIND.polyline: case KIND.polygon:
-        ctx.beginPath(); ctx.moveTo(xs[0], ys[0]);
-        for (let k = 1; k < np; k++) ctx.lineTo(xs[k], ys[k]);
-        if (kind === KIND.polygon) { ctx.closePath(); if (fill) ctx.fill(); }
-        if (stroke) ctx.stroke();
+        g.beginPath(); g.moveTo(xs[0], ys[0]);
+        for (let k = 1; k < np; k++) g.lineTo(xs[k], ys[k]);
+        if (kind === KIND.polygon) { g.closePath(); if (fill) g.fill(); }
+        if (stroke) g.stroke();
         break;
       case KIND.rect: {
         const x = Math.min(xs[0], xs[1]), y = Math.min(ys[0], ys[1]);
         const w = Math.abs(xs[1] - xs[0]), h = Math.abs(ys[1] - ys[0]);
-        if (fill) ctx.fillRect(x, y, w, h);
-        if (stroke) ctx.strokeRect(x, y, w, h);
+        if (fill) g.fillRect(x, y, w, h);
+        if (stroke) g.strokeRect(x, y, w, h);
         break;
       }
       case KIND.arrow: {
         const dx = xs[1] - xs[0], dy = ys[1] - ys[0], len = Math.hypot(dx, dy) || 1;
         const ux = dx / len, uy = dy / len, head = Math.min(9, len / 2);
-        ctx.beginPath(); ctx.moveTo(xs[0], ys[0]); ctx.lineTo(xs[1], ys[1]); ctx.stroke();
-        ctx.setLineDash([]);
-        ctx.fillStyle = colour(stroke, alpha);
-        ctx.beginPath(); ctx.moveTo(xs[1], ys[1]);
-        ctx.lineTo(xs[1] - head * ux + head * 0.5 * uy, ys[1] - head * uy - head * 0.5 * ux);
-        ctx.lineTo(xs[1] - head * ux - head * 0.5 * uy, ys[1] - head * uy + head * 0.5 * ux);
-        ctx.closePath(); ctx.fill();
+        g.beginPath(); g.moveTo(xs[0], ys[0]); g.lineTo(xs[1], ys[1]); g.stroke();
+        g.setLineDash([]);
+        g.fillStyle = colour(stroke, alpha);
+        g.beginPath(); g.moveTo(xs[1], ys[1]);
+        g.lineTo(xs[1] - head * ux + head * 0.5 * uy, ys[1] - head * uy - head * 0.5 * ux);
+        g.lineTo(xs[1] - head * ux - head * 0.5 * uy, ys[1] - head * uy + head * 0.5 * ux);
+        g.closePath(); g.fill();
         break;
       }
       case KIND.dots:
-        ctx.beginPath();
-        for (let k = 0; k < np; k++) { ctx.moveTo(xs[k] + r, ys[k]); ctx.arc(xs[k], ys[k], r, 0, 2 * Math.PI); }
-        ctx.fill();
+        g.beginPath();
+        for (let k = 0; k < np; k++) { g.moveTo(xs[k] + r, ys[k]); g.arc(xs[k], ys[k], r, 0, 2 * Math.PI); }
+        g.fill();
         break;
       case KIND.text:
-        ctx.font = `${size || 12}px system-ui, sans-serif`;
-        ctx.textAlign = ALIGN[align] || "left";
-        ctx.textBaseline = "middle";
-        ctx.fillStyle = colour(fill || 1, alpha);
-        ctx.fillText(textDecoder.decode(text.subarray(tOff, tOff + tLen)), xs[0], ys[0]);
+        g.font = `${size || 12}px system-ui, sans-serif`;
+        g.textAlign = ALIGN[align] || "left";
+        g.textBaseline = "middle";
+        g.fillStyle = colour(fill || 1, alpha);
+        g.fillText(textDecoder.decode(text.subarray(tOff, tOff + tLen)), xs[0], ys[0]);
         break;
     }
   }
   dotLayer.flush();
+  for (const key of layers.keys()) if (!seen.has(key)) layers.delete(key);
   // A test measuring the whole paint waits for the raster too (it happens
   // later, off the script's clock, otherwise).
   if (window.uldpFlushPaint) ctx.getImageData(0, 0, 1, 1);

@@ -217,3 +217,44 @@ func TestDPSGDLandscapeStaysInTheDisk(t *testing.T) {
 		t.Errorf("the landscape covers %.4f of the disk", ratio)
 	}
 }
+
+// The loss landscape is one layer a backend may paint once: its key stays
+// while the steps play, and changes when the users move (a new landscape).
+func TestDPSGDLandscapeIsOneLayer(t *testing.T) {
+	a, s := scenetest.Open(t, New())
+	layer := func() (key string, cells int) {
+		in := false
+		for _, it := range scenetest.Frame(a).Items {
+			switch {
+			case it.Kind == viz.Layer:
+				key, in = it.Text, true
+			case it.Kind == viz.LayerEnd:
+				in = false
+			case in && (it.Kind == viz.Rect || it.Kind == viz.Polygon):
+				cells++
+			}
+		}
+		return key, cells
+	}
+	k0, cells := layer()
+	if k0 == "" || cells < 500 {
+		t.Fatalf("layer %q holds %d cells", k0, cells)
+	}
+	for range 5 {
+		a.Key("ArrowRight")
+	}
+	if k, _ := layer(); k != k0 {
+		t.Errorf("stepping changed the landscape's key: %q → %q", k0, k)
+	}
+	s.crowd[0] += 0.2 // as a drag of the crowd's handle does
+	next := s.latest().copy()
+	next.crowd = s.crowd
+	next.generate()
+	if err := s.start(next, true); err != nil {
+		t.Fatal(err)
+	}
+	a.Settle()
+	if k, _ := layer(); k == k0 {
+		t.Error("moving the crowd kept the landscape's key")
+	}
+}
