@@ -31,7 +31,9 @@ import (
 	"io"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/format"
@@ -307,13 +309,28 @@ func kindList() string {
 var builtin []byte
 
 // Builtin returns ULDP Lab's own pack.
+// It is decoded once; each call returns a copy whose list of exercises
+// the caller may change.
 func Builtin() (*Pack, error) {
-	p, err := decode(builtin)
-	if p != nil {
-		p.builtin = true
+	builtinOnce.Do(func() {
+		builtinPack, builtinErr = decode(builtin)
+		if builtinPack != nil {
+			builtinPack.builtin = true
+		}
+	})
+	if builtinErr != nil {
+		return nil, builtinErr
 	}
-	return p, err
+	p := *builtinPack
+	p.Exercises = slices.Clone(p.Exercises)
+	return &p, nil
 }
+
+var (
+	builtinOnce sync.Once
+	builtinPack *Pack
+	builtinErr  error
+)
 
 // Sheet is a pack as a student sees it before answering: the questions,
 // hints and choices, and none of the keys or explanations. Front ends that

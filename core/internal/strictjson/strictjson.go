@@ -168,22 +168,15 @@ func Document(b []byte, where string) error {
 		line := 1 + bytes.Count(b[:i], []byte{'\n'})
 		return format.Errorf("%s is not UTF-8 text: an invalid byte at line %d; save it as UTF-8", where, line)
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	// Each open object's keys so far and the key whose value comes next
-	// ("" when none), or each open array's next index. Paths are built only
-	// for a message: building them per level would cost the square of the
-	// depth on a document nested 10⁵ deep.
-	type level struct {
-		keys  map[string]bool
-		key   string
-		index int
-	}
+	// One pass over the bytes, not json.Decoder.Token, which allocates a
+	// value per token: this check runs on every document decoded (and every
+	// fuzzed input), and made decoding ten times slower.
 	var stack []*level
 	path := func() string {
 		var p strings.Builder
 		p.WriteString(where)
 		for _, l := range stack[:len(stack)-1] {
-			if l.keys != nil {
+			if l.object {
 				p.WriteString("." + l.key)
 			} else {
 				p.WriteString(format.Sprintf("[%d]", l.index))
@@ -191,45 +184,85 @@ func Document(b []byte, where string) error {
 		}
 		return p.String()
 	}
-	// done records that a value was read in the enclosing object or array.
-	done := func() {
-		if len(stack) == 0 {
-			return
-		}
-		if top := stack[len(stack)-1]; top.keys != nil {
-			top.key = ""
-		} else {
-			top.index++
-		}
-	}
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil // the end, or a syntax error the decoding reports
-		}
-		switch t := tok.(type) {
-		case json.Delim:
-			switch t {
-			case '{':
-				stack = append(stack, &level{keys: map[string]bool{}})
-			case '[':
-				stack = append(stack, &level{})
-			default:
-				stack = stack[:len(stack)-1]
-				done()
-			}
-		case string:
-			if n := len(stack); n > 0 && stack[n-1].keys != nil && stack[n-1].key == "" {
-				top := stack[n-1]
-				if top.keys[t] {
-					return format.Errorf("%s: %s is given twice; keep one", path(), dataset.Excerpt(t))
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			j, escaped := i+1, false
+			for j < len(b) && b[j] != '"' {
+				if b[j] == '\\' {
+					escaped = true
+					j++
 				}
-				top.keys[t], top.key = true, t
-				continue
+				j++
 			}
-			done()
-		default:
-			done()
+			if j >= len(b) {
+				return nil // unterminated: the decoding reports it
+			}
+			if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].expectKey {
+				top := stack[n-1]
+				key := string(b[i+1 : j])
+				if escaped && json.Unmarshal(b[i:j+1], &key) != nil {
+					return nil
+				}
+				if top.has(key) {
+					return format.Errorf("%s: %s is given twice; keep one", path(), dataset.Excerpt(key))
+				}
+				top.key, top.expectKey = key, false
+			}
+			i = j
+		case '{':
+			stack = append(stack, &level{object: true, expectKey: true})
+		case '[':
+			stack = append(stack, &level{})
+		case '}', ']':
+			if len(stack) == 0 {
+				return nil
+			}
+			stack = stack[:len(stack)-1]
+		case ',':
+			if n := len(stack); n > 0 {
+				if top := stack[n-1]; top.object {
+					top.expectKey = true
+				} else {
+					top.index++
+				}
+			}
 		}
 	}
+	return nil
+}
+
+// level is an open object or array of a document being checked.
+type level struct {
+	object    bool
+	keys      []string            // an object's keys so far, while few
+	set       map[string]struct{} // and all of them once many
+	key       string              // the key whose value comes next
+	index     int                 // an array's next index
+	expectKey bool
+}
+
+// has records key among the level's keys, reporting whether it was there:
+// a list while an object has few keys (no map per small object), a set
+// once it has many (no quadratic scan of an object of 10⁵ keys).
+func (l *level) has(key string) bool {
+	if l.set != nil {
+		if _, ok := l.set[key]; ok {
+			return true
+		}
+		l.set[key] = struct{}{}
+		return false
+	}
+	if slices.Contains(l.keys, key) {
+		return true
+	}
+	l.keys = append(l.keys, key)
+	if len(l.keys) > 16 {
+		l.set = map[string]struct{}{}
+		for _, k := range l.keys {
+			l.set[k] = struct{}{}
+		}
+		l.keys = nil
+	}
+	return false
 }

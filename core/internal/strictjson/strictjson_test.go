@@ -1,6 +1,7 @@
 package strictjson
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -33,5 +34,30 @@ func TestDocumentDeepNesting(t *testing.T) {
 	doc := `{"pack": ` + strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000) + `, "answers": {"x": 1, "x": 2}}`
 	if err := Document([]byte(doc), "doc"); err == nil || !strings.Contains(err.Error(), `doc.answers: "x" is given twice`) {
 		t.Errorf("deep document: %v", err)
+	}
+}
+
+// A key written with escapes is the key json decodes: "a" and "\u0061"
+// are the same key given twice; quotes and backslashes inside strings do
+// not end them; an object of 10⁵ keys is checked in linear time.
+func TestDocumentEscapesAndSize(t *testing.T) {
+	for _, c := range []struct{ doc, want string }{
+		{`{"a": 1, "\u0061": 2}`, `doc: "a" is given twice`},
+		{`{"a\"b": 1, "a\\b": 2, "c": "x\",\"c\": 1"}`, ""},
+		{`{"k": "}", "k2": "{", "k3": ","}`, ""},
+	} {
+		err := Document([]byte(c.doc), "doc")
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: %v, want %q", c.doc, err, c.want)
+		}
+	}
+	var b strings.Builder
+	b.WriteString("{")
+	for i := range 100_000 {
+		b.WriteString(`"k` + strconv.Itoa(i) + `": 1, `)
+	}
+	b.WriteString(`"k5": 2}`)
+	if err := Document([]byte(b.String()), "doc"); err == nil || !strings.Contains(err.Error(), `"k5" is given twice`) {
+		t.Errorf("10⁵ keys: %v", err)
 	}
 }
