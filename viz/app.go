@@ -25,6 +25,14 @@ type App struct {
 	dirty  bool
 	w, h   float64
 	list   *List
+	// The keyboard's choice among the figure's items (an ID, 0 for none),
+	// whether it is held, and where the held item's pointer is.
+	sel  int
+	held bool
+	at   Point
+	// reduced caps playback at one step a second (the reader asked for
+	// reduced motion).
+	reduced bool
 }
 
 // AddParts gives the app the further scenes of its lessons — a lesson the
@@ -63,6 +71,7 @@ func (a *App) Reopen(s Scene, parts ...Scene) error {
 	if err := a.SwitchTo(name); err != nil {
 		return err
 	}
+	a.dropSelection()
 	stop(a.scenes[a.cur])
 	a.scenes[a.cur] = s
 	kept := a.parts[:0]
@@ -105,6 +114,9 @@ func (a *App) Scene() Scene { return a.scenes[a.cur] }
 func (a *App) Switch(i int) error {
 	if i < 0 || i >= len(a.scenes) {
 		return format.Errorf("scene %d: choose 1 to %d", i+1, len(a.scenes))
+	}
+	if i != a.cur {
+		a.dropSelection()
 	}
 	a.cur, a.dirty = i, true
 	return nil
@@ -198,12 +210,18 @@ func LessonKeysLegend(n int) string {
 }
 
 // Key handles a keyboard shortcut (names as in the browser's KeyboardEvent.key:
-// " " or "Space", "ArrowLeft", "ArrowRight", "r", "s", "1"…"9", "0"); true if it
-// did something. Shortcuts of the scene's controls (Control.Key) work too.
+// " " or "Space", "ArrowLeft", "ArrowRight", "r", "s", "1"…"9", "0"; Shift
+// held as "Shift+ArrowLeft"); true if it did something. Shortcuts of the
+// scene's controls (Control.Key) work too, and the figure's own keys:
+// ↑ ↓ choose an item, Enter picks it up and drops it, arrows move it.
 func (a *App) Key(k string) bool {
 	if k == " " {
 		k = "Space"
 	}
+	if handled, changed := a.figureKey(k); handled {
+		return changed
+	}
+	k = strings.TrimPrefix(k, "Shift+")
 	if len(k) == 1 && k[0] >= '0' && k[0] <= '9' {
 		for i := range a.scenes {
 			if LessonKey(i) == k {
@@ -251,8 +269,12 @@ func (a *App) Event(ev Event) bool {
 // seconds.
 func (a *App) Tick(dt float64) bool {
 	changed := false
-	if st, ok := a.Scene().(Stepped); ok && st.Player().Tick(dt) {
-		changed = true
+	if st, ok := a.Scene().(Stepped); ok {
+		play := dt
+		if sp := st.Player().Speed(); a.reduced && sp > MaxReducedSpeed {
+			play *= MaxReducedSpeed / sp
+		}
+		changed = st.Player().Tick(play)
 	}
 	if tk, ok := a.Scene().(Ticker); ok && tk.Tick(dt) {
 		changed = true
@@ -262,6 +284,25 @@ func (a *App) Tick(dt float64) bool {
 	}
 	return changed
 }
+
+// Busy reports whether the figure is moving on its own: a run playing, or
+// a computation under way. Front ends speak the figure's description when
+// it stops, not on every frame meanwhile.
+func (a *App) Busy() bool {
+	if st, ok := a.Scene().(Stepped); ok && st.Player().Playing() {
+		return true
+	}
+	w, ok := a.Scene().(Worker)
+	return ok && w.Busy()
+}
+
+// MaxReducedSpeed is playback's rate, in steps a second, when the reader
+// asked for reduced motion: each step stays long enough to read.
+const MaxReducedSpeed = 1.0
+
+// ReduceMotion caps playback at MaxReducedSpeed (on) or lets it run at the
+// speed slider's rate (off), as the reader's prefers-reduced-motion says.
+func (a *App) ReduceMotion(on bool) { a.reduced = on }
 
 // Settle finishes whatever computation the scene has under way, at once:
 // for an export, or a test, that needs the run the settings ask for.
@@ -284,6 +325,7 @@ func (a *App) Frame(w, h float64) (*List, bool) {
 	}
 	a.w, a.h, a.dirty = w, h, false
 	a.list = a.Scene().Draw(w, h)
+	a.markSelection(a.list)
 	return a.list, true
 }
 

@@ -93,22 +93,24 @@ func (p *Player) Set(name, value string) error {
 	return nil
 }
 
-// Tick advances a playing run by dt seconds; true if the position moved.
+// Tick advances a playing run by dt seconds; true if the bar changed: the
+// position moved, or the run reached its end and stopped playing (the
+// play button comes back).
 func (p *Player) Tick(dt float64) bool {
 	if !p.playing || p.st == nil {
 		return false
 	}
 	p.acc += dt * p.Speed()
-	moved := false
+	changed := false
 	for p.acc >= 1 {
 		p.acc--
 		if _, ok := p.st.Next(); !ok {
 			p.playing, p.acc = false, 0
-			break
+			return true
 		}
-		moved = true
+		changed = true
 	}
-	return moved
+	return changed
 }
 
 // Controls declares the bar.

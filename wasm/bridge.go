@@ -163,6 +163,12 @@ func (b *bridge) export() {
 	b.fn("set", "internal error", func(args []js.Value) any { return result(a.Set(str(args, 0), str(args, 1))) })
 	b.fn("key", false, func(args []js.Value) any { return a.Key(str(args, 0)) })
 	b.fn("tick", false, func(args []js.Value) any { return a.Tick(num(args, 0)) })
+	// describe() and label(): the figure in words, and its accessible name.
+	b.fn("describe", "", func([]js.Value) any { return a.Describe() })
+	b.fn("label", "", func([]js.Value) any { return a.Label() })
+	b.fn("busy", false, func([]js.Value) any { return a.Busy() })
+	// reduceMotion(on): the reader's prefers-reduced-motion.
+	b.fn("reduceMotion", js.Undefined(), func(args []js.Value) any { a.ReduceMotion(arg(args, 0).Truthy()); return js.Undefined() })
 	b.fn("state", "", func([]js.Value) any { return a.State() })
 	b.fn("restore", "internal error", func(args []js.Value) any { return result(a.Restore(str(args, 0))) })
 	// event(kind, x, y, pointer, delta): kind is "down", "move", "up" or "wheel".

@@ -145,7 +145,8 @@ async function start(name, state) {
   currentModule = mod;
   if (!palette.length) palette = readPalette(uldp.palette());
   loading.hidden = true;
-  builtFor = ""; controls = []; lastFrame = null;
+  builtFor = ""; controls = []; lastFrame = null; described = "";
+  uldp.reduceMotion(reducedMotion.matches);
   $("status").textContent = "";
   if (state && lessonOf(state) === name) call("restore", state);
   refresh(true, true);
@@ -592,6 +593,11 @@ function syncKeys() {
   }
   sep();
   const kbd = (t) => { const k = document.createElement("kbd"); k.textContent = t; return k; };
+  if (uldp.label().includes("Enter")) {
+    parts.push("on the figure: ", kbd("↑"), " ", kbd("↓"), " choose a point, ", kbd("Enter"), " pick it up or drop it, arrows move it (",
+      kbd("Shift"), " for larger steps), ", kbd("Esc"), " let go");
+    sep();
+  }
   if (menu.length <= 9) parts.push(kbd("1"), "–", kbd(String(menu.length)), " lessons");
   else parts.push(kbd("1"), "–", kbd("9"), ", ", kbd("0"), menu.length === 10 ? " lessons" : " lessons 1–10");
   $("keys").replaceChildren(...parts);
@@ -644,6 +650,7 @@ function syncPanel(settle) {
   syncReadouts(fresh);
   syncGuarantee(fresh);
   syncURL(uldp.state(), settle);
+  syncWords(settle);
 }
 
 // syncURL keeps the address bar on the view. While a lesson plays or a
@@ -809,9 +816,11 @@ async function syncLesson() {
   }
   if (proseFor === name) return;
   proseFor = name;
+  const title = menu.find((s) => s.name === name)?.title || "";
+  document.title = `${title} — ULDP Lab`;
+  $("lesson-title").textContent = title;
   const res = await fetch(`lessons/${name}.html`);
   $("prose").innerHTML = res.ok ? await res.text() : "";
-  document.title = `${menu.find((s) => s.name === name)?.title || ""} — ULDP Lab`;
 }
 
 // switchTo opens another lesson where the reader left it.
@@ -834,11 +843,15 @@ function pointer(kind, e) {
   const changed = uldp.event(kind, x, y, id, 0);
   goCall(t0);
   if (changed) refresh(false, kind !== "move");
-  else if (kind !== "move") syncURL(uldp.state(), true);
+  else if (kind !== "move") { syncURL(uldp.state(), true); syncWords(true); }
   stats.lastInputMs = performance.now() - t0;
 }
 
+// With prefers-reduced-motion, playback goes at most a step a second.
+const reducedMotion = matchMedia("(prefers-reduced-motion: reduce)");
+
 function wireInput() {
+  reducedMotion.addEventListener("change", () => uldp.reduceMotion(reducedMotion.matches));
   // Enter in a number box must not submit the controls' form (the page's
   // policy forbids inline handlers, so this is here, not in the HTML).
   $("controls").addEventListener("submit", (e) => e.preventDefault());
@@ -863,8 +876,14 @@ function wireInput() {
       return;
     }
     if (!window.uldp) return;
+    // The figure's own keys (choose, pick up, drop an item) work when it
+    // has the focus; elsewhere ↑ ↓ scroll and Enter and Escape are the
+    // page's.
+    const onFigure = t === canvas;
+    if (!onFigure && ["ArrowUp", "ArrowDown", "Enter", "Escape"].includes(e.key)) return;
+    const key = onFigure && e.shiftKey && e.key.startsWith("Arrow") ? "Shift+" + e.key : e.key;
     const t0 = performance.now();
-    const done = uldp.key(e.key);
+    const done = uldp.key(key);
     goCall(t0);
     if (done) {
       e.preventDefault();
@@ -955,6 +974,29 @@ async function startExporter(entry) {
   go.run(instance);
   await ready;
   return window.uldpExport;
+}
+
+// ---------------------------------------------------------------- words
+
+// The figure in words: its accessible name (the lesson and the keys that
+// work on it) and its description (what it shows now), brought up to date
+// when something settles — a key, a control, a drag let go, playback or a
+// computation ending — and spoken then through a polite live region, the
+// last of a quick succession only; never frame by frame while a run plays.
+let described = "", wasBusy = false, announceTimer = 0;
+function syncWords(settle) {
+  const busy = uldp.busy();
+  const stopped = wasBusy && !busy;
+  wasBusy = busy;
+  if (!settle && !stopped) return;
+  const label = uldp.label();
+  if (canvas.getAttribute("aria-label") !== label) canvas.setAttribute("aria-label", label);
+  const text = uldp.describe();
+  if (text === described) return;
+  described = text;
+  $("figure-desc").textContent = text;
+  clearTimeout(announceTimer);
+  announceTimer = setTimeout(() => { $("announce").textContent = text; }, 400);
 }
 
 // ---------------------------------------------------------------- main loop

@@ -216,11 +216,20 @@ function syncDialog() {
     const r = ex.results[q.id];
     const mark = document.createElement("span");
     mark.className = "mark" + (r ? (r.correct ? " right" : " wrong") : "");
-    mark.textContent = r ? (r.correct ? "✓" : "✗") : "";
-    mark.setAttribute("aria-label", r ? (r.correct ? "right" : "wrong") : "not answered");
+    // The sign is for the eye; the words, hidden, for a screen reader (a
+    // span may not carry an aria-label).
+    const sign = document.createElement("span");
+    sign.setAttribute("aria-hidden", "true");
+    sign.textContent = r ? (r.correct ? "✓" : "✗") : "";
+    const words = document.createElement("span");
+    words.className = "visually-hidden";
+    words.textContent = r ? (r.correct ? "right: " : "wrong: ") : "not answered: ";
+    mark.append(sign, words);
     const b = document.createElement("a");
     b.href = "#scene=" + q.lesson; b.textContent = q.question.length > 90 ? q.question.slice(0, 88) + "…" : q.question;
-    b.addEventListener("click", (e) => { e.preventDefault(); $("ex-dialog").close(); openExercise(i); });
+    // The question takes the focus (closing the dialog hands it back to
+    // the Exercises button), so a screen reader reads it out.
+    b.addEventListener("click", (e) => { e.preventDefault(); $("ex-dialog").close(); openExercise(i); $("ex-question").focus(); });
     const lesson = document.createElement("span");
     lesson.className = "lesson-name"; lesson.textContent = ` — ${lessonTitle(q.lesson)}, ${q.kind}`;
     li.append(mark, b, lesson);

@@ -34,7 +34,7 @@ type Kind uint8
 
 // Block kinds, in the order a lesson uses them.
 const (
-	Title   Kind = iota + 1 // the lesson's headline (h2)
+	Title   Kind = iota + 1 // the lesson's headline (h2; the errata page's, h1)
 	Heading                 // a section ("What to try"; h3)
 	Para                    // a paragraph (p)
 	Item                    // one bullet of a list (li)
@@ -50,7 +50,7 @@ type Block struct {
 
 // blockTags start and end a block; inline tags only mark up its text.
 var (
-	blockTags  = map[string]Kind{"h2": Title, "h3": Heading, "p": Para, "li": Item}
+	blockTags  = map[string]Kind{"h1": Title, "h2": Title, "h3": Heading, "p": Para, "li": Item}
 	inlineTags = map[string]bool{"em": true, "strong": true, "kbd": true, "code": true, "sub": true, "sup": true, "a": true}
 	entities   = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&quot;", `"`, "&#39;", "'", "&nbsp;", "\u00a0", "&amp;", "&")
 )

@@ -6,6 +6,8 @@ package scenetest
 
 import (
 	"math"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -127,3 +129,86 @@ func (Blank) Pointer(viz.Event) bool { return false }
 
 // Draw draws an empty frame.
 func (Blank) Draw(w, h float64) *viz.List { return &viz.List{Width: w, Height: h} }
+
+// numberRE finds the numbers in a text, as the readouts print them.
+var numberRE = regexp.MustCompile(`[0-9]+(\.[0-9]+)?(e[-−+]?[0-9]+)?`)
+
+// Describes checks that the scene in a says in words what its figure
+// shows: a description of its own (not the fallback summary) that names at
+// least two of the numbers the readouts show (other than 0 and 1), and that
+// changes when change alters the state.
+func Describes(t *testing.T, a *viz.App, change func()) {
+	t.Helper()
+	if _, ok := a.Scene().(viz.Describer); !ok {
+		t.Fatalf("%s does not describe its figure", a.Scene().Info().Name)
+	}
+	Frame(a)
+	before := a.Describe()
+	var shown []string
+	for _, r := range a.Readouts() {
+		shown = append(shown, numberRE.FindAllString(r.Text, -1)...)
+	}
+	named := map[string]bool{}
+	for _, n := range numberRE.FindAllString(before, -1) {
+		if n != "0" && n != "1" && slices.Contains(shown, n) {
+			named[n] = true
+		}
+	}
+	if len(named) < 2 {
+		t.Errorf("the description names %d of the readouts' numbers %v: %q", len(named), shown, before)
+	}
+	change()
+	Frame(a)
+	if after := a.Describe(); after == before {
+		t.Errorf("the description did not change with the state: %q", before)
+	}
+}
+
+// KeyboardMatchesMouse checks that the keyboard moves an item of the
+// figure as the mouse does: in one app from open, the keys choose pick an
+// item, which Enter picks up, three Shift+→ and one Shift+↑ move and Enter
+// drops; in another, the mouse drags it from the same place by the same
+// offset. The readouts and descriptions must agree, and differ from those
+// before the move.
+func KeyboardMatchesMouse(t *testing.T, open func() *viz.App, choose ...string) {
+	t.Helper()
+	a := open()
+	Frame(a)
+	start := readoutTexts(a)
+	for _, k := range choose {
+		a.Key(k)
+		Frame(a)
+	}
+	at, ok := a.LastFrame().Locate(a.Chosen())
+	if a.Chosen() == 0 || !ok {
+		t.Fatalf("the keys %v chose nothing", choose)
+	}
+	for _, k := range []string{"Enter", "Shift+ArrowRight", "Shift+ArrowRight", "Shift+ArrowRight", "Shift+ArrowUp", "Enter"} {
+		if !a.Key(k) {
+			t.Fatalf("key %s did nothing", k)
+		}
+	}
+	a.Settle()
+	b := open()
+	Frame(b)
+	Drag(b, at, 3*viz.KeyStepLarge, -viz.KeyStepLarge)
+	byKey, byMouse := readoutTexts(a), readoutTexts(b)
+	if !slices.Equal(byKey, byMouse) {
+		t.Errorf("moved by keys, the readouts and description are\n%q\nby the mouse\n%q", byKey, byMouse)
+	}
+	if slices.Equal(byKey, start) {
+		t.Errorf("moving the item chosen by %v changed neither readout nor description", choose)
+	}
+}
+
+// readoutTexts is what a's panel and description say.
+func readoutTexts(a *viz.App) []string {
+	var out []string
+	for _, r := range a.Readouts() {
+		out = append(out, r.Name+": "+r.Text)
+	}
+	if d, ok := a.Scene().(viz.Describer); ok {
+		out = append(out, d.Describe())
+	}
+	return out
+}

@@ -6,6 +6,7 @@ package abovethreshold
 import (
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/uldplab/uldp/core/cancel"
 	"github.com/uldplab/uldp/core/dataset"
@@ -216,3 +217,23 @@ func (s *Scene) Trace() *trace.Trace { return s.player.Stepper().Trace() }
 // Dataset returns the query values as a one-coordinate dataset, one user
 // per query.
 func (s *Scene) Dataset() *dataset.Dataset { return s.data() }
+
+// Describe says what the figure shows: the queries as bars against the
+// threshold, and the law of where the run halts.
+func (s *Scene) Describe() string {
+	vals := make([]string, len(s.queries))
+	for i, q := range s.queries {
+		vals[i] = format.Sprintf("%.4g", q)
+	}
+	return format.Sprintf("%d queries as bars, values %s, against the threshold Δ = %.4g, each with its probability of passing under it; below, the exact law of the query where the run halts, at ε = %g. ",
+		len(s.queries), strings.Join(vals, ", "), s.threshold, s.eps) +
+		viz.Recite(s.Readouts(), "noisy-threshold", "halted", "p-all-pass", "query-scale", "threshold-scale", "sim-gap")
+}
+
+// ItemName names a query's bar.
+func (s *Scene) ItemName(id int) string {
+	if id < 1 || id > len(s.queries) {
+		return ""
+	}
+	return format.Sprintf("query %d's bar, value %.4g", id, s.queries[id-1])
+}

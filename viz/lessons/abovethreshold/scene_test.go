@@ -319,3 +319,14 @@ func TestAboveThresholdReadoutsFollowTheStepper(t *testing.T) {
 		t.Errorf("the end hides how the run ended: %q", r.Text)
 	}
 }
+
+// The figure says what it shows, and a step changes what it says.
+func TestAboveThresholdDescribes(t *testing.T) {
+	a, _ := scenetest.Open(t, New())
+	scenetest.Describes(t, a, func() { a.Key("ArrowRight") })
+}
+
+// The keyboard moves a query's bar as a mouse drag does.
+func TestAboveThresholdKeyboardDrag(t *testing.T) {
+	scenetest.KeyboardMatchesMouse(t, func() *viz.App { a, _ := scenetest.Open(t, New()); return a }, "ArrowDown", "ArrowDown")
+}

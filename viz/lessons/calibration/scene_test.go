@@ -113,3 +113,9 @@ func TestCalibrationRejectsBadValues(t *testing.T) {
 		t.Error("the calibration lesson has no dataset to export")
 	}
 }
+
+// The figure says what it shows, and ε changes what it says.
+func TestCalibrationDescribes(t *testing.T) {
+	a, _ := scenetest.Open(t, New())
+	scenetest.Describes(t, a, func() { scenetest.MustSet(t, a, "eps", "2") })
+}

@@ -476,3 +476,27 @@ func (s *Scene) LoadDataset(d *dataset.Dataset) error {
 	s.recompute(cancel.Never, viz.NoProgress, true)
 	return s.err
 }
+
+// Describe says what the figure shows: the two groups of users over the
+// loss landscape, the path of θ and where it ends against θ*.
+func (s *Scene) Describe() string {
+	out := int(math.Round(s.share * float64(s.n)))
+	var end string
+	if len(s.res.Theta) == 2 && len(s.best) == 2 {
+		end = format.Sprintf(" The run ends at θ̂ = (%.3f, %.3f); the users' geometric median θ* is at (%.3f, %.3f).", s.res.Theta[0], s.res.Theta[1], s.best[0], s.best[1])
+	}
+	return format.Sprintf("%d users of %d items over the shaded loss on the unit disk Θ: %d around the crowd's handle at (%.2f, %.2f), %d around the outliers' handle at (%.2f, %.2f); the line is θ's path up to the current step.%s ",
+		s.n, s.m, s.n-out, s.crowd[0], s.crowd[1], out, s.outliers[0], s.outliers[1], end) +
+		viz.Recite(s.Readouts(), "computing", "refused", "settings", "sigma", "halted", "excess", "baseline")
+}
+
+// ItemName names the two handles.
+func (s *Scene) ItemName(id int) string {
+	switch id {
+	case dpsgdCrowd:
+		return format.Sprintf("the crowd's handle at (%.2f, %.2f)", s.crowd[0], s.crowd[1])
+	case dpsgdOutliers:
+		return format.Sprintf("the outliers' handle at (%.2f, %.2f)", s.outliers[0], s.outliers[1])
+	}
+	return ""
+}

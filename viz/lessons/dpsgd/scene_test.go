@@ -264,3 +264,14 @@ func TestDPSGDLandscapeIsOneLayer(t *testing.T) {
 		t.Error("moving the crowd kept the landscape's key")
 	}
 }
+
+// The figure says what it shows, and a step changes what it says.
+func TestDPSGDDescribes(t *testing.T) {
+	a, _ := scenetest.Open(t, New())
+	scenetest.Describes(t, a, func() { a.Key("ArrowRight") })
+}
+
+// The keyboard moves the crowd's handle as a mouse drag does.
+func TestDPSGDKeyboardDrag(t *testing.T) {
+	scenetest.KeyboardMatchesMouse(t, func() *viz.App { a, _ := scenetest.Open(t, New()); return a }, "ArrowDown")
+}

@@ -349,3 +349,43 @@ func (s *Scene) LoadDataset(d *dataset.Dataset) error {
 	s.rerun()
 	return nil
 }
+
+// Describe says what the figure shows: the users, the gate's score, and
+// once the ramp is shown, how many users it keeps whole, in part, or not.
+func (s *Scene) Describe() string {
+	if s.err != nil {
+		return "The run could not be computed: " + s.err.Error()
+	}
+	ramp := ""
+	if s.shown(mech.KindORMEKeep) && s.step.Passed {
+		var whole, part, none int
+		for _, p := range s.step.Keep {
+			switch {
+			case p >= 1:
+				whole++
+			case p > 0:
+				part++
+			default:
+				none++
+			}
+		}
+		ramp = format.Sprintf(" The keep ramp keeps %d users for sure, %d with a probability between 0 and 1, and drops %d.", whole, part, none)
+	}
+	return format.Sprintf("%d users' vectors as points in the plane, at τ = %.4g and ε = %g: a user counts its neighbours within τ, and the score is the average count.%s ",
+		s.n, s.params.Tau, s.params.Eps, ramp) +
+		viz.Recite(s.Readouts(), "score", "p-pass", "sigma", "outcome", "kept", "keep-distance", "bias", "output")
+}
+
+// ItemName names a user's point, in the main view or in the crowd's
+// magnified inset.
+func (s *Scene) ItemName(id int) string {
+	where := ""
+	if id > len(s.users) {
+		id, where = id-len(s.users), " (in the magnified inset)"
+	}
+	if id < 1 || id > len(s.users) {
+		return ""
+	}
+	u := s.users[id-1]
+	return format.Sprintf("user %d at (%.3f, %.3f)%s", id, u[0], u[1], where)
+}

@@ -239,3 +239,22 @@ func TestOutlierCrowdInset(t *testing.T) {
 		}
 	}
 }
+
+// The figure says what it shows, and stepping to the ramp changes what it
+// says.
+func TestOutlierDescribes(t *testing.T) {
+	a, _ := scenetest.Open(t, New())
+	scenetest.Describes(t, a, func() { a.Key("End") })
+	if d := a.Describe(); !strings.Contains(d, "The keep ramp keeps") {
+		t.Errorf("at the end: %q", d)
+	}
+}
+
+// The keyboard moves a user (the first point) as a mouse drag does.
+func TestOutlierKeyboardDrag(t *testing.T) {
+	scenetest.KeyboardMatchesMouse(t, func() *viz.App {
+		a, _ := scenetest.Open(t, New())
+		a.Key("End")
+		return a
+	}, "ArrowDown")
+}

@@ -453,3 +453,18 @@ func (s *Scene) LoadDataset(d *dataset.Dataset) error {
 	s.rerun()
 	return nil
 }
+
+// Describe says what the figure shows: the users' items dragged as one
+// cloud, each phase's ball and release, and the budget.
+func (s *Scene) Describe() string {
+	if s.err != nil {
+		return "The run could not be computed: " + s.err.Error()
+	}
+	end := ""
+	if th := s.result.Theta; len(th) == 2 {
+		end = format.Sprintf(" The last release is θ̂ = (%.3f, %.3f).", th[0], th[1])
+	}
+	return format.Sprintf("%s on %d users of %d items spread %.3g around (%.2f, %.2f), drawn as one cloud you can drag; each phase draws the ball it localises to and its noisy release, %d phases in all.%s ",
+		s.algo.name, s.n, s.m, s.spread, s.centre[0], s.centre[1], len(s.result.Phases), end) +
+		viz.Recite(s.Readouts(), "ledger", "stage-1", "noise-warning", "phase-1", "phase-2")
+}

@@ -207,3 +207,14 @@ func TestPhasedClipsWideData(t *testing.T) {
 		t.Errorf("farthest item at %v: want clipped onto R_X = %v", far, s.params.RX)
 	}
 }
+
+// The figure says what it shows, and a step changes what it says.
+func TestPhasedDescribes(t *testing.T) {
+	a, _ := scenetest.Open(t, New())
+	scenetest.Describes(t, a, func() { a.Key("ArrowRight") })
+}
+
+// The keyboard moves the data as a mouse drag does.
+func TestPhasedKeyboardDrag(t *testing.T) {
+	scenetest.KeyboardMatchesMouse(t, func() *viz.App { a, _ := scenetest.Open(t, New()); return a }, "ArrowDown")
+}

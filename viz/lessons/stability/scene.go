@@ -238,3 +238,35 @@ func (s *Scene) tdlapPMF() []float64 {
 	}
 	return out
 }
+
+// Describe says what the figure shows: the users on a number line and the
+// stability test's numbers.
+func (s *Scene) Describe() string {
+	lo, hi := s.values[0], s.values[0]
+	for _, v := range s.values {
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	lens := ""
+	if s.lens {
+		lens = " A second row shows a neighbour x′, one user changed, and how its law differs."
+	}
+	return format.Sprintf("%d users' values on a number line from %.4g to %.4g, with the target sensitivity Δ = %g at ε = %g, δ = %g.%s ",
+		len(s.values), lo, hi, s.params.Sens, s.params.Eps, s.params.Delta, lens) +
+		viz.Recite(s.Readouts(), "kappa", "sigma", "certificate", "rstar", "p-bottom", "lens-rstar", "lens-delta", "lens")
+}
+
+// ItemName names a user's point, in the main row or the lens's.
+func (s *Scene) ItemName(id int) string {
+	row, i := "", id-1
+	if id > lensID {
+		row, i = "the neighbour's ", id-lensID-1
+	}
+	if i < 0 || i >= len(s.values) {
+		return ""
+	}
+	v := s.values[i]
+	if row != "" {
+		v = s.neighbour[i]
+	}
+	return format.Sprintf("%suser %d at %.4g", row, i+1, v)
+}

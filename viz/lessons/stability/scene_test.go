@@ -158,3 +158,14 @@ func TestStabilityNarrowFrame(t *testing.T) {
 		}
 	}
 }
+
+// The figure says what it shows, and a step changes what it says.
+func TestStabilityDescribes(t *testing.T) {
+	a, _ := scenetest.Open(t, New())
+	scenetest.Describes(t, a, func() { a.Key("ArrowRight") })
+}
+
+// The keyboard moves the far user (the last point) as a mouse drag does.
+func TestStabilityKeyboardDrag(t *testing.T) {
+	scenetest.KeyboardMatchesMouse(t, func() *viz.App { a, _ := scenetest.Open(t, New()); return a }, "ArrowUp")
+}

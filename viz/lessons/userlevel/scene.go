@@ -250,3 +250,23 @@ func (p *Scene) Trace() *trace.Trace { return nil }
 
 // Dataset returns a copy of the data as dragged.
 func (p *Scene) Dataset() *dataset.Dataset { return p.data.Clone() }
+
+// Describe says what the figure shows: the users and their means, the
+// three summaries, and the two sensitivities.
+func (p *Scene) Describe() string {
+	return format.Sprintf("%d users of %d items each in the plane, every user's items in one colour around its mean (a ringed dot); the dashed circle is the domain of radius %.4g around the mean. ",
+		p.spec.N, p.spec.M, p.radius) +
+		viz.Recite(p.Readouts(), "mean", "median", "trimmed", "item-sens", "user-sens", "influence", "outside")
+}
+
+// ItemName names a user's mean or one of its items.
+func (p *Scene) ItemName(id int) string {
+	if u := id - p.userID(0); u >= 0 && u < p.data.N() {
+		return format.Sprintf("user %d's mean at (%.3f, %.3f), which moves all its %d items", u+1, p.means[u][0], p.means[u][1], p.spec.M)
+	}
+	if i := id - p.itemID(0, 0); i >= 0 && i < p.spec.N*p.spec.M {
+		it := p.data.Item(i/p.spec.M, i%p.spec.M)
+		return format.Sprintf("user %d's item %d at (%.3f, %.3f)", i/p.spec.M+1, i%p.spec.M+1, it[0], it[1])
+	}
+	return ""
+}

@@ -210,3 +210,27 @@ func BenchmarkPlaygroundDrag(b *testing.B) {
 		})
 	}
 }
+
+// The figure says what it shows, and a dragged user changes what it says.
+func TestUserLevelDescribes(t *testing.T) {
+	a, p := scenetest.Open(t, New())
+	scenetest.Describes(t, a, func() {
+		at, _ := scenetest.Frame(a).Locate(p.userID(0))
+		scenetest.Drag(a, at, 60, 0)
+	})
+	if d := a.Describe(); !strings.Contains(d, "20 users of 10 items") {
+		t.Errorf("description %q", d)
+	}
+}
+
+// The keyboard moves a user's mean (the last item, ↑ from none) as a mouse
+// drag does.
+func TestUserLevelKeyboardDrag(t *testing.T) {
+	scenetest.KeyboardMatchesMouse(t, func() *viz.App { a, _ := scenetest.Open(t, New()); return a }, "ArrowUp")
+	a, _ := scenetest.Open(t, New())
+	scenetest.Frame(a)
+	a.Key("ArrowUp")
+	if s := a.Selection(); !strings.Contains(s, "user 20's mean") {
+		t.Errorf("selection %q", s)
+	}
+}

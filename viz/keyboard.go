@@ -1,0 +1,266 @@
+package viz
+
+import (
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/uldplab/uldp/core/format"
+)
+
+// Describer is a scene that says in words what its figure shows now: its
+// objects and their key numbers, and what the current step did. A screen
+// reader reads it as the figure's description, the desktop shows it on a
+// key. The stepper's status is not repeated: App.Describe puts it first.
+type Describer interface {
+	Describe() string
+}
+
+// ItemNamer is a scene that names what the figure's hit-testable items
+// show ("user 14's mean"), for the keyboard's selection; without it an
+// item is "item 3 of 40".
+type ItemNamer interface {
+	ItemName(id int) string
+}
+
+// Keyboard moves, in figure pixels: an arrow's step, and Shift+arrow's.
+const (
+	KeyStep      = 4.0
+	KeyStepLarge = 24.0
+)
+
+// Describe is the figure in words: the stepper's position, the scene's own
+// description and the keyboard's selection.
+func (a *App) Describe() string {
+	var parts []string
+	if st, ok := a.Scene().(Stepped); ok {
+		if s := st.Player().Status(); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	if d, ok := a.Scene().(Describer); ok {
+		parts = append(parts, d.Describe())
+	} else {
+		parts = append(parts, a.Scene().Info().Summary)
+	}
+	if s := a.Selection(); s != "" {
+		parts = append(parts, s)
+	}
+	return sentences(parts)
+}
+
+// sentences joins parts into one text, each ending in a full stop.
+func sentences(parts []string) string {
+	var b strings.Builder
+	for _, p := range parts {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(p)
+		if !strings.HasSuffix(p, ".") && !strings.HasSuffix(p, "!") && !strings.HasSuffix(p, "?") {
+			b.WriteByte('.')
+		}
+	}
+	return b.String()
+}
+
+// Label is the figure's accessible name: the lesson and the keys that
+// work on it now.
+func (a *App) Label() string {
+	keys := []string{}
+	if _, ok := a.Scene().(Stepped); ok {
+		keys = append(keys, "← → step, Space plays")
+	}
+	if len(a.list.IDs()) > 0 {
+		keys = append(keys, "↑ ↓ choose a point, Enter picks it up, arrows move it, Enter drops it")
+	}
+	label := "Figure of " + a.Scene().Info().Title
+	if len(keys) > 0 {
+		label += ": " + strings.Join(keys, "; ")
+	}
+	return label
+}
+
+// Selection says which item the keyboard has chosen, and whether it holds
+// it; "" when none is chosen.
+func (a *App) Selection() string {
+	if a.sel == 0 {
+		return ""
+	}
+	name := a.itemName(a.sel)
+	if a.held {
+		return "Holding " + name + ": arrows move it (Shift for larger steps), Enter or Escape drops it"
+	}
+	return "Chosen: " + name + " (Enter picks it up)"
+}
+
+// Chosen is the ID of the item the keyboard has chosen, 0 for none.
+func (a *App) Chosen() int { return a.sel }
+
+func (a *App) itemName(id int) string {
+	if n, ok := a.Scene().(ItemNamer); ok {
+		if s := n.ItemName(id); s != "" {
+			return s
+		}
+	}
+	ids := a.list.IDs()
+	i, _ := slices.BinarySearch(ids, id)
+	return format.Sprintf("item %d of %d", i+1, len(ids))
+}
+
+// figureKey handles the keys that work on the figure's items: ↑ ↓ choose
+// one, Enter picks it up and drops it, Escape drops it, arrows (Shift:
+// larger steps) move a held one. The moves are the pointer events a
+// mouse would send, through the scene's own drag code. handled is false
+// for keys left to the shortcuts (← → step while nothing is held).
+func (a *App) figureKey(k string) (handled, changed bool) {
+	shift := strings.HasPrefix(k, "Shift+")
+	k = strings.TrimPrefix(k, "Shift+")
+	step := KeyStep
+	if shift {
+		step = KeyStepLarge
+	}
+	if a.held {
+		d := map[string]Point{"ArrowLeft": {-step, 0}, "ArrowRight": {step, 0}, "ArrowUp": {0, -step}, "ArrowDown": {0, step}}
+		if v, ok := d[k]; ok {
+			a.at.X += v.X
+			a.at.Y += v.Y
+			a.Event(Event{Kind: PointerMove, X: a.at.X, Y: a.at.Y})
+			return true, true
+		}
+		if k == "Enter" || k == "Escape" {
+			a.held = false
+			a.Event(Event{Kind: PointerUp, X: a.at.X, Y: a.at.Y})
+			a.dirty = true
+			return true, true
+		}
+		return false, false
+	}
+	switch k {
+	case "ArrowUp", "ArrowDown":
+		ids := a.list.IDs()
+		if len(ids) == 0 {
+			return true, false
+		}
+		i, found := slices.BinarySearch(ids, a.sel)
+		switch {
+		case k == "ArrowDown" && found:
+			i = (i + 1) % len(ids)
+		case k == "ArrowDown":
+			i %= len(ids)
+		default: // up: the one before, wrapping
+			i = (i - 1 + len(ids)) % len(ids)
+		}
+		a.sel, a.dirty = ids[i], true
+		return true, true
+	case "Enter":
+		p, ok := a.list.Locate(a.sel)
+		if a.sel == 0 || !ok {
+			return true, false
+		}
+		a.held, a.at, a.dirty = true, p, true
+		a.Event(Event{Kind: PointerDown, X: p.X, Y: p.Y})
+		return true, true
+	case "Escape":
+		if a.sel == 0 {
+			return false, false
+		}
+		a.sel, a.dirty = 0, true
+		return true, true
+	}
+	return false, false
+}
+
+// dropSelection forgets the keyboard's choice (another lesson is shown),
+// letting go of a held item first.
+func (a *App) dropSelection() {
+	if a.held {
+		a.held = false
+		a.Event(Event{Kind: PointerUp, X: a.at.X, Y: a.at.Y})
+	}
+	a.sel = 0
+}
+
+// markSelection draws the keyboard's choice over the figure: a dashed
+// ring while chosen, a solid one while held.
+func (a *App) markSelection(l *List) {
+	if a.sel == 0 || l == nil {
+		return
+	}
+	ring, ok := l.outline(a.sel)
+	if !ok {
+		if !a.held {
+			a.sel = 0 // gone from the figure (a run with fewer users)
+		}
+		return
+	}
+	ring.Style = Style{Stroke: Ink, Width: 2, Dashed: !a.held}
+	l.Items = append(l.Items, ring)
+}
+
+// IDs lists the distinct IDs of the hit-testable items, ascending: what
+// the keyboard can choose.
+func (l *List) IDs() []int {
+	if l == nil {
+		return nil
+	}
+	var ids []int
+	for i := range l.Items {
+		it := &l.Items[i]
+		switch {
+		case it.ID == 0:
+		case it.Kind == Dots:
+			for k := range it.P {
+				ids = append(ids, it.ID+k)
+			}
+		case it.Kind == Circle || it.Kind == Rect:
+			ids = append(ids, it.ID)
+		}
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+// outline is a shape around the topmost item with the given ID.
+func (l *List) outline(id int) (Item, bool) {
+	for i := len(l.Items) - 1; i >= 0; i-- {
+		it := &l.Items[i]
+		switch {
+		case it.Kind == Dots && it.ID != 0 && id >= it.ID && id < it.ID+len(it.P):
+			return Item{Kind: Circle, P: []Point{it.P[id-it.ID]}, R: it.R + 4}, true
+		case it.ID != id:
+		case it.Kind == Circle:
+			return Item{Kind: Circle, P: []Point{it.P[0]}, R: it.R + 4}, true
+		case it.Kind == Rect:
+			x0, x1 := minmax(it.P[0].X, it.P[1].X)
+			y0, y1 := minmax(it.P[0].Y, it.P[1].Y)
+			return Item{Kind: Rect, P: []Point{{x0 - 3, y0 - 3}, {x1 + 3, y1 + 3}}}, true
+		}
+	}
+	return Item{}, false
+}
+
+// Recite says the named readouts in words, "label text" joined by
+// semicolons, in the order named: the numbers a scene's description shares
+// with its panel. Names the scene does not show now are skipped.
+func Recite(rs []Readout, names ...string) string {
+	var parts []string
+	for _, name := range names {
+		for _, r := range rs {
+			if r.Name == name && r.Text != "" {
+				parts = append(parts, r.Label+" "+r.Text)
+				break
+			}
+		}
+	}
+	out := strings.Join(parts, "; ")
+	if r, size := utf8.DecodeRuneInString(out); size > 0 {
+		out = string(unicode.ToUpper(r)) + out[size:]
+	}
+	return out
+}
