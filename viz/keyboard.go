@@ -163,6 +163,10 @@ func (a *App) figureKey(k string) (handled, changed bool) {
 		if a.sel == 0 || !ok {
 			return true, false
 		}
+		// Items may overlap: the one a press there takes is the one held.
+		if h := a.list.Hit(p, 0); h != 0 {
+			a.sel = h
+		}
 		a.held, a.at, a.dirty = true, p, true
 		a.Event(Event{Kind: PointerDown, X: p.X, Y: p.Y})
 		return true, true

@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/uldplab/uldp/viz"
@@ -55,6 +56,22 @@ func TestNumberKeysOpenLessons(t *testing.T) {
 	for n, want := range map[int]string{7: "1–7 lessons", 10: "1–9, 0 lessons", 12: "1–9, 0 lessons 1–10"} {
 		if got := viz.LessonKeysLegend(n); got != want {
 			t.Errorf("%d lessons: legend %q, want %q", n, got, want)
+		}
+	}
+}
+
+// Every lesson, and every part of one, says in words what its figure
+// shows, and names its figure for a screen reader by its own title.
+func TestEveryFigureDescribesItself(t *testing.T) {
+	for _, s := range append(All(), Parts()...) {
+		if _, ok := s.(viz.Describer); !ok {
+			t.Errorf("%s does not describe its figure", s.Info().Name)
+			continue
+		}
+		a := viz.NewApp(s)
+		a.Frame(900, 640)
+		if l := a.Label(); !strings.Contains(l, s.Info().Title) {
+			t.Errorf("%s: the figure's name %q leaves out the lesson", s.Info().Name, l)
 		}
 	}
 }

@@ -7,6 +7,7 @@ package auditlab
 import (
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/uldplab/uldp/core/audit"
 	"github.com/uldplab/uldp/core/cancel"
@@ -537,4 +538,50 @@ func rsgdTestText(t audit.RSGDTest) string {
 	}
 	return format.Sprintf("%.3g on this pair, %.3g against the proof's worst neighbour (the scores from step %d moved by 2), may lose ε/2 = %g: %s",
 		t.Loss, t.WorstLoss, t.Step, t.Budget, verdict)
+}
+
+// Describe says what the lab audits and what it found.
+func (s *Scene) Describe() string {
+	if s.err != nil {
+		return "The audit could not be computed: " + s.err.Error()
+	}
+	on := "the pair " + s.pair
+	a, b := s.a, s.b
+	if s.mech == lab.AT {
+		a, b = s.qa, s.qb
+	}
+	if s.mech == lab.Del || s.mech == lab.AT {
+		on += format.Sprintf(", row A %s and row B %s (drag them)", values(a), values(b))
+	}
+	return lab.Describe(s.mech, s.mutant, on, s.Readouts())
+}
+
+// values lists xs in short form.
+func values(xs []float64) string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = format.Sprintf("%.3g", x)
+	}
+	return strings.Join(out, ", ")
+}
+
+// ItemName names a user (DelOutputPert) or a query's bar (AboveThreshold)
+// of row A or B.
+func (s *Scene) ItemName(id int) string {
+	row, i := "A", id-1
+	if id > lab.RowB {
+		row, i = "B", id-lab.RowB-1
+	}
+	what, a, b := "user", s.a, s.b
+	if s.mech == lab.AT {
+		what, a, b = "query", s.qa, s.qb
+	}
+	vals := a
+	if row == "B" {
+		vals = b
+	}
+	if i < 0 || i >= len(vals) {
+		return ""
+	}
+	return format.Sprintf("row %s's %s %d at %.4g", row, what, i+1, vals[i])
 }

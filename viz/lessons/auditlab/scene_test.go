@@ -535,3 +535,21 @@ func TestAuditLabHuberEdge(t *testing.T) {
 		t.Errorf("indicator, step 2: %v vs %v, want 400 and 200", s.rtest.ScoresA[1], s.rtest.ScoresB[1])
 	}
 }
+
+// The figure says what it audits and finds, and another pair changes what
+// it says.
+func TestAuditLabDescribes(t *testing.T) {
+	a, _ := scenetest.Open(t, New())
+	scenetest.Describes(t, a, func() { scenetest.MustSet(t, a, "pair", "three-vs-four-outliers") })
+}
+
+// The keyboard moves A's first user as a mouse drag does.
+func TestAuditLabKeyboardDrag(t *testing.T) {
+	scenetest.KeyboardMatchesMouse(t, func() *viz.App { a, _ := scenetest.Open(t, New()); return a }, "ArrowDown")
+	a, _ := scenetest.Open(t, New())
+	scenetest.Frame(a)
+	a.Key("ArrowUp")
+	if got := a.Selection(); !strings.Contains(got, "row B's user 14 at 0") {
+		t.Errorf("selection %q", got)
+	}
+}

@@ -565,3 +565,23 @@ func (s *Scene) LoadDataset(d *dataset.Dataset) error {
 	*s = next
 	return nil
 }
+
+// Describe says what the figure shows: the users' items, the groups'
+// iterates and, at a phase's end, which groups the ramp keeps.
+func (s *Scene) Describe() string {
+	c := s.cfg
+	return format.Sprintf("%s on %d users of %d items in the unit ball (each user's items in its group's colour, dragged together): %d groups run SGD side by side for %d phases, and at each phase's end the iterates that stray from the others are dropped; x* marks the minimiser at (%.3f, %.3f). ",
+		c.algo, c.n, c.m, c.groups, c.phases, s.opt[0], s.opt[1]) +
+		viz.Recite(s.Readouts(), "phase", "tau", "score", "gate", "kept", "stop", "sigma", "output", "gradients")
+}
+
+// ItemName names one of a user's items (a drag moves them all).
+func (s *Scene) ItemName(id int) string {
+	m := s.cfg.m
+	if id < 1 || id > s.cfg.n*m {
+		return ""
+	}
+	u, k := (id-1)/m, (id-1)%m
+	it := s.cfg.users[u][2*k:]
+	return format.Sprintf("user %d's item %d at (%.3f, %.3f), which moves all %d of its items", u+1, k+1, it[0], it[1], m)
+}

@@ -329,3 +329,19 @@ func TestOIRAccelerated(t *testing.T) {
 		t.Error("back to outlier-iterate removal, the accelerated run is still shown")
 	}
 }
+
+// The figure says what it shows, and a step changes what it says.
+func TestOIRDescribes(t *testing.T) {
+	a, _ := scenetest.Open(t, New())
+	scenetest.Describes(t, a, func() { a.Key("ArrowRight") })
+}
+
+// The keyboard moves a user's items as a mouse drag does, and the release
+// moves with them.
+func TestOIRKeyboardDrag(t *testing.T) {
+	scenetest.KeyboardMatchesMouse(t, func() *viz.App {
+		a, _ := scenetest.Open(t, New())
+		a.Key("End")
+		return a
+	}, "ArrowDown")
+}

@@ -286,3 +286,17 @@ func (r *Scene) Guarantee() privacy.Guarantee {
 
 // Pointer: the figure has nothing to drag.
 func (r *Scene) Pointer(viz.Event) bool { return false }
+
+// Describe says what the figure shows: every bound's curve across the
+// chosen axis on log scales, each one's value at the current point, and
+// the simulated runs.
+func (r *Scene) Describe() string {
+	ids := []string{"computing"}
+	for _, b := range rates.Bounds(r.family) {
+		ids = append(ids, b.ID)
+	}
+	ids = append(ids, "crossover", "halted", "simulation", "sim-slope")
+	return format.Sprintf("The %s error bounds as curves across %s on log–log axes, at n = %d users, m = %d, d = %d, ε = %g, δ = %g; %d simulated points so far. At the current point: ",
+		r.family, axisSymbol(r.axis), r.n, r.m, r.d, r.eps, r.delta, len(r.points)) +
+		viz.Recite(r.Readouts(), ids...)
+}

@@ -115,3 +115,9 @@ func TestReopenStopsTheSweep(t *testing.T) {
 		t.Error("the fresh scene has no sweep to start")
 	}
 }
+
+// The figure says what it shows, and another ε changes what it says.
+func TestRatesDescribes(t *testing.T) {
+	a, _ := scenetest.Open(t, New(), [2]string{"simulate", "false"})
+	scenetest.Describes(t, a, func() { scenetest.MustSet(t, a, "eps", "2") })
+}

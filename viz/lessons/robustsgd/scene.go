@@ -728,3 +728,21 @@ func (s *Scene) LoadDataset(d *dataset.Dataset) error {
 	s.show(v)
 	return nil
 }
+
+// Describe says what the figure shows: the current step's batch of user
+// gradients and its robust statistic, and the domain with the iterate's
+// path.
+func (s *Scene) Describe() string {
+	c := s.view.cfg
+	return format.Sprintf("%s with the %s statistic on %d users of %d items, batches of %d: on the left the current step's users' gradients, their %s and the test's box around it; on the right the domain of radius %.3g with the iterate's path. ",
+		c.algo, c.stat, c.n, c.m, c.batch, c.stat, c.radius) +
+		viz.Recite(s.Readouts(), "computing", "refused", "phase", "score", "threshold", "outcome", "estimate", "gap", "sigma", "output")
+}
+
+// ItemName names a user's gradient in the current step's batch.
+func (s *Scene) ItemName(id int) string {
+	if id < 1 || id > s.view.cfg.n {
+		return ""
+	}
+	return format.Sprintf("user %d's gradient", id)
+}

@@ -292,3 +292,20 @@ func (s *stopAfter) Err() error {
 type countNormal struct{ n *int }
 
 func (c countNormal) NormFloat64() float64 { *c.n++; return 1 }
+
+// The figure says what it shows, and a step changes what it says.
+func TestRobustSGDDescribes(t *testing.T) {
+	a, _ := scenetest.Open(t, New())
+	scenetest.Describes(t, a, func() { a.Key("ArrowRight") })
+}
+
+// The keyboard moves a user's gradient as a mouse drag does.
+func TestRobustSGDKeyboardDrag(t *testing.T) {
+	scenetest.KeyboardMatchesMouse(t, func() *viz.App {
+		a, _ := scenetest.Open(t, New(), [2]string{"order", "given"})
+		for range 3 {
+			a.Key("ArrowRight")
+		}
+		return a
+	}, "ArrowDown")
+}

@@ -609,3 +609,16 @@ func (s *Scene) Guarantee() privacy.Guarantee {
 	}
 	return s.view.res.Guarantee
 }
+
+// Describe says what the figure shows: the run's setting and the panel's
+// numbers.
+func (s *Scene) Describe() string {
+	c := s.view.cfg
+	moved := ""
+	if len(c.moved) > 0 {
+		moved = format.Sprintf(" %d examples' sensitive values are changed (the neighbouring dataset).", len(c.moved))
+	}
+	return format.Sprintf("PVMW on %d examples with %d public features and a sensitive value among k = %d, at ε = %g, δ = %g, in four panels: the shown examples' beliefs over their sensitive values; the current query's %s; the potential Ψ across the queries; and the privacy ledger.%s ",
+		c.n, c.dpub, c.k, c.eps, c.delta, c.panel, moved) +
+		viz.Recite(s.Readouts(), "computing", "refused", "updates", "answered", "psi", "eps-prime", "noise", "noise-along", "gaussian", "rho", "theory", "guess-bound")
+}

@@ -296,3 +296,9 @@ func TestSemiSensStronglyConvex(t *testing.T) {
 		}
 	}
 }
+
+// The figure says what it shows, and a step changes what it says.
+func TestSemiSensDescribes(t *testing.T) {
+	a, _ := semiApp(t)
+	scenetest.Describes(t, a, func() { a.Key("End") })
+}

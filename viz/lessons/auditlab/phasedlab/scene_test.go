@@ -60,3 +60,10 @@ func TestPhasedLabMonteCarlo(t *testing.T) {
 		}
 	}
 }
+
+// The figure says what it audits and finds, and a broken variant changes
+// what it says.
+func TestPhasedLabDescribes(t *testing.T) {
+	a, _ := scenetest.Open(t, New())
+	scenetest.Describes(t, a, func() { scenetest.MustSet(t, a, "mutant", "keep-all") })
+}

@@ -159,3 +159,8 @@ func (s *Scene) Draw(w, h float64) *viz.List {
 	s.MC.Draw(l, w, y+24, g.Eps, s.mutant)
 	return l
 }
+
+// Describe says what the lab audits and what it found.
+func (s *Scene) Describe() string {
+	return lab.Describe(s.mech, s.mutant, "the "+s.view+" view", s.Readouts())
+}

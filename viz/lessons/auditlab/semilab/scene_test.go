@@ -41,3 +41,10 @@ func TestSemiLabCatchesTheMutants(t *testing.T) {
 		t.Error("the figure does not show the catch")
 	}
 }
+
+// The figure says what it audits and finds, and another view changes what
+// it says.
+func TestSemiLabDescribes(t *testing.T) {
+	a, _ := scenetest.Open(t, New())
+	scenetest.Describes(t, a, func() { scenetest.MustSet(t, a, "view", "release") })
+}

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/uldplab/uldp/core/audit"
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/viz"
 	"github.com/uldplab/uldp/viz/figure"
@@ -175,3 +176,14 @@ var SemiMechs = []string{PVMW}
 // RowB offsets the hit-test ids of row B's users: 1… are row A's,
 // RowB+1… row B's.
 const RowB = 1000
+
+// Describe is an audit's figure in words: what is audited on what, and
+// the verdicts the panel shows (exact, and by sampling when run).
+func Describe(mech, mutant, on string, rs []viz.Readout) string {
+	variant := "the real mechanism"
+	if mutant != audit.NoMutant {
+		variant = "the broken variant " + mutant
+	}
+	return format.Sprintf("Audit of %s, %s, on %s: its privacy profile δ(ε) on the pair of inputs A and B, computed exactly where it can be and by sampling runs when asked, against the claimed guarantee. ", mech, variant, on) +
+		viz.Recite(rs, "exact", "mc", "halt", "test", "gate", "phase", "claim")
+}
