@@ -31,8 +31,39 @@ const (
 	Sky                      // secondary data
 	Yellow                   // highlights
 	Purple                   // thresholds
+	// Darker versions of the hues for text, which needs 4.5:1 against the
+	// paper where the hues give 1.4–3.9:1: List.Text draws text given in a
+	// hue in its text version (5.2:1 or more on the paper).
+	BlueText
+	OrangeText
+	GreenText
+	VermillionText
+	SkyText
+	YellowText
+	PurpleText
 	numColours
 )
+
+// textColour is the colour text given in c is drawn in.
+func textColour(c Colour) Colour {
+	switch c {
+	case Blue:
+		return BlueText
+	case Orange:
+		return OrangeText
+	case Green:
+		return GreenText
+	case Vermillion:
+		return VermillionText
+	case Sky:
+		return SkyText
+	case Yellow:
+		return YellowText
+	case Purple:
+		return PurpleText
+	}
+	return c
+}
 
 // RGBA returns the colour's components.
 func (c Colour) RGBA() (r, g, b, a uint8) {
@@ -53,6 +84,14 @@ var palette = [numColours][4]uint8{
 	Sky:        {86, 180, 233, 255},
 	Yellow:     {240, 228, 66, 255},
 	Purple:     {204, 121, 167, 255},
+	// The hues darkened in lightness alone, to 5.2:1 on the paper.
+	BlueText:       {0, 107, 168, 255},
+	OrangeText:     {138, 96, 0, 255},
+	GreenText:      {0, 117, 85, 255},
+	VermillionText: {172, 76, 0, 255},
+	SkyText:        {21, 110, 160, 255},
+	YellowText:     {113, 106, 9, 255},
+	PurpleText:     {173, 66, 125, 255},
 }
 
 // Kind is a display-list primitive.
@@ -207,6 +246,8 @@ func TextWidth(text string, size float64) float64 {
 // phone) is broken at spaces onto lines below its anchor (the block moved
 // up if it would leave the frame at the bottom), and a word too long for
 // any line is drawn smaller; a layout stacks what follows by the height.
+// Text given in a hue is drawn in its darker text version (GreenText for
+// Green), so that it reads at 4.5:1 or more.
 func (l *List) Text(at Point, text string, size float64, c Colour, align Align) float64 {
 	return l.TextIn(at, 0, text, size, c, align)
 }
@@ -227,7 +268,7 @@ func (l *List) TextIn(at Point, width float64, text string, size float64, c Colo
 			s = size * room / w
 		}
 		p := Point{at.X, at.Y + float64(i)*lh}
-		l.Items = append(l.Items, Item{Kind: Text, Style: Style{Fill: c}, P: l.points(p), Text: line, Size: s, Align: align})
+		l.Items = append(l.Items, Item{Kind: Text, Style: Style{Fill: textColour(c)}, P: l.points(p), Text: line, Size: s, Align: align})
 	}
 	return float64(len(lines)) * lh
 }

@@ -179,3 +179,33 @@ func TestLayerKey(t *testing.T) {
 		t.Errorf("layer items %+v", l.Items)
 	}
 }
+
+// Text drawn in any colour of the palette reads at 4.5:1 or more on the
+// paper and on white, as WCAG asks of normal text.
+func TestTextContrast(t *testing.T) {
+	lum := func(c Colour) float64 {
+		r, g, b, _ := c.RGBA()
+		f := func(v uint8) float64 {
+			x := float64(v) / 255
+			if x <= 0.03928 {
+				return x / 12.92
+			}
+			return math.Pow((x+0.055)/1.055, 2.4)
+		}
+		return 0.2126*f(r) + 0.7152*f(g) + 0.0722*f(b)
+	}
+	white := 1.0
+	for c := Ink; c < numColours; c++ {
+		if c == Grid || c == Paper {
+			continue // backgrounds, never text
+		}
+		var l List
+		l.Text(Point{}, "x", 12, c, Left)
+		fg := lum(l.Items[0].Style.Fill)
+		for _, bg := range []float64{lum(Paper), white} {
+			if ratio := (bg + 0.05) / (fg + 0.05); ratio < 4.5 {
+				t.Errorf("text in colour %d: %.2f:1 on a background of luminance %.3f", c, ratio, bg)
+			}
+		}
+	}
+}

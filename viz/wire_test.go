@@ -43,8 +43,8 @@ func TestPanelBuffersRoundTrip(t *testing.T) {
 		t.Errorf("non-private guarantee decoded as private=%v mode %q", private, mode)
 	}
 	pal := wiretest.Palette(t, viz.EncodePalette(nil))
-	if len(pal) != int(viz.Purple)+1 {
-		t.Fatalf("palette of %d colours, want %d", len(pal), viz.Purple+1)
+	if len(pal) != int(viz.PurpleText)+1 {
+		t.Fatalf("palette of %d colours, want %d", len(pal), viz.PurpleText+1)
 	}
 	for c, rgb := range pal {
 		if r, g, b, _ := viz.Colour(c).RGBA(); rgb != [3]uint8{r, g, b} {

@@ -151,7 +151,7 @@ func exRow(ws []widget, x0, w, y int) []widget {
 // scripts that drive the window.
 func ExerciseControl(app *viz.App, s *classroom.Session, w, h int, act string) (image.Point, bool) {
 	fig := FigureRect(w, h)
-	ws, _ := layout(app, fig.Max.X, w-fig.Max.X, 0, note{}, figureShown, newPainter().width, &exerciseView{s: s})
+	ws, _ := layout(app, fig.Max.X, w-fig.Max.X, 0, note{}, "", figureShown, newPainter().width, &exerciseView{s: s})
 	for _, wd := range ws {
 		if wd.act == act {
 			return image.Pt((wd.r.Min.X+wd.r.Max.X)/2, (wd.r.Min.Y+wd.r.Max.Y)/2), true

@@ -54,6 +54,8 @@ type Game struct {
 	editing  string       // field being typed into
 	edit     string
 	msg      note
+	// words: the figure's description shown at the panel's top (key D).
+	words    bool
 	msgUntil time.Time
 	msgFor   string // the lesson the message is about
 	shots    int
@@ -122,7 +124,11 @@ func (g *Game) Update() error {
 	if g.ex != nil {
 		g.ex.editing = g.editing == exField
 	}
-	g.widgets, g.content = layout(g.app, fig.Max.X, g.w-fig.Max.X, g.scroll, g.msg, g.read.shown(), g.paint.width, g.ex)
+	words := ""
+	if g.words {
+		words = g.app.Describe()
+	}
+	g.widgets, g.content = layout(g.app, fig.Max.X, g.w-fig.Max.X, g.scroll, g.msg, words, g.read.shown(), g.paint.width, g.ex)
 	g.app.Tick(1 / float64(ebiten.TPS()))
 	g.keys()
 	g.mouse(fig)
@@ -132,6 +138,8 @@ func (g *Game) Update() error {
 
 var keyNames = map[ebiten.Key]string{
 	ebiten.KeySpace: "Space", ebiten.KeyArrowLeft: "ArrowLeft", ebiten.KeyArrowRight: "ArrowRight",
+	ebiten.KeyArrowUp: "ArrowUp", ebiten.KeyArrowDown: "ArrowDown",
+	ebiten.KeyEnter: "Enter", ebiten.KeyNumpadEnter: "Enter", ebiten.KeyEscape: "Escape",
 	ebiten.KeyEnd: "End", ebiten.KeyHome: "Home",
 	ebiten.KeyBracketLeft: "[", ebiten.KeyBracketRight: "]",
 }
@@ -147,11 +155,19 @@ func (g *Game) keys() {
 			continue
 		}
 		g.logf("key %s", name)
+		if g.read.open && (name == "ArrowUp" || name == "ArrowDown" || name == "Escape") {
+			continue // the text's: scrolling and closing, below
+		}
+		if strings.HasPrefix(name, "Arrow") && (ebiten.IsKeyPressed(ebiten.KeyShiftLeft) || ebiten.IsKeyPressed(ebiten.KeyShiftRight)) {
+			name = "Shift+" + name
+		}
 		switch name {
 		case shotKey:
 			g.shoot = true
 		case textKey:
 			g.showText(false)
+		case wordsKey:
+			g.words = !g.words
 		case "[", "]":
 			if g.ex != nil {
 				g.exAct(map[string]string{"[": "prev", "]": "next"}[name])
@@ -197,8 +213,9 @@ func (g *Game) closeText() {
 
 // The desktop's own keys, before any lesson's: a lesson must not use them.
 const (
-	shotKey = "p" // save a screenshot
-	textKey = "h" // the lesson's text in the figure's place
+	shotKey  = "p" // save a screenshot
+	textKey  = "h" // the lesson's text in the figure's place
+	wordsKey = "d" // the figure's description in the panel
 )
 
 // keyName is the app's name of a key the game handles.

@@ -62,7 +62,7 @@ type note struct {
 // scrolled by scroll pixels, and returns them with the height of all of
 // them unscrolled. Draw and input use the same layout, so what is clicked
 // is what was drawn. Text is wrapped and labels placed by measured width.
-func layout(a *viz.App, x0, w, scroll int, msg note, shown reading, width measurer, ex *exerciseView) ([]widget, int) {
+func layout(a *viz.App, x0, w, scroll int, msg note, words string, shown reading, width measurer, ex *exerciseView) ([]widget, int) {
 	var out []widget
 	y := 8 - scroll
 	add := func(h int, wd widget) {
@@ -104,6 +104,10 @@ func layout(a *viz.App, x0, w, scroll int, msg note, shown reading, width measur
 			c = rgba(viz.Vermillion, 1)
 		}
 		label(msg.text, c, 13)
+	}
+	if words != "" {
+		label(words, rgba(viz.Ink, 1), 13)
+		y += 4
 	}
 	// Guarantee first: it is always visible.
 	g := a.Guarantee()
@@ -185,7 +189,8 @@ func keysLegend(cs []viz.Control, lessons int) string {
 		}
 		keys = append(keys, k+" "+strings.ToLower(c.Label))
 	}
-	keys = append(keys, viz.LessonKeysLegend(lessons), "H text", "P screenshot")
+	keys = append(keys, "↑ ↓ choose a point, Enter pick it up or drop it, arrows move it (Shift: larger steps)",
+		viz.LessonKeysLegend(lessons), "H text", "D describe the figure", "P screenshot")
 	return "keys: " + strings.Join(keys, " · ")
 }
 

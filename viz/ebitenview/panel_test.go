@@ -50,7 +50,7 @@ func TestWrapAndCycle(t *testing.T) {
 // Every declared control becomes a widget inside the panel, and every scene a tab.
 func TestLayoutShowsEveryControl(t *testing.T) {
 	app := viz.NewApp(lessons.All()...)
-	ws, _ := layout(app, 900, PanelWidth, 0, note{}, figureShown, newPainter().width, nil)
+	ws, _ := layout(app, 900, PanelWidth, 0, note{}, "", figureShown, newPainter().width, nil)
 	seen := map[string]bool{}
 	tabs := 0
 	for _, w := range ws {
@@ -88,7 +88,7 @@ func TestPanelTextFits(t *testing.T) {
 		if err := app.Switch(i); err != nil {
 			t.Fatal(err)
 		}
-		ws, height := layout(app, 900, PanelWidth, 0, note{text: "an error message long enough to need more than one line of the panel", err: true}, figureShown, p.width, nil)
+		ws, height := layout(app, 900, PanelWidth, 0, note{text: "an error message long enough to need more than one line of the panel", err: true}, "", figureShown, p.width, nil)
 		for _, w := range ws {
 			switch {
 			case w.kind == "label" && p.width(w.text, w.size) > float64(w.r.Dx())+0.5:
@@ -150,9 +150,31 @@ func TestLogCountSliderIsWhole(t *testing.T) {
 func TestLessonKeysLeaveTheDesktopsOwn(t *testing.T) {
 	for _, sc := range lessons.All() {
 		for _, c := range sc.Controls() {
-			if k := strings.ToLower(c.Key); k == shotKey || k == textKey {
+			if k := strings.ToLower(c.Key); k == shotKey || k == textKey || k == wordsKey {
 				t.Errorf("%s: %s takes the desktop's key %q", sc.Info().Name, c.Name, c.Key)
 			}
 		}
+	}
+}
+
+// Key D shows the figure's description at the panel's top, above the
+// guarantee, wrapped to the panel.
+func TestPanelShowsTheDescription(t *testing.T) {
+	app := viz.NewApp(lessons.All()...)
+	app.Frame(900, 640)
+	words := app.Describe()
+	ws, _ := layout(app, 900, PanelWidth, 0, note{}, words, figureShown, newPainter().width, nil)
+	var shown []string
+	for _, w := range ws {
+		if w.kind == "label" {
+			shown = append(shown, w.text)
+		}
+	}
+	joined := strings.Join(shown, " ")
+	if !strings.Contains(joined, strings.Join(strings.Fields(words)[:6], " ")) {
+		t.Errorf("the panel does not show the description %q: %q", words, joined)
+	}
+	if i, j := strings.Index(joined, strings.Fields(words)[0]), strings.Index(joined, app.Guarantee().String()[:10]); i < 0 || j < i {
+		t.Errorf("the description (at %d) is not above the guarantee (at %d)", i, j)
 	}
 }

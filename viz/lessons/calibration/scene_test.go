@@ -44,7 +44,7 @@ func TestCalibrationWarnsOutsideTheProof(t *testing.T) {
 	}
 	found := false
 	for _, it := range scenetest.Frame(a).Items {
-		if it.Kind == viz.Text && strings.HasPrefix(it.Text, "NOT proven") && it.Style.Fill == viz.Vermillion {
+		if it.Kind == viz.Text && strings.HasPrefix(it.Text, "NOT proven") && it.Style.Fill == viz.VermillionText {
 			found = true
 		}
 	}
