@@ -22,6 +22,31 @@ func RampColour(p float64) viz.Colour {
 	return viz.Orange
 }
 
+// RampMark marks the disc of radius r at c by its keep probability p in
+// shape as well as colour, so the state reads without telling hues
+// apart: a bar across it between 0 and 1, a cross at 0, none at 1 (the
+// legend's ●, ⊖ and ⊗).
+func RampMark(l *viz.List, c viz.Point, r, p float64) {
+	ink := viz.Style{Stroke: viz.Ink, Width: 1.5}
+	switch {
+	case p == 0:
+		d := r * 0.8
+		l.Line(viz.Point{X: c.X - d, Y: c.Y - d}, viz.Point{X: c.X + d, Y: c.Y + d}, ink)
+		l.Line(viz.Point{X: c.X - d, Y: c.Y + d}, viz.Point{X: c.X + d, Y: c.Y - d}, ink)
+	case p < 1:
+		l.Line(viz.Point{X: c.X - r, Y: c.Y}, viz.Point{X: c.X + r, Y: c.Y}, ink)
+	}
+}
+
+// Swatch is a legend's entry: its text, in the colour it names.
+type Swatch struct {
+	Text   string
+	Colour viz.Colour
+}
+
+// RampLegend is the legend's entries for RampMark's states.
+var RampLegend = []Swatch{{"● kept (1)", viz.Green}, {"⊖ between", viz.Orange}, {"⊗ dropped (0)", viz.Vermillion}}
+
 // ScoreAxis draws a score's line from 0 to p.Hi (n, named sym) at
 // height y, with the proof's 2n/3 (dashed) and the gate's 4n/5.
 func ScoreAxis(l *viz.List, p Plot, sym string, y float64) {
@@ -75,6 +100,7 @@ func KeepRamp(l *viz.List, p Plot, counts []int, n int, sym, title string) {
 		q := robust.Keep(f, n)
 		pt := viz.Point{X: xOf(float64(f)), Y: yOf(q)}
 		l.Circle(pt, 3+math.Sqrt(float64(k)), viz.Style{Fill: RampColour(q), Stroke: viz.Ink, Width: 0.5}, 0)
+		RampMark(l, pt, 3+math.Sqrt(float64(k)), q)
 		if k > 1 {
 			place.Text(viz.Point{X: pt.X, Y: pt.Y - 10 - math.Sqrt(float64(k))}, format.Sprintf("×%d", k), 10, viz.Ink, viz.Centre)
 		}

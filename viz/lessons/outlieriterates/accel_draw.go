@@ -132,6 +132,9 @@ func (s *Scene) drawGradients(l *viz.List, ph *optim.AccelPhase, st *optim.Accel
 			}
 		}
 		l.Circle(c.ToScreen(g[0], g[1]), 3.5, style, 0)
+		if st.Passed {
+			figure.RampMark(l, c.ToScreen(g[0], g[1]), 3.5, st.Keep[i])
+		}
 	}
 	if st.Passed && len(st.Kept) > 0 {
 		m := c.ToScreen(st.Mean[0], st.Mean[1])

@@ -308,6 +308,9 @@ func (s *Scene) drawPhase(l *viz.List, c viz.Camera, a oirAt, main bool) {
 			}
 		}
 		l.Circle(p, 5, style, 0)
+		if a.keep {
+			figure.RampMark(l, p, 5, ph.Keep[j])
+		}
 		if a.keep && ph.Keep[j] < 1 {
 			place.Text(viz.Point{X: p.X, Y: p.Y - 13}, format.Sprintf("group %d: h=%d", j+1, ph.Counts[j]), 10, viz.Ink, viz.Centre)
 		}

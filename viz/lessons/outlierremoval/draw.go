@@ -74,12 +74,9 @@ func (s *Scene) drawPlane(l *viz.List, w, h float64, v outlierShown) {
 	top := 14 + l.TextIn(viz.Point{X: 14, Y: 14}, w-18, "users' values (drag them); once the ramp is shown, colour = keep probability:", 12, viz.Ink, viz.Left)
 	// The legend in the colours the figure uses.
 	x := 14.0
-	for _, e := range []struct {
-		text string
-		col  viz.Colour
-	}{{"● 1", viz.Green}, {"● between", viz.Orange}, {"● 0", viz.Vermillion}, {"○ not kept", viz.Ink}} {
-		l.Text(viz.Point{X: x, Y: top}, e.text, 12, e.col, viz.Left)
-		x += viz.TextWidth(e.text, 12) + 12
+	for _, e := range append(slices.Clone(figure.RampLegend), figure.Swatch{Text: "○ not kept", Colour: viz.Ink}) {
+		l.Text(viz.Point{X: x, Y: top}, e.Text, 12, e.Colour, viz.Left)
+		x += viz.TextWidth(e.Text, 12) + 12
 	}
 	top += 12
 	bottom := h - 26    // the release's legend or the halt below the plane
@@ -192,6 +189,9 @@ func (s *Scene) drawUsers(l *viz.List, c viz.Camera, rad float64, v outlierShown
 			style.Stroke, style.Width = viz.Yellow, 3
 		}
 		l.Circle(p, rad, style, id0+j)
+		if v.keep || v.halted {
+			figure.RampMark(l, p, rad, st.Keep[j])
+		}
 		if s.grab.ID != j+1 {
 			count(j)
 		}
