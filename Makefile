@@ -61,7 +61,7 @@ test: test-deps lint test-native test-wasm test-browser fuzz
 # What the tests need beyond Go, installed only when missing: Node (runs the
 # js/wasm tests and the browser tests), Debian's Chromium, Xvfb and xdotool
 # (the desktop app in a real window), DejaVu fonts (the desktop's symbols),
-# the pinned playwright-core from site/e2e/package-lock.json, and the pinned
+# the pinned playwright-core and axe-core from site/e2e/package-lock.json, and the pinned
 # wrangler (the Worker under workerd) from cmd/worker/package-lock.json.
 APT_MISSING = $(if $(shell command -v node),,nodejs npm) $(if $(wildcard /usr/bin/chromium),,chromium) \
   $(if $(shell command -v xvfb-run),,xvfb xauth) $(if $(shell command -v xdotool),,xdotool) \
@@ -70,7 +70,7 @@ test-deps:
 	@if [ -n "$(strip $(APT_MISSING))" ]; then \
 	  echo "installing $(strip $(APT_MISSING))"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(APT_MISSING); fi
-	@[ -d site/e2e/node_modules/playwright-core ] || (cd site/e2e && npm ci --no-audit --no-fund --loglevel=error)
+	@[ -d site/e2e/node_modules/playwright-core ] && [ -d site/e2e/node_modules/axe-core ] || (cd site/e2e && npm ci --no-audit --no-fund --loglevel=error)
 	@$(MAKE) --no-print-directory worker-deps
 
 lint:

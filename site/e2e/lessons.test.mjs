@@ -2,61 +2,16 @@
 // as a student would use it — keys, buttons, mouse drags, typed values,
 // hand-edited links — with screenshots saved for a look and no console errors
 // allowed. Run by `make test` (needs bin/uldp built with the lesson engines).
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync, mkdtempSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { writeFileSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { once } from "node:events";
-import { chromium } from "playwright-core";
+import { serve, root, shots, base, browser, open, state, status, idle, readout, prose, lesson } from "./harness.mjs";
 
-const root = new URL("../../", import.meta.url).pathname;
-const shots = new URL("./screenshots/", import.meta.url).pathname;
-mkdirSync(shots, { recursive: true });
-
-let server, base, browser;
-
-before(async () => {
-  server = spawn(root + "bin/uldp", ["serve", "--addr", "127.0.0.1:0"], { stdio: ["ignore", "pipe", "inherit"] });
-  const [line] = await once(server.stdout, "data");
-  base = String(line).match(/http:\/\/\S+\//)[0];
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-      "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
-});
-
-after(async () => {
-  await browser?.close();
-  server?.kill();
-});
-
-// open loads the site at hash and waits for the engine; it returns the page
-// and the list of console errors seen.
-async function open(hash = "") {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
-  const errors = [];
-  page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
-  page.on("pageerror", (e) => errors.push(String(e)));
-  await page.goto(base + hash);
-  await page.waitForSelector("body[data-ready=true]", { timeout: 20000 });
-  return { page, errors };
-}
-
-const state = async (page) => new URLSearchParams((await page.evaluate(() => location.hash)).slice(1));
-const status = (page) => page.textContent("#status");
-// readout reads one readout once the lesson has finished computing (a long
-// run computes between frames with a "computing" readout).
-const idle = (page) => page.waitForFunction(() => !document.querySelector('#readouts dd[data-name="computing"]'), null, { timeout: 60000 });
-const readout = async (page, name) => { await idle(page); return page.textContent(`#readouts dd[data-name="${name}"]`); };
-// prose waits for the lesson text, which is fetched after the switch.
-const prose = (page, re) => page.waitForFunction((src) => new RegExp(src).test(document.querySelector("#prose").textContent), re.source, { timeout: 10000 });
+serve();
 
 const AT = "#scene=abovethreshold";
-
-// lesson waits until the page shows lesson name, interactive.
-const lesson = (page, name) => page.waitForSelector(`body[data-lesson="${name}"]`, { timeout: 20000 });
 
 // engines lists the engine modules the page requested, in order.
 function engines(page) {

@@ -852,6 +852,9 @@ const reducedMotion = matchMedia("(prefers-reduced-motion: reduce)");
 
 function wireInput() {
   reducedMotion.addEventListener("change", () => uldp.reduceMotion(reducedMotion.matches));
+  // The skip link focuses the figure without putting "#figure" in the
+  // address, which holds the lesson's state.
+  document.querySelector(".skip").addEventListener("click", (e) => { e.preventDefault(); canvas.focus(); });
   // Enter in a number box must not submit the controls' form (the page's
   // policy forbids inline handlers, so this is here, not in the HTML).
   $("controls").addEventListener("submit", (e) => e.preventDefault());

@@ -175,20 +175,20 @@ func Describes(t *testing.T, a *viz.App, change func()) {
 }
 
 // KeyboardMatchesMouse checks that the keyboard moves an item of the
-// figure as the mouse does: in one app from open, the keys choose pick an
-// item, which Enter picks up, three Shift+→ and one Shift+↑ move and Enter
-// drops; in another, the mouse drags it from the same place by the same
-// offset. The readouts and descriptions must agree, and differ from those
+// figure as the mouse does: in one app from open, the keys choose step to
+// a state and pick an item, which Enter picks up, three Shift+→ and one Shift+↑ move and Enter
+// drops; in another, after the same keys, the mouse drags it from the same
+// place by the same offset. The readouts and descriptions must agree, and differ from those
 // before the move.
 func KeyboardMatchesMouse(t *testing.T, open func() *viz.App, choose ...string) {
 	t.Helper()
 	a := open()
 	Frame(a)
-	start := readoutTexts(a)
 	for _, k := range choose {
 		a.Key(k)
 		Frame(a)
 	}
+	start := readoutTexts(a)
 	at, ok := a.LastFrame().Locate(a.Chosen())
 	if a.Chosen() == 0 || !ok {
 		t.Fatalf("the keys %v chose nothing", choose)
@@ -201,6 +201,10 @@ func KeyboardMatchesMouse(t *testing.T, open func() *viz.App, choose ...string) 
 	a.Settle()
 	b := open()
 	Frame(b)
+	for _, k := range choose { // the same steps; its choice does not touch the drag
+		b.Key(k)
+		Frame(b)
+	}
 	Drag(b, at, 3*viz.KeyStepLarge, -viz.KeyStepLarge)
 	byKey, byMouse := readoutTexts(a), readoutTexts(b)
 	if !slices.Equal(byKey, byMouse) {
@@ -221,4 +225,27 @@ func readoutTexts(a *viz.App) []string {
 		out = append(out, d.Describe())
 	}
 	return out
+}
+
+// Opens returns a function that opens a fresh scene of newScene with
+// settings: for checks that compare two apps from the same start.
+func Opens[S viz.Scene](t *testing.T, newScene func() S, settings ...[2]string) func() *viz.App {
+	return func() *viz.App {
+		a, _ := Open(t, newScene(), settings...)
+		return a
+	}
+}
+
+// Chooses checks that keys, pressed on a fresh frame of a, choose an item
+// the keyboard's selection names with want.
+func Chooses(t *testing.T, a *viz.App, want string, keys ...string) {
+	t.Helper()
+	Frame(a)
+	for _, k := range keys {
+		a.Key(k)
+		Frame(a)
+	}
+	if got := a.Selection(); !strings.Contains(got, want) {
+		t.Errorf("after %v the selection is %q, want it to name %q", keys, got, want)
+	}
 }

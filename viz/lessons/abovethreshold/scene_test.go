@@ -328,5 +328,5 @@ func TestAboveThresholdDescribes(t *testing.T) {
 
 // The keyboard moves a query's bar as a mouse drag does.
 func TestAboveThresholdKeyboardDrag(t *testing.T) {
-	scenetest.KeyboardMatchesMouse(t, func() *viz.App { a, _ := scenetest.Open(t, New()); return a }, "ArrowDown", "ArrowDown")
+	scenetest.KeyboardMatchesMouse(t, scenetest.Opens(t, New), "ArrowDown", "ArrowDown")
 }

@@ -545,11 +545,7 @@ func TestAuditLabDescribes(t *testing.T) {
 
 // The keyboard moves A's first user as a mouse drag does.
 func TestAuditLabKeyboardDrag(t *testing.T) {
-	scenetest.KeyboardMatchesMouse(t, func() *viz.App { a, _ := scenetest.Open(t, New()); return a }, "ArrowDown")
+	scenetest.KeyboardMatchesMouse(t, scenetest.Opens(t, New), "ArrowDown")
 	a, _ := scenetest.Open(t, New())
-	scenetest.Frame(a)
-	a.Key("ArrowUp")
-	if got := a.Selection(); !strings.Contains(got, "row B's user 14 at 0") {
-		t.Errorf("selection %q", got)
-	}
+	scenetest.Chooses(t, a, "row B's user 14 at 0", "ArrowUp")
 }

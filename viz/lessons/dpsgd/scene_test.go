@@ -273,5 +273,5 @@ func TestDPSGDDescribes(t *testing.T) {
 
 // The keyboard moves the crowd's handle as a mouse drag does.
 func TestDPSGDKeyboardDrag(t *testing.T) {
-	scenetest.KeyboardMatchesMouse(t, func() *viz.App { a, _ := scenetest.Open(t, New()); return a }, "ArrowDown")
+	scenetest.KeyboardMatchesMouse(t, scenetest.Opens(t, New), "ArrowDown")
 }

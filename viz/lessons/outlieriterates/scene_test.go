@@ -339,9 +339,5 @@ func TestOIRDescribes(t *testing.T) {
 // The keyboard moves a user's items as a mouse drag does, and the release
 // moves with them.
 func TestOIRKeyboardDrag(t *testing.T) {
-	scenetest.KeyboardMatchesMouse(t, func() *viz.App {
-		a, _ := scenetest.Open(t, New())
-		a.Key("End")
-		return a
-	}, "ArrowDown")
+	scenetest.KeyboardMatchesMouse(t, scenetest.Opens(t, New), "End", "ArrowDown")
 }

@@ -252,9 +252,5 @@ func TestOutlierDescribes(t *testing.T) {
 
 // The keyboard moves a user (the first point) as a mouse drag does.
 func TestOutlierKeyboardDrag(t *testing.T) {
-	scenetest.KeyboardMatchesMouse(t, func() *viz.App {
-		a, _ := scenetest.Open(t, New())
-		a.Key("End")
-		return a
-	}, "ArrowDown")
+	scenetest.KeyboardMatchesMouse(t, scenetest.Opens(t, New), "End", "ArrowDown")
 }

@@ -216,5 +216,5 @@ func TestPhasedDescribes(t *testing.T) {
 
 // The keyboard moves the data as a mouse drag does.
 func TestPhasedKeyboardDrag(t *testing.T) {
-	scenetest.KeyboardMatchesMouse(t, func() *viz.App { a, _ := scenetest.Open(t, New()); return a }, "ArrowDown")
+	scenetest.KeyboardMatchesMouse(t, scenetest.Opens(t, New), "ArrowDown")
 }

@@ -301,11 +301,5 @@ func TestRobustSGDDescribes(t *testing.T) {
 
 // The keyboard moves a user's gradient as a mouse drag does.
 func TestRobustSGDKeyboardDrag(t *testing.T) {
-	scenetest.KeyboardMatchesMouse(t, func() *viz.App {
-		a, _ := scenetest.Open(t, New(), [2]string{"order", "given"})
-		for range 3 {
-			a.Key("ArrowRight")
-		}
-		return a
-	}, "ArrowDown")
+	scenetest.KeyboardMatchesMouse(t, scenetest.Opens(t, New, [2]string{"order", "given"}), "ArrowRight", "ArrowRight", "ArrowRight", "ArrowDown")
 }

@@ -167,5 +167,5 @@ func TestStabilityDescribes(t *testing.T) {
 
 // The keyboard moves the far user (the last point) as a mouse drag does.
 func TestStabilityKeyboardDrag(t *testing.T) {
-	scenetest.KeyboardMatchesMouse(t, func() *viz.App { a, _ := scenetest.Open(t, New()); return a }, "ArrowUp")
+	scenetest.KeyboardMatchesMouse(t, scenetest.Opens(t, New), "ArrowUp")
 }

@@ -226,11 +226,7 @@ func TestUserLevelDescribes(t *testing.T) {
 // The keyboard moves a user's mean (the last item, ↑ from none) as a mouse
 // drag does.
 func TestUserLevelKeyboardDrag(t *testing.T) {
-	scenetest.KeyboardMatchesMouse(t, func() *viz.App { a, _ := scenetest.Open(t, New()); return a }, "ArrowUp")
+	scenetest.KeyboardMatchesMouse(t, scenetest.Opens(t, New), "ArrowUp")
 	a, _ := scenetest.Open(t, New())
-	scenetest.Frame(a)
-	a.Key("ArrowUp")
-	if s := a.Selection(); !strings.Contains(s, "user 20's mean") {
-		t.Errorf("selection %q", s)
-	}
+	scenetest.Chooses(t, a, "user 20's mean", "ArrowUp")
 }

@@ -1,0 +1,183 @@
+// Accessibility in the browser: axe-core on every lesson (at its default
+// state, after a step, at desktop and phone widths), the errata page and
+// the exercise mode; the figure moved by keyboard alone; the figure's words
+// spoken when something settles and not frame by frame; playback under
+// prefers-reduced-motion. Run by `make test` after the lessons' tests.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+import { serve, base, browser, idle, lesson, readout, status } from "./harness.mjs";
+
+serve();
+
+const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+const desktop = { width: 1280, height: 900 }, phone = { width: 390, height: 844 };
+
+// page opens url in a fresh page whose policy lets the test inject
+// axe-core, and collects console errors.
+async function page(url, options = {}) {
+  const p = await browser.newPage({ viewport: desktop, bypassCSP: true, ...options });
+  const errors = [];
+  p.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+  p.on("pageerror", (e) => errors.push(String(e)));
+  await p.goto(base + url);
+  return { p, errors };
+}
+
+// axe runs axe-core's every rule but the experimental ones and fails with
+// the violations it finds, each with the elements it found it on.
+async function axe(p, where) {
+  if (!(await p.evaluate(() => !!window.axe))) await p.addScriptTag({ path: axePath });
+  const violations = await p.evaluate(async () => (await window.axe.run(document)).violations
+    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 4).map((n) => n.target.join(" ")).join(", ")}${v.nodes.length > 4 ? ` and ${v.nodes.length - 4} more` : ""}`));
+  assert.deepEqual(violations, [], `axe-core on ${where}`);
+}
+
+const menu = async () => (await (await fetch(base + "lessons.json")).json()).lessons.map((l) => l.name);
+
+test("axe-core finds nothing on any lesson, at its default state and after a step, on a desktop and a phone", async () => {
+  const names = await menu();
+  const { p, errors } = await page("#scene=" + names[0]);
+  await p.waitForSelector("body[data-ready=true]", { timeout: 20000 });
+  for (const name of names) {
+    await p.setViewportSize(desktop);
+    await p.evaluate((n) => { location.hash = "#scene=" + n; }, name);
+    await lesson(p, name);
+    await idle(p);
+    await axe(p, name);
+    // Its own name and words, not a generic label.
+    const title = await p.textContent("#lesson-title");
+    assert.ok((await p.getAttribute("#figure", "aria-label")).includes(title), `${name}: the figure's name leaves out “${title}”`);
+    assert.ok((await p.textContent("#figure-desc")).length > 40, `${name}: the figure is not described`);
+    if (await p.isEnabled("#ctl-step").catch(() => false)) {
+      await p.click("#ctl-step");
+      await idle(p);
+      await axe(p, name + " after a step");
+    }
+    await p.setViewportSize(phone);
+    await axe(p, name + " on a phone");
+  }
+  assert.deepEqual(errors, []);
+  await p.close();
+});
+
+test("axe-core finds nothing on the errata page and in the exercise mode", async () => {
+  const errata = await page("errata.html");
+  await axe(errata.p, "the errata page");
+  await errata.p.setViewportSize(phone);
+  await axe(errata.p, "the errata page on a phone");
+  await errata.p.close();
+
+  const { p, errors } = await page("");
+  await p.waitForSelector("body[data-ready=true]", { timeout: 20000 });
+  await p.click("#exercises-open");
+  await p.waitForSelector("#ex-dialog[open] #ex-items li a", { timeout: 20000 });
+  await axe(p, "the exercise dialog");
+  // Choosing an exercise hands the focus to its question.
+  const question = await p.textContent("#ex-dialog #ex-items li:nth-child(2) a");
+  await p.click("#ex-dialog #ex-items li:nth-child(2) a");
+  await p.waitForFunction(() => document.activeElement?.id === "ex-question", null, { timeout: 10000 });
+  assert.ok((await p.textContent("#ex-question")).startsWith(question.replace(/…$/, "")));
+  await idle(p);
+  await axe(p, "an open exercise");
+  await p.setViewportSize(phone);
+  await axe(p, "an open exercise on a phone");
+  assert.deepEqual(errors, []);
+  await p.close();
+});
+
+// keyboard opens a lesson and reaches its figure by the skip link, the
+// keyboard's way in.
+async function keyboard(hash) {
+  const { p, errors } = await page(hash);
+  await p.waitForSelector("body[data-ready=true]", { timeout: 20000 });
+  await p.keyboard.press("Tab");
+  assert.equal(await p.evaluate(() => document.activeElement.className), "skip", "the first Tab does not reach the skip link");
+  await p.keyboard.press("Enter");
+  assert.equal(await p.evaluate(() => document.activeElement.id), "figure", "the skip link does not focus the figure");
+  assert.equal(new URL(p.url()).hash.includes("figure"), false, "the skip link wrote into the link's state");
+  return { p, errors };
+}
+
+const readouts = (p) => p.$$eval("#readouts dd", (dds) => dds.map((d) => d.dataset.name + ": " + d.textContent));
+
+// move picks up the chosen item, moves it three large steps right and one
+// up, and drops it, checking the description says what is held.
+async function move(p) {
+  await p.keyboard.press("Enter");
+  await p.waitForFunction(() => document.getElementById("figure-desc").textContent.includes("Holding"), null, { timeout: 10000 });
+  for (const k of ["Shift+ArrowRight", "Shift+ArrowRight", "Shift+ArrowRight", "Shift+ArrowUp"]) await p.keyboard.press(k);
+  await p.keyboard.press("Enter");
+  await idle(p);
+}
+
+test("Keyboard alone: a user moved in lessons 1, 5 and 10 changes the readouts", async () => {
+  for (const [hash, first, choose] of [
+    ["#scene=user-level", [], "ArrowUp"], // the last item: user 20's mean
+    ["#scene=outlier-removal", ["End"], "ArrowDown"], // user 1, the ramp shown
+    ["#scene=outlier-iterates", ["End"], "ArrowDown"], // user 1's first item
+  ]) {
+    const { p, errors } = await keyboard(hash);
+    for (const k of first) await p.keyboard.press(k);
+    await idle(p);
+    const before = await readouts(p);
+    await p.keyboard.press(choose);
+    await p.waitForFunction(() => document.getElementById("figure-desc").textContent.includes("Chosen:"), null, { timeout: 10000 });
+    await move(p);
+    assert.notDeepEqual(await readouts(p), before, `${hash}: moving the chosen item by keyboard changed no readout`);
+    assert.equal(await p.evaluate(() => document.activeElement.id), "figure", `${hash}: the figure lost the focus`);
+    assert.deepEqual(errors, []);
+    await p.close();
+  }
+});
+
+test("The figure's words are spoken when things settle, never frame by frame while a run plays", async () => {
+  const { p, errors } = await page("#scene=dp-sgd");
+  await p.waitForSelector("body[data-ready=true]", { timeout: 20000 });
+  await idle(p);
+  for (const id of ["status", "guarantee"]) assert.equal(await p.getAttribute("#" + id, "aria-live"), null, `#${id} is a live region`);
+  assert.equal(await p.getAttribute("#announce", "aria-live"), "polite");
+  // A step is spoken: the status line's step is in the live region.
+  await p.locator("#figure").focus();
+  await p.keyboard.press("ArrowRight");
+  await p.waitForFunction(() => document.getElementById("announce").textContent.startsWith("step 1 of"), null, { timeout: 10000 });
+  assert.match(await p.textContent("#figure-desc"), /users of \d+ items/);
+  // Playing: the live region is written once at most (the press), however
+  // many steps show.
+  await p.evaluate(() => {
+    window.announced = 0;
+    new MutationObserver(() => window.announced++).observe(document.getElementById("announce"), { childList: true, characterData: true, subtree: true });
+  });
+  await p.keyboard.press(" ");
+  await p.waitForFunction(() => /^step ([2-9]\d|\d{3,}) of/.test(document.getElementById("status").textContent), null, { timeout: 30000 });
+  const start = Number((await status(p)).match(/^step (\d+)/)[1]);
+  await p.waitForFunction((s) => Number(document.getElementById("status").textContent.match(/^step (\d+)/)[1]) >= s + 40, start, { timeout: 60000 });
+  assert.ok(await p.evaluate(() => window.announced) <= 1, `the live region was written ${await p.evaluate(() => window.announced)} times during 40 steps of play`);
+  // Pausing speaks where the run stopped.
+  await p.keyboard.press(" ");
+  await p.waitForFunction(() => {
+    const s = document.getElementById("status").textContent;
+    return window.announced >= 1 && document.getElementById("announce").textContent.startsWith(s.slice(0, 12));
+  }, null, { timeout: 10000 });
+  assert.deepEqual(errors, []);
+  await p.close();
+});
+
+test("With reduced motion, playback goes a step a second at most", async () => {
+  const { p, errors } = await page("#scene=abovethreshold", { reducedMotion: "reduce" });
+  await p.waitForSelector("body[data-ready=true]", { timeout: 20000 });
+  await p.fill('input[aria-label="speed value"]', "50");
+  await p.press('input[aria-label="speed value"]', "Enter");
+  await p.locator("#figure").focus();
+  const t0 = Date.now();
+  await p.keyboard.press(" ");
+  await p.waitForFunction(() => /^step 2 of/.test(document.getElementById("status").textContent), null, { timeout: 30000 });
+  // At 50 steps a second step 2 would show after 40 ms; capped at one a
+  // second it cannot show before 2 s (less a frame's clamp): a bound the
+  // page can only exceed, never undercut, however busy the machine.
+  const ms = Date.now() - t0;
+  assert.ok(ms >= 1500, `step 2 showed ${ms} ms after play at 50 steps/s under reduced motion`);
+  assert.match(await readout(p, "halted"), /passed|⊥/);
+  assert.deepEqual(errors, []);
+  await p.close();
+});

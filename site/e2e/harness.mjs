@@ -1,0 +1,59 @@
+// The browser tests' shared harness: the site served by the real binary,
+// one headless Chromium, and the waits every test uses. Each test file
+// calls serve() once; base and browser are set before its first test.
+import { before, after } from "node:test";
+import { spawn } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { once } from "node:events";
+import { chromium } from "playwright-core";
+
+export const root = new URL("../../", import.meta.url).pathname;
+export const shots = new URL("./screenshots/", import.meta.url).pathname;
+mkdirSync(shots, { recursive: true });
+
+let server;
+export let base, browser;
+
+// serve starts the site and the browser before the file's tests and
+// stops them after.
+export function serve() {
+  before(async () => {
+    server = spawn(root + "bin/uldp", ["serve", "--addr", "127.0.0.1:0"], { stdio: ["ignore", "pipe", "inherit"] });
+    const [line] = await once(server.stdout, "data");
+    base = String(line).match(/http:\/\/\S+\//)[0];
+    browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+    server?.kill();
+  });
+}
+
+// open loads the site at hash and waits for the engine; it returns the page
+// and the list of console errors seen.
+export async function open(hash = "") {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+  const errors = [];
+  page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+  page.on("pageerror", (e) => errors.push(String(e)));
+  await page.goto(base + hash);
+  await page.waitForSelector("body[data-ready=true]", { timeout: 20000 });
+  return { page, errors };
+}
+
+export const state = async (page) => new URLSearchParams((await page.evaluate(() => location.hash)).slice(1));
+export const status = (page) => page.textContent("#status");
+// readout reads one readout once the lesson has finished computing (a long
+// run computes between frames with a "computing" readout).
+export const idle = (page) => page.waitForFunction(() => !document.querySelector('#readouts dd[data-name="computing"]'), null, { timeout: 60000 });
+export const readout = async (page, name) => { await idle(page); return page.textContent(`#readouts dd[data-name="${name}"]`); };
+// prose waits for the lesson text, which is fetched after the switch.
+export const prose = (page, re) => page.waitForFunction((src) => new RegExp(src).test(document.querySelector("#prose").textContent), re.source, { timeout: 10000 });
+
+// lesson waits until the page shows lesson name, interactive.
+export const lesson = (page, name) => page.waitForSelector(`body[data-lesson="${name}"]`, { timeout: 20000 });
