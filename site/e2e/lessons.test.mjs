@@ -996,7 +996,7 @@ test("Errata and words: links to the errata page, no spec citations, no stale st
   await prose(page, /erratum A15/);
   await Promise.all([page.waitForURL(/errata\.html#a15$/), page.click("#prose a[href='errata.html#a15']")]);
   assert.match(await page.textContent("#a15"), /Lemma 3\.3/);
-  assert.ok(await page.evaluate(() => document.querySelectorAll("h3[id^=a]").length >= 15));
+  assert.ok(await page.evaluate(() => document.querySelectorAll("h2[id^=a]").length >= 15));
   await page.screenshot({ path: shots + "errata.png" });
   assert.deepEqual(errors, []);
   await page.close();

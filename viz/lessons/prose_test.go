@@ -49,7 +49,7 @@ var (
 // no text cites the team's spec (students do not have it).
 func TestProseLinksTheErrata(t *testing.T) {
 	anchors := map[string]bool{}
-	for _, m := range regexp.MustCompile(`<h3 id="a(\d+)">A(\d+) · `).FindAllStringSubmatch(string(prose.Errata()), -1) {
+	for _, m := range regexp.MustCompile(`<h2 id="a(\d+)">A(\d+) · `).FindAllStringSubmatch(string(prose.Errata()), -1) {
 		anchors[m[1]] = m[1] == m[2]
 	}
 	if len(anchors) < 15 {

@@ -34,8 +34,8 @@ type Kind uint8
 
 // Block kinds, in the order a lesson uses them.
 const (
-	Title   Kind = iota + 1 // the lesson's headline (h2; the errata page's, h1)
-	Heading                 // a section ("What to try"; h3)
+	Title   Kind = iota + 1 // the lesson's headline (h2; the errata page's h1)
+	Heading                 // a section ("What to try"; h3, or h2 under an h1)
 	Para                    // a paragraph (p)
 	Item                    // one bullet of a list (li)
 )
@@ -55,7 +55,8 @@ var (
 	entities   = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&quot;", `"`, "&#39;", "'", "&nbsp;", "\u00a0", "&amp;", "&")
 )
 
-// Parse reads a fragment of h2, h3, p and ul/li blocks with em, strong,
+// Parse reads a fragment of h2, h3 (a page of its own: h1, h2), p and
+// ul/li blocks with em, strong,
 // kbd, code, sub, sup and a inside them. Any other tag, text outside a
 // block, or a block left open is an error that names it, so the fragments
 // stay within what every backend can show.
@@ -67,6 +68,7 @@ func Parse(src string) ([]Block, error) {
 		script string // "sub" or "sup" while inside one
 		mark   int    // where its text starts in text
 		line   = 1
+		headed bool // an h1 was seen: the errata page's, whose sections are h2
 	)
 	for len(src) > 0 {
 		lt := strings.IndexByte(src, '<')
@@ -95,7 +97,13 @@ func Parse(src string) ([]Block, error) {
 		src = src[gt+1:]
 		closing := strings.HasPrefix(tag, "/")
 		name, _, _ := strings.Cut(strings.TrimPrefix(tag, "/"), " ")
-		switch k, isBlock := blockTags[name]; {
+		k, isBlock := blockTags[name]
+		if name == "h1" {
+			headed = true
+		} else if name == "h2" && headed {
+			k = Heading // under a page's own h1, h2 is a section
+		}
+		switch {
 		case name == "ul":
 			if open != 0 {
 				return nil, format.Errorf("line %d: a list inside a paragraph", line)
@@ -137,7 +145,7 @@ func Parse(src string) ([]Block, error) {
 			text.WriteString(inner)
 			script = ""
 		default:
-			return nil, format.Errorf("line %d: <%s> is not used in lesson text (h2, h3, p, ul, li; em, strong, kbd, code, sub, sup, a)", line, tag)
+			return nil, format.Errorf("line %d: <%s> is not used in lesson text (h1, h2, h3, p, ul, li; em, strong, kbd, code, sub, sup, a)", line, tag)
 		}
 	}
 	if open != 0 {

@@ -61,7 +61,7 @@ func TestErrataAndTheirLinks(t *testing.T) {
 	}
 	errata := string(Errata())
 	anchors := map[string]bool{}
-	for _, m := range regexp.MustCompile(`<h3 id="a(\d+)">A(\d+) · `).FindAllStringSubmatch(errata, -1) {
+	for _, m := range regexp.MustCompile(`<h2 id="a(\d+)">A(\d+) · `).FindAllStringSubmatch(errata, -1) {
 		if m[1] != m[2] {
 			t.Errorf("entry A%s has anchor a%s", m[2], m[1])
 		}
@@ -73,5 +73,27 @@ func TestErrataAndTheirLinks(t *testing.T) {
 	citesSpec := regexp.MustCompile(`\bspec\b|§`)
 	if citesSpec.MatchString(errata) {
 		t.Errorf("the errata cite the spec: %q", citesSpec.FindString(errata))
+	}
+}
+
+// The errata page heads itself with h1 and its entries with h2 (headings
+// one level apart, as a screen reader's outline wants): one title, then
+// every entry a section.
+func TestErrataHeadings(t *testing.T) {
+	blocks, err := ErrataBlocks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	titles, sections := 0, 0
+	for _, b := range blocks {
+		switch b.Kind {
+		case Title:
+			titles++
+		case Heading:
+			sections++
+		}
+	}
+	if titles != 1 || sections != strings.Count(string(Errata()), "<h2 ") {
+		t.Errorf("%d titles and %d sections, want 1 and one per entry", titles, sections)
 	}
 }
