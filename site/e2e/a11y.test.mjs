@@ -76,6 +76,9 @@ test("axe-core finds nothing on the errata page and in the exercise mode", async
   await p.click("#exercises-open");
   await p.waitForSelector("#ex-dialog[open] #ex-items li a", { timeout: 20000 });
   await axe(p, "the exercise dialog");
+  await p.setViewportSize(phone);
+  await axe(p, "the exercise dialog on a phone");
+  await p.setViewportSize(desktop);
   // Choosing an exercise hands the focus to its question.
   const question = await p.textContent("#ex-dialog #ex-items li:nth-child(2) a");
   await p.click("#ex-dialog #ex-items li:nth-child(2) a");
