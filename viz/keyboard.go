@@ -76,7 +76,7 @@ func (a *App) Label() string {
 	if _, ok := a.Scene().(Stepped); ok {
 		keys = append(keys, "← → step, Space plays")
 	}
-	if len(a.list.IDs()) > 0 {
+	if a.list.hasIDs() {
 		keys = append(keys, "↑ ↓ choose a point, Enter picks it up, arrows move it, Enter drops it")
 	}
 	label := "Figure of " + a.Scene().Info().Title
@@ -217,17 +217,37 @@ func (l *List) IDs() []int {
 	for i := range l.Items {
 		it := &l.Items[i]
 		switch {
-		case it.ID == 0:
+		case !it.choosable():
 		case it.Kind == Dots:
 			for k := range it.P {
 				ids = append(ids, it.ID+k)
 			}
-		case it.Kind == Circle || it.Kind == Rect:
+		default:
 			ids = append(ids, it.ID)
 		}
 	}
 	slices.Sort(ids)
 	return slices.Compact(ids)
+}
+
+// choosable reports whether the keyboard can choose the item: one that
+// answers hit-tests (List.Hit).
+func (it *Item) choosable() bool {
+	return it.ID != 0 && (it.Kind == Dots || it.Kind == Circle || it.Kind == Rect)
+}
+
+// hasIDs reports whether the list has an item the keyboard can choose,
+// without listing them (a cloud of 10⁵ dots would cost milliseconds).
+func (l *List) hasIDs() bool {
+	if l == nil {
+		return false
+	}
+	for i := range l.Items {
+		if l.Items[i].choosable() {
+			return true
+		}
+	}
+	return false
 }
 
 // outline is a shape around the topmost item with the given ID.
