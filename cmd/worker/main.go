@@ -7,9 +7,11 @@
 //	make worker-dev     # served under workerd on http://127.0.0.1:8787/
 //
 // Workers start a fresh instance of the program for every request, so it
-// keeps nothing between requests; nothing in the API needs to.
+// keeps nothing between requests; nothing in the API needs to. A path the
+// static assets do not hold reaches the program too, which answers it with
+// the API's JSON 404.
 package main
 
 import "github.com/uldplab/uldp/site/api"
 
-func main() { serve(api.Handler()) }
+func main() { serve(api.WithSite(api.Missing())) }

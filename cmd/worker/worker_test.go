@@ -210,10 +210,12 @@ func TestWorkerUnderWrangler(t *testing.T) {
 		{"POST", "/api/pack", strings.Repeat(" ", 2<<20), 413, "larger than"},
 		{"POST", "/api/run", `{"version": 1, "generator": {"kind": "gaussian", "n": 50, "m": 2, "d": 2}, "mechanism": "dp-sgd", "params": {"eps": 8, "delta": 1e-5, "rk": 1}}`, 422, "set params.steps"},
 		{"GET", "/api/health", "", 200, "ok"}, // still up after the large body
+		// A page the static assets do not hold reaches the program.
+		{"GET", "/no/such/page", "", 404, "no page /no/such/page"},
 	} {
 		code, body, hd := call(t, c.method, base+c.path, c.body)
-		if code != c.code || !strings.Contains(body, c.want) || !strings.HasPrefix(hd.Get("Content-Type"), "application/json") {
-			t.Errorf("%s %s: %d %q, want %d saying %q in JSON", c.method, c.path, code, body, c.code, c.want)
+		if code != c.code || !strings.Contains(body, c.want) || !strings.HasPrefix(hd.Get("Content-Type"), "application/json") || hd.Get("Content-Security-Policy") == "" {
+			t.Errorf("%s %s: %d %q, want %d saying %q in JSON, with a CSP", c.method, c.path, code, body, c.code, c.want)
 		}
 	}
 

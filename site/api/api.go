@@ -238,15 +238,21 @@ func pack(raw json.RawMessage) (*exercise.Pack, error) {
 
 // body reads a request's body within MaxBody, answering the error itself.
 func body(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	if r.ContentLength > MaxBody {
+		// Declared too large: refused before reading, or a client that
+		// claims 10¹⁹ bytes and sends two would be waited for.
+		fail(w, http.StatusRequestEntityTooLarge, tooLarge)
+		return nil, false
+	}
 	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
-	var tooLarge *http.MaxBytesError
+	var over *http.MaxBytesError
 	switch {
-	case errors.As(err, &tooLarge):
+	case errors.As(err, &over):
 		// Read on (to a bound) before answering: a client still sending
 		// when the answer comes meets a broken pipe, and workerd's local
 		// server (wrangler dev) dies of it.
 		_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, drainLimit))
-		fail(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the request is larger than %d KiB: send one pack or scenario of at most %d MiB", MaxBody>>10, exercise.MaxBytes>>20))
+		fail(w, http.StatusRequestEntityTooLarge, tooLarge)
 		return nil, false
 	case err != nil:
 		fail(w, http.StatusBadRequest, "reading the request: "+err.Error())
@@ -254,6 +260,9 @@ func body(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	}
 	return b, true
 }
+
+// tooLarge is the answer to a body over MaxBody.
+var tooLarge = fmt.Sprintf("the request is larger than %d KiB: send one pack or scenario of at most %d MiB", MaxBody>>10, exercise.MaxBytes>>20)
 
 // reply answers v as JSON.
 func reply(w http.ResponseWriter, status int, v any) {
@@ -289,6 +298,15 @@ const CSP = "default-src 'none'; frame-ancestors 'none'"
 // fail answers an error as {"error": msg}.
 func fail(w http.ResponseWriter, status int, msg string) {
 	reply(w, status, map[string]string{"error": msg})
+}
+
+// Missing answers 404 in JSON, with the API's headers, to whatever it is
+// asked: the Worker's answer to a path its static assets do not hold (the
+// runtime hands those to the program).
+func Missing() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fail(w, http.StatusNotFound, fmt.Sprintf("no page %s: the lessons are at / and the errata at /errata.html; the API is under /api/", r.URL.Path))
+	})
 }
 
 // WithSite serves the API under /api/ and everything else from site: how

@@ -216,3 +216,59 @@ func TestReplyRefusesWhatJSONCannotCarry(t *testing.T) {
 		t.Errorf("reply of +Inf: %d %q (%v)", rec.Code, rec.Body.String(), err)
 	}
 }
+
+// A body declared larger than the API takes is refused at once, before a
+// byte of it is read: a client that claims 2⁶³−1 bytes and sends two is
+// not waited for.
+func TestDeclaredTooLarge(t *testing.T) {
+	h := Handler()
+	for _, path := range []string{"/api/grade", "/api/pack", "/api/run"} {
+		body := &stalled{release: make(chan struct{})}
+		defer close(body.release)
+		req := httptest.NewRequest("POST", path, body)
+		req.ContentLength = math.MaxInt64
+		rec := httptest.NewRecorder()
+		done := make(chan struct{})
+		go func() { h.ServeHTTP(rec, req); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(time.Minute): // far beyond an answer; the body stalls
+			t.Fatalf("POST %s with Content-Length 2⁶³−1 and two bytes sent is still being read", path)
+		}
+		if rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(rec.Body.String(), "larger than") || rec.Header().Get("Content-Security-Policy") != CSP {
+			t.Errorf("POST %s: %d %s", path, rec.Code, rec.Body)
+		}
+	}
+}
+
+// stalled is a body that sends "{}" and then nothing until released, as a
+// client that declared more than it sends.
+type stalled struct {
+	sent    bool
+	release chan struct{}
+}
+
+func (s *stalled) Read(p []byte) (int, error) {
+	if !s.sent {
+		s.sent = true
+		return copy(p, "{}"), nil
+	}
+	<-s.release
+	return 0, io.EOF
+}
+
+// The Worker's program answers a path its static assets do not hold with
+// the API's JSON 404, naming where the pages are.
+func TestMissing(t *testing.T) {
+	srv := httptest.NewServer(WithSite(Missing()))
+	defer srv.Close()
+	res, err := http.Get(srv.URL + "/no/such/page")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode != 404 || res.Header.Get("Content-Security-Policy") != CSP || !strings.Contains(string(b), `"error":"no page /no/such/page`) {
+		t.Errorf("%d %q %s", res.StatusCode, res.Header.Get("Content-Security-Policy"), b)
+	}
+}
