@@ -27,9 +27,9 @@ type App struct {
 	list   *List
 	// The keyboard's choice among the figure's items (an ID, 0 for none),
 	// whether it is held, and where the held item's pointer is.
-	sel  int
-	held bool
-	at   Point
+	sel      int
+	held     bool
+	at, from Point // the held item's pointer now, and where it was picked up
 	// reduced caps playback at one step a second (the reader asked for
 	// reduced motion).
 	reduced bool
@@ -159,8 +159,10 @@ func (a *App) Controls() []Control {
 	return out
 }
 
-// Set changes a control of the current scene or its stepper bar.
+// Set changes a control of the current scene or its stepper bar. An item
+// the keyboard holds is let go first: the change may rerun what it drags.
 func (a *App) Set(name, value string) error {
+	a.Release()
 	if name == CtlReseed {
 		if !a.reseed() {
 			return format.Errorf("this lesson has no seed")

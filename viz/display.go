@@ -358,9 +358,16 @@ func minmax(a, b float64) (float64, float64) {
 
 // HitEvent is Hit at a pointer event's point: what the pointer is on in
 // the frame last drawn, 0 for nothing (and when nothing is drawn yet, l nil).
+// A keyboard's event names its item (Target), which is the answer while
+// the frame holds it.
 func (l *List) HitEvent(ev Event, slop float64) int {
 	if l == nil {
 		return 0
+	}
+	if ev.Target != 0 {
+		if _, ok := l.Locate(ev.Target); ok {
+			return ev.Target
+		}
 	}
 	return l.Hit(Point{X: ev.X, Y: ev.Y}, slop)
 }

@@ -3,8 +3,6 @@ package viz
 import (
 	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/uldplab/uldp/core/format"
 )
@@ -31,7 +29,7 @@ const (
 )
 
 // Describe is the figure in words: the stepper's position, the scene's own
-// description and the keyboard's selection.
+// description, the guarantee's claim and the keyboard's selection.
 func (a *App) Describe() string {
 	var parts []string
 	if st, ok := a.Scene().(Stepped); ok {
@@ -44,6 +42,7 @@ func (a *App) Describe() string {
 	} else {
 		parts = append(parts, a.Scene().Info().Summary)
 	}
+	parts = append(parts, "Guarantee: "+a.Guarantee().String())
 	if s := a.Selection(); s != "" {
 		parts = append(parts, s)
 	}
@@ -69,6 +68,26 @@ func sentences(parts []string) string {
 	return b.String()
 }
 
+// ItemAction is what a press on one of a figure's items does.
+type ItemAction uint8
+
+// The actions.
+const (
+	// Drags: a press picks the item up and the pointer moves it (the
+	// default).
+	Drags ItemAction = iota
+	// Clicks: a press acts at once (a cell that takes another value).
+	Clicks
+	// Shows: nothing; the item is hit-tested only to be found (a
+	// simulated point), and the keyboard does not offer it.
+	Shows
+)
+
+// ItemActions is a scene some of whose items are not dragged.
+type ItemActions interface {
+	ItemAction(id int) ItemAction
+}
+
 // Label is the figure's accessible name: the lesson and the keys that
 // work on it now.
 func (a *App) Label() string {
@@ -76,8 +95,8 @@ func (a *App) Label() string {
 	if _, ok := a.Scene().(Stepped); ok {
 		keys = append(keys, "← → step, Space plays")
 	}
-	if a.list.hasIDs() {
-		keys = append(keys, "↑ ↓ choose a point, Enter picks it up, arrows move it, Enter drops it")
+	if len(a.choosable()) > 0 {
+		keys = append(keys, "↑ ↓ choose an item, Enter picks it up (or presses it), arrows move it, Enter drops it, Escape puts it back")
 	}
 	label := "Figure of " + a.Scene().Info().Title
 	if len(keys) > 0 {
@@ -93,8 +112,11 @@ func (a *App) Selection() string {
 		return ""
 	}
 	name := a.itemName(a.sel)
-	if a.held {
-		return "Holding " + name + ": arrows move it (Shift for larger steps), Enter or Escape drops it"
+	switch {
+	case a.held:
+		return "Holding " + name + ": arrows move it (Shift for larger steps), Enter drops it, Escape puts it back"
+	case a.action(a.sel) == Clicks:
+		return "Chosen: " + name + " (Enter presses it)"
 	}
 	return "Chosen: " + name + " (Enter picks it up)"
 }
@@ -108,16 +130,38 @@ func (a *App) itemName(id int) string {
 			return s
 		}
 	}
-	ids := a.list.IDs()
-	i, _ := slices.BinarySearch(ids, id)
+	ids := a.choosable()
+	i, found := slices.BinarySearch(ids, id)
+	if !found {
+		return "an item no longer in the figure"
+	}
 	return format.Sprintf("item %d of %d", i+1, len(ids))
 }
 
+// action is what a press on item id does.
+func (a *App) action(id int) ItemAction {
+	if s, ok := a.Scene().(ItemActions); ok {
+		return s.ItemAction(id)
+	}
+	return Drags
+}
+
+// choosable lists the IDs the keyboard offers, ascending.
+func (a *App) choosable() []int {
+	ids := a.list.IDs()
+	if s, ok := a.Scene().(ItemActions); ok {
+		ids = slices.DeleteFunc(ids, func(id int) bool { return s.ItemAction(id) == Shows })
+	}
+	return ids
+}
+
 // figureKey handles the keys that work on the figure's items: ↑ ↓ choose
-// one, Enter picks it up and drops it, Escape drops it, arrows (Shift:
-// larger steps) move a held one. The moves are the pointer events a
-// mouse would send, through the scene's own drag code. handled is false
-// for keys left to the shortcuts (← → step while nothing is held).
+// one, Enter picks it up (or presses it) and drops it, Escape puts a held
+// one back where it was picked up, arrows (Shift: larger steps) move a
+// held one. The moves are the pointer events a mouse would send, through
+// the scene's own drag code, the press naming its item (Event.Target).
+// handled is false for keys left to the shortcuts (← → step while
+// nothing is held).
 func (a *App) figureKey(k string) (handled, changed bool) {
 	shift := strings.HasPrefix(k, "Shift+")
 	k = strings.TrimPrefix(k, "Shift+")
@@ -127,25 +171,26 @@ func (a *App) figureKey(k string) (handled, changed bool) {
 	}
 	if a.held {
 		d := map[string]Point{"ArrowLeft": {-step, 0}, "ArrowRight": {step, 0}, "ArrowUp": {0, -step}, "ArrowDown": {0, step}}
-		if v, ok := d[k]; ok {
+		switch v, ok := d[k]; {
+		case ok:
 			a.at.X += v.X
 			a.at.Y += v.Y
 			a.Event(Event{Kind: PointerMove, X: a.at.X, Y: a.at.Y})
 			return true, true
-		}
-		if k == "Enter" || k == "Escape" {
-			a.held = false
-			a.Event(Event{Kind: PointerUp, X: a.at.X, Y: a.at.Y})
-			a.dirty = true
-			return true, true
+		case k == "Escape":
+			a.at = a.from
+			a.Event(Event{Kind: PointerMove, X: a.at.X, Y: a.at.Y})
+			fallthrough
+		case k == "Enter":
+			return true, a.Release()
 		}
 		return false, false
 	}
 	switch k {
 	case "ArrowUp", "ArrowDown":
-		ids := a.list.IDs()
+		ids := a.choosable()
 		if len(ids) == 0 {
-			return true, false
+			return false, false // the page's: scrolling
 		}
 		i, found := slices.BinarySearch(ids, a.sel)
 		switch {
@@ -161,14 +206,19 @@ func (a *App) figureKey(k string) (handled, changed bool) {
 	case "Enter":
 		p, ok := a.list.Locate(a.sel)
 		if a.sel == 0 || !ok {
-			return true, false
+			return false, false
 		}
-		// Items may overlap: the one a press there takes is the one held.
-		if h := a.list.Hit(p, 0); h != 0 {
-			a.sel = h
+		down := Event{Kind: PointerDown, X: p.X, Y: p.Y, Target: a.sel}
+		if a.action(a.sel) == Clicks {
+			a.Event(down)
+			a.Event(Event{Kind: PointerUp, X: p.X, Y: p.Y})
+			a.dirty = true
+			return true, true
 		}
-		a.held, a.at, a.dirty = true, p, true
-		a.Event(Event{Kind: PointerDown, X: p.X, Y: p.Y})
+		if !a.Event(down) {
+			return true, false // the scene took no drag
+		}
+		a.held, a.at, a.from, a.dirty = true, p, p, true
 		return true, true
 	case "Escape":
 		if a.sel == 0 {
@@ -180,13 +230,22 @@ func (a *App) figureKey(k string) (handled, changed bool) {
 	return false, false
 }
 
+// Release lets go of an item the keyboard holds where it is (the figure
+// lost the focus, or a setting is about to change the run under it); true
+// if one was held.
+func (a *App) Release() bool {
+	if !a.held {
+		return false
+	}
+	a.held, a.dirty = false, true
+	a.Event(Event{Kind: PointerUp, X: a.at.X, Y: a.at.Y})
+	return true
+}
+
 // dropSelection forgets the keyboard's choice (another lesson is shown),
 // letting go of a held item first.
 func (a *App) dropSelection() {
-	if a.held {
-		a.held = false
-		a.Event(Event{Kind: PointerUp, X: a.at.X, Y: a.at.Y})
-	}
+	a.Release()
 	a.sel = 0
 }
 
@@ -236,20 +295,6 @@ func (it *Item) choosable() bool {
 	return it.ID != 0 && (it.Kind == Dots || it.Kind == Circle || it.Kind == Rect)
 }
 
-// hasIDs reports whether the list has an item the keyboard can choose,
-// without listing them (a cloud of 10⁵ dots would cost milliseconds).
-func (l *List) hasIDs() bool {
-	if l == nil {
-		return false
-	}
-	for i := range l.Items {
-		if l.Items[i].choosable() {
-			return true
-		}
-	}
-	return false
-}
-
 // outline is a shape around the topmost item with the given ID.
 func (l *List) outline(id int) (Item, bool) {
 	for i := len(l.Items) - 1; i >= 0; i-- {
@@ -283,8 +328,10 @@ func Recite(rs []Readout, names ...string) string {
 		}
 	}
 	out := strings.Join(parts, "; ")
-	if r, size := utf8.DecodeRuneInString(out); size > 0 {
-		out = string(unicode.ToUpper(r)) + out[size:]
+	// A sentence starts in capitals, but only a Latin letter is raised:
+	// κ raised is K, σ is Σ, a sum.
+	if out != "" && out[0] >= 'a' && out[0] <= 'z' {
+		out = string(out[0]-'a'+'A') + out[1:]
 	}
 	return out
 }

@@ -211,3 +211,63 @@ func TestPlaybackEndChangesTheBar(t *testing.T) {
 		t.Errorf("ticks changed %v, want %v (two steps, then the stop); busy %v", changed, want, a.Busy())
 	}
 }
+
+// Escape puts a held item back where it was picked up; a setting changed
+// while an item is held lets go of it first (the run under it may change).
+func TestKeyboardEscapeAndSettings(t *testing.T) {
+	s := newDragScene()
+	a := NewApp(s)
+	a.Frame(400, 300)
+	for _, k := range []string{"ArrowDown", "Enter", "Shift+ArrowRight", "Escape"} {
+		a.Key(k)
+	}
+	if got := s.pos[1]; got != (Point{100, 100}) || a.held {
+		t.Errorf("after Escape the disc is at %v (held %v), want back at (100, 100)", got, a.held)
+	}
+	if last := s.events[len(s.events)-1]; last.Kind != PointerUp || last.X != 100 {
+		t.Errorf("Escape ended with %+v", last)
+	}
+	a.Key("Enter")
+	a.Key("ArrowRight")
+	if err := a.Set("anything", "1"); err != nil {
+		t.Fatal(err)
+	}
+	if a.held || s.events[len(s.events)-1].Kind != PointerUp {
+		t.Errorf("a setting changed while held: held %v, last event %+v", a.held, s.events[len(s.events)-1])
+	}
+	if a.Release() {
+		t.Error("Release let go of something twice")
+	}
+}
+
+// actionScene's disc is clicked, not dragged, and its dots are only shown.
+type actionScene struct{ *dragScene }
+
+func (actionScene) ItemAction(id int) ItemAction {
+	if id == 1 {
+		return Clicks
+	}
+	return Shows
+}
+
+// The keyboard offers only items a press acts on, and presses one that
+// is clicked without holding it.
+func TestKeyboardClicksAndShows(t *testing.T) {
+	s := actionScene{newDragScene()}
+	a := NewApp(s)
+	a.Frame(400, 300)
+	if got := a.choosable(); !slices.Equal(got, []int{1}) {
+		t.Fatalf("choosable %v, want the disc alone", got)
+	}
+	a.Key("ArrowDown")
+	if !strings.Contains(a.Selection(), "Enter presses it") {
+		t.Errorf("selection %q", a.Selection())
+	}
+	a.Key("Enter")
+	if a.held || len(s.events) != 2 || s.events[0].Kind != PointerDown || s.events[0].Target != 1 || s.events[1].Kind != PointerUp {
+		t.Errorf("a press on a clicked item: held %v, events %+v", a.held, s.events)
+	}
+	if handled, _ := a.figureKey("ArrowRight"); handled {
+		t.Error("→ after a click is taken by the figure, not the stepper")
+	}
+}

@@ -24,6 +24,10 @@ type Event struct {
 	X, Y    float64
 	Pointer int
 	Delta   float64
+	// Target is the item a keyboard's press means (its ID), 0 for a
+	// pointer's: where items overlap, List.HitEvent answers it, not the
+	// one on top.
+	Target int
 }
 
 // Info names a scene.

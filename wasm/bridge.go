@@ -167,6 +167,9 @@ func (b *bridge) export() {
 	b.fn("describe", "", func([]js.Value) any { return a.Describe() })
 	b.fn("label", "", func([]js.Value) any { return a.Label() })
 	b.fn("busy", false, func([]js.Value) any { return a.Busy() })
+	// release(): let go of an item the keyboard holds (the figure lost
+	// the focus); true if one was held.
+	b.fn("release", false, func([]js.Value) any { return a.Release() })
 	// reduceMotion(on): the reader's prefers-reduced-motion.
 	b.fn("reduceMotion", js.Undefined(), func(args []js.Value) any { a.ReduceMotion(arg(args, 0).Truthy()); return js.Undefined() })
 	b.fn("state", "", func([]js.Value) any { return a.State() })

@@ -108,13 +108,21 @@ async function keyboard(hash) {
 const readouts = (p) => p.$$eval("#readouts dd", (dds) => dds.map((d) => d.dataset.name + ": " + d.textContent));
 
 // move picks up the chosen item, moves it three large steps right and one
-// up, and drops it, checking the description says what is held.
-async function move(p) {
+// up, and drops it, checking by the description that the item it names is
+// held and is the one that moved (names say where an item is).
+async function move(p, hash) {
+  const desc = () => p.textContent("#figure-desc");
   await p.keyboard.press("Enter");
   await p.waitForFunction(() => document.getElementById("figure-desc").textContent.includes("Holding"), null, { timeout: 10000 });
+  const held = (await desc()).match(/Holding (.*?): arrows/)[1];
   for (const k of ["Shift+ArrowRight", "Shift+ArrowRight", "Shift+ArrowRight", "Shift+ArrowUp"]) await p.keyboard.press(k);
   await p.keyboard.press("Enter");
   await idle(p);
+  await p.waitForFunction(() => document.getElementById("figure-desc").textContent.includes("Chosen:"), null, { timeout: 10000 });
+  const dropped = (await desc()).match(/Chosen: (.*?) \(Enter/)[1];
+  const who = (name) => name.split(" ").slice(0, 2).join(" "); // "user 20's", "user 1"
+  assert.equal(who(dropped), who(held), `${hash}: held ${held}, then ${dropped} is chosen`);
+  assert.notEqual(dropped, held, `${hash}: the item named did not move (${held})`);
 }
 
 test("Keyboard alone: a user moved in lessons 1, 5 and 10 changes the readouts", async () => {
@@ -129,7 +137,7 @@ test("Keyboard alone: a user moved in lessons 1, 5 and 10 changes the readouts",
     const before = await readouts(p);
     await p.keyboard.press(choose);
     await p.waitForFunction(() => document.getElementById("figure-desc").textContent.includes("Chosen:"), null, { timeout: 10000 });
-    await move(p);
+    await move(p, hash);
     assert.notDeepEqual(await readouts(p), before, `${hash}: moving the chosen item by keyboard changed no readout`);
     assert.equal(await p.evaluate(() => document.activeElement.id), "figure", `${hash}: the figure lost the focus`);
     assert.deepEqual(errors, []);

@@ -594,8 +594,8 @@ function syncKeys() {
   sep();
   const kbd = (t) => { const k = document.createElement("kbd"); k.textContent = t; return k; };
   if (uldp.label().includes("Enter")) {
-    parts.push("on the figure: ", kbd("↑"), " ", kbd("↓"), " choose a point, ", kbd("Enter"), " pick it up or drop it, arrows move it (",
-      kbd("Shift"), " for larger steps), ", kbd("Esc"), " let go");
+    parts.push("on the figure: ", kbd("↑"), " ", kbd("↓"), " choose an item, ", kbd("Enter"), " pick it up or drop it, arrows move it (",
+      kbd("Shift"), " for larger steps), ", kbd("Esc"), " put it back");
     sep();
   }
   if (menu.length <= 9) parts.push(kbd("1"), "–", kbd(String(menu.length)), " lessons");
@@ -859,6 +859,9 @@ function wireInput() {
   // policy forbids inline handlers, so this is here, not in the HTML).
   $("controls").addEventListener("submit", (e) => e.preventDefault());
   canvas.addEventListener("pointerdown", (e) => { canvas.setPointerCapture(e.pointerId); canvas.focus(); pointer("down", e); });
+  // An item the keyboard holds is let go where it is when the figure loses
+  // the focus: arrows elsewhere are the page's.
+  canvas.addEventListener("blur", () => { if (window.uldp && uldp.release()) refresh(false, true); });
   canvas.addEventListener("pointermove", (e) => pointer("move", e));
   canvas.addEventListener("pointerup", (e) => pointer("up", e));
   canvas.addEventListener("pointercancel", (e) => pointer("up", e));
@@ -996,11 +999,19 @@ function syncWords(settle) {
   if (canvas.getAttribute("aria-label") !== label) canvas.setAttribute("aria-label", label);
   const text = uldp.describe();
   if (text === described) return;
+  // Spoken: only the sentences and clauses that changed (the step, the
+  // item held and where, the readouts that moved), not the whole text
+  // again; the description keeps all of it.
+  const before = new Set(clauses(described));
+  const news = clauses(text).filter((c) => !before.has(c)).join(" ");
   described = text;
   $("figure-desc").textContent = text;
   clearTimeout(announceTimer);
-  announceTimer = setTimeout(() => { $("announce").textContent = text; }, 400);
+  announceTimer = setTimeout(() => { $("announce").textContent = news || text; }, 400);
 }
+
+// clauses splits a description at its full stops and semicolons.
+const clauses = (text) => text.split(/(?<=[.;])\s+/).filter(Boolean);
 
 // ---------------------------------------------------------------- main loop
 

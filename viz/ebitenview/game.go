@@ -155,8 +155,8 @@ func (g *Game) keys() {
 			continue
 		}
 		g.logf("key %s", name)
-		if g.read.open && (name == "ArrowUp" || name == "ArrowDown" || name == "Escape") {
-			continue // the text's: scrolling and closing, below
+		if g.read.open && (name == "ArrowUp" || name == "ArrowDown" || name == "Escape" || name == "Enter") {
+			continue // the text's (scrolling and closing, below), or nothing
 		}
 		if strings.HasPrefix(name, "Arrow") && (ebiten.IsKeyPressed(ebiten.KeyShiftLeft) || ebiten.IsKeyPressed(ebiten.KeyShiftRight)) {
 			name = "Shift+" + name
@@ -203,6 +203,7 @@ func (g *Game) showText(errata bool) {
 		return
 	}
 	g.read.open, g.read.errata, g.read.scroll, g.read.drawn = true, errata, 0, ""
+	g.app.Release() // the figure is hidden: an item held there is let go
 }
 
 // closeText shows the figure again.

@@ -189,7 +189,7 @@ func keysLegend(cs []viz.Control, lessons int) string {
 		}
 		keys = append(keys, k+" "+strings.ToLower(c.Label))
 	}
-	keys = append(keys, "↑ ↓ choose a point, Enter pick it up or drop it, arrows move it (Shift: larger steps)",
+	keys = append(keys, "↑ ↓ choose an item, Enter pick it up or drop it, arrows move it (Shift: larger steps), Esc put it back",
 		viz.LessonKeysLegend(lessons), "H text", "D describe the figure", "P screenshot")
 	return "keys: " + strings.Join(keys, " · ")
 }

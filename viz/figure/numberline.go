@@ -170,7 +170,8 @@ func RowBelow(l *viz.List, y float64, values []float64, ax NumberLine, title str
 
 // DrawValueRow draws users as dots on a number line (see swarm), under a
 // title that ends just above the highest dot; the changed user is orange,
-// the dragged one ringed. It returns where each user was drawn.
+// the dragged one ringed. User i answers hit-tests as idBase + i, none
+// with idBase 0. It returns where each user was drawn.
 func DrawValueRow(l *viz.List, values []float64, ax NumberLine, y float64, idBase, changed, drag int, title string) []viz.Point {
 	at, hidden, crowds, top := swarm(values, ax, y)
 	l.TextAbove(viz.Point{X: ax.X0, Y: math.Min(y-24, top-10)}, 0, title, 12, viz.Ink, viz.Left)
@@ -192,10 +193,14 @@ func DrawValueRow(l *viz.List, values []float64, ax NumberLine, y float64, idBas
 		if i == changed {
 			st.Fill = viz.Orange
 		}
-		if drag == idBase+i {
+		id := 0 // idBase 0: the row is not for dragging
+		if idBase > 0 {
+			id = idBase + i
+		}
+		if drag != 0 && drag == id {
 			st.Stroke, st.Width = viz.Yellow, 3
 		}
-		l.Circle(p, valueRowDot, st, idBase+i)
+		l.Circle(p, valueRowDot, st, id)
 	}
 	return at
 }

@@ -2,6 +2,7 @@ package figure
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/uldplab/uldp/viz"
@@ -93,5 +94,22 @@ func TestValueRowCrowdDot(t *testing.T) {
 	}
 	if id := l.Hit(at[150], 0); id != 1 || at[150] != at[0] {
 		t.Errorf("a hit on the crowd finds %d (want its first user, 1)", id)
+	}
+}
+
+// A row drawn with idBase 0 offers nothing to hit (it is not for
+// dragging); with idBase k, user i answers as k + i.
+func TestValueRowIDs(t *testing.T) {
+	ax := FitLine([]float64{0, 1, 2}, 20, 300)
+	for _, c := range []struct {
+		base int
+		want []int
+	}{{0, nil}, {5, []int{5, 6, 7}}} {
+		var l viz.List
+		l.Reset(400, 200)
+		DrawValueRow(&l, []float64{0, 1, 2}, ax, 100, c.base, -1, 0, "row")
+		if got := l.IDs(); !slices.Equal(got, c.want) {
+			t.Errorf("idBase %d: IDs %v, want %v", c.base, got, c.want)
+		}
 	}
 }

@@ -330,7 +330,7 @@ func (c *Scene) ruleName() string {
 // Describe says what the figure shows: the two noise densities side by
 // side on the data's range, and the numbers that set them.
 func (c *Scene) Describe() string {
-	return format.Sprintf("Two noise densities of the %s mechanism on one axis over the values' range [−%.4g, %.4g]: the item-level one for Δ = 2R/(nm) = %.4g, the user-level one for Δ = 2R/n = %.4g, at ε = %g, δ = %g, n = %d users of m = %d items. ",
+	return format.Sprintf("Two noise densities of the %s mechanism on one axis, the values' range [−%.4g, %.4g] shaded, each curve scaled to the plot's height (compare widths, not heights): the item-level one for Δ = 2R/(nm) = %.4g, the user-level one for Δ = 2R/n = %.4g, at ε = %g, δ = %g, n = %d users of m = %d items. ",
 		c.mech, c.radius, c.radius, c.itemSens(), c.userSens(), c.eps, c.delta, c.n, c.m) +
 		viz.Recite(c.Readouts(), "item-scale", "user-scale", "ratio", "validity", "warning", "total-eps")
 }

@@ -569,9 +569,13 @@ func (s *Scene) LoadDataset(d *dataset.Dataset) error {
 // Describe says what the figure shows: the users' items, the groups'
 // iterates and, at a phase's end, which groups the ramp keeps.
 func (s *Scene) Describe() string {
+	if s.err != nil || len(s.opt) < 2 {
+		return "The run could not be computed: " + format.Sprint(s.err)
+	}
 	c := s.cfg
-	return format.Sprintf("%s on %d users of %d items in the unit ball (each user's items in its group's colour, dragged together): %d groups run SGD side by side for %d phases, and at each phase's end the iterates that stray from the others are dropped; x* marks the minimiser at (%.3f, %.3f). ",
-		c.algo, c.n, c.m, c.groups, c.phases, s.opt[0], s.opt[1]) +
+	algo := map[string]string{algoOIR: "Outlier-iterate removal", algoAccel: "Outlier-iterate removal's accelerated variant"}[c.algo]
+	return format.Sprintf("%s on %d users of %d items in the unit ball (a user's items are dragged together; the phase shown colours its users by group, the others grey): %d groups run SGD side by side for %d phases, and at each phase's end the iterates that stray from the others are dropped; x* marks the minimiser at (%.3f, %.3f). ",
+		algo, c.n, c.m, c.groups, c.phases, s.opt[0], s.opt[1]) +
 		viz.Recite(s.Readouts(), "phase", "tau", "score", "gate", "kept", "stop", "sigma", "output", "gradients")
 }
 

@@ -386,6 +386,9 @@ func (s *Scene) ItemName(id int) string {
 	if id < 1 || id > len(s.users) {
 		return ""
 	}
+	if s.nb && s.nbUser == id-1 && where == "" { // its marker is on top
+		return format.Sprintf("user %d's place in the neighbour, at (%.3f, %.3f)", id, s.nbAt[0], s.nbAt[1])
+	}
 	u := s.users[id-1]
 	return format.Sprintf("user %d at (%.3f, %.3f)%s", id, u[0], u[1], where)
 }

@@ -250,7 +250,9 @@ func TestOutlierDescribes(t *testing.T) {
 	}
 }
 
-// The keyboard moves a user (the first point) as a mouse drag does.
+// The keyboard moves the user it names: user 1, though others cover it
+// where it is drawn; and user 30, the far one, as a mouse drag does.
 func TestOutlierKeyboardDrag(t *testing.T) {
 	scenetest.KeyboardMatchesMouse(t, scenetest.Opens(t, New), "End", "ArrowDown")
+	scenetest.KeyboardMatchesMouse(t, scenetest.Opens(t, New), append([]string{"End"}, slices.Repeat([]string{"ArrowDown"}, 30)...)...)
 }

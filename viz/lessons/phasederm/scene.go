@@ -464,7 +464,15 @@ func (s *Scene) Describe() string {
 	if th := s.result.Theta; len(th) == 2 {
 		end = format.Sprintf(" The last release is θ̂ = (%.3f, %.3f).", th[0], th[1])
 	}
-	return format.Sprintf("%s on %d users of %d items spread %.3g around (%.2f, %.2f), drawn as one cloud you can drag; each phase draws the ball it localises to and its noisy release, %d phases in all.%s ",
-		s.algo.name, s.n, s.m, s.spread, s.centre[0], s.centre[1], len(s.result.Phases), end) +
+	return format.Sprintf("%s (%s) on %d users of %d items spread %.3g around (%.2f, %.2f), drawn as one cloud you can drag; each phase draws the ball it localises to and its noisy release, %d phases in all.%s ",
+		s.algo.name, s.algo.composition, s.n, s.m, s.spread, s.centre[0], s.centre[1], len(s.result.Phases), end) +
 		viz.Recite(s.Readouts(), "ledger", "stage-1", "noise-warning", "phase-1", "phase-2")
+}
+
+// ItemName names the data cloud, by its centre.
+func (s *Scene) ItemName(id int) string {
+	if id != 1 {
+		return ""
+	}
+	return format.Sprintf("the users' cloud, centred at (%.3f, %.3f)", s.centre[0], s.centre[1])
 }

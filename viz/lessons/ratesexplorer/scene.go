@@ -300,3 +300,6 @@ func (r *Scene) Describe() string {
 		r.family, axisSymbol(r.axis), r.n, r.m, r.d, r.eps, r.delta, len(r.points)) +
 		viz.Recite(r.Readouts(), ids...)
 }
+
+// ItemAction: the simulated points are there to be found, not moved.
+func (r *Scene) ItemAction(int) viz.ItemAction { return viz.Shows }

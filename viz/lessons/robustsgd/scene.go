@@ -734,15 +734,28 @@ func (s *Scene) LoadDataset(d *dataset.Dataset) error {
 // path.
 func (s *Scene) Describe() string {
 	c := s.view.cfg
-	return format.Sprintf("%s with the %s statistic on %d users of %d items, batches of %d: on the left the current step's users' gradients, their %s and the test's box around it; on the right the domain of radius %.3g with the iterate's path. ",
-		c.algo, c.stat, c.n, c.m, c.batch, c.stat, c.radius) +
+	algo := map[string]string{algoSGD: "Robust-statistics SGD (one phase)", algoLOC: "Robust-statistics SGD's localisation (phases on fresh users)"}[c.algo]
+	stat := map[string]string{statMedian: "coordinate-wise median", statTrimmed: "trimmed mean"}[c.stat]
+	return format.Sprintf("%s with the %s on %d users of %d items, batches of %d, in panels: the current step's users' gradients, their %s and its clip band of radius %.3g; the domain with the iterate's path; each step's score against the noisy threshold; and, with a neighbour, the gap between the two runs. ",
+		algo, stat, c.n, c.m, c.batch, stat, c.radius) +
 		viz.Recite(s.Readouts(), "computing", "refused", "phase", "score", "threshold", "outcome", "estimate", "gap", "sigma", "output")
 }
 
-// ItemName names a user's gradient in the current step's batch.
+// ItemName names a user's gradient in the current step's batch, by where
+// the user's items are (a drag moves them all).
 func (s *Scene) ItemName(id int) string {
-	if id < 1 || id > s.view.cfg.n {
+	c := s.cfg
+	if id < 1 || id > c.n || c.data == nil {
 		return ""
 	}
-	return format.Sprintf("user %d's gradient", id)
+	pts := c.data.Users[id-1].Points
+	if c.nb && c.nbUser == id-1 {
+		pts = c.nbItems
+	}
+	var x, y float64
+	for k := 0; k+1 < len(pts); k += 2 {
+		x, y = x+pts[k], y+pts[k+1]
+	}
+	m := float64(len(pts) / 2)
+	return format.Sprintf("user %d's gradient (its items' mean at (%.3f, %.3f))", id, x/m, y/m)
 }

@@ -622,3 +622,23 @@ func (s *Scene) Describe() string {
 		c.n, c.dpub, c.k, c.eps, c.delta, c.panel, moved) +
 		viz.Recite(s.Readouts(), "computing", "refused", "updates", "answered", "psi", "eps-prime", "noise", "noise-along", "gaussian", "rho", "theory", "guess-bound")
 }
+
+// ItemAction: a cell of the beliefs' heatmap is clicked, not dragged (in
+// the instructor's view, it gives its example that value).
+func (s *Scene) ItemAction(int) viz.ItemAction { return viz.Clicks }
+
+// ItemName names a cell of the beliefs' heatmap.
+func (s *Scene) ItemName(id int) string {
+	v := &s.view
+	k := v.cfg.k
+	if k == 0 || id < 1 || id > len(v.rows)*k {
+		return ""
+	}
+	r, y := (id-1)/k, (id-1)%k
+	i := v.rows[r]
+	what := "press to give it this value (a neighbouring dataset)"
+	if v.truth[i] == y {
+		what = "its true value"
+	}
+	return format.Sprintf("example %d's belief in value %d: %s", i+1, y+1, what)
+}

@@ -138,7 +138,7 @@ func (p *Scene) Pointer(ev viz.Event) bool {
 	pt := viz.Point{X: ev.X, Y: ev.Y}
 	switch ev.Kind {
 	case viz.PointerDown:
-		id := p.list.Hit(pt, 3)
+		id := p.list.HitEvent(ev, 3)
 		nm := p.spec.N * p.spec.M
 		p.lastX, p.lastY = p.cam.ToWorld(pt)
 		switch {

@@ -184,6 +184,10 @@ func Describe(mech, mutant, on string, rs []viz.Readout) string {
 	if mutant != audit.NoMutant {
 		variant = "the broken variant " + mutant
 	}
-	return format.Sprintf("Audit of %s, %s, on %s: its privacy profile δ(ε) on the pair of inputs A and B, computed exactly where it can be and by sampling runs when asked, against the claimed guarantee. ", mech, variant, on) +
+	name := mech
+	if h, ok := MechHelp()[mech]; ok {
+		name = h
+	}
+	return format.Sprintf("Audit of %s — %s — on %s: its privacy profile δ(ε) on the pair of inputs A and B, computed exactly where it can be and by sampling runs when asked, against the claimed guarantee. ", name, variant, on) +
 		viz.Recite(rs, "exact", "mc", "halt", "test", "gate", "phase", "claim")
 }
