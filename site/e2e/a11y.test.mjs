@@ -140,6 +140,11 @@ test("Keyboard alone: a user moved in lessons 1, 5 and 10 changes the readouts",
     await move(p, hash);
     assert.notDeepEqual(await readouts(p), before, `${hash}: moving the chosen item by keyboard changed no readout`);
     assert.equal(await p.evaluate(() => document.activeElement.id), "figure", `${hash}: the figure lost the focus`);
+    // Held, then the focus leaves the figure: the item is let go there.
+    await p.keyboard.press("Enter");
+    await p.waitForFunction(() => document.getElementById("figure-desc").textContent.includes("Holding"), null, { timeout: 10000 });
+    await p.keyboard.press("Tab");
+    await p.waitForFunction(() => document.getElementById("figure-desc").textContent.includes("Chosen:"), null, { timeout: 10000 });
     assert.deepEqual(errors, []);
     await p.close();
   }
