@@ -42,13 +42,32 @@ func Files() fs.FS {
 	if err != nil {
 		panic(err) // the embed directive guarantees the directory exists
 	}
-	page := strings.Replace(errataPage, "<!-- errata -->", string(prose.Errata()), 1)
+	page := strings.Replace(errataPage, "<!-- errata -->", errataWithContents(string(prose.Errata())), 1)
 	mem := memFS{"errata.html": []byte(page)}
 	ls, names := lessons.Named()
 	for _, n := range names {
 		mem["lessons/"+n+".html"] = []byte(ls[n].Text())
 	}
 	return union{sub, mem}
+}
+
+// entryRE finds the errata's entries: their anchors and headings.
+var entryRE = regexp.MustCompile(`<h2 id="(a\d+)">(.*?)</h2>`)
+
+// errataWithContents is the errata with a table of contents before the
+// first entry: a link to each, by its heading.
+func errataWithContents(errata string) string {
+	var toc strings.Builder
+	toc.WriteString(`<nav class="contents" aria-labelledby="contents"><h2 id="contents">Contents</h2><ol>` + "\n")
+	for _, m := range entryRE.FindAllStringSubmatch(errata, -1) {
+		toc.WriteString(`<li><a href="#` + m[1] + `">` + m[2] + "</a></li>\n")
+	}
+	toc.WriteString("</ol></nav>\n")
+	first := entryRE.FindStringIndex(errata)
+	if first == nil {
+		return errata
+	}
+	return errata[:first[0]] + toc.String() + errata[first[0]:]
 }
 
 // memFS is a read-only file system of files held in memory, at the root

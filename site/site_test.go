@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -292,5 +293,26 @@ func TestFilesWalkWhole(t *testing.T) {
 	page, _ := fs.ReadFile(Files(), "errata.html")
 	if !strings.Contains(string(page), "<html") {
 		t.Error("errata.html is not the full page")
+	}
+}
+
+// The errata page opens with a table of contents: a link to every entry,
+// in the page's order, before the first entry.
+func TestErrataContents(t *testing.T) {
+	res := get(t, "/errata.html", "")
+	b, _ := io.ReadAll(res.Body)
+	page := string(b)
+	entries := regexp.MustCompile(`<h2 id="(a\d+)">`).FindAllStringSubmatch(page, -1)
+	links := regexp.MustCompile(`<li><a href="#(a\d+)">`).FindAllStringSubmatch(page, -1)
+	if len(entries) < 40 || len(links) != len(entries) {
+		t.Fatalf("%d entries, %d links in the contents", len(entries), len(links))
+	}
+	for i := range entries {
+		if links[i][1] != entries[i][1] {
+			t.Errorf("link %d goes to %s, entry %d is %s", i+1, links[i][1], i+1, entries[i][1])
+		}
+	}
+	if strings.Index(page, `<nav class="contents"`) > strings.Index(page, `<h2 id="a1">`) {
+		t.Error("the contents come after the first entry")
 	}
 }
