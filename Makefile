@@ -22,9 +22,10 @@ WASM_EXEC   := $(GOROOT)/lib/wasm/go_js_wasm_exec
 .PHONY: run desktop build wasm worker-build worker-dev worker-deps test test-deps lint test-native test-wasm test-browser fuzz bench clean
 
 ## run: build the WebAssembly engine, then serve the site on $(ADDR) from one
-## Go binary with the files embedded
-run: wasm
-	$(GO) run -buildvcs=auto ./cmd/uldp serve --addr $(ADDR)
+## Go binary with the files embedded (built, not `go run`: go run stamps no
+## git revision, and /api/health would answer "devel")
+run: build
+	bin/uldp serve --addr $(ADDR)
 
 ## desktop: the desktop app (Ebitengine, pure Go: no C toolchain needed);
 ## ARGS passes flags, e.g. ARGS='-exercises builtin'
