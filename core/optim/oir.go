@@ -467,8 +467,13 @@ func (ph *oirPhase) run(ctx cancel.Context, r OIRRow, users []int, start []float
 			out.Keep[j] = 1
 		}
 	}
-	rec.Addf(KindOIRGate, out, "phase %d: score s = (1/C)·#{pairs within τ} = %.4g; noisy score %.4g %s 4C/5 = %.4g (chance of passing %.3g)",
-		r.I, out.Score, out.Score+out.ScoreNoise, map[bool]string{true: "≥", false: "<"}[out.Passed], out.Gate, out.PPass)
+	if p.Mode == privacy.NonPrivate {
+		rec.Addf(KindOIRGate, out, "phase %d: score s = (1/C)·#{pairs within τ} = %.4g (4C/5 = %.4g): non-private, so no gate is applied and the phase goes on",
+			r.I, out.Score, out.Gate)
+	} else {
+		rec.Addf(KindOIRGate, out, "phase %d: score s = (1/C)·#{pairs within τ} = %.4g; noisy score %.4g %s 4C/5 = %.4g (chance of passing %.3g)",
+			r.I, out.Score, out.Score+out.ScoreNoise, map[bool]string{true: "≥", false: "<"}[out.Passed], out.Gate, out.PPass)
+	}
 	out.Output = make([]float64, d)
 	if !out.Passed {
 		rec.Addf(KindOIRStop, out.Output, "phase %d: the gate failed: halt and output 0", r.I)

@@ -437,7 +437,10 @@ func (s *Scene) Readouts() []viz.Readout {
 	if a.gate {
 		lap := ph.Score + ph.ScoreNoise
 		verdict := "≥ 4C/5: pass"
-		if !ph.Passed {
+		switch {
+		case c.mode == privacy.NonPrivate:
+			verdict = "— non-private: no gate is applied, the phase goes on"
+		case !ph.Passed:
 			verdict = "< 4C/5: halt, output 0"
 		}
 		r = append(r,

@@ -193,6 +193,16 @@ func TestOIRPresetsAndModes(t *testing.T) {
 			t.Errorf("non-private phase %d: passed %v, σ %v, output %v, mean %v", ph.I, ph.Passed, ph.Sigma, ph.Output, ph.Mean)
 		}
 	}
+	// …and says so where the gate would be, rather than "noisy 4.3 vs 4.8: passed".
+	a.Key("End")
+	if r, _ := scenetest.Readout(a, "gate"); !strings.Contains(r.Text, "no gate is applied") {
+		t.Errorf("non-private gate readout %q", r.Text)
+	}
+	for _, st := range s.player.Stepper().Trace().Steps {
+		if st.Kind == optim.KindOIRGate && !strings.Contains(st.Text, "no gate is applied") {
+			t.Errorf("non-private gate step %q", st.Text)
+		}
+	}
 }
 
 // The users round-trip through the export: the loaded dataset reruns to
