@@ -95,7 +95,7 @@ func (a *App) Label() string {
 	if _, ok := a.Scene().(Stepped); ok {
 		keys = append(keys, "← → step, Space plays")
 	}
-	if len(a.choosable()) > 0 {
+	if a.anyChoosable() {
 		keys = append(keys, "↑ ↓ choose an item, Enter picks it up (or presses it), arrows move it, Enter drops it, Escape puts it back")
 	}
 	label := "Figure of " + a.Scene().Info().Title
@@ -153,6 +153,35 @@ func (a *App) choosable() []int {
 		ids = slices.DeleteFunc(ids, func(id int) bool { return s.ItemAction(id) == Shows })
 	}
 	return ids
+}
+
+// anyChoosable reports whether the keyboard has an item to offer, without
+// listing them all (a cloud of 10⁵ dots would cost milliseconds on every
+// settled input).
+func (a *App) anyChoosable() bool {
+	s, acts := a.Scene().(ItemActions)
+	if a.list == nil {
+		return false
+	}
+	for i := range a.list.Items {
+		it := &a.list.Items[i]
+		if !it.choosable() {
+			continue
+		}
+		if !acts {
+			return true
+		}
+		n := 1
+		if it.Kind == Dots {
+			n = len(it.P)
+		}
+		for k := range n {
+			if s.ItemAction(it.ID+k) != Shows {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // figureKey handles the keys that work on the figure's items: ↑ ↓ choose

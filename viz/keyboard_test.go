@@ -250,14 +250,24 @@ func (actionScene) ItemAction(id int) ItemAction {
 	return Shows
 }
 
+// shownScene's items are all only shown.
+type shownScene struct{ *dragScene }
+
+func (shownScene) ItemAction(int) ItemAction { return Shows }
+
 // The keyboard offers only items a press acts on, and presses one that
 // is clicked without holding it.
 func TestKeyboardClicksAndShows(t *testing.T) {
 	s := actionScene{newDragScene()}
 	a := NewApp(s)
 	a.Frame(400, 300)
-	if got := a.choosable(); !slices.Equal(got, []int{1}) {
+	if got := a.choosable(); !slices.Equal(got, []int{1}) || !a.anyChoosable() {
 		t.Fatalf("choosable %v, want the disc alone", got)
+	}
+	shown := NewApp(shownScene{newDragScene()})
+	shown.Frame(400, 300)
+	if shown.anyChoosable() || strings.Contains(shown.Label(), "↑ ↓") {
+		t.Errorf("a figure of items only shown offers keys: %q", shown.Label())
 	}
 	a.Key("ArrowDown")
 	if !strings.Contains(a.Selection(), "Enter presses it") {
