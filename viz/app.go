@@ -30,6 +30,9 @@ type App struct {
 	sel      int
 	held     bool
 	at, from Point // the held item's pointer now, and where it was picked up
+	// queued is a stepper key pressed while the run it needs was being
+	// computed, pressed again when the run is there.
+	queued string
 	// reduced caps playback at one step a second (the reader asked for
 	// reduced motion).
 	reduced bool
@@ -117,6 +120,7 @@ func (a *App) Switch(i int) error {
 	}
 	if i != a.cur {
 		a.dropSelection()
+		a.queued = ""
 	}
 	a.cur, a.dirty = i, true
 	return nil
@@ -233,8 +237,17 @@ func (a *App) Key(k string) bool {
 		return false
 	}
 	for _, c := range a.Controls() {
-		if c.Key != "" && strings.EqualFold(c.Key, k) && !c.Disabled {
+		if c.Key == "" || !strings.EqualFold(c.Key, k) {
+			continue
+		}
+		if !c.Disabled {
 			return a.Set(c.Name, "") == nil
+		}
+		// The stepper waits for a run being computed (End pressed as a
+		// lesson opens): the key acts when the run is there.
+		if w, ok := a.Scene().(Worker); ok && w.Busy() && IsPlayerControl(c.Name) {
+			a.queued = k
+			return true
 		}
 	}
 	return false
@@ -280,6 +293,11 @@ func (a *App) Tick(dt float64) bool {
 	}
 	if tk, ok := a.Scene().(Ticker); ok && tk.Tick(dt) {
 		changed = true
+	}
+	if w, ok := a.Scene().(Worker); a.queued != "" && (!ok || !w.Busy()) {
+		k := a.queued
+		a.queued = ""
+		changed = a.Key(k) || changed
 	}
 	if changed {
 		a.dirty = true

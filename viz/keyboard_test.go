@@ -281,3 +281,48 @@ func TestKeyboardClicksAndShows(t *testing.T) {
 		t.Error("→ after a click is taken by the figure, not the stepper")
 	}
 }
+
+// workScene computes its run for a few ticks before its stepper has one.
+type workScene struct {
+	*stepScene
+	left int // ticks until the run is there
+	run  *Player
+}
+
+func (w *workScene) Player() *Player { return w.run }
+func (w *workScene) Busy() bool      { return w.left > 0 }
+func (w *workScene) Tick(float64) bool {
+	if w.left == 0 {
+		return false
+	}
+	if w.left--; w.left == 0 {
+		w.run = &w.stepScene.player
+	}
+	return true
+}
+
+// End pressed while a lesson computes its first run acts when the run is
+// there, as a student pressing it at once expects; nothing is queued once
+// the lesson changes.
+func TestStepperKeyWaitsForTheRun(t *testing.T) {
+	w := &workScene{stepScene: newStepScene(t, 5), left: 3, run: &Player{}}
+	a := NewApp(w, newDragScene())
+	if !a.Key("End") {
+		t.Fatal("End while computing was dropped")
+	}
+	for range 3 {
+		a.Tick(1.0 / 60)
+	}
+	if got := w.stepScene.player.Stepper().Pos(); got != 5 {
+		t.Errorf("after the run arrived the stepper is at %d, want its end (5)", got)
+	}
+	w2 := &workScene{stepScene: newStepScene(t, 5), left: 3, run: &Player{}}
+	b := NewApp(w2, newDragScene())
+	b.Key("End")
+	if err := b.Switch(1); err != nil {
+		t.Fatal(err)
+	}
+	if b.queued != "" {
+		t.Errorf("a switch kept %q queued", b.queued)
+	}
+}

@@ -302,3 +302,17 @@ func TestSemiSensDescribes(t *testing.T) {
 	a, _ := semiApp(t)
 	scenetest.Describes(t, a, func() { a.Key("End") })
 }
+
+// End pressed as the lesson opens, while its first run computes, takes the
+// stepper to the run's end once the run is there.
+func TestSemiSensEndWhileComputing(t *testing.T) {
+	s := New()
+	a := viz.NewApp(s)
+	if !s.Busy() || !a.Key("End") {
+		t.Fatalf("busy %v: End pressed at once was dropped", s.Busy())
+	}
+	a.Settle()
+	if st := s.player.Stepper(); st == nil || st.Pos() != st.Len() || st.Len() == 0 {
+		t.Errorf("after the run arrived: %+v", st)
+	}
+}
