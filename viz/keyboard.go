@@ -10,7 +10,8 @@ import (
 // Describer is a scene that says in words what its figure shows now: its
 // objects and their key numbers, and what the current step did. A screen
 // reader reads it as the figure's description, the desktop shows it on a
-// key. The stepper's status is not repeated: App.Describe puts it first.
+// key. The stepper's status is not repeated: App.Describe puts it first;
+// nor is it asked while the run failed (App.Describe says the failure).
 type Describer interface {
 	Describe() string
 }
@@ -29,7 +30,8 @@ const (
 )
 
 // Describe is the figure in words: the stepper's position, the scene's own
-// description, the guarantee's claim and the keyboard's selection.
+// description (or, when its run failed, the failure its readouts show),
+// the guarantee's claim and the keyboard's selection.
 func (a *App) Describe() string {
 	var parts []string
 	if st, ok := a.Scene().(Stepped); ok {
@@ -37,9 +39,15 @@ func (a *App) Describe() string {
 			parts = append(parts, s)
 		}
 	}
-	if d, ok := a.Scene().(Describer); ok {
+	failed := false
+	for _, r := range a.Scene().Readouts() {
+		if r.Name == FailedReadout { // the figure shows the failure, not a run
+			parts, failed = append(parts, r.Label+": "+r.Text), true
+		}
+	}
+	if d, ok := a.Scene().(Describer); ok && !failed {
 		parts = append(parts, d.Describe())
-	} else {
+	} else if !failed {
 		parts = append(parts, a.Scene().Info().Summary)
 	}
 	parts = append(parts, "Guarantee: "+a.Guarantee().String())
@@ -95,14 +103,23 @@ func (a *App) Label() string {
 	if _, ok := a.Scene().(Stepped); ok {
 		keys = append(keys, "← → step, Space plays")
 	}
-	if a.anyChoosable() {
-		keys = append(keys, "↑ ↓ choose an item, Enter picks it up (or presses it), arrows move it, Enter drops it, Escape puts it back")
+	if k := a.FigureKeys(); k != "" {
+		keys = append(keys, k)
 	}
 	label := "Figure of " + a.Scene().Info().Title
 	if len(keys) > 0 {
 		label += ": " + strings.Join(keys, "; ")
 	}
 	return label
+}
+
+// FigureKeys says what the figure's own keys do, for the key lists and the
+// figure's name; "" when it has no item to offer.
+func (a *App) FigureKeys() string {
+	if !a.anyChoosable() {
+		return ""
+	}
+	return "↑ ↓ choose an item, Enter picks it up (or presses it), arrows move it (Shift: larger steps), Enter drops it, Escape puts it back"
 }
 
 // Selection says which item the keyboard has chosen, and whether it holds

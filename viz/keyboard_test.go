@@ -1,6 +1,7 @@
 package viz
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -324,5 +325,18 @@ func TestStepperKeyWaitsForTheRun(t *testing.T) {
 	}
 	if b.queued != "" {
 		t.Errorf("a switch kept %q queued", b.queued)
+	}
+}
+
+// failScene's run failed: its readouts say so.
+type failScene struct{ *dragScene }
+
+func (failScene) Readouts() []Readout { return FailedReadouts("cannot run", errors.New("boom")) }
+
+// A figure whose run failed is described by its failure, not by a run.
+func TestDescribeAFailedRun(t *testing.T) {
+	a := NewApp(failScene{newDragScene()})
+	if d := a.Describe(); !strings.HasPrefix(d, "cannot run: boom.") || strings.Contains(d, "the disc at") {
+		t.Errorf("description %q", d)
 	}
 }

@@ -5,10 +5,14 @@ import (
 	"github.com/uldplab/uldp/core/format"
 )
 
+// FailedReadout names the readout FailedReadouts returns: the figure in
+// words says it instead of the scene's description.
+const FailedReadout = "error"
+
 // FailedReadouts is the one readout a lesson shows when its run failed;
 // label says what could not be done ("cannot run", "cannot audit").
 func FailedReadouts(label string, err error) []Readout {
-	return []Readout{{Name: "error", Label: label, Text: err.Error(), Warn: true}}
+	return []Readout{{Name: FailedReadout, Label: label, Text: err.Error(), Warn: true}}
 }
 
 // Fits checks that d has n users of m items each in 2-D.

@@ -542,9 +542,6 @@ func rsgdTestText(t audit.RSGDTest) string {
 
 // Describe says what the lab audits and what it found.
 func (s *Scene) Describe() string {
-	if s.err != nil {
-		return "The audit could not be computed: " + s.err.Error()
-	}
 	on := "the pair " + s.pair
 	a, b := s.a, s.b
 	if s.mech == lab.AT {

@@ -572,9 +572,6 @@ func (s *Scene) LoadDataset(d *dataset.Dataset) error {
 // Describe says what the figure shows: the users' items, the groups'
 // iterates and, at a phase's end, which groups the ramp keeps.
 func (s *Scene) Describe() string {
-	if s.err != nil || len(s.opt) < 2 {
-		return "The run could not be computed: " + format.Sprint(s.err)
-	}
 	c := s.cfg
 	algo := map[string]string{algoOIR: "Outlier-iterate removal", algoAccel: "Outlier-iterate removal's accelerated variant"}[c.algo]
 	return format.Sprintf("%s on %d users of %d items in the unit ball (a user's items are dragged together; the phase shown colours its users by group, the others grey): %d groups run SGD side by side for %d phases, and at each phase's end the iterates that stray from the others are dropped; x* marks the minimiser at (%.3f, %.3f). ",

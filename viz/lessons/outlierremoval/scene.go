@@ -353,9 +353,6 @@ func (s *Scene) LoadDataset(d *dataset.Dataset) error {
 // Describe says what the figure shows: the users, the gate's score, and
 // once the ramp is shown, how many users it keeps whole, in part, or not.
 func (s *Scene) Describe() string {
-	if s.err != nil {
-		return "The run could not be computed: " + s.err.Error()
-	}
 	ramp := ""
 	if s.shown(mech.KindORMEKeep) && s.step.Passed {
 		var whole, part, none int

@@ -457,9 +457,6 @@ func (s *Scene) LoadDataset(d *dataset.Dataset) error {
 // Describe says what the figure shows: the users' items dragged as one
 // cloud, each phase's ball and release, and the budget.
 func (s *Scene) Describe() string {
-	if s.err != nil {
-		return "The run could not be computed: " + s.err.Error()
-	}
 	end := ""
 	if th := s.result.Theta; len(th) == 2 {
 		end = format.Sprintf(" The last release is θ̂ = (%.3f, %.3f).", th[0], th[1])

@@ -282,8 +282,5 @@ func (s *Scene) Draw(w, h float64) *viz.List {
 
 // Describe says what the lab audits and what it found.
 func (s *Scene) Describe() string {
-	if s.err != nil {
-		return "The audit could not be computed: " + s.err.Error()
-	}
 	return lab.Describe(s.mech, s.mutant, "the pair "+s.pair, s.Readouts())
 }
