@@ -166,6 +166,7 @@ func (b *bridge) export() {
 	// describe() and label(): the figure in words, and its accessible name.
 	b.fn("describe", "", func([]js.Value) any { return a.Describe() })
 	b.fn("label", "", func([]js.Value) any { return a.Label() })
+	b.fn("figureKeys", "", func([]js.Value) any { return a.FigureKeys() })
 	b.fn("busy", false, func([]js.Value) any { return a.Busy() })
 	// release(): let go of an item the keyboard holds (the figure lost
 	// the focus); true if one was held.

@@ -593,11 +593,8 @@ function syncKeys() {
   }
   sep();
   const kbd = (t) => { const k = document.createElement("kbd"); k.textContent = t; return k; };
-  if (uldp.label().includes("Enter")) {
-    parts.push("on the figure: ", kbd("↑"), " ", kbd("↓"), " choose an item, ", kbd("Enter"), " pick it up or drop it, arrows move it (",
-      kbd("Shift"), " for larger steps), ", kbd("Esc"), " put it back");
-    sep();
-  }
+  const figureKeys = uldp.figureKeys();
+  if (figureKeys) { parts.push("on the figure: " + figureKeys); sep(); }
   if (menu.length <= 9) parts.push(kbd("1"), "–", kbd(String(menu.length)), " lessons");
   else parts.push(kbd("1"), "–", kbd("9"), ", ", kbd("0"), menu.length === 10 ? " lessons" : " lessons 1–10");
   $("keys").replaceChildren(...parts);

@@ -172,12 +172,13 @@ func layout(a *viz.App, x0, w, scroll int, msg note, words string, shown reading
 		}
 		label(s, c, 12)
 	}
-	label(keysLegend(controls, len(a.Scenes())), rgba(viz.Muted, 1), 11)
+	label(keysLegend(controls, a.FigureKeys(), len(a.Scenes())), rgba(viz.Muted, 1), 11)
 	return out, y + scroll
 }
 
-// keysLegend lists the keys that do something in this lesson.
-func keysLegend(cs []viz.Control, lessons int) string {
+// keysLegend lists the keys that do something in this lesson: its
+// controls', the figure's own (figure, "" for none), the app's.
+func keysLegend(cs []viz.Control, figure string, lessons int) string {
 	var keys []string
 	for _, c := range cs {
 		if c.Key == "" || c.Kind != viz.Button && c.Kind != viz.Toggle {
@@ -189,8 +190,10 @@ func keysLegend(cs []viz.Control, lessons int) string {
 		}
 		keys = append(keys, k+" "+strings.ToLower(c.Label))
 	}
-	keys = append(keys, "↑ ↓ choose an item, Enter pick it up or drop it, arrows move it (Shift: larger steps), Esc put it back",
-		viz.LessonKeysLegend(lessons), "H text", "D describe the figure", "P screenshot")
+	if figure != "" {
+		keys = append(keys, figure)
+	}
+	keys = append(keys, viz.LessonKeysLegend(lessons), "H text", "D describe the figure", "P screenshot")
 	return "keys: " + strings.Join(keys, " · ")
 }
 

@@ -100,7 +100,7 @@ func TestPanelTextFits(t *testing.T) {
 		if last := ws[len(ws)-1]; height < last.r.Max.Y {
 			t.Errorf("%s: height %d above the last widget's bottom %d", info.Name, height, last.r.Max.Y)
 		}
-		legend := keysLegend(app.Controls(), len(app.Scenes()))
+		legend := keysLegend(app.Controls(), "", len(app.Scenes()))
 		_, stepped := app.Scene().(viz.Stepped)
 		if strings.Contains(legend, "→") != stepped {
 			t.Errorf("%s: legend %q (stepped: %v)", info.Name, legend, stepped)
