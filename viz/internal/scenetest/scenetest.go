@@ -144,28 +144,26 @@ func Describes(t *testing.T, a *viz.App, change func()) {
 	}
 	Frame(a)
 	before := a.Describe()
-	var shown []string
+	// The readouts' numbers other than 0 and 1, and those the words name.
+	shown, named := map[string]bool{}, map[string]bool{}
 	for _, r := range a.Readouts() {
-		shown = append(shown, numberRE.FindAllString(r.Text, -1)...)
+		for _, n := range numberRE.FindAllString(r.Text, -1) {
+			shown[n] = n != "0" && n != "1"
+		}
 	}
-	named := map[string]bool{}
 	for _, n := range numberRE.FindAllString(before, -1) {
-		if n != "0" && n != "1" && slices.Contains(shown, n) {
-			named[n] = true
+		named[n] = shown[n]
+	}
+	count := func(m map[string]bool) (k int) {
+		for _, ok := range m {
+			if ok {
+				k++
+			}
 		}
+		return k
 	}
-	distinct := map[string]bool{}
-	for _, n := range shown {
-		distinct[n] = n != "0" && n != "1"
-	}
-	want := 0
-	for _, ok := range distinct {
-		if ok && want < 2 {
-			want++
-		}
-	}
-	if len(named) < want {
-		t.Errorf("the description names %d of the readouts' numbers %v: %q", len(named), shown, before)
+	if got, want := count(named), min(2, count(shown)); got < want {
+		t.Errorf("the description names %d of the readouts' numbers %v: %q", got, shown, before)
 	}
 	change()
 	Frame(a)
