@@ -105,6 +105,9 @@ async function keyboard(hash) {
   return { p, errors };
 }
 
+// says waits until the figure's description holds text.
+const says = (p, text) => p.waitForFunction((t) => document.getElementById("figure-desc").textContent.includes(t), text, { timeout: 10000 });
+
 const readouts = (p) => p.$$eval("#readouts dd", (dds) => dds.map((d) => d.dataset.name + ": " + d.textContent));
 
 // move picks up the chosen item, moves it three large steps right and one
@@ -113,12 +116,12 @@ const readouts = (p) => p.$$eval("#readouts dd", (dds) => dds.map((d) => d.datas
 async function move(p, hash) {
   const desc = () => p.textContent("#figure-desc");
   await p.keyboard.press("Enter");
-  await p.waitForFunction(() => document.getElementById("figure-desc").textContent.includes("Holding"), null, { timeout: 10000 });
+  await says(p, "Holding");
   const held = (await desc()).match(/Holding (.*?): arrows/)[1];
   for (const k of ["Shift+ArrowRight", "Shift+ArrowRight", "Shift+ArrowRight", "Shift+ArrowUp"]) await p.keyboard.press(k);
   await p.keyboard.press("Enter");
   await idle(p);
-  await p.waitForFunction(() => document.getElementById("figure-desc").textContent.includes("Chosen:"), null, { timeout: 10000 });
+  await says(p, "Chosen:");
   const dropped = (await desc()).match(/Chosen: (.*?) \(Enter/)[1];
   const who = (name) => name.split(" ").slice(0, 2).join(" "); // "user 20's", "user 1"
   assert.equal(who(dropped), who(held), `${hash}: held ${held}, then ${dropped} is chosen`);
@@ -136,15 +139,15 @@ test("Keyboard alone: a user moved in lessons 1, 5 and 10 changes the readouts",
     await idle(p);
     const before = await readouts(p);
     await p.keyboard.press(choose);
-    await p.waitForFunction(() => document.getElementById("figure-desc").textContent.includes("Chosen:"), null, { timeout: 10000 });
+    await says(p, "Chosen:");
     await move(p, hash);
     assert.notDeepEqual(await readouts(p), before, `${hash}: moving the chosen item by keyboard changed no readout`);
     assert.equal(await p.evaluate(() => document.activeElement.id), "figure", `${hash}: the figure lost the focus`);
     // Held, then the focus leaves the figure: the item is let go there.
     await p.keyboard.press("Enter");
-    await p.waitForFunction(() => document.getElementById("figure-desc").textContent.includes("Holding"), null, { timeout: 10000 });
+    await says(p, "Holding");
     await p.keyboard.press("Tab");
-    await p.waitForFunction(() => document.getElementById("figure-desc").textContent.includes("Chosen:"), null, { timeout: 10000 });
+    await says(p, "Chosen:");
     assert.deepEqual(errors, []);
     await p.close();
   }
