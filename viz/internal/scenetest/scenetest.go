@@ -5,6 +5,7 @@
 package scenetest
 
 import (
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -163,7 +164,7 @@ func Describes(t *testing.T, a *viz.App, change func()) {
 		return k
 	}
 	if got, want := count(named), min(2, count(shown)); got < want {
-		t.Errorf("the description names %d of the readouts' numbers %v: %q", got, shown, before)
+		t.Errorf("the description names %d of the readouts' numbers %v: %q", got, slices.Sorted(maps.Keys(shown)), before)
 	}
 	change()
 	Frame(a)
