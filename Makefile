@@ -14,12 +14,17 @@ FUZZTIME    ?= 500000x
 # reported, if less trimmed (raise this to minimise one further).
 FUZZMINIMIZE ?= 1s
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.6.1
+GREMLINS    := github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
+# The packages `make mutate` plants bugs in, and the share of them (of those
+# their tests reach) the tests must catch.
+MUTATE_PKGS ?= privacy semisens optim mech robust exercise
+MUTATE_EFFICACY ?= 90
 # The binaries that answer /api/health name their git revision; -buildvcs=auto
 # stamps it from a checkout (whatever GOFLAGS says) and skips it without one.
 GOROOT      := $(shell $(GO) env GOROOT)
 WASM_EXEC   := $(GOROOT)/lib/wasm/go_js_wasm_exec
 
-.PHONY: run desktop build wasm worker-build worker-dev worker-deps test test-deps lint test-native test-wasm test-browser fuzz bench clean
+.PHONY: run desktop build wasm worker-build worker-dev worker-deps test test-deps lint test-native test-wasm test-browser fuzz bench mutate clean
 
 ## run: build the WebAssembly engine, then serve the site on $(ADDR) from one
 ## Go binary with the files embedded (built, not `go run`: go run stamps no
@@ -105,6 +110,21 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzDecodeGrade$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE) ./site/api
 
 ## bench: core and scene benchmarks, then the uldp/google throughput ratios
+## mutate: mutation testing (not part of `make test`: an hour and more on
+## two cores). Each package's tests run once per planted bug; -short skips
+## the statistical tests that measure rates at scale (minutes each, and
+## about how fast, not whether, the code is right), -failfast stops at the
+## first failure, and a run over 10× the package's own test time is cut
+## and counted apart (timed out: neither caught nor missed). Results per
+## package in bin/mutate-PKG.json.
+mutate:
+	GOBIN=$(CURDIR)/bin $(GO) install $(GREMLINS)
+	@fail=; for p in $(MUTATE_PKGS); do \
+	  echo "== core/$$p"; \
+	  GOFLAGS='-count=1 -short -failfast' bin/gremlins unleash --workers 2 --timeout-coefficient 10 \
+	    --threshold-efficacy $(MUTATE_EFFICACY) --output bin/mutate-$$p.json ./core/$$p || fail="$$fail $$p"; \
+	done; if [ -n "$$fail" ]; then echo "make mutate: below $(MUTATE_EFFICACY)% efficacy:$$fail"; exit 1; fi
+
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./core/... ./viz/... | tee bench.out
 	@awk -f .ci/bench-ratios.awk bench.out

@@ -32,20 +32,20 @@ func TestCameraRoundTripPanZoom(t *testing.T) {
 	c := Fit(-1, 1, -2, 2, 0, 0, 400, 300, 10)
 	p := c.ToScreen(0.3, -0.7)
 	x, y := c.ToWorld(p)
-	if math.Abs(x-0.3) > 1e-12 || math.Abs(y+0.7) > 1e-12 {
+	if !(math.Abs(x-0.3) <= 1e-12) || !(math.Abs(y+0.7) <= 1e-12) {
 		t.Fatalf("round trip gave (%v, %v)", x, y)
 	}
-	if top := c.ToScreen(0, 2); math.Abs(top.Y-10) > 1e-9 {
+	if top := c.ToScreen(0, 2); !(math.Abs(top.Y-10) <= 1e-9) {
 		t.Errorf("fit: y = 2 at pixel %v, want 10 (y grows upward)", top.Y)
 	}
 	c.Zoom(3, p)
-	if q := c.ToScreen(0.3, -0.7); math.Abs(q.X-p.X) > 1e-9 || math.Abs(q.Y-p.Y) > 1e-9 {
+	if q := c.ToScreen(0.3, -0.7); !(math.Abs(q.X-p.X) <= 1e-9) || !(math.Abs(q.Y-p.Y) <= 1e-9) {
 		t.Errorf("zoom moved the point under the cursor: %v → %v", p, q)
 	}
 	before := c.ToScreen(0, 0)
 	c.Pan(15, -5)
 	after := c.ToScreen(0, 0)
-	if math.Abs(after.X-before.X-15) > 1e-9 || math.Abs(after.Y-before.Y+5) > 1e-9 {
+	if !(math.Abs(after.X-before.X-15) <= 1e-9) || !(math.Abs(after.Y-before.Y+5) <= 1e-9) {
 		t.Errorf("pan: %v → %v", before, after)
 	}
 }

@@ -105,7 +105,7 @@ func TestTDLap(t *testing.T) {
 	}
 	ok(t, &out, "tdlap", "--eps", "0.5", "--delta", "0.1370343")
 	// Spec 000-002 §9.1, row (ε, δ) = (1, 0.5): κ = 5, Z = 3.829921, pmf(κ) = 0.261102.
-	if out.Kappa != 5 || math.Abs(out.Normaliser-3.829921) > 5e-7 || len(out.PMF) != 11 || math.Abs(out.PMF[5]-0.261102) > 5e-7 || out.CDF[10] != 1 {
+	if out.Kappa != 5 || !(math.Abs(out.Normaliser-3.829921) <= 5e-7) || len(out.PMF) != 11 || !(math.Abs(out.PMF[5]-0.261102) <= 5e-7) || out.CDF[10] != 1 {
 		t.Errorf("tdlap: %+v", out)
 	}
 	r := uldp(t, "tdlap", "--eps", "4", "--kappa", "3", "--format", "text")
@@ -132,7 +132,7 @@ func TestCalibrate(t *testing.T) {
 		} `json:"steps"`
 	}
 	ok(t, &del, "calibrate", "--mech", "deloutputpert", "--eps", "8", "--delta", "0.1", "--sens", "0.1")
-	if math.Abs(del.Scale-3.182084) > 5e-7 || del.Kappa != 3 || del.Valid || len(del.Steps) != 7 {
+	if !(math.Abs(del.Scale-3.182084) <= 5e-7) || del.Kappa != 3 || del.Valid || len(del.Steps) != 7 {
 		t.Errorf("deloutputpert P1: %+v", del)
 	}
 	var g struct {
@@ -145,7 +145,7 @@ func TestCalibrate(t *testing.T) {
 		t.Errorf("classical Gaussian outside ε < 1: %+v", g)
 	}
 	ok(t, &g, "calibrate", "--mech", "analytic-gaussian", "--eps", "3", "--delta", "1e-5", "--sens", "1")
-	if !g.Valid || math.Abs(g.Scale-1.3906) > 1e-4 {
+	if !g.Valid || !(math.Abs(g.Scale-1.3906) <= 1e-4) {
 		t.Errorf("analytic: %+v", g)
 	}
 	ok(t, &g, "calibrate", "--mech", "laplace", "--eps", "0.5", "--sens", "2")
@@ -168,27 +168,27 @@ func TestCompose(t *testing.T) {
 		Rho   float64                      `json:"rho"`
 	}
 	ok(t, &c, "compose", "--rule", "advanced", "--eps", "0.1", "--k", "100", "--delta-slack", "1e-5")
-	if math.Abs(c.Total.Eps-5.850235) > 1e-5 || math.Abs(c.Basic.Eps-10) > 1e-12 {
+	if !(math.Abs(c.Total.Eps-5.850235) <= 1e-5) || !(math.Abs(c.Basic.Eps-10) <= 1e-12) {
 		t.Errorf("advanced: %+v", c)
 	}
 	ok(t, &c, "compose", "--rule", "basic", "--eps", "0.5", "--delta", "1e-6", "--k", "4")
-	if c.Total.Eps != 2 || math.Abs(c.Total.Delta-4e-6) > 1e-18 {
+	if c.Total.Eps != 2 || !(math.Abs(c.Total.Delta-4e-6) <= 1e-18) {
 		t.Errorf("basic: %+v", c)
 	}
 	ok(t, &c, "compose", "--rule", "zcdp", "--eps", "0.01", "--k", "1000", "--delta-slack", "1e-6")
-	if math.Abs(c.Rho-0.05) > 1e-12 {
+	if !(math.Abs(c.Rho-0.05) <= 1e-12) {
 		t.Errorf("zcdp: %+v", c)
 	}
 	// An (ε, δ) step under zCDP is δ-approximately ε²/2-zCDP: 3 steps of
 	// (1, 10⁻⁸) give ρ = 1.5 and δ = 3·10⁻⁸ + δ', not the (1.687, 10⁻⁵)
 	// an analytic-Gaussian reading claimed (unsound: see core/privacy).
 	ok(t, &c, "compose", "--rule", "zcdp", "--eps", "1", "--delta", "1e-8", "--k", "3", "--delta-slack", "1e-5")
-	if math.Abs(c.Rho-1.5) > 1e-12 || math.Abs(c.Total.Delta-(3e-8+1e-5)) > 1e-18 || math.Abs(c.Basic.Eps-3) > 1e-12 {
+	if !(math.Abs(c.Rho-1.5) <= 1e-12) || !(math.Abs(c.Total.Delta-(3e-8+1e-5)) <= 1e-18) || !(math.Abs(c.Basic.Eps-3) <= 1e-12) {
 		t.Errorf("zcdp of generic steps: %+v", c)
 	}
 	// A Gaussian step (--sigma) enters zCDP with its exact ρ = 1/(2·7²).
 	ok(t, &c, "compose", "--rule", "zcdp", "--eps", "0.5", "--sigma", "7", "--k", "50", "--delta-slack", "1e-6")
-	if math.Abs(c.Rho-50/98.0) > 1e-12 || c.Total.Delta != 1e-6 {
+	if !(math.Abs(c.Rho-50/98.0) <= 1e-12) || c.Total.Delta != 1e-6 {
 		t.Errorf("zcdp of Gaussian steps: %+v", c)
 	}
 	// Without --rule, every rule side by side and the best total named.
@@ -383,8 +383,8 @@ func TestRunDelOutputPert(t *testing.T) {
 	}
 	args := []string{"run", "--mech", "deloutputpert", "--f", "mean", "--eps", "8", "--delta", "0.1", "--target-sens", "0.1", "--seed", "1"}
 	ok(t, &out, append(args, "--data", "testdata/three-outliers.csv")...)
-	if out.Kappa != 3 || math.Abs(out.Sigma-3.182084) > 5e-7 || out.RStar == nil || *out.RStar != 3 ||
-		strings.Join(out.Removed, ",") != "12,13,14" || math.Abs(out.PBottom-1.798610e-2) > 5e-9 || out.Center[0] != 0 {
+	if out.Kappa != 3 || !(math.Abs(out.Sigma-3.182084) <= 5e-7) || out.RStar == nil || *out.RStar != 3 ||
+		strings.Join(out.Removed, ",") != "12,13,14" || !(math.Abs(out.PBottom-1.798610e-2) <= 5e-9) || out.Center[0] != 0 {
 		t.Errorf("three outliers: %+v", out)
 	}
 	if len(out.Trace.Steps) < 4 {
@@ -429,7 +429,7 @@ func TestAuditDelOutputPert(t *testing.T) {
 		t.Fatalf("audit: %+v", out)
 	}
 	// A's only ⊥ mass is R1 = 0 (5.92e-6); B never outputs ⊥ and both centres are 0.
-	if p := out.Points[1]; math.Abs(p.DeltaAB-5.923191e-6) > 5e-13 || p.DeltaBA != 0 || p.Verdict != "within" {
+	if p := out.Points[1]; !(math.Abs(p.DeltaAB-5.923191e-6) <= 5e-13) || p.DeltaBA != 0 || p.Verdict != "within" {
 		t.Errorf("at ε = 8: %+v", p)
 	}
 	if out.Points[0].Verdict != "no claim" {
@@ -556,7 +556,7 @@ func TestRunOptimisers(t *testing.T) {
 		t.Errorf("strongly-convex-erm: %+v", sc)
 	}
 	for _, r := range []phased{viaFlags, sc} {
-		if math.Abs(r.Ledger.Total.Eps-8) > 1e-12 || math.Abs(r.Ledger.Total.Delta-0.1) > 1e-15 {
+		if !(math.Abs(r.Ledger.Total.Eps-8) <= 1e-12) || !(math.Abs(r.Ledger.Total.Delta-0.1) <= 1e-15) {
 			t.Errorf("%s spends %+v, want (8, 0.1)", r.Mechanism, r.Ledger.Total)
 		}
 	}
@@ -570,7 +570,7 @@ func TestRunOptimisers(t *testing.T) {
 	}
 	ok(t, &one, flagsFor("scoutputpert")...)
 	// Δ = 10G√ln(1/β)/(μn√m) with G = 3, β = 0.01, n = 30, m = 2.
-	if want := 30 * math.Sqrt(math.Log(100)) / (30 * math.Sqrt2); math.Abs(one.TargetSens-want) > 1e-12 || !one.Certified || one.RStar == nil || *one.RStar != 0 || len(one.Output) != 2 {
+	if want := 30 * math.Sqrt(math.Log(100)) / (30 * math.Sqrt2); !(math.Abs(one.TargetSens-want) <= 1e-12) || !one.Certified || one.RStar == nil || *one.RStar != 0 || len(one.Output) != 2 {
 		t.Errorf("scoutputpert: %+v (want Δ = %v)", one, want)
 	}
 	if r := uldp(t, "step", "--scenario", "testdata/phased.json", "--to", "3"); r.code != 0 || !strings.Contains(r.stdout, "step 3 of 6 [phase.release]") {
@@ -580,7 +580,7 @@ func TestRunOptimisers(t *testing.T) {
 	var median phased
 	ok(t, &median, "run", "--mech", "phased-erm", "--loss", "absolute", "--data", "testdata/outlier.csv",
 		"--eps", "40", "--delta", "0.1", "--rk", "1", "--rx", "1", "--phases", "2")
-	if len(median.Phases) != 2 || len(median.Theta) != 1 || math.Abs(median.Theta[0]) > 1 {
+	if len(median.Phases) != 2 || len(median.Theta) != 1 || !(math.Abs(median.Theta[0]) <= 1) {
 		t.Errorf("private median: %+v", median)
 	}
 	bad(t, "the absolute loss is 1-D", append(flagsFor("phased-erm"), "--loss", "absolute")...)
@@ -614,12 +614,12 @@ func TestRunORME(t *testing.T) {
 	// 13 users within 0.2 of each other and one at 10: s = (13² + 1)/14.
 	for seed := 1; ; seed++ {
 		ok(t, &out, append(args, "--seed", strconv.Itoa(seed))...)
-		if math.Abs(out.Score-170.0/14) > 1e-12 || out.Threshold != 11.2 || len(out.NeighbourCounts) != 14 || out.NeighbourCounts[13] != 1 || out.KeepProb[13] != 0 || out.KeepProb[0] != 1 {
+		if !(math.Abs(out.Score-170.0/14) <= 1e-12) || out.Threshold != 11.2 || len(out.NeighbourCounts) != 14 || out.NeighbourCounts[13] != 1 || out.KeepProb[13] != 0 || out.KeepProb[0] != 1 {
 			t.Fatalf("seed %d: %+v", seed, out)
 		}
 		// b₁ = 0.5, b₂ = 1: Pr[Lap(0.5) + Lap(1) ≥ 11.2 − s].
 		w := 11.2 - 170.0/14
-		if want := 1 - (0.25*math.Exp(w/0.5)-math.Exp(w))/(2*(0.25-1)); math.Abs(out.PPass-want) > 1e-12 {
+		if want := 1 - (0.25*math.Exp(w/0.5)-math.Exp(w))/(2*(0.25-1)); !(math.Abs(out.PPass-want) <= 1e-12) {
 			t.Fatalf("p_pass %v, want %v", out.PPass, want)
 		}
 		if out.Passed {
@@ -670,7 +670,7 @@ func TestRunDPSGD(t *testing.T) {
 		t.Fatalf("%+v", out)
 	}
 	// τ = G·ln(ndm·e^ε·T/δ)/√m with G = 1, n = 300, d = 2, m = 5.
-	if want := math.Log(300*2*5*math.Exp(8)*100/1e-5) / math.Sqrt(5); math.Abs(out.Settings.Tau-want) > 1e-12 {
+	if want := math.Log(300*2*5*math.Exp(8)*100/1e-5) / math.Sqrt(5); !(math.Abs(out.Settings.Tau-want) <= 1e-12) {
 		t.Errorf("τ = %v, want %v", out.Settings.Tau, want)
 	}
 	if r := uldp(t, "step", "--scenario", "testdata/dpsgd.json", "--to", "6"); r.code != 0 || !strings.Contains(r.stdout, "[sgd.step]") {
@@ -724,7 +724,7 @@ func TestAuditORME(t *testing.T) {
 	}
 	var real, keepAll, half, sampled result
 	ok(t, &real, args...)
-	if real.Verdict != "pass" || len(real.Points) != 1 || !real.Claimed.Certified || real.A.Score != 300 || math.Abs(real.B.Score-(299*299+1)/300.0) > 1e-9 {
+	if real.Verdict != "pass" || len(real.Points) != 1 || !real.Claimed.Certified || real.A.Score != 300 || !(math.Abs(real.B.Score-(299*299+1)/300.0) <= 1e-9) {
 		t.Errorf("sound ORME: %+v (A %+v, B %+v)", real, real.A, real.B)
 	}
 	ok(t, &keepAll, append(args, "--mutant", "keep-all")...)
@@ -950,7 +950,7 @@ func TestDataLimits(t *testing.T) {
 	}
 	var out struct{ Mean []float64 }
 	ok(t, &out, with(bom)...)
-	if len(out.Mean) != 1 || math.Abs(out.Mean[0]-0.05) > 1e-12 {
+	if len(out.Mean) != 1 || !(math.Abs(out.Mean[0]-0.05) <= 1e-12) {
 		t.Errorf("with a byte-order mark: %+v", out)
 	}
 }
@@ -1050,7 +1050,7 @@ func TestRunRobustSGD(t *testing.T) {
 	for s, est := range np.Estimates {
 		for k := range x {
 			x[k] = math.Max(-2, math.Min(2, x[k]-0.2*est[k]))
-			if math.Abs(np.Iterates[s][k]-x[k]) > 1e-12 {
+			if !(math.Abs(np.Iterates[s][k]-x[k]) <= 1e-12) {
 				t.Fatalf("x_%d = %v, want x_%d − η·g = %v", s+1, np.Iterates[s], s, x)
 			}
 		}
@@ -1058,7 +1058,7 @@ func TestRunRobustSGD(t *testing.T) {
 	if !np.Passed || np.FailedAt != nil || !slices.Equal(np.Output, np.Average) || np.Guarantee.Eps != nil {
 		t.Errorf("non-private: passed %v, failed at %v, output %v, average %v", np.Passed, np.FailedAt, np.Output, np.Average)
 	}
-	if want := 9 + 2*math.Log(4/1e-5); math.Abs(np.Threshold-want) > 1e-12 {
+	if want := 9 + 2*math.Log(4/1e-5); !(math.Abs(np.Threshold-want) <= 1e-12) {
 		t.Errorf("threshold %v, want 0.9B + 2 ln(T/δ)/ε = %v", np.Threshold, want)
 	}
 	ok(t, &sound, append(args, "--mode", "sound", "--threshold", "-100")...)
@@ -1215,7 +1215,7 @@ func TestOutlierIterateRemoval(t *testing.T) {
 		for _, e := range ph.EndIterates {
 			mean += e[k] / 4
 		}
-		if math.Abs(mean-out.Output[k]) > 1e-12 || ph.Output[k] != out.Output[k] {
+		if !(math.Abs(mean-out.Output[k]) <= 1e-12) || ph.Output[k] != out.Output[k] {
 			t.Errorf("output %v, want the end iterates' mean", out.Output)
 		}
 	}
@@ -1274,7 +1274,7 @@ func TestAcceleratedOutlierRemoval(t *testing.T) {
 	}
 	var out run
 	ok(t, &out, append(base, "--mode", "non-private", "--order", "given", "--batch", "2", "--phases", "1")...)
-	if want := 3*0.5 + 2.5 + math.Log(math.Sqrt(3))/math.Log(40); math.Abs(out.PExp-want) > 1e-12 {
+	if want := 3*0.5 + 2.5 + math.Log(math.Sqrt(3))/math.Log(40); !(math.Abs(out.PExp-want) <= 1e-12) {
 		t.Errorf("p = %v, want Theorem C.3's %v", out.PExp, want)
 	}
 	if len(out.Phases) != 1 {
@@ -1305,7 +1305,7 @@ func TestAcceleratedOutlierRemoval(t *testing.T) {
 				}
 			}
 			want := (st.Query[c] - z) + ph.Lambda*(st.Query[c]-ph.Start[c])
-			if math.Abs(st.Gradient[c]-want) > 1e-12 {
+			if !(math.Abs(st.Gradient[c]-want) <= 1e-12) {
 				t.Errorf("step %d: G[%d] = %v, want μ(x_q − z̄) + λ(x_q − x₀) = %v", i+1, c, st.Gradient[c], want)
 			}
 		}
@@ -1371,7 +1371,7 @@ func TestAuditOutlierRemoval(t *testing.T) {
 		Verdict string `json:"verdict"`
 	}
 	ok(t, &out, append(args, "--monte-carlo", "--runs", "2000")...)
-	if out.Verdict != "pass" || out.Exact.Phase != 1 || out.Exact.Group != 1 || math.Abs(out.Exact.GateLoss-out.Exact.GateBudget) > 1e-9 ||
+	if out.Verdict != "pass" || out.Exact.Phase != 1 || out.Exact.Group != 1 || !(math.Abs(out.Exact.GateLoss-out.Exact.GateBudget) <= 1e-9) ||
 		out.MonteCarlo == nil || out.MonteCarlo.Runs != 2000 {
 		t.Errorf("correct: %+v; want a pass with the gate at its budget", out)
 	}
@@ -1467,12 +1467,12 @@ func TestSemiSensitive(t *testing.T) {
 	want := [][]float64{{0.349942742085, 0.402082960184, 0.247974297731}, {0.430044983932, 0.304735861209, 0.265219154859}}
 	for i, row := range want {
 		for y, p := range row {
-			if math.Abs(st.P[i][y]-p) > 1e-11 {
+			if !(math.Abs(st.P[i][y]-p) <= 1e-11) {
 				t.Errorf("p[%d][%d] = %.12g, want %.12g", i, y, st.P[i][y], p)
 			}
 		}
 	}
-	if math.Abs(st.Error-0.790768598900) > 1e-11 || math.Abs(psi.After-0.877481152504) > 1e-11 || math.Abs(st.PsiBefore-math.Log(3)) > 1e-12 {
+	if !(math.Abs(st.Error-0.790768598900) <= 1e-11) || !(math.Abs(psi.After-0.877481152504) <= 1e-11) || !(math.Abs(st.PsiBefore-math.Log(3)) <= 1e-12) {
 		t.Errorf("error %.12g, Ψ %.12g → %.12g", st.Error, st.PsiBefore, psi.After)
 	}
 	dir := t.TempDir()
@@ -1496,7 +1496,7 @@ func TestSemiSensitive(t *testing.T) {
 		SG       float64 `json:"s_g"`
 	}
 	ok(t, &cal, "calibrate", "--mech", "pvmw", "--rho", "0.2539", "--lmax", "20", "--n", "5000", "--calibration", "paper")
-	if math.Abs(cal.SG-2*cal.Sigma/5000) > 1e-15 || math.Abs(cal.BQuery-8/(cal.EpsPrime*5000)) > 1e-15 {
+	if !(math.Abs(cal.SG-2*cal.Sigma/5000) <= 1e-15) || !(math.Abs(cal.BQuery-8/(cal.EpsPrime*5000)) <= 1e-15) {
 		t.Errorf("calibration %+v", cal)
 	}
 	bad(t, "ρ = 0", "calibrate", "--mech", "pvmw", "--rho", "0", "--lmax", "20", "--n", "5000")
@@ -1514,7 +1514,7 @@ func TestSemiSensitive(t *testing.T) {
 		Guarantee        struct{ Eps, Delta float64 }
 	}
 	ok(t, &run, "run", "--mech", "pvmw", "--data", csv, "--k", "8", "--eps", "4", "--delta", "1e-6")
-	if run.Queries != 100 || run.Updates == 0 || run.Failed || len(run.Problems) != 1 || math.Abs(run.Guarantee.Eps-4) > 1e-9 || len(run.Psi) != 101 {
+	if run.Queries != 100 || run.Updates == 0 || run.Failed || len(run.Problems) != 1 || !(math.Abs(run.Guarantee.Eps-4) <= 1e-9) || len(run.Psi) != 101 {
 		t.Errorf("pvmw run: %+v", run)
 	}
 	if r := uldp(t, "step", "--mech", "pvmw", "--data", csv, "--k", "8", "--eps", "4", "--delta", "1e-6", "--to", "3"); r.code != 0 || !strings.Contains(r.stdout, "step 3 of") || !strings.Contains(r.stdout, "[pvmw.test]") {

@@ -146,7 +146,7 @@ func TestProfileIdentities(t *testing.T) {
 			bottoms++
 		}
 	}
-	if tol := math.Sqrt(math.Log(2/1e-6) / (2 * runs)); math.Abs(float64(bottoms)/runs-l.PBottom) > tol {
+	if tol := math.Sqrt(math.Log(2/1e-6) / (2 * runs)); !(math.Abs(float64(bottoms)/runs-l.PBottom) <= tol) {
 		t.Errorf("⊥ frequency %v, closed form %v ± %v", float64(bottoms)/runs, l.PBottom, tol)
 	}
 }
@@ -196,7 +196,7 @@ func TestAboveThresholdAuditAndMutant(t *testing.T) {
 	for _, v := range ATNoThresholdNoise(p, one) {
 		s += v
 	}
-	if math.Abs(s-1) > 1e-12 {
+	if !(math.Abs(s-1) <= 1e-12) {
 		t.Errorf("mutant law sums to %v", s)
 	}
 }
@@ -239,10 +239,10 @@ func TestGaussianMechanismAudit(t *testing.T) {
 		if pt.Verdict != c.verdict {
 			t.Errorf("%s at ε = %v: %+v, want %s", c.rule, c.eps, pt, c.verdict)
 		}
-		if want := privacy.GaussianDelta(c.eps, sens, sigma); math.Abs(pt.DeltaAB-want) > 1e-12*want+1e-300 || pt.DeltaAB != pt.DeltaBA {
+		if want := privacy.GaussianDelta(c.eps, sens, sigma); !(math.Abs(pt.DeltaAB-want) <= 1e-12*want+1e-300) || pt.DeltaAB != pt.DeltaBA {
 			t.Errorf("%s at ε = %v: δ = %v / %v, the closed form says %v", c.rule, c.eps, pt.DeltaAB, pt.DeltaBA, want)
 		}
-		if c.rule == GaussianAnalytic && math.Abs(pt.DeltaAB-delta) > 1e-9*delta {
+		if c.rule == GaussianAnalytic && !(math.Abs(pt.DeltaAB-delta) <= 1e-9*delta) {
 			t.Errorf("analytic σ at ε = %v: δ = %v, want exactly %v", c.eps, pt.DeltaAB, delta)
 		}
 	}

@@ -50,7 +50,7 @@ func TestSampleDPSGDIsTheRunWithoutNoise(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := runs.Sample(rng.New(2))
-	if err != nil || got == nil || math.Abs(got[0]-real.Theta[0]) > 1e-12 {
+	if err != nil || got == nil || !(math.Abs(got[0]-real.Theta[0]) <= 1e-12) {
 		t.Fatalf("sampler %v (%v), run %v", got, err, real.Theta)
 	}
 	// The far users are dropped by the ramp, so keeping everyone moves θ.
@@ -97,7 +97,7 @@ func TestSampleDPSGDMatchesRuns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if math.Abs(sampled.Halt-halt) > 1e-12 && mutant == "" {
+		if !(math.Abs(sampled.Halt-halt) <= 1e-12) && mutant == "" {
 			t.Fatalf("Halt = %v, the gate's law %v", sampled.Halt, halt)
 		}
 		var out []float64
@@ -119,7 +119,7 @@ func TestSampleDPSGDMatchesRuns(t *testing.T) {
 	smpOut, smpHalts := sample("")
 	tol := gof.Hoeffding(runs, 1, 1e-6)
 	for name, h := range map[string]int{"real runs": realHalts, "sampler": smpHalts} {
-		if f := float64(h) / runs; math.Abs(f-halt) > tol {
+		if f := float64(h) / runs; !(math.Abs(f-halt) <= tol) {
 			t.Errorf("%s halt %.4f of the time, the gate's law says %.4f (± %.4f)", name, f, halt, tol)
 		}
 	}

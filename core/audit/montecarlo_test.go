@@ -18,15 +18,15 @@ import (
 func TestClopperPearson(t *testing.T) {
 	// Textbook values (two-sided 95 %).
 	lo, hi := ClopperPearson(5, 10, 0.05)
-	if math.Abs(lo-0.187086) > 1e-6 || math.Abs(hi-0.812914) > 1e-6 {
+	if !(math.Abs(lo-0.187086) <= 1e-6) || !(math.Abs(hi-0.812914) <= 1e-6) {
 		t.Errorf("5/10: [%v, %v]", lo, hi)
 	}
 	lo, hi = ClopperPearson(0, 10, 0.05)
-	if lo != 0 || math.Abs(hi-(1-math.Pow(0.025, 0.1))) > 1e-9 {
+	if lo != 0 || !(math.Abs(hi-(1-math.Pow(0.025, 0.1))) <= 1e-9) {
 		t.Errorf("0/10: [%v, %v]", lo, hi)
 	}
 	lo, hi = ClopperPearson(10, 10, 0.05)
-	if hi != 1 || math.Abs(lo-math.Pow(0.025, 0.1)) > 1e-9 {
+	if hi != 1 || !(math.Abs(lo-math.Pow(0.025, 0.1)) <= 1e-9) {
 		t.Errorf("10/10: [%v, %v]", lo, hi)
 	}
 }
@@ -190,10 +190,10 @@ func TestMCEpsReach(t *testing.T) {
 		tail := cfg.Alpha / float64(2*(1+2*31)) / 2 // default 31 thresholds
 		root := math.Pow(tail, 1/float64(n))
 		want := math.Log((root - g.Delta) / (1 - root))
-		if math.Abs(res.EpsReach-want) > 1e-6 {
+		if !(math.Abs(res.EpsReach-want) <= 1e-6) {
 			t.Errorf("%d runs: reach %v, closed form %v", n, res.EpsReach, want)
 		}
-		if math.Abs(res.EpsLower-res.EpsReach) > 1e-9 {
+		if !(math.Abs(res.EpsLower-res.EpsReach) <= 1e-9) {
 			t.Errorf("%d runs: disjoint sides prove ε ≥ %v, want the reach %v; %+v", n, res.EpsLower, res.EpsReach, res.Worst)
 		}
 		if res.EpsReach <= prev {
@@ -210,7 +210,7 @@ func TestInvRegIncBeta(t *testing.T) {
 		{50000, 50001, 4e-6}, {12, 99989, 1 - 4e-6}, {99990, 11, 4e-6}} {
 		got := invRegIncBeta(c[0], c[1], c[2])
 		want := mathext.InvRegIncBeta(c[0], c[1], c[2])
-		if math.Abs(got-want) > 1e-9*math.Max(want, 1e-300) && math.Abs(got-want) > 1e-15 {
+		if !(math.Abs(got-want) <= 1e-9*math.Max(want, 1e-300)) && !(math.Abs(got-want) <= 1e-15) {
 			t.Errorf("Beta(%v, %v) quantile at %v: %v, gonum %v", c[0], c[1], c[2], got, want)
 		}
 	}

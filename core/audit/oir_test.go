@@ -25,7 +25,7 @@ func TestHockeyStick1DMatchesTheGaussian(t *testing.T) {
 		b := Mixture1D{Atom: c.atomB, Weights: []float64{1 - c.atomB}, Means: []float64{0}, Sigma: 1}
 		ee := math.Exp(c.eps)
 		want := math.Max(0, c.atomA-ee*c.atomB) + privacy.GaussianHockeyStick(1-c.atomA, ee*(1-c.atomB), c.shift)
-		if got := HockeyStick1D(a, b, c.eps); math.Abs(got-want) > 1e-13 {
+		if got := HockeyStick1D(a, b, c.eps); !(math.Abs(got-want) <= 1e-13) {
 			t.Errorf("%+v: δ = %.17g, want %.17g", c, got, want)
 		}
 	}
@@ -37,14 +37,14 @@ func TestHockeyStick1DMatchesTheGaussian(t *testing.T) {
 	for x := -12.0; x < 15; x += h {
 		want += math.Max(0, a.density(x+h/2)-math.Exp(0.2)*b.density(x+h/2)) * h
 	}
-	if got := HockeyStick1D(a, b, 0.2); math.Abs(got-want) > 1e-8 {
+	if got := HockeyStick1D(a, b, 0.2); !(math.Abs(got-want) <= 1e-8) {
 		t.Errorf("mixtures: δ = %.12g, want %.12g by quadrature", got, want)
 	}
 	// Without noise the components are atoms; far from the origin with a
 	// tiny σ the grid still ends.
 	a = Mixture1D{Atom: 0.1, Weights: []float64{0.5, 0.4}, Means: []float64{1, 2}}
 	b = Mixture1D{Atom: 0.1, Weights: []float64{0.9}, Means: []float64{1}}
-	if got, want := HockeyStick1D(a, b, 0), 0.4; math.Abs(got-want) > 1e-15 {
+	if got, want := HockeyStick1D(a, b, 0), 0.4; !(math.Abs(got-want) <= 1e-15) {
 		t.Errorf("atoms: δ = %v, want %v", got, want)
 	}
 	// (Near 10⁶ floats are 1.2·10⁻¹⁰ apart, an eighth of σ: the crossing
@@ -52,7 +52,7 @@ func TestHockeyStick1DMatchesTheGaussian(t *testing.T) {
 	a = Mixture1D{Weights: []float64{1}, Means: []float64{1e6}, Sigma: 1e-9}
 	b = Mixture1D{Weights: []float64{1}, Means: []float64{1e6 + 2e-9}, Sigma: 1e-9}
 	shift := (b.Means[0] - a.Means[0]) / a.Sigma
-	if got, want := HockeyStick1D(a, b, 0), privacy.GaussianHockeyStick(1, 1, shift); math.Abs(got-want) > 0.1 {
+	if got, want := HockeyStick1D(a, b, 0), privacy.GaussianHockeyStick(1, 1, shift); !(math.Abs(got-want) <= 0.1) {
 		t.Errorf("far and narrow: δ = %v, want about %v", got, want)
 	}
 }
@@ -103,7 +103,7 @@ func TestOIRAuditCatchesTheMutants(t *testing.T) {
 	// the far group, kept by nobody's ramp, moves the mean only if kept.
 	a, b := oirPair(20, 500)
 	law := oirAudit(t, oirAuditParams(), a, b)
-	if math.Abs(law.A.Score-20) > 1e-12 || math.Abs(law.A.Score-law.B.Score-2*19.0/20) > 1e-12 {
+	if !(math.Abs(law.A.Score-20) <= 1e-12) || !(math.Abs(law.A.Score-law.B.Score-2*19.0/20) <= 1e-12) {
 		t.Fatalf("scores %v and %v, want 20 and 20 − 2·19/20", law.A.Score, law.B.Score)
 	}
 	if law.Violated() {
@@ -111,7 +111,7 @@ func TestOIRAuditCatchesTheMutants(t *testing.T) {
 	}
 	// Both scores above the gate, the full 2(C−1)/C apart: the worst case
 	// for the gate, which spends exactly its budget.
-	if math.Abs(law.GateLoss-law.GateBudget) > 1e-12 {
+	if !(math.Abs(law.GateLoss-law.GateBudget) <= 1e-12) {
 		t.Errorf("gate loss %.17g, want the budget %.17g exactly", law.GateLoss, law.GateBudget)
 	}
 	for _, m := range []string{"keep-all", "weak-gate"} {

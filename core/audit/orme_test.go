@@ -74,11 +74,11 @@ func TestORMEMixtureMatchesSubsets(t *testing.T) {
 		got[math.Round(m*1e9)/1e9] += law.Weights[i]
 		total += law.Weights[i]
 	}
-	if math.Abs(total-1) > 1e-12 || len(got) != len(want) {
+	if !(math.Abs(total-1) <= 1e-12) || len(got) != len(want) {
 		t.Fatalf("weights sum to %v; %d components, want %d", total, len(got), len(want))
 	}
 	for m, w := range want {
-		if math.Abs(got[m]-w) > 1e-12 {
+		if !(math.Abs(got[m]-w) <= 1e-12) {
 			t.Errorf("mean %v: weight %v, want %v", m, got[m], w)
 		}
 	}
@@ -145,7 +145,7 @@ func TestORMEPairIntegratesToPass(t *testing.T) {
 		ia += w * pr.da[i]
 		ib += w * pr.db[i]
 	}
-	if math.Abs(ia-a.PPass) > 1e-9 || math.Abs(ib-b.PPass) > 1e-9 {
+	if !(math.Abs(ia-a.PPass) <= 1e-9) || !(math.Abs(ib-b.PPass) <= 1e-9) {
 		t.Errorf("∫ p_A = %v (Pr[pass] %v), ∫ p_B = %v (%v)", ia, a.PPass, ib, b.PPass)
 	}
 	if pr.Delta(0, true) < 0 || pr.Delta(50, true) > 1e-12 {
@@ -222,7 +222,7 @@ func TestORMESamplerMatchesLaw(t *testing.T) {
 		}
 		sum += o[0]
 	}
-	if tol := 240 * math.Sqrt(math.Log(2/1e-6)/(2*runs)); math.Abs(sum/runs-wantMean) > tol {
+	if tol := 240 * math.Sqrt(math.Log(2/1e-6)/(2*runs)); !(math.Abs(sum/runs-wantMean) <= tol) {
 		t.Errorf("mean release %v, exact %v (± %v)", sum/runs, wantMean, tol)
 	}
 }

@@ -24,7 +24,7 @@ func flipping(t *testing.T, queries int) (a, b []float64) {
 	}
 	// By hand: (269² + 31)/300 with the changed user in the crowd,
 	// (268² + 32)/300 without.
-	if in, out := (269.0*269+31)/300, (268.0*268+32)/300; math.Abs(a[0]-in) > 1e-9 || math.Abs(b[0]-out) > 1e-9 {
+	if in, out := (269.0*269+31)/300, (268.0*268+32)/300; !(math.Abs(a[0]-in) <= 1e-9) || !(math.Abs(b[0]-out) <= 1e-9) {
 		t.Fatalf("scores %v, %v; want %v, %v", a[0], b[0], in, out)
 	}
 	return a, b

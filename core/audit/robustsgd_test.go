@@ -52,11 +52,11 @@ func TestRSGDTestLaw(t *testing.T) {
 	if sound.Step != 1 || len(sound.ScoresA) != 30 {
 		t.Fatalf("changed user in step %d of %d, want 1 of 30", sound.Step, len(sound.ScoresA))
 	}
-	if sound.Violated() || math.Abs(sound.WorstLoss-0.5) > 1e-3 {
+	if sound.Violated() || !(math.Abs(sound.WorstLoss-0.5) <= 1e-3) {
 		t.Errorf("sound noise: loss %v, worst %v; want ≤ ε/2 with the worst at ε/2 = 0.5", sound.Loss, sound.WorstLoss)
 	}
 	for i := 1; i < 30; i++ {
-		if math.Abs(sound.ScoresA[i]-sound.ScoresB[i]) > 1e-12 {
+		if !(math.Abs(sound.ScoresA[i]-sound.ScoresB[i]) <= 1e-12) {
 			t.Fatalf("step %d: scores %v and %v differ; with the squared loss only the changed user's step may", i+1, sound.ScoresA[i], sound.ScoresB[i])
 		}
 	}
@@ -65,7 +65,7 @@ func TestRSGDTestLaw(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !paper.Violated() || math.Abs(paper.WorstLoss-1) > 1e-3 {
+	if !paper.Violated() || !(math.Abs(paper.WorstLoss-1) <= 1e-3) {
 		t.Errorf("printed noise: worst loss %v, want ε = 1, a violation of ε/2", paper.WorstLoss)
 	}
 	// The indicator kernel changes the changed step's score by at most
@@ -157,7 +157,7 @@ func TestRSGDIndicatorCaughtOnHuber(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if real.Violated() || real.Step != 1 || math.Abs(real.ScoresA[1]-real.ScoresB[1]) > 0.02 {
+	if real.Violated() || real.Step != 1 || !(math.Abs(real.ScoresA[1]-real.ScoresB[1]) <= 0.02) {
 		t.Errorf("exp kernel: loss %v, scores %v vs %v", real.Loss, real.ScoresA, real.ScoresB)
 	}
 	q, _ := RSGDMutant(p, RSGDIndicator)
@@ -209,7 +209,7 @@ func TestSampleRSGDIsTheRealRun(t *testing.T) {
 			}
 			// 300 runs: the halting frequency is within 0.1 of Halt except
 			// with probability 2e^{−2·300·0.01} < 0.005 (Hoeffding).
-			if math.Abs(float64(halted)/300-runs.Halt) > 0.1 {
+			if !(math.Abs(float64(halted)/300-runs.Halt) <= 0.1) {
 				t.Errorf("%s, %q: %d of 300 runs halted, Pr[halt] = %v", c.name, mutant, halted, runs.Halt)
 			}
 		}

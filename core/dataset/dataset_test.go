@@ -112,7 +112,7 @@ func TestOutliersAndClustersArePlaced(t *testing.T) {
 	c := gen(t, Spec{Kind: Clusters, N: 9, M: 10, D: 1, Clusters: 3, Separation: 20}, 6)
 	for i, mu := range c.Means() {
 		want := []float64{-20, 0, 20}[i%3]
-		if math.Abs(mu[0]-want) > 3 {
+		if !(math.Abs(mu[0]-want) <= 3) {
 			t.Errorf("user %d mean %.2f, cluster centre %v", i+1, mu[0], want)
 		}
 	}

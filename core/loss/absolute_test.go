@@ -40,7 +40,7 @@ func TestAbsoluteMinimiseMatchesBruteForce(t *testing.T) {
 			lo, hi = math.Max(a.Lo, best-step), math.Min(a.Hi, best+step)
 		}
 		got := a.Minimise(xs)
-		if got < a.Lo || got > a.Hi || obj(got) > bestV+1e-12 || math.Abs(got-best) > 1e-6 {
+		if got < a.Lo || got > a.Hi || obj(got) > bestV+1e-12 || !(math.Abs(got-best) <= 1e-6) {
 			t.Fatalf("trial %d: xs %v, %+v: exact %v (F = %v), brute force %v (F = %v)", trial, xs, a, got, obj(got), best, bestV)
 		}
 	}

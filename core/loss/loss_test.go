@@ -112,7 +112,7 @@ func TestIntersectionProjectSpecialCases(t *testing.T) {
 func TestBallProjectAndLoss(t *testing.T) {
 	b := Ball{Centre: []float64{1, 1}, Radius: 1}
 	got := b.Project([]float64{4, 5}, make([]float64, 2))
-	if math.Abs(got[0]-1.6) > 1e-15 || math.Abs(got[1]-1.8) > 1e-15 {
+	if !(math.Abs(got[0]-1.6) <= 1e-15) || !(math.Abs(got[1]-1.8) <= 1e-15) {
 		t.Errorf("projection %v, want (1.6, 1.8)", got)
 	}
 	if l := (Squared{Mu: 2}).Value([]float64{0, 0}, [][]float64{{1, 0}, {0, 3}}); l != 5 {

@@ -22,7 +22,7 @@ func TestSmoothLosses(t *testing.T) {
 				up, down := append([]float64(nil), theta...), append([]float64(nil), theta...)
 				up[k] += h
 				down[k] -= h
-				if num := (l.At(up, z) - l.At(down, z)) / (2 * h); math.Abs(num-g[k]) > 1e-5 {
+				if num := (l.At(up, z) - l.At(down, z)) / (2 * h); !(math.Abs(num-g[k]) <= 1e-5) {
 					t.Fatalf("%T: ∂/∂θ_%d = %v numerically, Grad says %v", l, k+1, num, g[k])
 				}
 			}

@@ -23,7 +23,7 @@ func TestATPassProbabilityGolden(t *testing.T) {
 	}{{20, 8, 2.0393e-7}, {30, 8, 6.8413e-11}, {100, 1, 3.4296e-5}} {
 		p := ATParams{Eps: c.eps / 2, Threshold: 4 * float64(c.n) / 5}
 		got := ATPassProbability(p, 1)
-		if math.Abs(got-c.want) > 0.5e-4*c.want { // 5 significant digits printed
+		if !(math.Abs(got-c.want) <= 0.5e-4*c.want) { // 5 significant digits printed
 			t.Errorf("n=%d ε=%v: P(⊤) = %.5g, spec %.5g", c.n, c.eps, got, c.want)
 		}
 	}
@@ -35,7 +35,7 @@ func TestATPassProbabilityMatchesQuadrature(t *testing.T) {
 		for _, q := range []float64{p.Threshold - 30, p.Threshold - 3, p.Threshold, p.Threshold + 0.5, p.Threshold + 12} {
 			closed := ATPassProbability(p, q)
 			dist := ATHaltDistribution(p, []float64{q})
-			if math.Abs(dist[1]-closed) > 1e-10 || math.Abs(dist[0]+dist[1]-1) > 1e-10 {
+			if !(math.Abs(dist[1]-closed) <= 1e-10) || !(math.Abs(dist[0]+dist[1]-1) <= 1e-10) {
 				t.Errorf("ε=%v Δ=%v q=%v: closed %.15g, quadrature pass %.15g halt %.15g", p.Eps, p.Threshold, q, closed, dist[1], dist[0])
 			}
 		}
@@ -59,7 +59,7 @@ func TestATSamplerMatchesExactLaw(t *testing.T) {
 		}
 	}
 	want := ATPassProbability(p, 8.5)
-	if tol := gof.Hoeffding(runs, 1, 1e-6); math.Abs(float64(passes)/runs-want) > tol {
+	if tol := gof.Hoeffding(runs, 1, 1e-6); !(math.Abs(float64(passes)/runs-want) <= tol) {
 		t.Errorf("single query: pass rate %v, exact %v ± %v", float64(passes)/runs, want, tol)
 	}
 
@@ -134,7 +134,7 @@ func TestATHaltDistributionSumsToOne(t *testing.T) {
 			}
 			s += v
 		}
-		if math.Abs(s-1) > 1e-10 {
+		if !(math.Abs(s-1) <= 1e-10) {
 			t.Errorf("queries %v: total probability %.15g", qs, s)
 		}
 	}
@@ -231,7 +231,7 @@ func TestLaplaceSumSurvivalEqualScales(t *testing.T) {
 	for _, w := range []float64{-3, -0.5, 0, 0.7, 4} {
 		eq := LaplaceSumSurvival(1, 1, w)
 		near := LaplaceSumSurvival(1, 1+1e-3, w)
-		if math.Abs(eq-near) > 2e-3 {
+		if !(math.Abs(eq-near) <= 2e-3) {
 			t.Errorf("w = %v: equal scales %v, nearly equal %v", w, eq, near)
 		}
 		// Pr[X + Y ≥ w] = ∫ f(x) Pr[Y ≥ w − x] dx, on a fine midpoint grid.
@@ -245,7 +245,7 @@ func TestLaplaceSumSurvivalEqualScales(t *testing.T) {
 			}
 			sum += 0.5 * math.Exp(-math.Abs(m)) * surv * h
 		}
-		if math.Abs(eq-sum) > 1e-6 {
+		if !(math.Abs(eq-sum) <= 1e-6) {
 			t.Errorf("w = %v: formula %v, integral %v", w, eq, sum)
 		}
 	}

@@ -58,7 +58,7 @@ func TestDelOutputPertWorkedExample(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", r.name, err)
 		}
-		if law.Kappa != 3 || math.Abs(law.Sigma-3.182084) > 5e-7 {
+		if law.Kappa != 3 || !(math.Abs(law.Sigma-3.182084) <= 5e-7) {
 			t.Fatalf("%s: κ = %d, σ = %v", r.name, law.Kappa, law.Sigma)
 		}
 		if law.RStar != r.rstar {
@@ -69,10 +69,10 @@ func TestDelOutputPertWorkedExample(t *testing.T) {
 			t.Errorf("%s: S* = %v, spec %v", r.name, oneBased(law.Removed), r.removed)
 		}
 		// P⊥ printed to 7 significant digits.
-		if r.pBottom == 0 && law.PBottom != 0 || r.pBottom != 0 && math.Abs(law.PBottom-r.pBottom) > 5e-7*r.pBottom {
+		if r.pBottom == 0 && law.PBottom != 0 || r.pBottom != 0 && !(math.Abs(law.PBottom-r.pBottom) <= 5e-7*r.pBottom) {
 			t.Errorf("%s: P⊥ = %.7g, spec %.7g", r.name, law.PBottom, r.pBottom)
 		}
-		if r.rstar >= 0 && math.Abs(law.Centre[0]-r.centre) > 1e-12 {
+		if r.rstar >= 0 && !(math.Abs(law.Centre[0]-r.centre) <= 1e-12) {
 			t.Errorf("%s: centre %.12g, spec %.12g", r.name, law.Centre[0], r.centre)
 		}
 		if r.rstar < 0 && law.Centre != nil {
@@ -264,7 +264,7 @@ func TestDelOutputPertTeachingKappa(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if cal.Kappa != c.kappa || math.Abs(cal.Scale-c.sigma) > 1e-12*c.sigma {
+		if cal.Kappa != c.kappa || !(math.Abs(cal.Scale-c.sigma) <= 1e-12*c.sigma) {
 			t.Errorf("κ = %d by hand: calibration κ = %d, σ = %.17g, want σ = %.17g", c.kappa, cal.Kappa, cal.Scale, c.sigma)
 		}
 		n := 4*c.kappa + 2 // the deletions' own requirement, met exactly
@@ -302,7 +302,7 @@ func TestCertificateBoundAtTheCutOff(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if law.Kappa != 3 || math.Abs(law.Bound-c.bound) > 1e-12 || law.Certified != c.fires {
+		if law.Kappa != 3 || !(math.Abs(law.Bound-c.bound) <= 1e-12) || law.Certified != c.fires {
 			t.Errorf("v = %v: bound %.17g (κ = %d), certified %v; want %.17g, %v", c.v, law.Bound, law.Kappa, law.Certified, c.bound, c.fires)
 		}
 		// Both sides are stable (r* = 0): the search agrees where the
@@ -387,7 +387,7 @@ func TestDelOutputPertRun(t *testing.T) {
 		t.Error("the two-cluster tie must output ⊥")
 	}
 	np, _, _ := DelOutputPert(ctx, DelParams{Eps: 1, Delta: 0.1, Sens: 1, Mode: privacy.NonPrivate}, d, rng.New(1), nil)
-	if math.Abs(np.Output[0]-10.0/14) > 1e-12 {
+	if !(math.Abs(np.Output[0]-10.0/14) <= 1e-12) {
 		t.Errorf("non-private output %v, want f(x) = 10/14", np.Output)
 	}
 }

@@ -14,7 +14,7 @@ import (
 
 func near(t *testing.T, what string, got, want, rel float64) {
 	t.Helper()
-	if math.Abs(got-want) > rel*math.Abs(want) {
+	if !(math.Abs(got-want) <= rel*math.Abs(want)) {
 		t.Errorf("%s = %.7g, want %.7g (±%g relative)", what, got, want, rel)
 	}
 }
@@ -203,10 +203,10 @@ func TestORMETightCluster(t *testing.T) {
 	}
 	sigma := o1(t, p, n).Sigma
 	for k := range 2 {
-		if m := sum[k] / float64(passed); math.Abs(m) > 5*sigma/math.Sqrt(float64(passed)) {
+		if m := sum[k] / float64(passed); !(math.Abs(m) <= 5*sigma/math.Sqrt(float64(passed))) {
 			t.Errorf("coordinate %d: mean error %v", k, m)
 		}
-		if r := sq[k] / float64(passed) / (sigma * sigma); math.Abs(r-1) > 0.15 {
+		if r := sq[k] / float64(passed) / (sigma * sigma); !(math.Abs(r-1) <= 0.15) {
 			t.Errorf("coordinate %d: variance ratio %v", k, r)
 		}
 	}
@@ -328,7 +328,7 @@ func TestORMECoupledCoins(t *testing.T) {
 			}
 		}
 	}
-	if tol := 8 * math.Sqrt(math.Log(2/1e-6)/(2*runs)); math.Abs(sum/runs-3.5) > tol {
+	if tol := 8 * math.Sqrt(math.Log(2/1e-6)/(2*runs)); !(math.Abs(sum/runs-3.5) <= tol) {
 		t.Errorf("E|S Δ S′| ≈ %v, want ‖p − p′‖₁ = 3.5 (± %.3g)", sum/runs, tol)
 	}
 }

@@ -20,18 +20,18 @@ func TestSCDeltaScaling(t *testing.T) {
 	base, _ := scP.TargetSens(100, 16, 3)
 	d2n, _ := scP.TargetSens(200, 16, 3)
 	d4m, _ := scP.TargetSens(100, 64, 3)
-	if math.Abs(d2n-base/2) > 1e-15*base || math.Abs(d4m-base/2) > 1e-15*base {
+	if !(math.Abs(d2n-base/2) <= 1e-15*base) || !(math.Abs(d4m-base/2) <= 1e-15*base) {
 		t.Errorf("Δ(n, m) = %v, Δ(2n) = %v, Δ(4m) = %v", base, d2n, d4m)
 	}
 	// By hand: G = 2, 10·2·√ln 100/(100·4) = 0.1073087…
-	if math.Abs(base-10*2*math.Sqrt(math.Log(100))/400) > 1e-15 {
+	if !(math.Abs(base-10*2*math.Sqrt(math.Log(100))/400) <= 1e-15) {
 		t.Errorf("paper Δ = %v", base)
 	}
 	c := scP
 	c.Rule = DeltaCorollary
 	cor, _ := c.TargetSens(100, 16, 3)
 	want := 2 * 5 * 2 * math.Sqrt(13*math.Log(100)+math.Log(100)) / (87 * 4)
-	if math.Abs(cor-want) > 1e-15*want {
+	if !(math.Abs(cor-want) <= 1e-15*want) {
 		t.Errorf("corollary Δ = %v, want %v", cor, want)
 	}
 	if _, err := c.TargetSens(13, 16, 3); err == nil {
@@ -65,7 +65,7 @@ func TestProjectedSearchMatchesLiteral(t *testing.T) {
 		if law.RStar != want || (want > 0 && !reflect.DeepEqual(law.Removed, wantS)) {
 			t.Fatalf("trial %d: r* %d S* %v, literal %d %v", trial, law.RStar, law.Removed, want, wantS)
 		}
-		if law.Centre != nil && math.Abs(law.Centre[0]) > radius+1e-12 {
+		if law.Centre != nil && !(math.Abs(law.Centre[0]) <= radius+1e-12) {
 			t.Fatalf("centre %v outside the ball", law.Centre)
 		}
 	}
@@ -83,7 +83,7 @@ func TestPermutationInvariance(t *testing.T) {
 	a, _ := DelOutputPertLaw(context.Background(), DelParams{Eps: 8, Delta: 0.1, Sens: 1}, d, nil)
 	b, _ := DelOutputPertLaw(context.Background(), DelParams{Eps: 8, Delta: 0.1, Sens: 1}, shuffled, nil)
 	for k := range a.Mean {
-		if math.Abs(a.Mean[k]-b.Mean[k]) > 1e-12 {
+		if !(math.Abs(a.Mean[k]-b.Mean[k]) <= 1e-12) {
 			t.Fatalf("θ*(x) = %v, θ*(x^π) = %v", a.Mean, b.Mean)
 		}
 	}
@@ -96,7 +96,7 @@ func TestTheorem36Identity(t *testing.T) {
 	means, total := userMeans(d)
 	full := meanWithout(means, total, 0, make([]float64, 3))
 	without := meanWithout(means, total, 1<<29, make([]float64, 3))
-	if got, want := loss.Dist(full, without), loss.Dist(means[29], full)/29; math.Abs(got-want) > 1e-15 {
+	if got, want := loss.Dist(full, without), loss.Dist(means[29], full)/29; !(math.Abs(got-want) <= 1e-15) {
 		t.Errorf("‖θ* − θ*₋ₙ‖ = %v, identity gives %v", got, want)
 	}
 }
@@ -140,7 +140,7 @@ func TestCertifiedCentreIsTheMinimiser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Law.Certified || math.Abs(res.Law.Centre[0]-0.5) > 1e-12 {
+	if !res.Law.Certified || !(math.Abs(res.Law.Centre[0]-0.5) <= 1e-12) {
 		t.Errorf("certified %v, centre %v, want the projection 0.5", res.Law.Certified, res.Law.Centre)
 	}
 }
@@ -193,10 +193,10 @@ func TestSCOutputPertPrivacyTermSlopes(t *testing.T) {
 		xm = append(xm, math.Log(float64(m)))
 		ym = append(ym, math.Log(meanSqErr(100, m)))
 	}
-	if s := fit(xn, yn); math.Abs(s+2) > 0.1 {
+	if s := fit(xn, yn); !(math.Abs(s+2) <= 0.1) {
 		t.Errorf("slope in n %.3f, want −2 ± 0.1", s)
 	}
-	if s := fit(xm, ym); math.Abs(s+1) > 0.1 {
+	if s := fit(xm, ym); !(math.Abs(s+1) <= 0.1) {
 		t.Errorf("slope in m %.3f, want −1 ± 0.1", s)
 	}
 }
@@ -250,7 +250,7 @@ func TestTheorem36ViolationRate(t *testing.T) {
 func TestLemma38(t *testing.T) {
 	const N, m, d, trials, beta, G = 200, 10, 3, 20_000, 0.05, 1.0
 	// 5·√(ln 20/10), mpmath.
-	if got := meanSpread(G, m, math.Log(1/beta)); math.Abs(got-2.7366641525559868) > 1e-15 {
+	if got := meanSpread(G, m, math.Log(1/beta)); !(math.Abs(got-2.7366641525559868) <= 1e-15) {
 		t.Fatalf("meanSpread(1, 10, ln 20) = %.17g, want 2.7366641525559868", got)
 	}
 	r := rng.New(13).Get(rng.Data)
@@ -311,7 +311,7 @@ func TestLemma38(t *testing.T) {
 			t.Errorf("%s: ‖Σ‖/m above meanSpread in %d of %d draws (β = %v)", name, violations, trials, beta)
 		}
 		tol := m * m * G * G * math.Sqrt(math.Log(2/1e-6)/(2*trials))
-		if math.Abs(meanSq-exact) > tol || exact > m*G*G {
+		if !(math.Abs(meanSq-exact) <= tol) || exact > m*G*G {
 			t.Errorf("%s: mean ‖Σ‖² = %.4f, exact %.4f (± %.3f), bound mG² = %v", name, meanSq, exact, tol, m*G*G)
 		}
 		t.Logf("%s: mean ‖Σ‖² %.3f (exact %.3f, bound %v); violations %d", name, meanSq, exact, m*G*G, violations)

@@ -30,14 +30,14 @@ func printedClose(t *testing.T, what string, got float64, printed string) {
 		decimals = len(mant) - i - 1
 	}
 	tol := 0.5*math.Pow(10, float64(exp-decimals)) + 1e-15*math.Abs(want)
-	if math.Abs(got-want) > tol {
+	if !(math.Abs(got-want) <= tol) {
 		t.Errorf("%s = %.10g, spec prints %s (tolerance %.2g)", what, got, printed, tol)
 	}
 }
 
 func relClose(t *testing.T, what string, got, want, rel float64) {
 	t.Helper()
-	if math.Abs(got-want) > rel*math.Abs(want) {
+	if !(math.Abs(got-want) <= rel*math.Abs(want)) {
 		t.Errorf("%s = %.17g, want %.17g (relative tolerance %g)", what, got, want, rel)
 	}
 }
@@ -119,7 +119,7 @@ func TestTDLapIdentities(t *testing.T) {
 			pm := d.PMF(x)
 			sum += pm
 			running += pm
-			if math.Abs(d.CDF(x)-running) > 1e-12 {
+			if !(math.Abs(d.CDF(x)-running) <= 1e-12) {
 				t.Fatalf("ε=%v: CDF(%d) = %.15g, running sum %.15g", p.eps, x, d.CDF(x), running)
 			}
 			if d.PMF(2*k-x) != pm {
@@ -169,7 +169,7 @@ func TestTDLapSamplerTableIsExact(t *testing.T) {
 	prev := uint64(0)
 	for x, c := range d.cut {
 		p := float64(c-prev) * 0x1p-53
-		if math.Abs(p-d.PMF(x)) > 0x1p-52 {
+		if !(math.Abs(p-d.PMF(x)) <= 0x1p-52) {
 			t.Fatalf("Pr[X=%d] from table %.17g, pmf %.17g", x, p, d.PMF(x))
 		}
 		prev = c

@@ -24,10 +24,10 @@ func TestAccelScheduleGolden(t *testing.T) {
 	n, m, d := 1_000_000, 16, 2
 	p := AccelParams{Eps: 1, Delta: 1e-7, Loss: loss.Squared{Mu: 1}, Lipschitz: 1, Radius: 0.5, QExp: 0.5,
 		PExp: 1.5 + 2.5 + math.Log(4)/math.Log(1e6)}
-	if tau := p.Tau(n, m, d); math.Abs(tau-4.320) > 5e-4 {
+	if tau := p.Tau(n, m, d); !(math.Abs(tau-4.320) <= 5e-4) {
 		t.Errorf("τ = %v, want 4.320", tau)
 	}
-	if lam := p.BaseLambda(n, m, d); math.Abs(lam-2.504e-4) > 5e-8 {
+	if lam := p.BaseLambda(n, m, d); !(math.Abs(lam-2.504e-4) <= 5e-8) {
 		t.Errorf("λ = %v, want 2.504e-4", lam)
 	}
 	want := []struct {
@@ -47,7 +47,7 @@ func TestAccelScheduleGolden(t *testing.T) {
 	for i, w := range want {
 		r := rows[i]
 		rel := func(got, want float64) bool { return math.Abs(got-want) <= 5e-4*want }
-		if r.Users != w.ni || !rel(r.Lambda, w.lambda) || r.Steps != w.steps || math.Abs(r.Printed-w.printed) > 1e-6*w.printed || !rel(r.Sigma, w.sigma) {
+		if r.Users != w.ni || !rel(r.Lambda, w.lambda) || r.Steps != w.steps || !(math.Abs(r.Printed-w.printed) <= 1e-6*w.printed) || !rel(r.Sigma, w.sigma) {
 			t.Errorf("phase %d: %+v, want n_i %d, λ_i %.4g, T_i %d, K_i %.0f, σ_i %.4g", i+1, r, w.ni, w.lambda, w.steps, w.printed, w.sigma)
 		}
 		if !r.Capped || r.Batch != r.Users {
@@ -161,7 +161,7 @@ func TestAccelHaltProbabilityOnTwoCamps(t *testing.T) {
 			halts++
 		}
 	}
-	if got := float64(halts) / runs; math.Abs(got-want) > 0.043 || want < 0.2 || want > 0.9 {
+	if got := float64(halts) / runs; !(math.Abs(got-want) <= 0.043) || want < 0.2 || want > 0.9 {
 		t.Errorf("first check halted in %.4f of %d runs, want %.4f", got, runs, want)
 	}
 }
@@ -205,7 +205,7 @@ func TestAccelSigmaScale(t *testing.T) {
 	for i, r := range scaled {
 		want := printed[i]
 		want.Sigma /= 100
-		if math.Abs(r.Sigma-want.Sigma) > 1e-12*want.Sigma || r.Steps != want.Steps || r.Batch != want.Batch || r.Tau != want.Tau {
+		if !(math.Abs(r.Sigma-want.Sigma) <= 1e-12*want.Sigma) || r.Steps != want.Steps || r.Batch != want.Batch || r.Tau != want.Tau {
 			t.Errorf("phase %d: %+v, want %+v", r.I, r, want)
 		}
 	}

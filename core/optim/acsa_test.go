@@ -45,13 +45,13 @@ func TestACSAFirstIterates(t *testing.T) {
 	} {
 		md := a.Query()
 		for k := range md {
-			if math.Abs(md[k]-want.md[k]) > 1e-15 {
+			if !(math.Abs(md[k]-want.md[k]) <= 1e-15) {
 				t.Fatalf("step %d: x_md = %v, want %v", step+1, md, want.md)
 			}
 		}
 		a.Update(q.grad(md))
 		for k := range a.Prev {
-			if math.Abs(a.Prev[k]-want.prev[k]) > 1e-15 || math.Abs(a.Ag[k]-want.ag[k]) > 1e-15 {
+			if !(math.Abs(a.Prev[k]-want.prev[k]) <= 1e-15) || !(math.Abs(a.Ag[k]-want.ag[k]) <= 1e-15) {
 				t.Fatalf("step %d: x = %v, x_ag = %v; want %v and %v", step+1, a.Prev, a.Ag, want.prev, want.ag)
 			}
 		}
@@ -96,7 +96,7 @@ func TestACSARates(t *testing.T) {
 	small := NewACSA(1, 4, loss.Ball{Centre: []float64{0, 0}, Radius: 0.5}, 0, []float64{0, 0})
 	small.Query()
 	small.Update([]float64{-100, 0})
-	if math.Abs(small.Prev[0]-0.5) > 1e-15 || small.Prev[1] != 0 {
+	if !(math.Abs(small.Prev[0]-0.5) <= 1e-15) || small.Prev[1] != 0 {
 		t.Errorf("a step to (100/9, 0) lands at %v, want the projection (0.5, 0)", small.Prev)
 	}
 }

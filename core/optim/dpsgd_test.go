@@ -36,10 +36,10 @@ func TestDPSGDGivesORMEItsShareOfDelta(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := res.ORME
-	if math.Abs(c.Params.Delta-1.25e-9) > 1e-15*1.25e-9 || c.Params.Queries != 10 || c.Params.Eps != 1 || c.Params.Tau != 0.5 {
+	if !(math.Abs(c.Params.Delta-1.25e-9) <= 1e-15*1.25e-9) || c.Params.Queries != 10 || c.Params.Eps != 1 || c.Params.Tau != 0.5 {
 		t.Errorf("ORME runs at %+v, want ε = 1, δ = 1.25e-9, T = 10, τ = 0.5", c.Params)
 	}
-	if math.Abs(c.Sigma-1.9997195116921195) > 1e-12*c.Sigma {
+	if !(math.Abs(c.Sigma-1.9997195116921195) <= 1e-12*c.Sigma) {
 		t.Errorf("ORME's σ = %.17g, want 1.9997195116921195", c.Sigma)
 	}
 }
@@ -161,7 +161,7 @@ func TestTheorem41Settings(t *testing.T) {
 		Eta:       2 * math.Min(math.Sqrt(10)*20/(tf*math.Sqrt(2)*math.Log(400/1e-5)), math.Min(math.Pow(tf, -0.75), math.Sqrt(200)/tf)),
 	}
 	for _, c := range [][3]float64{{s.Smoothing, want.Smoothing, 0}, {s.Tau, want.Tau, 1}, {s.Eta, want.Eta, 2}} {
-		if math.Abs(c[0]-c[1]) > 1e-12*c[1] {
+		if !(math.Abs(c[0]-c[1]) <= 1e-12*c[1]) {
 			t.Errorf("setting %v: %v, want %v", c[2], c[0], c[1])
 		}
 	}
@@ -181,7 +181,7 @@ func TestSmoothingOracles(t *testing.T) {
 		return math.Abs(th)
 	}
 	for _, c := range [][2]float64{{0, 0.25}, {0.2, 0.29}, {0.5, 0.5}, {1, 1}} {
-		if math.Abs(closed(c[0])-c[1]) > 1e-12 {
+		if !(math.Abs(closed(c[0])-c[1]) <= 1e-12) {
 			t.Errorf("ℓ̂(%v) = %v, spec %v", c[0], closed(c[0]), c[1])
 		}
 		b := noise.Ball{Dim: 1, Radius: r, Src: rng.New(uint64(7 + 10*c[0])).Get(rng.Smoothing)}
@@ -192,7 +192,7 @@ func TestSmoothingOracles(t *testing.T) {
 			b.Rand(y)
 			s += math.Abs(c[0] + y[0])
 		}
-		if math.Abs(s/draws-c[1]) > 4*0.3/math.Sqrt(draws) {
+		if !(math.Abs(s/draws-c[1]) <= 4*0.3/math.Sqrt(draws)) {
 			t.Errorf("Monte Carlo ℓ̂(%v) = %v, want %v", c[0], s/draws, c[1])
 		}
 	}
@@ -201,7 +201,7 @@ func TestSmoothingOracles(t *testing.T) {
 			t.Fatalf("ℓ ≤ ℓ̂ ≤ ℓ + Gr fails at %v", th)
 		}
 		if math.Abs(th) < r-0.01 {
-			if d := (closed(th+1e-6) - closed(th-1e-6)) / 2e-6; math.Abs(d-th/r) > 1e-6 {
+			if d := (closed(th+1e-6) - closed(th-1e-6)) / 2e-6; !(math.Abs(d-th/r) <= 1e-6) {
 				t.Fatalf("ℓ̂′(%v) = %v, want θ/r = %v", th, d, th/r)
 			}
 		}
@@ -269,7 +269,7 @@ func TestBaselines(t *testing.T) {
 	rho := privacy.RhoFor(1, 1e-5)
 	item, _ := BaselineSigma(BaselineItem, 1, 1e-5, 1, 100, 10, 50)
 	user, _ := BaselineSigma(BaselineUser, 1, 1e-5, 1, 100, 10, 50)
-	if want := 2.0 / 100 * math.Sqrt(50/(2*rho)); math.Abs(user-want) > 1e-12*want || math.Abs(user/item-10) > 1e-12 {
+	if want := 2.0 / 100 * math.Sqrt(50/(2*rho)); !(math.Abs(user-want) <= 1e-12*want) || !(math.Abs(user/item-10) <= 1e-12) {
 		t.Errorf("σ_user = %v (want %v), σ_user/σ_item = %v (want m = 10)", user, want, user/item)
 	}
 	if _, err := BaselineSigma("magic", 1, 1e-5, 1, 100, 10, 50); err == nil {
@@ -313,18 +313,18 @@ func TestDPSGDSCPlan(t *testing.T) {
 			t.Errorf("phase %d: %d users, want %d", i+1, plan[i].Users, want)
 		}
 	}
-	if g := p.G(); math.Abs(plan[0].RHat-2*g/p.Mu) > 1e-12 {
+	if g := p.G(); !(math.Abs(plan[0].RHat-2*g/p.Mu) <= 1e-12) {
 		t.Errorf("R̂₁ = %v, want 2G/μ = %v", plan[0].RHat, 2*g/p.Mu)
 	}
 	for i := 0; i+1 < len(plan); i++ {
 		a, b := plan[i].D/(16*plan[i].E), plan[i+1].D/(16*plan[i+1].E)
-		if math.Abs(b-math.Sqrt(a)) > 1e-12*b {
+		if !(math.Abs(b-math.Sqrt(a)) <= 1e-12*b) {
 			t.Errorf("phases %d→%d: D/16E %v → %v, want the square root", i+1, i+2, a, b)
 		}
 		if r := plan[i].E / plan[i+1].E; r > 4+1e-12 {
 			t.Errorf("E_%d/E_%d = %v > 4", i+1, i+2, r)
 		}
-		if math.Abs(plan[i+1].RHat-math.Sqrt(2*plan[i].D/p.Mu)) > 1e-12*plan[i+1].RHat {
+		if !(math.Abs(plan[i+1].RHat-math.Sqrt(2*plan[i].D/p.Mu)) <= 1e-12*plan[i+1].RHat) {
 			t.Errorf("R̂_%d is not √(2D_%d/μ)", i+2, i+1)
 		}
 	}

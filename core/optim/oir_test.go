@@ -105,7 +105,7 @@ func TestSGDPassIsTheLiteralLoop(t *testing.T) {
 	}
 	var got Vectors
 	avg := SGDPass(f, items, eta, loss.Ball{Centre: []float64{0, 0}, Radius: r}, []float64{0.2, 0.1}, &got)
-	if math.Abs(avg[0]-sum[0]) > 1e-15 || math.Abs(avg[1]-sum[1]) > 1e-15 {
+	if !(math.Abs(avg[0]-sum[0]) <= 1e-15) || !(math.Abs(avg[1]-sum[1]) <= 1e-15) {
 		t.Errorf("average %v, want %v", avg, sum)
 	}
 	if got.Len() != 5 {
@@ -171,7 +171,7 @@ func TestOIRGivenOrderByHand(t *testing.T) {
 		t.Errorf("η %v, score %v, counts %v, kept %v, passed %v; want 0.25, 3, all 3, all kept, passed", ph.Eta, ph.Score, ph.Counts, ph.Kept, ph.Passed)
 	}
 	for k := range mean {
-		if math.Abs(res.Output[k]-mean[k]) > 1e-15 {
+		if !(math.Abs(res.Output[k]-mean[k]) <= 1e-15) {
 			t.Errorf("output %v, want the plain mean %v", res.Output, mean)
 		}
 	}
@@ -188,7 +188,7 @@ func TestOIRKeepRamp(t *testing.T) {
 		{10, map[int]float64{5: 0, 6: 0.6, 7: 1, 10: 1}},
 	} {
 		for h, w := range tc.want {
-			if got := robust.Keep(h, tc.k); math.Abs(got-w) > 1e-15 {
+			if got := robust.Keep(h, tc.k); !(math.Abs(got-w) <= 1e-15) {
 				t.Errorf("p_keep(%d; %d) = %v, want %v", h, tc.k, got, w)
 			}
 		}
@@ -251,7 +251,7 @@ func TestOIRSurvivorsAndSensitivity(t *testing.T) {
 			t.Fatalf("C = %d: replacing iterate %d moved the score by %v > 2(C−1)/C", c, j, ds)
 		}
 		for k := range pts {
-			if k != j && math.Abs(float64(after[1][k]-counts[1][k])) > 1 {
+			if k != j && !(math.Abs(float64(after[1][k]-counts[1][k])) <= 1) {
 				t.Fatalf("C = %d: replacing iterate %d moved iterate %d's count by %d", c, j, k, after[1][k]-counts[1][k])
 			}
 		}
@@ -313,7 +313,7 @@ func TestOIRGateProbabilities(t *testing.T) {
 				t.Fatal(err)
 			}
 			ph := res.Phases[0]
-			if ph.Score != tc.score || math.Abs(ph.PPass-want) > 1e-12 {
+			if ph.Score != tc.score || !(math.Abs(ph.PPass-want) <= 1e-12) {
 				t.Fatalf("%s: score %v with pass chance %v, want %v and %v", tc.name, ph.Score, ph.PPass, tc.score, want)
 			}
 			if ph.Passed {
@@ -324,7 +324,7 @@ func TestOIRGateProbabilities(t *testing.T) {
 				t.Fatalf("%s, seed %d: a failed gate gave output %v, halted %v, kept %v; want exactly 0 and a halt", tc.name, seed, res.Output, res.Halted, ph.Kept)
 			}
 		}
-		if f := float64(passed) / seeds; math.Abs(f-want) > 0.043 {
+		if f := float64(passed) / seeds; !(math.Abs(f-want) <= 0.043) {
 			t.Errorf("%s: the gate passed %.3f of runs, want %.3f ± 0.043", tc.name, f, want)
 		}
 	}
@@ -449,7 +449,7 @@ func TestOIRGuarantee(t *testing.T) {
 	for _, r := range s.Schedule(n, m, d) {
 		_, eg, dg, zeta := s.budget(3440)
 		_, sens := mech.SurvivorMeanSensitivity(3440, r.Tau, zeta)
-		if got := privacy.GaussianDelta(eg, sens, r.Sigma); r.Sigma != r.Needed || math.Abs(got-dg) > 1e-9*dg {
+		if got := privacy.GaussianDelta(eg, sens, r.Sigma); r.Sigma != r.Needed || !(math.Abs(got-dg) <= 1e-9*dg) {
 			t.Errorf("sound phase %d: σ %v (needed %v) gives δ %v at ε %v, want %v", r.I, r.Sigma, r.Needed, got, eg, dg)
 		}
 	}

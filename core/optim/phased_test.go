@@ -55,7 +55,7 @@ func TestPhasedSequencesAndLemma42(t *testing.T) {
 	sq := loss.Squared{Mu: p.Mu}
 	r := rng.New(2).Get(rng.Data)
 	for i, ph := range res.Phases {
-		if math.Abs(ph.Lambda-p.Lambda*math.Pow(4, float64(i+1))) > 1e-12*ph.Lambda || math.Abs(ph.Radius-p.G()/ph.Lambda) > 1e-12*ph.Radius {
+		if !(math.Abs(ph.Lambda-p.Lambda*math.Pow(4, float64(i+1))) <= 1e-12*ph.Lambda) || !(math.Abs(ph.Radius-p.G()/ph.Lambda) <= 1e-12*ph.Radius) {
 			t.Fatalf("phase %d: λ = %v, R = %v", i+1, ph.Lambda, ph.Radius)
 		}
 		for k := 0; k < 200; k++ {
@@ -113,7 +113,7 @@ func TestPhasedPrivateRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	total, err := res.Ledger.Total()
-	if err != nil || math.Abs(total.Eps-1) > 1e-12 || math.Abs(total.Delta-1e-5) > 1e-18 {
+	if err != nil || !(math.Abs(total.Eps-1) <= 1e-12) || !(math.Abs(total.Delta-1e-5) <= 1e-18) {
 		t.Errorf("ledger total %+v, %v; want (1, 1e-5)", total, err)
 	}
 	if len(res.Ledger.Spends()) != 3 || len(tr.Steps) != 9 {
@@ -174,7 +174,7 @@ func TestLambdaScale(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r := eight.Phases[0].Lambda / one.Phases[0].Lambda; math.Abs(r-8) > 1e-12 {
+		if r := eight.Phases[0].Lambda / one.Phases[0].Lambda; !(math.Abs(r-8) <= 1e-12) {
 			t.Errorf("%s: λ scaled by %v, want 8", name, r)
 		}
 	}
@@ -221,11 +221,11 @@ func TestPhasedAbsoluteLoss(t *testing.T) {
 		t.Fatal(err)
 	}
 	total, _ := private.Ledger.Total()
-	if math.Abs(total.Eps-40) > 1e-12 || math.Abs(total.Delta-0.1) > 1e-15 {
+	if !(math.Abs(total.Eps-40) <= 1e-12) || !(math.Abs(total.Delta-0.1) <= 1e-15) {
 		t.Errorf("ledger %+v", total)
 	}
 	for _, ph := range private.Phases {
-		if ph.Certified || ph.RStar < 0 || math.Abs(ph.Output[0]) > 1 {
+		if ph.Certified || ph.RStar < 0 || !(math.Abs(ph.Output[0]) <= 1) {
 			t.Errorf("phase %d: certified %v, r* %d, output %v", ph.I, ph.Certified, ph.RStar, ph.Output)
 		}
 	}

@@ -154,10 +154,10 @@ func checkSlope(t *testing.T, name string, xs []float64, fits []rateFit, want []
 		t.Fatalf("%s: design too weak for a ±0.1 test: allowance %.3f + statistical band %.3f > 0.1 (add seeds)", name, allow, spread)
 	}
 	t.Logf("%s: RMS slope %.3f (theorem %.2f, exact variances %.3f, band ±%.3f)", name, slope, exponent, ideal, spread)
-	if math.Abs(ideal-exponent) > allow {
+	if !(math.Abs(ideal-exponent) <= allow) {
 		t.Errorf("%s: the calibrated variances alone have slope %.3f, more than %.3f from the theorem's %.2f", name, ideal, allow, exponent)
 	}
-	if math.Abs(slope-exponent) > 0.1 {
+	if !(math.Abs(slope-exponent) <= 0.1) {
 		t.Errorf("%s: log–log slope of the RMS error %.3f, want %.2f ± 0.1", name, slope, exponent)
 	}
 }
@@ -166,7 +166,7 @@ func checkSlope(t *testing.T, name string, xs []float64, fits []rateFit, want []
 // independently.
 func checkSigma(t *testing.T, what string, got, want float64) {
 	t.Helper()
-	if math.Abs(got-want) > 1e-12*want {
+	if !(math.Abs(got-want) <= 1e-12*want) {
 		t.Errorf("%s: %.17g from the code, %.17g worked out", what, got, want)
 	}
 }

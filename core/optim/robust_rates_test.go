@@ -122,7 +122,7 @@ func TestRobustLocalizationPrivateTerm(t *testing.T) {
 					t.Fatalf("n = %d: phase %d's test halted, which the design makes all but impossible", n, ph.S)
 				}
 				want := alocSigma(p.Eta/math.Pow(EtaBase(m), float64(ph.S)), p.Radius, d, p.Eps, p.Delta)
-				if math.Abs(ph.Sigma-want) > 1e-12*want {
+				if !(math.Abs(ph.Sigma-want) <= 1e-12*want) {
 					t.Fatalf("n = %d, phase %d: σ = %.17g, §2.7 gives %.17g", n, ph.S, ph.Sigma, want)
 				}
 			}
@@ -171,10 +171,10 @@ func TestRobustLocalizationRateSlopes(t *testing.T) {
 	}
 	sn, sm := gof.LogSlope(ns, inN), gof.LogSlope(ms, inM)
 	t.Logf("slopes of E[excess]: %.3f in n (n = %g…%g), %.3f in m (m = 2…7); %.3f in n at n = 800…6400", sn, ns[0], ns[len(ns)-1], sm, gof.LogSlope(small, atSmall))
-	if math.Abs(sn+1) > 0.15 {
+	if !(math.Abs(sn+1) <= 0.15) {
 		t.Errorf("slope in n %.3f, the theorem's −1 ± 0.15", sn)
 	}
-	if math.Abs(sm+0.5) > 0.15 {
+	if !(math.Abs(sm+0.5) <= 0.15) {
 		t.Errorf("slope in m %.3f, the theorem's −½ ± 0.15", sm)
 	}
 }
@@ -256,10 +256,10 @@ func TestRobustLocalizationStatisticalTerm(t *testing.T) {
 	}
 	sn, sm := gof.LogSlope(ns, inN), gof.LogSlope(ms, inM)
 	t.Logf("statistical term: slopes of E[excess] %.3f in n (n = %g…%g), %.3f in m (m = 2…7)", sn, ns[0], ns[len(ns)-1], sm)
-	if math.Abs(sn+0.5) > 0.15 {
+	if !(math.Abs(sn+0.5) <= 0.15) {
 		t.Errorf("slope in n %.3f, want −½ ± 0.15", sn)
 	}
-	if math.Abs(sm+1) > 0.15 {
+	if !(math.Abs(sm+1) <= 0.15) {
 		t.Errorf("slope in m %.3f, want −1 ± 0.15 (the squared loss; the theorem bounds it by −½)", sm)
 	}
 }

@@ -91,13 +91,13 @@ func TestRobustSGDMatchesTheLiteralAlgorithm(t *testing.T) {
 		}
 		for i, st := range ph.Steps {
 			for k := range st.Next {
-				if math.Abs(st.Next[k]-iterates[i][k]) > 1e-12 {
+				if !(math.Abs(st.Next[k]-iterates[i][k]) <= 1e-12) {
 					t.Fatalf("%s: x_%d = %v, the literal algorithm %v", c.name, i+1, st.Next, iterates[i])
 				}
 			}
 		}
 		for k := range avg {
-			if math.Abs(res.Output[k]-avg[k]) > 1e-12 {
+			if !(math.Abs(res.Output[k]-avg[k]) <= 1e-12) {
 				t.Errorf("%s: non-private output %v, want the average %v", c.name, res.Output, avg)
 			}
 		}
@@ -214,10 +214,10 @@ func TestRobustLocalizationPaperSchedule(t *testing.T) {
 		if T := sizes[s] / 3110; T != g.T {
 			t.Errorf("phase %d: T = %d, want %d", s+1, T, g.T)
 		}
-		if v := p.threshold(g.T); math.Abs(v-g.v) > 0.05 {
+		if v := p.threshold(g.T); !(math.Abs(v-g.v) <= 0.05) {
 			t.Errorf("phase %d: v = %.2f, want %.1f", s+1, v, g.v)
 		}
-		if sigma := p.Sigma(eta, 2); math.Abs(sigma-g.sigma) > 0.005*g.sigma {
+		if sigma := p.Sigma(eta, 2); !(math.Abs(sigma-g.sigma) <= 0.005*g.sigma) {
 			t.Errorf("phase %d: σ = %.4g, want %.3g", s+1, sigma, g.sigma)
 		}
 	}
@@ -273,7 +273,7 @@ func TestContractivity(t *testing.T) {
 	}
 	eta := 0.1
 	hv := c.Grad([]float64{1, -1}, []float64{0, 0}, make([]float64, 2))
-	if got := math.Max(math.Abs(1-eta*hv[0]), math.Abs(-1-eta*hv[1])); math.Abs(got-(1+eta)) > 1e-12 {
+	if got := math.Max(math.Abs(1-eta*hv[0]), math.Abs(-1-eta*hv[1])); !(math.Abs(got-(1+eta)) <= 1e-12) {
 		t.Errorf("‖(I − ηH)(1, −1)‖∞ = %v, want 1 + η = %v", got, 1+eta)
 	}
 }
@@ -399,7 +399,7 @@ func TestRobustSGDHaltingLaw(t *testing.T) {
 	}
 	for k, pk := range law {
 		f := float64(counts[k]) / runs
-		if band := 5*math.Sqrt(pk*(1-pk)/runs) + 0.002; math.Abs(f-pk) > band {
+		if band := 5*math.Sqrt(pk*(1-pk)/runs) + 0.002; !(math.Abs(f-pk) <= band) {
 			t.Errorf("outcome %d: frequency %.4f, exact %.4f (band %.4f)", k+1, f, pk, band)
 		}
 	}
@@ -521,7 +521,7 @@ func TestPaperBatchSizeFallsShortWithSoundNoise(t *testing.T) {
 	if p.Batch != 1612 {
 		t.Fatalf("the paper's B = %d, want 1612", p.Batch)
 	}
-	if pass := p.BadBatchPass(steps); !(pass > p.gaussDelta()) || math.Abs(pass-1.44e-6) > 0.01e-6 {
+	if pass := p.BadBatchPass(steps); !(pass > p.gaussDelta()) || !(math.Abs(pass-1.44e-6) <= 0.01e-6) {
 		t.Errorf("a bad batch passes with probability %.3g; want ≈ 1.44e-6, above δ/(2e^ε) = %.3g", pass, p.gaussDelta())
 	}
 	p.Mode = privacy.Paper

@@ -43,11 +43,11 @@ func TestStronglyConvexBudgetsAndRadius(t *testing.T) {
 		if sco {
 			sampling = 30 * p.G() * math.Sqrt(math.Log(2/p.Beta)) / (p.Mu * math.Sqrt(2000*10))
 		}
-		if math.Abs(st.NoiseRadius-noise) > 1e-12*noise || math.Abs(st.SamplingRadius-sampling) > 1e-12*(sampling+1) || st.Radius != st.NoiseRadius+st.SamplingRadius {
+		if !(math.Abs(st.NoiseRadius-noise) <= 1e-12*noise) || !(math.Abs(st.SamplingRadius-sampling) <= 1e-12*(sampling+1)) || st.Radius != st.NoiseRadius+st.SamplingRadius {
 			t.Errorf("sco=%v: radii %+v, want noise %v, sampling %v", sco, st, noise, sampling)
 		}
 		total, err := res.Ledger.Total()
-		if err != nil || math.Abs(total.Eps-1) > 1e-12 || math.Abs(total.Delta-1e-5) > 1e-18 {
+		if err != nil || !(math.Abs(total.Eps-1) <= 1e-12) || !(math.Abs(total.Delta-1e-5) <= 1e-18) {
 			t.Errorf("sco=%v: ledger total %+v, %v; want (1, 1e-5)", sco, total, err)
 		}
 		spends := res.Ledger.Spends()
@@ -59,7 +59,7 @@ func TestStronglyConvexBudgetsAndRadius(t *testing.T) {
 			if sco {
 				want = 0.5 // Phased-SCO: each batch at the full ε/2
 			}
-			if math.Abs(s.Eps-want) > 1e-15 || (s.Group != "") != sco {
+			if !(math.Abs(s.Eps-want) <= 1e-15) || (s.Group != "") != sco {
 				t.Errorf("sco=%v: spend %+v", sco, s)
 			}
 		}
@@ -107,7 +107,7 @@ func TestStage1RadiusCoversTheMinimiser(t *testing.T) {
 		t.Fatalf("stage 1: σ = %v (SCOutputPert's %v), sampling radius %v, R′ = %v vs noise radius %v", st.Sigma, res.Law.Sigma, st.SamplingRadius, st.Radius, radius)
 	}
 	// (√2 + √(2 ln 20)) = 3.8619603930539116 (mpmath).
-	if want := st.Sigma * 3.8619603930539116; math.Abs(radius-want) > 1e-12*want {
+	if want := st.Sigma * 3.8619603930539116; !(math.Abs(radius-want) <= 1e-12*want) {
 		t.Errorf("R′ = %.17g, want σ(√2 + √(2 ln 20)) = %.17g", radius, want)
 	}
 	printed := res.Law.Sigma * math.Sqrt(2*math.Log(1/beta))
@@ -193,7 +193,7 @@ func TestPropositionB1(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := res.Stage1.SamplingRadius; math.Abs(got-radius) > 1e-12*radius {
+		if got := res.Stage1.SamplingRadius; !(math.Abs(got-radius) <= 1e-12*radius) {
 			t.Fatalf("Prop. B.1's radius = %.17g, want %.17g", got, radius)
 		}
 		var mean [2]float64

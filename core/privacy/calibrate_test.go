@@ -10,7 +10,7 @@ import (
 
 func near(t *testing.T, what string, got, want, rel float64) {
 	t.Helper()
-	if math.Abs(got-want) > rel*math.Abs(want) {
+	if !(math.Abs(got-want) <= rel*math.Abs(want)) {
 		t.Errorf("%s = %.12g, want %.12g (relative tolerance %g)", what, got, want, rel)
 	}
 }
@@ -35,13 +35,13 @@ func TestDelOutputPertGoldenTable(t *testing.T) {
 		}
 		near(t, "ε̄", c.EpsBar, row.eps/2, 0)
 		// Half a unit in the 7th significant digit, as printed.
-		if ulp7 := math.Pow(10, math.Floor(math.Log10(row.deltaBar))-6); math.Abs(c.DeltaBar-row.deltaBar) > ulp7/2 {
+		if ulp7 := math.Pow(10, math.Floor(math.Log10(row.deltaBar))-6); !(math.Abs(c.DeltaBar-row.deltaBar) <= ulp7/2) {
 			t.Errorf("ε=%v δ=%v: δ̄ = %.7g, spec %.7g", row.eps, row.delta, c.DeltaBar, row.deltaBar)
 		}
 		if c.Kappa != row.kappa {
 			t.Errorf("ε=%v δ=%v: κ = %d, spec %d", row.eps, row.delta, c.Kappa, row.kappa)
 		}
-		if math.Abs(c.Scale-row.sigmaOverSens) > 0.005 {
+		if !(math.Abs(c.Scale-row.sigmaOverSens) <= 0.005) {
 			t.Errorf("ε=%v δ=%v: σ/Δ = %.4f, spec %.2f", row.eps, row.delta, c.Scale, row.sigmaOverSens)
 		}
 		// The formulas themselves to 1e-12.
@@ -53,7 +53,7 @@ func TestDelOutputPertGoldenTable(t *testing.T) {
 	}
 	// Preset P1: Δ = 0.1 ⇒ σ = 3.182084.
 	c, _ := DelOutputPert(8, 0.1, 0.1)
-	if math.Abs(c.Scale-3.182084) > 0.5e-6 {
+	if !(math.Abs(c.Scale-3.182084) <= 0.5e-6) {
 		t.Errorf("P1 σ = %.7f, spec 3.182084", c.Scale)
 	}
 	if c.Warning == "" || len(c.Notes) != 3 || c.Notes[0].Met {

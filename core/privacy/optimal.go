@@ -2,6 +2,7 @@ package privacy
 
 import (
 	"math"
+	"sort"
 
 	"github.com/uldplab/uldp/core/format"
 )
@@ -21,17 +22,9 @@ import (
 // with the binomial's spread, √k: it sums the terms from the one nearest
 // the mode outwards (binomSum).
 func optimalDeltaRR(k int, eps, epsTotal float64) float64 {
-	if epsTotal >= float64(k)*eps {
-		return 0
-	}
-	// ℓ* is the largest ℓ whose loss (k − 2ℓ)ε exceeds ε'.
-	last := int(math.Ceil((float64(k)-epsTotal/eps)/2)) - 1
-	for last >= 0 && float64(k-2*last)*eps <= epsTotal {
-		last--
-	}
-	for last+1 <= k && float64(k-2*(last+1))*eps > epsTotal {
-		last++
-	}
+	// ℓ* is the largest ℓ whose loss (k − 2ℓ)ε exceeds ε' (searched, not
+	// solved for, so rounding cannot put it one off); the loss falls with ℓ.
+	last := sort.Search(k+1, func(l int) bool { return float64(k-2*l)*eps <= epsTotal }) - 1
 	if last < 0 {
 		return 0
 	}
@@ -55,13 +48,11 @@ func optimalDeltaRR(k int, eps, epsTotal float64) float64 {
 }
 
 // binomSum sums the Binomial(k, e^logP) pmf, each term times weight(ℓ) ∈
-// [0, 1] (nil: 1), from ℓ = from outwards (dir +1: up to k; −1: down to
-// 0); from must lie on the tail side of the mode, so the terms shrink, and
-// the sum stops when a geometric bound on the rest falls below 10⁻¹⁷ of it.
+// [0, 1] (nil: 1), from ℓ = from ∈ [0, k] outwards (dir +1: up to k; −1:
+// down to 0); from must lie on the tail side of the mode, so the terms
+// shrink, and the sum stops when a geometric bound on the rest falls below
+// 10⁻¹⁷ of it.
 func binomSum(k, from int, logP, logQ float64, dir int, weight func(int) float64) float64 {
-	if from < 0 || from > k {
-		return 0
-	}
 	var sum float64
 	pl := math.Exp(logBinomPMF(k, from, logP, logQ))
 	for l := from; ; l += dir {
@@ -71,7 +62,7 @@ func binomSum(k, from int, logP, logQ float64, dir int, weight func(int) float64
 			sum += pl * weight(l)
 		}
 		var r float64 // pmf(ℓ+dir)/pmf(ℓ)
-		if dir > 0 {
+		if dir == +1 {
 			if l == k {
 				break
 			}
@@ -115,6 +106,27 @@ func logBinomPMF(n, x int, logP, logQ float64) float64 {
 	return lc - 0.5*lf
 }
 
+// stirlerrSmall is stirlerr(n) for n = 1…15, to 20 digits (mpmath,
+// mp.dps = 40): from log-gamma they would lose a few ulps to cancellation
+// (6·10⁻¹⁶ at n = 15), and the series below needs n > 15.
+var stirlerrSmall = [...]float64{
+	0.08106146679532725822,
+	0.041340695955409294094,
+	0.027677925684998339149,
+	0.020790672103765093112,
+	0.016644691189821192163,
+	0.013876128823070747999,
+	0.011896709945891770095,
+	0.010411265261972096497,
+	0.0092554621827127329177,
+	0.0083305634333628712565,
+	0.007573675487951840795,
+	0.0069428401072095298657,
+	0.0064089941880042070684,
+	0.0059513701127588477356,
+	0.005554733551962801371,
+}
+
 // stirlerr is log(n!) − log(√(2π n)·(n/e)^n), the error of Stirling's
 // formula, for whole n ≥ 1.
 func stirlerr(n float64) float64 {
@@ -125,9 +137,8 @@ func stirlerr(n float64) float64 {
 		s3 = 1.0 / 1680
 		s4 = 1.0 / 1188
 	)
-	if n <= 15 {
-		lg, _ := math.Lgamma(n + 1)
-		return lg - (n+0.5)*math.Log(n) + n - 0.5*math.Log(2*math.Pi)
+	if n <= float64(len(stirlerrSmall)) {
+		return stirlerrSmall[int(n)-1]
 	}
 	nn := n * n
 	switch {

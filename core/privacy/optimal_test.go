@@ -35,7 +35,7 @@ func TestOptimalDeltaRR(t *testing.T) {
 		{1_000_000, 0.001, 4.8865437437584092, 9.9999999999639215248e-7},
 	} {
 		got := optimalDeltaRR(c.k, c.eps, c.total)
-		if math.Abs(got-c.want) > 1e-11*c.want {
+		if !(math.Abs(got-c.want) <= 1e-11*c.want) {
 			t.Errorf("δ_RR(k=%d, ε=%g, ε'=%g) = %.17g, want %.17g (rel. error %.2g)", c.k, c.eps, c.total, got, c.want, math.Abs(got-c.want)/c.want)
 		}
 	}
@@ -70,7 +70,7 @@ func TestOptimalComposition(t *testing.T) {
 	}
 	// One step of ε = 1 at δ' = 10⁻⁶: δ_RR(ε') = (e/(1+e))(1 − e^{ε'−1}),
 	// so ε' = 1 + ln(1 − 10⁻⁶(1+e)/e).
-	if e, want := optimalEps(1, 1, 1e-6), 1+math.Log1p(-1e-6*(1+math.E)/math.E); math.Abs(e-want) > 1e-11 {
+	if e, want := optimalEps(1, 1, 1e-6), 1+math.Log1p(-1e-6*(1+math.E)/math.E); !(math.Abs(e-want) <= 1e-11) {
 		t.Errorf("one step of ε = 1 composes to %v, want %v", e, want)
 	}
 }
@@ -79,7 +79,7 @@ func TestOptimalComposition(t *testing.T) {
 // give 1.1·10⁻¹¹ (to 10⁻⁹ relative), not 0 or a rounded 1.1102·10⁻¹¹.
 func TestOptimalTotalDelta(t *testing.T) {
 	b, _ := optimalTotal(10, 1, 1e-12, 1e-12)
-	if math.Abs(b.Delta-1.1e-11) > 1e-20 {
+	if !(math.Abs(b.Delta-1.1e-11) <= 1e-20) {
 		t.Errorf("δ = %v, want 1.1e-11", b.Delta)
 	}
 }
@@ -106,7 +106,7 @@ func BenchmarkDeltaRR(b *testing.B) {
 	for _, k := range []int{100, 10_000, 1_000_000} {
 		eps := 1 / math.Sqrt(float64(k))
 		total := optimalEps(k, eps, 1e-6)
-		if got, want := optimalDeltaRR(k, eps, total), naiveDeltaRR(k, eps, total); math.Abs(got-want) > 1e-8*want {
+		if got, want := optimalDeltaRR(k, eps, total), naiveDeltaRR(k, eps, total); !(math.Abs(got-want) <= 1e-8*want) {
 			b.Fatalf("k = %d: %v, term by term %v", k, got, want)
 		}
 		b.Run(fmt.Sprintf("k=%d/tails", k), func(b *testing.B) {

@@ -41,7 +41,7 @@ func TestSlopesWhereOneTermDominates(t *testing.T) {
 		{"full", AxisD, Point{N: 1e8, M: 1, D: 100, Eps: 1, Delta: 1e-5, K: 10}, 0.5},
 		{"semi-base", AxisN, privacy, -0.5},
 	} {
-		if got := bound(t, c.id).Slope(c.axis, c.at, c.axis.Of(c.at)); math.Abs(got-c.want) > 0.02 {
+		if got := bound(t, c.id).Slope(c.axis, c.at, c.axis.Of(c.at)); !(math.Abs(got-c.want) <= 0.02) {
 			t.Errorf("%s along %s: slope %.4f, want %v", c.id, c.axis, got, c.want)
 		}
 	}

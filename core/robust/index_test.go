@@ -58,7 +58,7 @@ func TestScoreSensitivityTight(t *testing.T) {
 	s := Score(NewIndex(pts).Counts(1))
 	pts[0] = []float64{100, 100}
 	s2 := Score(NewIndex(pts).Counts(1))
-	if s != 12 || math.Abs(s2-122.0/12) > 1e-12 || math.Abs(s-s2-2*11.0/12) > 1e-12 {
+	if s != 12 || !(math.Abs(s2-122.0/12) <= 1e-12) || !(math.Abs(s-s2-2*11.0/12) <= 1e-12) {
 		t.Errorf("s = %v → %v, want 12 → 10.1667 (Δ = 2(n−1)/n)", s, s2)
 	}
 }
@@ -92,7 +92,7 @@ func TestLemma33Counterexample(t *testing.T) {
 		}
 		l1 += math.Abs(Keep(f[j], n) - Keep(f2[j], n))
 	}
-	if math.Abs(s-3) > 1e-12 || math.Abs(s2-32.0/12) > 1e-12 {
+	if !(math.Abs(s-3) <= 1e-12) || !(math.Abs(s2-32.0/12) <= 1e-12) {
 		t.Errorf("s = %v → %v, want 3 → 2.6667", s, s2)
 	}
 	if l1 != 3.5 || !(l1 > 2) || !(l1 <= 1+6*11.0/12) {

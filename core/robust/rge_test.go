@@ -35,7 +35,7 @@ func TestSelectAgreesWithSort(t *testing.T) {
 				want += v
 			}
 			want /= float64(n - 2*k)
-			if got := Trimmed(slices.Clone(a), k); math.Abs(got-want) > 1e-12*(1+math.Abs(want)) {
+			if got := Trimmed(slices.Clone(a), k); !(math.Abs(got-want) <= 1e-12*(1+math.Abs(want))) {
 				t.Fatalf("trial %d: TM_%d = %v, want %v", trial, k, got, want)
 			}
 		}
@@ -50,7 +50,7 @@ func TestRGEGolden(t *testing.T) {
 	if e.Mean[0] != 2.75 || e.Stat[0] != 0.5 || e.Est[0] != 1.5 || !e.Clipped[0] {
 		t.Errorf("coordinate 1: mean %v, median %v, estimate %v, clipped %v; want 2.75, 0.5, 1.5, true", e.Mean[0], e.Stat[0], e.Est[0], e.Clipped[0])
 	}
-	if math.Abs(e.Est[1]-5) > 1e-15 || e.Clipped[1] {
+	if !(math.Abs(e.Est[1]-5) <= 1e-15) || e.Clipped[1] {
 		t.Errorf("coordinate 2: estimate %v, clipped %v; want 5, false", e.Est[1], e.Clipped[1])
 	}
 }
@@ -82,7 +82,7 @@ func TestRGEInvariants(t *testing.T) {
 		var e, f Estimate
 		RGE(flat, d, band, stat, &e, make([]float64, b))
 		for k := range d {
-			if math.Abs(e.Est[k]-e.Stat[k]) > band+1e-12*(1+math.Abs(e.Stat[k])) { // stat ± ς rounds
+			if !(math.Abs(e.Est[k]-e.Stat[k]) <= band+1e-12*(1+math.Abs(e.Stat[k]))) { // stat ± ς rounds
 				t.Fatalf("trial %d: |est − stat| = %v > ς = %v", trial, math.Abs(e.Est[k]-e.Stat[k]), band)
 			}
 			if math.Abs(e.Mean[k]-e.Stat[k]) < band && e.Est[k] != e.Mean[k] {
@@ -96,7 +96,7 @@ func TestRGEInvariants(t *testing.T) {
 		}
 		RGE(moved, d, band, stat, &f, make([]float64, b))
 		for k := range d {
-			if math.Abs(f.Est[k]-e.Est[k]) > delta*(1+1e-12)+1e-12 {
+			if !(math.Abs(f.Est[k]-e.Est[k]) <= delta*(1+1e-12)+1e-12) {
 				t.Fatalf("trial %d: points moved ≤ %v, estimate moved %v", trial, delta, math.Abs(f.Est[k]-e.Est[k]))
 			}
 		}
@@ -151,7 +151,7 @@ func TestRobustStatProperties(t *testing.T) {
 		}
 		r.Shuffle(b, func(i, j int) { col[i], col[j] = col[j], col[i] })
 		v := stat.Of(slices.Clone(col))
-		if math.Abs(v-centre) > rho*(1+1e-12) {
+		if !(math.Abs(v-centre) <= rho*(1+1e-12)) {
 			t.Fatalf("trial %d: %v of %d points with %d in [%v ± %v] is %v, outside", trial, stat, b, need, centre, rho, v)
 		}
 		delta := r.Float64()
@@ -159,7 +159,7 @@ func TestRobustStatProperties(t *testing.T) {
 		for i := range moved {
 			moved[i] += delta * (2*r.Float64() - 1)
 		}
-		if w := stat.Of(slices.Clone(moved)); math.Abs(w-v) > delta*(1+1e-12)+1e-12 {
+		if w := stat.Of(slices.Clone(moved)); !(math.Abs(w-v) <= delta*(1+1e-12)+1e-12) {
 			t.Fatalf("trial %d: points moved ≤ %v, %v moved %v", trial, delta, stat, math.Abs(w-v))
 		}
 		a, c := 4*r.Float64()-2, 10*r.Float64()
@@ -167,7 +167,7 @@ func TestRobustStatProperties(t *testing.T) {
 		for i, x := range col {
 			affine[i] = a*x + c
 		}
-		if w := stat.Of(affine); math.Abs(w-(a*v+c)) > 1e-9*(1+math.Abs(w)) {
+		if w := stat.Of(affine); !(math.Abs(w-(a*v+c)) <= 1e-9*(1+math.Abs(w))) {
 			t.Fatalf("trial %d: %v(%v·X + %v) = %v, want %v", trial, stat, a, c, w, a*v+c)
 		}
 	}
@@ -190,7 +190,7 @@ func TestKernelScore(t *testing.T) {
 		{[]float64{0, 0, 0, 0, 1, 0}, (5 + 4/math.E) / 3}, // 2.1571725882
 		{[]float64{0, 0, 0.1, 0, 0, 0.1, 3, 3}, 2.4319367296},
 	} {
-		if got := KernelScore(c.pts, 2, 1, ExpKernel, nil); math.Abs(got-c.want) > 1e-9 {
+		if got := KernelScore(c.pts, 2, 1, ExpKernel, nil); !(math.Abs(got-c.want) <= 1e-9) {
 			t.Errorf("score of %v = %.10f, want %.10f", c.pts, got, c.want)
 		}
 	}
@@ -229,7 +229,7 @@ func TestBadBatchScore(t *testing.T) {
 		t.Fatalf("the best box holds %d points, want 10", n)
 	}
 	s := KernelScore(flat, 2, 1, ExpKernel, nil)
-	if s >= BadScore(b) || math.Abs(s-b/3.0) > 1e-12 {
+	if s >= BadScore(b) || !(math.Abs(s-b/3.0) <= 1e-12) {
 		t.Errorf("three far clusters score %v, want ≈ B/3 = 10 < %v", s, BadScore(b))
 	}
 	r := rand.New(rand.NewPCG(11, 12))
@@ -288,7 +288,7 @@ func TestGeometricMedianIsNotStable(t *testing.T) {
 		t.Fatalf("geometric medians %v and %v, want (0,0) and (1,0)", gp, gq)
 	}
 	mp, mq := CoordMedian(p, nil, nil), CoordMedian(q, nil, nil)
-	if math.Abs(mp[0]-mq[0]) > alpha || math.Abs(mp[1]-mq[1]) > alpha {
+	if !(math.Abs(mp[0]-mq[0]) <= alpha) || !(math.Abs(mp[1]-mq[1]) <= alpha) {
 		t.Errorf("coordinate medians %v and %v moved more than α", mp, mq)
 	}
 }
@@ -309,7 +309,7 @@ func TestPlaneScoreMatchesThePairs(t *testing.T) {
 		rad := 0.02 + 3*r.Float64() // down to 300 radii of spread
 		want := KernelScore(flat, d, rad, ExpKernel, make([]float64, b))
 		got, ok := planeScore(flat, d, rad)
-		if !ok || math.Abs(got-want) > 1e-12*want {
+		if !ok || !(math.Abs(got-want) <= 1e-12*want) {
 			t.Fatalf("trial %d (B = %d, d = %d): fast %v, pairs %v", trial, b, d, got, want)
 		}
 	}

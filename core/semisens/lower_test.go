@@ -85,7 +85,7 @@ func TestRandomisedResponseMeetsTheBound(t *testing.T) {
 	frac := float64(lb.Pointed(lb.Optimum(rep), y)) / n
 	p := RRKeep(eps, k)
 	near(t, "RRKeep", p, math.E/(math.E+k-1), 1e-15)
-	if se := math.Sqrt(p * (1 - p) / n); math.Abs(frac-p) > 5*se {
+	if se := math.Sqrt(p * (1 - p) / n); !(math.Abs(frac-p) <= 5*se) {
 		t.Errorf("k-RR pointed %.4f of the blocks right, the bound is %.4f (±%.4f)", frac, p, 5*se)
 	}
 	// Misreports spread over the k − 1 other values.

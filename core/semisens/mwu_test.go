@@ -23,7 +23,7 @@ func golden(t *testing.T) (*Dataset, Table) {
 
 func near(t *testing.T, what string, got, want, tol float64) {
 	t.Helper()
-	if math.Abs(got-want) > tol {
+	if !(math.Abs(got-want) <= tol) {
 		t.Errorf("%s = %.12g, want %.12g (±%g)", what, got, want, tol)
 	}
 }
@@ -39,7 +39,7 @@ func TestClipTrunc(t *testing.T) {
 		u := []float64{r.NormFloat64(), r.NormFloat64(), r.NormFloat64()}
 		cc := r.Float64()*3 + 0.01
 		cl := Clip(phi, u, cc, nil)
-		if math.Abs(Trunc(dot(phi, u), cc)-dot(phi, cl)) > 1e-12 || math.Abs(dot(phi, cl)) > cc*(1+1e-12) {
+		if !(math.Abs(Trunc(dot(phi, u), cc)-dot(phi, cl)) <= 1e-12) || !(math.Abs(dot(phi, cl)) <= cc*(1+1e-12)) {
 			t.Fatalf("trunc_c(⟨φ,u⟩) ≠ ⟨φ, clip(u)⟩ at φ %v u %v c %v", phi, u, cc)
 		}
 		if k := norm(cl) / norm(u); !(k > 0 && k <= 1+1e-12) {
@@ -158,7 +158,7 @@ func TestMWUInvariants(t *testing.T) {
 			sum := 0.0
 			for y := range k {
 				s := st.Scores[i*k+y]
-				if math.Abs(s) > c {
+				if !(math.Abs(s) <= c) {
 					t.Fatalf("score %v beyond c = %v", s, c)
 				}
 				sum += b.P(i, y)
@@ -398,7 +398,7 @@ func TestLemma16(t *testing.T) {
 				t.Fatalf("part %s: CheckCondition says %v (%.6g against %.6g), the direct check %v", pt.Name, pt.Holds, pt.Value, pt.Bound, conds[j])
 			}
 		}
-		if cond.Holds != all || cond.Drop < cond.Exact-1e-12 || math.Abs(cond.Error-e) > 1e-12 {
+		if cond.Holds != all || cond.Drop < cond.Exact-1e-12 || !(math.Abs(cond.Error-e) <= 1e-12) {
 			t.Fatalf("CheckCondition: holds %v (want %v), drop %.6g against (D1) %.6g, E %.6g against %.6g", cond.Holds, all, cond.Drop, cond.Exact, cond.Error, e)
 		}
 		if !all {
@@ -413,7 +413,7 @@ func TestLemma16(t *testing.T) {
 		if drop < eta*eta-1e-12 {
 			t.Fatalf("Condition 14 held (E = %.4g, η = %.4g, ι = %.4g) but Ψ dropped %.6g < η² = %.6g", e, eta, iota, drop, eta*eta)
 		}
-		if math.Abs(drop-cond.Drop) > 1e-12 {
+		if !(math.Abs(drop-cond.Drop) <= 1e-12) {
 			t.Fatalf("CheckCondition measured a drop of %.9g, the step made %.9g", cond.Drop, drop)
 		}
 	}

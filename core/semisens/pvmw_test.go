@@ -249,7 +249,7 @@ func TestSensitivity(t *testing.T) {
 			t.Fatalf("‖f(D) − f(D′)‖ = %v > 2/n = %v", dist(a, b), 2/float64(n))
 		}
 		fp := Answer(&d.Public, Uniform(n, k), tab, nil)
-		if math.Abs(dist(fp, a)-dist(fp, b)) > 2/float64(n)+1e-12 {
+		if !(math.Abs(dist(fp, a)-dist(fp, b)) <= 2/float64(n)+1e-12) {
 			t.Fatalf("the error norm moved by more than 2/n")
 		}
 		if i, ok := Neighbours(d, nb); !ok || (i >= 0 && d.sensitive[i] == nb.sensitive[i]) {

@@ -33,13 +33,13 @@ func TestTheory(t *testing.T) {
 		}
 		lk := math.Log(float64(c.k))
 		rhs := 1000 * math.Pow(lk/rho, 0.25) * math.Sqrt(math.Log(c.n*c.n*c.n*lk/(rho*(1/c.n)*tp.Eta))) / math.Sqrt(c.n)
-		if math.Abs(tp.Eta-rhs) > 1e-9*tp.Eta {
+		if !(math.Abs(tp.Eta-rhs) <= 1e-9*tp.Eta) {
 			t.Errorf("η = %.12g but the inequality's right side is %.12g", tp.Eta, rhs)
 		}
 		if tp.LMax != 1+int(math.Floor(lk/(tp.Eta*tp.Eta))) || tp.Tau != 16*tp.Eta || tp.Trivial != (18*tp.Eta >= 1) {
 			t.Errorf("ε = %v, n = %.0g, k = %d: %+v", c.eps, c.n, c.k, tp)
 		}
-		if math.Abs(float64(tp.LMax-c.lmax)) > 0.01*float64(c.lmax)+0.5 {
+		if !(math.Abs(float64(tp.LMax-c.lmax)) <= 0.01*float64(c.lmax)+0.5) {
 			t.Errorf("ε = %v, n = %.0g, k = %d: L_max = %d, the spec's table says %d", c.eps, c.n, c.k, tp.LMax, c.lmax)
 		}
 	}

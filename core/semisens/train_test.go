@@ -156,11 +156,11 @@ func TestInspectionCondition(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if math.Abs(got.Drop-want.Drop) > 1e-12 || math.Abs(got.Exact-want.Exact) > 1e-12 || got.Holds != want.Holds || got.Clipped != want.Clipped {
+			if !(math.Abs(got.Drop-want.Drop) <= 1e-12) || !(math.Abs(got.Exact-want.Exact) <= 1e-12) || got.Holds != want.Holds || got.Clipped != want.Clipped {
 				t.Fatalf("update %d: inspected %+v, checked %+v", in.Update, got, want)
 			}
 			for j := range got.Parts {
-				if math.Abs(got.Parts[j].Value-want.Parts[j].Value) > 1e-12 {
+				if !(math.Abs(got.Parts[j].Value-want.Parts[j].Value) <= 1e-12) {
 					t.Fatalf("update %d, part %s: %v against %v", in.Update, got.Parts[j].Name, got.Parts[j].Value, want.Parts[j].Value)
 				}
 			}

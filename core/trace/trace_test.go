@@ -169,7 +169,7 @@ func TestBranchUsesCommonRandomNumbers(t *testing.T) {
 	if last(s).Noise != last(b).Noise {
 		t.Errorf("noise changed under the same seed: %v vs %v", last(s).Noise, last(b).Noise)
 	}
-	if got, want := last(b).Mean-last(s).Mean, (50.0+1)/5; math.Abs(got-want) > 1e-12 {
+	if got, want := last(b).Mean-last(s).Mean, (50.0+1)/5; !(math.Abs(got-want) <= 1e-12) {
 		t.Errorf("mean moved by %v, want %v", got, want)
 	}
 	if i := Diverge(s.Trace(), b.Trace()); i != 0 {

@@ -31,7 +31,7 @@ func TestNumberLineScales(t *testing.T) {
 			if x < 40 || x > 760 {
 				t.Errorf("%s: %v drawn at x = %v, off the line", c.name, v, x)
 			}
-			if back := n.ValueAtX(x); math.Abs(back-v) > 1e-9*math.Max(1, math.Abs(v)) {
+			if back := n.ValueAtX(x); !(math.Abs(back-v) <= 1e-9*math.Max(1, math.Abs(v))) {
 				t.Errorf("%s: %v → x = %v → %v", c.name, v, x, back)
 			}
 		}

@@ -44,7 +44,7 @@ func TestHoeffding(t *testing.T) {
 	// 2·exp(−2·n·t²/w²) = alpha.
 	n, w, alpha := 1000, 2.0, 1e-3
 	h := Hoeffding(n, w, alpha)
-	if got := 2 * math.Exp(-2*float64(n)*h*h/(w*w)); math.Abs(got-alpha) > 1e-12 {
+	if got := 2 * math.Exp(-2*float64(n)*h*h/(w*w)); !(math.Abs(got-alpha) <= 1e-12) {
 		t.Errorf("Hoeffding bound gives tail %v, want %v", got, alpha)
 	}
 }

@@ -295,7 +295,7 @@ func TestDragKeepsTheGrabOffset(t *testing.T) {
 		t.Fatalf("pressing on the bar's middle moved it: %v → %v", before, s.queries[3])
 	}
 	a.Event(viz.Event{Kind: viz.PointerMove, X: p.X, Y: p.Y - 30})
-	if want := before + 30*(s.plot.Hi-s.plot.Lo)/s.plot.H; math.Abs(s.queries[3]-want) > 0.011 {
+	if want := before + 30*(s.plot.Hi-s.plot.Lo)/s.plot.H; !(math.Abs(s.queries[3]-want) <= 0.011) {
 		t.Errorf("dragging up 30 px gave %v, want %v", s.queries[3], want)
 	}
 }

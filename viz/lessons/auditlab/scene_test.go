@@ -387,7 +387,7 @@ func TestAuditLabClassicalGaussian(t *testing.T) {
 	for _, eps := range []string{"0.5", "3", "10"} {
 		scenetest.MustSet(t, a, "eps", eps)
 		scenetest.MustSet(t, a, "mutant", audit.NoMutant)
-		if v, _ := s.verdictAt(); v.Verdict != audit.Within || math.Abs(v.DeltaAB-gaussDelta) > 1e-9*gaussDelta {
+		if v, _ := s.verdictAt(); v.Verdict != audit.Within || !(math.Abs(v.DeltaAB-gaussDelta) <= 1e-9*gaussDelta) {
 			t.Errorf("analytic σ at ε = %s: %+v, want δ = 10⁻⁵ exactly", eps, v)
 		}
 		scenetest.MustSet(t, a, "mutant", audit.GaussianClassical)
@@ -435,7 +435,7 @@ func TestAuditLabORME(t *testing.T) {
 func TestAuditLabGate(t *testing.T) {
 	a, s := scenetest.Open(t, New())
 	scenetest.MustSet(t, a, "mech", lab.Gate)
-	if len(s.qa) != 8 || math.Abs(s.qa[0]-s.qb[0]-2*268.0/300) > 1e-9 || !scenetest.HasText(scenetest.Frame(a), "4n/5 = 240") {
+	if len(s.qa) != 8 || !(math.Abs(s.qa[0]-s.qb[0]-2*268.0/300) <= 1e-9) || !scenetest.HasText(scenetest.Frame(a), "4n/5 = 240") {
 		t.Fatalf("flipping pair: %v vs %v", s.qa, s.qb)
 	}
 	if g := s.guarantee(); g.Eps != 4 || g.Delta != 0 {
@@ -458,7 +458,7 @@ func TestAuditLabGate(t *testing.T) {
 	a.Event(viz.Event{Kind: viz.PointerDown, X: bar, Y: s.ax.YOf(s.qb[0]) + 1})
 	a.Event(viz.Event{Kind: viz.PointerMove, X: bar, Y: s.ax.YOf(5)})
 	a.Event(viz.Event{Kind: viz.PointerUp})
-	if d := s.qb[0] - s.qa[0]; math.Abs(d-2*299.0/300) > 0.01 {
+	if d := s.qb[0] - s.qa[0]; !(math.Abs(d-2*299.0/300) <= 0.01) {
 		t.Errorf("dragged B bar sits %.4g above A's, want 2(n−1)/n", d)
 	}
 }

@@ -23,7 +23,7 @@ func TestCalibrationMatchesCore(t *testing.T) {
 			t.Errorf("%s: user-level scale %v, core says %v", mech, got, want.Scale)
 		}
 		// Every formula here is linear in Δ, so the ratio is exactly m.
-		if got := scenetest.ReadoutValue(a, "ratio"); math.Abs(got-float64(c.m)) > 1e-9*float64(c.m) {
+		if got := scenetest.ReadoutValue(a, "ratio"); !(math.Abs(got-float64(c.m)) <= 1e-9*float64(c.m)) {
 			t.Errorf("%s: user ÷ item = %v, want m = %d", mech, got, c.m)
 		}
 	}
@@ -72,11 +72,11 @@ func TestCalibrationComposition(t *testing.T) {
 	// Under zCDP the analytic Gaussian's releases enter with their real ρ
 	// and add no δ; DelOutputPert's are generic (ε, δ) and add theirs.
 	scenetest.MustSet(t, a, "rule", "zcdp")
-	if got := a.Guarantee(); math.Abs(got.Eps-privacy.ZCDPToDP(100/(2*g.Scale*g.Scale), 1e-5)) > 1e-12 || got.Delta != 1e-5 {
+	if got := a.Guarantee(); !(math.Abs(got.Eps-privacy.ZCDPToDP(100/(2*g.Scale*g.Scale), 1e-5)) <= 1e-12) || got.Delta != 1e-5 {
 		t.Errorf("zCDP of 100 analytic Gaussian releases: %v", got)
 	}
 	scenetest.MustSet(t, a, "mech", privacy.MechDelOutputPert)
-	if got := a.Guarantee(); math.Abs(got.Eps-privacy.ZCDPToDP(100*0.01/2, 1e-5)) > 1e-12 || math.Abs(got.Delta-(100*c.delta+1e-5)) > 1e-15 {
+	if got := a.Guarantee(); !(math.Abs(got.Eps-privacy.ZCDPToDP(100*0.01/2, 1e-5)) <= 1e-12) || !(math.Abs(got.Delta-(100*c.delta+1e-5)) <= 1e-15) {
 		t.Errorf("zCDP of 100 DelOutputPert releases: %v", got)
 	}
 	// "best" states the smallest ε of the four rules and names it.

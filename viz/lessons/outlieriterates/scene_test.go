@@ -128,7 +128,7 @@ func TestOIRDragMovesOneGroup(t *testing.T) {
 		t.Fatalf("user %d moved by (%v, %v)", u+1, dx, dy)
 	}
 	for k := 0; k < len(items); k += 2 {
-		if math.Abs(moved[k]-items[k]-dx) > 1e-12 || math.Abs(moved[k+1]-items[k+1]-dy) > 1e-12 {
+		if !(math.Abs(moved[k]-items[k]-dx) <= 1e-12) || !(math.Abs(moved[k+1]-items[k+1]-dy) <= 1e-12) {
 			t.Errorf("item %d moved by (%v, %v), item 1 by (%v, %v)", k/2+1, moved[k]-items[k], moved[k+1]-items[k+1], dx, dy)
 		}
 	}
@@ -166,7 +166,7 @@ func TestOIRPresetsAndModes(t *testing.T) {
 	if s.res.Groups != 4 {
 		t.Fatalf("too-few-groups: C = %d", s.res.Groups)
 	}
-	if p := s.res.Phases[0].PPass; math.Abs(p-(1-math.Exp(-0.32)/2)) > 1e-12 {
+	if p := s.res.Phases[0].PPass; !(math.Abs(p-(1-math.Exp(-0.32)/2)) <= 1e-12) {
 		t.Errorf("too-few-groups: Pr[pass] = %v", p)
 	}
 
@@ -279,7 +279,7 @@ func TestOIRAccelerated(t *testing.T) {
 		t.Fatalf("mode %v, %d phases", s.cfg.mode, len(s.acc.Phases))
 	}
 	ph := s.acc.Phases[0]
-	if !ph.Halted || len(ph.Steps) != 1 || ph.Steps[0].Passed || math.Abs(ph.Steps[0].Score-25) > 1 {
+	if !ph.Halted || len(ph.Steps) != 1 || ph.Steps[0].Passed || !(math.Abs(ph.Steps[0].Score-25) <= 1) {
 		t.Fatalf("phase 1: halted %v after %d steps, score %v", ph.Halted, len(ph.Steps), ph.Steps[0].Score)
 	}
 	if far := ph.Steps[0].Users[:10]; !slices.Equal(far, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}) {

@@ -138,7 +138,7 @@ func TestOutlierRejectsAndRestores(t *testing.T) {
 	if err := b.Restore(a.State()); err != nil {
 		t.Fatal(err)
 	}
-	if s2.preset != "heavy-tails" || s2.params.Tau != 0.8 || s2.n != 50 || math.Abs(s2.step.Score-s.step.Score) > 0 {
+	if s2.preset != "heavy-tails" || s2.params.Tau != 0.8 || s2.n != 50 || !(math.Abs(s2.step.Score-s.step.Score) <= 0) {
 		t.Errorf("restored %s τ = %v n = %d s = %v (want s = %v)", s2.preset, s2.params.Tau, s2.n, s2.step.Score, s.step.Score)
 	}
 }
@@ -234,7 +234,7 @@ func TestOutlierCrowdInset(t *testing.T) {
 		before := slices.Clone(s.users[j])
 		a.Event(viz.Event{Kind: viz.PointerMove, X: pts[0].X + 24, Y: pts[0].Y})
 		a.Event(viz.Event{Kind: viz.PointerUp, X: pts[0].X + 24, Y: pts[0].Y})
-		if got, want := s.users[j][0]-before[0], 24/in.Scale; math.Abs(got-want) > 1e-9 || s.users[j][1] != before[1] {
+		if got, want := s.users[j][0]-before[0], 24/in.Scale; !(math.Abs(got-want) <= 1e-9) || s.users[j][1] != before[1] {
 			t.Errorf("%v: user %d moved by (%g, %g), want (%g, 0)", size, j+1, got, s.users[j][1]-before[1], want)
 		}
 	}

@@ -88,7 +88,7 @@ func TestPhasedLesson(t *testing.T) {
 	// Radii shrink by 4 per phase.
 	ph := s.result.Phases
 	for i := 1; i < len(ph); i++ {
-		if math.Abs(ph[i].Radius*4-ph[i-1].Radius) > 1e-12*ph[i-1].Radius {
+		if !(math.Abs(ph[i].Radius*4-ph[i-1].Radius) <= 1e-12*ph[i-1].Radius) {
 			t.Errorf("R_%d = %v, R_%d = %v", i, ph[i-1].Radius, i+1, ph[i].Radius)
 		}
 	}
@@ -167,7 +167,7 @@ func TestPhasedAlgorithms(t *testing.T) {
 			t.Errorf("%s: stage-1 readout present = %v", algo, ok)
 		}
 		total, _ := s.result.Ledger.Total()
-		if math.Abs(total.Eps-1) > 1e-12 || math.Abs(total.Delta-1e-5) > 1e-18 {
+		if !(math.Abs(total.Eps-1) <= 1e-12) || !(math.Abs(total.Delta-1e-5) <= 1e-18) {
 			t.Errorf("%s: ledger total %+v", algo, total)
 		}
 		dots := map[viz.Colour]bool{}

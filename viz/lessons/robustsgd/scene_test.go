@@ -63,7 +63,7 @@ func TestRobustSGDDefaultRun(t *testing.T) {
 	}
 	// σ = 6ηr√2·√(2 ln(1.25/δ′))/(ε/2), δ′ = δ/(2e^ε).
 	dp := 1e-5 / (2 * math.Exp(8))
-	if want := 6 * 0.5 * 0.02 * math.Sqrt2 * math.Sqrt(2*math.Log(1.25/dp)) / 4; math.Abs(ph.Sigma-want) > 1e-12*want {
+	if want := 6 * 0.5 * 0.02 * math.Sqrt2 * math.Sqrt(2*math.Log(1.25/dp)) / 4; !(math.Abs(ph.Sigma-want) <= 1e-12*want) {
 		t.Errorf("σ = %v, want %v", ph.Sigma, want)
 	}
 }
@@ -91,7 +91,7 @@ func TestRobustSGDPresets(t *testing.T) {
 		e := st.Estimate
 		// A third of the batch 4r out pulls the mean 4r/3 from the crowd:
 		// out of the band in coordinate 1, clipped back to its edge.
-		if !e.Clipped[0] || e.Clipped[1] || math.Abs(e.Est[0]-(e.Stat[0]+s.view.cfg.radius)) > 1e-12 {
+		if !e.Clipped[0] || e.Clipped[1] || !(math.Abs(e.Est[0]-(e.Stat[0]+s.view.cfg.radius)) <= 1e-12) {
 			t.Errorf("outliers, step %d: clipped %v, estimate %v, median %v", st.T, e.Clipped, e.Est, e.Stat)
 		}
 	}
@@ -108,7 +108,7 @@ func TestRobustSGDPresets(t *testing.T) {
 		t.Fatalf("localisation: %d phases, want 5 (6,400 users, B = 200)", len(ph))
 	}
 	for k := 1; k < len(ph); k++ {
-		if ph[k].Users != ph[k-1].Users/2 || math.Abs(ph[k].Sigma-ph[k-1].Sigma/2) > 1e-12 || !slices.Equal(ph[k].Start, ph[k-1].Output) {
+		if ph[k].Users != ph[k-1].Users/2 || !(math.Abs(ph[k].Sigma-ph[k-1].Sigma/2) <= 1e-12) || !slices.Equal(ph[k].Start, ph[k-1].Output) {
 			t.Errorf("phase %d: %d users, σ %.4g after %.4g; starts at %v, the last release %v", k+1, ph[k].Users, ph[k].Sigma, ph[k-1].Sigma, ph[k].Start, ph[k-1].Output)
 		}
 	}
@@ -138,7 +138,7 @@ func TestRobustSGDNeighbourGap(t *testing.T) {
 	}
 	for k := 1; k < len(g.gap); k++ {
 		// ½ per step: η = 0.5 and the loss's Hessian is I.
-		if math.Abs(g.gap[k]-g.gap[k-1]/2) > 1e-9*g.gap[0] {
+		if !(math.Abs(g.gap[k]-g.gap[k-1]/2) <= 1e-9*g.gap[0]) {
 			t.Errorf("gap %v after %v", g.gap[k], g.gap[k-1])
 		}
 	}

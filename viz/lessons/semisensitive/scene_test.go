@@ -54,7 +54,7 @@ func TestSemiSensOpens(t *testing.T) {
 	if len(v.snaps) != v.res.Updates+1 {
 		t.Errorf("%d belief snapshots for %d updates", len(v.snaps), v.res.Updates)
 	}
-	if g := s.Guarantee(); math.Abs(g.Eps-4) > 1e-9 || !g.Certified() {
+	if g := s.Guarantee(); !(math.Abs(g.Eps-4) <= 1e-9) || !g.Certified() {
 		t.Errorf("guarantee %v", g)
 	}
 }
@@ -65,7 +65,7 @@ func TestSemiSensOpens(t *testing.T) {
 // randomized response then ERM keeps up at ε = 4 and falls behind at 1.
 func TestSemiSensLessons(t *testing.T) {
 	_, s := semiApp(t, [2]string{"effect", "0"})
-	if psi := s.view.res.Psi; math.Abs(psi[len(psi)-1]-psi[0]) > 0.02 {
+	if psi := s.view.res.Psi; !(math.Abs(psi[len(psi)-1]-psi[0]) <= 0.02) {
 		t.Errorf("no effect: Ψ %.4f → %.4f", psi[0], psi[len(psi)-1])
 	}
 	_, s = semiApp(t, [2]string{"c", "3"})
@@ -178,7 +178,7 @@ func TestSemiSensDimension(t *testing.T) {
 	if r := a64 / a4; r > 1.6 || r < 1/1.6 {
 		t.Errorf("the noise along the error changed %.2f times with d", r)
 	}
-	if math.Abs(float64(u64-u4)) > 3 {
+	if !(math.Abs(float64(u64-u4)) <= 3) {
 		t.Errorf("%d updates at d_pub = 4, %d at 64", u4, u64)
 	}
 }
@@ -268,7 +268,7 @@ func TestSemiSensPanels(t *testing.T) {
 	}
 	keep := semisens.RRKeep(4, v.cfg.k)
 	share := float64(v.game.hits) / float64(v.cfg.n)
-	if se := math.Sqrt(keep * (1 - keep) / float64(v.cfg.n)); math.Abs(share-keep) > 5*se {
+	if se := math.Sqrt(keep * (1 - keep) / float64(v.cfg.n)); !(math.Abs(share-keep) <= 5*se) {
 		t.Errorf("randomized response pointed %.4f right, want %.4f ± %.4f", share, keep, 5*se)
 	}
 }

@@ -17,7 +17,7 @@ func TestStabilityStartsOnTheWorkedExample(t *testing.T) {
 	if s.err != nil {
 		t.Fatal(s.err)
 	}
-	if s.law.Kappa != 3 || s.law.RStar != 1 || !reflect.DeepEqual(s.law.Removed, []int{13}) || math.Abs(s.law.PBottom-5.923191e-6) > 5e-13 {
+	if s.law.Kappa != 3 || s.law.RStar != 1 || !reflect.DeepEqual(s.law.Removed, []int{13}) || !(math.Abs(s.law.PBottom-5.923191e-6) <= 5e-13) {
 		t.Fatalf("law %+v", s.law)
 	}
 	crossed := func() int {
@@ -52,7 +52,7 @@ func TestStabilityDragOutlierIn(t *testing.T) {
 		a.Event(viz.Event{Kind: viz.PointerMove, X: from.X + (to.X-from.X)*float64(k)/10, Y: from.Y})
 	}
 	a.Event(viz.Event{Kind: viz.PointerUp, X: to.X, Y: to.Y})
-	if math.Abs(s.values[13]) > 0.05 {
+	if !(math.Abs(s.values[13]) <= 0.05) {
 		t.Fatalf("user 14 ended at %v, want ≈ 0", s.values[13])
 	}
 	if s.law.RStar != 0 || s.law.PBottom != 0 {
@@ -82,7 +82,7 @@ func TestStabilityLens(t *testing.T) {
 	a.Event(viz.Event{Kind: viz.PointerDown, X: p.X, Y: p.Y})
 	a.Event(viz.Event{Kind: viz.PointerMove, X: mid, Y: p.Y})
 	a.Event(viz.Event{Kind: viz.PointerUp, X: mid, Y: p.Y})
-	if s.values[13] != 10 || math.Abs(s.neighbour[13]-5) > 0.3 {
+	if s.values[13] != 10 || !(math.Abs(s.neighbour[13]-5) <= 0.3) {
 		t.Fatalf("lens drag changed data %v / neighbour %v", s.values[13], s.neighbour[13])
 	}
 	var lens viz.Readout

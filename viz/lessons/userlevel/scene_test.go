@@ -30,10 +30,10 @@ func TestPlaygroundDragOneItem(t *testing.T) {
 		}
 	}
 	it, old := p.data.Item(3, 2), before.Item(3, 2)
-	if dx := (it[0] - old[0]) * p.cam.Scale; math.Abs(dx-40) > 1e-6 {
+	if dx := (it[0] - old[0]) * p.cam.Scale; !(math.Abs(dx-40) <= 1e-6) {
 		t.Errorf("item moved %v px right, want 40", dx)
 	}
-	if dy := (it[1] - old[1]) * p.cam.Scale; math.Abs(dy-20) > 1e-6 { // screen up = world up
+	if dy := (it[1] - old[1]) * p.cam.Scale; !(math.Abs(dy-20) <= 1e-6) { // screen up = world up
 		t.Errorf("item moved %v px up, want 20", dy)
 	}
 	if got, want := p.means[3], p.data.UserMean(3, nil); !reflect.DeepEqual(got, want) {
@@ -70,7 +70,7 @@ func TestPlaygroundDragWholeUser(t *testing.T) {
 	for j := range p.data.Items(u) {
 		nx := p.data.Item(u, j)[0] - before.Item(u, j)[0]
 		ny := p.data.Item(u, j)[1] - before.Item(u, j)[1]
-		if j > 0 && (math.Abs(nx-dx) > 1e-9 || math.Abs(ny-dy) > 1e-9) {
+		if j > 0 && (!(math.Abs(nx-dx) <= 1e-9) || !(math.Abs(ny-dy) <= 1e-9)) {
 			t.Fatalf("item %d moved by (%v, %v), item 1 by (%v, %v)", j+1, nx, ny, dx, dy)
 		}
 		dx, dy = nx, ny
@@ -80,14 +80,14 @@ func TestPlaygroundDragWholeUser(t *testing.T) {
 	for i := range before.Users {
 		old += before.UserMean(i, nil)[0] / float64(before.N())
 	}
-	if got, want := p.mean[0]-old, dx/float64(p.data.N()); math.Abs(got-want) > 1e-12 {
+	if got, want := p.mean[0]-old, dx/float64(p.data.N()); !(math.Abs(got-want) <= 1e-12) {
 		t.Errorf("mean moved by %v, want dx/n = %v", got, want)
 	}
 	// The incrementally kept order statistics equal a fresh computation.
 	if med := robust.CoordMedian(p.means, nil, nil); !reflect.DeepEqual(med, p.median) {
 		t.Errorf("median %v, recomputed %v", p.median, med)
 	}
-	if tm, _ := robust.TrimmedMean(p.means, p.trim, nil, nil); math.Abs(tm[0]-p.trimmed[0]) > 1e-12 || math.Abs(tm[1]-p.trimmed[1]) > 1e-12 {
+	if tm, _ := robust.TrimmedMean(p.means, p.trim, nil, nil); !(math.Abs(tm[0]-p.trimmed[0]) <= 1e-12) || !(math.Abs(tm[1]-p.trimmed[1]) <= 1e-12) {
 		t.Errorf("trimmed mean %v, recomputed %v", p.trimmed, tm)
 	}
 }
@@ -95,10 +95,10 @@ func TestPlaygroundDragWholeUser(t *testing.T) {
 func TestPlaygroundSensitivitiesAndConcentration(t *testing.T) {
 	a, p := scenetest.Open(t, New())
 	scenetest.MustSet(t, a, "radius", "5")
-	if got := scenetest.ReadoutValue(a, "item-sens"); math.Abs(got-0.05) > 1e-15 { // 2·5/(20·10)
+	if got := scenetest.ReadoutValue(a, "item-sens"); !(math.Abs(got-0.05) <= 1e-15) { // 2·5/(20·10)
 		t.Errorf("item-level sensitivity %v, want 0.05", got)
 	}
-	if got := scenetest.ReadoutValue(a, "user-sens"); math.Abs(got-0.5) > 1e-15 { // 2·5/20
+	if got := scenetest.ReadoutValue(a, "user-sens"); !(math.Abs(got-0.5) <= 1e-15) { // 2·5/20
 		t.Errorf("user-level sensitivity %v, want 0.5", got)
 	}
 	// User means concentrate like σ√(d/m) for i.i.d. items, not for homogeneous
@@ -106,11 +106,11 @@ func TestPlaygroundSensitivitiesAndConcentration(t *testing.T) {
 	// probability < 1e-6 (χ² tails with 800 degrees of freedom); fixed seed.
 	scenetest.MustSet(t, a, "n", "400")
 	scenetest.MustSet(t, a, "m", "25")
-	if got, want := scenetest.ReadoutValue(a, "rms"), math.Sqrt(2.0/25); math.Abs(got-want) > 0.2*want {
+	if got, want := scenetest.ReadoutValue(a, "rms"), math.Sqrt(2.0/25); !(math.Abs(got-want) <= 0.2*want) {
 		t.Errorf("i.i.d.: RMS of user means %v, want ≈ %v", got, want)
 	}
 	scenetest.MustSet(t, a, "kind", dataset.Homogeneous)
-	if got, want := scenetest.ReadoutValue(a, "rms"), math.Sqrt(2.0); math.Abs(got-want) > 0.2*want {
+	if got, want := scenetest.ReadoutValue(a, "rms"), math.Sqrt(2.0); !(math.Abs(got-want) <= 0.2*want) {
 		t.Errorf("homogeneous: RMS of user means %v, want ≈ %v", got, want)
 	}
 	if p.spec.N != 400 || p.spec.M != 25 {
@@ -129,7 +129,7 @@ func TestPlaygroundPanZoomLeaveDataAlone(t *testing.T) {
 	if !reflect.DeepEqual(p.data, before) {
 		t.Error("panning or zooming moved data")
 	}
-	if math.Abs(p.cam.Scale-scale*1.15*1.15) > 1e-9*scale {
+	if !(math.Abs(p.cam.Scale-scale*1.15*1.15) <= 1e-9*scale) {
 		t.Errorf("zoom: scale %v → %v", scale, p.cam.Scale)
 	}
 	scenetest.Frame(a)
