@@ -55,13 +55,9 @@ func planeScore(flat []float64, d int, r float64) (float64, bool) {
 	for i := range order {
 		order[i] = i
 	}
-	// Decreasing u; ties in u by index, so each unordered pair is seen once.
-	slices.SortFunc(order, func(i, j int) int {
-		if c := cmpF(ps[j].u, ps[i].u); c != 0 {
-			return c
-		}
-		return j - i
-	})
+	// Decreasing u. Points tied in u may come in either order: with du = 0,
+	// |dx| = |dy| and both kinds of term are the same number.
+	slices.SortFunc(order, func(i, j int) int { return cmpF(ps[j].u, ps[i].u) })
 	fx, fy := make([]float64, b+1), make([]float64, b+1)
 	add := func(f []float64, k int, v float64) {
 		for k++; k <= b; k += k & -k {
