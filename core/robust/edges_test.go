@@ -73,7 +73,8 @@ func TestSweepOnlyWhereItApplies(t *testing.T) {
 	if got := KernelScore(flat, 3, 1, ExpKernel, nil); !(math.Abs(got-want) <= 1e-15) {
 		t.Errorf("3-D score %v, want %v", got, want)
 	}
-	box := []float64{0, 0, 0.9, 0, 3, 3}
+	// The indicator's box is closed: a point at distance exactly r counts.
+	box := []float64{0, 0, 1, 0, 3, 3}
 	if got := KernelScore(box, 2, 1, BoxKernel, nil); got != 5.0/3 {
 		t.Errorf("indicator score %v, want 5/3", got)
 	}

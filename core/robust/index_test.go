@@ -166,3 +166,67 @@ func BenchmarkScores5kNaive(b *testing.B) {
 		NaiveCounts(pts, 2)
 	}
 }
+
+// The tree's shape, which the counts cannot show (any tree gives exact
+// counts; a bad one only slows them): each node's box is the tight box of
+// its points, its children split it at the median along its widest axis,
+// and only a node of at most leafSize points, or of equal points, is a leaf.
+func TestIndexTreeShape(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{0, 1, leafSize, leafSize + 1, 500} {
+		pts := make([][]float64, n)
+		for i := range pts {
+			pts[i] = []float64{r.NormFloat64(), 5 * r.NormFloat64(), math.Round(r.NormFloat64())}
+		}
+		ix := NewIndex(pts)
+		if got := ix.Counts(1); len(got) != n {
+			t.Fatalf("n = %d: %d counts", n, len(got))
+		}
+		seen := make([]bool, n)
+		for _, i := range ix.perm {
+			seen[i] = true
+		}
+		if !slices.Equal(seen, slices.Repeat([]bool{true}, n)) {
+			t.Fatalf("n = %d: the tree order is not a permutation", n)
+		}
+		for id, nd := range ix.nodes {
+			for k := range ix.d {
+				lo, hi := math.Inf(1), math.Inf(-1)
+				for x := nd.lo; x < nd.hi; x++ {
+					if v := ix.flat[x*ix.d+k]; v != pts[ix.perm[x]][k] {
+						t.Fatalf("n = %d: row %d holds %v, its point %v", n, x, v, pts[ix.perm[x]][k])
+					} else {
+						lo, hi = min(lo, v), max(hi, v)
+					}
+				}
+				if nd.min[k] != lo || nd.max[k] != hi {
+					t.Fatalf("n = %d, node %d, axis %d: box [%v, %v], its points span [%v, %v]", n, id, k, nd.min[k], nd.max[k], lo, hi)
+				}
+			}
+			size := nd.hi - nd.lo
+			if nd.left < 0 {
+				if size > leafSize {
+					t.Fatalf("n = %d: a leaf of %d points", n, size)
+				}
+				continue
+			}
+			axis := 0
+			for k := range ix.d {
+				if nd.max[k]-nd.min[k] > nd.max[axis]-nd.min[axis] {
+					axis = k
+				}
+			}
+			l, rt := ix.nodes[nd.left], ix.nodes[nd.right]
+			if l.lo != nd.lo || l.hi != nd.lo+size/2 || rt.lo != l.hi || rt.hi != nd.hi {
+				t.Fatalf("n = %d, node %d [%d, %d): children [%d, %d) and [%d, %d), want a split at the middle", n, id, nd.lo, nd.hi, l.lo, l.hi, rt.lo, rt.hi)
+			}
+			if l.max[axis] > rt.min[axis] {
+				t.Fatalf("n = %d, node %d: left child reaches %v on axis %d, past the right's %v", n, id, l.max[axis], axis, rt.min[axis])
+			}
+		}
+	}
+	same := slices.Repeat([][]float64{{1, 2}}, 3*leafSize)
+	if ix := NewIndex(same); len(ix.nodes) != 1 {
+		t.Errorf("%d equal points make %d nodes, want one leaf", len(same), len(ix.nodes))
+	}
+}
