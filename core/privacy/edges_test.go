@@ -165,6 +165,16 @@ func TestLedgerTotalsByHand(t *testing.T) {
 		if !(math.Abs(got.Eps-c.want.Eps) <= 1e-12*c.want.Eps) || !(math.Abs(got.Delta-c.want.Delta) <= 1e-18) {
 			t.Errorf("%s: total %+v, want %+v", c.l.Rule(), got, c.want)
 		}
+		// The explanation's ε and δ are the total's.
+		_, _, steps, err := c.l.totalOf(c.l.sum(c.l.Spends()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range steps {
+			if want, ok := map[string]float64{"ε": got.Eps, "ε'": got.Eps, "δ": got.Delta}[st.Symbol]; ok && st.Value != want {
+				t.Errorf("%s: the explanation shows %s = %v, the total has %v", c.l.Rule(), st.Symbol, st.Value, want)
+			}
+		}
 	}
 	if got, want := ZCDPToDP(0.5, 1e-5), 5.298525912188081; !(math.Abs(got-want) <= 1e-12*want) {
 		t.Errorf("ZCDPToDP(0.5, 1e-5) = %.17g, want %.17g", got, want)

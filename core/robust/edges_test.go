@@ -3,6 +3,7 @@ package robust
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -48,8 +49,8 @@ func TestPlaneSweepEqualsPairs(t *testing.T) {
 	}{
 		{[]float64{0, 0, 2 * fastRange, 0}, true},
 		{[]float64{0, 0, 2*fastRange + 0.01, 0}, false},
-		{[]float64{0, 0, 0, 2 * fastRange}, true},
-		{[]float64{0, 0, 0, 2*fastRange + 0.01}, false},
+		{[]float64{0, -7, 0, 2*fastRange - 7}, true},
+		{[]float64{0, -7, 0, 2*fastRange - 6.99}, false},
 		{[]float64{0, 0, 0, math.NaN()}, false},
 	} {
 		if _, ok := planeScore(c.flat, 2, 2); ok != c.ok {
@@ -129,10 +130,52 @@ func TestGeometricMedianWhereKnown(t *testing.T) {
 			}
 		}
 	}
-	if atPointOptimal([][]float64{{0, 0}, {1, 0}, {0, 1}}, []float64{0, 0}) {
+	// Away from the origin, so a pull computed as q + p instead of q − p
+	// shows: one copy at (5, 5) against two points pulling the same way
+	// (norm 2), then two copies (2 ≤ 2: optimal, at the edge).
+	p := []float64{5, 5}
+	if atPointOptimal([][]float64{p, {6, 5}, {7, 5}}, p) {
+		t.Error("one copy cannot hold against pulls summing to 2")
+	}
+	if !atPointOptimal([][]float64{p, p, {6, 5}, {7, 5}}, p) {
+		t.Error("two copies hold against pulls summing to exactly 2")
+	}
+	if atPointOptimal([][]float64{p, {6, 5}, {5, 6}}, p) {
 		t.Error("a right angle's corner is not the Fermat point of its triangle (pulls sum to √2 > 1)")
 	}
-	if !atPointOptimal([][]float64{{0, 0}, {0, 0}, {1, 0}, {0, 1}}, []float64{0, 0}) {
-		t.Error("two copies of the corner outweigh pulls summing to √2")
+	// Anywhere else the median is where the unit pulls cancel (the gradient
+	// of the sum of distances vanishes); random points in general position.
+	r := rand.New(rand.NewPCG(31, 32))
+	for trial := range 50 {
+		pts := make([][]float64, 3+r.IntN(8))
+		for i := range pts {
+			pts[i] = []float64{10 + 3*r.NormFloat64(), -4 + r.NormFloat64()}
+		}
+		x := GeometricMedian(pts, 1e-14)
+		var gx, gy float64
+		atPoint := false
+		for _, q := range pts {
+			dist := euclid(x, q)
+			if dist == 0 {
+				atPoint = true
+				break
+			}
+			gx += (q[0] - x[0]) / dist
+			gy += (q[1] - x[1]) / dist
+		}
+		if !atPoint && !(math.Hypot(gx, gy) <= 1e-6) {
+			t.Fatalf("trial %d: the pulls at the median %v sum to (%v, %v), want (0, 0)", trial, x, gx, gy)
+		}
+	}
+}
+
+// The pivot is the median of the first, middle and last values.
+func TestPivotIsTheMedianOfThree(t *testing.T) {
+	for _, c := range [][3]float64{{1, 2, 3}, {1, 3, 2}, {2, 1, 3}, {2, 3, 1}, {3, 1, 2}, {3, 2, 1}, {1, 1, 2}, {2, 1, 1}, {1, 2, 1}} {
+		a := []float64{c[0], 9, c[1], 9, c[2]} // lo = 0, mid = 2, hi = 4
+		want := slices.Sorted(slices.Values(c[:]))[1]
+		if got := pivot(a, 0, 4); got != want {
+			t.Errorf("pivot of %v = %v, want %v", c, got, want)
+		}
 	}
 }

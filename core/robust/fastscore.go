@@ -27,7 +27,7 @@ func planeScore(flat []float64, d int, r float64) (float64, bool) {
 	}
 	x0, x1 := slices.Min(xs), slices.Max(xs)
 	y0, y1 := slices.Min(ys), slices.Max(ys)
-	if (x1-x0)/r > fastRange || (y1-y0)/r > fastRange || math.IsNaN(x1-x0+y1-y0) {
+	if !((x1-x0)/r <= fastRange && (y1-y0)/r <= fastRange) { // (NaN fails too)
 		return 0, false
 	}
 	type pt struct {

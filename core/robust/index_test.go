@@ -204,10 +204,10 @@ func TestIndexTreeShape(t *testing.T) {
 				}
 			}
 			size := nd.hi - nd.lo
+			if leaf := nd.left < 0; leaf != (size <= leafSize) {
+				t.Fatalf("n = %d: a node of %d points is a leaf: %v (leaves hold at most %d, unless all equal)", n, size, leaf, leafSize)
+			}
 			if nd.left < 0 {
-				if size > leafSize {
-					t.Fatalf("n = %d: a leaf of %d points", n, size)
-				}
 				continue
 			}
 			axis := 0

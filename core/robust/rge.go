@@ -54,9 +54,9 @@ func (s Stat) Of(col []float64) float64 {
 // statistic, and the mean clipped into [stat − ς, stat + ς].
 type Estimate struct {
 	Mean, Stat, Est []float64
-	// Clipped marks the coordinates where the mean lay ς or more from the
-	// statistic (Alg. 2's line 4 uses ≥, and clipping at exactly ς changes
-	// nothing).
+	// Clipped marks the coordinates where clipping moved the estimate off
+	// the mean, which lay more than ς from the statistic (Alg. 2's line 4
+	// tests ≥, but clipping at exactly ς changes nothing).
 	Clipped []bool
 }
 
@@ -86,7 +86,7 @@ func RGE(flat []float64, d int, band float64, s Stat, e *Estimate, scratch []flo
 		rs := s.Of(col)
 		e.Mean[k], e.Stat[k] = mean, rs
 		e.Est[k] = Clip(mean, rs-band, rs+band)
-		e.Clipped[k] = math.Abs(rs-mean) >= band && e.Est[k] != mean
+		e.Clipped[k] = e.Est[k] != mean
 	}
 }
 
