@@ -164,6 +164,50 @@ func TestPVMWScripted(t *testing.T) {
 	}
 }
 
+// The update releases exactly v = f(D) + z and ι = E + ξ: scripted draws
+// that are not zero (z = 0.25 in every coordinate, ξ = 0.125) must show in
+// the release, so an update that forgets its noise cannot pass for one
+// whose noise happened to be 0. The first update of two runs that differ
+// only in those draws is compared: its f(D) and E are the same.
+func TestPVMWReleasesItsNoise(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	d := randomData(t, r, 6, 3)
+	tab := randomTable(r, 6, 3, 2)
+	p := demo()
+	p.LMax = 2
+	p.Tau = 1e-9 // every test ⊤: an update follows the first test
+	first := func(gauss, xi float64) UpdateStep {
+		t.Helper()
+		rec := trace.NewRecorder("pvmw", 0)
+		m, err := NewPVMW(d, p, &script{gauss: gauss, lap: []float64{0, 0, xi}}, rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.Answer(tab); err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range rec.Trace().Steps {
+			if st.Kind == KindUpdate {
+				return st.Data.(UpdateStep)
+			}
+		}
+		t.Fatal("no update recorded")
+		return UpdateStep{}
+	}
+	quiet, noisy := first(0, 0), first(0.25, 0.125)
+	for j := range quiet.V {
+		if !(math.Abs(noisy.V[j]-quiet.V[j]-0.25) <= 1e-12) {
+			t.Errorf("v[%d] = %v with z = 0.25, %v with z = 0: the release does not carry its Gaussian noise", j, noisy.V[j], quiet.V[j])
+		}
+	}
+	if !(math.Abs(noisy.Iota-quiet.Iota-0.125) <= 1e-12) || noisy.Xi != 0.125 {
+		t.Errorf("ι = %v with ξ = 0.125 (recorded ξ %v), %v with ξ = 0: the release does not carry its Laplace noise", noisy.Iota, noisy.Xi, quiet.Iota)
+	}
+	if want := 0.25 * math.Sqrt(float64(len(quiet.V))); !(math.Abs(noisy.NoiseZ-want) <= 1e-12) {
+		t.Errorf("‖z‖ recorded as %v, want %v", noisy.NoiseZ, want)
+	}
+}
+
 // Run on seeded noise at demo parameters: every answer's error is below
 // τ + χ − ν of its test, each query reads n sensitive values (MWU none),
 // and replaying the released updates on any neighbour's public data gives
