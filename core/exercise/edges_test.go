@@ -105,3 +105,35 @@ func TestManipulationGoalAtItsEdges(t *testing.T) {
 		t.Errorf("a reading with text shows as %q, want its text", got)
 	}
 }
+
+// Numeric answers are judged on both sides of the key, at the tolerance's
+// edge: a grader that only looked above (or forgot the absolute value)
+// would take every low answer.
+func TestNumericAnswersOnBothSides(t *testing.T) {
+	p := mustPack(t)
+	for _, c := range []struct {
+		id, answer string
+		right      bool
+	}{
+		{"sigma", "4.7525", true}, // 4.8 ± 1 % = ±0.048
+		{"sigma", "4.8475", true},
+		{"sigma", "4.751", false},
+		{"sigma", "4.849", false},
+		{"kept", "28", true}, // tolerance 0
+		{"kept", "27", false},
+		{"kept", "29", false},
+		{"literal", "3", false},
+		{"literal", "4", true},
+		{"literal", "-4", false},
+	} {
+		r, err := p.Grade(Answers{c.id: json.RawMessage(c.answer)}, fakeLab{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, res := range r.Results {
+			if res.ID == c.id && res.Correct != c.right {
+				t.Errorf("%s = %s: graded right = %v, want %v (%s)", c.id, c.answer, res.Correct, c.right, res.Feedback)
+			}
+		}
+	}
+}
