@@ -1,0 +1,123 @@
+package mech
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/uldplab/uldp/core/noise"
+	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/core/rng"
+	"github.com/uldplab/uldp/core/trace"
+)
+
+// Each recorded comparison is the one made: the noisy query is q + ν
+// (noise drawn, not zero, on a seed), and the answer is ⊤ exactly when it
+// is not below the noisy threshold. A query that is not finite is refused
+// with its 1-based number.
+func TestATComparisonIsTheOneRecorded(t *testing.T) {
+	p := ATParams{Eps: 1, Threshold: 3}
+	a, err := NewAboveThreshold(p, rng.New(5), trace.NewRecorder("at", 5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sawNoise := false
+	for _, q := range []float64{2, 9, 4, 1, 3.5, 6, 0, 8} {
+		st, err := a.Compare(q)
+		if err == ErrHalted {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		sawNoise = sawNoise || st.Noise != 0
+		if st.Query != q || st.NoisyQuery != q+st.Noise || st.NoisyThreshold != a.NoisyThreshold() || st.Pass != (st.NoisyQuery >= st.NoisyThreshold) {
+			t.Fatalf("query %v: recorded %+v", q, st)
+		}
+		if !st.Pass {
+			break
+		}
+	}
+	if !sawNoise {
+		t.Fatal("no query noise drawn on seed 5: the test shows nothing")
+	}
+	b, _ := NewAboveThreshold(p, rng.New(5), nil)
+	if _, err := b.Compare(math.NaN()); err == nil || !strings.Contains(err.Error(), "query 1 = NaN") {
+		t.Errorf("a NaN first query: error %v, want it named as query 1", err)
+	}
+}
+
+// Without noise a query passes exactly when q ≥ Δ.
+func TestATNonPrivateAtTheThreshold(t *testing.T) {
+	p := ATParams{Eps: 1, Threshold: 3, Mode: privacy.NonPrivate}
+	for q, want := range map[float64]float64{2.999: 0, 3: 1, 3.001: 1} {
+		if got := ATPassProbability(p, q); got != want {
+			t.Errorf("q = %v: Pr[pass] = %v, want %v", q, got, want)
+		}
+	}
+}
+
+// Pr[Lap(1) + Lap(1) ≥ w] = e^{−w}(2 + w)/4 (the sum's density is
+// (1 + |x|)e^{−|x|}/4), at values worked by hand; the general formula
+// agrees with it where it is still well conditioned (scales 1 and 1.001).
+func TestLaplaceSumSurvivalAtEqualScales(t *testing.T) {
+	for _, c := range []struct{ w, want float64 }{
+		{0, 0.5},
+		{1, 0.27590958087858175},  // 3/(4e)
+		{2, 0.1353352832366127},   // e⁻²
+		{-1, 0.7240904191214182}, // 1 − 3/(4e)
+	} {
+		for _, b2 := range []float64{1, 1 + 1e-9} {
+			if got := LaplaceSumSurvival(1, b2, c.w); !(math.Abs(got-c.want) <= 1e-8) {
+				t.Errorf("Pr[Lap(1) + Lap(%v) ≥ %v] = %.17g, want %.17g", b2, c.w, got, c.want)
+			}
+		}
+		if got := LaplaceSumSurvival(1, 1.001, c.w); !(math.Abs(got-c.want) <= 1e-3) {
+			t.Errorf("Pr[Lap(1) + Lap(1.001) ≥ %v] = %v, want about %v", c.w, got, c.want)
+		}
+	}
+}
+
+// DelOutputPert's parameters at their edges: κ by hand in teaching mode
+// only, from 1 to the largest TDLap supports; an unknown mode; σ scaling
+// with the sensitivity; n = 4κ+2 users the least it runs on.
+func TestDelParamsAtTheirEdges(t *testing.T) {
+	base := DelParams{Eps: 1, Delta: 1e-6, Sens: 1, Mode: privacy.Teaching}
+	for _, c := range []struct {
+		name string
+		p    func(DelParams) DelParams
+		ok   bool
+	}{
+		{"κ = 0 (computed)", func(p DelParams) DelParams { p.Kappa = 0; return p }, true},
+		{"κ = −1", func(p DelParams) DelParams { p.Kappa = -1; return p }, false},
+		{"κ = MaxKappa", func(p DelParams) DelParams { p.Kappa = noise.MaxKappa; return p }, true},
+		{"κ = MaxKappa+1", func(p DelParams) DelParams { p.Kappa = noise.MaxKappa + 1; return p }, false},
+		{"κ by hand in sound mode", func(p DelParams) DelParams { p.Kappa = 2; p.Mode = privacy.Sound; return p }, false},
+		{"mode 9", func(p DelParams) DelParams { p.Mode = 9; return p }, false},
+		{"ε = 0", func(p DelParams) DelParams { p.Eps = 0; return p }, false},
+	} {
+		if err := c.p(base).Validate(); (err == nil) != c.ok {
+			t.Errorf("%s: error %v, want accepted = %v", c.name, err, c.ok)
+		}
+	}
+	// σ = 16κΔ√(ln(2/δ̄))/ε̄ with ε̄ = 0.5, δ̄ = 10⁻⁶/(e^0.5 + 2), κ = 2,
+	// Δ = 2 (evaluated in Python).
+	p := base
+	p.Kappa, p.Sens = 2, 2
+	cal, err := p.DelCalibration()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 2 * 254.41939655720014; !(math.Abs(cal.Scale-want) <= 1e-12*want) {
+		t.Errorf("σ at κ = 2, Δ = 2: %.17g, want %.17g", cal.Scale, want)
+	}
+	// n = 4κ+1 users is refused with the numbers, n = 4κ+2 runs.
+	p.Sens = 1
+	if _, err := DelOutputPertLaw(context.Background(), p, oneD(make([]float64, 9)...), nil); err == nil || !strings.Contains(err.Error(), "4κ = 8 users and needs n ≥ 4κ+2 = 10") {
+		t.Errorf("n = 9 at κ = 2: error %v", err)
+	}
+	if _, err := DelOutputPertLaw(context.Background(), p, oneD(make([]float64, 10)...), nil); err != nil {
+		t.Errorf("n = 10 at κ = 2: %v", err)
+	}
+}
