@@ -64,8 +64,8 @@ func TestATNonPrivateAtTheThreshold(t *testing.T) {
 func TestLaplaceSumSurvivalAtEqualScales(t *testing.T) {
 	for _, c := range []struct{ w, want float64 }{
 		{0, 0.5},
-		{1, 0.27590958087858175},  // 3/(4e)
-		{2, 0.1353352832366127},   // e⁻²
+		{1, 0.27590958087858175}, // 3/(4e)
+		{2, 0.1353352832366127},  // e⁻²
 		{-1, 0.7240904191214182}, // 1 − 3/(4e)
 	} {
 		for _, b2 := range []float64{1, 1 + 1e-9} {
