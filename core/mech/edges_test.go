@@ -121,3 +121,55 @@ func TestDelParamsAtTheirEdges(t *testing.T) {
 		t.Errorf("n = 10 at κ = 2: %v", err)
 	}
 }
+
+// ORME's printed calibration (paper mode) against the formulas evaluated
+// in Python: σ = √(8τ²T·ln(e^ε T/δ)·ln(e^{ε/2}/δ))/(nε) and the
+// requirement n ≥ 40 ln(4T/δ)/ε; its parameters at their edges.
+func TestORMEPaperCalibrationAndEdges(t *testing.T) {
+	p := ORMEParams{Eps: 1, Delta: 1e-5, Tau: 0.5, Queries: 10, Mode: privacy.Paper}
+	c, err := p.Calibrate(100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 0.5966198522649147; !(math.Abs(c.Sigma-want) <= 1e-12*want) {
+		t.Errorf("paper σ = %.17g, want %.17g", c.Sigma, want)
+	}
+	if want := 608.0721967633666; !(math.Abs(c.NeedUsers-want) <= 1e-12*want) {
+		t.Errorf("paper n ≥ %.17g, want %.17g", c.NeedUsers, want)
+	}
+	for _, c := range []struct {
+		name string
+		p    func(ORMEParams) ORMEParams
+		n    int
+		ok   bool
+	}{
+		{"T = 1", func(p ORMEParams) ORMEParams { p.Queries = 1; return p }, 100, true},
+		{"T = 0", func(p ORMEParams) ORMEParams { p.Queries = 0; return p }, 100, false},
+		{"T = 10⁶", func(p ORMEParams) ORMEParams { p.Queries = 1_000_000; return p }, 100, true},
+		{"T = 10⁶+1", func(p ORMEParams) ORMEParams { p.Queries = 1_000_001; return p }, 100, false},
+		{"teaching σ = 0", func(p ORMEParams) ORMEParams { p.Mode = privacy.Teaching; return p }, 100, true},
+		{"teaching σ = −1", func(p ORMEParams) ORMEParams { p.Mode, p.Sigma = privacy.Teaching, -1; return p }, 100, false},
+		{"teaching σ = NaN", func(p ORMEParams) ORMEParams { p.Mode, p.Sigma = privacy.Teaching, math.NaN(); return p }, 100, false},
+		{"n = 2", func(p ORMEParams) ORMEParams { return p }, 2, true},
+		{"n = 1", func(p ORMEParams) ORMEParams { return p }, 1, false},
+	} {
+		if _, err := c.p(p).Calibrate(c.n); (err == nil) != c.ok {
+			t.Errorf("%s: error %v, want accepted = %v", c.name, err, c.ok)
+		}
+	}
+}
+
+// k_ζ = min{j : Pr[Bin(k−1, min(1, 6/k)) ≥ j] ≤ ζ} by exact rational
+// arithmetic in Python, and the survivors' mean sensitivity
+// min(10τ, 30τ(2 + k_ζ)/k) at τ = 0.5, ζ = 10⁻⁶.
+func TestSurvivorMeanSensitivityByHand(t *testing.T) {
+	for _, c := range []struct {
+		k, kZeta int
+		sens     float64
+	}{{100, 21, 3.45}, {1000, 22, 0.36}, {7, 7, 5}} {
+		kz, s := SurvivorMeanSensitivity(c.k, 0.5, 1e-6)
+		if kz != c.kZeta || !(math.Abs(s-c.sens) <= 1e-12) {
+			t.Errorf("k = %d: k_ζ = %d, Δ_g = %v; want %d, %v", c.k, kz, s, c.kZeta, c.sens)
+		}
+	}
+}
