@@ -173,3 +173,20 @@ func TestSurvivorMeanSensitivityByHand(t *testing.T) {
 		}
 	}
 }
+
+// The exact search's work, Σ_{u ≤ depth} C(n, u)(n − u), by hand: it
+// decides which runs are refused as infeasible and scales the progress bar.
+func TestExactWorkByHand(t *testing.T) {
+	for _, c := range []struct {
+		n, depth int
+		want     int64
+	}{
+		{10, 3, 10 + 10*9 + 45*8 + 120*7}, // 1300
+		{3, 5, 3 + 3*2 + 3*1 + 1*0},       // depth past n stops at n
+		{4, 0, 4},
+	} {
+		if got := exactWork(c.n, c.depth); got != c.want {
+			t.Errorf("exactWork(%d, %d) = %d, want %d", c.n, c.depth, got, c.want)
+		}
+	}
+}
