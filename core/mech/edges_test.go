@@ -190,3 +190,48 @@ func TestExactWorkByHand(t *testing.T) {
 		}
 	}
 }
+
+// ORME's refusals name the query by its 1-based number, the user too, and
+// count only the queries answered: after one answered query the next
+// refusal is query 2's, and the budget of T = 2 refuses the third.
+func TestORMERefusalsCountQueries(t *testing.T) {
+	o, err := NewORME(ORMEParams{Eps: 8, Delta: 0.1, Tau: 0.5, Queries: 2, Mode: privacy.NonPrivate}, 4, rng.New(1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crowd := [][]float64{{0}, {0}, {0.1}, {0}}
+	expect := func(values [][]float64, want string) {
+		t.Helper()
+		if _, err := o.Query(values); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v, want %q", err, want)
+		}
+	}
+	expect(crowd[:3], "query 1: 3 user values, the instance was calibrated for n = 4")
+	expect([][]float64{{0}, {math.NaN()}, {0}, {0}}, "query 1: user 2's value [NaN] is not finite")
+	if _, err := o.Query(crowd); err != nil {
+		t.Fatal(err)
+	}
+	expect([][]float64{{0}, {0}, {0, 1}, {0}}, "query 2: user 3's value has dimension 2")
+	if _, err := o.Query(crowd); err != nil {
+		t.Fatal(err)
+	}
+	expect(crowd, "query 3: the budget covers T = 2 queries")
+}
+
+// SCOutputPert's β lies strictly between 0 and 1/e, and the corollary's Δ
+// needs n > 4κ+1.
+func TestSCParamsAtTheirEdges(t *testing.T) {
+	for beta, ok := range map[float64]bool{0: false, 1e-300: true, math.Nextafter(1/math.E, 0): true, 1 / math.E: false} {
+		p := scP
+		p.Beta = beta
+		if err := p.Validate(); (err == nil) != ok {
+			t.Errorf("β = %v: error %v, want accepted = %v", beta, err, ok)
+		}
+	}
+	if _, err := SCTargetSens(DeltaCorollary, 1, 1, 0.01, 9, 1, 2); err == nil || !strings.Contains(err.Error(), "n = 9: the corollary Δ needs n > 4κ+1 = 9") {
+		t.Errorf("n = 4κ+1: error %v", err)
+	}
+	if _, err := SCTargetSens(DeltaCorollary, 1, 1, 0.01, 10, 1, 2); err != nil {
+		t.Errorf("n = 4κ+2: %v", err)
+	}
+}
