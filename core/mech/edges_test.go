@@ -76,6 +76,11 @@ func TestLaplaceSumSurvivalAtEqualScales(t *testing.T) {
 		if got := LaplaceSumSurvival(1, 1.001, c.w); !(math.Abs(got-c.want) <= 1e-3) {
 			t.Errorf("Pr[Lap(1) + Lap(1.001) ≥ %v] = %v, want about %v", c.w, got, c.want)
 		}
+		// Lap(2) + Lap(2) is twice Lap(1) + Lap(1): the same law at 2w
+		// (where a scale of 1 would hide w/b written as w·b).
+		if got := LaplaceSumSurvival(2, 2, 2*c.w); !(math.Abs(got-c.want) <= 1e-15) {
+			t.Errorf("Pr[Lap(2) + Lap(2) ≥ %v] = %.17g, want %.17g", 2*c.w, got, c.want)
+		}
 	}
 }
 
