@@ -109,16 +109,25 @@ func contains(s, sub string) bool {
 	return false
 }
 
-// Control flow and calibration with scripted noise: ⊥ answers f(p); ⊤
-// releases one Gaussian and one norm, updates, draws a new χ and re-tests
-// the same query; FAIL comes after the paid updates and stays.
-func TestPVMWScripted(t *testing.T) {
-	r := rand.New(rand.NewPCG(9, 10))
+// everyTestPasses is the scripted tests' setting: six examples of three
+// classes, a two-query table, L_max = 2 and τ ≈ 0, so any error is too much
+// and every test is ⊤ while the noise is 0.
+func everyTestPasses(t *testing.T, seed1, seed2 uint64) (*Dataset, Table, Params) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed1, seed2))
 	d := randomData(t, r, 6, 3)
 	tab := randomTable(r, 6, 3, 2)
 	p := demo()
 	p.LMax = 2
-	p.Tau = 1e-9 // any error is too much: every test is ⊤ while the noise is 0
+	p.Tau = 1e-9
+	return d, tab, p
+}
+
+// Control flow and calibration with scripted noise: ⊥ answers f(p); ⊤
+// releases one Gaussian and one norm, updates, draws a new χ and re-tests
+// the same query; FAIL comes after the paid updates and stays.
+func TestPVMWScripted(t *testing.T) {
+	d, tab, p := everyTestPasses(t, 9, 10)
 	s := &script{}
 	rec := trace.NewRecorder("pvmw", 0)
 	m, err := NewPVMW(d, p, s, rec)
@@ -170,12 +179,7 @@ func TestPVMWScripted(t *testing.T) {
 // whose noise happened to be 0. The first update of two runs that differ
 // only in those draws is compared: its f(D) and E are the same.
 func TestPVMWReleasesItsNoise(t *testing.T) {
-	r := rand.New(rand.NewPCG(13, 14))
-	d := randomData(t, r, 6, 3)
-	tab := randomTable(r, 6, 3, 2)
-	p := demo()
-	p.LMax = 2
-	p.Tau = 1e-9 // every test ⊤: an update follows the first test
+	d, tab, p := everyTestPasses(t, 13, 14) // an update follows the first test
 	first := func(gauss, xi float64) UpdateStep {
 		t.Helper()
 		rec := trace.NewRecorder("pvmw", 0)
