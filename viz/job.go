@@ -15,13 +15,37 @@ import (
 // about 75 KB to a lesson's WebAssembly module.
 var Clock func() float64
 
-// Deadline returns a test that turns true ms milliseconds from now, or
-// never without a Clock.
+// The call into Go under way, if any (BeginCall): when it began.
+var (
+	inCall    bool
+	callStart float64
+)
+
+// BeginCall marks the start of a call from the page into Go and returns
+// the function that marks its end. Within a call, slices are timed from
+// the call's start: a call that makes several changes (a link's settings,
+// restored one at a time, each starting a computation) then blocks the
+// page no longer than a call that makes one, a slice and a unit per
+// change. Outside a call, or without a Clock, nothing changes.
+func BeginCall() (end func()) {
+	if Clock == nil || inCall {
+		return func() {}
+	}
+	inCall, callStart = true, Clock()
+	return func() { inCall = false }
+}
+
+// Deadline returns a test that turns true ms milliseconds from now (from
+// the start of the call under way, in one), or never without a Clock.
 func Deadline(ms float64) func() bool {
 	if Clock == nil {
 		return func() bool { return false }
 	}
-	end := Clock() + ms
+	start := Clock()
+	if inCall {
+		start = callStart
+	}
+	end := start + ms
 	return func() bool { return Clock() >= end }
 }
 

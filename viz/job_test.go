@@ -86,3 +86,32 @@ func TestJobStop(t *testing.T) {
 		t.Error("stopping a job that never ran ran it")
 	}
 }
+
+// Within a call, slices share the call's deadline: a second change in the
+// same call computes a unit, not another slice; once the call ends, a
+// slice is timed from its own start again.
+func TestJobSlicesShareTheCall(t *testing.T) {
+	now := 0.0
+	Clock = func() float64 { return now }
+	t.Cleanup(func() { Clock = nil })
+	ticking := func(units *int) func(cancel.Context, func(int64, int64)) {
+		return func(_ cancel.Context, progress func(int64, int64)) {
+			for i := 1; i <= 100; i++ {
+				now += 4 // each unit takes 4 ms
+				*units++
+				progress(int64(i), 100)
+			}
+		}
+	}
+	var a, b, c int
+	end := BeginCall()
+	inner := BeginCall() // a call within the call changes nothing
+	StartJob(ticking(&a)).Run(10)
+	inner()
+	StartJob(ticking(&b)).Run(10)
+	end()
+	StartJob(ticking(&c)).Run(10)
+	if a != 3 || b != 1 || c != 3 {
+		t.Errorf("units: %d in the call's slice, %d in a second job of the call (want 1), %d after the call (want 3 each for a slice)", a, b, c)
+	}
+}

@@ -70,6 +70,7 @@ func toJS(b []byte) js.Value {
 // obj.lastError and the fallback value, and is logged to the console.
 func guard(obj js.Value, name string, fallback any, f func(args []js.Value) any) {
 	obj.Set(name, js.FuncOf(func(_ js.Value, args []js.Value) (out any) {
+		defer viz.BeginCall()()
 		defer func() {
 			if r := recover(); r != nil {
 				msg := "internal error in " + name + ": " + panicText(r)

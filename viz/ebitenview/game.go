@@ -117,6 +117,7 @@ func (g *Game) Layout(ow, oh int) (int, int) { return ow, oh }
 
 // Update turns this tick's input into app calls.
 func (g *Game) Update() error {
+	defer viz.BeginCall()() // the tick and the input's changes share a frame's slice
 	if g.msg.text != "" && (time.Now().After(g.msgUntil) || g.msgFor != g.app.Scene().Info().Name) {
 		g.msg = note{}
 	}

@@ -297,7 +297,7 @@ func (s *Scene) Pointer(ev viz.Event) bool {
 		} else {
 			s.outliers, next.outliers = at, at
 		}
-		next.generate()
+		next.data = nil         // drawn by the computation
 		_ = s.start(next, true) // dragging cannot make a run invalid
 		return true
 	case viz.PointerUp:

@@ -88,7 +88,6 @@ func New() *Scene {
 	s := &Scene{n: 300, m: 5, crowd: [2]float64{0.35, -0.25}, outliers: [2]float64{-0.6, 0.6}, share: 0.1,
 		params: optim.DPSGDParams{Eps: 8, Delta: 1e-5, Loss: loss.Distance{}, Radius: 1, Steps: 100, Record: true, KeepValues: true},
 		tauX:   1, etaX: 1, smooth: true, baseline: optim.BaselineUser, seed: 1}
-	s.generate()
 	s.recompute(cancel.Never, viz.NoProgress, true)
 	return s
 }
@@ -102,9 +101,10 @@ func (s *Scene) Info() viz.Info {
 // Player returns the stepper bar.
 func (s *Scene) Player() *viz.Player { return &s.player }
 
-// recompute is the work a change asks for: with newUsers, what depends on
-// the users alone (their geometric median and the loss landscape), then
-// the run. Errors are left in s.err; a stopped job leaves ErrStopped there.
+// recompute is the work a change asks for: with newUsers, the users (drawn
+// when s.data is nil) and what depends on them alone (their geometric
+// median and the loss landscape), then the run. Errors are left in s.err;
+// a stopped job leaves ErrStopped there.
 func (s *Scene) recompute(ctx cancel.Context, progress func(done, total int64), newUsers bool) {
 	// Whatever the settings refuse is found before the long stages.
 	var p optim.DPSGDParams
@@ -112,6 +112,17 @@ func (s *Scene) recompute(ctx cancel.Context, progress func(done, total int64), 
 		return
 	}
 	if newUsers {
+		if s.data == nil {
+			// A change that replaced another computes up to here only (the
+			// checks): at the maxima the drawing takes 10 ms in a browser,
+			// and a link's settings would draw once per setting.
+			progress(0, 1)
+			if s.err = ctx.Err(); s.err != nil { // replaced at once: stopping draws nothing
+				return
+			}
+			s.stage = "drawing the users"
+			s.generate()
+		}
 		s.stage = "the users' geometric median"
 		if s.best, s.err = geometricMedian(ctx, s.data, s.params.Radius, progress); s.err != nil {
 			return
@@ -320,7 +331,7 @@ func (s *Scene) Set(name, value string) error {
 	}
 	newUsers := name == "n" || name == "m" || name == "share"
 	if newUsers {
-		next.generate() // a few milliseconds even at the maxima
+		next.data = nil // drawn by the computation
 	}
 	return s.start(next, newUsers)
 }

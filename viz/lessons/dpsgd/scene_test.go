@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -182,6 +183,34 @@ func TestDPSGDComputesBetweenFrames(t *testing.T) {
 	got, err := viz.NewApp(New()).ExportTraceOf("scene=dp-sgd&eps=4&n=100", nil)
 	if err != nil || !bytes.Equal(got, want) {
 		t.Errorf("an export computed in slices differs from one computed at once (err %v)", err)
+	}
+}
+
+// New users are drawn by the computation, not by the change: a link's
+// settings (n, then m) draw once, and a change that replaces another
+// computes its checks only; the users drawn are those of the settings.
+func TestDPSGDDrawsUsersInTheComputation(t *testing.T) {
+	defer func(d float64) { computeSlice = d }(computeSlice)
+	a, s := scenetest.Open(t, New())
+	computeSlice = 0
+	for _, c := range [][2]string{{"n", "1000"}, {"m", "50"}} { // m replaces n's computation
+		if err := a.Set(c[0], c[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !s.Busy() || s.next.data != nil {
+		t.Fatalf("after a replacing change: busy %v, users drawn %v", s.Busy(), s.next.data != nil)
+	}
+	if r, ok := scenetest.Readout(a, "computing"); !ok || r.Value != 0 {
+		t.Errorf("progress %+v before any slice", r)
+	}
+	for s.Busy() {
+		a.Tick(0)
+	}
+	want := &Scene{n: 1000, m: 50, crowd: s.crowd, outliers: s.outliers, share: s.share}
+	want.generate()
+	if s.data.N() != 1000 || !reflect.DeepEqual(s.data, want.data) {
+		t.Errorf("drew %d users, not the settings' 1000 of 50 items", s.data.N())
 	}
 }
 

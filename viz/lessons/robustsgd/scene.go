@@ -231,6 +231,13 @@ func (c *robustConfig) draw(ctx cancel.Context, progress func(done, total int64)
 	// Progress counts normal draws, then users named (a pause every 2¹³).
 	draws := int64(2 * c.n * (c.m + 1))
 	total := draws + int64(c.n)
+	// A change that replaced another computes up to here only: the preset
+	// allocates every item at once (16 MB at the maxima), and a link's
+	// settings would each allocate their own.
+	progress(0, total)
+	if err := ctx.Err(); err != nil { // replaced at once: stopping allocates nothing
+		return err
+	}
 	r := &countedNormal{r: rng.New(9).Get(rng.Data), ctx: ctx, total: total, progress: progress}
 	defer func() {
 		switch r := recover().(type) {

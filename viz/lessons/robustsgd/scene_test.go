@@ -251,7 +251,9 @@ func TestRobustSGDDrawsUsersBetweenFrames(t *testing.T) {
 	if err := a.Set("n", "30000"); err != nil {
 		t.Fatal(err)
 	}
-	if r, ok := scenetest.Readout(a, "computing"); !s.Busy() || !ok || !strings.Contains(r.Text, "drawing the users") {
+	// Before the first slice nothing is drawn (nor allocated): a link's
+	// settings n, m each start a drawing.
+	if r, ok := scenetest.Readout(a, "computing"); !s.Busy() || !ok || !strings.Contains(r.Text, "drawing the users") || r.Value != 0 {
 		t.Fatalf("busy %v, progress %+v", s.Busy(), r)
 	}
 	if s.Pointer(viz.Event{Kind: viz.PointerDown}) || s.view.cfg.n != 1200 {
