@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -1448,6 +1449,113 @@ func TestExercisesAndGrade(t *testing.T) {
 	bad(t, "answers.no-such: the pack has no exercise", "grade", "--answers", wrong)
 	bad(t, "missing --answers", "grade")
 	bad(t, "uldp exercises list", "exercises", "show")
+}
+
+// A class's hand-ins graded at once: a directory of them into a CSV
+// gradebook (right answers a point each, wrong ones none, a student's formula
+// kept from the spreadsheet, a bad hand-in's row saying why and the exit
+// status 2), files into a JSON one, and one submission into Gradescope's
+// results.json in its documented shape.
+func TestGradebook(t *testing.T) {
+	key := uldp(t, "exercises", "solve")
+	if key.code != 0 {
+		t.Fatalf("solve: exit %d: %s", key.code, key.stderr)
+	}
+	var k struct{ Answers map[string]json.RawMessage }
+	if err := json.Unmarshal([]byte(key.stdout), &k); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(name, student string, answers map[string]json.RawMessage) string {
+		b, _ := json.Marshal(map[string]any{"pack": "builtin", "student": student, "answers": answers})
+		f := filepath.Join(dir, name)
+		if err := os.WriteFile(f, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	// Answers about lesson 1 only: each grading process computes its keys
+	// afresh, and the whole key is graded in TestExercisesAndGrade.
+	some := map[string]json.RawMessage{}
+	for _, id := range []string{"user-level-sensitivity", "user-level-ratio", "user-level-more-users"} {
+		some[id] = k.Answers[id]
+	}
+	ada := write("a.json", "Ada", some)
+	bob := write("b.json", "Bob", map[string]json.RawMessage{"user-level-sensitivity": json.RawMessage("0.05"), "user-level-ratio": k.Answers["user-level-ratio"]})
+	write("c.json", "=HYPERLINK(\"x\")", map[string]json.RawMessage{"user-level-ratio": json.RawMessage("0")})
+	write("d.json", "Dan", map[string]json.RawMessage{"no-such": json.RawMessage("1")})
+
+	r := uldp(t, "grade", "--answers", dir, "--format", "csv")
+	rows, err := csv.NewReader(strings.NewReader(r.stdout)).ReadAll()
+	if r.code != 2 || err != nil || len(rows) != 5 || !strings.Contains(r.stderr, "1 of 4 hand-ins could not be graded") {
+		t.Fatalf("exit %d, %d rows (%v), stderr %q\n%s", r.code, len(rows), err, r.stderr, r.stdout)
+	}
+	n := len(k.Answers)
+	head := rows[0]
+	if len(head) != n+5 || head[0] != "student" || head[2] != "user-level-sensitivity" || head[n+2] != "score" || head[n+4] != "error" {
+		t.Fatalf("header %q", head)
+	}
+	total := strconv.Itoa(n)
+	for i, want := range [][]string{
+		{"Ada", "3", ""}, {"Bob", "1", ""}, {"'=HYPERLINK(\"x\")", "0", ""}, {"Dan", "0", "the pack has no exercise"},
+	} {
+		row := rows[i+1]
+		if row[0] != want[0] || row[n+2] != want[1] || row[n+3] != total || !strings.Contains(row[n+4], want[2]) || (want[2] == "") != (row[n+4] == "") {
+			t.Errorf("row %d: %q", i+1, row)
+		}
+	}
+	if rows[2][2] != "0" || rows[2][3] != "1" || rows[4][2] != "" {
+		t.Errorf("Bob's points %q, Dan's %q", rows[2][2:4], rows[4][2])
+	}
+
+	var book struct {
+		Exercises []string
+		Handins   []struct {
+			Student      string
+			Score, Total int
+			Points       map[string]int
+		}
+	}
+	ok(t, &book, "grade", "--answers", ada, bob)
+	if len(book.Handins) != 2 || book.Handins[0].Score != 3 || book.Handins[1].Points["user-level-ratio"] != 1 || len(book.Exercises) != n {
+		t.Errorf("JSON gradebook: %+v", book)
+	}
+
+	// Gradescope's documented results.json: score, and tests each with a
+	// score, max_score, a status of passed or failed, a name and output.
+	gs := uldp(t, "grade", "--answers", bob, "--format", "gradescope")
+	var top map[string]json.RawMessage
+	if gs.code != 0 || json.Unmarshal([]byte(gs.stdout), &top) != nil {
+		t.Fatalf("gradescope: exit %d %s%s", gs.code, gs.stderr, gs.stdout)
+	}
+	allowed := map[string]bool{"score": true, "execution_time": true, "output": true, "tests": true}
+	for f := range top {
+		if !allowed[f] {
+			t.Errorf("results.json has a field %q outside the format", f)
+		}
+	}
+	var res struct {
+		Score float64
+		Tests []map[string]any
+	}
+	_ = json.Unmarshal([]byte(gs.stdout), &res)
+	sum := 0.0
+	for _, tc := range res.Tests {
+		score, _ := tc["score"].(float64)
+		status, _ := tc["status"].(string)
+		name, _ := tc["name"].(string)
+		_, out := tc["output"].(string)
+		if tc["max_score"] != 1.0 || (status == "passed") != (score == 1) || (status != "passed" && status != "failed") || name == "" || !out {
+			t.Errorf("test %v", tc)
+		}
+		sum += score
+	}
+	if len(res.Tests) != n || res.Score != 1 || sum != res.Score {
+		t.Errorf("gradescope: score %v over %d tests summing to %v", res.Score, len(res.Tests), sum)
+	}
+	bad(t, "give one hand-in, not 2", "grade", "--answers", ada, bob, "--format", "gradescope")
+	bad(t, "a directory with no hand-ins", "grade", "--answers", t.TempDir())
+	bad(t, `--format "xml"`, "grade", "--answers", ada, "--format", "xml")
 }
 
 // Paper 003 on the command line: the MWU step's golden values, PVMW's

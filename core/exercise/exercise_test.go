@@ -235,3 +235,36 @@ func TestHandinNamesTheBuiltinPack(t *testing.T) {
 		}
 	}
 }
+
+// cachingLab is fakeLab keeping the calibration lesson's readouts.
+type cachingLab struct{ fakeLab }
+
+func (cachingLab) Kept(lesson, state string, end bool) bool {
+	return lesson == "calibration" && state == "eps=1" && !end
+}
+
+// Costly tells lookups from runs: a choice, a literal key and a key the
+// lab keeps are lookups; a manipulation, a find-the-bug answer and a key
+// not kept (or a lab that keeps nothing) run a lesson. Exercises not
+// answered do not count.
+func TestCostly(t *testing.T) {
+	p := mustPack(t)
+	n := json.RawMessage(`1`)
+	for _, c := range []struct {
+		answers Answers
+		lab     Lab
+		want    bool
+	}{
+		{Answers{"which": n, "literal": n}, fakeLab{}, false},
+		{Answers{"sigma": n}, fakeLab{}, true},
+		{Answers{"sigma": n}, cachingLab{}, false},
+		{Answers{"sigma": n, "kept": n}, cachingLab{}, true}, // kept is read at the run's end, not kept
+		{Answers{"break-gate": n}, cachingLab{}, true},
+		{Answers{"bug": n}, cachingLab{}, true},
+		{Answers{}, fakeLab{}, false},
+	} {
+		if got := p.Costly(c.answers, c.lab); got != c.want {
+			t.Errorf("Costly(%v, %T) = %v", c.answers, c.lab, got)
+		}
+	}
+}

@@ -271,6 +271,36 @@ func (e Exercise) key(lab Lab) (float64, error) {
 	return r.Value, nil
 }
 
+// Cache is a Lab that keeps the readouts it computed: Kept reports
+// whether those of lesson at state (at the run's end when end), with the
+// state's own users, are kept, so that reading them again is a lookup.
+type Cache interface {
+	Kept(lesson, state string, end bool) bool
+}
+
+// Costly reports whether grading answers with lab runs a lesson: a
+// manipulation or a find-the-bug answer does (on the student's state), and
+// so does a numeric or predict answer whose key lab has not kept. The
+// others are a lookup and a comparison, which a server answers without
+// waiting for a core.
+func (p *Pack) Costly(answers Answers, lab Lab) bool {
+	c, caches := lab.(Cache)
+	for _, e := range p.Exercises {
+		if _, ok := answers[e.ID]; !ok {
+			continue
+		}
+		switch e.Kind {
+		case Manipulate, FindTheBug:
+			return true
+		case Numeric, Predict:
+			if e.Answer.Value == nil && !(caches && c.Kept(e.Lesson, e.State, e.Kind == Predict)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // meets says whether a reading meets a manipulation's goal.
 func (s Spec) meets(r Reading) bool {
 	return (s.Above == nil || r.Value > *s.Above) && (s.Below == nil || r.Value < *s.Below) &&

@@ -272,3 +272,35 @@ func TestMissing(t *testing.T) {
 		t.Errorf("%d %q %s", res.StatusCode, res.Header.Get("Content-Security-Policy"), b)
 	}
 }
+
+// A grading against keys already computed is a lookup: it is answered
+// while every slot is taken, where one that must compute its key waits
+// and is answered 503.
+func TestKeyedGradingsDoNotWait(t *testing.T) {
+	defer func(d time.Duration) { GradeTimeout = d }(GradeTimeout)
+	GradeTimeout = 50 * time.Millisecond
+	h := &handler{slots: make(chan struct{}, 1)}
+	// A state of its own, so that no other grading has computed its key.
+	const req = `{"pack": {"version": 1, "title": "t", "exercises": [{"id": "s", "lesson": "calibration", "kind": "numeric",
+	  "state": "eps=0.77&delta=1e-6", "question": "σ?", "answer": {"readout": "user-scale", "tolerance": 0}, "explanation": "."}]},
+	  "answers": {"s": 1}}`
+	grade := func() *httptest.ResponseRecorder {
+		w := httptest.NewRecorder()
+		h.grade(w, httptest.NewRequest("POST", "/api/grade", strings.NewReader(req)))
+		return w
+	}
+	h.slots <- struct{}{} // every slot taken
+	if w := grade(); w.Code != http.StatusServiceUnavailable {
+		t.Fatalf("a grading whose key is not computed yet, every slot taken: %d %s", w.Code, w.Body)
+	}
+	<-h.slots
+	GradeTimeout = time.Minute
+	if w := grade(); w.Code != http.StatusOK {
+		t.Fatalf("with a slot free: %d %s", w.Code, w.Body)
+	}
+	h.slots <- struct{}{}
+	GradeTimeout = 50 * time.Millisecond
+	if w := grade(); w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `"correct":false`) {
+		t.Errorf("its key computed, every slot taken: %d %s", w.Code, w.Body)
+	}
+}

@@ -61,7 +61,26 @@ func fresh(l lessons.Lesson) (viz.Scene, []viz.Scene) {
 func link(lesson, state string) string { return "scene=" + lesson + "&" + state }
 
 // Readouts are the lesson's readouts there, at the run's end when end.
+// With the state's own users (data empty) they are computed once per
+// process and kept (see kept).
 func (Lab) Readouts(lesson, state, data string, end bool) ([]exercise.Reading, error) {
+	if data != "" {
+		return readouts(lesson, state, data, end)
+	}
+	rs, err := kept.get(view{lesson, state, end}, func() ([]exercise.Reading, error) {
+		return readouts(lesson, state, "", end)
+	})
+	return slices.Clone(rs), err
+}
+
+// Kept reports whether the readouts of lesson at state with its own users
+// are kept: reading them is a lookup (exercise.Cache).
+func (Lab) Kept(lesson, state string, end bool) bool {
+	return kept.has(view{lesson, state, end})
+}
+
+// readouts opens the lesson there and reads its readouts.
+func readouts(lesson, state, data string, end bool) ([]exercise.Reading, error) {
 	app, err := open(lesson, state, data)
 	if err != nil {
 		return nil, err

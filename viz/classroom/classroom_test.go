@@ -2,8 +2,11 @@ package classroom
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -189,5 +192,57 @@ func TestValidateRefusesWhatTheLessonsDoNot(t *testing.T) {
 	}
 	if err := Validate(p); err != nil {
 		t.Errorf("a good pack: %v", err)
+	}
+}
+
+// A view's readouts with its own users are kept once read: Kept turns
+// true, the kept readouts are those a fresh lesson shows, and a caller
+// changing them changes nothing kept. With a student's users they are not
+// kept.
+func TestReadoutsAreKept(t *testing.T) {
+	const lesson, state = "calibration", "eps=0.7&delta=1e-6"
+	lab := Lab{}
+	if lab.Kept(lesson, state, false) {
+		t.Fatal("kept before it was read")
+	}
+	first, err := lab.Readouts(lesson, state, "", false)
+	if err != nil || len(first) == 0 {
+		t.Fatal(first, err)
+	}
+	if !lab.Kept(lesson, state, false) || lab.Kept(lesson, state, true) {
+		t.Errorf("kept: %v at the start, %v at the end (want true, false)", lab.Kept(lesson, state, false), lab.Kept(lesson, state, true))
+	}
+	fresh, err := readouts(lesson, state, "", false)
+	if err != nil || !reflect.DeepEqual(first, fresh) {
+		t.Errorf("kept %v, fresh %v (%v)", first, fresh, err)
+	}
+	first[0].Value = math.NaN()
+	if again, _ := lab.Readouts(lesson, state, "", false); !reflect.DeepEqual(again, fresh) {
+		t.Error("changing the returned readouts changed the kept ones")
+	}
+	const other = "eps=0.9&delta=1e-6"
+	if _, err := lab.Readouts(lesson, other, "user,x1\n1,0\n", false); err != nil || lab.Kept(lesson, other, false) {
+		t.Errorf("readouts with a student's users were kept as the state's own (%v)", err)
+	}
+}
+
+// An error is kept too, and a full cache forgets to make room.
+func TestKeptIsBounded(t *testing.T) {
+	k := &keptViews{m: map[view]*keptReadouts{}}
+	calls := 0
+	fail := func() ([]exercise.Reading, error) { calls++; return nil, errors.New("refused") }
+	for range 2 {
+		if _, err := k.get(view{lesson: "x"}, fail); err == nil {
+			t.Fatal("the error was lost")
+		}
+	}
+	if calls != 1 {
+		t.Errorf("computed %d times", calls)
+	}
+	for i := range maxKept + 10 {
+		_, _ = k.get(view{state: strconv.Itoa(i)}, func() ([]exercise.Reading, error) { return nil, nil })
+	}
+	if len(k.m) > maxKept {
+		t.Errorf("%d views kept, at most %d allowed", len(k.m), maxKept)
 	}
 }
