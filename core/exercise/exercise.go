@@ -104,11 +104,14 @@ type Exercise struct {
 // exercise's kind.
 type Spec struct {
 	// Numeric and Predict: the key is Value, or the lesson's readout
-	// Readout at the exercise's state (Predict reads it at the run's end).
-	// An answer is right within Tolerance of the key, or within
-	// Tolerance·|key| when Relative.
+	// Readout at the exercise's state, or at At when given (Predict reads
+	// it at the run's end). At keeps the key out of sight where the
+	// exercise opens: the question asks about another setting, which the
+	// student computes or reaches. An answer is right within Tolerance of
+	// the key, or within Tolerance·|key| when Relative.
 	Value     *float64 `json:"value,omitempty"`
 	Readout   string   `json:"readout,omitempty"`
+	At        string   `json:"at,omitempty"`
 	Tolerance float64  `json:"tolerance,omitempty"`
 	Relative  bool     `json:"relative,omitempty"`
 	// Choice: the choices, and the index (from 0) of the right one.
@@ -133,8 +136,8 @@ var (
 	topFields      = []string{"version", "title", "exercises"}
 	exerciseFields = []string{"id", "lesson", "kind", "state", "question", "answer", "hints", "explanation"}
 	specFields     = map[Kind][]string{
-		Numeric:    {"value", "readout", "tolerance", "relative"},
-		Predict:    {"value", "readout", "tolerance", "relative"},
+		Numeric:    {"value", "readout", "at", "tolerance", "relative"},
+		Predict:    {"value", "readout", "at", "tolerance", "relative"},
 		Choice:     {"choices", "correct"},
 		Manipulate: {"readout", "above", "below", "warn", "contains", "example"},
 		FindTheBug: {"mutant", "pair"},
@@ -254,6 +257,12 @@ func (s Spec) check(k Kind, path string) error {
 		switch {
 		case (s.Value == nil) == (s.Readout == ""):
 			return format.Errorf("%s: give exactly one of value (a number) and readout (the lesson's readout to read the key from)", path)
+		case s.At != "" && s.Readout == "":
+			return format.Errorf("%s.at: the state to read the key's readout at; give a readout too", path)
+		case len(s.At) > MaxState:
+			return format.Errorf("%s.at is %d bytes: a lesson's settings take far fewer (at most %d)", path, len(s.At), MaxState)
+		case strings.HasPrefix(s.At, "#") || strings.Contains(s.At, "scene="):
+			return format.Errorf("%s.at: %q: give the lesson's state without the scene (\"eps=1&delta=1e-5\")", path, s.At)
 		case s.Value != nil && (math.IsNaN(*s.Value) || math.IsInf(*s.Value, 0)):
 			return format.Errorf("%s.value must be a finite number", path)
 		case !(s.Tolerance >= 0) || math.IsInf(s.Tolerance, 0):

@@ -92,8 +92,11 @@ func TestKeyIsRightAndWrongAnswersAreNot(t *testing.T) {
 	if err != nil || r.Score != 0 {
 		t.Fatalf("wrong answers score %d: %v %+v", r.Score, err, r.Results)
 	}
-	if f := r.Results[0].Feedback; !strings.Contains(f, "you gave 4.9") || !strings.Contains(f, "shows 4.8") || !strings.Contains(f, "σ = …") {
+	if f := r.Results[0].Feedback; !strings.Contains(f, "you gave 4.9") || !strings.Contains(f, "shows 4.8") || !strings.Contains(f, "answers within 0.048 of it count") || !strings.Contains(f, "σ = …") {
 		t.Errorf("numeric feedback %q", f)
+	}
+	if f := r.Results[1].Feedback; !strings.Contains(f, "only that value counts") || strings.Contains(f, "within 0") {
+		t.Errorf("feedback with no tolerance %q", f)
 	}
 	if f := r.Results[2].Feedback; !strings.Contains(f, "the answer is “the far users”") {
 		t.Errorf("choice feedback %q", f)
@@ -127,6 +130,9 @@ func TestDecodeErrorsSayWhere(t *testing.T) {
 		{ex(strings.Replace(good, `"value": 1`, `"value": 1, "tolerence": 0.1`, 1)), `did you mean "tolerance"`},
 		{ex(strings.Replace(good, `"value": 1`, `"value": 1, "readout": "sigma"`, 1)), "exactly one of value"},
 		{ex(strings.Replace(good, `"value": 1`, `"value": 1, "tolerance": -1`, 1)), "tolerance = -1"},
+		{ex(strings.Replace(good, `"value": 1`, `"value": 1, "at": "eps=2"`, 1)), "answer.at: the state to read the key's readout at; give a readout"},
+		{ex(strings.Replace(good, `"value": 1`, `"readout": "sigma", "at": "scene=calibration&eps=2"`, 1)), "answer.at: \"scene=calibration&eps=2\": give the lesson's state without the scene"},
+		{ex(strings.Replace(good, `"value": 1`, `"readout": "sigma", "at": "eps=`+strings.Repeat("1", 5000)+`"`, 1)), "answer.at is 5004 bytes"},
 		{ex(strings.Replace(good, `"value": 1`, `"value": "one"`, 1)), "exercises[0] (a).answer.value: expected"},
 		{ex(strings.Replace(good, `"question": "q"`, `"question": " "`, 1)), "question is empty"},
 		{ex(strings.Replace(good, `"kind": "numeric"`, `"kind": "numeric", "state": "scene=calibration&eps=1"`, 1)), "without the scene"},
@@ -268,3 +274,33 @@ func TestCostly(t *testing.T) {
 		}
 	}
 }
+
+// A key read at another state than the exercise opens on: the lab is
+// asked there, and Costly looks there.
+func TestKeyReadAt(t *testing.T) {
+	p, err := Decode(strings.NewReader(`{"version": 1, "title": "t", "exercises": [{"id": "s", "lesson": "calibration", "kind": "numeric",
+	  "state": "eps=2", "question": "σ at ε = 1?", "answer": {"readout": "sigma", "at": "eps=1", "tolerance": 0.01, "relative": true}, "explanation": "."}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lab := atLab{}
+	r, err := p.Grade(Answers{"s": json.RawMessage(`4.8`)}, lab)
+	if err != nil || !r.Results[0].Correct {
+		t.Errorf("graded %+v (%v)", r, err)
+	}
+	if p.Costly(Answers{"s": json.RawMessage(`1`)}, lab) {
+		t.Error("a key kept at its at-state counted as costly")
+	}
+}
+
+// atLab shows σ = 4.8 at ε = 1 and 2.4 at ε = 2, and keeps ε = 1's.
+type atLab struct{ fakeLab }
+
+func (atLab) Readouts(lesson, state, data string, end bool) ([]Reading, error) {
+	if state == "eps=1" {
+		return []Reading{{Name: "sigma", Value: 4.8}}, nil
+	}
+	return []Reading{{Name: "sigma", Value: 2.4}}, nil
+}
+
+func (atLab) Kept(lesson, state string, end bool) bool { return state == "eps=1" }

@@ -206,7 +206,11 @@ func (e Exercise) Grade(raw json.RawMessage, lab Lab) (Result, error) {
 		if res.Correct {
 			res.Feedback = format.Sprintf("Right: %s (the lesson shows %s). %s", num(x), num(key), e.Explanation)
 		} else {
-			res.Feedback = format.Sprintf("Not quite: you gave %s; the lesson shows %s, and answers within %s of it count. %s", num(x), num(key), num(tol), e.Explanation)
+			within := "only that value counts"
+			if tol > 0 {
+				within = "answers within " + num(tol) + " of it count"
+			}
+			res.Feedback = format.Sprintf("Not quite: you gave %s; the lesson shows %s, and %s. %s", num(x), num(key), within, e.Explanation)
 		}
 	case Choice:
 		i, err := s.choice(raw, path)
@@ -264,11 +268,20 @@ func (e Exercise) key(lab Lab) (float64, error) {
 	if e.Answer.Value != nil {
 		return *e.Answer.Value, nil
 	}
-	r, err := reading(lab, e.Lesson, e.State, "", e.Answer.Readout, e.Kind == Predict)
+	r, err := reading(lab, e.Lesson, e.KeyState(), "", e.Answer.Readout, e.Kind == Predict)
 	if err != nil {
 		return 0, format.Errorf("exercise %s: reading the key: %v", e.ID, err)
 	}
 	return r.Value, nil
+}
+
+// KeyState is the state a numeric or predict key is read at: the answer's
+// At, else the exercise's own.
+func (e Exercise) KeyState() string {
+	if e.Answer.At != "" {
+		return e.Answer.At
+	}
+	return e.State
 }
 
 // Cache is a Lab that keeps the readouts it computed: Kept reports
@@ -293,7 +306,7 @@ func (p *Pack) Costly(answers Answers, lab Lab) bool {
 		case Manipulate, FindTheBug:
 			return true
 		case Numeric, Predict:
-			if e.Answer.Value == nil && !(caches && c.Kept(e.Lesson, e.State, e.Kind == Predict)) {
+			if e.Answer.Value == nil && !(caches && c.Kept(e.Lesson, e.KeyState(), e.Kind == Predict)) {
 				return true
 			}
 		}

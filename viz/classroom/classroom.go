@@ -186,7 +186,10 @@ func checkExercise(x exercise.Exercise) error {
 	s := x.Answer
 	switch x.Kind {
 	case exercise.Numeric, exercise.Predict, exercise.Manipulate:
-		state, where := x.State, "state"
+		state, where := x.KeyState(), "state"
+		if s.At != "" {
+			where = "answer.at"
+		}
 		if x.Kind == exercise.Manipulate {
 			state, where = s.Example, "answer.example"
 		}

@@ -176,6 +176,7 @@ func TestValidateRefusesWhatTheLessonsDoNot(t *testing.T) {
 		{`{"id": "a", "lesson": "calibration", "kind": "numeric", "state": "eps=1", "question": "q", "explanation": "e", "answer": {"readout": "bogus"}}`, `exercises[0] (a).answer.readout: the lesson shows no readout "bogus"`},
 		{`{"id": "a", "lesson": "audit", "kind": "find-the-bug", "question": "q", "explanation": "e", "answer": {"mutant": "bogus", "pair": "mech=orme&pair=far-user"}}`, `answer.mutant: the audit lab has no broken variant "bogus"`},
 		{`{"id": "a", "lesson": "audit", "kind": "find-the-bug", "question": "q", "explanation": "e", "answer": {"mutant": "keep-all", "pair": "mech=bogus"}}`, "exercises[0] (a).answer.pair"},
+		{`{"id": "a", "lesson": "calibration", "kind": "numeric", "state": "eps=1", "question": "q", "explanation": "e", "answer": {"readout": "ratio", "at": "eps=-3"}}`, "exercises[0] (a).answer.at: "},
 		{`{"id": "a", "lesson": "outlier-removal", "kind": "manipulate", "question": "q", "explanation": "e", "answer": {"readout": "bogus", "warn": true, "example": "tau=1"}}`, `answer.readout: the lesson shows no readout "bogus"`},
 	} {
 		p, err := exercise.Decode(strings.NewReader(head + c.ex + `]}`))

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/uldplab/uldp/core/exercise"
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/viz"
 	"github.com/uldplab/uldp/viz/internal/scenetest"
@@ -329,4 +330,37 @@ func TestAboveThresholdDescribes(t *testing.T) {
 // The keyboard moves a query's bar as a mouse drag does.
 func TestAboveThresholdKeyboardDrag(t *testing.T) {
 	scenetest.KeyboardMatchesMouse(t, scenetest.Opens(t, New), "ArrowDown", "ArrowDown")
+}
+
+// The built-in exercise abovethreshold-halt-early rests on the exact law at
+// its state: the run halts likeliest at query 2, about twice as often as at
+// query 5, though query 5 alone would fail more often.
+func TestTheHaltEarlyExercisesPremise(t *testing.T) {
+	p, err := exercise.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var state string
+	for _, e := range p.Exercises {
+		if e.ID == "abovethreshold-halt-early" {
+			state = e.State
+		}
+	}
+	if state == "" {
+		t.Fatal("the built-in pack has no abovethreshold-halt-early")
+	}
+	a, s := scenetest.Open(t, New())
+	if err := a.Restore("scene=abovethreshold&" + state); err != nil {
+		t.Fatal(err)
+	}
+	halts := s.exact[:len(s.queries)]
+	likeliest := 0
+	for k, pr := range halts {
+		if pr > halts[likeliest] {
+			likeliest = k
+		}
+	}
+	if r := halts[1] / halts[4]; likeliest != 1 || r < 1.7 || r > 2.5 {
+		t.Errorf("the exact law of ⊥: %v (the question says query 2 is likeliest, about twice query 5)", halts)
+	}
 }
