@@ -160,9 +160,20 @@ func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
 // The audit lab's second part answers too: a find-the-bug pair may be one
 // of Lowy, Liu & Asi's.
 func TestCatchesInTheLabsSecondPart(t *testing.T) {
-	caught, why, err := Lab{}.Catches("mech=outlier-iterate-removal&pair=far-member", "keep-all")
+	const state = "mech=outlier-iterate-removal&pair=far-member"
+	caught, why, err := Lab{}.Catches(state, "keep-all")
 	if err != nil || !caught || !strings.Contains(why, "exceeds") {
 		t.Errorf("keep-all on far-member: %v %q %v", caught, why, err)
+	}
+	// The verdict is kept, and a kept one is the same.
+	if !kept.has(view{lesson: "audit", state: state, mutant: "keep-all"}) {
+		t.Error("the verdict was not kept")
+	}
+	if again, why2, err := (Lab{}).Catches(state, "keep-all"); again != caught || why2 != why || err != nil {
+		t.Errorf("kept verdict %v %q %v", again, why2, err)
+	}
+	if c, _, err := (Lab{}).Catches(state, "no-threshold-noise"); c || err == nil {
+		t.Errorf("another mutant got the kept verdict: %v %v", c, err)
 	}
 }
 

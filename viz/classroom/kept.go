@@ -17,10 +17,11 @@ import (
 // 4 KiB).
 const maxKept = 4096
 
-// view is what a lesson's readouts depend on.
+// view is what a lesson's readouts depend on, or the audit lab's verdict
+// on a broken variant (mutant) at a state.
 type view struct {
-	lesson, state string
-	end           bool
+	lesson, state, mutant string
+	end                   bool
 }
 
 // keptReadouts is one view's readouts, computed once even when many
