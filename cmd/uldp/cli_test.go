@@ -1477,7 +1477,7 @@ func TestGradebook(t *testing.T) {
 	// Answers about lesson 1 only: each grading process computes its keys
 	// afresh, and the whole key is graded in TestExercisesAndGrade.
 	some := map[string]json.RawMessage{}
-	for _, id := range []string{"user-level-sensitivity", "user-level-ratio", "user-level-more-users"} {
+	for _, id := range []string{"user-level-sensitivity", "user-level-ratio", "user-level-radius"} {
 		some[id] = k.Answers[id]
 	}
 	ada := write("a.json", "Ada", some)

@@ -62,14 +62,21 @@ func TestMonteCarloAboveThreshold(t *testing.T) {
 	p := mech.ATParams{Eps: 1, Threshold: 0}
 	g := privacy.Guarantee{Eps: 1}
 	zero, one := make([]float64, 8), []float64{1, 1, 1, 1, 1, 1, 1, 1}
-	res, err := MonteCarlo(context.Background(), ATSampler(p, one, false), ATSampler(p, zero, false), g, mcCfg, nil)
+	sampler := func(q []float64, mutant string) Sampler {
+		s, err := ATSampler(p, q, mutant)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	res, err := MonteCarlo(context.Background(), sampler(one, NoMutant), sampler(zero, NoMutant), g, mcCfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Verdict != "pass" {
 		t.Errorf("AboveThreshold flagged: ε ≥ %v on %s", res.EpsLower, res.Worst.Name)
 	}
-	res, err = MonteCarlo(context.Background(), ATSampler(p, one, true), ATSampler(p, zero, true), g, mcCfg, nil)
+	res, err = MonteCarlo(context.Background(), sampler(one, ATNoThreshold), sampler(zero, ATNoThreshold), g, mcCfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

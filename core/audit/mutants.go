@@ -67,8 +67,35 @@ type ATLaw []float64
 // ATExact returns the mechanism's transcript law.
 func ATExact(p mech.ATParams, queries []float64) ATLaw { return mech.ATHaltDistribution(p, queries) }
 
-// ATNoThresholdNoise is the mutant that omits the threshold noise (Λ = 0):
-// the queries then pass independently, and each ⊤ costs privacy.
+// AboveThreshold's broken variants.
+const (
+	// ATNoThreshold omits the threshold noise (Λ = 0): the queries then
+	// pass independently, and each ⊤ costs privacy.
+	ATNoThreshold = "no-threshold-noise"
+	// ATHalfQuery gives each query Lap(2s/ε), half the noise the proof
+	// needs: enough when neighbouring queries all move the same way, not
+	// when some move up and others down.
+	ATHalfQuery = "half-query-noise"
+)
+
+// ATMutantNames lists AboveThreshold's broken variants.
+func ATMutantNames() []string { return []string{ATNoThreshold, ATHalfQuery} }
+
+// ATMutantLaw returns the transcript law of AboveThreshold broken as name
+// (NoMutant: the mechanism's own, ATExact).
+func ATMutantLaw(name string) (func(mech.ATParams, []float64) ATLaw, error) {
+	switch name {
+	case NoMutant:
+		return ATExact, nil
+	case ATNoThreshold:
+		return ATNoThresholdNoise, nil
+	case ATHalfQuery:
+		return ATHalfQueryNoise, nil
+	}
+	return nil, format.Errorf("mutant %q: use one of %s", name, strings.Join(append([]string{NoMutant}, ATMutantNames()...), ", "))
+}
+
+// ATNoThresholdNoise is the ATNoThreshold mutant's transcript law.
 func ATNoThresholdNoise(p mech.ATParams, queries []float64) ATLaw {
 	nu := noise.Laplace{Scale: p.QueryScale()}
 	out := make(ATLaw, len(queries)+1)
@@ -82,31 +109,43 @@ func ATNoThresholdNoise(p mech.ATParams, queries []float64) ATLaw {
 	return out
 }
 
-// ATSampler runs AboveThreshold on the queries and outputs the query it
-// halted at (T+1: never); noThresholdNoise runs the ATNoThresholdNoise
-// mutant instead (fresh query noise as before, Λ = 0).
-func ATSampler(p mech.ATParams, queries []float64, noThresholdNoise bool) Sampler {
+// ATHalfQueryNoise is the ATHalfQuery mutant's transcript law.
+func ATHalfQueryNoise(p mech.ATParams, queries []float64) ATLaw {
+	return mech.HaltDistribution(p.ThresholdScale(), p.QueryScale()/2, p.Threshold, queries)
+}
+
+// ATSampler runs AboveThreshold on the queries, broken as mutant
+// (NoMutant: as it is), and outputs the query it halted at (T+1: never).
+func ATSampler(p mech.ATParams, queries []float64, mutant string) (Sampler, error) {
+	if _, err := ATMutantLaw(mutant); err != nil {
+		return nil, err
+	}
 	return func(s *rng.Streams) ([]float64, error) {
-		if noThresholdNoise {
-			nu := noise.Laplace{Scale: p.QueryScale(), Src: s.Get(rng.ATQuery)}
+		if mutant == NoMutant {
+			a, err := mech.NewAboveThreshold(p, s, nil)
+			if err != nil {
+				return nil, err
+			}
 			for k, v := range queries {
-				if v+nu.Rand() < p.Threshold {
+				if ok, _ := a.Query(v); !ok {
 					return []float64{float64(k + 1)}, nil
 				}
 			}
 			return []float64{float64(len(queries) + 1)}, nil
 		}
-		a, err := mech.NewAboveThreshold(p, s, nil)
-		if err != nil {
-			return nil, err
+		threshold, queryScale := p.Threshold, p.QueryScale()
+		if mutant == ATHalfQuery {
+			threshold -= noise.Laplace{Scale: p.ThresholdScale(), Src: s.Get(rng.ATThreshold)}.Rand()
+			queryScale /= 2
 		}
+		nu := noise.Laplace{Scale: queryScale, Src: s.Get(rng.ATQuery)}
 		for k, v := range queries {
-			if ok, _ := a.Query(v); !ok {
+			if v+nu.Rand() < threshold {
 				return []float64{float64(k + 1)}, nil
 			}
 		}
 		return []float64{float64(len(queries) + 1)}, nil
-	}
+	}, nil
 }
 
 // ATDelta is δ_{A‖B}(ε) = Σ_k max(0, A_k − e^ε B_k) over the transcripts.

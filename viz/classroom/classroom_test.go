@@ -258,3 +258,24 @@ func TestKeptIsBounded(t *testing.T) {
 		t.Errorf("%d views kept, at most %d allowed", len(k.m), maxKept)
 	}
 }
+
+// The find-the-bug exercises of the built-in pack give evidence: the
+// hidden variant keeps its promise on the pair the question names, and
+// (for AboveThreshold) the other variant would have been caught there.
+func TestFindTheBugEvidence(t *testing.T) {
+	for _, c := range []struct {
+		state, mutant string
+		caught        bool
+	}{
+		{"mech=orme&pair=two-crowds", "keep-all", false},
+		{"mech=deloutputpert&pair=three-vs-four-outliers", "no-stability", false},
+		{"mech=abovethreshold&pair=ones-vs-zeros", "half-query-noise", false},
+		{"mech=abovethreshold&pair=ones-vs-zeros", "no-threshold-noise", true},
+		{"mech=abovethreshold&pair=opposite-moves", "no-threshold-noise", false},
+	} {
+		caught, why, err := Lab{}.Catches(c.state, c.mutant)
+		if err != nil || caught != c.caught {
+			t.Errorf("%s on %s: caught %v (%s, %v), the question says %v", c.mutant, c.state, caught, why, err, c.caught)
+		}
+	}
+}

@@ -149,8 +149,12 @@ func labPairs() map[string][]lab.Pair {
 				B: append(mech.ExampleInliers()[:10], 10, 10, 10, 10)},
 		},
 		lab.AT: {
-			{Name: "ones-vs-zeros", Catches: "no-threshold-noise", A: []float64{1, 1, 1, 1, 1, 1, 1, 1},
+			{Name: "ones-vs-zeros", Catches: audit.ATNoThreshold, A: []float64{1, 1, 1, 1, 1, 1, 1, 1},
 				B: []float64{0, 0, 0, 0, 0, 0, 0, 0}},
+			// Three queries move down and the last one up: half the query
+			// noise covers moves all one way, not these.
+			{Name: "opposite-moves", Catches: audit.ATHalfQuery, A: []float64{0.5, 0.5, 0.5, -0.5},
+				B: []float64{-0.5, -0.5, -0.5, 0.5}},
 		},
 		lab.ORME: {
 			{Name: "far-user", Catches: audit.ORMEKeepAll, A: lab.CrowdOf(300, 0),
@@ -261,7 +265,7 @@ func (s *Scene) guarantee() privacy.Guarantee {
 func mutantsOf(m string) []string {
 	switch m {
 	case lab.AT:
-		return []string{audit.NoMutant, "no-threshold-noise"}
+		return append([]string{audit.NoMutant}, audit.ATMutantNames()...)
 	case lab.Gauss:
 		return []string{audit.NoMutant, audit.GaussianClassical}
 	case lab.ORME, lab.Gate, lab.SGD:
@@ -283,9 +287,10 @@ func (s *Scene) recompute() {
 		eps[i] = 2 * g.Eps * float64(i) / 80
 	}
 	if s.mech == lab.AT {
-		law := audit.ATExact
-		if s.mutant != audit.NoMutant {
-			law = audit.ATNoThresholdNoise
+		law, err := audit.ATMutantLaw(s.mutant)
+		if err != nil {
+			s.err, s.points = err, nil
+			return
 		}
 		s.points = audit.ATCurve(law(s.at, s.qa), law(s.at, s.qb), g, eps)
 		return
@@ -423,7 +428,13 @@ func (s *Scene) startMC() error {
 	var a, b audit.Sampler
 	switch s.mech {
 	case lab.AT:
-		a, b = audit.ATSampler(s.at, s.qa, s.mutant != audit.NoMutant), audit.ATSampler(s.at, s.qb, s.mutant != audit.NoMutant)
+		var err error
+		if a, err = audit.ATSampler(s.at, s.qa, s.mutant); err != nil {
+			return err
+		}
+		if b, err = audit.ATSampler(s.at, s.qb, s.mutant); err != nil {
+			return err
+		}
 	case lab.ORME:
 		la, lb, err := s.ormeLaws()
 		if err != nil {

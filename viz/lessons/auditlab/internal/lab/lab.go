@@ -79,7 +79,8 @@ type Pair struct {
 func MutantHelp() map[string]string {
 	out := map[string]string{
 		audit.NoMutant:           "the real mechanism",
-		"no-threshold-noise":     "the threshold gets no noise",
+		audit.ATNoThreshold:      "the threshold gets no noise",
+		audit.ATHalfQuery:        "each query gets Lap(2/ε), half the noise the proof needs",
 		audit.GaussianClassical:  "the textbook σ used beyond its proof (ε ≥ 1)",
 		audit.ORMENoGate:         "ORME without its gate",
 		audit.ORMEHalfScoreNoise: "the score's noise at half the sound scale",
