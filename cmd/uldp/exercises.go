@@ -21,17 +21,22 @@ func cmdExercises(e *env, args []string) error {
 		return usagef("write uldp exercises list [--pack builtin|FILE] or uldp exercises solve [--pack builtin|FILE]")
 	}
 	verb := args[0]
-	fs := flags(e, "exercises "+verb, "exercises "+verb+" [--pack builtin|FILE] [--format json|text]")
+	fs := flags(e, "exercises "+verb, "exercises "+verb+" [--pack builtin|FILE] [--student NAME] [--format json|text]")
 	pack := fs.String("pack", "builtin", "the exercise pack: builtin, or a pack's JSON file")
+	student := fs.String("student", "", "the student whose own numbers to show (exercises that vary a setting give each student their own)")
 	var f format
 	f.register(fs)
 	if err := parse(fs, args[1:]); err != nil {
 		return err
 	}
+	if err := exercise.CheckStudent(*student); err != nil {
+		return usagef("--%v", err)
+	}
 	p, err := readPack(*pack)
 	if err != nil {
 		return err
 	}
+	p = p.For(*student)
 	if verb == "solve" {
 		key, err := p.Key(classroom.Lab{})
 		if err != nil {
@@ -191,7 +196,7 @@ func gradeFile(p *exercise.Pack, name string) (graded, error) {
 	}
 	if err == nil {
 		g.Student = h.Student
-		g.Report, err = p.Grade(h.Answers, classroom.Lab{})
+		g.Report, err = p.For(h.Student).Grade(h.Answers, classroom.Lab{})
 	}
 	if err != nil {
 		return g, fmt.Errorf("%s: %v", name, err)

@@ -98,6 +98,10 @@ type Exercise struct {
 	Answer      Spec     `json:"answer"`
 	Hints       []string `json:"hints,omitempty"`
 	Explanation string   `json:"explanation"`
+	// Vary gives each student their own value of some settings of a
+	// numeric or predict exercise's key state (Pack.For), named {setting}
+	// in the question and the explanation.
+	Vary map[string]Range `json:"vary,omitempty"`
 }
 
 // Spec says how an answer is graded; which fields apply depends on the
@@ -134,7 +138,7 @@ type Spec struct {
 
 var (
 	topFields      = []string{"version", "title", "exercises"}
-	exerciseFields = []string{"id", "lesson", "kind", "state", "question", "answer", "hints", "explanation"}
+	exerciseFields = []string{"id", "lesson", "kind", "state", "question", "answer", "hints", "explanation", "vary"}
 	specFields     = map[Kind][]string{
 		Numeric:    {"value", "readout", "at", "tolerance", "relative"},
 		Predict:    {"value", "readout", "at", "tolerance", "relative"},
@@ -218,6 +222,11 @@ func decodeExercise(raw json.RawMessage, path string) (Exercise, error) {
 	if err := strictjson.Field(m, "hints", path+".hints", &e.Hints, false); err != nil {
 		return e, err
 	}
+	if raw, ok := m["vary"]; ok {
+		if err := strictjson.Decode(raw, &e.Vary); err != nil {
+			return e, strictjson.TypeError(path+".vary", err)
+		}
+	}
 	if len(e.ID) > MaxID || !idPattern.MatchString(e.ID) {
 		return e, format.Errorf("%s.id: %s: write up to %d lower-case letters, digits and hyphens (\"gauss-sigma\")", path, dataset.Excerpt(e.ID), MaxID)
 	}
@@ -247,7 +256,10 @@ func decodeExercise(raw json.RawMessage, path string) (Exercise, error) {
 	if err := strictjson.Decode(raw, &e.Answer); err != nil {
 		return e, strictjson.TypeError(path+".answer", err)
 	}
-	return e, e.Answer.check(e.Kind, path+".answer")
+	if err := e.Answer.check(e.Kind, path+".answer"); err != nil {
+		return e, err
+	}
+	return e, e.checkVary(path)
 }
 
 // check validates a spec for its kind.
@@ -367,13 +379,16 @@ type Question struct {
 	// Goal is what a Manipulate answer's state must show ("user-scale
 	// below 0.01").
 	Goal string `json:"goal,omitempty"`
+	// Varies says that the question's numbers are the student's own
+	// (Pack.For): they depend on the student's name.
+	Varies bool `json:"varies,omitempty"`
 }
 
-// Sheet returns the pack without its keys.
-func (p *Pack) Sheet() Sheet {
+// Sheet returns student's sheet of the pack (For), without its keys.
+func (p *Pack) Sheet(student string) Sheet {
 	s := Sheet{Version: p.Version, Title: p.Title}
-	for _, e := range p.Exercises {
-		q := Question{ID: e.ID, Lesson: e.Lesson, Kind: e.Kind, State: e.State, Question: e.Question, Hints: e.Hints}
+	for i, e := range p.For(student).Exercises {
+		q := Question{ID: e.ID, Lesson: e.Lesson, Kind: e.Kind, State: e.State, Question: e.Question, Hints: e.Hints, Varies: len(p.Exercises[i].Vary) > 0}
 		switch e.Kind {
 		case Choice:
 			q.Choices = e.Answer.Choices

@@ -205,7 +205,7 @@ func FuzzDecode(f *testing.F) {
 // A sheet shows the questions, never a key or an explanation.
 func TestSheetHoldsNoKeys(t *testing.T) {
 	p := mustPack(t)
-	b, err := json.Marshal(p.Sheet())
+	b, err := json.Marshal(p.Sheet(""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +221,7 @@ func TestSheetHoldsNoKeys(t *testing.T) {
 			t.Errorf("the sheet has a field %s: %s", bad, b)
 		}
 	}
-	q := p.Sheet().Exercises
+	q := p.Sheet("").Exercises
 	if q[0].Tolerance != "within 1%" || len(q[2].Choices) != 2 || q[3].Goal == "" {
 		t.Errorf("sheet questions %+v", q)
 	}

@@ -128,6 +128,9 @@ func DecodeHandin(r io.Reader) (*Handin, error) {
 	if err := strictjson.Field(top, "student", "student", &h.Student, false); err != nil {
 		return nil, err
 	}
+	if err := CheckStudent(h.Student); err != nil {
+		return nil, err
+	}
 	if err := strictjson.Field(top, "answers", "answers", &h.Answers, true); err != nil {
 		return nil, err
 	}
@@ -152,6 +155,9 @@ func (h *Handin) For(p *Pack) error {
 // counts as wrong and says so. An answer to no exercise of the pack, or of
 // the wrong shape, is an error naming it.
 func (p *Pack) Grade(answers Answers, lab Lab) (Report, error) {
+	if err := p.personal(); err != nil {
+		return Report{}, err
+	}
 	r := Report{Total: len(p.Exercises)}
 	ids := map[string]bool{}
 	for _, e := range p.Exercises {
@@ -367,6 +373,9 @@ func (s Spec) choice(raw json.RawMessage, path string) (int, error) {
 // Key is the instructor's key: an answer to every exercise that grades as
 // right, in the shape Grade reads.
 func (p *Pack) Key(lab Lab) (map[string]any, error) {
+	if err := p.personal(); err != nil {
+		return nil, err
+	}
 	out := map[string]any{}
 	for _, e := range p.Exercises {
 		switch e.Kind {

@@ -100,10 +100,18 @@ func (h *handler) builtinSheet(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	reply(w, http.StatusOK, p.Sheet())
+	student, ok := studentParam(w, r)
+	if !ok {
+		return
+	}
+	reply(w, http.StatusOK, p.Sheet(student))
 }
 
 func (h *handler) sheet(w http.ResponseWriter, r *http.Request) {
+	student, ok := studentParam(w, r)
+	if !ok {
+		return
+	}
 	b, ok := body(w, r)
 	if !ok {
 		return
@@ -113,12 +121,25 @@ func (h *handler) sheet(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	reply(w, http.StatusOK, p.Sheet())
+	reply(w, http.StatusOK, p.Sheet(student))
+}
+
+// studentParam reads the ?student= whose own numbers a sheet shows ("" for
+// none), answering a bad one itself.
+func studentParam(w http.ResponseWriter, r *http.Request) (string, bool) {
+	student := r.URL.Query().Get("student")
+	if err := exercise.CheckStudent(student); err != nil {
+		fail(w, http.StatusBadRequest, err.Error())
+		return "", false
+	}
+	return student, true
 }
 
 // gradeRequest is POST /api/grade's body.
 type gradeRequest struct {
-	Pack    json.RawMessage  `json:"pack"`
+	Pack json.RawMessage `json:"pack"`
+	// Student's own numbers are graded (exercise.Pack.For).
+	Student string           `json:"student"`
 	Answers exercise.Answers `json:"answers"`
 }
 
@@ -205,7 +226,8 @@ func (h *handler) acquire(ctx context.Context, w http.ResponseWriter) bool {
 }
 
 // decodeGrade reads POST /api/grade's body: exactly one object with the
-// pack and 1 to MaxAnswers answers.
+// pack, the student (optional) and 1 to MaxAnswers answers, and returns
+// the student's pack.
 func decodeGrade(b []byte) (*exercise.Pack, exercise.Answers, error) {
 	if err := exercise.CheckText(b, "the request"); err != nil {
 		return nil, nil, err
@@ -225,11 +247,14 @@ func decodeGrade(b []byte) (*exercise.Pack, exercise.Answers, error) {
 	if len(req.Answers) == 0 || len(req.Answers) > MaxAnswers {
 		return nil, nil, fmt.Errorf("answers: give 1 to %d answers per request (this one has %d)", MaxAnswers, len(req.Answers))
 	}
+	if err := exercise.CheckStudent(req.Student); err != nil {
+		return nil, nil, err
+	}
 	p, err := pack(req.Pack)
 	if err != nil {
 		return nil, nil, err
 	}
-	return p, req.Answers, nil
+	return p.For(req.Student), req.Answers, nil
 }
 
 // pack is the built-in pack for the JSON string "builtin", else the pack

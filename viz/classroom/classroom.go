@@ -192,8 +192,12 @@ func Validate(p *exercise.Pack) error {
 	}
 	var errs []error
 	for i, x := range p.Exercises {
-		if err := checkExercise(x); err != nil {
-			errs = append(errs, format.Errorf("exercises[%d] (%s).%v", i, x.ID, err))
+		// A varied exercise is checked at each end of its ranges.
+		for _, v := range append([]exercise.Exercise{x}, x.Extremes()...) {
+			if err := checkExercise(v); err != nil {
+				errs = append(errs, format.Errorf("exercises[%d] (%s).%v", i, x.ID, err))
+				break
+			}
 		}
 	}
 	return errors.Join(errs...)

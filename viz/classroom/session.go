@@ -40,7 +40,9 @@ func Resume(p *exercise.Pack, path, student string) (*Session, error) {
 	if err := Check(p); err != nil {
 		return nil, err
 	}
-	s := &Session{Pack: p, Hints: map[string]int{}, results: map[string]exercise.Result{}, path: path,
+	// The student's own numbers: a hand-in names its student, else the
+	// name given here does.
+	s := &Session{Pack: p.For(student), Hints: map[string]int{}, results: map[string]exercise.Result{}, path: path,
 		handin: exercise.Handin{Pack: p.Title, Student: student, Answers: exercise.Answers{}}}
 	f, err := os.Open(path)
 	switch {
@@ -57,11 +59,16 @@ func Resume(p *exercise.Pack, path, student string) (*Session, error) {
 	if err != nil {
 		return nil, format.Errorf("%s: %v (start a new hand-in elsewhere, or move this one away)", path, err)
 	}
-	if student == "" {
+	switch {
+	case student == "":
 		student = h.Student
+	case h.Student != "" && h.Student != student:
+		// The answers were worked out with h.Student's own numbers.
+		return nil, format.Errorf("%s: this hand-in is %s's, not %s's (start a new hand-in elsewhere)", path, h.Student, student)
 	}
 	s.handin.Student = student
-	for _, e := range p.Exercises {
+	s.Pack = p.For(student)
+	for _, e := range s.Pack.Exercises {
 		raw, ok := h.Answers[e.ID]
 		if !ok {
 			continue
