@@ -1437,7 +1437,13 @@ func TestExercisesAndGrade(t *testing.T) {
 	wrong := filepath.Join(dir, "wrong.json")
 	os.WriteFile(wrong, []byte(`{"answers": {"user-level-sensitivity": 0.05, "user-level-ratio": "they are equal"}}`), 0o644)
 	ok(t, &report, "grade", "--answers", wrong)
-	if report.Score != 0 || !strings.Contains(report.Results[0].Feedback, "the lesson shows 0.5") || !strings.Contains(report.Results[2].Feedback, "not answered") {
+	var solved struct{ Answers map[string]json.RawMessage }
+	var sens float64
+	if json.Unmarshal([]byte(key.stdout), &solved) != nil || json.Unmarshal(solved.Answers["user-level-sensitivity"], &sens) != nil {
+		t.Fatalf("the key: %s", key.stdout)
+	}
+	shows := "the lesson shows " + strconv.FormatFloat(sens, 'g', 4, 64)
+	if report.Score != 0 || !strings.Contains(report.Results[0].Feedback, shows) || !strings.Contains(report.Results[2].Feedback, "not answered") {
 		t.Errorf("wrong answers: %+v", report)
 	}
 	badPack := filepath.Join(dir, "pack.json")
@@ -1457,7 +1463,7 @@ func TestExercisesAndGrade(t *testing.T) {
 // status 2), files into a JSON one, and one submission into Gradescope's
 // results.json in its documented shape.
 func TestGradebook(t *testing.T) {
-	key := uldp(t, "exercises", "solve")
+	key := uldp(t, "exercises", "solve", "--student", "Ada") // her own numbers
 	if key.code != 0 {
 		t.Fatalf("solve: exit %d: %s", key.code, key.stderr)
 	}
@@ -1519,6 +1525,14 @@ func TestGradebook(t *testing.T) {
 	ok(t, &book, "grade", "--answers", ada, bob)
 	if len(book.Handins) != 2 || book.Handins[0].Score != 3 || book.Handins[1].Points["user-level-ratio"] != 1 || len(book.Exercises) != n {
 		t.Errorf("JSON gradebook: %+v", book)
+	}
+	// Ada's answers handed in as Dee's are graded against Dee's numbers: the
+	// two exercises that vary are wrong, the one that does not is right.
+	dee := write("dee.json", "Dee", some)
+	var report struct{ Score int }
+	ok(t, &report, "grade", "--answers", dee)
+	if report.Score != 1 {
+		t.Errorf("Ada's answers as Dee's score %d, want 1 (the choice)", report.Score)
 	}
 
 	// Gradescope's documented results.json: score, and tests each with a

@@ -81,7 +81,7 @@ func (e Exercise) checkVary(path string) error {
 
 // For returns the pack as student sees it: each exercise that varies a
 // setting takes the student's own value of it, in its key's state and in
-// its question and explanation ({name}). The value is drawn from the
+// its question, hints and explanation ({name}). The value is drawn from the
 // pack's title, the exercise, the student and the setting alone, so the
 // page, the desktop app and the grader agree on it, and two students
 // (almost always) get different numbers. Exercises that vary nothing are
@@ -105,6 +105,10 @@ func (p *Pack) For(student string) *Pack {
 			q.Set(name, v)
 			e.Question = strings.ReplaceAll(e.Question, "{"+name+"}", v)
 			e.Explanation = strings.ReplaceAll(e.Explanation, "{"+name+"}", v)
+			e.Hints = slices.Clone(e.Hints)
+			for j, h := range e.Hints {
+				e.Hints[j] = strings.ReplaceAll(h, "{"+name+"}", v)
+			}
 		}
 		state := setAll(e.KeyState(), q)
 		if e.Answer.At != "" {

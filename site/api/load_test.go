@@ -55,7 +55,7 @@ func BenchmarkCheapUnderGrading(b *testing.B) {
 
 	// Whole answer sheets, the dearest gradings (every lesson rerun).
 	pk, _ := exercise.Builtin()
-	key, err := pk.Key(classroom.Lab{})
+	key, err := pk.For("").Key(classroom.Lab{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func BenchmarkKeyedGradings(b *testing.B) {
 	defer srv.Close()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 128}}
 	pk, _ := exercise.Builtin()
-	key, err := pk.Key(classroom.Lab{}) // computes (and keeps) every key
+	key, err := pk.For("").Key(classroom.Lab{}) // computes (and keeps) every key
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func BenchmarkKeyedGradings(b *testing.B) {
 	var health []time.Duration
 	for range b.N {
 		fresh, _ = load(3*time.Second, true)
-		_, _ = pk.Key(classroom.Lab{}) // keep them again
+		_, _ = pk.For("").Key(classroom.Lab{}) // keep them again
 		keyed, health = load(3*time.Second, false)
 	}
 	b.StopTimer()

@@ -828,7 +828,8 @@ test("Semi-sensitive features: the run computes between frames, steps to the end
 });
 
 test("Exercises: one answered right, one wrong, one by dragging, a bug found; progress survives a reload; the hand-in grades the same", async () => {
-  const key = JSON.parse(execFileSync(root + "bin/uldp", ["exercises", "solve", "--pack", "builtin"])).answers;
+  // The student types her name before answering: her own numbers.
+  const key = JSON.parse(execFileSync(root + "bin/uldp", ["exercises", "solve", "--pack", "builtin", "--student", "Ada Lovelace"])).answers;
   const { page, errors } = await open();
   const api = [];
   page.on("request", (r) => { if (r.url().includes("/api/")) api.push(r.url().replace(base, "") + " " + (r.postData() || "")); });
@@ -840,6 +841,10 @@ test("Exercises: one answered right, one wrong, one by dragging, a bug found; pr
   await page.waitForSelector("#exercise:not([hidden])");
   await lesson(page, "user-level");
   assert.match(await page.textContent("#ex-question"), /opens on twenty users holding ten items/);
+  // Her own numbers: the sheet she was shown is hers, and says so.
+  const own = JSON.parse(execFileSync(root + "bin/uldp", ["exercises", "list", "--student", "Ada Lovelace"]))[0].question;
+  assert.equal(await page.textContent("#ex-question"), own);
+  assert.ok(await page.isVisible("#ex-own"), "a varied exercise does not say its numbers are the student's own");
   // The page holds no key before the student commits.
   assert.ok(!api.some((r) => /explanation|"correct"/.test(r)), api.join("\n"));
   const sheet = await page.evaluate(() => JSON.stringify(sheet));
@@ -849,6 +854,7 @@ test("Exercises: one answered right, one wrong, one by dragging, a bug found; pr
   await page.click("#ex-answer button[type=submit]");
   await page.waitForSelector("#ex-feedback.right:not([hidden])");
   assert.match(await page.textContent("#ex-feedback"), /^Right/);
+  assert.ok(api.some((r) => r.startsWith("api/grade") && r.includes('"student":"Ada Lovelace"')), api.join("\n"));
   await page.screenshot({ path: shots + "exercise-right.png" });
   // Wrong: the next exercise by its key, ], a choice that is not the key.
   await page.locator("#figure").focus();
@@ -872,7 +878,7 @@ test("Exercises: one answered right, one wrong, one by dragging, a bug found; pr
   assert.match(await page.textContent("#ex-feedback"), /^Right: on your state the lesson's rstar reads/);
   // Find the bug: the lab's broken-variant setting and its preset pair.
   await page.click("#ex-list");
-  await page.click('.ex-items a >> text=/A broken variant of ORME/');
+  await page.click(".ex-items a >> text=/A colleague's ORME is broken/");
   await lesson(page, "audit");
   await page.selectOption("#ctl-mutant", "keep-all");
   await idle(page);
@@ -896,6 +902,7 @@ test("Exercises: one answered right, one wrong, one by dragging, a bug found; pr
   await page.click("#ex-list");
   assert.match(await page.textContent("#ex-summary"), new RegExp(`3 right of ${total} \\(4 answered\\)`));
   assert.equal(await page.$$eval(".ex-items .mark.right", (m) => m.length), 3);
+  assert.ok(await page.$eval("#ex-student", (i) => i.readOnly), "the name stays editable after answers were graded with its numbers");
   await page.screenshot({ path: shots + "exercise-list.png" });
   const [dl] = await Promise.all([page.waitForEvent("download"), page.click("#ex-handin")]);
   assert.equal(dl.suggestedFilename(), "uldp-handin-ada-lovelace.json");

@@ -855,7 +855,10 @@ function wireInput() {
   // Enter in a number box must not submit the controls' form (the page's
   // policy forbids inline handlers, so this is here, not in the HTML).
   $("controls").addEventListener("submit", (e) => e.preventDefault());
-  canvas.addEventListener("pointerdown", (e) => { canvas.setPointerCapture(e.pointerId); canvas.focus(); pointer("down", e); });
+  // The figure takes the focus without scrolling: a figure partly below
+  // the window would otherwise scroll into view under the pointer, and the
+  // press would land on another point than the one pressed.
+  canvas.addEventListener("pointerdown", (e) => { canvas.setPointerCapture(e.pointerId); canvas.focus({ preventScroll: true }); pointer("down", e); });
   // An item the keyboard holds is let go where it is when the figure loses
   // the focus: arrows elsewhere are the page's.
   canvas.addEventListener("blur", () => { if (window.uldp && uldp.release()) refresh(false, true); });

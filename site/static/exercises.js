@@ -12,7 +12,8 @@ const EX_STORE = "uldp.exercises.v1";
 // text), the student's name, the exercise open, and per exercise the
 // answer committed, its grading and how many hints were shown.
 let ex = null;
-let sheet = null; // the pack's sheet, from the server
+let sheet = null; // the pack's sheet for sheetFor, from the server
+let sheetFor = ""; // the student whose own numbers the sheet shows
 
 function exLoad() {
   try { return JSON.parse(localStorage.getItem(EX_STORE)) || null; } catch { return null; }
@@ -44,9 +45,22 @@ async function api(path, body) {
 
 function packRef() { return ex.pack === "builtin" ? "builtin" : JSON.parse(ex.pack.text); }
 function packTitle() { return sheet ? sheet.title : ""; }
+// student is the name as the sheet, the grader and the hand-in all read
+// it: exercises that vary a setting give each name its own numbers.
+const student = () => ex.student.trim();
+const answeredAny = () => Object.keys(ex.results).length > 0;
 
 async function loadSheet() {
-  sheet = ex.pack === "builtin" ? await api("api/pack") : await api("api/pack", ex.pack.text);
+  const who = student(), q = "?student=" + encodeURIComponent(who);
+  sheet = ex.pack === "builtin" ? await api("api/pack" + q) : await api("api/pack" + q, ex.pack.text);
+  sheetFor = who;
+}
+
+// freshSheet reloads the sheet when the name changed since: an exercise
+// must not show one student's numbers and be graded on another's.
+async function freshSheet() {
+  if (sheet && sheetFor === student()) return;
+  await loadSheet();
 }
 
 const question = () => sheet.exercises[ex.current];
@@ -75,6 +89,7 @@ function syncBar() {
   $("ex-prev").disabled = ex.current === 0;
   $("ex-next").disabled = ex.current === s.total - 1;
   $("ex-question").textContent = q.question;
+  $("ex-own").hidden = !q.varies;
   const shown = ex.hints[q.id] || 0, hints = q.hints || [];
   $("ex-hints").replaceChildren(...hints.slice(0, shown).map((h) => { const li = document.createElement("li"); li.textContent = h; return li; }));
   $("ex-hint").hidden = shown >= hints.length;
@@ -181,7 +196,9 @@ async function commitAnswer(e) {
   const button = form.querySelector("button[type=submit]");
   button.disabled = true; button.textContent = "grading…";
   try {
-    const v = await api("api/grade", JSON.stringify({ pack: packRef(), answers: { [q.id]: answer } }));
+    await freshSheet();
+    if (question().question !== q.question) throw new Error("your name changed the exercise's numbers: read it again and answer anew");
+    const v = await api("api/grade", JSON.stringify({ pack: packRef(), student: student(), answers: { [q.id]: answer } }));
     ex.answers[q.id] = answer;
     ex.results[q.id] = { correct: v.results[0].correct, feedback: v.results[0].feedback };
     exSave();
@@ -196,6 +213,12 @@ async function commitAnswer(e) {
 // openExercise shows exercise i and opens its lesson as it starts: a fresh
 // engine, so settings of earlier exploring do not carry over.
 async function openExercise(i) {
+  // Awaited only when the name changed since the sheet came: otherwise
+  // the exercise shows at once, as the caller expects (it moves the focus
+  // to the question next).
+  if (sheetFor !== student()) {
+    try { await loadSheet(); } catch (err) { report("The exercises could not load: " + err.message); return; }
+  }
   ex.current = Math.max(0, Math.min(i, sheet.exercises.length - 1));
   ex.open = true;
   exSave();
@@ -209,6 +232,10 @@ async function openExercise(i) {
 function syncDialog() {
   $("ex-pack").value = ex.pack === "builtin" ? "builtin" : "file";
   $("ex-student").value = ex.student;
+  // The name picks the student's own numbers, so it is fixed once an
+  // answer is graded with them.
+  $("ex-student").readOnly = answeredAny();
+  $("ex-student-note").hidden = !answeredAny();
   const s = score();
   $("ex-summary").textContent = `${packTitle()}: ${s.right} right of ${s.total} (${s.answered} answered). Open an exercise to work on it in its lesson. An answer is final once checked, and its explanation comes with the grading.`;
   $("ex-items").replaceChildren(...sheet.exercises.map((q, i) => {
@@ -267,7 +294,7 @@ async function pickFile(file) {
 }
 
 function handin() {
-  const name = ex.student.trim();
+  const name = student();
   const data = JSON.stringify({ pack: packTitle(), student: name, answers: ex.answers }, null, 2) + "\n";
   const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
   download(`uldp-handin${slug ? "-" + slug : ""}.json`, data, "application/json");
@@ -286,7 +313,15 @@ function wireExercises() {
     exSave(); syncBar();
   });
   $("ex-answer").addEventListener("submit", commitAnswer);
-  $("ex-student").addEventListener("input", (e) => { ex.student = e.target.value; exSave(); });
+  // A new name brings its own numbers: the sheet follows once typing
+  // pauses, and before any exercise opens or is graded (freshSheet).
+  let renaming = 0;
+  $("ex-student").addEventListener("input", (e) => {
+    if (answeredAny()) return; // read-only by then
+    ex.student = e.target.value; exSave();
+    clearTimeout(renaming);
+    renaming = setTimeout(() => freshSheet().then(() => { syncDialog(); syncBar(); }, (err) => report("The exercises could not load: " + err.message)), 300);
+  });
   $("ex-pack").addEventListener("change", (e) => {
     if (e.target.value === "file") { $("ex-file").click(); syncDialog(); return; }
     if (ex.pack !== "builtin" && !confirm("Switch to ULDP Lab's own pack? Your answers to this pack are kept only in your hand-in: download it first.")) { syncDialog(); return; }

@@ -205,7 +205,7 @@ func Validate(p *exercise.Pack) error {
 
 // checkExercise opens x's lesson at its state, and at its key's.
 func checkExercise(x exercise.Exercise) error {
-	if _, err := open(x.Lesson, x.State, ""); err != nil {
+	if _, err := (Lab{}).Readouts(x.Lesson, x.State, "", false); err != nil { // kept: the grader opens it too
 		return format.Errorf("state: %v", err)
 	}
 	s := x.Answer

@@ -50,6 +50,7 @@ func builtinKey(t *testing.T) (*exercise.Pack, map[string]any) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	p = p.For("") // a student with no name has numbers of their own too
 	key, err := p.Key(Lab{})
 	if err != nil {
 		t.Fatal(err)
@@ -277,5 +278,17 @@ func TestFindTheBugEvidence(t *testing.T) {
 		if err != nil || caught != c.caught {
 			t.Errorf("%s on %s: caught %v (%s, %v), the question says %v", c.mutant, c.state, caught, why, err, c.caught)
 		}
+	}
+}
+
+// The built-in pack passes the checks a teacher's pack file does, its
+// varied settings at both ends of their ranges.
+func TestBuiltinPackValidates(t *testing.T) {
+	p, err := exercise.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Validate(p); err != nil {
+		t.Error(err)
 	}
 }
