@@ -29,12 +29,10 @@ const MaxValues = 1000
 // count is how many values r takes.
 func (r Range) count() int { return int(math.Floor((r.Max-r.Min)/r.Step+1e-9)) + 1 }
 
-// value is r's k-th value, written with no more digits than Step has.
+// value is r's k-th value, written with no more digits than Min and Step
+// have.
 func (r Range) value(k int) string {
-	digits := 0
-	if s := strconv.FormatFloat(r.Step, 'f', -1, 64); strings.Contains(s, ".") {
-		digits = len(s) - strings.Index(s, ".") - 1
-	}
+	digits := max(decimals(r.Min), decimals(r.Step))
 	v := strconv.FormatFloat(r.Min+float64(k)*r.Step, 'f', digits, 64)
 	if strings.Contains(v, ".") {
 		v = strings.TrimRight(strings.TrimRight(v, "0"), ".")
@@ -43,6 +41,15 @@ func (r Range) value(k int) string {
 		v = "0"
 	}
 	return v
+}
+
+// decimals is how many digits x has after the point, written shortest.
+func decimals(x float64) int {
+	s := strconv.FormatFloat(x, 'f', -1, 64)
+	if i := strings.Index(s, "."); i >= 0 {
+		return len(s) - i - 1
+	}
+	return 0
 }
 
 var settingPattern = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
@@ -136,14 +143,15 @@ func setAll(state string, q url.Values) string {
 	return strings.Join(parts, "&")
 }
 
-// Extremes are e's variants at each varied setting's smallest and largest
-// value (the others as written), for checking that the lesson takes the
-// whole range.
+// Extremes are e's variants at each varied setting's smallest, second and
+// largest value (the others as written), for checking that the lesson
+// takes the whole range and its step (an integer setting stepped by 0.5
+// fails at the second).
 func (e Exercise) Extremes() []Exercise {
 	var out []Exercise
 	for _, name := range slices.Sorted(maps.Keys(e.Vary)) {
 		r := e.Vary[name]
-		for _, k := range []int{0, r.count() - 1} {
+		for _, k := range []int{0, 1, r.count() - 1} {
 			v := e
 			q, _ := url.ParseQuery(e.KeyState())
 			q.Set(name, r.value(k))

@@ -112,6 +112,7 @@ func TestRangeValues(t *testing.T) {
 	}{
 		{Range{0.5, 4, 0.5}, 2, "1.5"}, {Range{0.1, 0.9, 0.1}, 2, "0.3"}, {Range{20, 40, 1}, 5, "25"},
 		{Range{-1, 1, 0.25}, 4, "0"}, {Range{0.01, 0.1, 0.01}, 6, "0.07"}, {Range{1e-6, 1e-5, 1e-6}, 2, "0.000003"},
+		{Range{0.25, 2, 0.5}, 1, "0.75"}, // Min's digits count too
 	} {
 		if got := c.r.value(c.k); got != c.want {
 			t.Errorf("%+v value %d = %q, want %q", c.r, c.k, got, c.want)

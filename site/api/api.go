@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -127,7 +128,12 @@ func (h *handler) sheet(w http.ResponseWriter, r *http.Request) {
 // studentParam reads the ?student= whose own numbers a sheet shows ("" for
 // none), answering a bad one itself.
 func studentParam(w http.ResponseWriter, r *http.Request) (string, bool) {
-	student := r.URL.Query().Get("student")
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		fail(w, http.StatusBadRequest, fmt.Sprintf("the query %q cannot be read (%v): write ?student=NAME, the name URL-encoded", r.URL.RawQuery, err))
+		return "", false
+	}
+	student := q.Get("student")
 	if err := exercise.CheckStudent(student); err != nil {
 		fail(w, http.StatusBadRequest, err.Error())
 		return "", false

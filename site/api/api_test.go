@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -302,5 +303,26 @@ func TestKeyedGradingsDoNotWait(t *testing.T) {
 	GradeTimeout = 50 * time.Millisecond
 	if w := grade(); w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `"correct":false`) {
 		t.Errorf("its key computed, every slot taken: %d %s", w.Code, w.Body)
+	}
+}
+
+// A sheet shows the named student's own numbers; a query that cannot be
+// read is refused, not served as nobody's.
+func TestSheetPerStudent(t *testing.T) {
+	question := func(student string) string {
+		code, v, _ := do(t, "GET", "/api/pack?student="+url.QueryEscape(student), "")
+		if code != 200 {
+			t.Fatalf("%s: %d %v", student, code, v)
+		}
+		return v["exercises"].([]any)[0].(map[string]any)["question"].(string)
+	}
+	if a, d := question("Ada"), question("Dee"); a == d || strings.Contains(a, "{") {
+		t.Errorf("Ada and Dee see %q and %q", a, d)
+	}
+	if code, v, _ := do(t, "GET", "/api/pack?student=%zz", ""); code != 400 || !strings.Contains(v["error"].(string), "cannot be read") {
+		t.Errorf("a malformed query: %d %v", code, v)
+	}
+	if code, v, _ := do(t, "POST", "/api/grade", `{"pack": "builtin", "student": "A\tB", "answers": {"user-level-ratio": 1}}`); code != 400 || !strings.Contains(v["error"].(string), "control character") {
+		t.Errorf("a name with a tab: %d %v", code, v)
 	}
 }

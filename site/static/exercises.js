@@ -24,7 +24,7 @@ function exSave() {
   }
 }
 function fresh(pack) {
-  return { pack, student: ex?.student || "", open: false, current: 0, answers: {}, results: {}, hints: {} };
+  return { pack, student: ex?.student || "", open: false, current: 0, answers: {}, results: {}, hints: {}, variants: true };
 }
 
 // api asks the server; its errors are JSON {"error": …}.
@@ -50,10 +50,28 @@ function packTitle() { return sheet ? sheet.title : ""; }
 const student = () => ex.student.trim();
 const answeredAny = () => Object.keys(ex.results).length > 0;
 
+// loadSheet asks for the sheet of the pack and the name as they are now;
+// a reply to an older request (the name or the pack changed meanwhile)
+// is dropped.
+let sheetLoads = 0;
 async function loadSheet() {
-  const who = student(), q = "?student=" + encodeURIComponent(who);
-  sheet = ex.pack === "builtin" ? await api("api/pack" + q) : await api("api/pack" + q, ex.pack.text);
+  const mine = ++sheetLoads, who = student(), q = "?student=" + encodeURIComponent(who);
+  const s = ex.pack === "builtin" ? await api("api/pack" + q) : await api("api/pack" + q, ex.pack.text);
+  if (mine !== sheetLoads) return;
+  sheet = s;
   sheetFor = who;
+  forgetStale();
+}
+
+// forgetStale drops answers saved before exercises had numbers of each
+// student's own: they were graded on numbers the student no longer sees.
+function forgetStale() {
+  if (ex.variants) return;
+  for (const q of sheet.exercises) {
+    if (q.varies) { delete ex.answers[q.id]; delete ex.results[q.id]; }
+  }
+  ex.variants = true;
+  exSave();
 }
 
 // freshSheet reloads the sheet when the name changed since: an exercise
@@ -191,14 +209,19 @@ async function commitAnswer(e) {
   if (grading || ex.results[q.id]) return;
   let answer;
   try { answer = answerOf(q); } catch (err) { report(err.message); return; }
+  if (!student() && sheet.exercises.some((x) => x.varies)) {
+    report("Type your name in the exercise list first (All exercises): your numbers follow from it, and the teacher grades your hand-in by it.");
+    return;
+  }
   grading = true;
+  $("ex-student").readOnly = true; // the name this answer is graded under
   const form = $("ex-answer");
   const button = form.querySelector("button[type=submit]");
   button.disabled = true; button.textContent = "grading…";
   try {
     await freshSheet();
-    if (question().question !== q.question) throw new Error("your name changed the exercise's numbers: read it again and answer anew");
-    const v = await api("api/grade", JSON.stringify({ pack: packRef(), student: student(), answers: { [q.id]: answer } }));
+    if (sheetFor !== student() || question().question !== q.question) throw new Error("your name changed the exercise's numbers: read it again and answer anew");
+    const v = await api("api/grade", JSON.stringify({ pack: packRef(), student: sheetFor, answers: { [q.id]: answer } }));
     ex.answers[q.id] = answer;
     ex.results[q.id] = { correct: v.results[0].correct, feedback: v.results[0].feedback };
     exSave();
@@ -206,6 +229,7 @@ async function commitAnswer(e) {
     report("Your answer could not be graded: " + err.message);
   } finally {
     grading = false;
+    $("ex-student").readOnly = answeredAny();
     syncBar();
   }
 }
@@ -317,7 +341,7 @@ function wireExercises() {
   // pauses, and before any exercise opens or is graded (freshSheet).
   let renaming = 0;
   $("ex-student").addEventListener("input", (e) => {
-    if (answeredAny()) return; // read-only by then
+    if (answeredAny() || grading) { e.target.value = ex.student; return; } // read-only by then
     ex.student = e.target.value; exSave();
     clearTimeout(renaming);
     renaming = setTimeout(() => freshSheet().then(() => { syncDialog(); syncBar(); }, (err) => report("The exercises could not load: " + err.message)), 300);

@@ -40,6 +40,9 @@ func Resume(p *exercise.Pack, path, student string) (*Session, error) {
 	if err := Check(p); err != nil {
 		return nil, err
 	}
+	if err := exercise.CheckStudent(student); err != nil {
+		return nil, err
+	}
 	// The student's own numbers: a hand-in names its student, else the
 	// name given here does.
 	s := &Session{Pack: p.For(student), Hints: map[string]int{}, results: map[string]exercise.Result{}, path: path,
@@ -62,9 +65,13 @@ func Resume(p *exercise.Pack, path, student string) (*Session, error) {
 	switch {
 	case student == "":
 		student = h.Student
-	case h.Student != "" && h.Student != student:
+	case h.Student != student && (h.Student != "" || len(h.Answers) > 0):
 		// The answers were worked out with h.Student's own numbers.
-		return nil, format.Errorf("%s: this hand-in is %s's, not %s's (start a new hand-in elsewhere)", path, h.Student, student)
+		owner := h.Student
+		if owner == "" {
+			owner = "a student with no name"
+		}
+		return nil, format.Errorf("%s: this hand-in is %s's, not %s's (start a new hand-in elsewhere)", path, owner, student)
 	}
 	s.handin.Student = student
 	s.Pack = p.For(student)

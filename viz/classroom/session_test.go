@@ -107,3 +107,27 @@ func TestSession(t *testing.T) {
 		t.Errorf("another pack's hand-in: %v", err)
 	}
 }
+
+// A hand-in is resumed under its own student's name only (its answers
+// were worked out on that student's numbers), and a name the hand-in could
+// not carry is refused before anything is written.
+func TestSessionKeepsItsStudent(t *testing.T) {
+	p, err := exercise.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	anon := filepath.Join(dir, "anon.json")
+	if err := os.WriteFile(anon, []byte(`{"answers": {"user-level-ratio": 1}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Resume(p, anon, "Ada"); err == nil || !strings.Contains(err.Error(), "a student with no name") {
+		t.Errorf("an unnamed hand-in with answers resumed as Ada's: %v", err)
+	}
+	if s, err := Resume(p, anon, ""); err != nil || !s.Answered("user-level-ratio") {
+		t.Errorf("the unnamed hand-in resumed as itself: %v", err)
+	}
+	if _, err := Resume(p, filepath.Join(dir, "new.json"), "Ada\tLovelace"); err == nil {
+		t.Error("a name with a tab was taken")
+	}
+}
