@@ -356,7 +356,7 @@ test("User-level DP-SGD: steps with the inset, the baseline beside it, halting w
 });
 
 // At the sliders' maxima a run takes seconds: it is computed a slice of
-// 40 ms per frame with a progress bar, so no call into Go blocks the page
+// 30 ms per frame with a progress bar, so no call into Go blocks the page
 // for long (before: 12 s frozen on load and 4.7 s per change). The bound is
 // the slice, one step of the run and a frame's drawing, with room for a
 // loaded machine.

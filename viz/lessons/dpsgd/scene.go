@@ -78,9 +78,10 @@ const heatCells = 28
 
 // computeSlice is how long a change, a drag or a frame computes at once: a
 // small run finishes within the first slice, as if there were no job, and
-// a large one leaves the page answering at about 20 frames a second. In
-// milliseconds; a variable so that tests can compute a step at a time.
-var computeSlice = 40.0
+// a large one leaves the page answering at about 25 frames a second (the
+// slice and a frame's drawing). In milliseconds; a variable so that tests
+// can compute a step at a time.
+var computeSlice = 30.0
 
 // New opens on 300 users of 5 items at ε = 8, δ = 10⁻⁵, T = 100 steps
 // with Theorem 4.1's η, r and τ (the gate passes every step there).
