@@ -154,11 +154,12 @@ func (h *handler) grade(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	p, answers, err := decodeGrade(b)
+	p, student, answers, err := decodeGrade(b)
 	if err != nil {
 		fail(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	p = p.For(student) // graded on the student's own numbers
 	lab := classroom.Lab{}
 	grade := func() (exercise.Report, error) {
 		rep, err := p.Grade(answers, lab)
@@ -232,35 +233,34 @@ func (h *handler) acquire(ctx context.Context, w http.ResponseWriter) bool {
 }
 
 // decodeGrade reads POST /api/grade's body: exactly one object with the
-// pack, the student (optional) and 1 to MaxAnswers answers, and returns
-// the student's pack.
-func decodeGrade(b []byte) (*exercise.Pack, exercise.Answers, error) {
+// pack, the student (optional) and 1 to MaxAnswers answers.
+func decodeGrade(b []byte) (*exercise.Pack, string, exercise.Answers, error) {
 	if err := exercise.CheckText(b, "the request"); err != nil {
-		return nil, nil, err
+		return nil, "", nil, err
 	}
 	var req gradeRequest
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		return nil, nil, fmt.Errorf("the request is not {\"pack\": …, \"answers\": {id: answer}}: %v", err)
+		return nil, "", nil, fmt.Errorf("the request is not {\"pack\": …, \"answers\": {id: answer}}: %v", err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, nil, fmt.Errorf("the request has more after its object: send one {\"pack\": …, \"answers\": …}")
+		return nil, "", nil, fmt.Errorf("the request has more after its object: send one {\"pack\": …, \"answers\": …}")
 	}
 	if len(req.Pack) == 0 {
-		return nil, nil, fmt.Errorf("pack is missing: give \"builtin\" or the pack itself")
+		return nil, "", nil, fmt.Errorf("pack is missing: give \"builtin\" or the pack itself")
 	}
 	if len(req.Answers) == 0 || len(req.Answers) > MaxAnswers {
-		return nil, nil, fmt.Errorf("answers: give 1 to %d answers per request (this one has %d)", MaxAnswers, len(req.Answers))
+		return nil, "", nil, fmt.Errorf("answers: give 1 to %d answers per request (this one has %d)", MaxAnswers, len(req.Answers))
 	}
 	if err := exercise.CheckStudent(req.Student); err != nil {
-		return nil, nil, err
+		return nil, "", nil, err
 	}
 	p, err := pack(req.Pack)
 	if err != nil {
-		return nil, nil, err
+		return nil, "", nil, err
 	}
-	return p.For(req.Student), req.Answers, nil
+	return p, req.Student, req.Answers, nil
 }
 
 // pack is the built-in pack for the JSON string "builtin", else the pack

@@ -200,7 +200,7 @@ func FuzzDecodeGrade(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		p, answers, err := decodeGrade(b)
+		p, _, answers, err := decodeGrade(b)
 		if err == nil && (p == nil || len(answers) == 0 || len(answers) > MaxAnswers) {
 			t.Fatalf("accepted %q without a pack or with %d answers", b, len(answers))
 		}

@@ -380,6 +380,7 @@ async function mainExercises() {
     report("Your exercises could not load: " + err.message);
     return;
   }
+  if (!sheet) return; // a newer load (the name typed meanwhile) shows it
   ex.current = Math.min(ex.current, sheet.exercises.length - 1);
   syncBar();
 }
