@@ -54,9 +54,12 @@ const pack = `{
   ]
 }`
 
-func mustPack(t *testing.T) *Pack {
+func mustPack(t *testing.T) *Pack { t.Helper(); return mustDecode(t, pack) }
+
+// mustDecode decodes a pack the test wrote.
+func mustDecode(t *testing.T, text string) *Pack {
 	t.Helper()
-	p, err := Decode(strings.NewReader(pack))
+	p, err := Decode(strings.NewReader(text))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,14 +28,7 @@ func (epsLab) Readouts(lesson, state, data string, end bool) ([]Reading, error) 
 	return []Reading{{Name: "sigma", Value: 4.8 / eps}}, nil
 }
 
-func mustVary(t *testing.T) *Pack {
-	t.Helper()
-	p, err := Decode(strings.NewReader(varyPack))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
+func mustVary(t *testing.T) *Pack { t.Helper(); return mustDecode(t, varyPack) }
 
 // Each student's ε is on the range's grid, the same every time, shown in
 // the question and the explanation and set in the key's state; students

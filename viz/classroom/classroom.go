@@ -110,14 +110,11 @@ func readouts(lesson, state, data string, end bool) ([]exercise.Reading, error) 
 // can only sample have no exact verdict to grade by. Verdicts are kept,
 // as readouts are (a class names a few preset pairs).
 func (lab Lab) Catches(state, mutant string) (bool, string, error) {
-	v, err := kept.get(view{lesson: "audit", state: state, mutant: mutant}, func() ([]exercise.Reading, error) {
+	v, err := verdicts.get(view{lesson: "audit", state: state, mutant: mutant}, func() (verdict, error) {
 		caught, why, err := catches(state, mutant)
-		return []exercise.Reading{{Name: "caught", Warn: caught, Text: why}}, err
+		return verdict{caught, why}, err
 	})
-	if err != nil {
-		return false, "", err
-	}
-	return v[0].Warn, v[0].Text, nil
+	return v.caught, v.why, err
 }
 
 // catches is Catches, computed.

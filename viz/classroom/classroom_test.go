@@ -167,7 +167,7 @@ func TestCatchesInTheLabsSecondPart(t *testing.T) {
 		t.Errorf("keep-all on far-member: %v %q %v", caught, why, err)
 	}
 	// The verdict is kept, and a kept one is the same.
-	if !kept.has(view{lesson: "audit", state: state, mutant: "keep-all"}) {
+	if !verdicts.has(view{lesson: "audit", state: state, mutant: "keep-all"}) {
 		t.Error("the verdict was not kept")
 	}
 	if again, why2, err := (Lab{}).Catches(state, "keep-all"); again != caught || why2 != why || err != nil {
@@ -241,7 +241,7 @@ func TestReadoutsAreKept(t *testing.T) {
 
 // An error is kept too, and a full cache forgets to make room.
 func TestKeptIsBounded(t *testing.T) {
-	k := &keptViews{m: map[view]*keptReadouts{}}
+	k := newKept[[]exercise.Reading]()
 	calls := 0
 	fail := func() ([]exercise.Reading, error) { calls++; return nil, errors.New("refused") }
 	for range 2 {

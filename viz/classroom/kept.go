@@ -24,25 +24,37 @@ type view struct {
 	end                   bool
 }
 
-// keptReadouts is one view's readouts, computed once even when many
-// gradings ask for them at the same time.
-type keptReadouts struct {
+// keptEntry is one view's value, computed once even when many gradings
+// ask for it at the same time.
+type keptEntry[V any] struct {
 	once sync.Once
-	done atomic.Bool // set once rs and err are
-	rs   []exercise.Reading
+	done atomic.Bool // set once v and err are
+	v    V
 	err  error
 }
 
-type keptViews struct {
+// keptViews holds values by view, at most maxKept of them.
+type keptViews[V any] struct {
 	mu sync.Mutex
-	m  map[view]*keptReadouts
+	m  map[view]*keptEntry[V]
 }
 
-var kept = &keptViews{m: map[view]*keptReadouts{}}
+func newKept[V any]() *keptViews[V] { return &keptViews[V]{m: map[view]*keptEntry[V]{}} }
 
-// get returns v's readouts, computing them with compute the first time
-// (an error is kept too: a lesson that refuses a state always will).
-func (k *keptViews) get(v view, compute func() ([]exercise.Reading, error)) ([]exercise.Reading, error) {
+// verdict is the audit lab's verdict on a broken variant at a pair.
+type verdict struct {
+	caught bool
+	why    string
+}
+
+var (
+	kept     = newKept[[]exercise.Reading]() // lessons' readouts
+	verdicts = newKept[verdict]()            // the audit lab's verdicts
+)
+
+// get returns v's value, computing it with compute the first time (an
+// error is kept too: a lesson that refuses a state always will).
+func (k *keptViews[V]) get(v view, compute func() (V, error)) (V, error) {
 	k.mu.Lock()
 	e, ok := k.m[v]
 	if !ok {
@@ -52,30 +64,36 @@ func (k *keptViews) get(v view, compute func() ([]exercise.Reading, error)) ([]e
 				break
 			}
 		}
-		e = &keptReadouts{}
+		e = &keptEntry[V]{}
 		k.m[v] = e
 	}
 	k.mu.Unlock()
 	e.once.Do(func() {
-		e.rs, e.err = compute()
+		e.v, e.err = compute()
 		e.done.Store(true)
 	})
-	return e.rs, e.err
+	return e.v, e.err
 }
 
-// has reports whether v's readouts are computed and kept.
-func (k *keptViews) has(v view) bool {
+// has reports whether v's value is computed and kept.
+func (k *keptViews[V]) has(v view) bool {
 	k.mu.Lock()
 	e, ok := k.m[v]
 	k.mu.Unlock()
 	return ok && e.done.Load()
 }
 
+// forget drops every kept value.
+func (k *keptViews[V]) forget() {
+	k.mu.Lock()
+	k.m = map[view]*keptEntry[V]{}
+	k.mu.Unlock()
+}
+
 // Forget drops every kept view: the next readings run the lessons again.
 // A server never needs it; benchmarks call it to measure what keeping
 // saves.
 func Forget() {
-	kept.mu.Lock()
-	kept.m = map[view]*keptReadouts{}
-	kept.mu.Unlock()
+	kept.forget()
+	verdicts.forget()
 }
