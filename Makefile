@@ -83,10 +83,10 @@ lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt: not formatted:"; echo "$$out"; exit 1; fi
 	@.ci/no-build-outputs
 	$(GO) vet ./...
-	GOOS=js GOARCH=wasm $(GO) vet ./wasm ./cmd/worker
+	GOOS=js GOARCH=wasm $(GO) vet ./wasm ./wasm/practice ./cmd/worker
 	GOBIN=$(CURDIR)/bin $(GO) install $(STATICCHECK)
 	bin/staticcheck ./...
-	GOOS=js GOARCH=wasm bin/staticcheck ./wasm ./cmd/worker
+	GOOS=js GOARCH=wasm bin/staticcheck ./wasm ./wasm/practice ./cmd/worker
 
 # Inside a virtual X display, so the desktop app's test opens a real window;
 # after the Worker's build, which its test runs under wrangler dev.
@@ -97,7 +97,7 @@ test-native: wasm worker-build
 # lessons run them). -short skips what only measures scale there: the test
 # that streams 10⁷ CSV values and the Monte Carlo rate fits.
 test-wasm:
-	GOOS=js GOARCH=wasm $(GO) test -count=1 -short -exec="$(WASM_EXEC)" ./core/... ./viz ./viz/figure ./viz/lessons/...
+	GOOS=js GOARCH=wasm $(GO) test -count=1 -short -exec="$(WASM_EXEC)" ./core/... ./viz ./viz/figure ./viz/lessons/... ./wasm/practice
 
 # The site in headless Chromium, served by the real binary.
 test-browser: build
@@ -107,7 +107,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE) ./core/scenario
 	$(GO) test -run='^$$' -fuzz='^FuzzReadCSV$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE) ./core/dataset
 	$(GO) test -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE) ./core/exercise
-	$(GO) test -run='^$$' -fuzz='^FuzzDecodeGrade$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE) ./site/api
+	$(GO) test -run='^$$' -fuzz='^FuzzDecodeRequest$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE) ./viz/classroom
 
 ## bench: core and scene benchmarks, then the uldp/google throughput ratios
 ## mutate: mutation testing (not part of `make test`: an hour and more on

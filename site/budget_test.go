@@ -19,6 +19,10 @@ import (
 //   - A lesson's trace export, loaded only when a trace is downloaded (a
 //     lesson with no run to export has none): 4.5 MiB raw, 1.25 MiB gzip,
 //     0.95 MiB brotli.
+//   - The practice grader, every lesson at once, loaded only when no
+//     server grades the exercises and the student chooses to practise:
+//     7.25 MiB raw, 2.0 MiB gzip, 1.5 MiB brotli (6.8, 1.88 and 1.37 when
+//     set).
 type budget struct{ raw, gzip, brotli float64 }
 
 const mib = 1 << 20
@@ -27,6 +31,7 @@ var (
 	firstLesson = budget{3.5 * mib, 0.88 * mib, 0.68 * mib}
 	otherLesson = budget{3.5 * mib, 1.0 * mib, 0.76 * mib}
 	exporter    = budget{4.5 * mib, 1.25 * mib, 0.95 * mib}
+	practice    = budget{7.25 * mib, 2.0 * mib, 1.5 * mib}
 )
 
 func TestEngineBudgets(t *testing.T) {
@@ -43,12 +48,15 @@ func TestEngineBudgets(t *testing.T) {
 		Export       *entry
 		Parts        []entry
 	}
-	var menu struct{ Lessons []entry }
+	var menu struct {
+		Lessons  []entry
+		Practice *entry
+	}
 	if err := json.Unmarshal(raw, &menu); err != nil {
 		t.Fatalf("lessons.json: %v", err)
 	}
-	if len(menu.Lessons) == 0 {
-		t.Fatal("lessons.json lists no lessons")
+	if len(menu.Lessons) == 0 || menu.Practice == nil {
+		t.Fatal("lessons.json lists no lessons or no practice grader")
 	}
 	size := func(name string) float64 {
 		st, err := fs.Stat(files, name)
@@ -69,6 +77,7 @@ func TestEngineBudgets(t *testing.T) {
 			t.Logf("%-16s %-6s %.3f MiB of %.2f", e.Name, c.what, got/mib, c.limit/mib)
 		}
 	}
+	check(*menu.Practice, practice)
 	for i, l := range menu.Lessons {
 		if i == 0 {
 			check(l, firstLesson)

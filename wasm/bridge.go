@@ -230,13 +230,28 @@ func exported(data []byte, err error) any {
 // this module only when a trace is exported, so lessons carry no JSON.
 func RunExporter(scenes ...viz.Scene) {
 	app := viz.NewApp(scenes...)
-	obj := js.Global().Get("Object").New()
-	guard(obj, "trace", js.Null(), func(args []js.Value) any {
-		csv := []byte(str(args, 1))
-		return exported(app.ExportTraceOf(str(args, 0), csv))
+	ServeText("uldpExport", map[string]Text{
+		"trace": func(state, csv string) ([]byte, error) { return app.ExportTraceOf(state, []byte(csv)) },
 	})
-	js.Global().Set("uldpExport", obj)
-	if ready := js.Global().Get("uldpExportReady"); ready.Type() == js.TypeFunction {
+}
+
+// Text is a function of one or two of the page's strings (the second ""
+// when the page gives one) answering bytes, a document, or an error.
+type Text func(a, b string) ([]byte, error)
+
+// ServeText serves fns to the page as the global object called global, each
+// answering {data: string} or {error: message}, until the page is closed;
+// it calls the page's globalReady() (uldpExportReady, …) once they are
+// there. A panic answers null and leaves its message in global.lastError.
+func ServeText(global string, fns map[string]Text) {
+	obj := js.Global().Get("Object").New()
+	for name, f := range fns {
+		guard(obj, name, js.Null(), func(args []js.Value) any {
+			return exported(f(str(args, 0), str(args, 1)))
+		})
+	}
+	js.Global().Set(global, obj)
+	if ready := js.Global().Get(global + "Ready"); ready.Type() == js.TypeFunction {
 		ready.Invoke()
 	}
 	select {} // serve until the page is closed

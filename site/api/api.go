@@ -44,9 +44,8 @@ const (
 	// MaxBody bounds a request's body: a pack of exercise.MaxBytes and the
 	// answers beside it.
 	MaxBody = exercise.MaxBytes + 256<<10
-	// MaxAnswers bounds the answers graded in one request: the site sends
-	// one at a time; a teacher grades a class's hand-ins with `uldp grade`.
-	MaxAnswers = 64
+	// MaxAnswers bounds the answers graded in one request.
+	MaxAnswers = classroom.MaxAnswers
 )
 
 // drainLimit bounds what is read of a refused body.
@@ -117,7 +116,7 @@ func (h *handler) sheet(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	p, err := pack(b)
+	p, err := classroom.PackOf(b)
 	if err != nil {
 		fail(w, http.StatusBadRequest, err.Error())
 		return
@@ -141,42 +140,21 @@ func studentParam(w http.ResponseWriter, r *http.Request) (string, bool) {
 	return student, true
 }
 
-// gradeRequest is POST /api/grade's body.
-type gradeRequest struct {
-	Pack json.RawMessage `json:"pack"`
-	// Student's own numbers are graded (exercise.Pack.For).
-	Student string           `json:"student"`
-	Answers exercise.Answers `json:"answers"`
-}
-
 func (h *handler) grade(w http.ResponseWriter, r *http.Request) {
 	b, ok := body(w, r)
 	if !ok {
 		return
 	}
-	p, student, answers, err := decodeGrade(b)
+	req, err := classroom.DecodeRequest(b)
 	if err != nil {
 		fail(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	p = p.For(student) // graded on the student's own numbers
-	lab := classroom.Lab{}
-	grade := func() (exercise.Report, error) {
-		rep, err := p.Grade(answers, lab)
-		answered := exercise.Report{Total: rep.Total, Results: []exercise.Result{}}
-		for _, x := range rep.Results {
-			if _, ok := answers[x.ID]; ok {
-				answered.Results = append(answered.Results, x)
-				if x.Correct {
-					answered.Score++
-				}
-			}
-		}
-		return answered, err
-	}
+	p, answers := req.Pack.For(req.Student), req.Answers // graded on the student's own numbers
+	grade := func() (exercise.Report, error) { return classroom.GradeAnswered(p, answers) }
 	// Answers graded against keys already computed are a lookup: they
 	// neither wait for a slot nor hold one.
-	if !p.Costly(answers, lab) {
+	if !p.Costly(answers, classroom.Lab{}) {
 		rep, err := grade()
 		if err != nil {
 			fail(w, http.StatusBadRequest, err.Error())
@@ -230,57 +208,6 @@ func (h *handler) acquire(ctx context.Context, w http.ResponseWriter) bool {
 		fail(w, http.StatusServiceUnavailable, "busy: the server is grading and running for others; try again in a few seconds")
 		return false
 	}
-}
-
-// decodeGrade reads POST /api/grade's body: exactly one object with the
-// pack, the student (optional) and 1 to MaxAnswers answers.
-func decodeGrade(b []byte) (*exercise.Pack, string, exercise.Answers, error) {
-	if err := exercise.CheckText(b, "the request"); err != nil {
-		return nil, "", nil, err
-	}
-	var req gradeRequest
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		return nil, "", nil, fmt.Errorf("the request is not {\"pack\": …, \"answers\": {id: answer}}: %v", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, "", nil, fmt.Errorf("the request has more after its object: send one {\"pack\": …, \"answers\": …}")
-	}
-	if len(req.Pack) == 0 {
-		return nil, "", nil, fmt.Errorf("pack is missing: give \"builtin\" or the pack itself")
-	}
-	if len(req.Answers) == 0 || len(req.Answers) > MaxAnswers {
-		return nil, "", nil, fmt.Errorf("answers: give 1 to %d answers per request (this one has %d)", MaxAnswers, len(req.Answers))
-	}
-	if err := exercise.CheckStudent(req.Student); err != nil {
-		return nil, "", nil, err
-	}
-	p, err := pack(req.Pack)
-	if err != nil {
-		return nil, "", nil, err
-	}
-	return p, req.Student, req.Answers, nil
-}
-
-// pack is the built-in pack for the JSON string "builtin", else the pack
-// the JSON holds, checked against the lessons there are.
-func pack(raw json.RawMessage) (*exercise.Pack, error) {
-	var name string
-	if json.Unmarshal(raw, &name) == nil {
-		if name != "builtin" {
-			return nil, fmt.Errorf("pack %q: give \"builtin\" or the pack itself (a JSON object)", name)
-		}
-		return exercise.Builtin()
-	}
-	p, err := exercise.Decode(bytes.NewReader(raw))
-	if err != nil {
-		return nil, fmt.Errorf("pack: %v", err)
-	}
-	if err := classroom.Check(p); err != nil {
-		return nil, fmt.Errorf("pack: %v", err)
-	}
-	return p, nil
 }
 
 // body reads a request's body within MaxBody, answering the error itself.

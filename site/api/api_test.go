@@ -189,24 +189,6 @@ func TestCalibrate(t *testing.T) {
 	}
 }
 
-// The grading request's decoder never panics, whatever the body, and
-// answers every body it refuses with an error.
-func FuzzDecodeGrade(f *testing.F) {
-	for _, seed := range []string{
-		`{"pack": "builtin", "answers": {"user-level-ratio": 1}}`,
-		`{"pack": {"version": 1, "title": "t", "exercises": [{"id": "a", "lesson": "calibration", "kind": "numeric", "question": "q", "answer": {"value": 1}, "explanation": "e"}]}, "answers": {"a": 1}}`,
-		`{"pack": [[[]]], "answers": {}}`, `{}`, `[]`, `{"pack": "builtin", "answers": {"a": 1e999}}`,
-	} {
-		f.Add([]byte(seed))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		p, _, answers, err := decodeGrade(b)
-		if err == nil && (p == nil || len(answers) == 0 || len(answers) > MaxAnswers) {
-			t.Fatalf("accepted %q without a pack or with %d answers", b, len(answers))
-		}
-	})
-}
-
 // A value JSON cannot carry is answered as an error with a JSON body,
 // encoded before the header goes out, never as a 200 with nothing.
 func TestReplyRefusesWhatJSONCannotCarry(t *testing.T) {

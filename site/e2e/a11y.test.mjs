@@ -5,12 +5,10 @@
 // prefers-reduced-motion. Run by `make test` after the lessons' tests.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
-import { serve, base, browser, idle, lesson, readout, status } from "./harness.mjs";
+import { serve, base, browser, idle, lesson, readout, status, axe } from "./harness.mjs";
 
 serve();
 
-const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 const desktop = { width: 1280, height: 900 }, phone = { width: 390, height: 844 };
 
 // page opens url in a fresh page whose policy lets the test inject
@@ -22,15 +20,6 @@ async function page(url, options = {}) {
   p.on("pageerror", (e) => errors.push(String(e)));
   await p.goto(base + url);
   return { p, errors };
-}
-
-// axe runs axe-core's every rule but the experimental ones and fails with
-// the violations it finds, each with the elements it found it on.
-async function axe(p, where) {
-  if (!(await p.evaluate(() => !!window.axe))) await p.addScriptTag({ path: axePath });
-  const violations = await p.evaluate(async () => (await window.axe.run(document)).violations
-    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 4).map((n) => n.target.join(" ")).join(", ")}${v.nodes.length > 4 ? ` and ${v.nodes.length - 4} more` : ""}`));
-  assert.deepEqual(violations, [], `axe-core on ${where}`);
 }
 
 const menu = async () => (await (await fetch(base + "lessons.json")).json()).lessons.map((l) => l.name);

@@ -5,6 +5,8 @@ import { before, after } from "node:test";
 import { spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { once } from "node:events";
+import { createRequire } from "node:module";
+import assert from "node:assert/strict";
 import { chromium } from "playwright-core";
 
 export const root = new URL("../../", import.meta.url).pathname;
@@ -21,16 +23,21 @@ export function serve() {
     server = spawn(root + "bin/uldp", ["serve", "--addr", "127.0.0.1:0"], { stdio: ["ignore", "pipe", "inherit"] });
     const [line] = await once(server.stdout, "data");
     base = String(line).match(/http:\/\/\S+\//)[0];
-    browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    });
+    browser = await launch();
   });
 
   after(async () => {
     await browser?.close();
     server?.kill();
+  });
+}
+
+// launch starts the headless Chromium the tests drive.
+export function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+      "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
 }
 
@@ -57,3 +64,15 @@ export const prose = (page, re) => page.waitForFunction((src) => new RegExp(src)
 
 // lesson waits until the page shows lesson name, interactive.
 export const lesson = (page, name) => page.waitForSelector(`body[data-lesson="${name}"]`, { timeout: 20000 });
+
+const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+
+// axe runs axe-core's every rule but the experimental ones and fails with
+// the violations it finds, each with the elements it found it on. The
+// page must let the test inject it (bypassCSP).
+export async function axe(p, where) {
+  if (!(await p.evaluate(() => !!window.axe))) await p.addScriptTag({ path: axePath });
+  const violations = await p.evaluate(async () => (await window.axe.run(document)).violations
+    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 4).map((n) => n.target.join(" ")).join(", ")}${v.nodes.length > 4 ? ` and ${v.nodes.length - 4} more` : ""}`));
+  assert.deepEqual(violations, [], `axe-core on ${where}`);
+}

@@ -31,6 +31,8 @@ window.uldpStats = stats; // read by the browser tests and the perf page
 // the lesson's last state and ends the old one.
 
 let menu = [];               // lessons.json's lessons (with their export engines), in menu order
+let practiceEngine = null;   // lessons.json's practice grader (exercises.js loads it without a server)
+let menuLoaded = null;       // Promise of the menu, set as the page starts
 let current = "";            // the lesson the running engine shows
 let currentModule = null;    // the running engine's entry: its lesson's, or a part's
 const states = new Map();    // lesson → its last state, for coming back
@@ -42,6 +44,7 @@ async function loadMenu() {
   if (!res.ok) throw new Error(`lessons.json: ${res.status} ${res.statusText} (run "make run" to build the lesson engines)`);
   const m = await res.json();
   menu = m.lessons;
+  practiceEngine = m.practice || null;
 }
 
 // fetchModule reads a module with a progress bar.
@@ -1031,7 +1034,8 @@ function loop(t) {
 
 async function main() {
   try {
-    await loadMenu();
+    menuLoaded = loadMenu();
+    await menuLoaded;
   } catch (err) {
     $("loading").innerHTML = "";
     report("The lessons could not load: " + err.message);

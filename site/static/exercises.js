@@ -4,6 +4,11 @@
 // lesson's own engine, and only then sends the explanation. Progress lives
 // in this browser's localStorage; the hand-in is a JSON file the teacher
 // grades afresh with `uldp grade`.
+//
+// With no server to ask (the site served as plain files), the page offers
+// practice: the practice grader, the server's grading code with every
+// lesson, runs in a Web Worker (practice.js) and answers the same JSON.
+// Its keys are in the student's browser, so its gradings say "practice".
 "use strict";
 
 const EX_STORE = "uldp.exercises.v1";
@@ -24,24 +29,76 @@ function exSave() {
   }
 }
 function fresh(pack) {
-  return { pack, student: ex?.student || "", open: false, current: 0, answers: {}, results: {}, hints: {}, variants: true };
+  return { pack, student: ex?.student || "", open: false, current: 0, answers: {}, results: {}, hints: {}, variants: true, practise: ex?.practise || false };
 }
 
-// api asks the server; its errors are JSON {"error": …}.
+// unreachable is the error of a page no grading server answers.
+function unreachable(why) {
+  const err = new Error(why + ": exercises are graded by the ULDP Lab server (uldp serve)");
+  err.unreachable = true;
+  return err;
+}
+
+// api asks the server; its errors are JSON {"error": …}. A page served as
+// plain files answers without JSON (404, or 501 to a POST).
 async function api(path, body) {
   let res;
   try {
     res = await fetch(path, body === undefined ? {} : { method: "POST", headers: { "Content-Type": "application/json" }, body });
   } catch (err) {
-    throw new Error("the server cannot be reached (" + err.message + "): exercises are graded by the ULDP Lab server (uldp serve)");
+    throw unreachable("the server cannot be reached (" + err.message + ")");
   }
   let v;
   try { v = await res.json(); } catch {
-    throw new Error(`the server answered ${res.status} without JSON: exercises are graded by the ULDP Lab server (uldp serve)`);
+    throw unreachable(`the server answered ${res.status} without JSON`);
   }
   if (!res.ok) throw new Error(v.error || `the server answered ${res.status}`);
   return v;
 }
+
+// ---------------------------------------------------------------- practice
+
+let practice = false; // this page grades in the browser: no server answered, and the student chose to practise
+let practiceWorker = null, practiceCalls = 0;
+const practiceWaiting = new Map(); // call id → {resolve, reject}
+
+// practised asks the practice grader (starting its worker on first use)
+// what the server's API would answer.
+async function practised(fn, ...args) {
+  await menuLoaded; // which names the grader's module
+  if (!practiceEngine) throw new Error("this copy of ULDP Lab has no practice grader: rebuild it (make wasm)");
+  if (!practiceWorker) {
+    practiceWorker = new Worker("practice.js");
+    practiceWorker.onmessage = (e) => {
+      const w = practiceWaiting.get(e.data.id);
+      practiceWaiting.delete(e.data.id);
+      if (e.data.error !== undefined) w.reject(new Error(e.data.error));
+      else w.resolve(JSON.parse(e.data.data));
+    };
+    practiceWorker.onerror = (e) => {
+      e.preventDefault();
+      for (const w of practiceWaiting.values()) w.reject(new Error("the practice grader stopped (" + (e.message || "no reason given") + ")"));
+      practiceWaiting.clear();
+      practiceWorker.terminate();
+      practiceWorker = null;
+    };
+  }
+  const id = ++practiceCalls;
+  return new Promise((resolve, reject) => {
+    practiceWaiting.set(id, { resolve, reject });
+    practiceWorker.postMessage({ id, entry: practiceEngine, fn, args });
+  });
+}
+
+// sheetFrom asks the server, or the practice grader, for who's sheet.
+function sheetFrom(who) {
+  if (practice) return practised("sheet", ex.pack === "builtin" ? JSON.stringify("builtin") : ex.pack.text, who);
+  const q = "?student=" + encodeURIComponent(who);
+  return ex.pack === "builtin" ? api("api/pack" + q) : api("api/pack" + q, ex.pack.text);
+}
+
+// gradeOf asks the server, or the practice grader, to grade a request.
+const gradeOf = (body) => practice ? practised("grade", body) : api("api/grade", body);
 
 function packRef() { return ex.pack === "builtin" ? "builtin" : JSON.parse(ex.pack.text); }
 function packTitle() { return sheet ? sheet.title : ""; }
@@ -54,9 +111,19 @@ const answeredAny = () => Object.keys(ex.results).length > 0;
 // a reply to an older request (the name or the pack changed meanwhile)
 // is dropped.
 let sheetLoads = 0;
+// With no server, a student who chose to practise gets the practice
+// grader's sheet; one who has not yet chosen gets the error, marked
+// unreachable, and the dialog offers practice.
 async function loadSheet() {
-  const mine = ++sheetLoads, who = student(), q = "?student=" + encodeURIComponent(who);
-  const s = ex.pack === "builtin" ? await api("api/pack" + q) : await api("api/pack" + q, ex.pack.text);
+  const mine = ++sheetLoads, who = student();
+  let s;
+  try {
+    s = await sheetFrom(who);
+  } catch (err) {
+    if (!err.unreachable || !ex.practise) throw err;
+    practice = true;
+    s = await sheetFrom(who);
+  }
   if (mine !== sheetLoads) return;
   sheet = s;
   sheetFor = who;
@@ -107,6 +174,7 @@ function syncBar() {
   $("ex-prev").disabled = ex.current === 0;
   $("ex-next").disabled = ex.current === s.total - 1;
   $("ex-question").textContent = q.question;
+  $("ex-practice-note").hidden = !practice;
   $("ex-own").hidden = !q.varies;
   const shown = ex.hints[q.id] || 0, hints = q.hints || [];
   $("ex-hints").replaceChildren(...hints.slice(0, shown).map((h) => { const li = document.createElement("li"); li.textContent = h; return li; }));
@@ -114,7 +182,7 @@ function syncBar() {
   $("ex-hint").textContent = hints.length > 1 ? `Hint (${shown + 1} of ${hints.length})` : "Hint";
   const r = ex.results[q.id], fb = $("ex-feedback");
   fb.hidden = !r;
-  if (r) { fb.textContent = r.feedback; fb.className = "ex-feedback " + (r.correct ? "right" : "wrong"); }
+  if (r) { fb.textContent = (r.practice ? "Practice grading: " : "") + r.feedback; fb.className = "ex-feedback " + (r.correct ? "right" : "wrong"); }
   buildAnswer(q, r);
 }
 
@@ -221,9 +289,10 @@ async function commitAnswer(e) {
   try {
     await freshSheet();
     if (sheetFor !== student() || question().question !== q.question) throw new Error("your name changed the exercise's numbers: read it again and answer anew");
-    const v = await api("api/grade", JSON.stringify({ pack: packRef(), student: sheetFor, answers: { [q.id]: answer } }));
+    const v = await gradeOf(JSON.stringify({ pack: packRef(), student: sheetFor, answers: { [q.id]: answer } }));
     ex.answers[q.id] = answer;
     ex.results[q.id] = { correct: v.results[0].correct, feedback: v.results[0].feedback };
+    if (practice) ex.results[q.id].practice = true;
     exSave();
   } catch (err) {
     report("Your answer could not be graded: " + err.message);
@@ -253,15 +322,22 @@ async function openExercise(i) {
 
 // ---------------------------------------------------------------- the dialog
 
+// syncDialog shows the sheet, or with none (no server answered and the
+// student has not chosen to practise) the offer to practise.
 function syncDialog() {
+  const offer = !sheet;
+  $("ex-offline").hidden = !offer;
+  for (const id of ["ex-summary", "ex-items", "ex-actions"]) $(id).hidden = offer;
   $("ex-pack").value = ex.pack === "builtin" ? "builtin" : "file";
   $("ex-student").value = ex.student;
   // The name picks the student's own numbers, so it is fixed once an
   // answer is graded with them.
   $("ex-student").readOnly = answeredAny();
   $("ex-student-note").hidden = !answeredAny();
+  if (offer) return;
   const s = score();
-  $("ex-summary").textContent = `${packTitle()}: ${s.right} right of ${s.total} (${s.answered} answered). Open an exercise to work on it in its lesson. An answer is final once checked, and its explanation comes with the grading.`;
+  $("ex-summary").textContent = (practice ? "Practice, graded in this browser and not for marks. " : "") +
+    `${packTitle()}: ${s.right} right of ${s.total} (${s.answered} answered). Open an exercise to work on it in its lesson. An answer is final once checked, and its explanation comes with the grading.`;
   $("ex-items").replaceChildren(...sheet.exercises.map((q, i) => {
     const li = document.createElement("li");
     const r = ex.results[q.id];
@@ -293,8 +369,11 @@ async function showDialog() {
   try {
     if (!sheet) await loadSheet();
   } catch (err) {
-    report("The exercises could not load: " + err.message);
-    return;
+    // With no server, the dialog offers practice instead of the sheet.
+    if (!err.unreachable) {
+      report("The exercises could not load: " + err.message);
+      return;
+    }
   }
   syncDialog();
   if (!$("ex-dialog").open) $("ex-dialog").showModal();
@@ -315,6 +394,31 @@ async function pickFile(file) {
   exSave();
   syncDialog();
   syncBar();
+}
+
+// practise starts practice: the practice grader loads (once) and
+// brings the sheet.
+async function practise() {
+  const button = $("ex-practise"), status = $("ex-practise-status");
+  button.disabled = true;
+  const mb = practiceEngine ? ` (a ${(practiceEngine.brotli / 1e6).toFixed(1)}–${(practiceEngine.bytes / 1e6).toFixed(1)} MB download, once)` : "";
+  status.textContent = "Preparing the practice grader" + mb + "…";
+  try {
+    ex.practise = true;
+    practice = true;
+    await loadSheet();
+    exSave();
+    status.textContent = "";
+    syncDialog();
+    syncBar();
+    $("ex-items").querySelector("a")?.focus();
+  } catch (err) {
+    ex.practise = false;
+    practice = false;
+    status.textContent = "The practice grader could not start: " + err.message;
+  } finally {
+    button.disabled = false;
+  }
 }
 
 function handin() {
@@ -354,6 +458,7 @@ function wireExercises() {
   });
   $("ex-file").addEventListener("change", (e) => { if (e.target.files[0]) pickFile(e.target.files[0]); e.target.value = ""; });
   $("ex-handin").addEventListener("click", handin);
+  $("ex-practise").addEventListener("click", practise);
   $("ex-reset").addEventListener("click", () => {
     if (!confirm("Start this pack over? Every answer here is forgotten (download your hand-in first to keep it).")) return;
     ex = fresh(ex.pack); exSave(); syncDialog(); syncBar();
@@ -377,7 +482,8 @@ async function mainExercises() {
   try {
     await loadSheet();
   } catch (err) {
-    report("Your exercises could not load: " + err.message);
+    // With no server, opening the exercises offers practice.
+    if (!err.unreachable) report("Your exercises could not load: " + err.message);
     return;
   }
   if (!sheet) return; // a newer load (the name typed meanwhile) shows it

@@ -1,7 +1,8 @@
 // Package classroom runs the lessons for exercise packs: the lessons' own
 // engines read the keys a pack names and judge the states students reach
-// (exercise.Lab), for the command line and the HTTP API. The browser's
-// lesson modules do not link it.
+// (exercise.Lab), for the command line, the HTTP API, the desktop app and
+// the browser's practice grader (wasm/practice), which read grading
+// requests alike (Request). The browser's lesson modules do not link it.
 package classroom
 
 import (

@@ -17,8 +17,13 @@
 //	                          the lesson's trace export: the lesson with
 //	                          JSON, loaded only when a trace is downloaded
 //	                          (only lessons with a run to export have one)
+//	engine/practice.HASH.wasm the practice grader (wasm/practice): every
+//	                          lesson with the classroom's grader, which the
+//	                          page loads into a Web Worker only when no
+//	                          server grades its exercises
 //	lessons.json              the menu: every lesson's name, title, summary,
-//	                          module and export module, in lesson order
+//	                          module and export module, in lesson order, and
+//	                          the practice grader
 //	wasm_exec.js              Go's loader for the modules
 //
 // Modules of earlier builds are removed. A summary of sizes goes to stdout.
@@ -62,6 +67,8 @@ func main() {
 type Menu struct {
 	Version int     `json:"version"`
 	Lessons []Entry `json:"lessons"`
+	// Practice is the practice grader's module.
+	Practice *Entry `json:"practice"`
 }
 
 // Entry is one lesson in the menu.
@@ -91,9 +98,12 @@ type Entry struct {
 type engine struct {
 	Entry
 	pkg  string // import path of the generated main
-	main string // its source
+	main string // its source ("" for a main in the source tree)
 	part bool   // a part of the lesson before it
 }
+
+// practice is the practice grader's engine, a main of the source tree.
+var practice = engine{Entry: Entry{Name: "practice"}, pkg: "./wasm/practice"}
 
 func build(goCmd, out string, log io.Writer) error {
 	root, err := moduleRoot(goCmd)
@@ -158,6 +168,9 @@ func build(goCmd, out string, log io.Writer) error {
 	var last *Entry // the module an export module belongs to
 	for _, e := range engines {
 		switch {
+		case e.Name == practice.Name:
+			x := e.Entry
+			menu.Practice = &x
 		case strings.HasSuffix(e.Name, exportSuffix): // plan puts it right after its module
 			x := e.Entry
 			last.Export = &x
@@ -189,7 +202,7 @@ const exportSuffix = ".export"
 // mains.
 func plan(ls []lessons.Lesson) ([]engine, error) {
 	var out []engine
-	seen := map[string]bool{}
+	seen := map[string]bool{practice.Name: true}
 	for _, l := range ls {
 		info := l.New().Info()
 		if info.Name == "" || strings.ContainsAny(info.Name, "./\\ ") || seen[info.Name] {
@@ -225,7 +238,7 @@ func plan(ls []lessons.Lesson) ([]engine, error) {
 			out = appendExport(out, p.Lesson, name, info.Title+" ("+p.Name+", trace export)")
 		}
 	}
-	return out, nil
+	return append(out, practice), nil
 }
 
 // appendExport adds module name's export module, the same constructor run
@@ -279,6 +292,10 @@ func compile(goCmd, root, tmp string, engines []engine) error {
 	overlay := map[string]map[string]string{"Replace": {}}
 	args := []string{"build", "-ldflags=-s -w", "-trimpath", "-o", filepath.Join(tmp, "bin") + string(filepath.Separator)}
 	for _, e := range engines {
+		args = append(args, e.pkg)
+		if e.main == "" {
+			continue
+		}
 		src := filepath.Join(tmp, "src", e.Name+".go")
 		if err := os.MkdirAll(filepath.Dir(src), 0o755); err != nil {
 			return err
@@ -287,7 +304,6 @@ func compile(goCmd, root, tmp string, engines []engine) error {
 			return err
 		}
 		overlay["Replace"][filepath.Join(root, e.pkg, "main.go")] = src
-		args = append(args, e.pkg)
 	}
 	ov, err := json.Marshal(overlay)
 	if err != nil {
