@@ -62,9 +62,12 @@ test("Exercises without a server: practice is offered, grades right and wrong in
   assert.ok(await page.isHidden("#ex-items"), "the list shows before practice was chosen");
   await axe(page, "the offer to practise");
   await page.screenshot({ path: shots + "practice-offer.png" });
+  // Typing the name asks nothing of the absent server (practice brings
+  // the sheet), so no banner says the exercises could not load.
   await page.fill("#ex-student", "Ada Lovelace");
   await page.click("#ex-practise");
   await page.waitForSelector("#ex-dialog[open] .ex-items li", { timeout: 120000 });
+  assert.ok(await page.isHidden("#banner"), await page.textContent("#banner"));
   assert.equal(await page.$$eval(".ex-items li", (l) => l.length), Object.keys(key).length);
   assert.match(await page.textContent("#ex-summary"), /^Practice, graded in this browser and not for marks/);
   assert.ok(await page.isHidden("#ex-offline"));
@@ -94,5 +97,37 @@ test("Exercises without a server: practice is offered, grades right and wrong in
   assert.equal(await page.textContent("#ex-score"), `score 1 of ${total} (2 answered)`);
   await lesson(page, "user-level");
   assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("A practice grader that cannot load: the offer says why, and stays on offer after a reload until the grader loads", async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  let broken = true;
+  await page.route(/\/engine\/practice\./, (r) => broken ? r.fulfill({ status: 404, contentType: "text/html", body: "<h1>Not found</h1>" }) : r.continue());
+  const failed = () => page.waitForFunction(() => /^Practice could not start: engine\/practice\.[0-9a-f]+\.wasm: 404/.test(document.querySelector("#ex-practise-status").textContent), null, { timeout: 60000 });
+  const practising = async () => {
+    await page.click("#ex-practise");
+    await page.waitForSelector("#ex-dialog[open] .ex-items li", { timeout: 120000 });
+  };
+  await page.goto(base);
+  await page.waitForSelector("body[data-ready=true]", { timeout: 20000 });
+  await page.click("#exercises-open");
+  await page.click("#ex-practise");
+  await failed();
+  assert.ok(await page.isVisible("#ex-offline"));
+  assert.equal(await page.evaluate(() => document.activeElement.id), "ex-practise", "the focus is lost");
+  broken = false;
+  await practising();
+  // Chosen, then failing on a later visit: the dialog still opens, on the
+  // offer and its reason, and practice resumes once the grader loads.
+  broken = true;
+  await page.reload();
+  await page.waitForSelector("body[data-ready=true]", { timeout: 20000 });
+  await page.click("#exercises-open");
+  await page.waitForSelector("#ex-dialog[open] #ex-offline:not([hidden])", { timeout: 60000 });
+  await failed();
+  broken = false;
+  await practising();
+  assert.ok(await page.isHidden("#banner"), await page.textContent("#banner"));
   await page.close();
 });

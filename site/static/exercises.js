@@ -63,31 +63,48 @@ let practiceWorker = null, practiceCalls = 0;
 const practiceWaiting = new Map(); // call id → {resolve, reject}
 
 // practised asks the practice grader (starting its worker on first use)
-// what the server's API would answer.
+// what the server's API would answer. A grader that cannot load or has
+// stopped rejects as unreachable, as a server that does not answer.
+const PRACTICE_LIMIT = 120000; // ms a grading may take: the server allows 30 s on native code
+
 async function practised(fn, ...args) {
   await menuLoaded; // which names the grader's module
-  if (!practiceEngine) throw new Error("this copy of ULDP Lab has no practice grader: rebuild it (make wasm)");
+  if (!practiceEngine) throw unreachable("this copy of ULDP Lab has no practice grader");
   if (!practiceWorker) {
     practiceWorker = new Worker("practice.js");
     practiceWorker.onmessage = (e) => {
       const w = practiceWaiting.get(e.data.id);
       practiceWaiting.delete(e.data.id);
-      if (e.data.error !== undefined) w.reject(new Error(e.data.error));
-      else w.resolve(JSON.parse(e.data.data));
+      if (e.data.error === undefined) { w.resolve(JSON.parse(e.data.data)); return; }
+      const err = new Error(e.data.error);
+      err.unreachable = !!e.data.down;
+      w.reject(err);
     };
     practiceWorker.onerror = (e) => {
       e.preventDefault();
-      for (const w of practiceWaiting.values()) w.reject(new Error("the practice grader stopped (" + (e.message || "no reason given") + ")"));
-      practiceWaiting.clear();
-      practiceWorker.terminate();
-      practiceWorker = null;
+      stopPractice("the practice grader stopped (" + (e.message || "no reason given") + ")", true);
     };
   }
   const id = ++practiceCalls;
   return new Promise((resolve, reject) => {
-    practiceWaiting.set(id, { resolve, reject });
+    // Only a grading is timed: the first call also downloads the grader.
+    const timer = fn === "grade" && setTimeout(() => stopPractice(`grading took longer than ${PRACTICE_LIMIT / 60000} minutes in this browser: the answer's state asks the lesson for too much work; try smaller settings`, false), PRACTICE_LIMIT);
+    const done = (f) => (v) => { clearTimeout(timer); f(v); };
+    practiceWaiting.set(id, { resolve: done(resolve), reject: done(reject) });
     practiceWorker.postMessage({ id, entry: practiceEngine, fn, args });
   });
+}
+
+// stopPractice ends the practice grader's worker (the next call starts a
+// fresh one) and fails what it was asked; down when the grader itself
+// failed.
+function stopPractice(why, down) {
+  const err = new Error(why);
+  err.unreachable = down;
+  for (const w of practiceWaiting.values()) w.reject(err);
+  practiceWaiting.clear();
+  practiceWorker?.terminate();
+  practiceWorker = null;
 }
 
 // sheetFrom asks the server, or the practice grader, for who's sheet.
@@ -122,7 +139,12 @@ async function loadSheet() {
   } catch (err) {
     if (!err.unreachable || !ex.practise) throw err;
     practice = true;
-    s = await sheetFrom(who);
+    try {
+      s = await sheetFrom(who);
+    } catch (perr) {
+      if (perr.unreachable) practice = false; // the dialog offers it again, saying why
+      throw perr;
+    }
   }
   if (mine !== sheetLoads) return;
   sheet = s;
@@ -327,6 +349,7 @@ async function openExercise(i) {
 function syncDialog() {
   const offer = !sheet;
   $("ex-offline").hidden = !offer;
+  $("ex-dialog").setAttribute("aria-describedby", offer ? "ex-offline" : "ex-summary");
   for (const id of ["ex-summary", "ex-items", "ex-actions"]) $(id).hidden = offer;
   $("ex-pack").value = ex.pack === "builtin" ? "builtin" : "file";
   $("ex-student").value = ex.student;
@@ -369,11 +392,13 @@ async function showDialog() {
   try {
     if (!sheet) await loadSheet();
   } catch (err) {
-    // With no server, the dialog offers practice instead of the sheet.
+    // With no server, the dialog offers practice instead of the sheet
+    // (again, saying why, if the practice grader failed).
     if (!err.unreachable) {
       report("The exercises could not load: " + err.message);
       return;
     }
+    $("ex-practise-status").textContent = ex.practise ? "Practice could not start: " + err.message : "";
   }
   syncDialog();
   if (!$("ex-dialog").open) $("ex-dialog").showModal();
@@ -386,6 +411,14 @@ async function pickFile(file) {
   try {
     await loadSheet();
   } catch (err) {
+    if (err.unreachable && !practice) {
+      // Nothing to check the pack with yet: the dialog offers practice,
+      // which reads it.
+      sheet = null;
+      exSave();
+      syncDialog();
+      return;
+    }
     ({ ex, sheet } = before);
     report(`The pack ${file.name} cannot be used: ${err.message}`);
     syncDialog();
@@ -415,9 +448,10 @@ async function practise() {
   } catch (err) {
     ex.practise = false;
     practice = false;
-    status.textContent = "The practice grader could not start: " + err.message;
+    status.textContent = "Practice could not start: " + err.message;
   } finally {
     button.disabled = false;
+    if (!practice) button.focus(); // it lost the focus when disabled
   }
 }
 
@@ -448,6 +482,7 @@ function wireExercises() {
     if (answeredAny() || grading) { e.target.value = ex.student; return; } // read-only by then
     ex.student = e.target.value; exSave();
     clearTimeout(renaming);
+    if (!sheet && !practice) return; // practice is on offer: its sheet comes with it
     renaming = setTimeout(() => freshSheet().then(() => { syncDialog(); syncBar(); }, (err) => report("The exercises could not load: " + err.message)), 300);
   });
   $("ex-pack").addEventListener("change", (e) => {

@@ -27,23 +27,32 @@ async function boot(entry) {
     if (!(err instanceof TypeError)) throw err;
     ({ instance } = await WebAssembly.instantiate(await res.arrayBuffer(), go.importObject));
   }
-  go.run(instance);
-  await ready;
+  // A program that exits (a fatal error) is started afresh by the next call.
+  const ran = go.run(instance).then(() => { grader = null; });
+  await Promise.race([ready, ran.then(() => { throw new Error("the practice grader stopped as it started"); })]);
   return self.uldpPractice;
 }
 
+// A call answers {id, data} or {id, error}; down marks an error of the
+// grader itself (it could not load, or stopped), not of what it was asked.
 self.onmessage = async (e) => {
   const { id, entry, fn, args } = e.data;
+  let g;
   try {
     if (!grader) {
       grader = boot(entry);
       grader.catch(() => { grader = null; }); // a failed load may be retried
     }
-    const g = await grader;
+    g = await grader;
+  } catch (err) {
+    self.postMessage({ id, error: err.message, down: true });
+    return;
+  }
+  try {
     const r = g[fn](...args);
-    if (!r) throw new Error(g.lastError || "the practice grader failed");
+    if (!r) throw new Error(g.lastError || "the practice grader failed"); // a panic, recovered
     self.postMessage(r.error ? { id, error: r.error } : { id, data: r.data });
   } catch (err) {
-    self.postMessage({ id, error: err.message });
+    self.postMessage({ id, error: err.message, down: grader === null });
   }
 };
