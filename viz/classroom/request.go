@@ -3,10 +3,10 @@ package classroom
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 
 	"github.com/uldplab/uldp/core/exercise"
+	"github.com/uldplab/uldp/core/format"
 )
 
 // MaxAnswers bounds the answers graded in one request: the page sends one
@@ -40,16 +40,16 @@ func DecodeRequest(b []byte) (Request, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		return Request{}, fmt.Errorf("the request is not {\"pack\": …, \"answers\": {id: answer}}: %v", err)
+		return Request{}, format.Errorf("the request is not {\"pack\": …, \"answers\": {id: answer}}: %v", err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return Request{}, fmt.Errorf("the request has more after its object: send one {\"pack\": …, \"answers\": …}")
+		return Request{}, format.Errorf("the request has more after its object: send one {\"pack\": …, \"answers\": …}")
 	}
 	if len(req.Pack) == 0 {
-		return Request{}, fmt.Errorf("pack is missing: give \"builtin\" or the pack itself")
+		return Request{}, format.Errorf("pack is missing: give \"builtin\" or the pack itself")
 	}
 	if len(req.Answers) == 0 || len(req.Answers) > MaxAnswers {
-		return Request{}, fmt.Errorf("answers: give 1 to %d answers per request (this one has %d)", MaxAnswers, len(req.Answers))
+		return Request{}, format.Errorf("answers: give 1 to %d answers per request (this one has %d)", MaxAnswers, len(req.Answers))
 	}
 	if err := exercise.CheckStudent(req.Student); err != nil {
 		return Request{}, err
@@ -68,16 +68,16 @@ func PackOf(raw []byte) (*exercise.Pack, error) {
 	var name string
 	if json.Unmarshal(raw, &name) == nil {
 		if name != "builtin" {
-			return nil, fmt.Errorf("pack %q: give \"builtin\" or the pack itself (a JSON object)", name)
+			return nil, format.Errorf("pack %q: give \"builtin\" or the pack itself (a JSON object)", name)
 		}
 		return exercise.Builtin()
 	}
 	p, err := exercise.Decode(bytes.NewReader(raw))
 	if err != nil {
-		return nil, fmt.Errorf("pack: %v", err)
+		return nil, format.Errorf("pack: %v", err)
 	}
 	if err := Check(p); err != nil {
-		return nil, fmt.Errorf("pack: %v", err)
+		return nil, format.Errorf("pack: %v", err)
 	}
 	return p, nil
 }
