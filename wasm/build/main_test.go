@@ -58,6 +58,10 @@ func TestPlan(t *testing.T) {
 		t.Error("no module for the audit lab's phased part after the lab's own")
 	}
 	for _, e := range engines {
+		// Only modules loaded on request are compressed the faster way.
+		if rare := strings.HasSuffix(e.Name, exportSuffix) || e.Name == practice.Name; e.rare != rare {
+			t.Errorf("%s: rare = %v, want %v", e.Name, e.rare, rare)
+		}
 		if e.main == "" {
 			continue // the practice grader's main is a source file
 		}
