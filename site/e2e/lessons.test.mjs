@@ -876,11 +876,13 @@ test("Exercises: one answered right, one wrong, one by dragging, a bug found; pr
   await page.click("#ex-answer button[type=submit]");
   await page.waitForSelector("#ex-feedback:not([hidden])");
   assert.match(await page.textContent("#ex-feedback"), /^Right: on your state the lesson's rstar reads/);
-  // Find the bug: the lab's broken-variant setting and its preset pair.
+  // Find the bug: the lab's broken-variant setting, and the preset pair
+  // that catches it (the exercise opens on the one that does not).
   await page.click("#ex-list");
   await page.click(".ex-items a >> text=/A colleague's ORME is broken/");
   await lesson(page, "audit");
   await page.selectOption("#ctl-mutant", "keep-all");
+  await page.selectOption("#ctl-pair", "far-user");
   await idle(page);
   await page.click("#ex-answer button[type=submit]");
   await page.waitForSelector("#ex-feedback:not([hidden])");

@@ -74,3 +74,38 @@ func TestBuiltinKeysAreNotOnScreen(t *testing.T) {
 		}
 	}
 }
+
+// No find-the-bug exercise of the built-in pack names its broken variant
+// where it opens: not in the figure, the readouts or the description, nor
+// in the help the settings show (the audit lab's pair help says which
+// variant each preset pair catches, and its hint which variant to try on
+// the pair shown), for any of three students.
+func TestBuiltinBugsAreNotOnScreen(t *testing.T) {
+	base, err := exercise.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, student := range []string{"", "Ada", "Bob"} {
+		for _, e := range base.For(student).Exercises {
+			if e.Kind != exercise.FindTheBug {
+				continue
+			}
+			n++
+			app, err := open(e.Lesson, e.State, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			shown := shownText(t, e.Lesson, e.State)
+			for _, c := range app.Controls() {
+				shown += "\n" + c.Help // the chosen choice's help first
+			}
+			if strings.Contains(shown, "“"+e.Answer.Mutant+"”") {
+				t.Errorf("%s: the broken variant %q is named where the exercise opens (%s)", e.ID, e.Answer.Mutant, e.State)
+			}
+		}
+	}
+	if n < 3 {
+		t.Errorf("%d find-the-bug exercises: the built-in pack has 3 per student", n)
+	}
+}
