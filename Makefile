@@ -101,8 +101,10 @@ test-native: wasm worker-build
 	CGO_ENABLED=0 xvfb-run -a -s "-screen 0 1600x1000x24" $(GO) test -count=1 $(NATIVE_LONG) ./...
 
 # The core and the scenes must build and pass under js/wasm (the browser
-# lessons run them). -short skips what only measures scale there: the test
-# that streams 10⁷ CSV values and the Monte Carlo rate fits.
+# lessons run them). -short skips what only measures scale there (the test
+# that streams 10⁷ CSV values, the Monte Carlo rate fits) and what is the
+# same on every platform and costly under Node (the prose links' settled
+# states, the format callers' type check): test-native runs them.
 test-wasm:
 	GOOS=js GOARCH=wasm $(GO) test -count=1 -short -exec="$(WASM_EXEC)" $(WASM_LONG) ./core/... ./viz ./viz/figure ./viz/lessons/... ./wasm/practice
 

@@ -11,7 +11,8 @@
 //	engine/NAME.HASH.wasm     the module; HASH is of its bytes, so the name
 //	                          changes whenever the content does and the
 //	                          server can let browsers cache it for good
-//	engine/NAME.HASH.wasm.gz  gzip -9 of it, and .br, brotli at quality 11,
+//	engine/NAME.HASH.wasm.gz  gzip -9 of it, and .br, brotli at quality 11
+//	                          (9 for modules loaded on request: see rare),
 //	                          made once per content (the server picks one)
 //	engine/NAME.export.HASH.wasm
 //	                          the lesson's trace export: the lesson with
