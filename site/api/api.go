@@ -95,16 +95,9 @@ type handler struct {
 }
 
 func (h *handler) builtinSheet(w http.ResponseWriter, r *http.Request) {
-	p, err := exercise.Builtin()
-	if err != nil {
-		fail(w, http.StatusInternalServerError, err.Error())
-		return
+	if student, ok := studentParam(w, r); ok {
+		answerSheet(w, []byte(`"builtin"`), student)
 	}
-	student, ok := studentParam(w, r)
-	if !ok {
-		return
-	}
-	reply(w, http.StatusOK, p.Sheet(student))
 }
 
 func (h *handler) sheet(w http.ResponseWriter, r *http.Request) {
@@ -112,16 +105,20 @@ func (h *handler) sheet(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	b, ok := body(w, r)
-	if !ok {
-		return
+	if b, ok := body(w, r); ok {
+		answerSheet(w, b, student)
 	}
-	p, err := classroom.PackOf(b)
+}
+
+// answerSheet answers the sheet of the pack raw names with student's own
+// numbers.
+func answerSheet(w http.ResponseWriter, raw []byte, student string) {
+	s, err := classroom.SheetOf(raw, student)
 	if err != nil {
 		fail(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	reply(w, http.StatusOK, p.Sheet(student))
+	reply(w, http.StatusOK, s)
 }
 
 // studentParam reads the ?student= whose own numbers a sheet shows ("" for

@@ -82,6 +82,19 @@ func PackOf(raw []byte) (*exercise.Pack, error) {
 	return p, nil
 }
 
+// SheetOf is the sheet of the pack raw names (as PackOf reads it) with
+// student's own numbers: what the page shows before any answer.
+func SheetOf(raw []byte, student string) (exercise.Sheet, error) {
+	if err := exercise.CheckStudent(student); err != nil {
+		return exercise.Sheet{}, err
+	}
+	p, err := PackOf(raw)
+	if err != nil {
+		return exercise.Sheet{}, err
+	}
+	return p.Sheet(student), nil
+}
+
 // GradeAnswered grades answers against p (already the student's own, see
 // Pack.For) and reports the exercises answered only: score counts them
 // right, of the pack's total, and an unanswered exercise's explanation

@@ -18,7 +18,6 @@ package main
 import (
 	"encoding/json"
 
-	"github.com/uldplab/uldp/core/exercise"
 	"github.com/uldplab/uldp/viz/classroom"
 	"github.com/uldplab/uldp/wasm"
 )
@@ -28,14 +27,11 @@ func main() {
 }
 
 func sheet(pack, student string) ([]byte, error) {
-	if err := exercise.CheckStudent(student); err != nil {
-		return nil, err
-	}
-	p, err := classroom.PackOf([]byte(pack))
+	s, err := classroom.SheetOf([]byte(pack), student)
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(p.Sheet(student))
+	return json.Marshal(s)
 }
 
 func grade(request, _ string) ([]byte, error) {
