@@ -196,6 +196,26 @@ func (r auditRequest) sample(e *env, what string, a, b audit.Sampler, g privacy.
 
 // verdict is "violation" if the exact profile or the sampling audit shows
 // one, else "pass".
+// knownMutant refuses a --mutant that is not among the mechanism's broken
+// variants, names; the message lists them after listing.
+func (r auditRequest) knownMutant(listing string, names []string) error {
+	if r.mutant != "" && !slices.Contains(names, r.mutant) {
+		return usagef("--mutant %q: %s %s", r.mutant, listing, strings.Join(names, ", "))
+	}
+	return nil
+}
+
+// claimText writes the claim's unmet conditions and, under a broken
+// variant, its name with what qualifies it.
+func claimText(w io.Writer, g privacy.Guarantee, mutant, qualifier string) {
+	for _, u := range g.Unmet() {
+		fmt.Fprintf(w, "  unmet: %s\n", u)
+	}
+	if mutant != "" {
+		fmt.Fprintf(w, "MUTANT %s%s\n", mutant, qualifier)
+	}
+}
+
 func verdict(points []audit.Point, mc *audit.MCResult) string {
 	for _, pt := range points {
 		if pt.Verdict == audit.Violation {
@@ -291,8 +311,8 @@ func auditORME(e *env, d *runner.Config, r auditRequest) error {
 	if p.Queries != 1 {
 		return usagef("--queries %d: the ORME audit covers one query (T = 1); the audit lab's orme-gate audits the gate over several", p.Queries)
 	}
-	if r.mutant != "" && !slices.Contains(audit.ORMEMutantNames(), r.mutant) {
-		return usagef("--mutant %q: orme's broken variants are %s", r.mutant, strings.Join(audit.ORMEMutantNames(), ", "))
+	if err := r.knownMutant("orme's broken variants are", audit.ORMEMutantNames()); err != nil {
+		return err
 	}
 	cal, err := p.Calibrate(r.a.N())
 	if err != nil {
@@ -340,12 +360,7 @@ func auditORME(e *env, d *runner.Config, r auditRequest) error {
 	out.Verdict = verdict(out.Points, out.MonteCarlo)
 	return r.f.emit(e, out, func(w io.Writer) {
 		fmt.Fprintf(w, "ORME, one query over %d users; τ = %g, σ = %.6g\nclaimed: %s\n", r.a.N(), p.Tau, cal.Sigma, g)
-		for _, u := range g.Unmet() {
-			fmt.Fprintf(w, "  unmet: %s\n", u)
-		}
-		if r.mutant != "" {
-			fmt.Fprintf(w, "MUTANT %s\n", r.mutant)
-		}
+		claimText(w, g, r.mutant, "")
 		for _, side := range []struct {
 			name string
 			l    *ormeLawOut

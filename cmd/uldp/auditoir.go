@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/uldplab/uldp/core/audit"
@@ -36,8 +35,8 @@ func auditOIR(e *env, d *runner.Config, r auditRequest, seed uint64) error {
 	if err != nil {
 		return usageError{err}
 	}
-	if r.mutant != "" && !slices.Contains(optim.OIRMutantNames(), r.mutant) {
-		return usagef("--mutant %q: outlier-iterate removal's broken variants are %s", r.mutant, strings.Join(optim.OIRMutantNames(), ", "))
+	if err := r.knownMutant("outlier-iterate removal's broken variants are", optim.OIRMutantNames()); err != nil {
+		return err
 	}
 	if p, err = audit.OIRMutant(p, r.mutant); err != nil {
 		return usageError{err}
@@ -61,12 +60,7 @@ func auditOIR(e *env, d *runner.Config, r auditRequest, seed uint64) error {
 	}
 	return r.f.emit(e, out, func(w io.Writer) {
 		fmt.Fprintf(w, "outlier-iterate removal over %d users, C = %d groups: claimed %s\n", r.a.N(), law.C, g)
-		for _, u := range g.Unmet() {
-			fmt.Fprintf(w, "  unmet: %s\n", u)
-		}
-		if r.mutant != "" {
-			fmt.Fprintf(w, "MUTANT %s\n", r.mutant)
-		}
+		claimText(w, g, r.mutant, "")
 		switch {
 		case law.User < 0:
 			fmt.Fprintln(w, "A and B are the same dataset: both sides run alike (change one user with --neighbour)")
@@ -145,9 +139,7 @@ func auditAccel(e *env, d *runner.Config, r auditRequest) error {
 	out.Verdict = verdict(nil, out.MonteCarlo)
 	return r.f.emit(e, out, func(w io.Writer) {
 		fmt.Fprintf(w, "accelerated outlier removal over %d users: claimed %s\n", r.a.N(), claimed)
-		for _, u := range claimed.Unmet() {
-			fmt.Fprintf(w, "  unmet: %s\n", u)
-		}
+		claimText(w, claimed, "", "")
 		auditText(w, nil, out.MonteCarlo, false, out.Verdict)
 	})
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/uldplab/uldp/core/audit"
@@ -34,8 +33,8 @@ func auditRobust(e *env, d *runner.Config, r auditRequest, seed uint64) error {
 	if err != nil {
 		return usageError{err}
 	}
-	if r.mutant != "" && !slices.Contains(audit.RSGDMutantNames(), r.mutant) {
-		return usagef("--mutant %q: robust-sgd's broken variants are %s", r.mutant, strings.Join(audit.RSGDMutantNames(), ", "))
+	if err := r.knownMutant("robust-sgd's broken variants are", audit.RSGDMutantNames()); err != nil {
+		return err
 	}
 	if p, err = audit.RSGDMutant(p, r.mutant); err != nil {
 		return usageError{err}
@@ -61,12 +60,7 @@ func auditRobust(e *env, d *runner.Config, r auditRequest, seed uint64) error {
 	}
 	return r.f.emit(e, out, func(w io.Writer) {
 		fmt.Fprintf(w, "robust SGD over %d users, B = %d: claimed %s\n", r.a.N(), p.Batch, g)
-		for _, u := range g.Unmet() {
-			fmt.Fprintf(w, "  unmet: %s\n", u)
-		}
-		if r.mutant != "" {
-			fmt.Fprintf(w, "MUTANT %s\n", r.mutant)
-		}
+		claimText(w, g, r.mutant, "")
 		if test.Step == 0 {
 			fmt.Fprintln(w, "the changed user is in no step (the partition leaves them out): both sides run alike")
 		} else {

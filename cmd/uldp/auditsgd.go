@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"slices"
-	"strings"
 
 	"github.com/uldplab/uldp/core/audit"
 	"github.com/uldplab/uldp/core/mech"
@@ -47,6 +45,9 @@ func auditDPSGD(e *env, d *runner.Config, r auditRequest) error {
 	if err != nil {
 		return usageError{err}
 	}
+	if err := r.knownMutant("dp-sgd's broken variants are ORME's:", audit.ORMEMutantNames()); err != nil {
+		return err
+	}
 	switch {
 	case !r.mc:
 		return usagef("dp-sgd's answer has no closed form: add --monte-carlo to audit it by sampling whole runs")
@@ -54,8 +55,6 @@ func auditDPSGD(e *env, d *runner.Config, r auditRequest) error {
 		return usagef("--loss %s: the DP-SGD audit samples the squared loss (--loss squared), whose users' gradients keep their distances from step to step", d.Loss)
 	case set.Smoothing != 0:
 		return usagef("smoothing r = %.4g: the DP-SGD audit samples runs without smoothing; add --smoothing 0", set.Smoothing)
-	case r.mutant != "" && !slices.Contains(audit.ORMEMutantNames(), r.mutant):
-		return usagef("--mutant %q: dp-sgd's broken variants are ORME's: %s", r.mutant, strings.Join(audit.ORMEMutantNames(), ", "))
 	case float64(set.Steps)*float64(r.cfg.Runs) > maxSampledSteps:
 		return usagef("%d steps × %d runs: too many steps to sample (at most %.0e); give fewer --steps (the audit lab uses 8)", set.Steps, r.cfg.Runs, float64(maxSampledSteps))
 	}
@@ -80,12 +79,7 @@ func auditDPSGD(e *env, d *runner.Config, r auditRequest) error {
 	return r.f.emit(e, out, func(w io.Writer) {
 		fmt.Fprintf(w, "user-level DP-SGD over %d users: T = %d steps, η = %.4g, τ = %.4g, ORME's σ per step = %.6g\nclaimed: %s\n",
 			r.a.N(), set.Steps, set.Eta, set.Tau, cal.Sigma, g)
-		for _, u := range g.Unmet() {
-			fmt.Fprintf(w, "  unmet: %s\n", u)
-		}
-		if r.mutant != "" {
-			fmt.Fprintf(w, "MUTANT %s (ORME's, inside every step)\n", r.mutant)
-		}
+		claimText(w, g, r.mutant, " (ORME's, inside every step)")
 		fmt.Fprintf(w, "exact: the gate halts a run (answer θ₀) with probability %s on A, %s on B\n",
 			audit.FormatProbability(ra.Halt), audit.FormatProbability(rb.Halt))
 		auditText(w, nil, out.MonteCarlo, r.mutant != "", out.Verdict)

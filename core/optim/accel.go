@@ -130,11 +130,8 @@ const (
 
 // Validate checks the parameters for n users in ℝ^d.
 func (p AccelParams) Validate(n, d int) error {
-	errs := checks{privacy.CheckEps(p.Eps), privacy.CheckDelta(p.Delta)}
+	errs := ballChecks(p.Eps, p.Delta, p.Loss, p.Lipschitz, p.Radius)
 	bad := errs.bad
-	if p.Loss == nil {
-		bad("no loss: choose squared or huber")
-	}
 	switch p.Mode {
 	case privacy.Paper, privacy.Teaching, privacy.NonPrivate:
 	case privacy.Sound:
@@ -142,25 +139,17 @@ func (p AccelParams) Validate(n, d int) error {
 	default:
 		bad("mode %d: unknown", int(p.Mode))
 	}
-	errs.positive("lipschitz", p.Lipschitz, "L, the bound on the item gradients' norm")
-	errs.positive("radius", p.Radius, "R, the radius of the domain ball")
 	errs.positive("p-exp", p.PExp, "the regulariser-growth exponent p")
 	errs.positive("q-exp", p.QExp, "the phase-size exponent q")
-	if p.Lambda < 0 || math.IsInf(p.Lambda, 1) || math.IsNaN(p.Lambda) {
-		bad("lambda = %v: λ must be a finite number > 0 (0 for the theorem's)", p.Lambda)
-	}
+	errs.override("lambda", p.Lambda, "λ", "the theorem's")
 	if p.Smoothing < 0 || math.IsInf(p.Smoothing, 1) || math.IsNaN(p.Smoothing) {
 		bad("smoothing = %v: the smoothing radius r must be a finite number ≥ 0", p.Smoothing)
 	}
-	if p.TauScale < 0 || math.IsInf(p.TauScale, 1) || math.IsNaN(p.TauScale) {
-		bad("tau = %v: c_τ must be a finite number > 0 (0 for 1)", p.TauScale)
-	}
+	errs.override("tau", p.TauScale, "c_τ", "1")
 	if p.Batch < 0 || p.Phases < 0 {
 		bad("batch = %d, phases = %d: overrides must be positive (0 for the printed values)", p.Batch, p.Phases)
 	}
-	if p.SigmaScale < 0 || math.IsInf(p.SigmaScale, 1) || math.IsNaN(p.SigmaScale) {
-		bad("sigma scale = %v: the constant in σ_i must be a finite number > 0 (0 for the printed 1000)", p.SigmaScale)
-	}
+	errs.override("sigma scale", p.SigmaScale, "the constant in σ_i", "the printed 1000")
 	if p.Mode == privacy.Paper && (p.Batch > 0 || p.Phases > 0 || p.TauScale > 0 || p.SigmaScale > 0) {
 		bad("batch, phases, tau, sigma scale: paper mode uses the printed constants; choose teaching mode to set them")
 	}

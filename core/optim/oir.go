@@ -172,16 +172,11 @@ const (
 
 // Validate checks the parameters for n users in ℝ^d.
 func (p OIRParams) Validate(n, d int) error {
-	errs := checks{privacy.CheckEps(p.Eps), privacy.CheckDelta(p.Delta)}
+	errs := ballChecks(p.Eps, p.Delta, p.Loss, p.Lipschitz, p.Radius)
 	bad := errs.bad
-	if p.Loss == nil {
-		bad("no loss: choose squared or huber")
-	}
 	if _, err := p.Mode.MarshalText(); err != nil {
 		errs = append(errs, err)
 	}
-	errs.positive("lipschitz", p.Lipschitz, "L, the bound on the item gradients' norm")
-	errs.positive("radius", p.Radius, "R, the radius of the domain ball")
 	errs.positive("eta", p.Eta, "the base step η")
 	errs.positive("p-exp", p.PExp, "the step-decay exponent p")
 	errs.positive("q-exp", p.QExp, "the phase-size exponent q")
@@ -199,9 +194,7 @@ func (p OIRParams) Validate(n, d int) error {
 	if p.Phases < 0 {
 		bad("phases = %d: l must be at least 1 (0 for the paper's ⌊log₂ n⌋)", p.Phases)
 	}
-	if p.TauScale < 0 || math.IsInf(p.TauScale, 1) || math.IsNaN(p.TauScale) {
-		bad("tau = %v: the scale of τ_i must be a finite number > 0 (0 for the paper's 1000)", p.TauScale)
-	}
+	errs.override("tau", p.TauScale, "the scale of τ_i", "the paper's 1000")
 	if p.Mode == privacy.Paper {
 		for _, o := range []struct {
 			set  bool

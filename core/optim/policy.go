@@ -6,6 +6,7 @@ import (
 
 	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/loss"
+	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/core/rng"
 )
 
@@ -147,6 +148,26 @@ func userOrder(n int, o Order, streams *rng.Streams) []int {
 type checks []error
 
 func (c *checks) bad(msg string, args ...any) { *c = append(*c, format.Errorf(msg, args...)) }
+
+// ballChecks starts the checks of an optimiser over the ball B(0, R) that
+// steps on an L-Lipschitz smooth loss: ε and δ, the loss, L and R.
+func ballChecks(eps, delta float64, f loss.Smooth, lipschitz, radius float64) checks {
+	c := checks{privacy.CheckEps(eps), privacy.CheckDelta(delta)}
+	if f == nil {
+		c.bad("no loss: choose squared or huber")
+	}
+	c.positive("lipschitz", lipschitz, "L, the bound on the item gradients' norm")
+	c.positive("radius", radius, "R, the radius of the domain ball")
+	return c
+}
+
+// override wants an optional setting v finite and > 0, or 0 for its
+// default dflt.
+func (c *checks) override(name string, v float64, what, dflt string) {
+	if v < 0 || math.IsInf(v, 1) || math.IsNaN(v) {
+		c.bad("%s = %v: %s must be a finite number > 0 (0 for %s)", name, v, what, dflt)
+	}
+}
 
 // positive wants v finite and > 0.
 func (c *checks) positive(name string, v float64, what string) {
