@@ -9,7 +9,16 @@ import { serve, base, browser, idle, lesson, readout, status, axe } from "./harn
 
 serve();
 
-const desktop = { width: 1280, height: 900 }, phone = { width: 390, height: 844 };
+const desktop = { width: 1280, height: 900 }, wide = { width: 1440, height: 900 }, phone = { width: 390, height: 844 };
+
+// firstView says whether the figure and the prose's "What to try" heading
+// lie wholly within the viewport as the page opens (scrolled to the top).
+const firstView = (p) => p.evaluate(() => {
+  scrollTo(0, 0);
+  const inside = (e) => { const r = e?.getBoundingClientRect(); return !!r && r.width > 0 && r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth; };
+  const h = [...document.querySelectorAll("#prose h3")].find((e) => /^What to try/.test(e.textContent));
+  return { figure: inside(document.querySelector("#figure")), whatToTry: inside(h) };
+});
 
 // page opens url in a fresh page whose policy lets the test inject
 // axe-core, and collects console errors.
@@ -24,7 +33,7 @@ async function page(url, options = {}) {
 
 const menu = async () => (await (await fetch(base + "lessons.json")).json()).lessons.map((l) => l.name);
 
-test("axe-core finds nothing on any lesson, at its default state and after a step, on a desktop and a phone", async () => {
+test("axe-core finds nothing on any lesson, at its default state and after a step, on a desktop and a phone; at 1440×900 the figure and “What to try” show together, and a phone's header is at most 120 px", async () => {
   const names = await menu();
   const { p, errors } = await page("#scene=" + names[0]);
   await p.waitForSelector("body[data-ready=true]", { timeout: 20000 });
@@ -45,8 +54,15 @@ test("axe-core finds nothing on any lesson, at its default state and after a ste
       await idle(p);
       await axe(p, name + " after a step");
     }
+    // A wide screen shows the figure and "What to try" together, without
+    // scrolling; a phone's menu leaves the screen to the lesson.
+    await p.setViewportSize(wide);
+    await p.waitForSelector(`#prose[data-lesson="${name}"]`);
+    assert.deepEqual(await firstView(p), { figure: true, whatToTry: true }, `${name} at 1440×900`);
     await p.setViewportSize(phone);
     await axe(p, name + " on a phone");
+    const header = await p.$eval("header.top", (h) => h.getBoundingClientRect().height);
+    assert.ok(header <= 120, `${name}: the phone's header is ${header} px tall (at most 120)`);
     console.log(`# ${name}: ${Date.now() - t0} ms`);
   }
   assert.deepEqual(errors, []);
@@ -116,6 +132,33 @@ async function move(p, hash) {
   assert.equal(who(dropped), who(held), `${hash}: held ${held}, then ${dropped} is chosen`);
   assert.notEqual(dropped, held, `${hash}: the item named did not move (${held})`);
 }
+
+test("On a phone the lesson menu is a drawer: opened and closed by keyboard, closed by a choice", async () => {
+  const { p, errors } = await page("#scene=dp-sgd", { viewport: phone, isMobile: true, hasTouch: true });
+  await p.waitForSelector("body[data-ready=true]", { timeout: 20000 });
+  await p.waitForSelector("#prose[data-lesson=dp-sgd]");
+  assert.equal(await p.isVisible("#lessons"), false, "the menu starts closed");
+  assert.match(await p.textContent("#lessons-toggle"), /6\. User-level DP-SGD/);
+  await p.focus("#lessons-toggle");
+  await p.keyboard.press("Enter");
+  assert.equal(await p.getAttribute("#lessons-toggle", "aria-expanded"), "true");
+  assert.equal(await p.isVisible('#lessons a[data-scene="calibration"]'), true);
+  await axe(p, "the phone's open menu");
+  await p.keyboard.press("Tab"); // into the menu
+  await p.keyboard.press("Escape");
+  assert.equal(await p.isVisible("#lessons"), false, "Escape closes the menu");
+  assert.equal(await p.evaluate(() => document.activeElement.id), "lessons-toggle", "and gives the focus back to its button");
+  await p.click("#lessons-toggle");
+  await p.click('#lessons a[data-scene="calibration"]');
+  await lesson(p, "calibration");
+  assert.equal(await p.isVisible("#lessons"), false, "a choice closes the menu");
+  assert.match(await p.textContent("#lessons-toggle"), /2\. Noise calibration/);
+  await p.setViewportSize(wide);
+  assert.equal(await p.isVisible("#lessons-toggle"), false, "wide screens show the whole menu, no button");
+  assert.equal(await p.isVisible('#lessons a[data-scene="dp-sgd"]'), true);
+  assert.deepEqual(errors, []);
+  await p.close();
+});
 
 test("Keyboard alone: a user moved in lessons 1, 5 and 10 changes the readouts", async () => {
   for (const [hash, first, choose] of [

@@ -796,7 +796,7 @@ function buildNav() {
     a.textContent = `${i + 1}. ${s.title}`;
     a.title = s.summary;
     a.dataset.scene = s.name;
-    a.addEventListener("click", (e) => { e.preventDefault(); switchTo(s.name); });
+    a.addEventListener("click", (e) => { e.preventDefault(); openMenu(false); switchTo(s.name); });
     // Hovering a lesson starts its download, if the idle prefetch has not.
     a.addEventListener("pointerenter", () => { if (!compiled.has(s.module)) compile(s).catch(() => {}); }, { once: true });
     nav.append(a);
@@ -805,6 +805,18 @@ function buildNav() {
   errata.href = "errata.html"; errata.className = "errata-link"; errata.textContent = "Errata";
   errata.title = "where the papers' text and the lessons part ways, and why";
   nav.append(errata);
+  const toggle = $("lessons-toggle");
+  toggle.onclick = () => openMenu(toggle.getAttribute("aria-expanded") !== "true");
+  nav.onkeydown = (e) => {
+    if (e.key === "Escape" && nav.classList.contains("open")) { openMenu(false); toggle.focus(); }
+  };
+}
+
+// openMenu opens or closes the phone's lesson drawer (wider screens show
+// the menu whole and never the button).
+function openMenu(open) {
+  $("lessons").classList.toggle("open", open);
+  $("lessons-toggle").setAttribute("aria-expanded", String(open));
 }
 
 let proseFor = "";
@@ -816,11 +828,14 @@ async function syncLesson() {
   }
   if (proseFor === name) return;
   proseFor = name;
-  const title = menu.find((s) => s.name === name)?.title || "";
+  const i = menu.findIndex((s) => s.name === name);
+  const title = i < 0 ? "" : menu[i].title;
+  $("lessons-toggle").textContent = i < 0 ? "Lessons" : `Lessons: ${i + 1}. ${title}`;
   document.title = `${title} — ULDP Lab`;
   $("lesson-title").textContent = title;
   const res = await fetch(`lessons/${name}.html`);
   $("prose").innerHTML = res.ok ? await res.text() : "";
+  $("prose").dataset.lesson = name;
 }
 
 // switchTo opens another lesson where the reader left it.
