@@ -133,29 +133,45 @@ async function move(p, hash) {
   assert.notEqual(dropped, held, `${hash}: the item named did not move (${held})`);
 }
 
-test("On a phone the lesson menu is a drawer: opened and closed by keyboard, closed by a choice", async () => {
+test("On a phone the lesson menu is a drawer: opened, used and closed by keyboard, closed by a choice or a wider window", async () => {
   const { p, errors } = await page("#scene=dp-sgd", { viewport: phone, isMobile: true, hasTouch: true });
   await p.waitForSelector("body[data-ready=true]", { timeout: 20000 });
   await p.waitForSelector("#prose[data-lesson=dp-sgd]");
   assert.equal(await p.isVisible("#lessons"), false, "the menu starts closed");
-  assert.match(await p.textContent("#lessons-toggle"), /6\. User-level DP-SGD/);
+  assert.equal(await p.textContent("#lessons-toggle"), "Lessons: 6. User-level DP-SGD");
+  const focused = () => p.evaluate(() => document.activeElement.id || document.activeElement.textContent);
+  // Opened and closed again from its button.
   await p.focus("#lessons-toggle");
   await p.keyboard.press("Enter");
   assert.equal(await p.getAttribute("#lessons-toggle", "aria-expanded"), "true");
   assert.equal(await p.isVisible('#lessons a[data-scene="calibration"]'), true);
   await axe(p, "the phone's open menu");
-  await p.keyboard.press("Tab"); // into the menu
   await p.keyboard.press("Escape");
-  assert.equal(await p.isVisible("#lessons"), false, "Escape closes the menu");
-  assert.equal(await p.evaluate(() => document.activeElement.id), "lessons-toggle", "and gives the focus back to its button");
-  await p.click("#lessons-toggle");
-  await p.click('#lessons a[data-scene="calibration"]');
+  assert.equal(await p.isVisible("#lessons"), false, "Escape on the button closes the menu");
+  // From within the menu: Escape gives the focus back to the button.
+  await p.keyboard.press("Enter");
+  await p.keyboard.press("Tab");
+  assert.equal(await focused(), "1. Why user-level?");
+  await p.keyboard.press("Escape");
+  assert.equal(await p.isVisible("#lessons"), false, "Escape in the menu closes it");
+  assert.equal(await focused(), "lessons-toggle", "and gives the focus back to its button");
+  // A lesson chosen by keyboard: the menu closes, the focus stays on its button.
+  await p.keyboard.press("Enter");
+  await p.keyboard.press("Tab");
+  await p.keyboard.press("Tab");
+  await p.keyboard.press("Enter");
   await lesson(p, "calibration");
   assert.equal(await p.isVisible("#lessons"), false, "a choice closes the menu");
-  assert.match(await p.textContent("#lessons-toggle"), /2\. Noise calibration/);
+  assert.equal(await focused(), "lessons-toggle");
+  assert.equal(await p.textContent("#lessons-toggle"), "Lessons: 2. Noise calibration");
+  // Opened, then the window widened and narrowed again: closed.
+  await p.click("#lessons-toggle");
   await p.setViewportSize(wide);
   assert.equal(await p.isVisible("#lessons-toggle"), false, "wide screens show the whole menu, no button");
   assert.equal(await p.isVisible('#lessons a[data-scene="dp-sgd"]'), true);
+  await p.setViewportSize(phone);
+  await p.waitForFunction(() => document.querySelector("#lessons-toggle").getAttribute("aria-expanded") === "false");
+  assert.equal(await p.isVisible("#lessons"), false, "the drawer stays closed after a wider window");
   assert.deepEqual(errors, []);
   await p.close();
 });

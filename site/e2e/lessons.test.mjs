@@ -954,6 +954,35 @@ test("Exercises: a teacher's pack file, loaded in the page and graded by the ser
   await page.close();
 });
 
+test("A figure squeezed to nothing (a phone turning) throws nothing and paints again at its size", async () => {
+  // Lesson 6 paints a cached layer (drawImage of a 0-size canvas threw),
+  // lesson 9 its users as dots (an ImageData of 0 rows threw).
+  for (const name of ["dp-sgd", "robust-sgd"]) {
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const errors = [];
+    page.on("pageerror", (e) => errors.push(String(e)));
+    page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+    await page.goto(base + "#scene=" + name);
+    await page.waitForSelector("body[data-ready=true]", { timeout: 20000 });
+    await idle(page);
+    await page.evaluate(() => { document.querySelector("#figure").style.height = "0px"; });
+    await page.click("#ctl-step");
+    await page.click("#ctl-step");
+    assert.equal(await page.evaluate(() => document.querySelector("#figure").height), 0, `${name}: the figure was not squeezed`);
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    await page.evaluate(() => { document.querySelector("#figure").style.height = ""; });
+    await page.waitForFunction(() => {
+      const c = document.querySelector("#figure");
+      if (c.height === 0) return false;
+      const px = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+      for (let i = 3; i < px.length; i += 4) if (px[i] > 0) return true;
+      return false;
+    }, null, { timeout: 10000 });
+    assert.deepEqual(errors, [], name);
+    await page.close();
+  }
+});
+
 test("Exercises on a phone: the bar above the lesson", async () => {
   const page = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
   await page.goto(base);

@@ -348,6 +348,10 @@ const layers = new Map();
 
 // paint draws one encoded frame (layout: viz.Encode in Go).
 function paint(buf) {
+  // A figure with no area (not laid out yet, or squeezed to nothing while
+  // a phone turns) shows nothing, and a bitmap of zero size throws: skip
+  // the paint. The next frame of a real size is a resize, which repaints.
+  if (canvas.width === 0 || canvas.height === 0) return;
   const t0 = performance.now();
   const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   const n = dv.getUint32(4, true);
@@ -796,7 +800,13 @@ function buildNav() {
     a.textContent = `${i + 1}. ${s.title}`;
     a.title = s.summary;
     a.dataset.scene = s.name;
-    a.addEventListener("click", (e) => { e.preventDefault(); openMenu(false); switchTo(s.name); });
+    a.addEventListener("click", (e) => {
+      e.preventDefault();
+      // A choice in the open drawer closes it; the focus goes back to its
+      // button rather than to the page (the chosen link is hidden).
+      if (nav.classList.contains("open")) { openMenu(false); $("lessons-toggle").focus(); }
+      switchTo(s.name);
+    });
     // Hovering a lesson starts its download, if the idle prefetch has not.
     a.addEventListener("pointerenter", () => { if (!compiled.has(s.module)) compile(s).catch(() => {}); }, { once: true });
     nav.append(a);
@@ -807,9 +817,13 @@ function buildNav() {
   nav.append(errata);
   const toggle = $("lessons-toggle");
   toggle.onclick = () => openMenu(toggle.getAttribute("aria-expanded") !== "true");
-  nav.onkeydown = (e) => {
-    if (e.key === "Escape" && nav.classList.contains("open")) { openMenu(false); toggle.focus(); }
-  };
+  // Escape closes the drawer from its button or from within it.
+  toggle.parentElement.addEventListener("keydown", (e) => {
+    if (e.key === "Escape" && nav.classList.contains("open")) { e.stopPropagation(); openMenu(false); toggle.focus(); }
+  });
+  // A window widened past the drawer shows the whole menu: the drawer is
+  // closed, and stays closed when the window narrows again.
+  matchMedia("(max-width: 900px)").addEventListener("change", () => openMenu(false));
 }
 
 // openMenu opens or closes the phone's lesson drawer (wider screens show
@@ -830,11 +844,17 @@ async function syncLesson() {
   proseFor = name;
   const i = menu.findIndex((s) => s.name === name);
   const title = i < 0 ? "" : menu[i].title;
-  $("lessons-toggle").textContent = i < 0 ? "Lessons" : `Lessons: ${i + 1}. ${title}`;
+  const label = document.createElement("span");
+  label.className = "label";
+  label.textContent = i < 0 ? "Lessons" : `Lessons: ${i + 1}. ${title}`;
+  $("lessons-toggle").replaceChildren(label);
+  openMenu(false); // whatever changed the lesson (a key, a link, the exercises)
   document.title = `${title} — ULDP Lab`;
   $("lesson-title").textContent = title;
   const res = await fetch(`lessons/${name}.html`);
-  $("prose").innerHTML = res.ok ? await res.text() : "";
+  const html = res.ok ? await res.text() : "";
+  if (proseFor !== name) return; // another lesson opened meanwhile: its text wins
+  $("prose").innerHTML = html;
   $("prose").dataset.lesson = name;
 }
 
@@ -922,7 +942,11 @@ function wireInput() {
     call("restore", location.hash);
     refresh(true, true);
   });
-  window.addEventListener("resize", () => refresh());
+  window.addEventListener("resize", () => refresh()); // the pixel ratio too (a zoom)
+  // The figure's box changes size without the window's too (the page's
+  // scroll bar appears, a column reflows, a phone turns): paint it anew at
+  // its size rather than let the browser stretch the old bitmap.
+  new ResizeObserver(() => { if (size()) refresh(true); }).observe(canvas);
 }
 
 // ---------------------------------------------------------------- exports

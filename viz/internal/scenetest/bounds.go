@@ -5,9 +5,10 @@ import (
 	"github.com/uldplab/uldp/viz"
 )
 
-// FigureSizes are the figure's size in the page at 1440 × 900, 1280 × 720
-// and on a 390 × 844 phone.
-var FigureSizes = [][2]float64{{1060, 630}, {900, 504}, {358, 590}}
+// FigureSizes are the figure's size in the page: at 1440 × 900 (text,
+// figure and controls side by side), at 1399 × 900 (the widest page with
+// the text below the figure), at 1280 × 720 and on a 390 × 844 phone.
+var FigureSizes = [][2]float64{{771, 630}, {1015, 630}, {896, 504}, {358, 590}}
 
 // Outside lists the items of l that do not fit its frame: text (its width
 // estimated from its length: 0.5 em a character, below most of DejaVu

@@ -369,7 +369,7 @@ func (s *Scene) drawPhases(l *viz.List, x, y, w float64, a oirAt) float64 {
 			format.Sprintf("%.3g", ph.Tau), s.sigmaCell(ph.Sigma), outcome}
 	}
 	y = drawPhaseTable(l, x, y, w, "phases: fresh users each, a smaller step and τ, less noise", []float64{0, 0.08, 0.22, 0.39, 0.56, 0.73},
-		[]string{"i", "users", "step η_i", "τ_i", "σ_i", "outcome"}, rows, a.idx)
+		[]string{"i", "users", "η_i", "τ_i", "σ_i", "outcome"}, rows, a.idx)
 	if s.res.Stop != "" {
 		y += l.TextIn(viz.Point{X: x, Y: y}, w, "then "+s.res.Stop+": the run stops", 11, viz.Muted, viz.Left)
 	}

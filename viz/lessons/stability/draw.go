@@ -66,9 +66,9 @@ func (s *Scene) Draw(w, h float64) *viz.List {
 	// block starts below the text above it.
 	if w >= 640 {
 		half := (w - 60) / 2
-		s.drawInfluence(l, figure.Plot{X0: 30, Y0: y + 30, W: half - 20, H: 110})
-		s.drawTDLap(l, figure.Plot{X0: 40 + half, Y0: y + 30, W: half - 20, H: 110}, v)
-		y += 170
+		// A title too long for its half wraps, and moves its plot down.
+		y = math.Max(s.drawInfluence(l, figure.Plot{X0: 30, Y0: y + 30, W: half - 20, H: 110}),
+			s.drawTDLap(l, figure.Plot{X0: 40 + half, Y0: y + 30, W: half - 20, H: 110}, v)) + 6
 	} else {
 		// The lens's row and profile take room the bars give up.
 		ih, th := 70.0, 56.0
@@ -135,7 +135,7 @@ func (s *Scene) drawUsers(l *viz.List, values []float64, ax figure.NumberLine, y
 // level of the deletion lattice.
 func (s *Scene) drawInfluence(l *viz.List, p figure.Plot) (bottom float64) {
 	inf := influence(s.values)
-	p.Y0 += l.Text(viz.Point{X: p.X0, Y: p.Y0 - 14}, "deletion influence |f(x) − f(x₋ᵢ)| per user vs Δ (log scale)", 12, viz.Ink, viz.Left) - 15
+	p.Y0 += l.TextIn(viz.Point{X: p.X0, Y: p.Y0 - 14}, p.W, "deletion influence |f(x) − f(x₋ᵢ)| per user vs Δ (log scale)", 12, viz.Ink, viz.Left) - 15
 	lo, hi := math.Log10(s.params.Sens)-3, math.Log10(s.params.Sens)+3
 	yOf := func(x float64) float64 {
 		t := (math.Log10(math.Max(x, 1e-300)) - lo) / (hi - lo)
@@ -173,7 +173,7 @@ func (s *Scene) drawInfluence(l *viz.List, p figure.Plot) (bottom float64) {
 // drawTDLap shows R1's pmf, the ⊥ mass (R1 < r*) and the drawn R1.
 func (s *Scene) drawTDLap(l *viz.List, p figure.Plot, v stabilityShown) (bottom float64) {
 	pmf := s.tdlapPMF()
-	p.Y0 += l.Text(viz.Point{X: p.X0, Y: p.Y0 - 14}, format.Sprintf("TDLap(ε̄, κ = %d): R1 on {0..2κ}; red: R1 < r* ⇒ ⊥", s.law.Kappa), 12, viz.Ink, viz.Left) - 15
+	p.Y0 += l.TextIn(viz.Point{X: p.X0, Y: p.Y0 - 14}, p.W, format.Sprintf("TDLap(ε̄, κ = %d): R1 on {0..2κ}; red: R1 < r* ⇒ ⊥", s.law.Kappa), 12, viz.Ink, viz.Left) - 15
 	top := 0.0
 	for _, x := range pmf {
 		top = math.Max(top, x)
