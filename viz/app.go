@@ -36,6 +36,11 @@ type App struct {
 	// reduced caps playback at one step a second (the reader asked for
 	// reduced motion).
 	reduced bool
+	// certifyFor is the view (its state and whether it is certified) the
+	// kept certify button was found for: Controls is asked every frame,
+	// and finding the nearest certified settings takes a search.
+	certifyFor string
+	certifyCtl *Control
 }
 
 // AddParts gives the app the further scenes of its lessons — a lesson the
@@ -153,7 +158,10 @@ func (a *App) Controls() []Control {
 		player = st.Player().Controls()
 	}
 	own := a.Scene().Controls()
-	out := append(make([]Control, 0, len(player)+len(own)+1), player...)
+	out := append(make([]Control, 0, len(player)+len(own)+2), player...)
+	if c, ok := a.certify(); ok {
+		out = append(out, c)
+	}
 	for _, c := range own {
 		out = append(out, c)
 		if c.Name == CtlSeed {
@@ -161,6 +169,36 @@ func (a *App) Controls() []Control {
 		}
 	}
 	return out
+}
+
+// CtlCertify is the button that moves a Certifier to its nearest certified
+// settings; its Group, GroupGuarantee, places it with the guarantee.
+const (
+	CtlCertify     = "certify"
+	GroupGuarantee = "guarantee"
+)
+
+// certify is the Certifier's button, disabled where it has the line only.
+func (a *App) certify() (Control, bool) {
+	c, ok := a.Scene().(Certifier)
+	if !ok {
+		return Control{}, false
+	}
+	key := a.State()
+	if a.Guarantee().Certified() {
+		key += "&certified"
+	}
+	if key != a.certifyFor {
+		a.certifyFor, a.certifyCtl = key, nil
+		if why, settings, ok := c.Certify(); ok {
+			a.certifyCtl = &Control{Name: CtlCertify, Label: "use the nearest certified settings", Kind: Button, Help: why,
+				Group: GroupGuarantee, Disabled: len(settings) == 0}
+		}
+	}
+	if a.certifyCtl == nil {
+		return Control{}, false
+	}
+	return *a.certifyCtl, true
 }
 
 // Set changes a control of the current scene or its stepper bar. An item
@@ -172,6 +210,9 @@ func (a *App) Set(name, value string) error {
 			return format.Errorf("this lesson has no seed")
 		}
 		return nil
+	}
+	if name == CtlCertify {
+		return a.certified()
 	}
 	var err error
 	if st, ok := a.Scene().(Stepped); ok && IsPlayerControl(name) {
@@ -188,6 +229,25 @@ func (a *App) Set(name, value string) error {
 		a.dirty = true
 	}
 	return err
+}
+
+// certified applies the Certifier's settings, in order, each as the
+// reader would; the first it refuses stops them, and says so.
+func (a *App) certified() error {
+	c, ok := a.Scene().(Certifier)
+	if !ok {
+		return format.Errorf("this lesson has no certified settings to offer")
+	}
+	_, settings, ok := c.Certify()
+	if !ok || len(settings) == 0 {
+		return format.Errorf("no settings within this lesson's reach certify its run")
+	}
+	for _, s := range settings {
+		if err := a.Set(s[0], s[1]); err != nil {
+			return format.Errorf("the certified settings: %s = %s: %v", s[0], s[1], err)
+		}
+	}
+	return nil
 }
 
 // LessonKey is the key that opens lesson i (0-based): "1"…"9", then "0"

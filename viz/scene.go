@@ -77,7 +77,8 @@ type Control struct {
 	// Disabled controls are shown but do nothing now (e.g. step at the end).
 	Disabled bool `json:"disabled,omitempty"`
 	// Group lays controls out together: "stepper" for the stepper bar,
-	// "" for the scene's own.
+	// GroupGuarantee for the button beside the guarantee, "" for the
+	// scene's own.
 	Group string `json:"group,omitempty"`
 }
 
@@ -127,6 +128,19 @@ type Ticker interface {
 type Worker interface {
 	Ticker
 	Busy() bool
+}
+
+// Certifier is a lesson whose run may not be certified where it opens,
+// on purpose, and that knows the nearest settings at which it is. The app
+// offers them as one button beside the guarantee (CtlCertify), its help
+// the lesson's one line saying why.
+type Certifier interface {
+	// Certify returns, while the run is not certified, one line saying
+	// why the lesson runs so and what the settings change, and the
+	// settings (control, value), applied in order. No settings: the line
+	// alone, where no settings within the lesson's reach certify. ok is
+	// false when there is nothing to say (the run is certified).
+	Certify() (why string, settings [][2]string, ok bool)
 }
 
 // Stopper is a scene that can end the work it has under way: App.Reopen

@@ -1043,12 +1043,15 @@ test("Errata and words: links to the errata page, no spec citations, no stale st
   await page.close();
 });
 
-test("an uncertified claim says what it means and offers sound mode; counts stay whole", async () => {
+test("an uncertified claim says why in the lesson's words, its nearest certified settings one click away; counts stay whole", async () => {
   const { page, errors } = await open("#scene=outlier-removal");
-  assert.match(await page.textContent("#guarantee"), /NOT certified[\s\S]*Paper mode runs the constants as the paper prints them/);
-  await page.click("#use-sound");
+  assert.match(await page.textContent("#guarantee"), /NOT certified[\s\S]*Paper mode runs the constants as printed, and their proof has a gap \(erratum A13\)[\s\S]*certifies only from 263 users/);
+  assert.equal(await page.getAttribute("#guarantee a.erratum", "href"), "errata.html#a13");
+  await page.click("#use-certified");
   await page.waitForFunction(() => document.getElementById("ctl-mode").value === "sound");
-  assert.equal(await page.isVisible("#use-sound"), false);
+  assert.equal((await state(page)).get("n"), "263");
+  assert.match(await page.textContent("#guarantee .claim"), /— certified$/);
+  assert.equal(await page.isVisible("#use-certified"), false);
   // A log slider over a count gives whole numbers wherever it stops.
   await page.goto(base + "#scene=user-level");
   await page.waitForSelector("body[data-lesson=user-level]");
@@ -1057,6 +1060,29 @@ test("an uncertified claim says what it means and offers sound mode; counts stay
     const n = await page.inputValue("input[aria-label='users n value']");
     assert.match(n, /^\d+$/, `slider at ${v} gave n = ${n}`);
     assert.equal((await state(page)).get("n"), n);
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("Every lesson opens certified, non-private, or saying why in one line, its nearest certified settings one click away", async () => {
+  const menu = (await (await fetch(base + "lessons.json")).json()).lessons.map((l) => l.name);
+  const { page, errors } = await open("#scene=" + menu[0]);
+  const claim = () => page.textContent("#guarantee .claim");
+  for (const name of menu) {
+    await page.evaluate((n) => { location.hash = "#scene=" + n; }, name);
+    await lesson(page, name);
+    await idle(page);
+    const c = await claim();
+    if (/— certified$|^No privacy guarantee \(non-private mode\)$/.test(c)) continue;
+    assert.match(c, /NOT certified$/, name);
+    const why = await page.textContent("#certify-why").catch(() => "");
+    assert.ok(why.length > 80, `${name} opens NOT certified and says nothing of why (“${why}”)`);
+    if (!(await page.$("#use-certified"))) { console.log(`# ${name}: no certified settings within reach: ${why}`); continue; }
+    await page.click("#use-certified");
+    await idle(page);
+    await page.waitForFunction(() => /— certified$/.test(document.querySelector("#guarantee .claim").textContent), null, { timeout: 60000 });
+    console.log(`# ${name}: certified at ${await page.evaluate(() => location.hash)}`);
   }
   assert.deepEqual(errors, []);
   await page.close();

@@ -617,7 +617,8 @@ function syncPanel(settle) {
   // Rebuilt when the controls or a select's choices change (the audit
   // lab's pairs depend on its mechanism).
   const key = uldp.current() + ":" + controls.map((c) => c.name + "=" + (c.choices || []).join("|")).join(",");
-  if (key !== builtFor) {
+  const rebuilt = key !== builtFor;
+  if (rebuilt) {
     builtFor = key;
     syncExports();
     syncKeys();
@@ -625,6 +626,7 @@ function syncPanel(settle) {
     $("stepper").replaceChildren();
     $("controls").replaceChildren();
     for (const c of controls) {
+      if (c.group === "guarantee") continue; // the guarantee's box shows it
       const el = buildControl(c);
       if (c.group === "stepper") {
         $("stepper").append(el);
@@ -652,7 +654,7 @@ function syncPanel(settle) {
     else el.value = c.value;
   }
   syncReadouts(fresh);
-  syncGuarantee(fresh);
+  syncGuarantee(fresh || rebuilt);
   syncURL(uldp.state(), settle);
   syncWords(settle);
 }
@@ -766,14 +768,29 @@ function syncGuarantee(force) {
 }
 
 // notCertified says what an uncertified claim means, so it does not read as
-// "broken", and offers sound mode where the lesson has it.
+// "broken": in the lesson's own words, with its nearest certified settings
+// one click away, where it has them; else it offers sound mode where the
+// lesson has it.
 function notCertified(g) {
   const why = document.createElement("p");
   why.className = "why";
   const errata = document.createElement("a");
   errata.href = "errata.html"; errata.textContent = "the errata";
   const modes = controls.find((c) => c.name === "mode");
-  if (g.mode === "paper" && modes?.choices.includes("sound")) {
+  const certify = controls.find((c) => c.name === "certify");
+  if (certify) {
+    const line = document.createElement("span");
+    line.id = "certify-why";
+    withErrata(line, certify.help + " ");
+    why.append(line);
+    if (!certify.disabled) {
+      const b = document.createElement("button");
+      b.type = "button"; b.id = "use-certified"; b.textContent = "Use the nearest certified settings";
+      b.setAttribute("aria-describedby", "certify-why");
+      b.addEventListener("click", () => { call("set", "certify", ""); refresh(false, true); });
+      why.append(b);
+    }
+  } else if (g.mode === "paper" && modes?.choices.includes("sound")) {
     why.append("Paper mode runs the constants as the paper prints them, and their proof has gaps (",
       errata, "): the lines marked NOT say which. Sound mode runs the same algorithm with constants the corrected proof supports. ");
     const b = document.createElement("button");

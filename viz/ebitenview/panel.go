@@ -116,6 +116,17 @@ func layout(a *viz.App, x0, w, scroll int, msg note, words string, shown reading
 		gc = rgba(viz.Vermillion, 1)
 	}
 	label(g.String(), gc, 13)
+	controls := a.Controls()
+	// An uncertified lesson's line saying why, and its button to the
+	// nearest certified settings (none where it has the line only).
+	for _, c := range controls {
+		if c.Group == viz.GroupGuarantee {
+			label(c.Help, rgba(viz.Muted, 1), 12)
+			if !c.Disabled {
+				add(rowH, widget{kind: "button", ctl: c})
+			}
+		}
+	}
 	for _, p := range g.Preconditions {
 		c := rgba(viz.Muted, 1)
 		if !p.Met {
@@ -137,8 +148,10 @@ func layout(a *viz.App, x0, w, scroll int, msg note, words string, shown reading
 		y += rowH + 6
 		row = nil
 	}
-	controls := a.Controls()
 	for _, c := range controls {
+		if c.Group == viz.GroupGuarantee {
+			continue // with the guarantee, above
+		}
 		if c.Group == "stepper" && c.Kind == viz.Button {
 			row = append(row, c)
 			if len(row) == 3 {

@@ -178,3 +178,41 @@ func TestPanelShowsTheDescription(t *testing.T) {
 		t.Errorf("the description (at %d) is not above the guarantee (at %d)", i, j)
 	}
 }
+
+// An uncertified lesson's panel says why under the guarantee, and offers
+// its nearest certified settings there when it has them.
+func TestPanelSaysWhyNotCertified(t *testing.T) {
+	app := viz.NewApp(lessons.All()...)
+	for i, info := range app.Scenes() {
+		if err := app.Switch(i); err != nil {
+			t.Fatal(err)
+		}
+		app.Settle()
+		var want *viz.Control
+		for _, c := range app.Controls() {
+			if c.Name == viz.CtlCertify {
+				want = &c
+			}
+		}
+		if want == nil {
+			continue
+		}
+		ws, _ := layout(app, 900, PanelWidth, 0, note{}, "", figureShown, newPainter().width, nil)
+		var text string
+		buttons := 0
+		for _, w := range ws {
+			if w.kind == "label" {
+				text += w.text + " "
+			}
+			if w.kind == "button" && w.ctl.Name == viz.CtlCertify {
+				buttons++
+			}
+		}
+		if first := strings.Fields(want.Help)[:6]; !strings.Contains(text, strings.Join(first, " ")) {
+			t.Errorf("%s: the panel leaves out why it is not certified (%q…)", info.Name, strings.Join(first, " "))
+		}
+		if wantButtons := map[bool]int{true: 0, false: 1}[want.Disabled]; buttons != wantButtons {
+			t.Errorf("%s: %d buttons to the certified settings, want %d", info.Name, buttons, wantButtons)
+		}
+	}
+}

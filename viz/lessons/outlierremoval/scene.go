@@ -108,7 +108,7 @@ func outlierPresets() []outlierPreset {
 }
 
 // outlierMaxUsers keeps the figure readable and the drag smooth.
-const outlierMaxUsers = 200
+const outlierMaxUsers = 300
 
 // New opens on the outliers preset at ε = 8, δ = 0.1, τ = 0.5, with
 // seed 2, on which the gate passes, as it does 93% of the time here (seed

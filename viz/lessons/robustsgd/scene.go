@@ -454,10 +454,10 @@ func (c *robustConfig) form() viz.Form {
 		}),
 		viz.Int(&c.n, viz.Control{Name: "n", Label: "users n", Kind: viz.Slider, Min: 20, Max: robustMaxUsers, Step: 10, Log: true}),
 		viz.Int(&c.m, viz.Control{Name: "m", Label: "items per user m", Kind: viz.Slider, Min: 1, Max: 10}),
-		viz.Int(&c.batch, viz.Control{Name: "batch", Label: "users per step B", Kind: viz.Slider, Min: 3, Max: 500, Log: true}),
+		viz.Int(&c.batch, viz.Control{Name: "batch", Label: "users per step B", Kind: viz.Slider, Min: 3, Max: maxBatch, Log: true}),
 		viz.Float(&c.radius, viz.Control{Name: "r", Label: "radius r", Kind: viz.Slider, Min: 1e-5, Max: 1, Log: true,
 			Help: "the kernel's radius in the score, and the clip band's half-width around the robust statistic"}),
-		viz.Float(&c.eta, viz.Control{Name: "eta", Label: "step η", Kind: viz.Slider, Min: 0.001, Max: 2, Log: true}),
+		viz.Float(&c.eta, viz.Control{Name: "eta", Label: "step η", Kind: viz.Slider, Min: 1e-4, Max: 2, Log: true}),
 		viz.Choose(&c.stat, viz.Control{Name: "stat", Label: "robust statistic", Choices: []string{statMedian, statTrimmed}}).Described(map[string]string{
 			statMedian:  "the coordinate-wise median",
 			statTrimmed: "the coordinate-wise mean after dropping the ⌈B/3⌉ smallest and largest values",
