@@ -36,9 +36,9 @@ type App struct {
 	// reduced caps playback at one step a second (the reader asked for
 	// reduced motion).
 	reduced bool
-	// certifyFor is the view (its state and whether it is certified) the
-	// kept certify button was found for: Controls is asked every frame,
-	// and finding the nearest certified settings takes a search.
+	// certifyFor is the state the kept certify button was found for:
+	// Controls is asked every frame, and finding the nearest certified
+	// settings takes a search.
 	certifyFor string
 	certifyCtl *Control
 }
@@ -179,16 +179,15 @@ const (
 )
 
 // certify is the Certifier's button, disabled where it has the line only.
+// It waits while the lesson computes: the guarantee shown is then the last
+// run's, not the settings', and a click would restart the computation.
 func (a *App) certify() (Control, bool) {
 	c, ok := a.Scene().(Certifier)
-	if !ok {
+	if !ok || a.computing() || !uncertified(a.Guarantee()) {
+		a.certifyFor = "" // found afresh for the next run shown
 		return Control{}, false
 	}
-	key := a.State()
-	if a.Guarantee().Certified() {
-		key += "&certified"
-	}
-	if key != a.certifyFor {
+	if key := a.State(); key != a.certifyFor {
 		a.certifyFor, a.certifyCtl = key, nil
 		if why, settings, ok := c.Certify(); ok {
 			a.certifyCtl = &Control{Name: CtlCertify, Label: "use the nearest certified settings", Kind: Button, Help: why,
@@ -232,18 +231,26 @@ func (a *App) Set(name, value string) error {
 }
 
 // certified applies the Certifier's settings, in order, each as the
-// reader would; the first it refuses stops them, and says so.
+// reader would. The first it refuses puts the lesson back as it was, and
+// says which.
 func (a *App) certified() error {
 	c, ok := a.Scene().(Certifier)
-	if !ok {
+	switch {
+	case !ok:
 		return format.Errorf("this lesson has no certified settings to offer")
+	case a.computing():
+		return format.Errorf("the lesson is still computing the run these settings are for: try again when it is done")
+	case !uncertified(a.Guarantee()):
+		return format.Errorf("this run needs no certified settings: it is certified, or claims no privacy")
 	}
 	_, settings, ok := c.Certify()
 	if !ok || len(settings) == 0 {
 		return format.Errorf("no settings within this lesson's reach certify its run")
 	}
+	was := a.State()
 	for _, s := range settings {
 		if err := a.Set(s[0], s[1]); err != nil {
+			_ = a.Restore(was)
 			return format.Errorf("the certified settings: %s = %s: %v", s[0], s[1], err)
 		}
 	}
@@ -372,6 +379,12 @@ func (a *App) Busy() bool {
 	if st, ok := a.Scene().(Stepped); ok && st.Player().Playing() {
 		return true
 	}
+	w, ok := a.Scene().(Worker)
+	return ok && w.Busy()
+}
+
+// computing reports whether the scene is computing a run between frames.
+func (a *App) computing() bool {
 	w, ok := a.Scene().(Worker)
 	return ok && w.Busy()
 }

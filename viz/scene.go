@@ -135,11 +135,11 @@ type Worker interface {
 // offers them as one button beside the guarantee (CtlCertify), its help
 // the lesson's one line saying why.
 type Certifier interface {
-	// Certify returns, while the run is not certified, one line saying
-	// why the lesson runs so and what the settings change, and the
-	// settings (control, value), applied in order. No settings: the line
-	// alone, where no settings within the lesson's reach certify. ok is
-	// false when there is nothing to say (the run is certified).
+	// Certify, asked only while the run claims privacy its proof does not
+	// cover, returns one line saying why the lesson runs so and what the
+	// settings change, and the settings (control, value), applied in
+	// order. No settings: the line alone, where none within the lesson's
+	// reach certify. ok is false when the lesson has nothing to say.
 	Certify() (why string, settings [][2]string, ok bool)
 }
 

@@ -1045,13 +1045,24 @@ test("Errata and words: links to the errata page, no spec citations, no stale st
 
 test("an uncertified claim says why in the lesson's words, its nearest certified settings one click away; counts stay whole", async () => {
   const { page, errors } = await open("#scene=outlier-removal");
-  assert.match(await page.textContent("#guarantee"), /NOT certified[\s\S]*Paper mode runs the constants as printed, and their proof has a gap \(erratum A13\)[\s\S]*certifies only from 263 users/);
+  assert.match(await page.textContent("#guarantee"), /NOT certified[\s\S]*Paper mode runs the constants as printed, and their proof has a gap \(erratum A13\)[\s\S]*certifies it only from 263 users/);
   assert.equal(await page.getAttribute("#guarantee a.erratum", "href"), "errata.html#a13");
   await page.click("#use-certified");
   await page.waitForFunction(() => document.getElementById("ctl-mode").value === "sound");
   assert.equal((await state(page)).get("n"), "263");
   assert.match(await page.textContent("#guarantee .claim"), /— certified$/);
   assert.equal(await page.isVisible("#use-certified"), false);
+  assert.equal(await page.evaluate(() => document.activeElement.classList.contains("claim")), true, "the focus went to the claim");
+  // Across the boundary and back (263 users certify, 262 do not): the
+  // button comes and goes in the guarantee's box, the form stays as it is.
+  await page.evaluate(() => { document.getElementById("ctl-n").dataset.mark = "kept"; });
+  for (const [n, claim] of [["262", /NOT certified$/], ["263", /— certified$/]]) {
+    await page.fill("input[aria-label='users n value']", n);
+    await page.press("input[aria-label='users n value']", "Enter");
+    await page.waitForFunction((re) => new RegExp(re).test(document.querySelector("#guarantee .claim").textContent), claim.source);
+    assert.equal(await page.isVisible("#use-certified"), n === "262");
+    assert.equal(await page.evaluate(() => document.getElementById("ctl-n").dataset.mark), "kept", `n = ${n} rebuilt the form`);
+  }
   // A log slider over a count gives whole numbers wherever it stops.
   await page.goto(base + "#scene=user-level");
   await page.waitForSelector("body[data-lesson=user-level]");

@@ -610,23 +610,30 @@ function syncKeys() {
 // The engine sends the panel's parts only when they changed (null otherwise);
 // a new lesson sends them all.
 let controls = [];
+let certifyShown = ""; // the certify button's line and state the guarantee's box shows
 function syncPanel(settle) {
   const fresh = builtFor === "";
   const buf = uldp.controls(fresh);
   if (buf) controls = new Wire(buf).list(readControl);
   // Rebuilt when the controls or a select's choices change (the audit
   // lab's pairs depend on its mechanism).
-  const key = uldp.current() + ":" + controls.map((c) => c.name + "=" + (c.choices || []).join("|")).join(",");
-  const rebuilt = key !== builtFor;
-  if (rebuilt) {
+  // The certify button lives in the guarantee's box: its coming and going
+  // (a slider dragged across the certified boundary) must not rebuild the
+  // form under the reader's hands, but its line and state redraw the box.
+  const form = controls.filter((c) => c.group !== "guarantee");
+  const key = uldp.current() + ":" + form.map((c) => c.name + "=" + (c.choices || []).join("|")).join(",");
+  const certify = controls.find((c) => c.group === "guarantee");
+  const certifyKey = certify ? `${certify.help}|${certify.disabled}` : "";
+  const recertify = certifyKey !== certifyShown;
+  certifyShown = certifyKey;
+  if (key !== builtFor) {
     builtFor = key;
     syncExports();
     syncKeys();
     inputs.clear();
     $("stepper").replaceChildren();
     $("controls").replaceChildren();
-    for (const c of controls) {
-      if (c.group === "guarantee") continue; // the guarantee's box shows it
+    for (const c of form) {
       const el = buildControl(c);
       if (c.group === "stepper") {
         $("stepper").append(el);
@@ -654,7 +661,7 @@ function syncPanel(settle) {
     else el.value = c.value;
   }
   syncReadouts(fresh);
-  syncGuarantee(fresh || rebuilt);
+  syncGuarantee(fresh || recertify);
   syncURL(uldp.state(), settle);
   syncWords(settle);
 }
@@ -737,9 +744,13 @@ function syncGuarantee(force) {
   if (!buf) return;
   const g = readGuarantee(buf);
   const box = $("guarantee");
+  // A reader in the box (on the claim, after the certify button) stays
+  // there when it is redrawn: a run computed later redraws it again.
+  const focused = box.contains(document.activeElement);
   box.replaceChildren();
   const claim = document.createElement("div");
   claim.className = "claim";
+  claim.tabIndex = -1;
   if (g.eps === null) {
     claim.textContent = `No privacy guarantee (${g.mode} mode)`;
     claim.classList.add("uncertified");
@@ -765,6 +776,7 @@ function syncGuarantee(force) {
     }
     box.append(ul);
   }
+  if (focused) claim.focus();
 }
 
 // notCertified says what an uncertified claim means, so it does not read as
@@ -787,7 +799,13 @@ function notCertified(g) {
       const b = document.createElement("button");
       b.type = "button"; b.id = "use-certified"; b.textContent = "Use the nearest certified settings";
       b.setAttribute("aria-describedby", "certify-why");
-      b.addEventListener("click", () => { call("set", "certify", ""); refresh(false, true); });
+      b.addEventListener("click", () => {
+        call("set", "certify", "");
+        refresh(false, true);
+        // The button is gone with the box's redraw: the focus goes to the
+        // claim, which now says what the settings achieved.
+        $("guarantee").querySelector(".claim")?.focus();
+      });
       why.append(b);
     }
   } else if (g.mode === "paper" && modes?.choices.includes("sound")) {

@@ -1,9 +1,13 @@
 package lessons
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/uldplab/uldp/core/privacy"
+
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/internal/scenetest"
 )
 
 // Every lesson opens certified, non-private on purpose, or saying in one
@@ -15,14 +19,15 @@ func TestDefaultsCertifyOrSayWhy(t *testing.T) {
 		a.Settle()
 		name := a.Scene().Info().Name
 		g := a.Guarantee()
-		c, offered := control(a, viz.CtlCertify)
+		c := scenetest.Control(a, viz.CtlCertify)
+		offered := c.Name != ""
 		switch {
 		case g.Certified():
 			if offered {
 				t.Errorf("%s: certified, yet offers certified settings", name)
 			}
 			continue
-		case g.Mode.String() == "non-private":
+		case g.Mode == privacy.NonPrivate:
 			continue
 		case !offered:
 			t.Errorf("%s opens NOT certified (%v) and says nothing of why", name, g.Unmet())
@@ -33,25 +38,37 @@ func TestDefaultsCertifyOrSayWhy(t *testing.T) {
 		if c.Disabled {
 			continue
 		}
-		if err := a.Set(viz.CtlCertify, ""); err != nil {
-			t.Errorf("%s: the certified settings: %v", name, err)
-			continue
-		}
-		a.Settle()
-		if g := a.Guarantee(); !g.Certified() {
-			t.Errorf("%s: the nearest certified settings leave the run NOT certified: %v", name, g.Unmet())
-		}
-		if _, still := control(a, viz.CtlCertify); still {
-			t.Errorf("%s: certified, yet still offers certified settings", name)
-		}
+		scenetest.Certifies(t, a, name)
 	}
 }
 
-func control(a *viz.App, name string) (viz.Control, bool) {
-	for _, c := range a.Controls() {
-		if c.Name == name {
-			return c, true
+// The lessons' text quotes the nearest certified settings at the
+// defaults: they stay what the button sets.
+func TestProseQuotesTheCertifiedSettings(t *testing.T) {
+	quotes := map[string]map[string]string{
+		"outlier-removal": {"n": "263 users"},
+		"robust-sgd":      {"batch": "B = 348", "eta": "η = 4.78·10⁻⁴"},
+	}
+	for _, l := range Lessons() {
+		a := viz.NewApp(l.New())
+		a.Settle()
+		name := a.Scene().Info().Name
+		want, ok := quotes[name]
+		if !ok {
+			continue
+		}
+		_, settings, _ := a.Scene().(viz.Certifier).Certify()
+		set := map[string]string{}
+		for _, s := range settings {
+			set[s[0]] = s[1]
+		}
+		for setting, quote := range want {
+			if !strings.Contains(l.Text(), quote) {
+				t.Errorf("%s: the text no longer says %q", name, quote)
+			}
+			if v := set[setting]; !strings.Contains(strings.ReplaceAll(quote, "4.78·10⁻⁴", "0.000478"), v) || v == "" {
+				t.Errorf("%s: the button sets %s = %q, the text says %q", name, setting, v, quote)
+			}
 		}
 	}
-	return viz.Control{}, false
 }

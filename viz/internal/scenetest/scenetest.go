@@ -261,3 +261,22 @@ func Chooses(t *testing.T, a *viz.App, want string, keys ...string) {
 		t.Errorf("after %v the selection is %q, want it to name %q", keys, got, want)
 	}
 }
+
+// Certifies presses a's certify button (what names the case in failures)
+// and checks that the run is then certified and the button gone; false
+// if the settings were refused.
+func Certifies(t *testing.T, a *viz.App, what string) bool {
+	t.Helper()
+	if err := a.Set(viz.CtlCertify, ""); err != nil {
+		t.Errorf("%s: the certified settings: %v", what, err)
+		return false
+	}
+	a.Settle()
+	if g := a.Guarantee(); !g.Certified() {
+		t.Errorf("%s: the nearest certified settings leave %v unmet", what, g.Unmet())
+	}
+	if Control(a, viz.CtlCertify).Name != "" {
+		t.Errorf("%s: certified, yet still offers certified settings", what)
+	}
+	return true
+}

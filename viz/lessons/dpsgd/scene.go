@@ -291,7 +291,7 @@ const noBaseline = "none"
 // form binds the scene's inputs.
 func (s *Scene) form() viz.Form {
 	return viz.Form{
-		viz.Int(&s.n, viz.Control{Name: "n", Label: "users n", Kind: viz.Slider, Min: 20, Max: maxUsers, Step: usersStep, Log: true}),
+		viz.Int(&s.n, viz.Control{Name: "n", Label: "users n", Kind: viz.Slider, Min: minUsers, Max: maxUsers, Step: usersStep, Log: true}),
 		viz.Int(&s.m, viz.Control{Name: "m", Label: "items per user m", Kind: viz.Slider, Min: 1, Max: 50}),
 		viz.Float(&s.share, viz.Control{Name: "share", Label: "outlying users' share", Kind: viz.Slider, Min: 0, Max: 0.5, Step: 0.01}),
 		viz.Float(&s.params.Eps, viz.Control{Name: "eps", Label: "ε", Kind: viz.Slider, Min: 0.5, Max: 20, Log: true}),

@@ -1,63 +1,45 @@
 package outlieriterates
 
 import (
-	"math"
-
 	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/viz"
 )
 
-// maxGroups is the groups slider's top, usersStep the n slider's step.
-const maxGroups, usersStep = 500, 10
+// maxGroups is the groups slider's top; minUsers and usersStep the n
+// slider's bottom and step.
+const maxGroups, minUsers, usersStep = 500, 40, 10
 
-// Certify finds the fewest groups, from today's, at which sound mode
-// certifies the gate at this ε and δ. The lesson opens on 20 groups on
-// purpose: groups of many users, whose iterates and strays can be seen.
+// Certify finds the fewest groups at which sound mode certifies the gate
+// at this ε and δ, and the fewest users whose first phase gives each of
+// them one, and moves to them from fewer. The lesson opens on 20 groups
+// on purpose: groups of many users, whose iterates and strays can be seen.
 func (s *Scene) Certify() (why string, settings [][2]string, ok bool) {
-	g := s.Guarantee()
-	if g.Certified() || g.Mode == privacy.NonPrivate || math.IsInf(g.Eps, 1) {
-		return "", nil, false
-	}
 	if s.cfg.algo == algoAccel {
 		return "The accelerated variant has no corrected calibration yet (erratum A40), so no setting certifies it: its guarantee says what is missing.", nil, true
 	}
 	c := s.cfg
 	c.mode = privacy.Sound
-	certifies := func(groups int) bool {
+	// More groups only widen the gap 2C/15 − Δ_s the gate's noise must
+	// bridge to pass a bad phase (from C = 4 on; fewer never certify);
+	// more users only fill the first phase.
+	need, ok := viz.Least(2, maxGroups, func(groups int) bool {
 		c.groups = groups
 		p := c.params()
 		return p.Validate(max(c.n, groups), 2) == nil && p.Guarantee(max(c.n, groups), c.m, 2).Certified()
+	})
+	if !ok {
+		return format.Sprintf("Sound mode certifies the gate of no run of up to %d groups at this ε and δ: its Laplace noise would too often pass a phase whose iterates disagree. A larger ε or δ would.", maxGroups), nil, true
 	}
-	// More groups only widen the gap 2C/15 − Δ_s the gate's noise must
-	// bridge to pass a bad phase, so the fewest are found by bisection;
-	// then the fewest users (in the n slider's steps) whose first phase
-	// gives each group one.
-	lo, hi := max(s.cfg.groups, 2), maxGroups
-	if !certifies(hi) {
-		return format.Sprintf("Sound mode certifies the gate of no run of up to %d groups at this ε and δ: its Laplace noise would too often pass a phase whose iterates disagree. A larger ε or δ would.", hi), nil, true
+	c.groups = max(need, s.cfg.groups)
+	k, ok := viz.Least(minUsers/usersStep, oirMaxUsers/usersStep, func(k int) bool {
+		return len(c.params().Schedule(k*usersStep, c.m, 2)) > 0
+	})
+	if !ok {
+		return format.Sprintf("Sound mode certifies the gate only from C = %d groups at this ε and δ, and %d users are too few to give each of %d groups one in the first phase.", need, oirMaxUsers, c.groups), nil, true
 	}
-	for lo < hi {
-		if mid := (lo + hi) / 2; certifies(mid) {
-			hi = mid
-		} else {
-			lo = mid + 1
-		}
-	}
-	c.groups = hi
-	runs := func(n int) bool { c.n = n; return len(c.params().Schedule(n, c.m, 2)) > 0 }
-	nLo, nHi := (s.cfg.n+usersStep-1)/usersStep, oirMaxUsers/usersStep
-	if !runs(nHi * usersStep) {
-		return format.Sprintf("Sound mode certifies the gate only from C = %d groups at this ε and δ, and %d users are too few to give each group one in the first phase.", hi, oirMaxUsers), nil, true
-	}
-	for nLo < nHi {
-		if mid := (nLo + nHi) / 2; runs(mid * usersStep) {
-			nHi = mid
-		} else {
-			nLo = mid + 1
-		}
-	}
-	n := nHi * usersStep
-	why = format.Sprintf("The lesson opens on %d groups of many users, so that iterates and strays can be seen. Sound mode certifies the gate only from C = %d groups at this ε and δ: its Laplace noise, of scale 20/ε, must almost never bridge the gap 2C/15 − Δ_s between the gate 4C/5 and the proof's 2C/3 + Δ_s. With %d users, its first phase gives each group a single user.",
-		s.cfg.groups, hi, n)
-	return why, [][2]string{{"mode", "sound"}, {"n", format.Sprint(n)}, {"groups", format.Sprint(hi)}}, true
+	users := k * usersStep
+	why = format.Sprintf("Sound mode certifies the gate only from C = %d groups at this ε and δ: its Laplace noise, of scale 20/ε, must almost never bridge the gap 2C/15 − Δ_s between the gate 4C/5 and the proof's 2C/3 + Δ_s. %d groups need at least %d users, to give each one a user in the first phase: the lesson opens on 20 groups of many users, so that iterates and strays can be seen.",
+		need, c.groups, users)
+	return why, [][2]string{{"mode", "sound"}, {"n", format.Sprint(max(users, s.cfg.n))}, {"groups", format.Sprint(c.groups)}}, true
 }

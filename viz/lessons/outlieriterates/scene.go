@@ -300,7 +300,7 @@ func (c *oirConfig) form() viz.Form {
 			algoAccel: "the accelerated variant (Algorithm 3): AC-SA steps on K users' gradients each, strays among them dropped, noise on every step (no sound calibration: teaching mode)",
 		}),
 		viz.Choose(&c.preset, viz.Control{Name: "preset", Label: "users", Choices: viz.PresetNames(oirPresets()), Help: viz.PresetByName(oirPresets(), c.preset).what}),
-		viz.Int(&c.n, viz.Control{Name: "n", Label: "users n", Kind: viz.Slider, Min: 40, Max: oirMaxUsers, Step: usersStep, Log: true}),
+		viz.Int(&c.n, viz.Control{Name: "n", Label: "users n", Kind: viz.Slider, Min: minUsers, Max: oirMaxUsers, Step: usersStep, Log: true}),
 		viz.Int(&c.m, viz.Control{Name: "m", Label: "items per user m", Kind: viz.Slider, Min: 1, Max: 10}),
 		viz.Int(&c.groups, viz.Control{Name: "groups", Label: "groups C", Kind: viz.Slider, Min: 2, Max: maxGroups, Log: true,
 			Help: "outlier-iterate removal's groups in every phase (paper mode prints ⌈100 ln(20nme^ε/δ)/ε⌉); the accelerated variant has none"}),

@@ -4,49 +4,59 @@ import (
 	"math"
 
 	"github.com/uldplab/uldp/core/format"
+	"github.com/uldplab/uldp/core/optim"
 	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/viz"
 )
 
 // maxBatch is the batch slider's top.
 const maxBatch = 500
 
 // Certify finds the nearest settings sound mode certifies: the same users,
-// ε and δ, the squared loss and the paper's threshold, the smallest batch
-// B from today's whose bad batch passes its test with chance at most
-// δ/(2e^ε), and the longest step the proof then allows, η = 1/(6βB). The
-// lesson opens on a longer step on purpose: at η = 1/(6βB) a step moves
-// the model 1/(6B) of the way to its batch's estimate, too little to see.
+// ε and δ; a loss whose steps never stretch the gap (squared, for the
+// coupled one); today's threshold, else the paper's; the smallest batch B
+// whose bad batch passes its test with chance at most δ/(2e^ε), or
+// today's if larger; and the longest step the proof then allows, the one
+// with 6βηB = 1 in the first phase. The lesson opens on longer steps on
+// purpose: at that step the model moves 1/(6B) of the way towards a
+// batch's items, too little to see.
 func (s *Scene) Certify() (why string, settings [][2]string, ok bool) {
-	g := s.Guarantee()
-	if g.Certified() || g.Mode == privacy.NonPrivate || math.IsInf(g.Eps, 1) {
-		return "", nil, false
-	}
 	c := s.cfg
-	c.mode, c.lossName, c.thresh = privacy.Sound, lossSquared, threshPaper
+	c.mode = privacy.Sound
+	if c.lossName == lossCoupled {
+		c.lossName = lossSquared
+		settings = append(settings, [2]string{"loss", lossSquared})
+	}
 	beta := c.loss().Beta(2)
-	certifies := func(b int) bool {
-		c.batch, c.eta = b, roundDown(1/(6*beta*float64(b)))
-		return c.params().Guarantee(c.n, c.m, 2, c.algo == algoLOC).Certified()
+	// A-LOC's first phase steps η/b, on n/2 users.
+	base, most := 1.0, min(maxBatch, c.n)
+	if c.algo == algoLOC {
+		base, most = optim.EtaBase(c.m), min(maxBatch, c.n/2)
 	}
-	// A larger batch only widens the gap between a bad batch's score and
-	// the threshold, so the smallest B that certifies is found by bisection
-	// (Controls asks on every frame: a dozen guarantees, not hundreds).
-	lo, hi := max(s.cfg.batch, 3), min(maxBatch, c.n)
-	if lo > hi || !certifies(hi) {
-		return format.Sprintf("No batch up to B = %d certifies %d users at this ε and δ in sound mode: more users, or a larger ε or δ, would.", hi, c.n), nil, true
+	eta := func(b int) float64 { return roundDown(base / (6 * beta * float64(b))) }
+	// A larger batch widens the gap between a bad batch's score and the
+	// threshold (but for dips of a few hundredths where ⌊n/B⌋ drops).
+	least := func() (int, bool) {
+		return viz.Least(3, most, func(b int) bool {
+			c.batch, c.eta = b, eta(b)
+			return c.check() == nil && c.params().Guarantee(c.n, c.m, 2, c.algo == algoLOC).Certified()
+		})
 	}
-	for lo < hi {
-		if mid := (lo + hi) / 2; certifies(mid) {
-			hi = mid
-		} else {
-			lo = mid + 1
-		}
+	need, ok := least()
+	if !ok && c.thresh != threshPaper {
+		c.thresh = threshPaper
+		settings = append(settings, [2]string{"threshold", threshPaper})
+		need, ok = least()
 	}
-	certifies(hi)
-	why = format.Sprintf("The lesson opens with steps long enough to see. Sound mode certifies these %d users at this ε and δ only with B ≥ %d users per step (so that a batch with no crowd passes its test with chance ≤ δ/(2e^ε)) and 6βηB ≤ 1, so η ≤ %.3g: each step then moves the model 1/%d of the way to its batch's estimate, too little to see.",
-		c.n, hi, c.eta, 6*hi)
-	return why, [][2]string{{"mode", "sound"}, {"loss", lossSquared}, {"threshold", threshPaper},
-		{"batch", format.Sprint(hi)}, {"eta", format.Sprintf("%.3g", c.eta)}}, true
+	if !ok {
+		return format.Sprintf("No batch up to B = %d certifies %d users at this ε and δ in sound mode: more users, or a larger ε or δ, would.", most, c.n), nil, true
+	}
+	b := max(need, s.cfg.batch)
+	step := min(s.cfg.eta, eta(b))
+	why = format.Sprintf("Sound mode certifies these %d users at this ε and δ only with B ≥ %d users per step (so that a batch with no crowd passes its test with chance ≤ δ/(2e^ε)) and with 6βηB ≤ 1 in the first phase, here η ≤ %.3g: a step then moves the model at most 1/%d of the way towards its batch's items, too little to see, which is why the lesson opens on longer steps.",
+		c.n, need, eta(b), 6*b)
+	settings = append(settings, [2]string{"mode", "sound"}, [2]string{"batch", format.Sprint(b)}, [2]string{"eta", format.Sprintf("%.3g", step)})
+	return why, settings, true
 }
 
 // roundDown rounds x down to three significant digits, so the step the

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/optim"
 	"github.com/uldplab/uldp/core/trace"
@@ -304,4 +305,44 @@ func TestRobustSGDDescribes(t *testing.T) {
 // The keyboard moves a user's gradient as a mouse drag does.
 func TestRobustSGDKeyboardDrag(t *testing.T) {
 	scenetest.KeyboardMatchesMouse(t, scenetest.Opens(t, New, [2]string{"order", "given"}), "ArrowRight", "ArrowRight", "ArrowRight", "ArrowDown")
+}
+
+// The nearest certified settings certify wherever the lesson offers them:
+// from the coupled loss in teaching mode (the loss is changed before the
+// mode, which refuses it), from A-LOC on few users (whose phases must
+// still fill), from a threshold of its own (kept when it certifies), and
+// never while a run is being computed.
+func TestRobustSGDCertifiedSettings(t *testing.T) {
+	for _, settings := range [][][2]string{
+		{{"preset", "coupled"}},
+		{{"algo", algoLOC}, {"n", "1600"}, {"batch", "100"}},
+		{{"threshold", "0.95B"}},
+	} {
+		a, s := scenetest.Open(t, New(), settings...)
+		if a.Guarantee().Certified() {
+			t.Fatalf("%v: certified before the button", settings)
+		}
+		if !scenetest.Certifies(t, a, format.Sprint(settings)) {
+			continue
+		}
+		if settings[0][0] == "threshold" && s.cfg.thresh != "0.95B" {
+			t.Errorf("the threshold 0.95B, which certifies at B = %d, became %s", s.cfg.batch, s.cfg.thresh)
+		}
+	}
+	// A-LOC on 600 users: its first phase holds 300, too few for any
+	// batch to certify; the lesson says so, and offers nothing.
+	a, _ := scenetest.Open(t, New(), [2]string{"algo", algoLOC}, [2]string{"n", "600"}, [2]string{"batch", "100"})
+	if c := scenetest.Control(a, viz.CtlCertify); !c.Disabled || !strings.Contains(c.Help, "No batch up to B = 300") {
+		t.Errorf("A-LOC on 600 users: %+v", c)
+	}
+	a, _ = scenetest.Open(t, New())
+	if err := a.Set("n", "100000"); err != nil {
+		t.Fatal(err)
+	}
+	if !a.Busy() {
+		t.Fatal("100,000 users computed at once: the test needs a run under way")
+	}
+	if c := scenetest.Control(a, viz.CtlCertify); c.Name != "" {
+		t.Errorf("offers certified settings while computing: %q", c.Help)
+	}
 }
