@@ -273,7 +273,11 @@ func Certifies(t *testing.T, a *viz.App, what string) bool {
 	}
 	a.Settle()
 	if g := a.Guarantee(); !g.Certified() {
-		t.Errorf("%s: the nearest certified settings leave %v unmet", what, g.Unmet())
+		var unmet []string
+		for _, p := range g.Unmet() {
+			unmet = append(unmet, p.String())
+		}
+		t.Errorf("%s: the nearest certified settings leave unmet: %s", what, strings.Join(unmet, "; "))
 	}
 	if Control(a, viz.CtlCertify).Name != "" {
 		t.Errorf("%s: certified, yet still offers certified settings", what)
