@@ -159,7 +159,7 @@ func (a *App) Controls() []Control {
 	}
 	own := a.Scene().Controls()
 	out := append(make([]Control, 0, len(player)+len(own)+2), player...)
-	if c, ok := a.certify(); ok {
+	if c, ok := a.certify(own); ok {
 		out = append(out, c)
 	}
 	for _, c := range own {
@@ -181,13 +181,13 @@ const (
 // certify is the Certifier's button, disabled where it has the line only.
 // It waits while the lesson computes: the guarantee shown is then the last
 // run's, not the settings', and a click would restart the computation.
-func (a *App) certify() (Control, bool) {
+func (a *App) certify(own []Control) (Control, bool) {
 	c, ok := a.Scene().(Certifier)
 	if !ok || a.computing() || !uncertified(a.Guarantee()) {
 		a.certifyFor = "" // found afresh for the next run shown
 		return Control{}, false
 	}
-	if key := a.State(); key != a.certifyFor {
+	if key := a.stateOf(own); key != a.certifyFor {
 		a.certifyFor, a.certifyCtl = key, nil
 		if why, settings, ok := c.Certify(); ok {
 			a.certifyCtl = &Control{Name: CtlCertify, Label: "use the nearest certified settings", Kind: Button, Help: why,
@@ -440,9 +440,12 @@ func (a *App) Guarantee() privacy.Guarantee { return a.Scene().Guarantee() }
 // State returns the shareable state: the scene and every non-button control
 // value in the order the scene declares them, as a URL fragment
 // ("scene=abovethreshold&eps=1&seed=3").
-func (a *App) State() string {
+func (a *App) State() string { return a.stateOf(a.Scene().Controls()) }
+
+// stateOf is State for the scene's controls cs, already asked for.
+func (a *App) stateOf(cs []Control) string {
 	parts := []string{"scene=" + queryEscape(a.Scene().Info().Name)}
-	for _, c := range a.Scene().Controls() {
+	for _, c := range cs {
 		if c.Kind != Button {
 			parts = append(parts, queryEscape(c.Name)+"="+queryEscape(c.Value))
 		}
