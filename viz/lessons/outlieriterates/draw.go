@@ -448,7 +448,11 @@ func (s *Scene) drawGate(l *viz.List, p figure.Plot, a oirAt) float64 {
 	y += 36
 	y += l.TextIn(viz.Point{X: p.X0, Y: y}, p.W, format.Sprintf("s = %.3g; density of ŝ above the line, shaded where it passes: Pr = %.3g", ph.Score, ph.PPass), 11, viz.Ink, viz.Left) + 2
 	verdict, col := format.Sprintf("ŝ = %.3g ≥ 4C/5 = %.3g: pass", noisy, ph.Gate), viz.Green
-	if !ph.Passed {
+	switch {
+	case s.cfg.mode == privacy.NonPrivate:
+		// No noise and no gate: s is shown against 4C/5, never judged by it.
+		verdict, col = format.Sprintf("s = %.3g against 4C/5 = %.3g: non-private, so no gate is applied and the phase goes on", ph.Score, ph.Gate), viz.Ink
+	case !ph.Passed:
 		verdict, col = format.Sprintf("ŝ = %.3g < 4C/5 = %.3g: halt, output 0", noisy, ph.Gate), viz.Vermillion
 	}
 	return y + l.TextIn(viz.Point{X: p.X0, Y: y}, p.W, verdict, 12, col, viz.Left)

@@ -351,3 +351,23 @@ func TestOIRDescribes(t *testing.T) {
 func TestOIRKeyboardDrag(t *testing.T) {
 	scenetest.KeyboardMatchesMouse(t, scenetest.Opens(t, New), "End", "ArrowDown")
 }
+
+// In non-private mode no gate is applied: the figure shows the score
+// against 4C/5 and says so, and never reads it as a noisy score that passed
+// (it did read "ŝ = 4.33 ≥ 4C/5 = 4.8: pass").
+func TestOIRNonPrivateGateSaysNoGate(t *testing.T) {
+	a, s := scenetest.Open(t, New(), [2]string{"mode", "non-private"})
+	for k := range s.player.Stepper().Len() {
+		seekOIR(t, a, s, k)
+		if st, _ := s.player.Stepper().Current(); st.Kind == optim.KindOIRGate {
+			break
+		}
+	}
+	fr := scenetest.Frame(a)
+	if !scenetest.HasText(fr, "non-private, so no gate is applied and the phase goes on") || scenetest.HasText(fr, "ŝ = ") {
+		t.Error("the non-private gate panel does not say that no gate is applied")
+	}
+	if r, _ := scenetest.Readout(a, "gate"); !strings.Contains(r.Text, "no gate is applied") {
+		t.Errorf("gate readout %q", r.Text)
+	}
+}
