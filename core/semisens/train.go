@@ -335,16 +335,20 @@ func Train(ctx cancel.Context, data *Dataset, p TrainParams, streams *rng.Stream
 	return res, rec.Trace(), nil
 }
 
-// ledger lists the spends of the updates made, each instance's three
-// releases; the guarantee charges all L_max instances whatever happens.
+// ledger lists the spends of the instances used: each update's instance
+// made its three releases (its test, and at its ⊤ the norm and the
+// Gaussian); the instance open at the end, if any, ran its test only. The
+// guarantee charges all L_max instances whatever happens.
 func ledger(c Calibration, updates int) []privacy.Spend {
 	var out []privacy.Spend
 	half := c.EpsPrime * c.EpsPrime / 2
 	for l := 1; l <= min(updates+1, c.LMax); l++ {
-		out = append(out,
-			privacy.Spend{Label: format.Sprintf("instance %d: the test (AboveThreshold)", l), Eps: c.EpsPrime, Rho: half},
-			privacy.Spend{Label: format.Sprintf("instance %d: the norm's release", l), Eps: c.EpsPrime, Rho: half},
-			privacy.Spend{Label: format.Sprintf("instance %d: the Gaussian", l), Rho: c.RhoG})
+		out = append(out, privacy.Spend{Label: format.Sprintf("instance %d: the test (AboveThreshold)", l), Eps: c.EpsPrime, Rho: half})
+		if l <= updates {
+			out = append(out,
+				privacy.Spend{Label: format.Sprintf("instance %d: the norm's release", l), Eps: c.EpsPrime, Rho: half},
+				privacy.Spend{Label: format.Sprintf("instance %d: the Gaussian", l), Rho: c.RhoG})
+		}
 	}
 	return out
 }
