@@ -119,3 +119,39 @@ func TestCalibrationDescribes(t *testing.T) {
 	a, _ := scenetest.Open(t, New())
 	scenetest.Describes(t, a, func() { scenetest.MustSet(t, a, "eps", "2") })
 }
+
+// At the default the two noise curves have widths to compare: the user
+// level's half maximum spans a tenth of the axis or more, the item level's
+// (20 times narrower) is still a visible peak, and the data range's label
+// says it runs past the axis. On the data range's scale both were spikes,
+// the user level's 4 % of the axis wide.
+func TestCalibrationCurvesShowTheirWidths(t *testing.T) {
+	a, _ := scenetest.Open(t, New())
+	fr := scenetest.Frame(a)
+	halfWidth := func(col viz.Colour) float64 {
+		for _, it := range fr.Items {
+			if it.Kind != viz.Polyline || it.Style.Stroke != col {
+				continue
+			}
+			top, base := math.Inf(1), math.Inf(-1)
+			for _, p := range it.P {
+				top, base = math.Min(top, p.Y), math.Max(base, p.Y)
+			}
+			lo, hi := math.Inf(1), math.Inf(-1)
+			for _, p := range it.P {
+				if p.Y <= (top+base)/2 {
+					lo, hi = math.Min(lo, p.X), math.Max(hi, p.X)
+				}
+			}
+			return (hi - lo) / fr.Width
+		}
+		t.Fatalf("no curve drawn in %v", col)
+		return 0
+	}
+	if user, item := halfWidth(viz.Vermillion), halfWidth(viz.Blue); user < 0.1 || item <= 0 || item > user/5 {
+		t.Errorf("half-maximum widths: user level %.3g, item level %.3g of the figure's width", user, item)
+	}
+	if !scenetest.HasText(fr, "data range [−R, R]: ") {
+		t.Error("the data range's label does not say it runs past the axis")
+	}
+}
