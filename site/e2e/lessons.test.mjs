@@ -1063,6 +1063,11 @@ test("an uncertified claim says why in the lesson's words, its nearest certified
     assert.equal(await page.isVisible("#use-certified"), n === "262");
     assert.equal(await page.evaluate(() => document.getElementById("ctl-n").dataset.mark), "kept", `n = ${n} rebuilt the form`);
   }
+  // A value typed in a slider's box and entered moves the handle too (the
+  // box keeps the focus; the handle stayed where it was).
+  await page.fill("input[aria-label='users n value']", "100");
+  await page.press("input[aria-label='users n value']", "Enter");
+  await page.waitForFunction(() => document.getElementById("ctl-n").value === "100"); // a linear slider: its value is n
   // A log slider over a count gives whole numbers wherever it stops.
   await page.goto(base + "#scene=user-level");
   await page.waitForSelector("body[data-lesson=user-level]");

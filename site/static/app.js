@@ -655,8 +655,13 @@ function syncPanel(settle) {
     }
     entry.control = c;
     if (c.kind === "button") { el.textContent = c.label; el.disabled = !!c.disabled; continue; }
-    if (document.activeElement === el || document.activeElement === number) continue; // don't fight the user
-    if (c.kind === "slider") { el.value = toSlider(c, Number(c.value)); number.value = c.value; }
+    // Don't fight the user in the input they are in; its partner follows
+    // (a value typed in a slider's box and entered moves the handle).
+    const active = document.activeElement;
+    if (c.kind === "slider") {
+      if (active !== el) el.value = toSlider(c, Number(c.value));
+      if (active !== number) number.value = c.value;
+    } else if (active === el) continue;
     else if (c.kind === "toggle") el.checked = c.value === "true";
     else el.value = c.value;
   }
