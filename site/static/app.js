@@ -794,7 +794,7 @@ function notCertified(g) {
   const errata = document.createElement("a");
   errata.href = "errata.html"; errata.textContent = "the errata";
   const modes = controls.find((c) => c.name === "mode");
-  const certify = controls.find((c) => c.name === "certify");
+  const certify = controls.find((c) => c.group === "guarantee");
   if (certify) {
     const line = document.createElement("span");
     line.id = "certify-why";
@@ -804,13 +804,9 @@ function notCertified(g) {
       const b = document.createElement("button");
       b.type = "button"; b.id = "use-certified"; b.textContent = "Use the nearest certified settings";
       b.setAttribute("aria-describedby", "certify-why");
-      b.addEventListener("click", () => {
-        call("set", "certify", "");
-        refresh(false, true);
-        // The button is gone with the box's redraw: the focus goes to the
-        // claim, which now says what the settings achieved.
-        $("guarantee").querySelector(".claim")?.focus();
-      });
+      // The button goes with the box's redraw (the settings certify, or
+      // their run is computed), which keeps the focus on the new claim.
+      b.addEventListener("click", () => { call("set", "certify", ""); refresh(false, true); });
       why.append(b);
     }
   } else if (g.mode === "paper" && modes?.choices.includes("sound")) {
