@@ -118,16 +118,16 @@ func cmdGrade(e *env, args []string) error {
 	var werr error
 	switch *out {
 	case "csv":
-		werr = book.writeCSV(e.stdout)
+		werr = book.WriteCSV(e.stdout)
 	case "text":
-		werr = format{text: true}.emit(e, book, book.writeText)
+		werr = format{text: true}.emit(e, book, book.WriteText)
 	default:
 		werr = format{}.emit(e, book, nil)
 	}
 	if werr != nil {
 		return werr
 	}
-	if bad := book.failed(); len(bad) > 0 {
+	if bad := book.Failed(); len(bad) > 0 {
 		return usagef("%d of %d hand-ins could not be graded (their rows say why): %s", len(bad), len(files), strings.Join(bad, ", "))
 	}
 	return nil

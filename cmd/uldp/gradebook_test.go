@@ -77,7 +77,7 @@ func BenchmarkGradebook(b *testing.B) {
 				t0 := time.Now()
 				book := gradeAll(p, files)
 				took += time.Since(t0)
-				if bad := book.failed(); len(bad) > 0 {
+				if bad := book.Failed(); len(bad) > 0 {
 					b.Fatalf("%d hand-ins not graded: %s", len(bad), book.Rows[0].Error)
 				}
 			}

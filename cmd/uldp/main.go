@@ -40,6 +40,7 @@ var commands = map[string]command{
 	"step":      {"walk a run's trace step by step (interactive on a terminal)", cmdStep},
 	"audit":     {"exact δ(ε) of a mechanism on a neighbouring pair, against its guarantee", cmdAudit},
 	"exercises": {"exercise packs: uldp exercises list|solve [--pack builtin|FILE]", cmdExercises},
+	"class":     {"a class server's classes: uldp class create|export --db FILE …", cmdClass},
 	"grade":     {"grade a student's answers: uldp grade --answers FILE [--pack builtin|FILE]", cmdGrade},
 }
 

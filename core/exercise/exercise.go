@@ -53,6 +53,10 @@ const (
 	MaxState = 4096
 )
 
+// MaxTries bounds a pack's tries: past a few, a student finds a choice's
+// key by elimination.
+const MaxTries = 10
+
 // Kind is how an exercise is answered.
 type Kind string
 
@@ -81,6 +85,10 @@ type Pack struct {
 	Version   int        `json:"version"`
 	Title     string     `json:"title"`
 	Exercises []Exercise `json:"exercises"`
+	// Tries is how many answers a student may give to each exercise
+	// where a class server keeps them (0 reads as 1: final once checked).
+	// An answer that is right is final whatever is left.
+	Tries int `json:"tries,omitempty"`
 	// builtin marks ULDP Lab's own pack, which hand-ins may name
 	// "builtin".
 	builtin bool
@@ -137,7 +145,7 @@ type Spec struct {
 }
 
 var (
-	topFields      = []string{"version", "title", "exercises"}
+	topFields      = []string{"version", "title", "exercises", "tries"}
 	exerciseFields = []string{"id", "lesson", "kind", "state", "question", "answer", "hints", "explanation", "vary"}
 	specFields     = map[Kind][]string{
 		Numeric:    {"value", "readout", "at", "tolerance", "relative"},
@@ -178,6 +186,12 @@ func decode(b []byte) (*Pack, error) {
 	}
 	if err := strictjson.Field(top, "title", "title", &p.Title, true); err != nil {
 		return nil, err
+	}
+	if err := strictjson.Field(top, "tries", "tries", &p.Tries, false); err != nil {
+		return nil, err
+	}
+	if raw, given := top["tries"]; given && string(raw) != "null" && (p.Tries < 1 || p.Tries > MaxTries) {
+		return nil, format.Errorf("tries = %d: give 1 to %d answers per exercise (leave it out for 1: final once checked)", p.Tries, MaxTries)
 	}
 	var raws []json.RawMessage
 	if err := strictjson.Field(top, "exercises", "exercises", &raws, true); err != nil {
@@ -360,6 +374,7 @@ var (
 type Sheet struct {
 	Version   int        `json:"version"`
 	Title     string     `json:"title"`
+	Tries     int        `json:"tries"`
 	Exercises []Question `json:"exercises"`
 }
 
@@ -386,7 +401,7 @@ type Question struct {
 
 // Sheet returns student's sheet of the pack (For), without its keys.
 func (p *Pack) Sheet(student string) Sheet {
-	s := Sheet{Version: p.Version, Title: p.Title}
+	s := Sheet{Version: p.Version, Title: p.Title, Tries: p.TriesEach()}
 	for i, e := range p.For(student).Exercises {
 		q := Question{ID: e.ID, Lesson: e.Lesson, Kind: e.Kind, State: e.State, Question: e.Question, Hints: e.Hints, Varies: len(p.Exercises[i].Vary) > 0}
 		switch e.Kind {
@@ -401,6 +416,17 @@ func (p *Pack) Sheet(student string) Sheet {
 	}
 	return s
 }
+
+// IsBuiltin reports whether p is ULDP Lab's own pack (Builtin).
+func (p *Pack) IsBuiltin() bool { return p.builtin }
+
+// Index is the place of the exercise id in p, or -1.
+func (p *Pack) Index(id string) int {
+	return slices.IndexFunc(p.Exercises, func(e Exercise) bool { return e.ID == id })
+}
+
+// TriesEach is how many answers each exercise takes: Tries, at least 1.
+func (p *Pack) TriesEach() int { return max(1, p.Tries) }
 
 // tolerance says in words how close an answer must come.
 func (s Spec) tolerance() string {

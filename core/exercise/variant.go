@@ -102,13 +102,7 @@ func (p *Pack) For(student string) *Pack {
 		}
 		q, _ := url.ParseQuery(e.KeyState()) // checked by Decode
 		for _, name := range slices.Sorted(maps.Keys(e.Vary)) {
-			r := e.Vary[name]
-			h := fnv.New64a()
-			for _, s := range []string{p.Title, e.ID, student, name} {
-				h.Write([]byte(s))
-				h.Write([]byte{0})
-			}
-			v := r.value(int(h.Sum64() % uint64(r.count())))
+			v := p.value(e, student, name)
 			q.Set(name, v)
 			e.Question = strings.ReplaceAll(e.Question, "{"+name+"}", v)
 			e.Explanation = strings.ReplaceAll(e.Explanation, "{"+name+"}", v)
@@ -127,6 +121,29 @@ func (p *Pack) For(student string) *Pack {
 		out.Exercises[i] = e
 	}
 	return &out
+}
+
+// value is student's own value of e's varied setting name.
+func (p *Pack) value(e Exercise, student, name string) string {
+	h := fnv.New64a()
+	for _, s := range []string{p.Title, e.ID, student, name} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	r := e.Vary[name]
+	return r.value(int(h.Sum64() % uint64(r.count())))
+}
+
+// Variant names student's own numbers of exercise e of p, as the settings
+// it varies ("eps=0.7&k=3", in the settings' order), or "" for an exercise
+// that varies nothing: what a class server stores beside an answer, so a
+// teacher reads a grading with the numbers it was made on.
+func (p *Pack) Variant(e Exercise, student string) string {
+	q := url.Values{}
+	for name := range e.Vary {
+		q.Set(name, p.value(e, student, name))
+	}
+	return q.Encode()
 }
 
 // setAll writes q's values into state, keeping its settings' order (a

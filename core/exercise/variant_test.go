@@ -147,3 +147,41 @@ func TestCheckStudent(t *testing.T) {
 		}
 	}
 }
+
+// A student's variant names the values For gave them, and nothing for an
+// exercise that varies nothing.
+func TestVariantNamesTheOwnNumbers(t *testing.T) {
+	p := mustVary(t)
+	for i := range 20 {
+		student := "student " + strconv.Itoa(i)
+		q, _ := url.ParseQuery(p.For(student).Exercises[0].Answer.At)
+		if got, want := p.Variant(p.Exercises[0], student), "eps="+q.Get("eps"); got != want {
+			t.Errorf("%s: variant %q, want %q", student, got, want)
+		}
+		if got := p.Variant(p.Exercises[1], student); got != "" {
+			t.Errorf("%s: a fixed exercise's variant %q", student, got)
+		}
+	}
+}
+
+// Tries are 1 (final once checked) unless the pack says, between 1 and
+// MaxTries (null reads as absent, as for every field of a pack); the
+// sheet says how many.
+func TestTries(t *testing.T) {
+	const tail = `"exercises": [{"id": "fixed", "lesson": "calibration", "kind": "numeric", "question": "2 + 2?", "answer": {"value": 4}, "explanation": "four"}]}`
+	for _, c := range []struct {
+		tries string
+		want  int
+	}{{"", 1}, {`"tries": null,`, 1}, {`"tries": 1,`, 1}, {`"tries": 3,`, 3}, {`"tries": 10,`, 10}} {
+		p := mustDecode(t, `{"version": 1, "title": "t", `+c.tries+tail)
+		if p.TriesEach() != c.want || p.Sheet("").Tries != c.want {
+			t.Errorf("%s: %d tries, sheet %d, want %d", c.tries, p.TriesEach(), p.Sheet("").Tries, c.want)
+		}
+	}
+	for _, tries := range []string{"-1", "0", "11", "1.5", `"3"`} {
+		_, err := Decode(strings.NewReader(`{"version": 1, "title": "t", "tries": ` + tries + ", " + tail))
+		if err == nil || !strings.Contains(err.Error(), "tries") {
+			t.Errorf("tries %s: %v, want a refusal naming tries", tries, err)
+		}
+	}
+}

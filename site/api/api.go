@@ -56,8 +56,11 @@ const drainLimit = 16 << 20
 var GradeTimeout = 30 * time.Second
 
 // Handler serves the API under /api/.
-func Handler() http.Handler {
+func Handler(opts ...Option) http.Handler {
 	h := &handler{slots: make(chan struct{}, max(1, runtime.NumCPU()))}
+	for _, o := range opts {
+		o(h)
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/health", methods{http.MethodGet: func(w http.ResponseWriter, r *http.Request) {
 		reply(w, http.StatusOK, map[string]string{"status": "ok", "version": Version()})
@@ -66,8 +69,9 @@ func Handler() http.Handler {
 	mux.HandleFunc("/api/pack", methods{http.MethodGet: h.builtinSheet, http.MethodPost: h.sheet}.serve)
 	mux.HandleFunc("/api/grade", methods{http.MethodPost: h.grade}.serve)
 	mux.HandleFunc("/api/run", methods{http.MethodPost: h.run}.serve)
+	h.mountClasses(mux)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		fail(w, http.StatusNotFound, fmt.Sprintf("no %s %s: the API has GET /api/health, GET /api/calibrate, GET and POST /api/pack, POST /api/grade, POST /api/run", r.Method, r.URL.Path))
+		fail(w, http.StatusNotFound, fmt.Sprintf("no %s %s: the API has GET /api/health, GET /api/calibrate, GET and POST /api/pack, POST /api/grade, POST /api/run, and a class server's /api/class", r.Method, r.URL.Path))
 	})
 	return mux
 }
@@ -91,7 +95,8 @@ func (m methods) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 type handler struct {
-	slots chan struct{} // one per grading or run under way
+	slots   chan struct{} // one per grading or run under way
+	classes *Classes      // nil: the server keeps no classes
 }
 
 func (h *handler) builtinSheet(w http.ResponseWriter, r *http.Request) {
@@ -147,7 +152,16 @@ func (h *handler) grade(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	p, answers := req.Pack.For(req.Student), req.Answers // graded on the student's own numbers
+	// Graded on the student's own numbers.
+	if rep, ok := h.gradeWithin(w, r, req.Pack.For(req.Student), req.Answers); ok {
+		reply(w, http.StatusOK, rep)
+	}
+}
+
+// gradeWithin grades answers against p (the student's own), reporting
+// those answered; it answers a failure itself (an answer that cannot be
+// graded, no slot free, or GradeTimeout passed) and then returns false.
+func (h *handler) gradeWithin(w http.ResponseWriter, r *http.Request, p *exercise.Pack, answers exercise.Answers) (exercise.Report, bool) {
 	grade := func() (exercise.Report, error) { return classroom.GradeAnswered(p, answers) }
 	// Answers graded against keys already computed are a lookup: they
 	// neither wait for a slot nor hold one.
@@ -155,15 +169,14 @@ func (h *handler) grade(w http.ResponseWriter, r *http.Request) {
 		rep, err := grade()
 		if err != nil {
 			fail(w, http.StatusBadRequest, err.Error())
-			return
+			return rep, false
 		}
-		reply(w, http.StatusOK, rep)
-		return
+		return rep, true
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), GradeTimeout)
 	defer cancel()
 	if !h.acquire(ctx, w) {
-		return
+		return exercise.Report{}, false
 	}
 	type outcome struct {
 		report exercise.Report
@@ -181,11 +194,12 @@ func (h *handler) grade(w http.ResponseWriter, r *http.Request) {
 	case o := <-done:
 		if o.err != nil {
 			fail(w, http.StatusBadRequest, o.err.Error())
-			return
+			return o.report, false
 		}
-		reply(w, http.StatusOK, o.report)
+		return o.report, true
 	case <-ctx.Done():
 		fail(w, http.StatusServiceUnavailable, fmt.Sprintf("grading took longer than %v: the answer's state asks the lesson for too much work; try smaller settings", GradeTimeout))
+		return exercise.Report{}, false
 	}
 }
 
@@ -282,9 +296,9 @@ func Missing() http.Handler {
 
 // WithSite serves the API under /api/ and everything else from site: how
 // ULDP Lab is served, natively and at the edge alike.
-func WithSite(site http.Handler) http.Handler {
+func WithSite(site http.Handler, opts ...Option) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/api/", Handler())
+	mux.Handle("/api/", Handler(opts...))
 	mux.Handle("/", site)
 	return mux
 }
