@@ -21,11 +21,13 @@ import (
 	"time"
 )
 
-// serveForTest starts `uldp serve` on a free loopback port and returns its
-// base URL and process, which the test's end kills if it still runs.
-func serveForTest(t *testing.T) (string, *exec.Cmd) {
+// serveForTest starts `uldp serve` (with flags) on a free loopback port
+// and returns its base URL and process, which the test's end kills if it
+// still runs.
+func serveForTest(t *testing.T, flags ...string) (string, *exec.Cmd) {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0")
+	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, flags...)...)
+	ownGroup(cmd)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +35,7 @@ func serveForTest(t *testing.T) (string, *exec.Cmd) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	t.Cleanup(func() { killGroup(cmd); cmd.Wait() })
 	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil {
 		t.Fatal(err)
