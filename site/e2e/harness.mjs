@@ -16,11 +16,11 @@ mkdirSync(shots, { recursive: true });
 let server;
 export let base, browser;
 
-// serve starts the site and the browser before the file's tests and
-// stops them after.
-export function serve() {
+// serve starts the site (uldp serve with flags) and the browser before
+// the file's tests and stops them after.
+export function serve(flags = []) {
   before(async () => {
-    server = spawn(root + "bin/uldp", ["serve", "--addr", "127.0.0.1:0"], { stdio: ["ignore", "pipe", "inherit"] });
+    server = spawn(root + "bin/uldp", ["serve", "--addr", "127.0.0.1:0", ...flags], { stdio: ["ignore", "pipe", "inherit"] });
     const [line] = await once(server.stdout, "data");
     base = String(line).match(/http:\/\/\S+\//)[0];
     browser = await launch();

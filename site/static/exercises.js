@@ -9,6 +9,12 @@
 // practice: the practice grader, the server's grading code with every
 // lesson, runs in a Web Worker (practice.js) and answers the same JSON.
 // Its keys are in the student's browser, so its gradings say "practice".
+//
+// In a class (the student joined with the teacher's code), the class
+// server keeps the sheet, the answers and their gradings: the page asks it
+// for them (api/class/me) and sends each answer there (api/class/answer),
+// under an id drawn before sending, so an answer resent after a lost reply
+// is stored once.
 "use strict";
 
 const EX_STORE = "uldp.exercises.v1";
@@ -21,7 +27,10 @@ let sheet = null; // the pack's sheet for sheetFor, from the server
 let sheetFor = ""; // the student whose own numbers the sheet shows
 
 function exLoad() {
-  try { return JSON.parse(localStorage.getItem(EX_STORE)) || null; } catch { return null; }
+  let v = null;
+  try { v = JSON.parse(localStorage.getItem(EX_STORE)) || null; } catch { return null; }
+  if (v) { v.opened ||= {}; v.requests ||= {}; } // progress saved before classes
+  return v;
 }
 function exSave() {
   try { localStorage.setItem(EX_STORE, JSON.stringify(ex)); } catch (err) {
@@ -29,8 +38,15 @@ function exSave() {
   }
 }
 function fresh(pack) {
-  return { pack, student: ex?.student || "", open: false, current: 0, answers: {}, results: {}, hints: {}, variants: true, practise: ex?.practise || false };
+  return { pack, student: ex?.student || "", open: false, current: 0, answers: {}, results: {}, hints: {}, variants: true, practise: ex?.practise || false, opened: {}, requests: {} };
 }
+
+// inClass reports whether the student joined a class on this device:
+// ex.klass is {code, title, key} then.
+const inClass = () => !!ex?.klass;
+// final reports whether a grading ends its exercise: always outside a
+// class; in one, when right or out of tries.
+const final = (r) => !!r && r.final !== false;
 
 // unreachable is the error of a page no grading server answers.
 function unreachable(why) {
@@ -52,7 +68,11 @@ async function api(path, body) {
   try { v = await res.json(); } catch {
     throw unreachable(`the server answered ${res.status} without JSON`);
   }
-  if (!res.ok) throw new Error(v.error || `the server answered ${res.status}`);
+  if (!res.ok) {
+    const err = new Error(v.error || `the server answered ${res.status}`);
+    err.status = res.status;
+    throw err;
+  }
   return v;
 }
 
@@ -132,6 +152,7 @@ let sheetLoads = 0;
 // grader's sheet; one who has not yet chosen gets the error, marked
 // unreachable, and the dialog offers practice.
 async function loadSheet() {
+  if (inClass()) return loadClass();
   const mine = ++sheetLoads, who = student();
   let s;
   try {
@@ -152,6 +173,44 @@ async function loadSheet() {
   forgetStale();
 }
 
+// loadClass brings the class's sheet and the student's answers from the
+// class server, which keeps them: another device's answers show here too.
+async function loadClass() {
+  const mine = ++sheetLoads;
+  let s;
+  try {
+    s = await api("api/class/me");
+  } catch (err) {
+    if (err.status === 401) {
+      const title = ex.klass.title;
+      ex.klass = null;
+      exSave();
+      err.message = `you are no longer in the class “${title}” on this device (${err.message})`;
+    }
+    throw err;
+  }
+  if (mine !== sheetLoads) return;
+  adopt(s);
+}
+
+// adopt takes a class session (api/class/me, join, resume) as this page's
+// state: the class's sheet, the student's name, and the server's answers
+// and gradings in place of any kept here.
+function adopt(s) {
+  ex.klass = { code: s.code, title: s.class, key: s.token || ex.klass?.key || "" };
+  ex.pack = "builtin"; // the class's pack: the server has it
+  ex.student = s.student;
+  ex.answers = {}; ex.results = {};
+  for (const [id, p] of Object.entries(s.progress)) {
+    ex.answers[id] = p.answer;
+    ex.results[id] = { correct: p.correct, feedback: p.feedback, final: p.final, tries: p.tries };
+  }
+  sheet = s.sheet;
+  sheetFor = s.student;
+  ex.current = Math.min(ex.current, sheet.exercises.length - 1);
+  exSave();
+}
+
 // forgetStale drops answers saved before exercises had numbers of each
 // student's own: they were graded on numbers the student no longer sees.
 function forgetStale() {
@@ -166,7 +225,7 @@ function forgetStale() {
 // freshSheet reloads the sheet when the name changed since: an exercise
 // must not show one student's numbers and be graded on another's.
 async function freshSheet() {
-  if (sheet && sheetFor === student()) return;
+  if (sheet && (inClass() || sheetFor === student())) return;
   await loadSheet();
 }
 
@@ -178,7 +237,7 @@ function score() {
   let right = 0, answered = 0;
   for (const q of sheet.exercises) {
     const r = ex.results[q.id];
-    if (r) { answered++; if (r.correct) right++; }
+    if (final(r)) { answered++; if (r.correct) right++; }
   }
   return { right, answered, total: sheet.exercises.length };
 }
@@ -205,7 +264,7 @@ function syncBar() {
   const r = ex.results[q.id], fb = $("ex-feedback");
   fb.hidden = !r;
   if (r) { fb.textContent = (r.practice ? "Practice grading: " : "") + r.feedback; fb.className = "ex-feedback " + (r.correct ? "right" : "wrong"); }
-  buildAnswer(q, r);
+  buildAnswer(q, final(r) ? r : null);
 }
 
 // buildAnswer lays out the answer's inputs for the exercise's kind, or the
@@ -260,6 +319,8 @@ function buildAnswer(q, graded) {
     break;
   }
   if (graded) { commit.disabled = true; commit.textContent = graded.correct ? "Answered: right" : "Answered"; }
+  const r = ex.results[q.id];
+  if (!graded && r && inClass()) form.append(note(`try ${r.tries + 1} of ${sheet.tries}`));
 }
 
 // answerOf reads the student's answer from the form, or says what is missing.
@@ -296,10 +357,10 @@ let grading = false;
 async function commitAnswer(e) {
   e.preventDefault();
   const q = question();
-  if (grading || ex.results[q.id]) return;
+  if (grading || final(ex.results[q.id])) return;
   let answer;
   try { answer = answerOf(q); } catch (err) { report(err.message); return; }
-  if (!student() && sheet.exercises.some((x) => x.varies)) {
+  if (!inClass() && !student() && sheet.exercises.some((x) => x.varies)) {
     report("Type your name in the exercise list first (All exercises): your numbers follow from it, and the teacher grades your hand-in by it.");
     return;
   }
@@ -309,20 +370,48 @@ async function commitAnswer(e) {
   const button = form.querySelector("button[type=submit]");
   button.disabled = true; button.textContent = "grading…";
   try {
-    await freshSheet();
-    if (sheetFor !== student() || question().question !== q.question) throw new Error("your name changed the exercise's numbers: read it again and answer anew");
-    const v = await gradeOf(JSON.stringify({ pack: packRef(), student: sheetFor, answers: { [q.id]: answer } }));
-    ex.answers[q.id] = answer;
-    ex.results[q.id] = { correct: v.results[0].correct, feedback: v.results[0].feedback };
-    if (practice) ex.results[q.id].practice = true;
+    if (inClass()) {
+      await answerInClass(q, answer);
+    } else {
+      await freshSheet();
+      if (sheetFor !== student() || question().question !== q.question) throw new Error("your name changed the exercise's numbers: read it again and answer anew");
+      const v = await gradeOf(JSON.stringify({ pack: packRef(), student: sheetFor, answers: { [q.id]: answer } }));
+      ex.answers[q.id] = answer;
+      ex.results[q.id] = { correct: v.results[0].correct, feedback: v.results[0].feedback };
+      if (practice) ex.results[q.id].practice = true;
+    }
     exSave();
   } catch (err) {
     report("Your answer could not be graded: " + err.message);
   } finally {
     grading = false;
-    $("ex-student").readOnly = answeredAny();
+    $("ex-student").readOnly = inClass() || answeredAny();
     syncBar();
   }
+}
+
+// answerInClass sends an answer to the class server. Its id is drawn and
+// kept before sending: if the reply is lost, the same answer sent again
+// is the same submission, and the server answers it from the store.
+async function answerInClass(q, answer) {
+  let pending = ex.requests[q.id];
+  if (!pending || JSON.stringify(pending.answer) !== JSON.stringify(answer)) {
+    pending = { request: crypto.randomUUID(), answer };
+    ex.requests[q.id] = pending;
+    exSave();
+  }
+  const spent = Math.max(0, Date.now() - (ex.opened[q.id] || Date.now()));
+  let v;
+  try {
+    v = await api("api/class/answer", JSON.stringify({ id: q.id, answer, request: pending.request, spent }));
+  } catch (err) {
+    // Final already (another device answered it): the server's word.
+    if (err.status === 409) await loadClass().catch(() => {});
+    throw err;
+  }
+  delete ex.requests[q.id];
+  ex.answers[q.id] = answer;
+  ex.results[q.id] = { correct: v.correct, feedback: v.feedback, final: v.final, tries: v.try };
 }
 
 // openExercise shows exercise i and opens its lesson as it starts: a fresh
@@ -336,6 +425,8 @@ async function openExercise(i) {
   }
   ex.current = Math.max(0, Math.min(i, sheet.exercises.length - 1));
   ex.open = true;
+  ex.opened ||= {};
+  ex.opened[question().id] ||= Date.now(); // the time spent counts from the first opening
   exSave();
   syncBar();
   const q = question();
@@ -354,16 +445,21 @@ function syncDialog() {
   $("ex-pack").value = ex.pack === "builtin" ? "builtin" : "file";
   $("ex-student").value = ex.student;
   // The name picks the student's own numbers, so it is fixed once an
-  // answer is graded with them.
-  $("ex-student").readOnly = answeredAny();
-  $("ex-student-note").hidden = !answeredAny();
+  // answer is graded with them, and in a class is the one joined with.
+  $("ex-student").readOnly = inClass() || answeredAny();
+  $("ex-pack").closest("label").hidden = inClass(); // the class's pack: the summary names it
+  $("ex-student-note").hidden = !answeredAny() || inClass();
+  syncClass();
   if (offer) return;
   const s = score();
+  const rule = !inClass() || sheet.tries <= 1 ? "An answer is final once checked, and its explanation comes with the grading."
+    : `You have ${sheet.tries} tries at each exercise; the explanation comes once your answer is right or your tries are used.`;
   $("ex-summary").textContent = (practice ? "Practice, graded in this browser and not for marks. " : "") +
-    `${packTitle()}: ${s.right} right of ${s.total} (${s.answered} answered). Open an exercise to work on it in its lesson. An answer is final once checked, and its explanation comes with the grading.`;
+    (inClass() ? `Class “${ex.klass.title}”: your answers are kept by the class server. ` : "") +
+    `${packTitle()}: ${s.right} right of ${s.total} (${s.answered} answered). Open an exercise to work on it in its lesson. ${rule}`;
   $("ex-items").replaceChildren(...sheet.exercises.map((q, i) => {
     const li = document.createElement("li");
-    const r = ex.results[q.id];
+    const r = final(ex.results[q.id]) ? ex.results[q.id] : null;
     const mark = document.createElement("span");
     mark.className = "mark" + (r ? (r.correct ? " right" : " wrong") : "");
     // The sign is for the eye; the words, hidden, for a screen reader (a
@@ -455,6 +551,49 @@ async function practise() {
   }
 }
 
+// syncClass shows the class the student is in, or how to join one.
+function syncClass() {
+  $("ex-class-out").hidden = inClass();
+  $("ex-class-in").hidden = !inClass();
+  if (!inClass()) return;
+  $("ex-class-status").textContent = `You are in the class “${ex.klass.title}” (code ${ex.klass.code}) as ${ex.student}. Each answer you check is sent to the class server and counts for marks.`;
+  $("ex-key-show").textContent = ex.klass.key || "(shown on the device you joined on)";
+}
+
+// joinClass joins (body {code, name}) or continues (body {token}) a class,
+// then shows its sheet.
+async function joinClass(path, body, button) {
+  const msg = $("ex-class-msg");
+  button.disabled = true;
+  msg.textContent = "Joining…";
+  try {
+    const s = await api(path, JSON.stringify(body));
+    ex = fresh("builtin");
+    adopt(s);
+    msg.textContent = `Joined “${s.class}” as ${s.student}.`;
+    syncDialog();
+    syncBar();
+    $("ex-items").querySelector("a")?.focus();
+  } catch (err) {
+    msg.textContent = (err.unreachable ? "No class server answers this page: " : "Could not join: ") + err.message;
+  } finally {
+    button.disabled = false;
+  }
+}
+
+async function leaveClass() {
+  if (!confirm("Leave the class on this device? Your answers stay on the class server; you can continue here or elsewhere with your key.")) return;
+  try { await api("api/class/leave", "{}"); } catch (err) { report("Could not leave the class: " + err.message); return; }
+  const title = ex.klass.title;
+  ex = fresh("builtin");
+  ex.student = "";
+  sheet = null;
+  exSave();
+  $("ex-class-msg").textContent = `You left “${title}” on this device.`;
+  await showDialog();
+  syncBar();
+}
+
 function handin() {
   const name = student();
   const data = JSON.stringify({ pack: packTitle(), student: name, answers: ex.answers }, null, 2) + "\n";
@@ -479,7 +618,7 @@ function wireExercises() {
   // pauses, and before any exercise opens or is graded (freshSheet).
   let renaming = 0;
   $("ex-student").addEventListener("input", (e) => {
-    if (answeredAny() || grading) { e.target.value = ex.student; return; } // read-only by then
+    if (inClass() || answeredAny() || grading) { e.target.value = ex.student; return; } // read-only by then
     ex.student = e.target.value; exSave();
     clearTimeout(renaming);
     if (!sheet && !practice) return; // practice is on offer: its sheet comes with it
@@ -494,7 +633,17 @@ function wireExercises() {
   $("ex-file").addEventListener("change", (e) => { if (e.target.files[0]) pickFile(e.target.files[0]); e.target.value = ""; });
   $("ex-handin").addEventListener("click", handin);
   $("ex-practise").addEventListener("click", practise);
+  $("ex-join").addEventListener("submit", (e) => {
+    e.preventDefault();
+    joinClass("api/class/join", { code: $("ex-code").value.trim(), name: $("ex-join-name").value.trim() }, e.submitter || $("ex-join").querySelector("button"));
+  });
+  $("ex-resume").addEventListener("submit", (e) => {
+    e.preventDefault();
+    joinClass("api/class/resume", { token: $("ex-key").value.trim() }, e.submitter || $("ex-resume").querySelector("button"));
+  });
+  $("ex-class-leave").addEventListener("click", leaveClass);
   $("ex-reset").addEventListener("click", () => {
+    if (inClass()) { report("In a class, your answers are kept by the class server: they cannot be started over here."); return; }
     if (!confirm("Start this pack over? Every answer here is forgotten (download your hand-in first to keep it).")) return;
     ex = fresh(ex.pack); exSave(); syncDialog(); syncBar();
   });
