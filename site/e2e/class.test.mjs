@@ -91,3 +91,57 @@ test("A student joins a class, answers, and finds the answer kept on another dev
   await context.close();
   await other.context.close();
 });
+
+test("The teacher's dashboard: creates a class, shows its answers as they come, refuses a wrong token, exports the gradebook", async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true, acceptDownloads: true });
+  const page = await context.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  page.on("console", (m) => { if (m.type() === "error" && !/status of 401/.test(m.text())) errors.push(m.text()); });
+  await page.goto(base + "class.html");
+  await axe(page, "the dashboard's first view");
+  // A wrong token says so.
+  await page.fill("#dash-token", "u1.nothing");
+  await page.click("#dash-token-form button[type=submit]");
+  await page.waitForSelector("#dash-error:not([hidden])");
+  assert.match(await page.textContent("#dash-error"), /That token opens no class/);
+  // Created here: the code and the token show once, and the view opens.
+  await page.fill("#dash-new-title", "Seminar");
+  await page.click("#dash-create-form button[type=submit]");
+  await page.waitForSelector("#dash-view:not([hidden])");
+  const code = (await page.textContent("#dash-created-code")).trim();
+  assert.match(code, /^[A-Z0-9]{4}-[A-Z0-9]{4}$/);
+  assert.match(await page.textContent("#dash-created-token"), /^u1\./);
+  assert.equal(await page.textContent("#dash-code"), code);
+  assert.match(await page.textContent("#dash-counts"), /^0 students joined · 0 answers/);
+  // Two students answer the same choice, one wrongly, through the API.
+  for (const [name, choice] of [["Ada", 1], ["Bob", 0]]) {
+    const join = await fetch(base + "api/class/join", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ code, name }) });
+    const cookie = join.headers.get("set-cookie").split(";")[0];
+    const res = await fetch(base + "api/class/answer", { method: "POST", headers: { "Content-Type": "application/json", Cookie: cookie },
+      body: JSON.stringify({ id: "user-level-ratio", answer: choice, request: "r1", spent: 30000 }) });
+    assert.equal(res.status, 200, await res.clone().text());
+  }
+  await page.click("#dash-refresh");
+  await page.waitForFunction(() => /^2 students joined · 2 answers/.test(document.querySelector("#dash-counts").textContent));
+  const row = await page.$$eval("#dash-exercises tbody tr:nth-child(2) td", (tds) => tds.map((td) => td.textContent));
+  assert.equal(row[2], "2 of 2 (100%)");
+  assert.equal(row[3], "1 of 2 (50%)");
+  assert.equal(row[4], "they are equal (1)");
+  assert.equal(row[5], "30 s");
+  assert.match(await page.textContent("#dash-updated"), /2 new answers/);
+  await axe(page, "the dashboard with answers");
+  await page.screenshot({ path: shots + "class-dashboard.png", fullPage: true });
+  // The gradebook, as uldp grade --format csv writes it.
+  const [download] = await Promise.all([page.waitForEvent("download"), page.click("#dash-export")]);
+  assert.equal(download.suggestedFilename(), `uldp-gradebook-${code}.csv`);
+  const { readFile } = await import("node:fs/promises");
+  const rows = (await readFile(await download.path(), "utf8")).trim().split("\n");
+  assert.match(rows[0], /^student,file,user-level-sensitivity,user-level-ratio,/);
+  assert.deepEqual(rows.slice(1).map((r) => r.split(",").slice(0, 4).join(",")), ["Ada,,0,1", "Bob,,0,0"]);
+  // A reload keeps the class open in this tab.
+  await page.reload();
+  await page.waitForSelector("#dash-view:not([hidden])");
+  assert.deepEqual(errors, []);
+  await context.close();
+});
