@@ -47,7 +47,7 @@ wasm:
 WORKER := cmd/worker
 worker-build: wasm
 	cd $(WORKER) && $(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode=go -o build
-	GOOS=js GOARCH=wasm $(GO) build -buildvcs=auto -o $(WORKER)/build/app.wasm ./$(WORKER)
+	GOOS=js GOARCH=wasm $(GO) build -buildvcs=auto -ldflags="-s -w" -o $(WORKER)/build/app.wasm ./$(WORKER)
 	$(GO) run ./$(WORKER)/assets -out $(WORKER)/public
 
 ## worker-dev: the Worker under workerd (wrangler, pinned) on 127.0.0.1:8787

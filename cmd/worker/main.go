@@ -10,8 +10,22 @@
 // keeps nothing between requests; nothing in the API needs to. A path the
 // static assets do not hold reaches the program too, which answers it with
 // the API's JSON 404.
+//
+// Classes are kept in the D1 database bound as CLASSES, whose schema
+// wrangler applies from the class store's migrations (wrangler.jsonc):
+//
+//	npx wrangler d1 migrations apply CLASSES --local   # or --remote
 package main
 
-import "github.com/uldplab/uldp/site/api"
+import (
+	"github.com/uldplab/uldp/site/api"
+	"github.com/uldplab/uldp/site/class"
+)
 
-func main() { serve(api.WithSite(api.Missing())) }
+func main() {
+	var opts []api.Option
+	if db, ok := classDB(); ok {
+		opts = append(opts, api.WithClasses(api.Classes{Store: class.New(db), Addr: clientAddr}))
+	}
+	serve(api.WithSite(api.Missing(), opts...))
+}

@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -47,6 +48,7 @@ func TestWorkerUnderWrangler(t *testing.T) {
 		t.Fatalf("building the CLI: %v\n%s", err, out)
 	}
 	base := startWrangler(t)
+	t.Run("class", func(t *testing.T) { classAtTheEdge(t, base, cli) })
 
 	// Health, then the cost of requests: workerd starts a fresh Go
 	// instance for each.
@@ -240,6 +242,188 @@ func TestWorkerUnderWrangler(t *testing.T) {
 	}
 }
 
+// classAtTheEdge runs a class on the Worker, its store the local D1: a
+// teacher creates it, two students join and answer (one resends an answer
+// whose reply it lost), each reads only their own work, the dashboard
+// counts both, and the gradebook is the one uldp class export writes for
+// the same answers kept in SQLite. Hostile requests are refused in JSON.
+func classAtTheEdge(t *testing.T, base, cli string) {
+	post := func(path, cookie, body string, header ...string) (int, string, http.Header) {
+		t.Helper()
+		req, _ := http.NewRequest("POST", base+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		if cookie != "" {
+			req.Header.Set("Cookie", cookie)
+		}
+		res, err := (&http.Client{Timeout: time.Minute}).Do(req)
+		if err != nil {
+			t.Fatalf("POST %s: %v", path, err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b), res.Header
+	}
+	get := func(path, cookie, teacher string) (int, string, http.Header) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", base+path, nil)
+		if cookie != "" {
+			req.Header.Set("Cookie", cookie)
+		}
+		if teacher != "" {
+			req.Header.Set("Authorization", "Bearer "+teacher)
+		}
+		res, err := (&http.Client{Timeout: time.Minute}).Do(req)
+		if err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b), res.Header
+	}
+	code, body, _ := post("/api/class", "", `{"title": "At the edge", "pack": "builtin"}`)
+	var created struct{ Code, Teacher string }
+	if code != 201 || json.Unmarshal([]byte(body), &created) != nil || created.Code == "" {
+		t.Fatalf("create: %d %s", code, body)
+	}
+	cookies := map[string]string{}
+	for _, name := range []string{"Ada", "Bob"} {
+		code, body, hd := post("/api/class/join", "", `{"code": "`+created.Code+`", "name": "`+name+`"}`)
+		ck := hd.Get("Set-Cookie")
+		if code != 200 || !strings.Contains(body, `"student":"`+name+`"`) || !strings.Contains(ck, "HttpOnly") || !strings.Contains(ck, "SameSite=Strict") {
+			t.Fatalf("%s joins: %d %s, cookie %q", name, code, body, ck)
+		}
+		cookies[name], _, _ = strings.Cut(ck, ";")
+	}
+	answers := map[string]string{"Ada": "1", "Bob": "0"}
+	for _, name := range []string{"Ada", "Bob", "Ada"} { // Ada's again: a resent request
+		code, body, _ := post("/api/class/answer", cookies[name], `{"id": "user-level-ratio", "answer": `+answers[name]+`, "request": "r1", "spent": 20000}`)
+		if code != 200 || !strings.Contains(body, `"final":true`) {
+			t.Errorf("%s answers: %d %s", name, code, body)
+		}
+	}
+	if code, body, _ := get("/api/class/me", cookies["Bob"], ""); code != 200 || strings.Contains(body, "Ada") || !strings.Contains(body, `"user-level-ratio":{"tries":1,"correct":false`) {
+		t.Errorf("Bob's progress: %d %.300s", code, body)
+	}
+	code, body, _ = get("/api/class/dashboard", "", created.Teacher)
+	if code != 200 || !strings.Contains(body, `"answers":2`) || !strings.Contains(body, `"wrong":[{"answer":"they are equal","students":1}]`) {
+		t.Errorf("dashboard: %d %.400s", code, body)
+	}
+	code, edge, hd := get("/api/class/gradebook", "", created.Teacher)
+	if code != 200 || !strings.HasPrefix(hd.Get("Content-Type"), "text/csv") {
+		t.Fatalf("gradebook: %d %s", code, edge)
+	}
+	// The same class natively: the CSVs agree.
+	db := filepath.Join(t.TempDir(), "class.db")
+	out, err := exec.Command(cli, "class", "create", "--db", db, "--title", "Native").Output()
+	var nativeClass struct{ Code string }
+	if err != nil || json.Unmarshal(out, &nativeClass) != nil {
+		t.Fatalf("uldp class create: %v %s", err, out)
+	}
+	native := storeAnswers(t, cli, db, nativeClass.Code, answers)
+	if edge != native {
+		t.Errorf("the Worker's gradebook\n%s\nuldp class export's\n%s", edge, native)
+	}
+	for _, c := range []struct {
+		method, path, cookie, body string
+		code                       int
+		want                       string
+	}{
+		{"POST", "/api/class/join", "", `{"code": "AAAA-AAAA", "name": "Eve"}`, 404, "no class"},
+		{"POST", "/api/class/join", "", `{"code": "` + created.Code + `", "name": "` + strings.Repeat("x", 300) + `"}`, 400, "student"},
+		{"POST", "/api/class/join", "", `{"code": "` + created.Code + `", "name": "Robert'); DROP TABLE students;--"}`, 200, "DROP TABLE"},
+		{"POST", "/api/class/join", "", `{"code": "` + created.Code + `", "name": "Ada"}`, 409, "that name"},
+		{"POST", "/api/class/answer", "", `{"id": "user-level-ratio", "answer": 1, "request": "x", "spent": 1}`, 401, "not joined"},
+		{"POST", "/api/class/answer", cookies["Ada"][:len(cookies["Ada"])-2] + "zz", `{"id": "user-level-ratio", "answer": 1, "request": "x", "spent": 1}`, 401, "names no student"},
+		{"POST", "/api/class/answer", cookies["Bob"], `{"id": "user-level-ratio", "answer": 1, "request": "r2", "spent": 1}`, 409, "final"},
+		{"GET", "/api/class/dashboard", "", "", 401, "teacher token"},
+	} {
+		var code int
+		var body string
+		var hd http.Header
+		if c.method == "POST" {
+			code, body, hd = post(c.path, c.cookie, c.body)
+		} else {
+			code, body, hd = get(c.path, c.cookie, "")
+		}
+		if code != c.code || !strings.Contains(body, c.want) || hd.Get("Content-Security-Policy") == "" {
+			t.Errorf("%s %s %.60s: %d %s, want %d saying %q", c.method, c.path, c.body, code, body, c.code, c.want)
+		}
+	}
+}
+
+// storeAnswers answers as the Worker's students did, on a native server
+// keeping db, and returns the class's export.
+func storeAnswers(t *testing.T, cli, db, code string, answers map[string]string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	srv := exec.Command(cli, "serve", "--addr", addr, "--class-db", db)
+	srv.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { syscall.Kill(-srv.Process.Pid, syscall.SIGKILL); srv.Wait() }()
+	base := "http://" + addr
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		if res, err := http.Get(base + "/api/health"); err == nil {
+			res.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("uldp serve did not answer within a minute")
+		}
+	}
+	for _, name := range []string{"Ada", "Bob"} {
+		res, err := http.Post(base+"/api/class/join", "application/json", strings.NewReader(`{"code": "`+code+`", "name": "`+name+`"}`))
+		if err != nil || res.StatusCode != 200 {
+			t.Fatalf("native join: %v %v", err, res)
+		}
+		res.Body.Close()
+		req, _ := http.NewRequest("POST", base+"/api/class/answer", strings.NewReader(`{"id": "user-level-ratio", "answer": `+answers[name]+`, "request": "r1", "spent": 20000}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Cookie", strings.Split(res.Header.Get("Set-Cookie"), ";")[0])
+		if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode != 200 {
+			t.Fatalf("native answer: %v %v", err, res)
+		} else {
+			res.Body.Close()
+		}
+	}
+	out, err := exec.Command(cli, "class", "export", "--db", db, "--code", code).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+// The Worker's program within Cloudflare's old free-plan limit of 3 MiB
+// after compression (wrangler reports it gzipped): the class store added
+// database/sql, and SQLite must stay out of it.
+func TestWorkerSize(t *testing.T) {
+	b, err := os.ReadFile("build/app.wasm")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI needs the Worker's build (make worker-build): %v", err)
+		}
+		t.Skip("needs the Worker's build (make worker-build)")
+	}
+	var z bytes.Buffer
+	w := gzip.NewWriter(&z)
+	w.Write(b)
+	w.Close()
+	const limit = 3 << 20
+	t.Logf("build/app.wasm: %.2f MiB, %.2f MiB gzip (limit %d MiB)", float64(len(b))/(1<<20), float64(z.Len())/(1<<20), limit>>20)
+	if z.Len() > limit {
+		t.Errorf("the Worker is %d bytes gzip, over %d", z.Len(), limit)
+	}
+	if bytes.Contains(b, []byte("modernc.org/sqlite")) {
+		t.Error("the Worker links SQLite: only the native server may (site/class/sqlite)")
+	}
+}
+
 // startWrangler runs wrangler dev on a free loopback port until the test
 // ends, and returns its address once the Worker answers.
 func startWrangler(t *testing.T) string {
@@ -250,9 +434,19 @@ func startWrangler(t *testing.T) string {
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
+	// The classes' D1, local (SQLite under workerd), fresh for the test:
+	// its schema applied by wrangler from the store's migrations, as on
+	// Cloudflare.
+	env := append(os.Environ(), "WRANGLER_SEND_METRICS=false", "CI=true", "NO_COLOR=1")
+	state := t.TempDir()
+	migrate := exec.Command("npx", "wrangler", "d1", "migrations", "apply", "CLASSES", "--local", "--persist-to", state)
+	migrate.Env = env
+	if out, err := migrate.CombinedOutput(); err != nil || !bytes.Contains(out, []byte("0001_classes.sql")) {
+		t.Fatalf("applying the classes' schema to the local D1: %v\n%s", err, out)
+	}
 	var log bytes.Buffer
-	cmd := exec.Command("npx", "wrangler", "dev", "--ip", "127.0.0.1", "--port", fmt.Sprint(port), "--inspector-port", "0")
-	cmd.Env = append(os.Environ(), "WRANGLER_SEND_METRICS=false", "CI=true", "NO_COLOR=1")
+	cmd := exec.Command("npx", "wrangler", "dev", "--ip", "127.0.0.1", "--port", fmt.Sprint(port), "--inspector-port", "0", "--persist-to", state)
+	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = &log, &log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its workerd children go with it
 	if err := cmd.Start(); err != nil {
