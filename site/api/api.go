@@ -12,6 +12,7 @@
 //	                     → {"score", "total", "results": [{"id", "correct", "feedback"}]}
 //	POST /api/run        a scenario's JSON → {"result": what `uldp run --scenario`
 //	                     prints, "trace": {"steps", "kinds", "last"} or null}
+//	/api/class/…         a class server's, with WithClasses (class.go)
 //
 // Grading reports the exercises answered only (score counts them right, of
 // the pack's total): an unanswered exercise's explanation stays on the
