@@ -270,20 +270,20 @@ func (h *handler) session(ctx context.Context, st class.Student, c class.Class) 
 		x.Tries, x.Answer = sub.Try, sub.Answer
 		x.Correct = x.Correct || sub.Correct
 		x.Final = x.Correct || x.Tries >= p.TriesEach()
-		x.Feedback = feedbackOf(sub, x.Final, p.TriesEach())
+		x.Feedback = feedbackOf(sub, x.Final, x.Tries, p.TriesEach())
 		s.Progress[sub.Exercise] = x
 	}
 	return s, nil
 }
 
-// feedbackOf is a stored grading as the student may read it: whole once
-// final, else the verdict and the tries left (the whole feedback gives
-// the key away).
-func feedbackOf(sub class.Submission, final bool, tries int) string {
+// feedbackOf is a stored grading as the student may read it, of tries in
+// all with used given: whole once final, else the verdict and the tries
+// left (the whole feedback gives the key away).
+func feedbackOf(sub class.Submission, final bool, used, tries int) string {
 	if final {
 		return sub.Feedback
 	}
-	left := tries - sub.Try
+	left := tries - used
 	return fmt.Sprintf("Not right yet: you have %d more %s. The explanation comes once your answer is right or your tries are used.", left, plural(left, "try", "tries"))
 }
 
@@ -435,15 +435,17 @@ func (h *handler) answer(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) replyVerdict(w http.ResponseWriter, r *http.Request, st class.Student, p *exercise.Pack, sub class.Submission, stored bool) {
+	// Where the student stands now, not when sub was made: a resent early
+	// try must not promise tries that were used since.
 	a, err := h.classes.Store.Attempted(r.Context(), st, sub.Exercise)
 	if err != nil {
 		storeFailed(w, err, "")
 		return
 	}
 	tries := p.TriesEach()
-	final := sub.Correct || sub.Try >= tries
-	reply(w, http.StatusOK, verdict{ID: sub.Exercise, Correct: sub.Correct, Final: final || a.Final(tries), Try: sub.Try, Tries: tries,
-		Feedback: feedbackOf(sub, final, tries), Stored: stored})
+	final := a.Final(tries)
+	reply(w, http.StatusOK, verdict{ID: sub.Exercise, Correct: sub.Correct, Final: final, Try: sub.Try, Tries: tries,
+		Feedback: feedbackOf(sub, final, a.Tries, tries), Stored: stored})
 }
 
 // teacher reads the class a request's teacher token names, answering 401

@@ -190,6 +190,11 @@ func TestClassTries(t *testing.T) {
 		if b, _ := json.Marshal(me); !final && strings.Contains(string(b), "SECRET") {
 			t.Errorf("try %d: the progress gives the explanation away: %s", i+1, b)
 		}
+		// The first try resent is answered as things stand now.
+		code, v = call(t, ada, "POST", srv.URL+"/api/class/answer", jsonType, `{"id": "q", "answer": 0, "request": "r0", "spent": 1}`)
+		if code != 200 || v["try"] != 1.0 || v["stored"] != false || v["final"] != final || !strings.Contains(v["feedback"].(string), want) {
+			t.Errorf("try 1 resent after try %d: %d %v", i+1, code, v)
+		}
 	}
 }
 
