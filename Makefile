@@ -28,9 +28,10 @@ WASM_EXEC   := $(GOROOT)/lib/wasm/go_js_wasm_exec
 
 ## run: build the WebAssembly engine, then serve the site on $(ADDR) from one
 ## Go binary with the files embedded (built, not `go run`: go run stamps no
-## git revision, and /api/health would answer "devel")
+## git revision, and /api/health would answer "devel"); CLASS_DB=FILE keeps
+## classes in that SQLite file (README, Running a class)
 run: build
-	bin/uldp serve --addr $(ADDR)
+	bin/uldp serve --addr $(ADDR) $(if $(CLASS_DB),--class-db $(CLASS_DB))
 
 ## desktop: the desktop app (Ebitengine, pure Go: no C toolchain needed);
 ## ARGS passes flags, e.g. ARGS='-exercises builtin'
