@@ -243,8 +243,10 @@ func TestClassSurvivesKill(t *testing.T) {
 		killGroup(cmd)
 		cmd.Wait()
 	}
-	// The store, read directly: every acknowledged submission once, each
-	// student's tries numbered 1 to 10 with no gap.
+	// The store, read directly: every acknowledged submission once (the
+	// schema's UNIQUE (student, request) keeps a resent one from being
+	// stored twice: counted all the same), each student's tries numbered 1
+	// to 10 with no gap.
 	sdb, err := sqlite.Open(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
@@ -260,8 +262,18 @@ func TestClassSurvivesKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	stored := map[string]int{}
-	for _, sub := range r.Submissions {
-		stored[sub.Request]++
+	for _, st := range r.Students { // the roster leaves out the request ids
+		subs, err := store.Submissions(context.Background(), st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		next := map[string]int{}
+		for _, sub := range subs {
+			stored[sub.Request]++
+			if next[sub.Exercise]++; sub.Try != next[sub.Exercise] {
+				t.Errorf("%s %s: try %d stored as try %d", st.Name, sub.Exercise, next[sub.Exercise], sub.Try)
+			}
+		}
 	}
 	lost, twice := 0, 0
 	for _, s := range all {

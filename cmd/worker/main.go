@@ -18,6 +18,8 @@
 package main
 
 import (
+	"time"
+
 	"github.com/uldplab/uldp/site/api"
 	"github.com/uldplab/uldp/site/class"
 )
@@ -25,7 +27,10 @@ import (
 func main() {
 	var opts []api.Option
 	if db, ok := classDB(); ok {
-		opts = append(opts, api.WithClasses(api.Classes{Store: class.New(db), Addr: clientAddr}))
+		// A dashboard read is every student and answer, and D1's free
+		// plan reads 5 million rows a day: a class of 500 × 20 answers
+		// read every 10 s would use it up in under 2 hours.
+		opts = append(opts, api.WithClasses(api.Classes{Store: class.New(db), Addr: clientAddr, Refresh: time.Minute}))
 	}
 	serve(api.WithSite(api.Missing(), opts...))
 }

@@ -199,7 +199,8 @@ func (p *Pack) personal() error {
 const MaxStudent = 256
 
 // CheckStudent refuses a student's name that is too long, not UTF-8, or
-// holds control characters: names travel in links, hand-ins and CSV.
+// holds control or invisible formatting characters: names travel in
+// links, hand-ins and CSV, and a teacher tells students apart by them.
 func CheckStudent(name string) error {
 	switch {
 	case len(name) > MaxStudent:
@@ -208,6 +209,10 @@ func CheckStudent(name string) error {
 		return format.Errorf("student: the name is not UTF-8 text")
 	case strings.IndexFunc(name, unicode.IsControl) >= 0:
 		return format.Errorf("student: the name holds a control character (a tab or a line break?)")
+	case strings.IndexFunc(name, func(r rune) bool { return unicode.Is(unicode.Cf, r) }) >= 0:
+		// Invisible (a zero-width space) or turning the text around (a
+		// right-to-left override): "Bob\u200b" would look like Bob.
+		return format.Errorf("student: the name holds an invisible formatting character (pasted from a document?): type it anew")
 	}
 	return nil
 }

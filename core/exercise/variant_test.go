@@ -141,7 +141,8 @@ func TestVaryRefusals(t *testing.T) {
 
 func TestCheckStudent(t *testing.T) {
 	for name, ok := range map[string]bool{"": true, "Ada Lovelace": true, "Zoë Ødegård": true, strings.Repeat("a", 256): true,
-		strings.Repeat("a", 257): false, "Ada\nLovelace": false, "\xff": false} {
+		strings.Repeat("a", 257): false, "Ada\nLovelace": false, "\xff": false,
+		"Bob\u200b": false, "\u202eboB": false, "\ufeffAda": false, "Ли Вэй 李伟": true, "محمد": true} {
 		if err := CheckStudent(name); (err == nil) != ok {
 			t.Errorf("CheckStudent(%q): %v", name, err)
 		}

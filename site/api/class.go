@@ -2,11 +2,13 @@ package api
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"mime"
 	"net"
 	"net/http"
@@ -44,6 +46,10 @@ type Classes struct {
 	// Addr is the client's address: the peer's natively, the edge's
 	// CF-Connecting-IP on Workers.
 	Addr func(*http.Request) string
+	// Refresh is how often a teacher's dashboard reads the class anew
+	// (10 s when zero): each read is every student and answer, which D1
+	// counts against its daily reads.
+	Refresh time.Duration
 }
 
 // Option configures the API.
@@ -129,8 +135,8 @@ func jsonBody(w http.ResponseWriter, r *http.Request, v any, shape string) bool 
 }
 
 // storeFailed answers an error of the store: its own kinds by their
-// status, anything else as the store being unavailable (the message is
-// the server's to log, not the client's to read).
+// status, anything else as the store being unavailable (logged: the
+// message is the server's to read, not the client's).
 func storeFailed(w http.ResponseWriter, err error, what string) {
 	switch {
 	case errors.Is(err, class.ErrTooMany):
@@ -146,8 +152,14 @@ func storeFailed(w http.ResponseWriter, err error, what string) {
 		fail(w, http.StatusServiceUnavailable, "the class's store took too long: try again in a few seconds")
 	case errors.As(err, new(class.InputError)):
 		fail(w, http.StatusBadRequest, err.Error())
+	case errors.As(err, new(packError)):
+		log.Printf("class: %v", err)
+		fail(w, http.StatusInternalServerError, err.Error())
 	default:
-		fail(w, http.StatusServiceUnavailable, "the class's store failed ("+err.Error()+"): try again in a few seconds; if it goes on, tell your teacher")
+		// The store's own words are for the server's log: they name its
+		// tables and files, which are no client's business.
+		log.Printf("class store: %v", err)
+		fail(w, http.StatusServiceUnavailable, "the class's store failed: try again in a few seconds; if it goes on, tell your teacher")
 	}
 }
 
@@ -214,6 +226,16 @@ func (h *handler) join(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st, tok, err := h.classes.Store.Join(r.Context(), c, req.Name, h.classes.Addr(r))
+	if errors.Is(err, class.ErrNameTaken) {
+		// This device joined under the name already (the reply to its
+		// first join was lost): the same student, not a clash.
+		if ck, cerr := r.Cookie(cookieName); cerr == nil {
+			if mine, mc, merr := h.classes.Store.StudentByToken(r.Context(), ck.Value); merr == nil && mc.ID == c.ID && mine.Name == req.Name {
+				h.welcome(w, r, mine, mc, ck.Value)
+				return
+			}
+		}
+	}
 	if err != nil {
 		storeFailed(w, err, "")
 		return
@@ -328,6 +350,12 @@ func (h *handler) me(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) leave(w http.ResponseWriter, r *http.Request) {
+	// JSON, as every class POST: another site's form must not log a
+	// student out (a top-level POST would carry the cookie's deletion).
+	var req struct{}
+	if !jsonBody(w, r, &req, "{}") {
+		return
+	}
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: "/api/class", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: secure(r)})
 	reply(w, http.StatusOK, map[string]string{"status": "left: this device no longer holds your class key"})
 }
@@ -343,6 +371,19 @@ type verdict struct {
 	// Stored is false for a request stored before (resent): this is its
 	// first grading.
 	Stored bool `json:"stored"`
+}
+
+// maxAnswer bounds what an answer of kind may hold, as stored: a number
+// or a choice is a few bytes; a manipulation may carry a dataset the
+// student dragged (a lesson's users as CSV).
+func maxAnswer(kind exercise.Kind) int {
+	switch kind {
+	case exercise.Manipulate:
+		return 256 << 10
+	case exercise.FindTheBug:
+		return exercise.MaxState + 512
+	}
+	return 1 << 10
 }
 
 // maxSpent bounds the time a submission says it took: a page left open
@@ -374,6 +415,9 @@ func (h *handler) answer(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, "spent: give the milliseconds the exercise was open, 0 or more")
 		return
 	}
+	// Clamped as a float: converted first, 1e300 ms overflows to a
+	// negative time natively (and saturates under wasm).
+	spent := time.Duration(min(req.Spent, float64(maxSpent.Milliseconds()))) * time.Millisecond
 	p, err := h.packOf(c)
 	if err != nil {
 		storeFailed(w, err, "")
@@ -391,6 +435,10 @@ func (h *handler) answer(w http.ResponseWriter, r *http.Request) {
 	i := p.Index(req.ID)
 	if i < 0 {
 		fail(w, http.StatusBadRequest, fmt.Sprintf("id: the class's pack has no exercise %s", quoteCut(req.ID)))
+		return
+	}
+	if limit := maxAnswer(p.Exercises[i].Kind); len(req.Answer) > limit {
+		fail(w, http.StatusBadRequest, fmt.Sprintf("answer: %d bytes, more than a %s answer takes (%d)", len(req.Answer), p.Exercises[i].Kind, limit))
 		return
 	}
 	a, err := store.Attempted(r.Context(), st, req.ID)
@@ -419,7 +467,7 @@ func (h *handler) answer(w http.ResponseWriter, r *http.Request) {
 	}
 	res := rep.Results[0]
 	sub := class.Submission{Exercise: req.ID, Request: req.Request, Answer: req.Answer, Correct: res.Correct, Feedback: res.Feedback,
-		Variant: p.Variant(p.Exercises[i], st.Name), Spent: min(time.Duration(req.Spent*float64(time.Millisecond)), maxSpent)}
+		Variant: p.Variant(p.Exercises[i], st.Name), Spent: spent}
 	// Committed before the answer: a student told "stored" finds it
 	// stored whatever happens to the server next.
 	got, stored, err := store.Submit(context.WithoutCancel(r.Context()), st, sub, tries)
@@ -490,7 +538,9 @@ func (h *handler) roster(w http.ResponseWriter, r *http.Request) (class.Class, *
 
 func (h *handler) dashboard(w http.ResponseWriter, r *http.Request) {
 	if c, p, ro, ok := h.roster(w, r); ok {
-		reply(w, http.StatusOK, class.Summarize(c, p, ro, h.classes.Store.Now()))
+		d := class.Summarize(c, p, ro, h.classes.Store.Now())
+		d.RefreshSeconds = int(cmp.Or(h.classes.Refresh, 10*time.Second) / time.Second)
+		reply(w, http.StatusOK, d)
 	}
 }
 
@@ -538,7 +588,7 @@ func (h *handler) packOf(c class.Class) (*exercise.Pack, error) {
 	}
 	p, err := classroom.PackOf(raw)
 	if err != nil {
-		return nil, fmt.Errorf("the class's pack no longer reads (%v): ask your teacher", err)
+		return nil, packError{fmt.Errorf("the class's pack no longer reads (%v): ask your teacher; this server's exercises have changed since the class was made", err)}
 	}
 	packs.Lock()
 	if packs.m == nil {
@@ -550,6 +600,10 @@ func (h *handler) packOf(c class.Class) (*exercise.Pack, error) {
 	packs.Unlock()
 	return p, nil
 }
+
+// packError is a class's pack that no longer reads: trying again will not
+// help.
+type packError struct{ error }
 
 // quoteCut quotes what a client sent, cut to a readable length.
 func quoteCut(s string) string {

@@ -143,8 +143,15 @@ func TestClassEndToEnd(t *testing.T) {
 		!strings.HasPrefix(lines[1], "Ada,,0,1,") || !strings.HasPrefix(lines[2], "Bob,,0,0,") {
 		t.Errorf("gradebook: %d %s %q", res.StatusCode, res.Header.Get("Content-Type"), lines)
 	}
-	// Leaving forgets the device's key.
-	if code, _ := call(t, ada, "POST", srv.URL+"/api/class/leave", jsonType, ""); code != 200 {
+	// Another site's form cannot log Ada out (it cannot send JSON without
+	// the browser asking first); leaving forgets the device's key.
+	if code, _ := call(t, ada, "POST", srv.URL+"/api/class/leave", "application/x-www-form-urlencoded", ""); code != http.StatusUnsupportedMediaType {
+		t.Errorf("leave by a form: %d", code)
+	}
+	if code, _ := call(t, ada, "GET", srv.URL+"/api/class/me", "", ""); code != 200 {
+		t.Errorf("a form logged Ada out: %d", code)
+	}
+	if code, _ := call(t, ada, "POST", srv.URL+"/api/class/leave", jsonType, "{}"); code != 200 {
 		t.Errorf("leave: %d", code)
 	}
 	if code, _ := call(t, ada, "GET", srv.URL+"/api/class/me", "", ""); code != http.StatusUnauthorized {
@@ -158,6 +165,47 @@ func TestClassEndToEnd(t *testing.T) {
 	}
 	if code, v := call(t, other, "GET", srv.URL+"/api/class/me", "", ""); code != 200 || v["student"] != "Ada2" {
 		t.Errorf("me after resume: %d %v", code, v)
+	}
+}
+
+// A join whose reply was lost, sent again from the same device, is the
+// same student; from another device, the name is taken. A huge time spent
+// is stored as the cap, never as a negative time; an answer longer than
+// its kind takes is refused unstored.
+func TestClassJoinAgainAndBounds(t *testing.T) {
+	srv, store := classServer(t)
+	c, teacher, err := store.CreateClass(context.Background(), "DP 101", "builtin", "192.0.2.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ada := client(t)
+	join := `{"code": "` + c.Code + `", "name": "Ada"}`
+	_, first := call(t, ada, "POST", srv.URL+"/api/class/join", jsonType, join)
+	if code, again := call(t, ada, "POST", srv.URL+"/api/class/join", jsonType, join); code != 200 || again["token"] != first["token"] {
+		t.Errorf("joining again from the same device: %d %v", code, again)
+	}
+	if code, _ := call(t, client(t), "POST", srv.URL+"/api/class/join", jsonType, join); code != http.StatusConflict {
+		t.Errorf("the name from another device: %d", code)
+	}
+	for _, c := range []struct {
+		body   string
+		status int
+	}{
+		{`{"id": "user-level-ratio", "answer": ` + strings.Repeat("1", 2000) + `, "request": "big", "spent": 1}`, 400},
+		{`{"id": "user-level-ratio", "answer": 1, "request": "r1", "spent": 1e300}`, 200},
+	} {
+		if code, v := call(t, ada, "POST", srv.URL+"/api/class/answer", jsonType, c.body); code != c.status {
+			t.Errorf("%.60s: %d %v", c.body, code, v)
+		}
+	}
+	_, d := call(t, client(t), "GET", srv.URL+"/api/class/dashboard", "", "", "Authorization", "Bearer "+teacher)
+	for _, x := range d["exercises"].([]any) {
+		if x := x.(map[string]any); x["id"] == "user-level-ratio" && x["median_seconds"] != 86400.0 {
+			t.Errorf("a spent of 1e300 ms reads %v s, want the cap of a day", x["median_seconds"])
+		}
+	}
+	if d["answers"] != 1.0 || d["refresh_seconds"] != 10.0 {
+		t.Errorf("dashboard: %v answers, refresh %v", d["answers"], d["refresh_seconds"])
 	}
 }
 
@@ -315,7 +363,7 @@ func TestClassStoreDown(t *testing.T) {
 	defer srv.Close()
 	db.Close()
 	code, v := call(t, client(t), "POST", srv.URL+"/api/class/join", jsonType, `{"code": "`+c.Code+`", "name": "Ada"}`)
-	if msg, _ := v["error"].(string); code != http.StatusServiceUnavailable || !strings.Contains(msg, "try again") {
-		t.Errorf("a closed store: %d %v", code, v)
+	if msg, _ := v["error"].(string); code != http.StatusServiceUnavailable || !strings.Contains(msg, "try again") || strings.Contains(msg, "sql") {
+		t.Errorf("a closed store: %d %v (the store's own words are for the log)", code, v)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/netip"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -292,7 +293,7 @@ func (s *Store) Attempted(ctx context.Context, st Student, id string) (Attempt, 
 // Resent is the submission st already made under request id, if any: a
 // page that lost the answer to one asks again with the same id.
 func (s *Store) Resent(ctx context.Context, st Student, request string) (Submission, bool, error) {
-	subs, err := s.query(ctx, `WHERE student = ? AND request = ?`, st.ID, request)
+	subs, err := s.query(ctx, true, `WHERE student = ? AND request = ?`, st.ID, request)
 	if err != nil || len(subs) == 0 {
 		return Submission{}, false, err
 	}
@@ -348,11 +349,13 @@ func (s *Store) Submit(ctx context.Context, st Student, sub Submission, tries in
 
 // Submissions are st's answers, oldest first.
 func (s *Store) Submissions(ctx context.Context, st Student) ([]Submission, error) {
-	return s.query(ctx, `WHERE student = ? ORDER BY id`, st.ID)
+	return s.query(ctx, true, `WHERE student = ? ORDER BY id`, st.ID)
 }
 
 // Roster is a class's students and all their answers, oldest first: what
-// a teacher's dashboard and gradebook are made of.
+// a teacher's dashboard and gradebook are made of. Its submissions leave
+// out the feedback, variant and request: a dashboard reads the roster
+// every few seconds, and D1 counts what is read.
 type Roster struct {
 	Students    []Student
 	Submissions []Submission
@@ -378,12 +381,18 @@ func (s *Store) Roster(ctx context.Context, c Class) (Roster, error) {
 	if err := rows.Err(); err != nil {
 		return r, err
 	}
-	r.Submissions, err = s.query(ctx, `WHERE student IN (SELECT id FROM students WHERE class = ?) ORDER BY id`, c.ID)
+	r.Submissions, err = s.query(ctx, false, `WHERE student IN (SELECT id FROM students WHERE class = ?) ORDER BY id`, c.ID)
 	return r, err
 }
 
-func (s *Store) query(ctx context.Context, where string, args ...any) ([]Submission, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT student, exercise, try, request, answer, correct, feedback, variant, spent, at FROM submissions `+where, args...)
+// query reads the submissions where says; all but the grading's words,
+// the variant and the request unless whole.
+func (s *Store) query(ctx context.Context, whole bool, where string, args ...any) ([]Submission, error) {
+	cols := `student, exercise, try, answer, correct, spent, at, '', '', ''`
+	if whole {
+		cols = `student, exercise, try, answer, correct, spent, at, request, feedback, variant`
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+cols+` FROM submissions `+where, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -393,7 +402,7 @@ func (s *Store) query(ctx context.Context, where string, args ...any) ([]Submiss
 		var sub Submission
 		var answer string
 		var correct, spent, at int64
-		if err := rows.Scan(&sub.Student, &sub.Exercise, &sub.Try, &sub.Request, &answer, &correct, &sub.Feedback, &sub.Variant, &spent, &at); err != nil {
+		if err := rows.Scan(&sub.Student, &sub.Exercise, &sub.Try, &answer, &correct, &spent, &at, &sub.Request, &sub.Feedback, &sub.Variant); err != nil {
 			return nil, err
 		}
 		sub.Answer, sub.Correct = json.RawMessage(answer), correct == 1
@@ -426,8 +435,13 @@ func checkText(field, s string, limit int) error {
 	return nil
 }
 
-// addrHash keeps an address only as far as rate limits need it.
+// addrHash keeps an address only as far as rate limits need it. An IPv6
+// address counts by its /64, the block one subscriber is given: else
+// each of its 2⁶⁴ addresses would have limits of its own.
 func addrHash(addr string) string {
+	if ip, err := netip.ParseAddr(addr); err == nil && ip.Is6() && !ip.Is4In6() {
+		addr = netip.PrefixFrom(ip, 64).Masked().String()
+	}
 	h := sha256.Sum256([]byte("uldp-addr\x00" + addr))
 	return hex.EncodeToString(h[:8])
 }

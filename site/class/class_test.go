@@ -291,6 +291,23 @@ func TestJoinLimits(t *testing.T) {
 	}
 }
 
+// An IPv6 subscriber's block counts as one address: its /64.
+func TestIPv6CountsByItsBlock(t *testing.T) {
+	ctx := context.Background()
+	s, _ := open(t)
+	for i := range class.ClassesPerHour {
+		if _, _, err := s.CreateClass(ctx, "c", "builtin", fmt.Sprintf("2001:db8:1:2::%x", i+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := s.CreateClass(ctx, "c", "builtin", "2001:db8:1:2:ffff::1"); !errors.Is(err, class.ErrTooMany) {
+		t.Errorf("another address of the same /64: %v, want ErrTooMany", err)
+	}
+	if _, _, err := s.CreateClass(ctx, "c", "builtin", "2001:db8:1:3::1"); err != nil {
+		t.Errorf("the next /64: %v", err)
+	}
+}
+
 func TestMigrateTwice(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "class.db")
 	for range 2 {

@@ -24,6 +24,9 @@ type Dashboard struct {
 	Answers int `json:"answers"`
 	// Updated is when the dashboard was read, in Unix milliseconds.
 	Updated int64 `json:"updated"`
+	// RefreshSeconds is how often the server would have the dashboard
+	// read again.
+	RefreshSeconds int `json:"refresh_seconds"`
 }
 
 // ExerciseStats is one exercise across the class.

@@ -72,6 +72,12 @@ test("A student joins a class, answers, and finds the answer kept on another dev
   await other.page.waitForSelector("#ex-class-in:not([hidden])");
   assert.match(await other.page.textContent("#ex-summary"), /1 right of \d+ \(1 answered\)/);
   assert.equal(await other.page.textContent(".ex-items li:nth-child(2) .mark .visually-hidden"), "right: ");
+  // Cookies cleared (or another site's doing): the key kept on the device
+  // brings the class back on the next visit.
+  await other.context.clearCookies();
+  await other.page.reload();
+  await other.page.waitForSelector("body[data-ready=true]");
+  await other.page.waitForFunction(() => /Exercises 1\//.test(document.querySelector("#exercises-open").textContent), null, { timeout: 20000 });
   // The teacher's gradebook has Ada's point.
   const res = await fetch(base + "api/class/gradebook", { headers: { Authorization: "Bearer " + cls.teacher } });
   const rows = (await res.text()).trim().split("\n");

@@ -6,10 +6,9 @@
 
 const $ = (id) => document.getElementById(id);
 const TOKEN = "uldp.teacher";
-const REFRESH_MS = 10000;
-
 let token = sessionStorage.getItem(TOKEN) || "";
 let timer = 0, lastAnswers = -1, loading = false;
+let every = 10000; // the server says how often (a Worker's D1 counts every read)
 
 // api asks the class server as the teacher; errors are JSON {"error": …}.
 async function api(path, init = {}) {
@@ -28,7 +27,11 @@ async function api(path, init = {}) {
   throw err;
 }
 
+// showError shows msg (an alert), or hides the last; the same message
+// again is left alone, so a screen reader hears it once, not every
+// refresh while the server is down.
 function showError(msg) {
+  if ($("dash-error").textContent === msg && $("dash-error").hidden === !msg) return;
   $("dash-error").textContent = msg;
   $("dash-error").hidden = !msg;
 }
@@ -89,10 +92,18 @@ function render(d) {
     tr.append(cell(s.name), cell(`${s.answered} of ${d.exercises.length}`, "num"), cell(String(s.right), "num"), cell(clock(s.last), "num"));
     return tr;
   }));
-  // Announced (a status) only when answers came in, not every refresh.
-  const fresh = lastAnswers >= 0 && d.answers > lastAnswers ? ` · ${d.answers - lastAnswers} new ${d.answers - lastAnswers === 1 ? "answer" : "answers"}` : "";
-  $("dash-updated").textContent = `Updated ${clock(d.updated)}${fresh}`;
+  // The time is shown; only new answers are announced (a status), not
+  // every refresh.
+  const n2 = d.answers - lastAnswers;
+  const news = lastAnswers >= 0 && n2 > 0 ? `${n2} new ${n2 === 1 ? "answer" : "answers"}` : "";
+  $("dash-updated").textContent = `Updated ${clock(d.updated)}${news ? " · " + news : ""}`;
+  if (news) $("dash-news").textContent = news;
   lastAnswers = d.answers;
+  if (d.refresh_seconds > 0 && d.refresh_seconds * 1000 !== every) {
+    every = d.refresh_seconds * 1000;
+    $("dash-every").textContent = duration(d.refresh_seconds);
+    schedule();
+  }
 }
 
 async function refresh() {
@@ -121,7 +132,7 @@ async function refresh() {
 function schedule() {
   clearInterval(timer);
   timer = 0;
-  if (token && $("dash-auto").checked && !document.hidden) timer = setInterval(refresh, REFRESH_MS);
+  if (token && $("dash-auto").checked && !document.hidden) timer = setInterval(refresh, every);
 }
 
 async function openClass(t) {

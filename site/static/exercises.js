@@ -181,13 +181,22 @@ async function loadClass() {
   try {
     s = await api("api/class/me");
   } catch (err) {
-    if (err.status === 401) {
+    if (err.status !== 401) throw err;
+    // The cookie is gone (cleared, expired, or another site's doing): the
+    // key kept here brings it back. Only a key the server refuses ends
+    // the class on this device.
+    try {
+      if (!ex.klass.key) throw err;
+      s = await api("api/class/resume", JSON.stringify({ token: ex.klass.key }));
+    } catch (rerr) {
+      if (rerr.status !== 401 && rerr.status !== 404) throw rerr;
       const title = ex.klass.title;
-      ex.klass = null;
+      ex = fresh("builtin");
+      sheet = null;
       exSave();
-      err.message = `you are no longer in the class “${title}” on this device (${err.message})`;
+      rerr.message = `you are no longer in the class “${title}” on this device (${rerr.message}); your answers stay on the class server`;
+      throw rerr;
     }
-    throw err;
   }
   if (mine !== sheetLoads) return;
   adopt(s);
@@ -410,6 +419,12 @@ async function answerInClass(q, answer) {
     throw err;
   }
   delete ex.requests[q.id];
+  if (!v.stored) {
+    // Stored before (a resend): the server's record of the exercise
+    // stands, which may have moved on since.
+    await loadClass();
+    return;
+  }
   ex.answers[q.id] = answer;
   ex.results[q.id] = { correct: v.correct, feedback: v.feedback, final: v.final, tries: v.try };
 }
@@ -564,6 +579,7 @@ function syncClass() {
 // then shows its sheet.
 async function joinClass(path, body, button) {
   const msg = $("ex-class-msg");
+  if (!inClass() && answeredAny() && !confirm("In a class, your answers are the class server's: the answers kept in this browser are set aside. Download your hand-in first to keep them. Join the class?")) return;
   button.disabled = true;
   msg.textContent = "Joining…";
   try {
@@ -582,7 +598,7 @@ async function joinClass(path, body, button) {
 }
 
 async function leaveClass() {
-  if (!confirm("Leave the class on this device? Your answers stay on the class server; you can continue here or elsewhere with your key.")) return;
+  if (!confirm("Leave the class on this device? Your answers stay on the class server. To continue later, here or elsewhere, copy your key first (“Your key for another device”): this device forgets it.")) return;
   try { await api("api/class/leave", "{}"); } catch (err) { report("Could not leave the class: " + err.message); return; }
   const title = ex.klass.title;
   ex = fresh("builtin");
