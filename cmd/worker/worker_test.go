@@ -248,24 +248,13 @@ func TestWorkerUnderWrangler(t *testing.T) {
 // counts both, and the gradebook is the one uldp class export writes for
 // the same answers kept in SQLite. Hostile requests are refused in JSON.
 func classAtTheEdge(t *testing.T, base, cli string) {
-	post := func(path, cookie, body string, header ...string) (int, string, http.Header) {
+	// send asks the Worker as a student (cookie) or a teacher.
+	send := func(method, path, cookie, teacher, body string) (int, string, http.Header) {
 		t.Helper()
-		req, _ := http.NewRequest("POST", base+path, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		if cookie != "" {
-			req.Header.Set("Cookie", cookie)
+		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+		if method == "POST" {
+			req.Header.Set("Content-Type", "application/json")
 		}
-		res, err := (&http.Client{Timeout: time.Minute}).Do(req)
-		if err != nil {
-			t.Fatalf("POST %s: %v", path, err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return res.StatusCode, string(b), res.Header
-	}
-	get := func(path, cookie, teacher string) (int, string, http.Header) {
-		t.Helper()
-		req, _ := http.NewRequest("GET", base+path, nil)
 		if cookie != "" {
 			req.Header.Set("Cookie", cookie)
 		}
@@ -274,11 +263,17 @@ func classAtTheEdge(t *testing.T, base, cli string) {
 		}
 		res, err := (&http.Client{Timeout: time.Minute}).Do(req)
 		if err != nil {
-			t.Fatalf("GET %s: %v", path, err)
+			t.Fatalf("%s %s: %v", method, path, err)
 		}
 		defer res.Body.Close()
 		b, _ := io.ReadAll(res.Body)
 		return res.StatusCode, string(b), res.Header
+	}
+	post := func(path, cookie, body string) (int, string, http.Header) {
+		return send("POST", path, cookie, "", body)
+	}
+	get := func(path, cookie, teacher string) (int, string, http.Header) {
+		return send("GET", path, cookie, teacher, "")
 	}
 	code, body, _ := post("/api/class", "", `{"title": "At the edge", "pack": "builtin"}`)
 	var created struct{ Code, Teacher string }
@@ -337,14 +332,7 @@ func classAtTheEdge(t *testing.T, base, cli string) {
 		{"POST", "/api/class/answer", cookies["Bob"], `{"id": "user-level-ratio", "answer": 1, "request": "r2", "spent": 1}`, 409, "final"},
 		{"GET", "/api/class/dashboard", "", "", 401, "teacher token"},
 	} {
-		var code int
-		var body string
-		var hd http.Header
-		if c.method == "POST" {
-			code, body, hd = post(c.path, c.cookie, c.body)
-		} else {
-			code, body, hd = get(c.path, c.cookie, "")
-		}
+		code, body, hd := send(c.method, c.path, c.cookie, "", c.body)
 		if code != c.code || !strings.Contains(body, c.want) || hd.Get("Content-Security-Policy") == "" {
 			t.Errorf("%s %s %.60s: %d %s, want %d saying %q", c.method, c.path, c.body, code, body, c.code, c.want)
 		}

@@ -15,13 +15,28 @@ import (
 	"github.com/uldplab/uldp/viz/classroom"
 )
 
-// do sends one request to the API and decodes its JSON answer.
+// do sends one request to the API (a server without classes) and
+// decodes its JSON answer, checking the API's headers.
 func do(t *testing.T, method, path, body string) (int, map[string]any, http.Header) {
 	t.Helper()
 	srv := httptest.NewServer(Handler())
 	defer srv.Close()
-	req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
-	res, err := http.DefaultClient.Do(req)
+	return send(t, http.DefaultClient, method, srv.URL+path, "", body)
+}
+
+// send sends one request with c, decodes its JSON answer, and checks the
+// API's headers on every answer, errors included; header gives more
+// headers, name and value in turn.
+func send(t *testing.T, c *http.Client, method, url, contentType, body string, header ...string) (int, map[string]any, http.Header) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	res, err := c.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,13 +44,13 @@ func do(t *testing.T, method, path, body string) (int, map[string]any, http.Head
 	b, _ := io.ReadAll(res.Body)
 	var v map[string]any
 	if err := json.Unmarshal(b, &v); err != nil {
-		t.Fatalf("%s %s: not JSON (%v): %s", method, path, err, b)
+		t.Fatalf("%s %s: %d, not JSON (%v): %.200s", method, url, res.StatusCode, err, b)
 	}
 	if csp := res.Header.Get("Content-Security-Policy"); csp != CSP {
-		t.Errorf("%s %s: %d with Content-Security-Policy %q", method, path, res.StatusCode, csp)
+		t.Errorf("%s %s: %d with Content-Security-Policy %q", method, url, res.StatusCode, csp)
 	}
 	if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
-		t.Errorf("%s %s: Content-Type %q", method, path, ct)
+		t.Errorf("%s %s: Content-Type %q", method, url, ct)
 	}
 	return res.StatusCode, v, res.Header
 }
