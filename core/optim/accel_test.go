@@ -237,6 +237,35 @@ func TestAccelGuaranteeNamesATeachingBatch(t *testing.T) {
 	}
 }
 
+// Theorem 3.1's user requirement n^{1−q} > 100(ln(20nmd/δ) + ε)/(ε(1 −
+// 2^{−q})), its two sides evaluated to 30 digits apart from this code, at
+// two settings (the lesson's phase table prints them).
+func TestAccelUserRequirement(t *testing.T) {
+	for _, c := range []struct {
+		n          int
+		eps, q     float64
+		have, need float64
+	}{
+		{1000, 8, 0.5, 31.622776601683793, 1331.8920720135938},
+		{5000, 2, 0.25, 594.60355750136053, 8427.7203565002059},
+	} {
+		p := AccelParams{Eps: c.eps, Delta: 1e-5, Loss: loss.Squared{Mu: 1}, Lipschitz: 2, Radius: 1, PExp: 4, QExp: c.q, Mode: privacy.Sound}
+		found := false
+		for _, pre := range p.Guarantee(c.n, 3, 2).Preconditions {
+			if pre.What != "n^{1−q}" {
+				continue
+			}
+			found = true
+			if !(math.Abs(pre.Have-c.have) <= 1e-12*c.have) || !(math.Abs(pre.Need-c.need) <= 1e-12*c.need) || pre.Op != privacy.Above || pre.Met {
+				t.Errorf("n = %d, ε = %v, q = %v: %+v; want %v > %v, unmet", c.n, c.eps, c.q, pre, c.have, c.need)
+			}
+		}
+		if !found {
+			t.Errorf("n = %d: no n^{1−q} precondition", c.n)
+		}
+	}
+}
+
 // OR-B-16: with nobody removed, a step's kept mean g estimates ∇F at the
 // query with E‖g − ∇F(x_q)‖² = d·s²/(K·m) when every item is drawn
 // i.i.d. N(μ, s²I): for the squared loss g − ∇F(x_q) = μ − z̄, z̄ the

@@ -313,6 +313,20 @@ func TestDPSGDSCPlan(t *testing.T) {
 			t.Errorf("phase %d: %d users, want %d", i+1, plan[i].Users, want)
 		}
 	}
+	// Each phase's E_i, D_i and R̂_i, from the formulas in Plan's comment
+	// (erratum A23's D_i) evaluated to 30 digits apart from this code: G =
+	// μ(R + R_X) = 3, C = 3, E_0 at n/2^{k+1} = 31.25 users.
+	for i, want := range []struct{ e, d, rhat float64 }{
+		{6.3770473660570084, 22.856792261090926, 6.0},
+		{1.8099146616018538, 13.706163515001259, 6.7611821837739184},
+		{0.54557002143363346, 6.0053648104311998, 5.2356782779313817},
+		{0.17611441120911606, 2.3372186050584895, 3.4656499564818141},
+	} {
+		ph := plan[i]
+		if !(math.Abs(ph.E-want.e) <= 1e-12*want.e && math.Abs(ph.D-want.d) <= 1e-12*want.d && math.Abs(ph.RHat-want.rhat) <= 1e-12*want.rhat) {
+			t.Errorf("phase %d: E = %v, D = %v, R̂ = %v; want %v, %v, %v", i+1, ph.E, ph.D, ph.RHat, want.e, want.d, want.rhat)
+		}
+	}
 	if g := p.G(); !(math.Abs(plan[0].RHat-2*g/p.Mu) <= 1e-12) {
 		t.Errorf("R̂₁ = %v, want 2G/μ = %v", plan[0].RHat, 2*g/p.Mu)
 	}
