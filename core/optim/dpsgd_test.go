@@ -144,6 +144,28 @@ func TestDPSGDStaysInTheDomain(t *testing.T) {
 	}
 }
 
+// Theorem 4.1's η is the least of three terms; each is the least at one
+// of these settings (A: √m·n·ε/(T√d·ln(mnd/δ)), B: T^{−3/4}, C:
+// √(nm)/T). The settings were evaluated to 30 digits apart from this code.
+func TestTheorem41EachTermOfTheStep(t *testing.T) {
+	for _, c := range []struct {
+		least               string
+		eps, delta, g, diam float64
+		n, m, d, steps      int
+		want                DPSGDSettings
+	}{
+		{"A", 1, 1e-5, 1, 2, 20, 10, 2, 0, DPSGDSettings{Steps: 40282, Eta: 0.00012684898227564882, Smoothing: 0.011850371954638947, Tau: 9.20477362780381}},
+		{"B", 64, 1e-5, 2, 3, 4, 4, 1, 10, DPSGDSettings{Steps: 10, Eta: 0.26674191150583842, Smoothing: 0.9486832980505138, Tau: 80.588099280204055}},
+		{"C", 100, 1e-3, 1, 2, 400, 1, 1, 1000000, DPSGDSettings{Steps: 1000000, Eta: 4.0e-5, Smoothing: 0.002, Tau: 126.71473038405439}},
+	} {
+		s := Theorem41(c.eps, c.delta, c.g, c.diam, c.n, c.m, c.d, c.steps)
+		near := func(got, want float64) bool { return math.Abs(got-want) <= 1e-12*want }
+		if s.Steps != c.want.Steps || !near(s.Eta, c.want.Eta) || !near(s.Smoothing, c.want.Smoothing) || !near(s.Tau, c.want.Tau) {
+			t.Errorf("term %s least: %+v, want %+v", c.least, s, c.want)
+		}
+	}
+}
+
 // Oracle 4: Theorem 4.1's settings by hand for n = 20, m = 10, d = 2,
 // ε = 1, δ = 10⁻⁵, G = 1, R = 2: T = m²n² + mn√d = 40,282 (the spec's
 // "≈ 40,283" rounds the same sum).
