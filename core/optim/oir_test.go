@@ -595,3 +595,24 @@ func BenchmarkOIRBaseline(b *testing.B) {
 	}
 	b.ReportMetric(float64(total), "gradients")
 }
+
+// The corrected accounting of a phase, term by term, evaluated to 30
+// digits apart from this code: ε_g = 2(C−1)/C·ε/20, the Gaussian's
+// (ε − ε_g, δ/(2e^{ε_g})), and ζ′ = δ/(2(e^ε + 2)).
+func TestOIRBudget(t *testing.T) {
+	for _, c := range []struct {
+		eps, delta                         float64
+		groups                             int
+		gate, gauss, deltaGauss, zetaPrime float64
+	}{
+		{1, 1e-6, 20, 0.095, 0.905, 4.5468646723411571e-7, 1.0597077880854272e-7},
+		{4, 1e-5, 7, 0.34285714285714286, 3.6571428571428571, 3.5486979784456273e-6, 8.8342110070240246e-8},
+	} {
+		p := OIRParams{Eps: c.eps, Delta: c.delta}
+		eg, ea, dg, z := p.budget(c.groups)
+		near := func(got, want float64) bool { return math.Abs(got-want) <= 1e-12*want }
+		if !near(eg, c.gate) || !near(ea, c.gauss) || !near(dg, c.deltaGauss) || !near(z, c.zetaPrime) || !near(p.GateEps(c.groups), c.gate) {
+			t.Errorf("ε = %v, δ = %v, C = %d: budget (%v, %v, %v, %v), want (%v, %v, %v, %v)", c.eps, c.delta, c.groups, eg, ea, dg, z, c.gate, c.gauss, c.deltaGauss, c.zetaPrime)
+		}
+	}
+}

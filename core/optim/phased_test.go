@@ -233,3 +233,25 @@ func TestPhasedAbsoluteLoss(t *testing.T) {
 		t.Errorf("strongly convex algorithm on the absolute loss: %v", err)
 	}
 }
+
+// Phased-SCO's first batch, ⌈n/2⌉ users, must hold N₀: a precondition is
+// added (and unmet) only when it holds fewer, never without privacy.
+func TestFirstBatchFloor(t *testing.T) {
+	for _, c := range []struct {
+		n, n0 int
+		mode  privacy.Mode
+		added bool
+	}{
+		{10, 5, privacy.Sound, false}, // the first batch is exactly N₀
+		{10, 6, privacy.Sound, true},
+		{11, 6, privacy.Sound, false}, // ⌈11/2⌉ = 6
+		{11, 7, privacy.Paper, true},
+		{10, 6, privacy.NonPrivate, false},
+	} {
+		var l loop
+		l.firstBatch(PhasedParams{Mode: c.mode}, c.n, c.n0)
+		if got := len(l.pre) == 1; got != c.added || got && (l.pre[0].Met || l.pre[0].Have != float64(c.n-c.n/2) || l.pre[0].Need != float64(c.n0)) {
+			t.Errorf("n = %d, N₀ = %d, %v: preconditions %+v", c.n, c.n0, c.mode, l.pre)
+		}
+	}
+}
