@@ -314,3 +314,84 @@ func TestAccelMinibatchVarianceScalesAsOneOverKm(t *testing.T) {
 		t.Logf("K = %d, m = %d: E‖g − ∇F‖²·Km/s² = %.4g (d = 2)", k, m, got)
 	}
 }
+
+// The accelerated variant's schedule at ε = 8 (TestAccelScheduleGolden's ε = 1
+// cannot tell n_i·ε from n_i/ε) as Schedule's comment prints it,
+// evaluated to 30 digits apart from this code for ε = 8, δ = 10⁻⁵, L = 2,
+// R = 1, p = 4, q = 0.5, the squared loss (β = 1), n = 1000, m = 3, d = 2:
+// ⌊log₂ 1000⌋ = 9 phases, τ = 10.045…; every printed K_i exceeds its
+// phase's users (capped). A teaching K of exactly a phase's n_i is not
+// capped there; one more is.
+func TestAccelScheduleAtEps8(t *testing.T) {
+	p := AccelParams{Eps: 8, Delta: 1e-5, Loss: loss.Squared{Mu: 1}, Lipschitz: 2, Radius: 1, PExp: 4, QExp: 0.5, Mode: privacy.Sound}
+	want := []AccelRow{
+		{I: 1, Users: 207, Lambda: 0.29375169049794405, Steps: 25, Printed: 1582126, Batch: 207, Capped: true, Sigma: 822.36554158612442},
+		{I: 2, Users: 146, Lambda: 4.7000270479671047, Steps: 13, Printed: 1514139, Batch: 146, Capped: true, Sigma: 840.78327858115266},
+		{I: 3, Users: 103, Lambda: 75.200432767473676, Steps: 10, Printed: 1191480, Batch: 103, Capped: true, Sigma: 1045.2688803777958},
+		{I: 9, Users: 12, Lambda: 1261653903.8333836, Steps: 9, Printed: 127477, Batch: 12, Capped: true, Sigma: 8511.4833554163878},
+	}
+	const tau = 10.045334363396548
+	near := func(got, want float64) bool { return math.Abs(got-want) <= 1e-12*math.Abs(want) }
+	rows := p.Schedule(1000, 3, 2)
+	if len(rows) != 9 {
+		t.Fatalf("%d phases, want 9", len(rows))
+	}
+	for _, w := range want {
+		r := rows[w.I-1]
+		if r.I != w.I || r.Users != w.Users || r.Steps != w.Steps || r.Printed != w.Printed || r.Batch != w.Batch || r.Capped != w.Capped ||
+			!near(r.Lambda, w.Lambda) || !near(r.Sigma, w.Sigma) || !near(r.Tau, tau) {
+			t.Errorf("phase %d: %+v, want %+v (τ = %v)", w.I, r, w, tau)
+		}
+	}
+	p.Mode, p.Batch = privacy.Teaching, 146
+	if r := p.Schedule(1000, 3, 2); r[0].Batch != 146 || r[0].Capped || r[1].Batch != 146 || r[1].Capped || r[2].Batch != 103 || !r[2].Capped {
+		t.Errorf("K = 146: phases 1–3 %+v", r[:3])
+	}
+	p.Batch = 147
+	if r := p.Schedule(1000, 3, 2); r[1].Batch != 146 || !r[1].Capped {
+		t.Errorf("K = 147 on 146 users: %+v", r[1])
+	}
+	p.Mode = privacy.NonPrivate
+	if r := p.Schedule(1000, 3, 2); r[0].Sigma != 0 {
+		t.Errorf("non-private σ_1 = %v", r[0].Sigma)
+	}
+}
+
+// Validate at its boundaries: overrides of 0 are the printed values, −1
+// is refused; paper mode refuses every teaching override; 2 users are the
+// fewest.
+func TestAccelValidateBoundaries(t *testing.T) {
+	base := AccelParams{Eps: 8, Delta: 1e-5, Loss: loss.Squared{Mu: 1}, Lipschitz: 2, Radius: 1, PExp: 4, QExp: 0.5, Mode: privacy.Teaching}
+	if err := base.Validate(2, 2); err != nil {
+		t.Fatalf("2 users, every override 0: %v", err)
+	}
+	if err := base.Validate(1, 2); err == nil {
+		t.Error("1 user accepted")
+	}
+	for name, change := range map[string]func(*AccelParams){
+		"batch -1":  func(p *AccelParams) { p.Batch = -1 },
+		"phases -1": func(p *AccelParams) { p.Phases = -1 },
+	} {
+		p := base
+		change(&p)
+		if err := p.Validate(100, 2); err == nil {
+			t.Errorf("%s accepted", name)
+		}
+	}
+	for name, change := range map[string]func(*AccelParams){
+		"batch 1":       func(p *AccelParams) { p.Batch = 1 },
+		"phases 1":      func(p *AccelParams) { p.Phases = 1 },
+		"tau 0.5":       func(p *AccelParams) { p.TauScale = 0.5 },
+		"sigma scale 1": func(p *AccelParams) { p.SigmaScale = 1 },
+	} {
+		p := base
+		change(&p)
+		if err := p.Validate(100, 2); err != nil {
+			t.Errorf("teaching %s: %v", name, err)
+		}
+		p.Mode = privacy.Paper
+		if err := p.Validate(100, 2); err == nil || !strings.Contains(err.Error(), "paper mode uses the printed constants") {
+			t.Errorf("paper %s: %v", name, err)
+		}
+	}
+}
