@@ -395,3 +395,100 @@ func TestAccelValidateBoundaries(t *testing.T) {
 		}
 	}
 }
+
+// concentrated40 is 40 users of 2 items each, all within 0.02 of (0.1,
+// 0.05), each item its own.
+func concentrated40() *dataset.Dataset {
+	ids := dataset.NumberedIDs(40)
+	ds := &dataset.Dataset{Dim: 2}
+	for u := range 40 {
+		user := dataset.User{ID: ids[u]}
+		for j := range 2 {
+			i := 2*u + j
+			user.Points = append(user.Points, 0.1+0.0005*float64(i%9), 0.05-0.0004*float64(i%7))
+		}
+		ds.Users = append(ds.Users, user)
+	}
+	return ds
+}
+
+// One phase of the accelerated variant by hand, without noise: in file
+// order step t takes the phase's users (t−1)K … tK−1 (cycling); each
+// user's gradient is the mean of its m = 2 items' μ(x_q − z); all are kept
+// (every pair within 2τ); G_t = their mean + λ_1(x_q − x_start), from the
+// given start; progress counts every step once, up to the total.
+func TestAccelStepsByHand(t *testing.T) {
+	ds := concentrated40()
+	p := AccelParams{Eps: 1, Delta: 1e-6, Loss: loss.Squared{Mu: 1.5}, Lipschitz: 2, Radius: 1, Lambda: 0.1, PExp: 1, QExp: 0.5,
+		Phases: 1, Batch: 4, TauScale: 1, Order: Given, Mode: privacy.NonPrivate, Record: true, Theta0: []float64{0.3, -0.2}}
+	var ticks []int64
+	res, _, err := Accelerated(context.Background(), p, ds, rng.New(3), func(done, total int64) {
+		if len(ticks) > 0 && done != ticks[len(ticks)-1]+1 || done > total {
+			t.Errorf("progress %d of %d after %v", done, total, ticks)
+		}
+		ticks = append(ticks, done)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ph := res.Phases[0]
+	if !slices.Equal(ph.Start, p.Theta0) || len(ph.Steps) != ph.Steps[len(ph.Steps)-1].T || len(ph.Steps) < 3 || int64(len(ticks)) != int64(ph.AccelRow.Steps) {
+		t.Fatalf("phase 1 from %v, %d steps, %d progress calls of %d", ph.Start, len(ph.Steps), len(ticks), ph.AccelRow.Steps)
+	}
+	const k, mu = 4, 1.5
+	for _, st := range ph.Steps {
+		var mean [2]float64
+		for i, u := range st.Users {
+			if want := ph.UserIdx[((st.T-1)*k+i)%len(ph.UserIdx)]; u != want {
+				t.Fatalf("step %d: user %d is %d, want %d", st.T, i, u, want)
+			}
+			for c := range 2 {
+				q := mu * (st.Query[c] - (ds.Item(u, 0)[c]+ds.Item(u, 1)[c])/2)
+				if got := st.UserGradients.Flat[i*2+c]; !(math.Abs(got-q) <= 1e-12) {
+					t.Errorf("step %d, user %d: q[%d] = %v, want %v", st.T, u, c, got, q)
+				}
+				mean[c] += q / k
+			}
+		}
+		if len(st.Kept) != k {
+			t.Errorf("step %d kept %v of %d concentrated users", st.T, st.Kept, k)
+		}
+		for c := range 2 {
+			want := mean[c] + ph.Lambda*(st.Query[c]-ph.Start[c])
+			if !(math.Abs(st.Mean[c]-mean[c]) <= 1e-12) || !(math.Abs(st.Gradient[c]-want) <= 1e-12) {
+				t.Errorf("step %d: mean %v, G %v; want %v and %v", st.T, st.Mean, st.Gradient, mean, want)
+			}
+		}
+	}
+}
+
+// With privacy, each step's G_t carries N(0, σ_i²I) beyond the kept mean
+// and the regulariser: over the run's k coordinates, Σ noise²/σ² is χ²_k,
+// and for k ≥ 30 it leaves [0.15k, 3.5k] with probability below
+// (0.15e^0.85)^{k/2} + (3.5e^{−2.5})^{k/2} < 2·10⁻⁷ (Chernoff). A run
+// whose noise were left out (or drawn as zeros) would give 0.
+func TestAccelStepsCarryTheirNoise(t *testing.T) {
+	ds := concentrated40()
+	p := AccelParams{Eps: 1000, Delta: 1e-6, Loss: loss.Squared{Mu: 1.5}, Lipschitz: 2, Radius: 1, Lambda: 0.1, PExp: 1, QExp: 0.5,
+		Phases: 1, Batch: 4, TauScale: 1, SigmaScale: 0.01, Order: Given, Mode: privacy.Teaching, Record: true}
+	res, _, err := Accelerated(context.Background(), p, ds, rng.New(4), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ph := res.Phases[0]
+	if ph.Halted || !(ph.Sigma > 0) {
+		t.Fatalf("phase 1 halted %v, σ = %v", ph.Halted, ph.Sigma)
+	}
+	var chi2 float64
+	k := 0
+	for _, st := range ph.Steps {
+		for c := range 2 {
+			z := (st.Gradient[c] - st.Mean[c] - ph.Lambda*(st.Query[c]-ph.Start[c])) / ph.Sigma
+			chi2 += z * z
+			k++
+		}
+	}
+	if k < 30 || !(chi2 >= 0.15*float64(k) && chi2 <= 3.5*float64(k)) {
+		t.Errorf("Σ noise²/σ² = %v over %d coordinates, want within [0.15, 3.5]·k", chi2, k)
+	}
+}
