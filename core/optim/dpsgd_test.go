@@ -402,3 +402,70 @@ func TestDPSGDSCNonPrivateContracts(t *testing.T) {
 		}
 	}
 }
+
+// DP-SGD-SC at its edges: each phase's T is the theorem's m²n_i² +
+// m·n_i·√d unless Steps caps it lower; phase 1 starts at θ₀; the groups
+// are consecutive and disjoint (outside lists the rest); the guarantee is
+// (ε, δ), or none without privacy; μ, R_X and C refused at their bounds;
+// a first group of two users runs, of one is refused, saying how many
+// users it takes.
+func TestDPSGDSCEdges(t *testing.T) {
+	data := gaussianUsers(t, 64, 4, 0.3, 12)
+	p := DPSGDSCParams{Eps: 1, Delta: 1e-5, Mu: 1, Radius: 1, RX: 3, Theta0: []float64{-0.3, 0.2}, Mode: privacy.NonPrivate, Steps: 1050}
+	res, _, err := DPSGDSC(context.Background(), p, data, rng.New(1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// k = ⌈log₂ log₂ 256⌉ = 3 phases of 8, 16 and 32 users: T_1 = 16·64 +
+	// 32√2 = 1,069 (capped at 1,050), T_2 = 16·256 + 64√2 = 4,186 (capped).
+	if len(res.Phases) != 3 || res.Phases[0].Settings.Steps != 1050 || res.Phases[1].Settings.Steps != 1050 ||
+		!slices.Equal(res.Phases[0].Start, p.Theta0) || !math.IsInf(res.Guarantee.Eps, 1) {
+		t.Errorf("phases %d, T_1 %d, T_2 %d, start %v, guarantee ε %v", len(res.Phases), res.Phases[0].Settings.Steps, res.Phases[1].Settings.Steps, res.Phases[0].Start, res.Guarantee.Eps)
+	}
+	p.Steps = 1069
+	if res, _, _ := DPSGDSC(context.Background(), p, data, rng.New(1), nil); res.Phases[0].Settings.Steps != 1069 {
+		t.Errorf("T_1 = %d at a cap of exactly 1,069, want 1,069", res.Phases[0].Settings.Steps)
+	}
+	p.Steps = 1100
+	if res, _, _ := DPSGDSC(context.Background(), p, data, rng.New(1), nil); res.Phases[0].Settings.Steps != 1069 {
+		t.Errorf("T_1 = %d under a cap of 1,100, want the theorem's 1,069", res.Phases[0].Settings.Steps)
+	}
+	p.Mode, p.Steps = privacy.Sound, 20
+	if res, _, err := DPSGDSC(context.Background(), p, data, rng.New(1), nil); err != nil || res.Guarantee.Eps != 1 || res.Guarantee.Delta != 1e-5 {
+		t.Errorf("private guarantee %+v, %v", res.Guarantee, err)
+	}
+	for _, c := range []struct {
+		want  []int
+		n, lo int
+		hi    int
+	}{{[]int{0, 3, 4}, 5, 1, 3}, {[]int{}, 3, 0, 3}, {[]int{0, 1, 2}, 3, 3, 3}, {[]int{1, 2}, 3, 0, 1}} {
+		if got := outside(c.n, c.lo, c.hi); !slices.Equal(got, c.want) || cap(got) != len(c.want) {
+			t.Errorf("outside(%d, %d, %d) = %v (cap %d), want %v", c.n, c.lo, c.hi, got, cap(got), c.want)
+		}
+	}
+	q := DPSGDSCParams{Eps: 1, Delta: 1e-5, Mu: 1, Radius: 1, RX: 3, Mode: privacy.NonPrivate, Steps: 5}
+	for name, change := range map[string]func(*DPSGDSCParams){
+		"μ = 0":   func(p *DPSGDSCParams) { p.Mu = 0 },
+		"R_X = 0": func(p *DPSGDSCParams) { p.RX = 0 },
+		"μ = ∞":   func(p *DPSGDSCParams) { p.Mu = math.Inf(1) },
+		"C = 2":   func(p *DPSGDSCParams) { p.C = 2 },
+	} {
+		bad := q
+		change(&bad)
+		if _, _, err := DPSGDSC(context.Background(), bad, data, rng.New(1), nil); err == nil {
+			t.Errorf("%s accepted", name)
+		}
+	}
+	q.C = 2.001
+	if _, _, err := DPSGDSC(context.Background(), q, data, rng.New(1), nil); err != nil {
+		t.Errorf("C = 2.001: %v", err)
+	}
+	// 16 users of 4 items: k = ⌈log₂ log₂ 64⌉ = 3 phases, the first of
+	// 16 >> 3 = 2 users, the fewest DP-SGD compares; 15 leave it one.
+	if _, _, err := DPSGDSC(context.Background(), q, gaussianUsers(t, 16, 4, 0.3, 1), rng.New(1), nil); err != nil {
+		t.Errorf("16 users: %v", err)
+	}
+	if _, _, err := DPSGDSC(context.Background(), q, gaussianUsers(t, 15, 4, 0.3, 1), rng.New(1), nil); err == nil || !strings.Contains(err.Error(), "bring 16 users or more") {
+		t.Errorf("15 users: %v, want a refusal asking for 16", err)
+	}
+}

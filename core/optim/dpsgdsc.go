@@ -112,8 +112,9 @@ func DPSGDSC(ctx cancel.Context, p DPSGDSCParams, data *dataset.Dataset, streams
 		return DPSGDSCResult{}, nil, format.Errorf("theta0 has %d coordinates, the data %d", len(p.Theta0), d)
 	}
 	plan := p.Plan(n, m, d)
-	if plan[0].Users < 1 {
-		return DPSGDSCResult{}, nil, format.Errorf("%d users cannot be split into %d halving groups: the first would be empty", n, len(plan))
+	if plan[0].Users < 2 {
+		// DP-SGD's concentration score compares users: a group needs two.
+		return DPSGDSCResult{}, nil, format.Errorf("%d users cannot be split into %d halving groups: the first would hold %d, and each phase's DP-SGD needs at least 2; bring %d users or more", n, len(plan), plan[0].Users, 2<<len(plan))
 	}
 	rec := trace.NewRecorder("dp-sgd-sc", streams.Seed())
 	theta := make([]float64, d)
