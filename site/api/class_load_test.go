@@ -23,7 +23,8 @@ import (
 // a SQLite file with synchronous=FULL before it is answered), while the
 // teacher's dashboard refreshes every 2 s. It reports the submissions'
 // p50 and p99 and the dashboard's, and fails on any submission not
-// answered 200. Outside make test (a minute and more):
+// answered 200. The baseline, measured in the same run, is POST
+// /api/grade of the same answers: grading without a store. Outside make test (a minute and more):
 //
 //	go test -run '^$' -bench ClassLoad -benchtime 1x ./site/api
 //
@@ -74,6 +75,16 @@ func BenchmarkClassLoad(b *testing.B) {
 				b.Fatalf("join %d: %d %s", i, code, body)
 			}
 			cookies[i], _, _ = strings.Cut(hd.Get("Set-Cookie"), ";")
+		}
+		// The baseline, in the same run: the same answers graded by POST
+		// /api/grade, which stores nothing, one at a time.
+		var base []time.Duration
+		for k := range 1000 {
+			code, body, _, d := post("/api/grade", "", fmt.Sprintf(`{"pack": %s, "student": "s", "answers": {"q%d": %d}}`, pack, k%answers, k%2))
+			if code != 200 {
+				b.Fatalf("baseline: %d %s", code, body)
+			}
+			base = append(base, d)
 		}
 		b.ResetTimer()
 		var mu sync.Mutex
@@ -130,13 +141,16 @@ func BenchmarkClassLoad(b *testing.B) {
 		}
 		slices.Sort(lat)
 		slices.Sort(dash)
+		slices.Sort(base)
 		q := func(xs []time.Duration, p float64) time.Duration { return xs[min(len(xs)-1, int(p*float64(len(xs))))] }
 		b.ReportMetric(float64(q(lat, .5).Microseconds())/1000, "p50-ms")
 		b.ReportMetric(float64(q(lat, .99).Microseconds())/1000, "p99-ms")
+		b.ReportMetric(float64(q(base, .5).Microseconds())/1000, "grade-p50-ms")
+		b.ReportMetric(float64(q(lat, .5))/float64(q(base, .5)), "p50/grade")
 		b.ReportMetric(float64(q(dash, .5).Microseconds())/1000, "dash-p50-ms")
 		b.ReportMetric(float64(dash[len(dash)-1].Microseconds())/1000, "dash-max-ms")
-		b.Logf("%d submissions by %d students over %v: p50 %v, p99 %v, max %v; dashboard (%d reads): median %v, max %v, the last over %d answers",
-			len(lat), students, over, q(lat, .5), q(lat, .99), lat[len(lat)-1], len(dash), q(dash, .5), dash[len(dash)-1], len(lat))
+		b.Logf("%d submissions by %d students over %v: p50 %v, p99 %v, max %v (POST /api/grade of the same answers, unstored, one at a time: p50 %v); dashboard (%d reads): median %v, max %v, the last over %d answers",
+			len(lat), students, over, q(lat, .5), q(lat, .99), lat[len(lat)-1], q(base, .5), len(dash), q(dash, .5), dash[len(dash)-1], len(lat))
 		srv.Close()
 		db.Close()
 	}
