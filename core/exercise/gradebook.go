@@ -2,10 +2,12 @@ package exercise
 
 import (
 	"encoding/csv"
-	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/uldplab/uldp/core/format"
 )
 
 // Gradebook is a class's answers graded against one pack: a row per
@@ -75,15 +77,19 @@ func (b Gradebook) WriteCSV(w io.Writer) error {
 	return c.Error()
 }
 
-// WriteText writes a row per hand-in: score, student, file, and the error.
+// WriteText writes a row per hand-in (or student): score, student, file, and the error.
 func (b Gradebook) WriteText(w io.Writer) {
-	fmt.Fprintf(w, "%s: %d hand-ins\n", b.Pack, len(b.Rows))
+	noun := "students" // a class server's rows
+	if slices.ContainsFunc(b.Rows, func(r Row) bool { return r.File != "" }) {
+		noun = "hand-ins"
+	}
+	io.WriteString(w, format.Sprintf("%s: %d %s\n", b.Pack, len(b.Rows), noun))
 	for _, r := range b.Rows {
 		if r.Error != "" {
-			fmt.Fprintf(w, "—\t%s\t%s\tnot graded: %s\n", r.Student, r.File, r.Error)
+			io.WriteString(w, format.Sprintf("—\t%s\t%s\tnot graded: %s\n", r.Student, r.File, r.Error))
 			continue
 		}
-		fmt.Fprintf(w, "%d of %d\t%s\t%s\n", r.Score, r.Total, r.Student, r.File)
+		io.WriteString(w, format.Sprintf("%d of %d\t%s\t%s\n", r.Score, r.Total, r.Student, r.File))
 	}
 }
 
