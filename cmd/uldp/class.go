@@ -10,7 +10,6 @@ import (
 	"slices"
 
 	"github.com/uldplab/uldp/site/class"
-	"github.com/uldplab/uldp/site/class/sqlite"
 	"github.com/uldplab/uldp/viz/classroom"
 )
 
@@ -37,7 +36,7 @@ func openStore(path string, create bool) (*sql.DB, *class.Store, error) {
 			return nil, nil, usagef("--db %s: no such database (uldp class create --db %s … makes one)", path, path)
 		}
 	}
-	db, err := sqlite.Open(context.Background(), path)
+	db, err := openClassDB(context.Background(), path)
 	if err != nil {
 		return nil, nil, usagef("--db %v", err)
 	}

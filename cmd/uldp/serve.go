@@ -14,7 +14,6 @@ import (
 	"github.com/uldplab/uldp/site"
 	"github.com/uldplab/uldp/site/api"
 	"github.com/uldplab/uldp/site/class"
-	"github.com/uldplab/uldp/site/class/sqlite"
 )
 
 func cmdServe(e *env, args []string) error {
@@ -26,7 +25,7 @@ func cmdServe(e *env, args []string) error {
 	}
 	var opts []api.Option
 	if *classDB != "" {
-		db, err := sqlite.Open(context.Background(), *classDB)
+		db, err := openClassDB(context.Background(), *classDB)
 		if err != nil {
 			return usagef("--class-db %v", err)
 		}
