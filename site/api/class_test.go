@@ -106,8 +106,14 @@ func TestClassEndToEnd(t *testing.T) {
 	}
 	for _, x := range d["exercises"].([]any) {
 		x := x.(map[string]any)
+		if x["id"] == "user-level-sensitivity" && (x["varies"] != true || !strings.Contains(x["question"].(string), "{n}")) {
+			t.Errorf("a varied exercise on the dashboard: %v", x)
+		}
 		if x["id"] != "user-level-ratio" {
 			continue
+		}
+		if x["varies"] != false {
+			t.Errorf("a shared exercise marked varied: %v", x)
 		}
 		wrong := x["wrong"].([]any)
 		if x["answered"] != 2.0 || x["right"] != 1.0 || x["median_seconds"] != 65.0 || len(wrong) != 1 || wrong[0].(map[string]any)["answer"] != "they are equal" {

@@ -35,6 +35,9 @@ type ExerciseStats struct {
 	Lesson   string `json:"lesson"`
 	Kind     string `json:"kind"`
 	Question string `json:"question"`
+	// Varies says each student has their own numbers: the question's
+	// {settings} are theirs.
+	Varies bool `json:"varies"`
 	// Answered counts the students who answered at least once, Right
 	// those with a right answer.
 	Answered int `json:"answered"`
@@ -115,7 +118,7 @@ func Summarize(c Class, p *exercise.Pack, r Roster, now time.Time) Dashboard {
 		}
 	}
 	for _, e := range p.Exercises {
-		x := ExerciseStats{ID: e.ID, Lesson: e.Lesson, Kind: string(e.Kind), Question: e.Question, Wrong: []Count{}}
+		x := ExerciseStats{ID: e.ID, Lesson: e.Lesson, Kind: string(e.Kind), Question: e.Question, Varies: len(e.Vary) > 0, Wrong: []Count{}}
 		var times []float64
 		for k, t := range spent {
 			if k.id == e.ID {

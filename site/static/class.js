@@ -81,7 +81,7 @@ function render(d) {
     q.title = x.question;
     const lesson = document.createElement("span");
     lesson.className = "lesson";
-    lesson.textContent = `${x.lesson}, ${x.kind}`;
+    lesson.textContent = `${x.lesson}, ${x.kind}` + (x.varies ? " · each student's own numbers in {braces}" : "");
     q.append(lesson);
     const wrong = x.wrong.length ? x.wrong.map((w) => `${w.answer} (${w.students})`).join("; ") : (x.kind === "manipulate" ? "states: see the gradebook" : "—");
     tr.append(cell(String(i + 1), "num"), q, share(x.answered, n), share(x.right, x.answered), cell(wrong), cell(duration(x.median_seconds), "num"));
