@@ -642,3 +642,41 @@ func TestOIRScheduleAtEps4(t *testing.T) {
 		t.Errorf("weak gate scale %v, want 2/ε = 0.5", g)
 	}
 }
+
+// A private phase's output is the kept mean plus its Gaussian draw, and
+// the draw is N(0, σ²I): over 400 seeds' 800 coordinates Σ noise²/σ² is
+// χ²_800, outside [0.7, 1.35]·800 with probability below (0.7e^0.3)^400 +
+// (1.35e^−0.35)^400 < 10⁻⁸ (Chernoff). A run whose noise were left out
+// (or drawn as zeros) would give 0.
+func TestOIROutputCarriesItsNoise(t *testing.T) {
+	pts := make([][]float64, 24)
+	for i := range pts {
+		pts[i] = []float64{0.1 * float64(i%3), 0.05 * float64(i%2)}
+	}
+	ds := usersAt(pts, 2)
+	p := OIRParams{Eps: 1000, Delta: 1e-5, Loss: loss.Squared{Mu: 1}, Lipschitz: 2, Radius: 1, Eta: 0.5, PExp: 1, QExp: 1,
+		Groups: 3, Phases: 1, TauScale: 10, Order: Given, Mode: privacy.Teaching}
+	var chi2 float64
+	k := 0
+	for seed := range uint64(400) {
+		res, _, err := OutlierIterateRemoval(context.Background(), p, ds, rng.New(seed), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ph := res.Phases[0]
+		if !ph.Passed || !(ph.Sigma > 0) {
+			t.Fatalf("seed %d: passed %v, σ %v", seed, ph.Passed, ph.Sigma)
+		}
+		for c := range 2 {
+			if ph.Output[c] != ph.Mean[c]+ph.Noise[c] {
+				t.Fatalf("seed %d: output %v ≠ mean %v + noise %v", seed, ph.Output, ph.Mean, ph.Noise)
+			}
+			z := ph.Noise[c] / ph.Sigma
+			chi2 += z * z
+			k++
+		}
+	}
+	if !(chi2 >= 0.7*float64(k) && chi2 <= 1.35*float64(k)) {
+		t.Errorf("Σ noise²/σ² = %v over %d coordinates, want within [0.7, 1.35]·k", chi2, k)
+	}
+}
