@@ -255,3 +255,28 @@ func TestFirstBatchFloor(t *testing.T) {
 		}
 	}
 }
+
+// The defaults: Phased-ERM's T = ⌈log₂(nm)⌉ phases and λ = G√d/(Rn√m)
+// with R = 2R_K (λ_1 = 4λ), and Phased-SCO's λ = (G/R)·max(√d/(n√m),
+// 1/√(nm)), each branch of the max the larger at one setting. In closed
+// form: n = 12, m = 3, d = 2, G = 3 give T = 6 and λ = √6/24; the SCO λ is
+// 1.5·(1/6) there, and 1.5·√5/3 = √5/2 at d = 5, n = 3, m = 1.
+func TestPhasedDefaults(t *testing.T) {
+	p := base
+	p.Mode = privacy.NonPrivate
+	res, _, err := PhasedERM(context.Background(), p, data(t, 12, 3, 0.3), rng.New(1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Phases) != 6 || !(math.Abs(res.Phases[0].Lambda-4*math.Sqrt(6)/24) <= 1e-15) {
+		t.Errorf("%d phases, λ_1 = %v; want 6 and 4·√6/24", len(res.Phases), res.Phases[0].Lambda)
+	}
+	for _, c := range []struct {
+		d, n, m int
+		want    float64
+	}{{2, 12, 3, 0.25}, {5, 3, 1, math.Sqrt(5) / 2}} {
+		if got := scoLambda(3, 2, c.d, c.n, c.m); !(math.Abs(got-c.want) <= 1e-15) {
+			t.Errorf("SCO λ at d = %d, n = %d, m = %d: %v, want %v", c.d, c.n, c.m, got, c.want)
+		}
+	}
+}
