@@ -565,3 +565,32 @@ func BenchmarkRobustLocalization(b *testing.B) {
 		}
 	}
 }
+
+// The phase's constants at ε = 4 (the paper schedule's ε = 1 cannot tell
+// ·ε from /ε), evaluated to 30 digits apart from this code: B = 50, r =
+// 0.7, δ = 10⁻⁶, a phase of T = 12 steps at η = 0.05 in ℝ²: v = 0.9B +
+// 2 ln(T/δ)/ε, and σ = Δ√(2 ln(1.25/δ′))/(ε/2) with Δ = 6ηr√d and δ′ =
+// δ/(2e^ε). A-LOC's phases at their edge: n = 4B has ⌈log₂ 4⌉ = 2 phases
+// of 2B and B users; n = 4B − 1 has 2B − 1 and then B − 1, below B, so
+// one phase; n = B has none.
+func TestRobustSGDConstantsAtEps4(t *testing.T) {
+	p := RobustSGDParams{Eps: 4, Delta: 1e-6, Batch: 50, Radius: 0.7, Mode: privacy.Sound}
+	near := func(got, want float64) bool { return math.Abs(got-want) <= 1e-12*want }
+	if v := p.threshold(12); !near(v, 53.150208603876137) {
+		t.Errorf("v = %v, want 53.150208603876137", v)
+	}
+	if s := p.Sigma(0.05, 2); !near(s, 0.90888527157275176) {
+		t.Errorf("σ = %v, want 0.90888527157275176", s)
+	}
+	if dp := p.gaussDelta(); !near(dp, 9.1578194443670901e-9) {
+		t.Errorf("δ′ = %v, want 9.1578194443670901e-9", dp)
+	}
+	for _, c := range []struct {
+		n    int
+		want []int
+	}{{200, []int{100, 50}}, {199, []int{99}}, {101, []int{50}}, {100, []int{50}}, {50, nil}} {
+		if got := Phases(c.n, 50); !slices.Equal(got, c.want) {
+			t.Errorf("Phases(%d, 50) = %v, want %v", c.n, got, c.want)
+		}
+	}
+}
