@@ -3,6 +3,11 @@
 
 GO          ?= go
 ADDR        ?= 127.0.0.1:8080
+# Pure Go everywhere (Ebitengine needs no cgo on Linux, nor SQLite through
+# modernc.org): one build configuration, so lint's vet, the binary, the
+# tests and the fuzzers share one build cache instead of compiling every
+# dependency twice, with cgo and without.
+export CGO_ENABLED = 0
 # An execution count, not a duration: before Go 1.27 a duration-based
 # -fuzztime can end in a spurious "context deadline exceeded" with no failing
 # input, a race in Go's fuzz coordinator (golang/go#75804). 500,000 runs take
@@ -36,7 +41,7 @@ run: build
 ## desktop: the desktop app (Ebitengine, pure Go: no C toolchain needed);
 ## ARGS passes flags, e.g. ARGS='-exercises builtin'
 desktop:
-	CGO_ENABLED=0 $(GO) run ./cmd/desktop $(ARGS)
+	$(GO) run ./cmd/desktop $(ARGS)
 
 ## wasm: one browser engine per lesson (precompressed, content-hashed), the
 ## lesson menu and Go's loader, next to the site's files
@@ -99,7 +104,7 @@ NATIVE_LONG := ./cmd/desktop ./cmd/uldp ./core/optim ./viz/lessons ./core/audit 
 WASM_LONG   := ./viz/lessons/semisensitive ./viz/lessons ./core/semisens ./core/mech ./core/audit ./core/optim ./viz/lessons/auditlab ./core/loss
 
 test-native: wasm worker-build
-	CGO_ENABLED=0 xvfb-run -a -s "-screen 0 1600x1000x24" $(GO) test -count=1 $(NATIVE_LONG) ./...
+	xvfb-run -a -s "-screen 0 1600x1000x24" $(GO) test -count=1 $(NATIVE_LONG) ./...
 
 # The core and the scenes must build and pass under js/wasm (the browser
 # lessons run them). -short skips what only measures scale there (the test
