@@ -469,3 +469,29 @@ func TestDPSGDSCEdges(t *testing.T) {
 		t.Errorf("15 users: %v, want a refusal asking for 16", err)
 	}
 }
+
+// Small formulas at values that tell their operations apart (at μ = 1 or
+// G = 1, ·μ and /μ agree): AC-SA's restart ⌈4√(2L/μ)⌉, the baseline's
+// σ ∝ 2G/n, an enum's name out of range, and the start on the domain's
+// edge (inside) and just past it.
+func TestSmallFormulasAwayFromOne(t *testing.T) {
+	if got := ACSAStage(9, 2); got != 12 {
+		t.Errorf("ACSAStage(9, 2) = %d, want ⌈4·3⌉ = 12", got)
+	}
+	rho := privacy.RhoFor(1, 1e-5)
+	if got, _ := BaselineSigma(BaselineUser, 1, 1e-5, 1.5, 40, 10, 50); !(math.Abs(got-3.0/40*math.Sqrt(50/(2*rho))) <= 1e-12*got) {
+		t.Errorf("σ at G = 1.5, n = 40: %v", got)
+	}
+	if got := enumName([]string{"a", "b"}, 2); got != "2" {
+		t.Errorf("enumName past the end: %q", got)
+	}
+	if got := enumName([]string{"a", "b"}, 1); got != "b" {
+		t.Errorf("enumName(1): %q", got)
+	}
+	var edge, past checks
+	edge.startInBall([]float64{0.6, 0.8}, 2, 1)
+	past.startInBall([]float64{0.6, 0.8000001}, 2, 1)
+	if len(edge) != 0 || len(past) != 1 {
+		t.Errorf("a start on the unit circle: %v; just past it: %v", edge, past)
+	}
+}
