@@ -249,7 +249,7 @@ func TestAccelUserRequirement(t *testing.T) {
 		{1000, 8, 0.5, 31.622776601683793, 1331.8920720135938},
 		{5000, 2, 0.25, 594.60355750136053, 8427.7203565002059},
 	} {
-		p := AccelParams{Eps: c.eps, Delta: 1e-5, Loss: loss.Squared{Mu: 1}, Lipschitz: 2, Radius: 1, PExp: 4, QExp: c.q, Mode: privacy.Sound}
+		p := AccelParams{Eps: c.eps, Delta: 1e-5, Loss: loss.Squared{Mu: 1}, Lipschitz: 2, Radius: 1, PExp: 4, QExp: c.q, Mode: privacy.Paper}
 		found := false
 		for _, pre := range p.Guarantee(c.n, 3, 2).Preconditions {
 			if pre.What != "n^{1−q}" {
@@ -323,7 +323,7 @@ func TestAccelMinibatchVarianceScalesAsOneOverKm(t *testing.T) {
 // phase's users (capped). A teaching K of exactly a phase's n_i is not
 // capped there; one more is.
 func TestAccelScheduleAtEps8(t *testing.T) {
-	p := AccelParams{Eps: 8, Delta: 1e-5, Loss: loss.Squared{Mu: 1}, Lipschitz: 2, Radius: 1, PExp: 4, QExp: 0.5, Mode: privacy.Sound}
+	p := AccelParams{Eps: 8, Delta: 1e-5, Loss: loss.Squared{Mu: 1}, Lipschitz: 2, Radius: 1, PExp: 4, QExp: 0.5, Mode: privacy.Paper}
 	want := []AccelRow{
 		{I: 1, Users: 207, Lambda: 0.29375169049794405, Steps: 25, Printed: 1582126, Batch: 207, Capped: true, Sigma: 822.36554158612442},
 		{I: 2, Users: 146, Lambda: 4.7000270479671047, Steps: 13, Printed: 1514139, Batch: 146, Capped: true, Sigma: 840.78327858115266},
@@ -432,7 +432,7 @@ func TestAccelStepsByHand(t *testing.T) {
 		t.Fatal(err)
 	}
 	ph := res.Phases[0]
-	if !slices.Equal(ph.Start, p.Theta0) || len(ph.Steps) != ph.Steps[len(ph.Steps)-1].T || len(ph.Steps) < 3 || int64(len(ticks)) != int64(ph.AccelRow.Steps) {
+	if len(ph.Steps) < 3 || !slices.Equal(ph.Start, p.Theta0) || len(ph.Steps) != ph.Steps[len(ph.Steps)-1].T || int64(len(ticks)) != int64(ph.AccelRow.Steps) {
 		t.Fatalf("phase 1 from %v, %d steps, %d progress calls of %d", ph.Start, len(ph.Steps), len(ticks), ph.AccelRow.Steps)
 	}
 	const k, mu = 4, 1.5

@@ -349,6 +349,20 @@ func TestDPSGDSCPlan(t *testing.T) {
 			t.Errorf("phase %d: E = %v, D = %v, R̂ = %v; want %v, %v, %v", i+1, ph.E, ph.D, ph.RHat, want.e, want.d, want.rhat)
 		}
 	}
+	// The same at ε = 4 and μ = 2 (G = 6), where ·ε and /ε, ·μ and /μ
+	// differ.
+	q := DPSGDSCParams{Eps: 4, Delta: 1e-5, Mu: 2, Radius: 1, RX: 2}
+	for i, want := range []struct{ e, d, rhat float64 }{
+		{1.7769696304345454, 19.575580927718904, 6.0},
+		{0.71223933270023173, 9.4559087285865349, 4.424430011619452},
+		{0.31119625267920418, 4.5355818541992233, 3.0750461343834396},
+		{0.14351430140113951, 2.1915657156122501, 2.1296905536249212},
+	} {
+		ph := q.Plan(1000, 10, 2)[i]
+		if !(math.Abs(ph.E-want.e) <= 1e-12*want.e && math.Abs(ph.D-want.d) <= 1e-12*want.d && math.Abs(ph.RHat-want.rhat) <= 1e-12*want.rhat) {
+			t.Errorf("ε = 4, μ = 2, phase %d: E = %v, D = %v, R̂ = %v; want %v, %v, %v", i+1, ph.E, ph.D, ph.RHat, want.e, want.d, want.rhat)
+		}
+	}
 	if g := p.G(); !(math.Abs(plan[0].RHat-2*g/p.Mu) <= 1e-12) {
 		t.Errorf("R̂₁ = %v, want 2G/μ = %v", plan[0].RHat, 2*g/p.Mu)
 	}
@@ -467,6 +481,28 @@ func TestDPSGDSCEdges(t *testing.T) {
 	}
 	if _, _, err := DPSGDSC(context.Background(), q, gaussianUsers(t, 15, 4, 0.3, 1), rng.New(1), nil); err == nil || !strings.Contains(err.Error(), "bring 16 users or more") {
 		t.Errorf("15 users: %v, want a refusal asking for 16", err)
+	}
+	// Where more users mean more phases, the count asked for is one that
+	// runs: 15 users of 17 items make k = 3, but 16 would make k = 4 and a
+	// first group of one again; 32 (k = 4, a first group of 2) run.
+	if got := scUsersNeeded(15, 17); got != 32 {
+		t.Errorf("users needed at m = 17: %d, want 32", got)
+	}
+	// Everywhere a first group is short, the count is the fewest that
+	// run, found by trying each.
+	for m := 1; m < 60; m++ {
+		for n := 2; n < 200; n++ {
+			if n>>scPhases(m*n) >= 2 {
+				continue
+			}
+			least := n + 1
+			for least>>scPhases(m*least) < 2 {
+				least++
+			}
+			if got := scUsersNeeded(n, m); got != least {
+				t.Fatalf("n = %d, m = %d: %d users asked for, %d run", n, m, got, least)
+			}
+		}
 	}
 }
 

@@ -67,8 +67,7 @@ func (p DPSGDSCParams) Plan(n, m, d int) []DPSGDSCPhase {
 	if c == 0 {
 		c = 3
 	}
-	k := int(math.Ceil(math.Log2(math.Log2(float64(m * n)))))
-	k = max(k, 1)
+	k := scPhases(m * n)
 	e := func(ni float64) float64 {
 		lg := math.Log(ni * float64(d) * float64(m) / p.Delta)
 		return 4 * c * c * g * g / p.Mu * (1/(ni*float64(m)) + float64(d)*lg*lg/(ni*ni*p.Eps*p.Eps*float64(m)))
@@ -86,6 +85,22 @@ func (p DPSGDSCParams) Plan(n, m, d int) []DPSGDSCPhase {
 		plan[i-1] = ph
 	}
 	return plan
+}
+
+// scPhases is k = ⌈log₂ log₂(mn)⌉ (at least 1) for mn items.
+func scPhases(mn int) int {
+	return max(int(math.Ceil(math.Log2(math.Log2(float64(mn))))), 1)
+}
+
+// scUsersNeeded is the fewest users of m items whose first halving group,
+// n >> k, holds 2: k itself grows with n, so the answer is sought until
+// it holds.
+func scUsersNeeded(n, m int) int {
+	need := 2 << scPhases(m*n)
+	for need>>scPhases(m*need) < 2 {
+		need = 2 << scPhases(m*need)
+	}
+	return need
 }
 
 // G is the squared loss's Lipschitz bound on Θ × B(0, RX).
@@ -114,7 +129,7 @@ func DPSGDSC(ctx cancel.Context, p DPSGDSCParams, data *dataset.Dataset, streams
 	plan := p.Plan(n, m, d)
 	if plan[0].Users < 2 {
 		// DP-SGD's concentration score compares users: a group needs two.
-		return DPSGDSCResult{}, nil, format.Errorf("%d users cannot be split into %d halving groups: the first would hold %d, and each phase's DP-SGD needs at least 2; bring %d users or more", n, len(plan), plan[0].Users, 2<<len(plan))
+		return DPSGDSCResult{}, nil, format.Errorf("%d users cannot be split into %d halving groups: the first would hold %d, and each phase's DP-SGD needs at least 2; bring %d users or more", n, len(plan), plan[0].Users, scUsersNeeded(n, m))
 	}
 	rec := trace.NewRecorder("dp-sgd-sc", streams.Seed())
 	theta := make([]float64, d)

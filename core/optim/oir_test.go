@@ -619,19 +619,19 @@ func TestOIRBudget(t *testing.T) {
 
 // The schedule at ε = 4 (OR-B-04's ε = 1 cannot tell ·ε from /ε),
 // evaluated to 30 digits apart from this code: n = 5,000, m = 4, d = 2,
-// δ = 10⁻⁶, q = 0.5, p = 2.5, L = 1, η = 0.01 in paper mode. C =
+// δ = 10⁻⁶, q = 0.5, p = 2.5, L = 2, η = 0.01 in paper mode. C =
 // ⌈100(ln(20nm/δ) + ε)/ε⌉ = 768; phase 1 has ⌊(1 − 2^{−1/2})·5000/√2⌋ =
 // 1,035 users, 1 per group, and phase 2's 732 leave none; the weak gate's
 // Laplace is 2/ε, the gate's 20/ε.
 func TestOIRScheduleAtEps4(t *testing.T) {
-	p := OIRParams{Eps: 4, Delta: 1e-6, Lipschitz: 1, Eta: 0.01, PExp: 2.5, QExp: 0.5, Mode: privacy.Paper}
+	p := OIRParams{Eps: 4, Delta: 1e-6, Lipschitz: 2, Eta: 0.01, PExp: 2.5, QExp: 0.5, Mode: privacy.Paper}
 	if c := p.GroupCount(5000, 4); c != 768 {
 		t.Errorf("C = %d, want 768", c)
 	}
 	rows := p.Schedule(5000, 4, 2)
 	near := func(got, want float64) bool { return math.Abs(got-want) <= 1e-12*want }
 	if len(rows) != 1 || rows[0].Users != 1035 || rows[0].PerGroup != 1 || rows[0].Steps != 4 ||
-		!near(rows[0].Eta, 0.0017677669529663688) || !near(rows[0].Tau, 37.464761387645673) || !near(rows[0].Sigma, 608.25315373025566) {
+		!near(rows[0].Eta, 0.0017677669529663688) || !near(rows[0].Tau, 74.929522775291346) || !near(rows[0].Sigma, 1216.5063074605113) {
 		t.Errorf("schedule %+v", rows)
 	}
 	if g := p.GateScale(); g != 5 {

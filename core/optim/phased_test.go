@@ -259,17 +259,25 @@ func TestFirstBatchFloor(t *testing.T) {
 // The defaults: Phased-ERM's T = ⌈log₂(nm)⌉ phases and λ = G√d/(Rn√m)
 // with R = 2R_K (λ_1 = 4λ), and Phased-SCO's λ = (G/R)·max(√d/(n√m),
 // 1/√(nm)), each branch of the max the larger at one setting. In closed
-// form: n = 12, m = 3, d = 2, G = 3 give T = 6 and λ = √6/24; the SCO λ is
-// 1.5·(1/6) there, and 1.5·√5/3 = √5/2 at d = 5, n = 3, m = 1.
+// form, at R_K = 2 (where ·R_K and /R_K differ) and R_X = 2, so G = 4:
+// n = 12, m = 3, d = 2 give T = 6 and λ = 4√2/(48√3) = √6/36; the SCO λ
+// is 1·(1/6) there, as a run's λ_1 = 4/6 shows, and 1.5·√5/3 = √5/2 for
+// G = 3, R = 2 at d = 5, n = 3, m = 1.
 func TestPhasedDefaults(t *testing.T) {
 	p := base
-	p.Mode = privacy.NonPrivate
-	res, _, err := PhasedERM(context.Background(), p, data(t, 12, 3, 0.3), rng.New(1), nil)
+	p.Mode, p.RK = privacy.NonPrivate, 2
+	d := data(t, 12, 3, 0.3)
+	res, _, err := PhasedERM(context.Background(), p, d, rng.New(1), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Phases) != 6 || !(math.Abs(res.Phases[0].Lambda-4*math.Sqrt(6)/24) <= 1e-15) {
-		t.Errorf("%d phases, λ_1 = %v; want 6 and 4·√6/24", len(res.Phases), res.Phases[0].Lambda)
+	if len(res.Phases) != 6 || !(math.Abs(res.Phases[0].Lambda-4*math.Sqrt(6)/36) <= 1e-15) {
+		t.Errorf("%d phases, λ_1 = %v; want 6 and 4·√6/36", len(res.Phases), res.Phases[0].Lambda)
+	}
+	p.Phases = 1 // the batch floor N₀ = 8κ wants far more than 12 users
+	sco, _, err := PhasedSCO(context.Background(), p, d, rng.New(1), nil)
+	if err != nil || !(math.Abs(sco.Phases[0].Lambda-4.0/6) <= 1e-15) {
+		t.Errorf("Phased-SCO's λ_1 = %v (%v), want 4·(G/2R_K)·(1/√(nm)) = 4/6", sco.Phases[0].Lambda, err)
 	}
 	for _, c := range []struct {
 		d, n, m int
