@@ -1,13 +1,11 @@
 package api
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -15,7 +13,7 @@ import (
 	"time"
 
 	"github.com/uldplab/uldp/site/class"
-	"github.com/uldplab/uldp/site/class/sqlite"
+	"github.com/uldplab/uldp/site/class/sqlite/sqlitetest"
 )
 
 // BenchmarkClassLoad is a lecture hall: 500 students join one class and
@@ -39,10 +37,7 @@ func BenchmarkClassLoad(b *testing.B) {
 	}
 	pack := `{"version": 1, "title": "Load", "exercises": [` + strings.Join(xs, ",") + `]}`
 	for range b.N {
-		db, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "class.db"))
-		if err != nil {
-			b.Fatal(err)
-		}
+		db := sqlitetest.Open(b)
 		store := class.New(db)
 		srv := httptest.NewServer(Handler(WithClasses(Classes{Store: store})))
 		client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: students}, Timeout: time.Minute}

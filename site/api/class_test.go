@@ -13,17 +13,13 @@ import (
 
 	"github.com/uldplab/uldp/site/class"
 	"github.com/uldplab/uldp/site/class/sqlite"
+	"github.com/uldplab/uldp/site/class/sqlite/sqlitetest"
 )
 
 // classServer serves the API with classes kept in a fresh SQLite file.
 func classServer(t *testing.T) (*httptest.Server, *class.Store) {
 	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "class.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	store := class.New(db)
+	store := class.New(sqlitetest.Open(t))
 	srv := httptest.NewServer(Handler(WithClasses(Classes{Store: store})))
 	t.Cleanup(srv.Close)
 	return srv, store

@@ -13,18 +13,14 @@ import (
 
 	"github.com/uldplab/uldp/site/class"
 	"github.com/uldplab/uldp/site/class/sqlite"
+	"github.com/uldplab/uldp/site/class/sqlite/sqlitetest"
 )
 
 // open is a store in a fresh SQLite file, its clock at a fixed instant
 // the test moves by hand.
 func open(t *testing.T) (*class.Store, *time.Time) {
 	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "class.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	s := class.New(db)
+	s := class.New(sqlitetest.Open(t))
 	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
 	s.Now = func() time.Time { return now }
 	return s, &now
