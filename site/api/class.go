@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/exercise"
 	"github.com/uldplab/uldp/site/class"
 	"github.com/uldplab/uldp/viz/classroom"
@@ -222,7 +223,7 @@ func (h *handler) join(w http.ResponseWriter, r *http.Request) {
 	}
 	c, err := h.classes.Store.ClassByCode(r.Context(), req.Code)
 	if err != nil {
-		storeFailed(w, err, fmt.Sprintf("no class has the code %s: check it with your teacher (it reads like ABCD-EFGH)", quoteCut(req.Code)))
+		storeFailed(w, err, fmt.Sprintf("no class has the code %s: check it with your teacher (it reads like ABCD-EFGH)", dataset.Excerpt(req.Code)))
 		return
 	}
 	st, tok, err := h.classes.Store.Join(r.Context(), c, req.Name, h.classes.Addr(r))
@@ -434,7 +435,7 @@ func (h *handler) answer(w http.ResponseWriter, r *http.Request) {
 	}
 	i := p.Index(req.ID)
 	if i < 0 {
-		fail(w, http.StatusBadRequest, fmt.Sprintf("id: the class's pack has no exercise %s", quoteCut(req.ID)))
+		fail(w, http.StatusBadRequest, fmt.Sprintf("id: the class's pack has no exercise %s", dataset.Excerpt(req.ID)))
 		return
 	}
 	if limit := maxAnswer(p.Exercises[i].Kind); len(req.Answer) > limit {
@@ -604,11 +605,3 @@ func (h *handler) packOf(c class.Class) (*exercise.Pack, error) {
 // packError is a class's pack that no longer reads: trying again will not
 // help.
 type packError struct{ error }
-
-// quoteCut quotes what a client sent, cut to a readable length.
-func quoteCut(s string) string {
-	if r := []rune(s); len(r) > 40 {
-		s = string(r[:39]) + "…"
-	}
-	return fmt.Sprintf("%q", s)
-}
