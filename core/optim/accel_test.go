@@ -11,6 +11,7 @@ import (
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/loss"
 	"github.com/uldplab/uldp/core/mech"
+	"github.com/uldplab/uldp/core/noise"
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/core/rng"
 )
@@ -368,6 +369,11 @@ func TestAccelValidateBoundaries(t *testing.T) {
 	if err := base.Validate(1, 2); err == nil {
 		t.Error("1 user accepted")
 	}
+	paper := base
+	paper.Mode = privacy.Paper
+	if err := paper.Validate(2, 2); err != nil {
+		t.Errorf("paper mode, every override 0: %v", err)
+	}
 	for name, change := range map[string]func(*AccelParams){
 		"batch -1":  func(p *AccelParams) { p.Batch = -1 },
 		"phases -1": func(p *AccelParams) { p.Phases = -1 },
@@ -420,7 +426,7 @@ func concentrated40() *dataset.Dataset {
 func TestAccelStepsByHand(t *testing.T) {
 	ds := concentrated40()
 	p := AccelParams{Eps: 1, Delta: 1e-6, Loss: loss.Squared{Mu: 1.5}, Lipschitz: 2, Radius: 1, Lambda: 0.1, PExp: 1, QExp: 0.5,
-		Phases: 1, Batch: 4, TauScale: 1, Order: Given, Mode: privacy.NonPrivate, Record: true, Theta0: []float64{0.3, -0.2}}
+		Phases: 1, Batch: 3, TauScale: 1, Order: Given, Mode: privacy.NonPrivate, Record: true, Theta0: []float64{0.3, -0.2}}
 	var ticks []int64
 	res, _, err := Accelerated(context.Background(), p, ds, rng.New(3), func(done, total int64) {
 		if len(ticks) > 0 && done != ticks[len(ticks)-1]+1 || done > total {
@@ -435,8 +441,16 @@ func TestAccelStepsByHand(t *testing.T) {
 	if len(ph.Steps) < 3 || !slices.Equal(ph.Start, p.Theta0) || len(ph.Steps) != ph.Steps[len(ph.Steps)-1].T || int64(len(ticks)) != int64(ph.AccelRow.Steps) {
 		t.Fatalf("phase 1 from %v, %d steps, %d progress calls of %d", ph.Start, len(ph.Steps), len(ticks), ph.AccelRow.Steps)
 	}
-	const k, mu = 4, 1.5
+	// K = 3 of the phase's 8 users: the steps' windows wrap unevenly.
+	const k, mu = 3, 1.5
+	// AC-SA on the regularised loss, μ-smooth plus λ_1: strongly convex
+	// with λ_1, smooth with β + λ_1, restarted every stage.
+	acsa := NewACSA(ph.Lambda, mu+ph.Lambda, loss.Ball{Centre: []float64{0, 0}, Radius: 1}, ACSAStage(mu+ph.Lambda, ph.Lambda), p.Theta0)
 	for _, st := range ph.Steps {
+		if q := acsa.Query(); !(math.Abs(q[0]-st.Query[0]) <= 1e-12) || !(math.Abs(q[1]-st.Query[1]) <= 1e-12) {
+			t.Fatalf("step %d queries %v, want AC-SA's %v", st.T, st.Query, q)
+		}
+		acsa.Update(st.Gradient)
 		var mean [2]float64
 		for i, u := range st.Users {
 			if want := ph.UserIdx[((st.T-1)*k+i)%len(ph.UserIdx)]; u != want {
@@ -459,6 +473,9 @@ func TestAccelStepsByHand(t *testing.T) {
 				t.Errorf("step %d: mean %v, G %v; want %v and %v", st.T, st.Mean, st.Gradient, mean, want)
 			}
 		}
+	}
+	if !slices.Equal(ph.Output, acsa.Ag) {
+		t.Errorf("phase output %v, want AC-SA's x_ag %v", ph.Output, acsa.Ag)
 	}
 }
 
@@ -490,5 +507,112 @@ func TestAccelStepsCarryTheirNoise(t *testing.T) {
 	}
 	if k < 30 || !(chi2 >= 0.15*float64(k) && chi2 <= 3.5*float64(k)) {
 		t.Errorf("Σ noise²/σ² = %v over %d coordinates, want within [0.15, 3.5]·k", chi2, k)
+	}
+	// The noise is added, not subtracted: the phase's Gaussian stream,
+	// drawn again, gives each step's draw exactly.
+	gauss := noise.Gaussian{Sigma: ph.Sigma, Src: rng.New(4).Scope("phase 1").Get(rng.Gauss)}
+	g := make([]float64, 2)
+	for _, st := range ph.Steps {
+		gauss.RandVec(g)
+		for c := range 2 {
+			if want := st.Mean[c] + g[c] + ph.Lambda*(st.Query[c]-ph.Start[c]); !(math.Abs(st.Gradient[c]-want) <= 1e-9*math.Max(1, math.Abs(want))) {
+				t.Fatalf("step %d: G[%d] = %v, want mean + draw + λ(x − x₀) = %v", st.T, c, st.Gradient[c], want)
+			}
+		}
+	}
+}
+
+// The policies for an empty keep and an oversized batch, each both ways:
+// on two camps with K = 10 every user's count is 5, kept with
+// probability 0, so non-privately (no check to halt first) a halting run
+// stops at its first step and a zero-gradient run goes on; concentrated
+// users are all kept and no policy halts them. Paper mode's printed K_i
+// exceeds the 8 users of concentrated40's first phase, which a refusing
+// run refuses and a capping one runs.
+func TestAccelEmptyAndOversizePolicies(t *testing.T) {
+	camps := AccelParams{Eps: 1, Delta: 1e-6, Loss: loss.Squared{Mu: 1}, Lipschitz: 2, Radius: 1, Lambda: 0.1, PExp: 1, QExp: 0.5,
+		Phases: 1, Batch: 10, TauScale: 0.05, Order: Given, Mode: privacy.NonPrivate, OnEmpty: EmptyHalt}
+	res, _, err := Accelerated(context.Background(), camps, twoCamps400(), rng.New(1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ph := res.Phases[0]; !ph.Halted || len(ph.Steps) != 1 || len(ph.Steps[0].Kept) != 0 {
+		t.Errorf("halt on empty: halted %v after %d steps", ph.Halted, len(ph.Steps))
+	}
+	camps.OnEmpty = EmptyZero
+	if res, _, err = Accelerated(context.Background(), camps, twoCamps400(), rng.New(1), nil); err != nil {
+		t.Fatal(err)
+	}
+	if ph := res.Phases[0]; ph.Halted || len(ph.Steps) != ph.AccelRow.Steps || len(ph.Steps[0].Kept) != 0 {
+		t.Errorf("g = 0 on empty: halted %v after %d of %d steps", ph.Halted, len(ph.Steps), ph.AccelRow.Steps)
+	}
+	tight := AccelParams{Eps: 1, Delta: 1e-6, Loss: loss.Squared{Mu: 1.5}, Lipschitz: 2, Radius: 1, Lambda: 0.1, PExp: 1, QExp: 0.5,
+		Phases: 1, Batch: 3, TauScale: 1, Order: Given, Mode: privacy.NonPrivate, OnEmpty: EmptyHalt}
+	if res, _, err = Accelerated(context.Background(), tight, concentrated40(), rng.New(1), nil); err != nil || res.Phases[0].Halted {
+		t.Errorf("halt on empty, everybody kept: %v, halted %v", err, err == nil && res.Phases[0].Halted)
+	}
+
+	paper := AccelParams{Eps: 1, Delta: 1e-6, Loss: loss.Squared{Mu: 1.5}, Lipschitz: 2, Radius: 1, PExp: 1, QExp: 0.5, Mode: privacy.Paper}
+	if rows := paper.Schedule(40, 2, 2); !rows[0].Capped {
+		t.Fatalf("paper K_1 = %v for %d users: not capped", rows[0].Printed, rows[0].Users)
+	}
+	if _, _, err := Accelerated(context.Background(), paper, concentrated40(), rng.New(1), nil); err != nil {
+		t.Errorf("capping an oversized K_i: %v", err)
+	}
+	paper.OnOversize = OversizeRefuse
+	if _, _, err := Accelerated(context.Background(), paper, concentrated40(), rng.New(1), nil); err == nil || !strings.Contains(err.Error(), "K_i") {
+		t.Errorf("refusing an oversized K_i: %v", err)
+	}
+	tight.OnOversize = OversizeRefuse
+	if _, _, err := Accelerated(context.Background(), tight, concentrated40(), rng.New(1), nil); err != nil {
+		t.Errorf("refusing policy, K = 3 of 8 users: %v", err)
+	}
+	// A teaching K that fits every phase is still not the printed one.
+	one := AccelParams{Eps: 8, Delta: 1e-5, Loss: loss.Squared{Mu: 1}, Lipschitz: 2, Radius: 1, PExp: 4, QExp: 0.5, Mode: privacy.Teaching, Batch: 1}
+	for _, c := range one.Guarantee(1000, 3, 2).Preconditions {
+		if strings.HasPrefix(c.What, "K_i is the printed one") && c.Met {
+			t.Errorf("teaching K = 1: %+v", c)
+		}
+	}
+}
+
+// A phase of one user still runs; the schedule ends before the first
+// phase of none: 8 users at q = 1 give n_1 = ⌊8/4⌋ = 2, n_2 = ⌊8/8⌋ = 1,
+// n_3 = 0.
+func TestAccelScheduleEndsBeforeAnEmptyPhase(t *testing.T) {
+	p := AccelParams{Eps: 1, Delta: 1e-6, Loss: loss.Squared{Mu: 1}, Lipschitz: 2, Radius: 1, PExp: 1, QExp: 1, Mode: privacy.Teaching}
+	rows := p.Schedule(8, 3, 2)
+	if len(rows) != 2 || rows[0].Users != 2 || rows[1].Users != 1 {
+		t.Errorf("schedule %+v, want phases of 2 and 1 users", rows)
+	}
+}
+
+// Smoothing evaluates each item's gradient at x + y, y uniform in the
+// ball of radius r: for the squared loss the gradient moves by μy, so
+// each user's mean moves by at most μr, and by something.
+func TestAccelSmoothingMovesTheGradients(t *testing.T) {
+	ds := concentrated40()
+	const mu, r = 1.5, 0.5
+	p := AccelParams{Eps: 1, Delta: 1e-6, Loss: loss.Squared{Mu: mu}, Lipschitz: 2, Radius: 1, Lambda: 0.1, PExp: 1, QExp: 0.5,
+		Phases: 1, Batch: 3, TauScale: 1, Order: Given, Mode: privacy.NonPrivate, Record: true, Smoothing: r}
+	res, _, err := Accelerated(context.Background(), p, ds, rng.New(3), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var moved float64
+	for _, st := range res.Phases[0].Steps {
+		for i, u := range st.Users {
+			for c := range 2 {
+				plain := mu * (st.Query[c] - (ds.Item(u, 0)[c]+ds.Item(u, 1)[c])/2)
+				shift := math.Abs(st.UserGradients.Flat[i*2+c] - plain)
+				if !(shift <= mu*r+1e-12) {
+					t.Fatalf("step %d, user %d: gradient moved by %v > μr = %v", st.T, u, shift, mu*r)
+				}
+				moved = math.Max(moved, shift)
+			}
+		}
+	}
+	if !(moved > 0.01) {
+		t.Errorf("smoothing moved no gradient by more than %v", moved)
 	}
 }

@@ -179,3 +179,15 @@ func TestACSABoundOnRandomQuadratics(t *testing.T) {
 		t.Logf("mutant %s: %.3g times the bound", m.name, w)
 	}
 }
+
+// Without restarts the stage never changes, even at the first step.
+func TestACSAWithoutRestart(t *testing.T) {
+	a := NewACSA(1, 2, loss.Ball{Centre: []float64{0}, Radius: 1}, 0, []float64{0.5})
+	for range 3 {
+		a.Query()
+		a.Update([]float64{0.1})
+	}
+	if a.Stage != 1 || a.T != 3 {
+		t.Errorf("stage %d, step %d after 3 steps without restarts, want 1 and 3", a.Stage, a.T)
+	}
+}

@@ -320,6 +320,10 @@ func TestBaselines(t *testing.T) {
 	if err != nil || got.ORME.Sigma <= 0 || got.Guarantee.Certified() {
 		t.Errorf("private item-level run: σ = %v, guarantee %v, %v", got.ORME.Sigma, got.Guarantee, err)
 	}
+	// DP-SGD claims the run's (ε, δ), not ORME's δ/(2Tmnd).
+	if res, _, err := DPSGD(context.Background(), q, data, rng.New(8), nil); err != nil || res.Guarantee.Eps != 1 || res.Guarantee.Delta != 1e-5 || !strings.HasPrefix(res.Guarantee.Note, "Paper B Thm 4.1") {
+		t.Errorf("private DP-SGD guarantee %+v, %v", res.Guarantee, err)
+	}
 }
 
 // Spec §B-6 oracles: k = ⌈log₂ log₂(mn)⌉ halving groups, disjoint and in
@@ -459,15 +463,20 @@ func TestDPSGDSCEdges(t *testing.T) {
 	}
 	q := DPSGDSCParams{Eps: 1, Delta: 1e-5, Mu: 1, Radius: 1, RX: 3, Mode: privacy.NonPrivate, Steps: 5}
 	for name, change := range map[string]func(*DPSGDSCParams){
-		"μ = 0":   func(p *DPSGDSCParams) { p.Mu = 0 },
-		"R_X = 0": func(p *DPSGDSCParams) { p.RX = 0 },
-		"μ = ∞":   func(p *DPSGDSCParams) { p.Mu = math.Inf(1) },
-		"C = 2":   func(p *DPSGDSCParams) { p.C = 2 },
+		"μ = 0":       func(p *DPSGDSCParams) { p.Mu = 0 },
+		"R_X = 0":     func(p *DPSGDSCParams) { p.RX = 0 },
+		"μ = ∞":       func(p *DPSGDSCParams) { p.Mu = math.Inf(1) },
+		"μ = R_X = ∞": func(p *DPSGDSCParams) { p.Mu, p.RX = math.Inf(1), math.Inf(1) },
+		"C = 2":       func(p *DPSGDSCParams) { p.C = 2 },
 	} {
 		bad := q
 		change(&bad)
-		if _, _, err := DPSGDSC(context.Background(), bad, data, rng.New(1), nil); err == nil {
-			t.Errorf("%s accepted", name)
+		want := "needs μ > 0 and a data radius R_X > 0"
+		if name == "C = 2" {
+			want = "must exceed 2"
+		}
+		if _, _, err := DPSGDSC(context.Background(), bad, data, rng.New(1), nil); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want a refusal saying it %s", name, err, want)
 		}
 	}
 	q.C = 2.001
@@ -521,8 +530,10 @@ func TestSmallFormulasAwayFromOne(t *testing.T) {
 	if got := enumName([]string{"a", "b"}, 2); got != "2" {
 		t.Errorf("enumName past the end: %q", got)
 	}
-	if got := enumName([]string{"a", "b"}, 1); got != "b" {
-		t.Errorf("enumName(1): %q", got)
+	for i, want := range []string{"a", "b"} {
+		if got := enumName([]string{"a", "b"}, i); got != want {
+			t.Errorf("enumName(%d): %q, want %q", i, got, want)
+		}
 	}
 	var edge, past checks
 	edge.startInBall([]float64{0.6, 0.8}, 2, 1)

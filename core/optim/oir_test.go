@@ -5,10 +5,12 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/loss"
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/core/privacy"
@@ -385,6 +387,24 @@ func TestOIRPhasesAreDisjointAndCoupled(t *testing.T) {
 		return res
 	}
 	res := run(ds)
+	// Each group shuffles its pooled items with a stream of its own,
+	// "group j" (from 1) in the phase's scope, so moving one group's user
+	// re-shuffles no other group.
+	ph := res.Phases[0]
+	ball := loss.Ball{Centre: []float64{0, 0}, Radius: p.Radius}
+	for j, g := range ph.Groups {
+		var items [][]float64
+		for _, u := range g {
+			for k := range 3 {
+				items = append(items, ds.Item(u, k))
+			}
+		}
+		src := rng.New(3).Scope("phase 1").Scope("group " + strconv.Itoa(j+1)).Get(rng.Order)
+		src.Shuffle(len(items), func(a, b int) { items[a], items[b] = items[b], items[a] })
+		if want := SGDPass(p.Loss, items, ph.Eta, ball, ph.Start, nil); !slices.Equal(ph.Ends.At(j), want) {
+			t.Errorf("group %d ends at %v, want %v", j+1, ph.Ends.At(j), want)
+		}
+	}
 	seen := map[int]int{}
 	for _, ph := range res.Phases {
 		for _, u := range ph.UserIdx {
@@ -492,12 +512,25 @@ func TestOIRValidate(t *testing.T) {
 		{func(p *OIRParams) { p.Theta0 = []float64{0} }, "theta0 has 1 coordinates"},
 		{func(p *OIRParams) { p.OnEmpty = EmptyZero }, "on-empty = zero"},
 		{func(p *OIRParams) { p.Loss = nil }, "no loss"},
+		{func(p *OIRParams) { p.Mode = privacy.Mode(9) }, "mode"},
+		{func(p *OIRParams) { p.Mutant = OIRWeakGate + 1 }, "mutant"},
 	} {
 		p := ok
 		tc.mod(&p)
 		if err := p.Validate(100, 2); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("got %v, want an error containing %q", err, tc.want)
 		}
+	}
+	if err := ok.Validate(2, 2); err != nil {
+		t.Errorf("2 users, the fewest: %v", err)
+	}
+	if err := ok.Validate(1, 2); err == nil {
+		t.Error("1 user accepted")
+	}
+	weak := ok
+	weak.Mutant = OIRWeakGate
+	if err := weak.Validate(100, 2); err != nil {
+		t.Errorf("the last mutant: %v", err)
 	}
 }
 
@@ -678,5 +711,155 @@ func TestOIROutputCarriesItsNoise(t *testing.T) {
 	}
 	if !(chi2 >= 0.7*float64(k) && chi2 <= 1.35*float64(k)) {
 		t.Errorf("Σ noise²/σ² = %v over %d coordinates, want within [0.7, 1.35]·k", chi2, k)
+	}
+}
+
+// oirLadder is 24 users of 2 items on a small lattice: in groups of one
+// (C = 6, the first phase's 6 users) the end iterates lie 0.0172, 0.0344,
+// 0.0384, 0.0688 and 0.0709 apart.
+func oirLadder() *dataset.Dataset {
+	pts := make([][]float64, 24)
+	for i := range pts {
+		pts[i] = []float64{0.1 * float64(i%3), 0.05 * float64(i%2)}
+	}
+	return usersAt(pts, 2)
+}
+
+// A run's bookkeeping, without noise: the schedule ends short (phase 3
+// would give each of 3 groups ⌊1/3⌋ = 0 users) and says so in the result
+// and the trace; the run starts at θ₀; progress counts every group of
+// every phase once, up to the total; no user is left out of a group; the
+// trace names the groups from 1 and says no gate is applied.
+func TestOIRRunBookkeeping(t *testing.T) {
+	p := OIRParams{Eps: 1, Delta: 1e-5, Loss: loss.Squared{Mu: 1}, Lipschitz: 2, Radius: 1, Eta: 0.5, PExp: 1, QExp: 1,
+		Groups: 3, Phases: 3, TauScale: 10, Order: Given, Mode: privacy.NonPrivate, Record: true, OnEmpty: EmptyStart,
+		Theta0: []float64{0.2, -0.1}}
+	var ticks [][2]int64
+	res, tr, err := OutlierIterateRemoval(context.Background(), p, oirLadder(), rng.New(1), func(done, total int64) {
+		ticks = append(ticks, [2]int64{done, total})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const stop = "phase 3 would give each of the C = 3 groups ⌊1/3⌋ = 0 users"
+	if res.Stop != stop || res.Halted || len(res.Phases) != 2 {
+		t.Fatalf("stop %q, halted %v, %d phases; want %q after 2 phases", res.Stop, res.Halted, len(res.Phases), stop)
+	}
+	if last := tr.Steps[len(tr.Steps)-1]; last.Kind != KindOIRStop || !strings.HasPrefix(last.Text, stop) {
+		t.Errorf("the trace ends with %s %q, want the stop", last.Kind, last.Text)
+	}
+	if !slices.Equal(res.Phases[0].Start, p.Theta0) {
+		t.Errorf("phase 1 starts at %v, want θ₀ = %v", res.Phases[0].Start, p.Theta0)
+	}
+	for i, tk := range ticks {
+		if tk != [2]int64{int64(i + 1), 6} {
+			t.Fatalf("progress %v, want 1 … 6 of 6 (2 phases of 3 groups)", ticks)
+		}
+	}
+	if len(ticks) != 6 {
+		t.Errorf("%d progress calls, want 6", len(ticks))
+	}
+	for _, ph := range res.Phases {
+		if len(ph.Unused) != 0 {
+			t.Errorf("phase %d: %d users in %d groups of %d leave %v unused", ph.I, ph.Users, 3, ph.PerGroup, ph.Unused)
+		}
+	}
+	var group, gate string
+	for _, st := range tr.Steps {
+		switch {
+		case st.Kind == KindOIRGroup && group == "":
+			group = st.Text
+		case st.Kind == KindOIRGate && gate == "":
+			gate = st.Text
+		}
+	}
+	if !strings.HasPrefix(group, "phase 1, group 1:") || !strings.Contains(gate, "non-private, so no gate is applied") {
+		t.Errorf("first group %q, first gate %q", group, gate)
+	}
+
+	p.Phases = 2 // the schedule's own length: no stop
+	if res, _, err = OutlierIterateRemoval(context.Background(), p, oirLadder(), rng.New(1), nil); err != nil || res.Stop != "" {
+		t.Errorf("two phases of two: stop %q, %v", res.Stop, err)
+	}
+	p.Phases, p.OnShort = 3, ShortRefuse
+	if _, _, err = OutlierIterateRemoval(context.Background(), p, oirLadder(), rng.New(1), nil); err == nil || !strings.Contains(err.Error(), stop) {
+		t.Errorf("refusing a short schedule: %v", err)
+	}
+}
+
+// The ramp counts neighbours within 2τ, not τ, and its coins follow it:
+// with τ = 0.0119 the nearest ends (0.0172 apart) count at 2τ only, so
+// every group has 2 neighbours counting itself, and Keep(2, 6) = 0.
+func TestOIRCountsAtTwoTau(t *testing.T) {
+	p := OIRParams{Eps: 1, Delta: 1e-5, Loss: loss.Squared{Mu: 1}, Lipschitz: 2, Radius: 1, Eta: 0.5, PExp: 1, QExp: 1,
+		Groups: 6, Phases: 1, TauScale: 0.0037, Order: Given, Mode: privacy.NonPrivate}
+	res, _, err := OutlierIterateRemoval(context.Background(), p, oirLadder(), rng.New(1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ph := res.Phases[0]
+	between := 0
+	for j := range 6 {
+		within := 0
+		for k := range 6 {
+			a, b := ph.Ends.At(j), ph.Ends.At(k)
+			dist := math.Hypot(a[0]-b[0], a[1]-b[1])
+			if dist <= 2*ph.Tau {
+				within++
+			}
+			if dist > ph.Tau && dist <= 2*ph.Tau {
+				between++
+			}
+		}
+		if ph.Counts[j] != within || ph.Keep[j] != robust.Keep(within, 6) {
+			t.Errorf("group %d: count %d, keep %v; want %d within 2τ = %.4g and keep %v", j+1, ph.Counts[j], ph.Keep[j], within, 2*ph.Tau, robust.Keep(within, 6))
+		}
+	}
+	if between == 0 {
+		t.Fatalf("τ = %v: no pair of ends lies between τ and 2τ, so the test cannot tell them apart", ph.Tau)
+	}
+}
+
+// The gate's loose pass, Pr[Lap(b) > 2C/15 − Δ_s] with Δ_s = 2(C−1)/C,
+// evaluated to 30 digits apart from this code: b = 20/ε, or 2/ε in the
+// weak-gate variant; without score noise it is 0 or 1.
+func TestOIRLooseGatePass(t *testing.T) {
+	p := OIRParams{Eps: 1}
+	for _, c := range []struct {
+		c    int
+		mut  OIRMutant
+		want float64
+	}{
+		{3440, OIRCorrect, 6.0613129757227722685e-11},
+		{8, OIRCorrect, 0.5167947885947039079},
+		{60, OIRCorrect, 0.36979227599503141267},
+		{60, OIRWeakGate, 0.024482080254629708314},
+		{60, OIRNoScoreNoise, 0},
+		{8, OIRNoScoreNoise, 1},
+	} {
+		p.Mutant = c.mut
+		if got := p.LooseGatePass(c.c); !(math.Abs(got-c.want) <= 1e-12*c.want) && got != c.want {
+			t.Errorf("C = %d, %s: %v, want %v", c.c, c.mut, got, c.want)
+		}
+	}
+}
+
+// The gate's trace step shows the noisy score, s plus its Laplace draw.
+func TestOIRGateStepShowsTheNoisyScore(t *testing.T) {
+	p := OIRParams{Eps: 1, Delta: 1e-5, Loss: loss.Squared{Mu: 1}, Lipschitz: 2, Radius: 1, Eta: 0.5, PExp: 1, QExp: 1,
+		Groups: 3, Phases: 1, TauScale: 10, Order: Given, Mode: privacy.Teaching, Record: true}
+	res, tr, err := OutlierIterateRemoval(context.Background(), p, oirLadder(), rng.New(1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ph := res.Phases[0]
+	want := format.Sprintf("noisy score %.4g", ph.Score+ph.ScoreNoise)
+	for _, st := range tr.Steps {
+		if st.Kind == KindOIRGate && !strings.Contains(st.Text, want) {
+			t.Errorf("gate step %q, want %q (score %v, noise %v)", st.Text, want, ph.Score, ph.ScoreNoise)
+		}
+	}
+	if ph.ScoreNoise == 0 {
+		t.Error("the gate drew no noise")
 	}
 }

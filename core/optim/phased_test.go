@@ -131,6 +131,29 @@ func TestPhasedPrivateRun(t *testing.T) {
 	if !res.Guarantee.Certified() {
 		t.Errorf("guarantee %v", res.Guarantee)
 	}
+	// Each phase needs n ≥ 4κ′+2 = 338 users; all 2,000 take part in each.
+	var found bool
+	for _, pc := range res.Guarantee.Preconditions {
+		if pc.What == "n ≥ 4κ′+2 users in every phase" {
+			found = pc.Have == 2000 && pc.Need == 338 && pc.Met
+		}
+	}
+	if !found {
+		t.Errorf("preconditions %+v: want n = 2000 ≥ 4κ′+2 = 338", res.Guarantee.Preconditions)
+	}
+	// Δ_i = 2·5·(2G)·√(ln(T/β)/m)/(λ_i·n), the regularised loss being
+	// 2G-Lipschitz and β shared by the T phases: G = μ(R_K + R_X) = 3.
+	for _, ph := range res.Phases {
+		want := 2 * 5 * 6 * math.Sqrt(math.Log(3/0.01)/10) / (ph.Lambda * 2000)
+		if !(math.Abs(ph.Sens-want) <= 1e-12*want) {
+			t.Errorf("phase %d: Δ = %v, want %v", ph.I, ph.Sens, want)
+		}
+	}
+	for _, st := range tr.Steps {
+		if st.Kind == KindLedgerSpend && !strings.HasSuffix(st.Text, "on all users") {
+			t.Errorf("spend step %q: every phase of Phased-ERM uses all users", st.Text)
+		}
+	}
 	again, _, _ := PhasedERM(context.Background(), p, d, rng.New(1), nil)
 	if again.Theta[0] != res.Theta[0] || again.Theta[1] != res.Theta[1] {
 		t.Error("same seed, different result")
@@ -151,6 +174,13 @@ func TestPhasedRejects(t *testing.T) {
 	} {
 		if _, _, err := PhasedERM(context.Background(), c.p, d, rng.New(1), nil); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.p, err, c.want)
+		}
+	}
+	for phases, ok := range map[int]bool{64: true, 65: false, 0: true, -1: false} {
+		p := base
+		p.Phases = phases
+		if _, _, err := p.check(d); (err == nil) != ok {
+			t.Errorf("phases = %d: %v, want accepted %v", phases, err, ok)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/loss"
 	"github.com/uldplab/uldp/core/mech"
+	"github.com/uldplab/uldp/core/noise"
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/core/rng"
 	"github.com/uldplab/uldp/core/robust"
@@ -491,6 +492,13 @@ func TestRobustSGDRefusesBadInput(t *testing.T) {
 		{func(p *RobustSGDParams) { p.Loss = loss.Coupled(2) }, "not diagonally dominant"},
 		{func(p *RobustSGDParams) { p.Theta0 = []float64{3, 0} }, "outside the domain"},
 		{func(p *RobustSGDParams) { p.Eps = 0 }, "eps = 0"},
+		{func(p *RobustSGDParams) { p.Mode = privacy.Mode(9) }, "mode"},
+		{func(p *RobustSGDParams) { p.Domain = 0 }, "domain = 0"},
+		{func(p *RobustSGDParams) { p.Eta = 0 }, "eta = 0"},
+		{func(p *RobustSGDParams) { p.Theta0 = []float64{1, -3} }, "coordinate 2 is -3"},
+		// β = 4: 2/β = 0.5, named twice, as the bound and as the fix.
+		{func(p *RobustSGDParams) { p.Loss, p.Eta = loss.Squared{Mu: 4}, 0.6 }, "2/β = 0.5: "},
+		{func(p *RobustSGDParams) { p.Loss, p.Eta = loss.Squared{Mu: 4}, 0.6 }, "take η ≤ 0.5,"},
 	} {
 		p := robustParams(privacy.Sound)
 		c.mod(&p)
@@ -503,6 +511,121 @@ func TestRobustSGDRefusesBadInput(t *testing.T) {
 	p.Loss = loss.Coupled(2)
 	if _, _, err := RobustSGD(context.Background(), p, data, rng.New(1), nil); err != nil {
 		t.Errorf("teaching mode refused the coupled loss: %v", err)
+	}
+	// The edges are inside: η = 2/β exactly, θ₀ on the box's corner.
+	edge := robustParams(privacy.Sound)
+	edge.Loss, edge.Eta, edge.Theta0 = loss.Squared{Mu: 4}, 0.5, []float64{2, -2}
+	if err := edge.Validate(30, 2); err != nil {
+		t.Errorf("η = 2/β, θ₀ = (D, −D): %v", err)
+	}
+}
+
+// A-LOC's bookkeeping: phases of ⌊57/2⌋ = 28 and 14 users, numbered from
+// 1, with steps η/b and η/b² (b = max(ln m, 2) = 2 at m = 3); progress
+// counts ⌊28/10⌋ + ⌊14/10⌋ = 3 steps once each; each phase's test draws
+// Lap(8/ε) and Lap(16/ε) and its Gaussian is added to the answer, drawn
+// from the phase's own streams ("phase s").
+func TestRobustLocalizationBookkeeping(t *testing.T) {
+	data := gaussianUsers(t, 57, 3, 0.5, 2)
+	p := robustParams(privacy.Sound)
+	p.Eta = 0.2
+	var ticks [][2]int64
+	res, _, err := RobustLocalization(context.Background(), p, data, rng.New(1), func(done, total int64) {
+		ticks = append(ticks, [2]int64{done, total})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Phases) != 2 || !slices.Equal(ticks, [][2]int64{{1, 3}, {2, 3}, {3, 3}}) {
+		t.Fatalf("%d phases, progress %v; want 2 phases and 1, 2, 3 of 3", len(res.Phases), ticks)
+	}
+	for s, ph := range res.Phases {
+		want := 0.2 / math.Pow(2, float64(s+1))
+		if ph.S != s+1 || ph.Users != 28>>s || !(math.Abs(ph.Eta-want) <= 1e-15) {
+			t.Errorf("phase %d: s = %d, %d users, η = %v; want %d users, η = %v", s+1, ph.S, ph.Users, ph.Eta, 28>>s, want)
+		}
+		if ph.ThresholdScale != 8 || ph.ScoreScale != 16 || ph.NoisyThreshold == ph.Threshold {
+			t.Errorf("phase %d: test scales %v and %v, threshold %v → %v; want Lap(8) and Lap(16) and a noisy threshold", s+1, ph.ThresholdScale, ph.ScoreScale, ph.Threshold, ph.NoisyThreshold)
+		}
+		g := make([]float64, 2)
+		noiseSrc := rng.New(1).Scope("phase " + strconv.Itoa(s+1)).Get(rng.Gauss)
+		gaussian := noise.Gaussian{Sigma: ph.Sigma, Src: noiseSrc}
+		gaussian.RandVec(g)
+		centre := ph.Average
+		if !ph.Passed {
+			centre = ph.Start
+		}
+		for k := range g {
+			if !(ph.Sigma > 0) || ph.Noise[k] != g[k] || !(math.Abs(ph.Output[k]-(centre[k]+g[k])) <= 1e-15) {
+				t.Errorf("phase %d: noise %v (σ = %v), output %v; want the phase's draw %v added to %v", s+1, ph.Noise, ph.Sigma, ph.Output, g, centre)
+				break
+			}
+		}
+	}
+	// The guarantee reads the worst phase's bad-batch pass and the
+	// Gaussian's δ at ε/2 for the first (longest) step.
+	var pBad float64
+	for _, ns := range Phases(57, 10) {
+		pBad = math.Max(pBad, p.BadBatchPass(ns/10))
+	}
+	eta := 0.2 / EtaBase(3)
+	for _, pc := range res.Guarantee.Preconditions {
+		switch pc.What {
+		case "Pr[a batch with no 2B/3 in any r-box passes its test]":
+			if pc.Have != pBad {
+				t.Errorf("bad-batch pass %v, want %v", pc.Have, pBad)
+			}
+		case "the Gaussian's true δ at ε/2":
+			if want := privacy.GaussianDelta(0.5, p.Sensitivity(eta, 2), p.Sigma(eta, 2)); pc.Have != want {
+				t.Errorf("Gaussian δ %v, want %v", pc.Have, want)
+			}
+		}
+	}
+}
+
+// The trace names clipped coordinates from 1, and only when there are
+// some; it says whether noise is added.
+func TestRobustSGDTraceText(t *testing.T) {
+	data := gaussianUsers(t, 57, 3, 0.5, 2)
+	for _, mode := range []privacy.Mode{privacy.NonPrivate, privacy.Sound} {
+		p := robustParams(mode)
+		p.Loss, p.Radius, p.Record = loss.Huber{H: 0.5}, 0.05, true
+		res, tr, err := RobustSGD(context.Background(), p, data, rng.New(1), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var clipped, plain int
+		i := 0
+		for _, st := range tr.Steps {
+			switch st.Kind {
+			case KindRobustStep:
+				var ks []string
+				for k, c := range res.Phases[0].Steps[i].Estimate.Clipped {
+					if c {
+						ks = append(ks, strconv.Itoa(k+1))
+					}
+				}
+				i++
+				if len(ks) == 0 {
+					plain++
+					if strings.Contains(st.Text, "clipped") {
+						t.Errorf("step %d clipped nothing: %q", i, st.Text)
+					}
+					continue
+				}
+				clipped++
+				if want := "; clipped in coordinate " + strings.Join(ks, " and "); !strings.Contains(st.Text, want) {
+					t.Errorf("step %d: %q, want %q", i, st.Text, want)
+				}
+			case KindRobustNoise:
+				if want := map[privacy.Mode]string{privacy.NonPrivate: "non-private: release", privacy.Sound: "+ N(0, σ²I)"}[mode]; !strings.Contains(st.Text, want) {
+					t.Errorf("%v: %q, want %q", mode, st.Text, want)
+				}
+			}
+		}
+		if clipped == 0 || plain == 0 {
+			t.Errorf("%v: %d steps clipped, %d not: the test needs both", mode, clipped, plain)
+		}
 	}
 }
 

@@ -3,6 +3,8 @@ package optim
 import (
 	"context"
 	"math"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/uldplab/uldp/core/privacy"
@@ -29,9 +31,16 @@ func TestPhasedSCOBatchesAndBudget(t *testing.T) {
 			t.Errorf("phase %d runs on %d users, want %d", i+1, ph.Users, want[i])
 		}
 	}
-	for _, s := range res.Ledger.Spends() {
-		if s.Eps != 1 || s.Delta != 1e-5 || s.Group == "" {
-			t.Errorf("spend %+v: each phase spends the full (ε, δ) on its own group", s)
+	for i, s := range res.Ledger.Spends() {
+		// The group names the batch's users, 1-based: (⌊n/2^i⌋, ⌊n/2^{i−1}⌋].
+		group := "users " + strconv.Itoa(2000>>(i+1)+1) + "–" + strconv.Itoa(2000>>i)
+		if s.Eps != 1 || s.Delta != 1e-5 || s.Group != group {
+			t.Errorf("spend %+v: each phase spends the full (ε, δ) on its own group, %q", s, group)
+		}
+	}
+	for _, st := range tr.Steps {
+		if st.Kind == KindLedgerSpend && !strings.HasSuffix(st.Text, "(disjoint: parallel composition)") {
+			t.Errorf("spend step %q: the batches are disjoint, and the trace should say so", st.Text)
 		}
 	}
 	total, _ := res.Ledger.Total()
@@ -78,5 +87,10 @@ func TestPhasedSCONonPrivateAndOddSizes(t *testing.T) {
 	p.Phases = 8 // 101 >> 8 = 0: an empty batch
 	if _, _, err := PhasedSCO(context.Background(), p, d, rng.New(1), nil); err == nil {
 		t.Error("an empty last batch was accepted")
+	}
+	// 64 >> 6 = 1: the last batch holds one user, the fewest that runs.
+	p.Phases = 6
+	if _, _, err := PhasedSCO(context.Background(), p, data(t, 64, 4, 0.2, 0.3, 0), rng.New(1), nil); err != nil {
+		t.Errorf("6 phases on 64 users (a last batch of 1): %v", err)
 	}
 }

@@ -212,3 +212,36 @@ func TestPropositionB1(t *testing.T) {
 	}
 	t.Logf("largest ‖θ*(x) − θ*(𝒟)‖ / radius over %d datasets: %.3f", trials, worst)
 }
+
+// At ε = 40 the first stage's radius R′ (1.39) is below 𝒦's diameter, so
+// 𝒦′ = 𝒦 ∩ B(θ₀, R′) is a real constraint: phase 1's noise (σ ≈ 780)
+// lands on its edge. Phased-ERM's default λ is G√d/(R′·n·√m), so phase
+// 1's is 4 times that.
+func TestStronglyConvexSecondStageStaysNearTheFirst(t *testing.T) {
+	d := data(t, 2000, 10, 0.001, 0.2, 0.1)
+	p := base
+	p.Phases, p.Eps = 2, 40
+	res, _, err := StronglyConvexERM(context.Background(), p, d, rng.New(1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := res.Stage1
+	if !(st.Radius < 2) {
+		t.Fatalf("R′ = %v: the test needs it below 𝒦's diameter", st.Radius)
+	}
+	onEdge := false
+	for _, ph := range res.Phases {
+		dist := math.Hypot(ph.Output[0]-st.Output[0], ph.Output[1]-st.Output[1])
+		if !(dist <= st.Radius*(1+1e-12)) {
+			t.Errorf("phase %d: output %v is %v from θ₀ = %v, beyond R′ = %v", ph.I, ph.Output, dist, st.Output, st.Radius)
+		}
+		onEdge = onEdge || dist >= st.Radius*(1-1e-9)
+	}
+	if !onEdge {
+		t.Error("no phase's output reached the edge of B(θ₀, R′): the test cannot see the projection")
+	}
+	want := 4 * 3 * math.Sqrt(2) / (st.Radius * 2000 * math.Sqrt(10))
+	if !(math.Abs(res.Phases[0].Lambda-want) <= 1e-12*want) {
+		t.Errorf("λ₁ = %v, want 4G√d/(R′n√m) = %v", res.Phases[0].Lambda, want)
+	}
+}
