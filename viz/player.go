@@ -10,6 +10,11 @@ import (
 // Player is the stepper bar every stepped scene shares: reset, step back,
 // step, play/pause at a speed, over a trace.Stepper.
 type Player struct {
+	// Bound, if positive, is the most steps a run can take when it may
+	// stop early: until the end the status says "of at most Bound", so
+	// the run's length does not give its outcome away.
+	Bound int
+
 	st      *trace.Stepper
 	playing bool
 	speed   float64 // steps per second
@@ -137,14 +142,19 @@ func (p *Player) Controls() []Control {
 	return cs
 }
 
-// Status is a one-line position readout: "step 3 of 7: <text>".
+// Status is a one-line position readout: "step 3 of 7: <text>", or
+// "step 3 of at most 9: <text>" before the end of a run with a Bound.
 func (p *Player) Status() string {
 	if p.st == nil {
 		return ""
 	}
+	of := format.Sprintf("of %d", p.st.Len())
+	if p.Bound > 0 && p.st.Pos() < p.st.Len() {
+		of = format.Sprintf("of at most %d", p.Bound)
+	}
 	cur, ok := p.st.Current()
 	if !ok {
-		return format.Sprintf("step 0 of %d: press step ▶ (→) to begin", p.st.Len())
+		return format.Sprintf("step 0 %s: press step ▶ (→) to begin", of)
 	}
-	return format.Sprintf("step %d of %d: %s", p.st.Pos(), p.st.Len(), cur.Text)
+	return format.Sprintf("step %d %s: %s", p.st.Pos(), of, cur.Text)
 }

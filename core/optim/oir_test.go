@@ -512,7 +512,7 @@ func TestOIRValidate(t *testing.T) {
 		{func(p *OIRParams) { p.Theta0 = []float64{0} }, "theta0 has 1 coordinates"},
 		{func(p *OIRParams) { p.OnEmpty = EmptyZero }, "on-empty = zero"},
 		{func(p *OIRParams) { p.Loss = nil }, "no loss"},
-		{func(p *OIRParams) { p.Mode = privacy.Mode(9) }, "mode"},
+		{func(p *OIRParams) { p.Mode = privacy.Mode(9) }, "unknown mode 9"},
 		{func(p *OIRParams) { p.Mutant = OIRWeakGate + 1 }, "mutant"},
 	} {
 		p := ok

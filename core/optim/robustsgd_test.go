@@ -492,7 +492,7 @@ func TestRobustSGDRefusesBadInput(t *testing.T) {
 		{func(p *RobustSGDParams) { p.Loss = loss.Coupled(2) }, "not diagonally dominant"},
 		{func(p *RobustSGDParams) { p.Theta0 = []float64{3, 0} }, "outside the domain"},
 		{func(p *RobustSGDParams) { p.Eps = 0 }, "eps = 0"},
-		{func(p *RobustSGDParams) { p.Mode = privacy.Mode(9) }, "mode"},
+		{func(p *RobustSGDParams) { p.Mode = privacy.Mode(9) }, "unknown mode 9"},
 		{func(p *RobustSGDParams) { p.Domain = 0 }, "domain = 0"},
 		{func(p *RobustSGDParams) { p.Eta = 0 }, "eta = 0"},
 		{func(p *RobustSGDParams) { p.Theta0 = []float64{1, -3} }, "coordinate 2 is -3"},

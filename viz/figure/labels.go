@@ -26,3 +26,9 @@ func (p *Labels) Text(at viz.Point, text string, size float64, c viz.Colour, ali
 	p.L.Text(at, text, size, c, align)
 	return true
 }
+
+// Reserve keeps later labels off the box from (x0, y0) to (x1, y1): a
+// panel drawn over the figure afterwards (an inset) that would hide them.
+func (p *Labels) Reserve(x0, y0, x1, y1 float64) {
+	p.boxes = append(p.boxes, [4]float64{x0, y0, x1, y1})
+}

@@ -284,3 +284,41 @@ func Certifies(t *testing.T, a *viz.App, what string) bool {
 	}
 	return true
 }
+
+// Collisions lists the pairs of texts in l that share a line (their
+// anchors less than half a size apart vertically) and whose extents, by
+// viz.TextWidth, overlap by more than a character's width: two labels
+// printed into each other ("0.00822halt at step 1").
+func Collisions(l *viz.List) [][2]string {
+	type span struct {
+		lo, hi, y, size float64
+		text            string
+	}
+	var spans []span
+	for _, it := range l.Items {
+		if it.Kind != viz.Text || strings.TrimSpace(it.Text) == "" {
+			continue
+		}
+		w := viz.TextWidth(it.Text, it.Size)
+		lo := it.P[0].X
+		switch it.Align {
+		case viz.Centre:
+			lo -= w / 2
+		case viz.Right:
+			lo -= w
+		}
+		spans = append(spans, span{lo, lo + w, it.P[0].Y, it.Size, it.Text})
+	}
+	var out [][2]string
+	for i, a := range spans {
+		for _, b := range spans[i+1:] {
+			if math.Abs(a.y-b.y) >= 0.5*min(a.size, b.size) {
+				continue
+			}
+			if min(a.hi, b.hi)-max(a.lo, b.lo) > 0.55*min(a.size, b.size) {
+				out = append(out, [2]string{a.text, b.text})
+			}
+		}
+	}
+	return out
+}

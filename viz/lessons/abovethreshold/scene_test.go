@@ -3,6 +3,7 @@ package abovethreshold
 import (
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -79,7 +80,7 @@ func TestStepsRevealTheRun(t *testing.T) {
 	if count(viz.Orange) != 2 {
 		t.Errorf("after two comparisons %d noisy markers", count(viz.Orange))
 	}
-	if st := a.Readouts()[0].Text; !strings.Contains(st, "step 3 of 4") || !strings.Contains(st, "query 2") {
+	if st := a.Readouts()[0].Text; !strings.Contains(st, "step 3 of at most 4") || !strings.Contains(st, "query 2") {
 		t.Errorf("status %q", st)
 	}
 	if s.result.HaltedAt != 0 {
@@ -362,5 +363,24 @@ func TestTheHaltEarlyExercisesPremise(t *testing.T) {
 	}
 	if r := halts[1] / halts[4]; likeliest != 1 || r < 1.7 || r > 2.5 {
 		t.Errorf("the exact law of ⊥: %v (the question says query 2 is likeliest, about twice query 5)", halts)
+	}
+}
+
+// Where the run halts is the lesson's question: before the end the status
+// gives the most steps a run of 8 queries can take, 1 + 8, not this run's
+// length. A run that halts nowhere takes all 9.
+func TestStatusKeepsTheHaltUnsaid(t *testing.T) {
+	a, s := scenetest.Open(t, New())
+	if got := s.player.Status(); !strings.HasPrefix(got, "step 0 of at most 9:") {
+		t.Errorf("opening status %q", got)
+	}
+	scenetest.MustSet(t, a, viz.CtlEnd, "")
+	if n := s.player.Stepper().Len(); n >= 9 || !strings.HasPrefix(s.player.Status(), "step "+strconv.Itoa(n)+" of "+strconv.Itoa(n)+":") {
+		t.Errorf("the default run (it halts at query 5) ends with %q after %d steps", s.player.Status(), n)
+	}
+	scenetest.MustSet(t, a, "threshold", "-50")
+	scenetest.MustSet(t, a, viz.CtlEnd, "")
+	if n := s.player.Stepper().Len(); n != 9 || !strings.HasPrefix(s.player.Status(), "step 9 of 9:") {
+		t.Errorf("a run that never halts: %d steps, status %q", n, s.player.Status())
 	}
 }

@@ -197,6 +197,9 @@ func (s *Scene) drawItems(l *viz.List, col []viz.Colour) {
 func (s *Scene) drawTrail(l *viz.List, pts [][]float64) {
 	c := s.cam
 	place := &figure.Labels{L: l}
+	if in := s.inset; in.W > 0 {
+		place.Reserve(in.X0, in.Y0, in.X0+in.W, in.Y0+in.H) // the inset is drawn over the plane
+	}
 	at := make([]viz.Point, len(pts))
 	beyond := make([]bool, len(pts))
 	for i, x := range pts {
@@ -221,7 +224,10 @@ func (s *Scene) drawTrail(l *viz.List, pts [][]float64) {
 			place.Text(viz.Point{X: p.X + 8, Y: p.Y - 10}, label, 11, viz.Ink, viz.Left)
 		}
 	}
-	place.Text(c.ToScreen(0, -oirRadius), "the domain: the unit ball", 10, viz.Muted, viz.Centre)
+	// Below the domain's circle, or above it where the inset covers that.
+	if !place.Text(c.ToScreen(0, -oirRadius), "the domain: the unit ball", 10, viz.Muted, viz.Centre) {
+		place.Text(c.ToScreen(0, oirRadius), "the domain: the unit ball", 10, viz.Muted, viz.Centre)
+	}
 }
 
 // oirTrail is x₀ and the releases shown.
@@ -389,9 +395,10 @@ func (s *Scene) sigmaCell(sigma float64) string {
 // highlighted, the rest muted. It returns the y below it.
 func drawPhaseTable(l *viz.List, x, y, w float64, title string, cols []float64, header []string, rows [][]string, shown int) float64 {
 	y += l.TextIn(viz.Point{X: x, Y: y}, w, title, 12, viz.Ink, viz.Left) + 6
+	size, xs := tableColumns(x, w, cols, append([][]string{header}, rows...))
 	row := func(y float64, col viz.Colour, cells []string) {
 		for k, t := range cells {
-			l.Text(viz.Point{X: x + cols[k]*w, Y: y}, t, 11, col, viz.Left)
+			l.Text(viz.Point{X: xs[k], Y: y}, t, size, col, viz.Left)
 		}
 	}
 	row(y, viz.Muted, header)
@@ -408,6 +415,40 @@ func drawPhaseTable(l *viz.List, x, y, w float64, title string, cols []float64, 
 		y += 15
 	}
 	return y
+}
+
+// tableColumns places a table's columns in a width w from x: each at its
+// share cols[k] of w, or further right if the column before holds wider
+// text, and the type made smaller (11 px down to 8) until the widest row
+// fits, so that no cell runs into the next or wraps into the row below.
+func tableColumns(x, w float64, cols []float64, rows [][]string) (float64, []float64) {
+	const gap = 6
+	xs := make([]float64, len(cols))
+	size := 11.0
+	for ; ; size-- {
+		for k := range cols {
+			xs[k] = x + cols[k]*w
+			if k == 0 {
+				continue
+			}
+			widest := 0.0
+			for _, r := range rows {
+				if k-1 < len(r) {
+					widest = max(widest, viz.TextWidth(r[k-1], size))
+				}
+			}
+			xs[k] = max(xs[k], xs[k-1]+widest+gap)
+		}
+		last := 0.0
+		for _, r := range rows {
+			if n := len(r); n > 0 {
+				last = max(last, xs[n-1]+viz.TextWidth(r[n-1], size))
+			}
+		}
+		if last <= x+w || size <= 8 {
+			return size, xs
+		}
+	}
 }
 
 // drawGate is the shown phase's gate: the score's line from 0 to C, the

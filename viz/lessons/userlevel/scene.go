@@ -213,17 +213,19 @@ func (p *Scene) Set(name, value string) error {
 
 // Readouts lists the numbers the lesson talks about.
 func (p *Scene) Readouts() []viz.Readout {
+	// The number shown belongs to the formula beside it: σ√(d/m) for
+	// i.i.d. items, σ√d for homogeneous users (d = 2).
 	m := float64(p.spec.M)
-	theory := p.spec.Spread * math.Sqrt(2/m)
+	spread := format.Sprintf("≈ σ√(d/m) = %.3g for i.i.d. items; σ√d for homogeneous users", p.spec.Spread*math.Sqrt(2/m))
 	if p.spec.Kind == dataset.Homogeneous {
-		theory = p.spec.Spread * math.Sqrt(2)
+		spread = format.Sprintf("≈ σ√d = %.3g for homogeneous users; σ√(d/m) for i.i.d. items", p.spec.Spread*math.Sqrt(2))
 	}
 	f := func(x float64) string { return format.Sprintf("%.4g", x) }
 	r := []viz.Readout{
 		{Name: "item-sens", Label: "item-level sensitivity of the mean", Value: p.itemSens(), Text: f(p.itemSens()), Formula: "2R/(nm): one item changes"},
 		{Name: "user-sens", Label: "user-level sensitivity of the mean", Value: p.userSens(), Text: f(p.userSens()), Formula: "2R/n: one user's m items change — m times larger"},
 		{Name: "rms", Label: "spread of the user means (RMS)", Value: p.rms, Text: f(p.rms),
-			Formula: format.Sprintf("≈ σ√(d/m) = %.3g for i.i.d. items; σ√d for homogeneous users", theory)},
+			Formula: spread},
 		{Name: "influence", Label: "largest influence of deleting one user", Value: p.maxInfluence, Text: f(p.maxInfluence),
 			Formula: "max ‖ū_i − x̄‖/(n−1): far below 2R/n when users agree (Paper A's deletion sensitivity)"},
 		{Name: "mean", Label: "mean of user means", Value: p.mean[0], Text: format.Sprintf("(%.3f, %.3f)", p.mean[0], p.mean[1])},

@@ -109,9 +109,16 @@ func TestPlaygroundSensitivitiesAndConcentration(t *testing.T) {
 	if got, want := scenetest.ReadoutValue(a, "rms"), math.Sqrt(2.0/25); !(math.Abs(got-want) <= 0.2*want) {
 		t.Errorf("i.i.d.: RMS of user means %v, want ≈ %v", got, want)
 	}
+	// The theory's number sits beside its own formula.
+	if got := p.Readouts()[2].Formula; !strings.HasPrefix(got, "≈ σ√(d/m) = 0.283 ") {
+		t.Errorf("i.i.d. formula %q, want σ√(d/m) = 0.283 first", got)
+	}
 	scenetest.MustSet(t, a, "kind", dataset.Homogeneous)
 	if got, want := scenetest.ReadoutValue(a, "rms"), math.Sqrt(2.0); !(math.Abs(got-want) <= 0.2*want) {
 		t.Errorf("homogeneous: RMS of user means %v, want ≈ %v", got, want)
+	}
+	if got := p.Readouts()[2].Formula; !strings.HasPrefix(got, "≈ σ√d = 1.41 ") {
+		t.Errorf("homogeneous formula %q, want σ√d = 1.41 first", got)
 	}
 	if p.spec.N != 400 || p.spec.M != 25 {
 		t.Errorf("spec %+v", p.spec)

@@ -1,0 +1,41 @@
+package lessons
+
+import (
+	"testing"
+
+	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/internal/scenetest"
+)
+
+// No lesson prints two labels into each other ("0.00822halt at step 1",
+// a table cell wrapped into the row below, a label under an inset), at
+// any figure size from a phone's to a wide desktop's: opened, a step or
+// two in, at the end, and in the settings the lessons' texts link to
+// that change the figure most (the accelerated variant, ε = 10).
+func TestNoLabelsCollide(t *testing.T) {
+	for _, s := range All() {
+		a := viz.NewApp(s)
+		a.Settle()
+		name := s.Info().Name
+		seen := map[[2]string]bool{}
+		for _, set := range [][2]string{{}, {viz.CtlStep}, {viz.CtlStep}, {viz.CtlEnd}, {"algo", "accelerated"}, {viz.CtlEnd}, {"eps", "10"}} {
+			if set[0] != "" {
+				if a.Set(set[0], set[1]) != nil {
+					continue // not this lesson's setting
+				}
+				a.Settle()
+			}
+			for w := 320.0; w <= 1400; w += 40 {
+				for _, h := range []float64{640, 1000} {
+					l, _ := a.Frame(w, h)
+					for _, c := range scenetest.Collisions(l) {
+						if !seen[c] {
+							seen[c] = true
+							t.Errorf("%s after %v at %v×%v: %q runs into %q", name, set, w, h, c[0], c[1])
+						}
+					}
+				}
+			}
+		}
+	}
+}
