@@ -69,11 +69,14 @@ func KeepRamp(l *viz.List, p Plot, counts []int, n int, sym, title string) {
 	if p.H < 60 {
 		return
 	}
+	// Above the count labels of the dots at p = 1: a title wrapped onto
+	// more than one line (a narrow figure) moves the plot down below it.
+	if extra := l.TextIn(viz.Point{X: p.X0 - 20, Y: p.Y0 - 34}, p.W+20, title, 12, viz.Ink, viz.Left) - 16; extra > 0 {
+		p.Y0, p.H = p.Y0+extra, p.H-extra
+	}
 	nf := float64(n)
 	xOf := func(f float64) float64 { return p.X0 + p.W*f/nf }
 	yOf := func(q float64) float64 { return p.Y0 + p.H - p.H*q }
-	// Above the count labels of the dots at p = 1.
-	l.TextIn(viz.Point{X: p.X0 - 20, Y: p.Y0 - 34}, p.W+20, title, 12, viz.Ink, viz.Left)
 	l.Line(viz.Point{X: p.X0, Y: yOf(0)}, viz.Point{X: p.X0 + p.W, Y: yOf(0)}, viz.Style{Stroke: viz.Muted, Width: 1})
 	l.Line(viz.Point{X: p.X0, Y: yOf(0)}, viz.Point{X: p.X0, Y: yOf(1)}, viz.Style{Stroke: viz.Muted, Width: 1})
 	l.Text(viz.Point{X: p.X0 - 6, Y: yOf(1)}, "1", 10, viz.Muted, viz.Right)

@@ -1,7 +1,9 @@
 package abovethreshold
 
 import (
+	"cmp"
 	"math"
+	"slices"
 
 	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/mech"
@@ -76,10 +78,13 @@ func (s *Scene) drawQueries(l *viz.List, p figure.Plot, v shown) {
 	}
 	l.Line(viz.Point{X: p.X0, Y: p.Y0}, viz.Point{X: p.X0, Y: p.Y0 + p.H}, axis)
 	// A slot too narrow for "p⊤ 0.72" names the row once, at the axis.
-	pfmt := "p⊤ %.2f"
+	// Narrower still (a phone), the figures alternate between two lines;
+	// digits run wider than TextWidth's average character.
+	pfmt, stagger := "p⊤ %.2f", false
 	if viz.TextWidth("p⊤ 0.00", 10) > p.SlotW()-2 {
 		pfmt = "%.2f"
 		l.Text(viz.Point{X: p.X0 - 6, Y: p.Y0 + p.H + 28}, "p⊤", 10, viz.Muted, viz.Right)
+		stagger = 1.2*viz.TextWidth("0.00", 10) > p.SlotW()-2
 	}
 
 	base := p.YOf(math.Max(p.Lo, math.Min(0, p.Hi)))
@@ -96,7 +101,11 @@ func (s *Scene) drawQueries(l *viz.List, p figure.Plot, v shown) {
 		}
 		l.Rect(viz.Point{X: x - bw/2, Y: base}, viz.Point{X: x + bw/2, Y: p.YOf(q)}, style, t)
 		l.Text(viz.Point{X: x, Y: p.Y0 + p.H + 14}, format.Sprintf("q%d", t), 11, viz.Ink, viz.Centre)
-		l.Text(viz.Point{X: x, Y: p.Y0 + p.H + 28}, format.Sprintf(pfmt, mech.ATPassProbability(s.params(), q)), 10, viz.Muted, viz.Centre)
+		py := p.Y0 + p.H + 28
+		if stagger && t%2 == 0 {
+			py += 10
+		}
+		l.Text(viz.Point{X: x, Y: py}, format.Sprintf(pfmt, mech.ATPassProbability(s.params(), q)), 10, viz.Muted, viz.Centre)
 	}
 
 	right := p.X0 + p.W
@@ -158,6 +167,17 @@ func (s *Scene) drawHalting(l *viz.List, x0, w, y, bottom float64) {
 	if short {
 		l.Text(viz.Point{X: p.X0 - 6, Y: p.Y0 + p.H + 12}, "⊥ at", 10, viz.Ink, viz.Right)
 	}
+	// The probabilities are labelled from the likeliest down; on a narrow
+	// figure one that would print into a neighbour's is left out.
+	place := figure.Labels{L: l}
+	order := make([]int, len(s.exact))
+	for k := range order {
+		order[k] = k
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(s.exact[b], s.exact[a]) })
+	for _, k := range order {
+		place.Text(viz.Point{X: p.SlotX(k + 1), Y: p.YOf(s.exact[k]) - 8}, format.Sprintf("%.2f", s.exact[k]), 10, viz.Muted, viz.Centre)
+	}
 	for k, pr := range s.exact {
 		x := p.SlotX(k + 1)
 		if s.sim != nil {
@@ -175,7 +195,6 @@ func (s *Scene) drawHalting(l *viz.List, x0, w, y, bottom float64) {
 			label = "all ⊤"
 		}
 		l.Text(viz.Point{X: x, Y: p.Y0 + p.H + 12}, label, 10, viz.Ink, viz.Centre)
-		l.Text(viz.Point{X: x, Y: p.YOf(pr) - 8}, format.Sprintf("%.2f", pr), 10, viz.Muted, viz.Centre)
 	}
 }
 

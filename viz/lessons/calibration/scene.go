@@ -305,6 +305,16 @@ func (c *Scene) Draw(w, h float64) *viz.List {
 	// The formulas need room beside the figures; a narrow frame shows the
 	// figures alone (the total's readout keeps its formula).
 	wide := w >= 760
+	// The δ column starts past the widest ε (2.203e+05 at ε = 10 and many
+	// releases), the formulas past the widest δ; digits run wider than
+	// TextWidth's average character, hence the margin.
+	epsX, deltaX, noteX := 110.0, 200.0, 300.0
+	for _, r := range cmp.Rules {
+		deltaX = math.Max(deltaX, epsX+1.2*viz.TextWidth(format.Sprintf("ε = %.4g", r.Total.Eps), 12)+10)
+	}
+	for _, r := range cmp.Rules {
+		noteX = math.Max(noteX, deltaX+1.2*viz.TextWidth(format.Sprintf("δ = %.3g", r.Total.Delta), 12)+10)
+	}
 	for _, r := range cmp.Rules {
 		col, mark, short := viz.Ink, "", ""
 		if r.Rule == cmp.Best {
@@ -317,13 +327,13 @@ func (c *Scene) Draw(w, h float64) *viz.List {
 			}
 		}
 		l.Text(viz.Point{X: 40, Y: y}, string(r.Rule), 12, col, viz.Left)
-		l.Text(viz.Point{X: 110, Y: y}, format.Sprintf("ε = %.4g", r.Total.Eps), 12, col, viz.Left)
-		dy := l.Text(viz.Point{X: 200, Y: y}, format.Sprintf("δ = %.3g", r.Total.Delta), 12, col, viz.Left)
+		l.Text(viz.Point{X: epsX, Y: y}, format.Sprintf("ε = %.4g", r.Total.Eps), 12, col, viz.Left)
+		dy := l.Text(viz.Point{X: deltaX, Y: y}, format.Sprintf("δ = %.3g", r.Total.Delta), 12, col, viz.Left)
 		switch {
 		case wide:
-			dy = math.Max(dy, l.Text(viz.Point{X: 300, Y: y}, r.Formula+mark, 11, viz.Muted, viz.Left))
+			dy = math.Max(dy, l.Text(viz.Point{X: noteX, Y: y}, r.Formula+mark, 11, viz.Muted, viz.Left))
 		case short != "":
-			l.Text(viz.Point{X: 275, Y: y}, short, 11, viz.Muted, viz.Left)
+			l.Text(viz.Point{X: noteX - 25, Y: y}, short, 11, viz.Muted, viz.Left)
 		}
 		y += dy + 2
 	}
