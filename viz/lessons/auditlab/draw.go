@@ -54,7 +54,9 @@ func (s *Scene) Draw(w, h float64) *viz.List {
 	}
 	caption := figure.ProfileCaption("A vs B", "B vs A")
 	top := math.Max(230, y+16+l.TextHeight(viz.Point{X: 60}, 0, caption, 12, viz.Left))
-	ph := math.Max(h-top-90, 80)
+	// Room below the profile for the Monte Carlo text, which a narrow
+	// figure wraps onto more lines.
+	ph := math.Max(h-top-54-math.Max(s.MC.Height(l, g.Eps, s.mutant), 36), 80)
 	if area := (figure.Plot{X0: 60, Y0: top, W: w - 120, H: ph}); sampled(s.mech) {
 		s.drawSampled(l, area)
 	} else {

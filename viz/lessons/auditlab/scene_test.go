@@ -196,6 +196,7 @@ func TestAuditLabMonteCarlo(t *testing.T) {
 	if !scenetest.HasText(scenetest.Frame(a), "raise the runs") {
 		t.Error("the figure does not ask for more runs")
 	}
+	noCollisions(t, a, "the result and its warning")
 	scenetest.MustSet(t, a, "mutant", "no-stability")
 	if s.MC.Run() != nil {
 		t.Error("changing the variant kept a stale Monte Carlo result")
@@ -215,6 +216,7 @@ func TestAuditLabMonteCarlo(t *testing.T) {
 	if !scenetest.HasText(scenetest.Frame(a), "violation") {
 		t.Error("the figure does not show the Monte Carlo violation")
 	}
+	noCollisions(t, a, "the violation and the variant it catches")
 
 	scenetest.MustSet(t, a, "mech", lab.AT)
 	scenetest.MustSet(t, a, "mutant", "no-threshold-noise")
@@ -548,4 +550,18 @@ func TestAuditLabKeyboardDrag(t *testing.T) {
 	scenetest.KeyboardMatchesMouse(t, scenetest.Opens(t, New), "ArrowDown")
 	a, _ := scenetest.Open(t, New())
 	scenetest.Chooses(t, a, "row B's user 14 at 0", "ArrowUp")
+}
+
+// noCollisions fails t if the figure prints two lines into each other at
+// any width from a phone's to a desktop's (a wrapped result and the line
+// below it).
+func noCollisions(t *testing.T, a *viz.App, what string) {
+	t.Helper()
+	for w := 320.0; w <= 1400; w += 40 {
+		l, _ := a.Frame(w, 800)
+		for _, c := range scenetest.Collisions(l) {
+			t.Errorf("%s at %v px: %q runs into %q", what, w, c[0], c[1])
+			return
+		}
+	}
 }

@@ -272,7 +272,9 @@ func (s *Scene) Draw(w, h float64) *viz.List {
 	y += l.TextIn(viz.Point{X: 20, Y: y}, w-40, text, 14, col, viz.Left)
 	caption := figure.ProfileCaption("A vs B", "B vs A")
 	top := math.Max(230, y+16+l.TextHeight(viz.Point{X: 60}, 0, caption, 12, viz.Left))
-	ph := math.Max(h-top-90, 80)
+	// Room below the profile for the Monte Carlo text, which a narrow
+	// figure wraps onto more lines.
+	ph := math.Max(h-top-54-math.Max(s.MC.Height(l, g.Eps, s.mutant), 36), 80)
 	if len(law.Points) > 0 {
 		figure.Profile(l, figure.Plot{X0: 60, Y0: top, W: w - 120, H: ph}, law.Points, g.Eps, g.Delta, caption)
 	}

@@ -162,36 +162,68 @@ func reachNote(r audit.MCResult, claimed float64) string {
 	return ""
 }
 
-// Draw shows the audit's progress or result at height y of a frame w
-// wide, against the claimed ε; mutant names the broken variant under
-// audit ("none" for the real mechanism).
-func (m *MC) Draw(l *viz.List, w, y, claimed float64, mutant string) {
+// mcLine is a line of the audit's text below the figure.
+type mcLine struct {
+	text string
+	col  viz.Colour
+}
+
+// lines is the audit's text when it is not sampling: its error, its stop,
+// the offer to run it, or its result with what to beware of.
+func (m *MC) lines(claimed float64, mutant string) []mcLine {
 	switch {
 	case m.mcErr != nil:
-		l.Text(viz.Point{X: 20, Y: y}, "Monte Carlo: "+m.mcErr.Error(), 12, viz.Vermillion, viz.Left)
+		return []mcLine{{"Monte Carlo: " + m.mcErr.Error(), viz.Vermillion}}
 	case m.stopped > 0:
-		l.Text(viz.Point{X: 20, Y: y}, format.Sprintf("Monte Carlo audit stopped at %.0f%%: no verdict — press M to start again", 100*m.stopped), 12, viz.Muted, viz.Left)
+		return []mcLine{{format.Sprintf("Monte Carlo audit stopped at %.0f%%: no verdict — press M to start again", 100*m.stopped), viz.Muted}}
 	case m.mc == nil:
-		l.Text(viz.Point{X: 20, Y: y}, "Monte Carlo audit: press “run the Monte Carlo audit” (M) to sample both sides — no closed form needed", 12, viz.Muted, viz.Left)
+		return []mcLine{{"Monte Carlo audit: press “run the Monte Carlo audit” (M) to sample both sides — no closed form needed", viz.Muted}}
 	case !m.mc.Done():
+		return nil
+	}
+	r := m.mc.Result()
+	col := viz.Green
+	if r.Verdict == "violation" {
+		col = viz.Vermillion
+	}
+	out := []mcLine{{format.Sprintf("Monte Carlo, %d runs per side: ε ≥ %.3g with probability ≥ 0.999 (claimed %g) — %s; worst event %s: %.4g vs %.4g",
+		r.Runs, r.EpsLower, claimed, r.Verdict, r.Worst.Name, r.Worst.PA, r.Worst.PB), col}}
+	if note := reachNote(r, claimed); note != "" {
+		out = append(out, mcLine{"Beware" + note, viz.Vermillion})
+	}
+	if r.Verdict == "violation" && mutant != audit.NoMutant {
+		out = append(out, mcLine{"✗ VIOLATION: sampling alone, the audit catches “" + mutant + "”", viz.Vermillion})
+	}
+	return out
+}
+
+// Height is how tall Draw's text is in l (a narrow frame wraps it), so a
+// figure can leave it room at the bottom.
+func (m *MC) Height(l *viz.List, claimed float64, mutant string) float64 {
+	h := 14.0 // the progress bar
+	if lines := m.lines(claimed, mutant); lines != nil {
+		h = 0
+		for _, ln := range lines {
+			h += l.TextHeight(viz.Point{X: 20}, 0, ln.text, 12, viz.Left)
+		}
+	}
+	return h
+}
+
+// Draw shows the audit's progress or result at height y of a frame w
+// wide, against the claimed ε; mutant names the broken variant under
+// audit ("none" for the real mechanism). Its lines stack by their
+// measured heights.
+func (m *MC) Draw(l *viz.List, w, y, claimed float64, mutant string) {
+	if m.mc != nil && !m.mc.Done() && m.mcErr == nil && m.stopped == 0 {
 		done, total := m.mc.Progress()
 		frac := float64(done) / float64(total)
 		l.Rect(viz.Point{X: 20, Y: y - 7}, viz.Point{X: w - 20, Y: y + 7}, viz.Style{Stroke: viz.Muted, Width: 1}, 0)
 		l.Rect(viz.Point{X: 20, Y: y - 7}, viz.Point{X: 20 + (w-40)*frac, Y: y + 7}, viz.Style{Fill: viz.Sky}, 0)
 		l.Text(viz.Point{X: w / 2, Y: y}, format.Sprintf("sampling %d of %d outputs — M stops", done, total), 11, viz.Ink, viz.Centre)
-	default:
-		r := m.mc.Result()
-		col := viz.Green
-		if r.Verdict == "violation" {
-			col = viz.Vermillion
-		}
-		l.Text(viz.Point{X: 20, Y: y}, format.Sprintf("Monte Carlo, %d runs per side: ε ≥ %.3g with probability ≥ 0.999 (claimed %g) — %s; worst event %s: %.4g vs %.4g",
-			r.Runs, r.EpsLower, claimed, r.Verdict, r.Worst.Name, r.Worst.PA, r.Worst.PB), 12, col, viz.Left)
-		if note := reachNote(r, claimed); note != "" {
-			l.Text(viz.Point{X: 20, Y: y + 18}, "Beware"+note, 12, viz.Vermillion, viz.Left)
-		}
-		if r.Verdict == "violation" && mutant != audit.NoMutant {
-			l.Text(viz.Point{X: 20, Y: y + 18}, "✗ VIOLATION: sampling alone, the audit catches “"+mutant+"”", 12, viz.Vermillion, viz.Left)
-		}
+		return
+	}
+	for _, ln := range m.lines(claimed, mutant) {
+		y += l.Text(viz.Point{X: 20, Y: y}, ln.text, 12, ln.col, viz.Left)
 	}
 }
