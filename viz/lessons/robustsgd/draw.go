@@ -1,7 +1,9 @@
 package robustsgd
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/uldplab/uldp/core/format"
@@ -119,12 +121,35 @@ func (s *Scene) drawBatch(l *viz.List, b figure.Box, a robustAt) {
 	if len(st.Users) > 100 {
 		rad = 3
 	}
+	// Users whose gradients land on one spot (a preset's crowd) would show
+	// as one dot: a count above the pile says how many it holds.
+	type pile struct {
+		at viz.Point
+		n  int
+	}
+	var piles []*pile
+	onSpot := map[[2]int]*pile{}
 	for i, u := range st.Users {
 		style := viz.Style{Fill: viz.Blue, Stroke: viz.Ink, Width: 0.5}
 		if s.grab.ID == u+1 {
 			style.Stroke, style.Width = viz.Yellow, 3
 		}
-		l.Circle(c.ToScreen(q[2*i], q[2*i+1]), rad, style, u+1)
+		pt := c.ToScreen(q[2*i], q[2*i+1])
+		l.Circle(pt, rad, style, u+1)
+		key := [2]int{int(math.Floor(pt.X / (2 * rad))), int(math.Floor(pt.Y / (2 * rad)))}
+		if pl := onSpot[key]; pl != nil {
+			pl.n++
+		} else {
+			onSpot[key] = &pile{pt, 1}
+			piles = append(piles, onSpot[key])
+		}
+	}
+	slices.SortStableFunc(piles, func(a, b *pile) int { return cmp.Compare(b.n, a.n) })
+	counts := figure.Labels{L: l}
+	for _, pl := range piles {
+		if pl.n > 1 {
+			counts.Text(viz.Point{X: pl.at.X, Y: pl.at.Y - rad - 8}, format.Sprintf("×%d", pl.n), 10, viz.Ink, viz.Centre)
+		}
 	}
 	// The neighbour's moved user, where its gradient is in the copy.
 	if nu := v.cfg.nbUser; v.cfg.nb && nu >= 0 && p < len(v.nbRes.Phases) && st.T <= len(v.nbRes.Phases[p].Steps) {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -75,6 +76,20 @@ func TestRobustSGDPresets(t *testing.T) {
 		a, s := scenetest.Open(t, New(), [2]string{"preset", preset})
 		scenetest.MustSet(t, a, viz.CtlEnd, "")
 		return a, s
+	}
+	// Step 3's two crowds each draw as one spot, with its count.
+	bad, _ := run("bad-batch")
+	piles := 0
+	for _, it := range scenetest.Frame(bad).Items {
+		if n, err := strconv.Atoi(strings.TrimPrefix(it.Text, "×")); it.Kind == viz.Text && err == nil && strings.HasPrefix(it.Text, "×") {
+			piles++
+			if n < 2 {
+				t.Errorf("a count %q on a lone dot", it.Text)
+			}
+		}
+	}
+	if piles < 2 {
+		t.Errorf("bad-batch's step 3 shows %d counted piles, want its two crowds", piles)
 	}
 	if _, s := run("bad-batch"); s.view.res.Phases[0].FailedAt != 3 {
 		t.Errorf("bad-batch: failed at %d, want step 3", s.view.res.Phases[0].FailedAt)
