@@ -1,7 +1,9 @@
 package semisensitive
 
 import (
+	"html"
 	"math"
+	"regexp"
 	"testing"
 
 	"github.com/uldplab/uldp/core/semisens"
@@ -314,5 +316,43 @@ func TestSemiSensEndWhileComputing(t *testing.T) {
 	a.Settle()
 	if st := s.player.Stepper(); st == nil || st.Pos() != st.Len() || st.Len() == 0 {
 		t.Errorf("after the run arrived: %+v", st)
+	}
+}
+
+// The text's links do not pile up: each shows the state it names however
+// the reader got there (after "effect → 0", the "c = 3" link still
+// FAILs), so each link names every setting.
+func TestSemiSensLinksNameTheirWholeState(t *testing.T) {
+	var links []string
+	for _, m := range regexp.MustCompile(`href="#(scene=semi-sensitive[^"]*)"`).FindAllStringSubmatch(Text(), -1) {
+		links = append(links, html.UnescapeString(m[1]))
+	}
+	if len(links) < 10 {
+		t.Fatalf("%d links to the lesson found in its text", len(links))
+	}
+	fresh := func(link string) string {
+		a := viz.NewApp(New())
+		if err := a.Restore(link); err != nil {
+			t.Fatalf("%s: %v", link, err)
+		}
+		return a.State()
+	}
+	want := make([]string, len(links))
+	for i, l := range links {
+		want[i] = fresh(l)
+	}
+	a := viz.NewApp(New())
+	for _, before := range links {
+		for i, l := range links {
+			if err := a.Restore(before); err != nil {
+				t.Fatal(err)
+			}
+			if err := a.Restore(l); err != nil {
+				t.Fatalf("%s after %s: %v", l, before, err)
+			}
+			if got := a.State(); got != want[i] {
+				t.Errorf("the link %s after %s shows\n%s, not\n%s", l, before, got, want[i])
+			}
+		}
 	}
 }
