@@ -472,7 +472,7 @@ func (p AccelParams) Guarantee(n, m, d int) privacy.Guarantee {
 			privacy.Fact("each minibatch is a subset of the phase's users (drawn with replacement, a repeated user moves the score by more than 2: erratum A38)", !p.WithReplacement),
 			privacy.Fact(batchFact(p.Batch, capped), p.Batch == 0 && !capped),
 			privacy.Require("ε ≤ 10", p.Eps, privacy.AtMost, 10),
-			privacy.Require("n^{1−q}", math.Pow(nf, 1-p.QExp), privacy.Above, need),
+			privacy.Require("enough users (Theorem 3.1): n^{1−q} > 100(ln(20nmd/δ) + ε)/(ε(1 − 2^{−q}))", math.Pow(nf, 1-p.QExp), privacy.Above, need),
 			privacy.Fact(format.Sprintf("σ_i's constant %.4g covers the kept mean's sensitivity (the paper bounds it only up to a constant; not derived here yet: erratum A40)", p.sigmaScale()), false),
 		}}
 }

@@ -512,6 +512,12 @@ func TestRobustSGDRefusesBadInput(t *testing.T) {
 	if _, _, err := RobustSGD(context.Background(), p, data, rng.New(1), nil); err != nil {
 		t.Errorf("teaching mode refused the coupled loss: %v", err)
 	}
+	// Validate itself refuses an unknown mode, before a run gets to it.
+	bad := robustParams(privacy.Sound)
+	bad.Mode = privacy.Mode(9)
+	if err := bad.Validate(30, 2); err == nil || !strings.Contains(err.Error(), "unknown mode 9") {
+		t.Errorf("Validate with mode 9: %v", err)
+	}
 	// The edges are inside: η = 2/β exactly, θ₀ on the box's corner.
 	edge := robustParams(privacy.Sound)
 	edge.Loss, edge.Eta, edge.Theta0 = loss.Squared{Mu: 4}, 0.5, []float64{2, -2}
