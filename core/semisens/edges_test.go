@@ -1,0 +1,244 @@
+package semisens
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/uldplab/uldp/core/format"
+	"github.com/uldplab/uldp/core/rng"
+	"github.com/uldplab/uldp/core/trace"
+)
+
+// The lower-bound instance's formulas at values that tell their
+// operations apart (μ = 1/4, G = 3, so R = G/(2μ) = 6), evaluated to 30
+// digits apart from this code.
+func TestLowerBoundFormulas(t *testing.T) {
+	sc := LowerBound{N: 2, K: 2, G: 3, Mu: 0.25}
+	// Σᵢ (μ/2)(‖w‖² − 2R·w(i)_{yᵢ} + R²)/n with ‖w‖² = 0.3.
+	if got := sc.Risk([]float64{0.4, 0.1, -0.2, 0.3}, []int{0, 1}); !(math.Abs(got-4.0125) <= 1e-12) {
+		t.Errorf("strongly convex risk %v, want 4.0125", got)
+	}
+	cv := LowerBound{N: 10, K: 3, R: 2, G: 3}
+	if got, want := cv.ConvexExcessBound(4), 0.309915809462273244898; !(math.Abs(got-want) <= 1e-14) {
+		t.Errorf("(RG/n)(√n − √(n/2 + |I|/2)) at n = 10, |I| = 4: %v, want %v", got, want)
+	}
+}
+
+// The logistic model: λ = ¼ + μ, and the loss softplus(−b·⟨w, φ⟩) +
+// (μ/2)‖w‖² at a point computed to 30 digits; softplus and the sigmoid
+// hold at ±800, where the wrong branch overflows.
+func TestLogisticFormulas(t *testing.T) {
+	m := Logistic{Mu: 0.5}
+	if got := m.Smoothness(); got != 0.75 {
+		t.Errorf("smoothness %v, want ¼ + μ = 0.75", got)
+	}
+	pub := &Public{K: 2, Features: [][]float64{{0.6, 0.8}}, Labels: []float64{1}}
+	if got, want := m.Loss(pub, []float64{0.5, -0.2, 0.3, 0.1, 0.2}, 0, 1), 0.681675190496664633653; !(math.Abs(got-want) <= 1e-14) {
+		t.Errorf("loss %v, want %v", got, want)
+	}
+	for _, c := range []struct{ x, softplus, sigmoid float64 }{{800, 800, 1}, {-800, 0, 0}} {
+		if got := softplus(c.x); !(math.Abs(got-c.softplus) <= 1e-12) {
+			t.Errorf("softplus(%v) = %v, want %v", c.x, got, c.softplus)
+		}
+		if got := sigmoid(c.x); !(math.Abs(got-c.sigmoid) <= 1e-12) {
+			t.Errorf("sigmoid(%v) = %v, want %v", c.x, got, c.sigmoid)
+		}
+	}
+}
+
+// Every parameter at its edge: the smallest refused and the boundary
+// accepted.
+func TestSemiSensEdges(t *testing.T) {
+	for _, c := range []struct {
+		p  MWUParams
+		ok bool
+	}{{MWUParams{Eta: 1.0 / 3, C: 3}, true}, {MWUParams{Eta: 0.1, C: 0}, false}, {MWUParams{Eta: 0, C: 3}, false}, {MWUParams{Eta: 0.1, C: math.Inf(1)}, false}} {
+		if err := c.p.Validate(); (err == nil) != c.ok {
+			t.Errorf("%+v: %v, want accepted %v", c.p, err, c.ok)
+		}
+	}
+	if _, err := FromProbs([][]float64{{0, 1}}); err == nil {
+		t.Error("a zero belief accepted")
+	}
+	// A row within 10⁻⁶ of summing to 1 is divided by its sum.
+	b, err := FromProbs([][]float64{{0.3, 0.7000001}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := b.P(0, 1), 0.700000029999997; !(math.Abs(got-want) <= 1e-15) {
+		t.Errorf("p = %v, want 0.7000001/1.0000001 = %v", got, want)
+	}
+
+	// PVMW's parameters: each later check still runs after the earlier
+	// ones pass.
+	ok := Params{Rho: 0.5, Delta: 1e-6, LMax: DemoLMax, Eta: DemoEta, C: DemoC, Tau: DemoTau}
+	if err := ok.Validate(1000); err != nil {
+		t.Fatalf("the demo's parameters: %v", err)
+	}
+	for _, c := range []struct {
+		mod  func(*Params)
+		want string
+	}{
+		{func(p *Params) { p.Tau = 0 }, "τ = 0"},
+		{func(p *Params) { p.Eta = 2 }, "η = 2"},
+		{func(p *Params) { p.Delta = 1 }, "delta = 1"},
+	} {
+		p := ok
+		c.mod(&p)
+		if err := p.Validate(1000); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", p, err, c.want)
+		}
+	}
+
+	// Values at 1…k are inside, k+1 and example n+1 outside.
+	d, err := New(3, [][]float64{{0.1}, {0.2}, {0.3}}, []float64{1, -1, 1}, []int{0, 2, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(3, [][]float64{{0.1}}, []float64{1}, []int{3}); err == nil {
+		t.Error("sensitive value k + 1 accepted")
+	}
+	if _, err := d.Neighbour(3, 0); err == nil {
+		t.Error("example n + 1 accepted")
+	}
+	if _, err := d.Neighbour(0, 3); err == nil {
+		t.Error("value k + 1 accepted")
+	}
+	if e, err := d.Neighbour(2, 2); err != nil {
+		t.Fatal(err)
+	} else if i, ok := Neighbours(d, e); !ok || i != 2 {
+		t.Errorf("neighbours at example 3: (%d, %v)", i, ok)
+	}
+	// Two examples apart is not a neighbour, the first of them example 1.
+	far, _ := New(3, [][]float64{{0.1}, {0.2}, {0.3}}, []float64{1, -1, 1}, []int{1, 2, 2})
+	if i, ok := Neighbours(d, far); ok {
+		t.Errorf("datasets differing in examples 1 and 3 called neighbours at %d", i)
+	}
+}
+
+// The CSV form: labels survive the round trip, k = 2 is the fewest
+// values, and an error names its line.
+func TestCSVEdges(t *testing.T) {
+	d, err := Generate(Spec{N: 20, K: 2, DimPub: 2, Effect: 2}, rng.New(5).Get(rng.Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteCSV(&b, d); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadCSV(bytes.NewReader(b.Bytes()), 2)
+	if err != nil {
+		t.Fatalf("k = 2: %v", err)
+	}
+	for i, y := range d.Labels {
+		if back.Labels[i] != y {
+			t.Fatalf("example %d: label %v read back as %v", i+1, y, back.Labels[i])
+		}
+	}
+	if _, err := ReadCSV(strings.NewReader("a1,label,sensitive\n0.5,1,1\n0.5,7,1\n"), 2); err == nil || !strings.HasPrefix(err.Error(), "line 3:") {
+		t.Errorf("a bad label on line 3: %v", err)
+	}
+	if _, err := ReadCSV(strings.NewReader("a1,label,sensitive\n"), 1); err == nil {
+		t.Error("k = 1 accepted")
+	}
+}
+
+// The calibration's steps print the numbers they use.
+func TestCalibrationStepsShowTheirNumbers(t *testing.T) {
+	c, err := Calibrate(0.4, 4, 1000, 0.25, CalTight)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range c.Steps {
+		switch s.Symbol {
+		case "ρ_G":
+			if !strings.HasPrefix(s.Formula, "(1 − ζ)·ρ_inst = 0.75·0.1:") {
+				t.Errorf("ρ_G's formula %q", s.Formula)
+			}
+		case "b_thr":
+			if !strings.HasSuffix(s.Formula, "Δ = 2/n = 0.002") {
+				t.Errorf("b_thr's formula %q", s.Formula)
+			}
+		}
+	}
+}
+
+// Training's bookkeeping on two problems of 8 steps: each problem's
+// method and step (1/(2λ) = 2/3 at μ = ½, λ = ¾; R/√q = 2/√8 at μ = 0),
+// the Gaussian baseline's σ = (2/n)/√(2(ρ/2)/q) = 0.04 at n = 200, ρ = ½,
+// and progress counting up to 2·(4q + the optimum's steps).
+func TestTrainBookkeeping(t *testing.T) {
+	p := TrainParams{PVMW: Params{Rho: 0.5, Delta: 1e-6, LMax: DemoLMax, Eta: DemoEta, C: DemoC, Tau: DemoTau}, Steps: 8, Radius: 2, Mus: []float64{0, 0.5}}
+	if got := p.descent(0.5); got.Step != 2.0/3 || !got.Last {
+		t.Errorf("μ = ½: %+v, want the last iterate at step 2/3", got)
+	}
+	if got := p.descent(0); got.Step != 2/math.Sqrt(8) || got.Last {
+		t.Errorf("μ = 0: %+v, want the average at step 2/√8", got)
+	}
+	s := rng.New(3)
+	d, err := Generate(Spec{N: 200, K: 3, DimPub: 2, Effect: 2}, s.Get(rng.Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last, total int64
+	res, _, err := Train(context.Background(), d, p, s, func(done, of int64) {
+		if done < last || done > of {
+			t.Errorf("progress %d of %d after %d", done, of, last)
+		}
+		last, total = done, of
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(math.Abs(res.GaussianStd-0.04) <= 1e-15) {
+		t.Errorf("the Gaussian baseline's σ %v, want 0.04", res.GaussianStd)
+	}
+	if want := int64(2 * (4*8 + optimumSteps)); total != want || last < 2*8 {
+		t.Errorf("progress ends at %d of %d, want a total of %d", last, total, want)
+	}
+}
+
+// The test's trace step shows E + ν and τ + χ as sums (with noise that
+// is not zero, so a difference would show), and LastUpdate has nothing
+// before the first update.
+func TestPVMWTestStepShowsItsSums(t *testing.T) {
+	d, tab, p := everyTestPasses(t, 9, 10)
+	s := &script{lap: []float64{-0.25, 0.125, 0.0625, -0.5, 0.375}, gauss: 0.01}
+	rec := trace.NewRecorder("pvmw", 0)
+	m, err := NewPVMW(d, p, s, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := m.LastUpdate(); ok {
+		t.Error("an update before any query")
+	}
+	if _, err := m.Answer(tab); err != nil {
+		t.Fatal(err)
+	}
+	if u, ok := m.LastUpdate(); !ok || u.Query != 1 {
+		t.Errorf("after the first query's updates: %+v, %v", u, ok)
+	}
+	tests := 0
+	for _, st := range rec.Trace().Steps {
+		ts, ok := st.Data.(TestStep)
+		if st.Kind != KindTest || !ok {
+			continue
+		}
+		tests++
+		if ts.Nu == 0 || ts.Chi == 0 {
+			t.Fatalf("test %d drew ν = %v, χ = %v: the script should give neither 0", tests, ts.Nu, ts.Chi)
+		}
+		verdict := map[bool]string{true: "≥", false: "<"}[ts.Top]
+		want := format.Sprintf("E + ν = %.4g %s = %.4g %s τ + χ = %.4g %s = %.4g → ", ts.Error, trace.Plus(ts.Nu), ts.Error+ts.Nu, verdict, ts.Tau, trace.Plus(ts.Chi), ts.Tau+ts.Chi)
+		if !strings.Contains(st.Text, want) {
+			t.Errorf("test step %q, want it to contain %q", st.Text, want)
+		}
+	}
+	if tests == 0 {
+		t.Error("no test step recorded")
+	}
+}
