@@ -242,3 +242,39 @@ func TestPVMWTestStepShowsItsSums(t *testing.T) {
 		t.Error("no test step recorded")
 	}
 }
+
+// Condition 14 on the golden step again at η = 1/4 (c = ½), where η, η²
+// and 1 differ, evaluated to 30 digits apart from this code: the bounds
+// (2c² + 7)η = 1.875, ηE = 0.23717…, η² = 0.0625; (iii) = 0.42 now fails;
+// (D1) = η(A_true − A_syn) − η²Q = 0.111432….
+func TestCheckConditionAtAQuarter(t *testing.T) {
+	d, tab := golden(t)
+	cond, err := CheckCondition(&d.Public, d.Reveal(), Uniform(2, 3), tab, []float64{0.35, 0.85}, 0.9, MWUParams{Eta: 0.25, C: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		value, bound float64
+		holds        bool
+	}{{0.25, 2, true}, {0.94868329805051379960, 1.875, false}, {0.03, 0.23717082451262844990, true}, {0.42, 0.0625, false},
+		{0, 0.0625, true}, {0.9, 0.25, true}, {0.9, 1.8973665961010275992, true}}
+	for j, w := range want {
+		pt := cond.Parts[j]
+		near(t, pt.Name+" value", pt.Value, w.value, 1e-12)
+		near(t, pt.Name+" bound", pt.Bound, w.bound, 1e-12)
+		if pt.Holds != w.holds {
+			t.Errorf("part %s holds %v, want %v", pt.Name, pt.Holds, w.holds)
+		}
+	}
+	near(t, "η²", cond.Lemma, 0.0625, 0)
+	near(t, "(D1)", cond.Exact, 0.11143261316872427984, 1e-12)
+	near(t, "z along the error", cond.NoiseAlong, -0.03/math.Sqrt(0.9), 1e-12)
+	// (v) asks ι > η strictly: ι = η fails it.
+	at, err := CheckCondition(&d.Public, d.Reveal(), Uniform(2, 3), tab, []float64{0.35, 0.85}, 0.25, MWUParams{Eta: 0.25, C: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pt := at.Parts[5]; pt.Name != "(v)" || pt.Holds {
+		t.Errorf("ι = η = 0.25: %+v, want (v) to fail", pt)
+	}
+}
