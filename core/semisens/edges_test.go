@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/uldplab/uldp/core/cancel"
 	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/rng"
 	"github.com/uldplab/uldp/core/trace"
@@ -276,5 +277,86 @@ func TestCheckConditionAtAQuarter(t *testing.T) {
 	}
 	if pt := at.Parts[5]; pt.Name != "(v)" || pt.Holds {
 		t.Errorf("ι = η = 0.25: %+v, want (v) to fail", pt)
+	}
+}
+
+// A descent by hand: a constant gradient (1, 0) at step ½ from 0 visits
+// 0, −½, −1; the last iterate is then −1.5, the average −½; a call that
+// fails ends the run with what it had.
+func TestDescentByHand(t *testing.T) {
+	g := func(w []float64) ([]float64, bool, error) { return []float64{1, 0}, true, nil }
+	last, err := Descent{Steps: 3, Radius: 10, Step: 0.5, Last: true}.Run(cancel.Never, 2, g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last.W[0] != -1.5 || last.Answered != 3 || last.Iterates[2][0] != -1 {
+		t.Errorf("last iterate %v after %d calls (iterates %v), want −1.5 after 3", last.W, last.Answered, last.Iterates)
+	}
+	avg, _ := Descent{Steps: 3, Radius: 10, Step: 0.5}.Run(cancel.Never, 2, g, nil)
+	if avg.W[0] != -0.5 {
+		t.Errorf("average %v, want −½", avg.W)
+	}
+	calls := 0
+	failing := func(w []float64) ([]float64, bool, error) { calls++; return []float64{1, 0}, calls < 3, nil }
+	cut, _ := Descent{Steps: 5, Radius: 10, Step: 0.5, Last: true}.Run(cancel.Never, 2, failing, nil)
+	if !cut.Failed || cut.Answered != 2 || cut.W[0] != -0.5 {
+		t.Errorf("failing at call 3: %+v, want the last answered iterate −½", cut)
+	}
+}
+
+// Edges of the lower bound's pointing and the model's unit ball: a block
+// (1, 1) has w_y = ‖w‖/√2 exactly, which does not point; a feature of norm
+// exactly 1 is inside the ball.
+func TestPointingAndUnitBallEdges(t *testing.T) {
+	lb := LowerBound{N: 1, K: 2, R: 1, G: 1}
+	if got := lb.Pointed([]float64{1, 1}, []int{0}); got != 0 {
+		t.Errorf("a block (1, 1) points at value 1: %d", got)
+	}
+	if got := lb.Pointed([]float64{1, 0.9}, []int{0}); got != 1 {
+		t.Errorf("a block (1, 0.9) does not point at value 1: %d", got)
+	}
+	if err := (Logistic{}).Check(&Public{K: 2, Features: [][]float64{{0.6, 0.8}}, Labels: []float64{1}}); err != nil {
+		t.Errorf("a unit feature refused: %v", err)
+	}
+	if err := (Logistic{}).Check(&Public{K: 2, Features: [][]float64{{0.6, 0.81}}, Labels: []float64{1}}); err == nil {
+		t.Error("a feature of norm 1.006 accepted")
+	}
+}
+
+// The generated labels follow the sensitive value: with effect 8 and k = 3
+// the score is (⟨w_a, a⟩ ± 8)/√3 for the end values (|⟨w_a, a⟩| ≤ 2), so
+// Pr[b = 1] is below 0.05 for value 1 and above 0.95 for value 3, and
+// the middle value's ⟨w_a, a⟩/√3 keeps it within [0.24, 0.76]. Over
+// 4,000 examples (about 1,333 a value, fixed seed) the frequencies leave
+// those bands by more than 0.1 only with probability below 10⁻¹⁰
+// (Hoeffding: exp(−2·1333·0.1²)).
+func TestGeneratedLabelsFollowTheValue(t *testing.T) {
+	d, err := Generate(Spec{N: 4000, K: 3, DimPub: 1, Effect: 8}, rng.New(6).Get(rng.Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ones, count [3]float64
+	for i, y := range d.Reveal() {
+		count[y]++
+		if d.Labels[i] == 1 {
+			ones[y]++
+		}
+	}
+	low, mid, high := ones[0]/count[0], ones[1]/count[1], ones[2]/count[2]
+	if !(low < 0.15) || !(high > 0.85) || !(mid > 0.14 && mid < 0.86) {
+		t.Errorf("Pr[b = 1] by value: %.3f, %.3f, %.3f; want below 0.15, within [0.14, 0.86], above 0.85", low, mid, high)
+	}
+}
+
+// An update counts the scores it cuts: on the golden step (c = ½) four of
+// the six.
+func TestMWUCountsItsCuts(t *testing.T) {
+	d, tab := golden(t)
+	st, err := MWU(&d.Public, Uniform(2, 3), tab, []float64{0.35, 0.85}, 0.9, MWUParams{Eta: 1, C: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Clipped != 4 {
+		t.Errorf("%d scores cut, want 4", st.Clipped)
 	}
 }
