@@ -324,7 +324,13 @@ func (o *ORME) Query(values [][]float64) (ORMEStep, error) {
 	}
 	if !pass {
 		o.halted = true
-		o.rec.Addf(KindORMEHalt, st, "query %d: the users are not concentrated enough: output 0 and halt (Alg. 3 returns θ₀)", st.I)
+		// Say which failed: the users, or the gate's noise on a score
+		// that met 4n/5 (few users make that noise large beside n/5).
+		why := format.Sprintf("the users are not concentrated enough (s = %.4g < 4n/5 = %.4g)", st.Score, st.Threshold)
+		if st.Score >= st.Threshold {
+			why = format.Sprintf("s = %.4g meets 4n/5 = %.4g, but the gate's noise fell against it (it passes with probability %.3g)", st.Score, st.Threshold, st.PPass)
+		}
+		o.rec.Addf(KindORMEHalt, st, "query %d: %s: output 0 and halt (Alg. 3 returns θ₀)", st.I, why)
 		return st, nil
 	}
 	for j, p := range st.Keep {

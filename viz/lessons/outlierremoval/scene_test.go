@@ -94,12 +94,34 @@ func TestOutlierFailingPresets(t *testing.T) {
 		if !scenetest.HasText(scenetest.Frame(a), "the gate failed") {
 			t.Errorf("%s: the figure does not say the gate failed", p)
 		}
+		if halt := haltText(s); !strings.Contains(halt, "not concentrated enough") {
+			t.Errorf("%s: the halt says %q, want that the users are not concentrated", p, halt)
+		}
 	}
 	a, s := scenetest.Open(t, New())
 	scenetest.MustSet(t, a, "preset", "too-few-users")
 	if s.params.Eps != 1 || s.n != 8 || a.Guarantee().Preconditions[0].Met {
 		t.Errorf("too-few-users: ε = %v, n = %d, %v", s.params.Eps, s.n, a.Guarantee())
 	}
+	// Eight users who agree score 8 ≥ 4n/5, yet the noise halts the run:
+	// the trace blames the noise, not the users.
+	scenetest.MustSet(t, a, viz.CtlEnd, "")
+	if s.step.Passed || s.step.Score < s.step.Threshold {
+		t.Fatalf("too-few-users: score %v of gate %v, passed %v; the test needs a met score that fails", s.step.Score, s.step.Threshold, s.step.Passed)
+	}
+	if halt := haltText(s); !strings.Contains(halt, "meets 4n/5") || strings.Contains(halt, "not concentrated") {
+		t.Errorf("too-few-users: the halt says %q", halt)
+	}
+}
+
+// haltText is the run's halting step's words, "" if it did not halt.
+func haltText(s *Scene) string {
+	for _, st := range s.Trace().Steps {
+		if st.Kind == mech.KindORMEHalt {
+			return st.Text
+		}
+	}
+	return ""
 }
 
 // Sound constants: the same run with the corrected scales, σ far larger,
