@@ -326,7 +326,7 @@ func (o *ORME) Query(values [][]float64) (ORMEStep, error) {
 		o.halted = true
 		// Say which failed: the users, or the gate's noise on a score
 		// that met 4n/5 (few users make that noise large beside n/5).
-		why := format.Sprintf("the users are not concentrated enough (s = %.4g < 4n/5 = %.4g)", st.Score, st.Threshold)
+		why := format.Sprintf("the users are not concentrated enough (s = %.6g < 4n/5 = %.6g)", st.Score, st.Threshold)
 		if st.Score >= st.Threshold {
 			why = format.Sprintf("s = %.4g meets 4n/5 = %.4g, but the gate's noise fell against it (it passes with probability %.3g)", st.Score, st.Threshold, st.PPass)
 		}

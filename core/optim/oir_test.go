@@ -854,10 +854,17 @@ func TestOIRGateStepShowsTheNoisyScore(t *testing.T) {
 	}
 	ph := res.Phases[0]
 	want := format.Sprintf("noisy score %.4g", ph.Score+ph.ScoreNoise)
+	gates := 0
 	for _, st := range tr.Steps {
-		if st.Kind == KindOIRGate && !strings.Contains(st.Text, want) {
-			t.Errorf("gate step %q, want %q (score %v, noise %v)", st.Text, want, ph.Score, ph.ScoreNoise)
+		if st.Kind == KindOIRGate {
+			gates++
+			if !strings.Contains(st.Text, want) {
+				t.Errorf("gate step %q, want %q (score %v, noise %v)", st.Text, want, ph.Score, ph.ScoreNoise)
+			}
 		}
+	}
+	if gates != 1 {
+		t.Errorf("%d gate steps in a run of one phase", gates)
 	}
 	if ph.ScoreNoise == 0 {
 		t.Error("the gate drew no noise")

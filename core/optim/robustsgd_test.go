@@ -575,17 +575,23 @@ func TestRobustLocalizationBookkeeping(t *testing.T) {
 		pBad = math.Max(pBad, p.BadBatchPass(ns/10))
 	}
 	eta := 0.2 / EtaBase(3)
+	seen := 0
 	for _, pc := range res.Guarantee.Preconditions {
 		switch pc.What {
 		case "Pr[a batch with no 2B/3 in any r-box passes its test]":
+			seen++
 			if pc.Have != pBad {
 				t.Errorf("bad-batch pass %v, want %v", pc.Have, pBad)
 			}
 		case "the Gaussian's true δ at ε/2":
+			seen++
 			if want := privacy.GaussianDelta(0.5, p.Sensitivity(eta, 2), p.Sigma(eta, 2)); pc.Have != want {
 				t.Errorf("Gaussian δ %v, want %v", pc.Have, want)
 			}
 		}
+	}
+	if seen != 2 {
+		t.Errorf("%d of the two preconditions checked here found", seen)
 	}
 }
 

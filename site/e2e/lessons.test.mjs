@@ -116,20 +116,21 @@ test("engines are served precompressed, revalidated with 304 and cached for good
 test("AboveThreshold: step forward and back with keys and buttons", async () => {
   const { page, errors } = await open(AT);
   assert.equal((await state(page)).get("scene"), "abovethreshold");
-  // Eight queries: at most nine steps, and where the run halts stays unsaid.
-  assert.match(await status(page), /step 0 of at most 9:/);
+  // Eight queries: at most ten steps (the threshold, eight comparisons, a
+  // halt), and where the run halts stays unsaid.
+  assert.match(await status(page), /step 0 of at most 10:/);
   await page.locator("#figure").focus();
   await page.keyboard.press("ArrowRight");
   await page.keyboard.press("ArrowRight");
-  assert.match(await status(page), /step 2 of at most 9: query 1/);
+  assert.match(await status(page), /step 2 of at most 10: query 1/);
   await page.click("#ctl-back");
-  assert.match(await status(page), /step 1 of at most 9: noisy threshold/);
+  assert.match(await status(page), /step 1 of at most 10: noisy threshold/);
   await page.click("#ctl-end");
-  assert.match(await status(page), /step 6 of 6: .*halt after query 5/);
+  assert.match(await status(page), /step 7 of 7: halt after query 5/);
   assert.equal(await page.isDisabled("#ctl-step"), true);
   await page.screenshot({ path: shots + "abovethreshold-end.png" });
   await page.keyboard.press("r");
-  assert.match(await status(page), /step 0 of at most 9:/);
+  assert.match(await status(page), /step 0 of at most 10:/);
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -71,7 +71,7 @@ func KeepRamp(l *viz.List, p Plot, counts []int, n int, sym, title string) {
 	}
 	// Above the count labels of the dots at p = 1: a title wrapped onto
 	// more than one line (a narrow figure) moves the plot down below it.
-	if extra := l.TextIn(viz.Point{X: p.X0 - 20, Y: p.Y0 - 34}, p.W+20, title, 12, viz.Ink, viz.Left) - 16; extra > 0 {
+	if extra := l.TextIn(viz.Point{X: p.X0 - 20, Y: p.Y0 - 34}, p.W+20, title, 12, viz.Ink, viz.Left) - 15; extra > 0 {
 		p.Y0, p.H = p.Y0+extra, p.H-extra
 	}
 	nf := float64(n)

@@ -167,17 +167,6 @@ func (s *Scene) drawHalting(l *viz.List, x0, w, y, bottom float64) {
 	if short {
 		l.Text(viz.Point{X: p.X0 - 6, Y: p.Y0 + p.H + 12}, "⊥ at", 10, viz.Ink, viz.Right)
 	}
-	// The probabilities are labelled from the likeliest down; on a narrow
-	// figure one that would print into a neighbour's is left out.
-	place := figure.Labels{L: l}
-	order := make([]int, len(s.exact))
-	for k := range order {
-		order[k] = k
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(s.exact[b], s.exact[a]) })
-	for _, k := range order {
-		place.Text(viz.Point{X: p.SlotX(k + 1), Y: p.YOf(s.exact[k]) - 8}, format.Sprintf("%.2f", s.exact[k]), 10, viz.Muted, viz.Centre)
-	}
 	for k, pr := range s.exact {
 		x := p.SlotX(k + 1)
 		if s.sim != nil {
@@ -195,6 +184,18 @@ func (s *Scene) drawHalting(l *viz.List, x0, w, y, bottom float64) {
 			label = "all ⊤"
 		}
 		l.Text(viz.Point{X: x, Y: p.Y0 + p.H + 12}, label, 10, viz.Ink, viz.Centre)
+	}
+	// Over the bars (a simulated one may reach above its exact one), the
+	// probabilities are labelled from the likeliest down; on a narrow
+	// figure one that would print into a neighbour's is left out.
+	place := figure.Labels{L: l}
+	order := make([]int, len(s.exact))
+	for k := range order {
+		order[k] = k
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(s.exact[b], s.exact[a]) })
+	for _, k := range order {
+		place.Text(viz.Point{X: p.SlotX(k + 1), Y: p.YOf(s.exact[k]) - 8}, format.Sprintf("%.2f", s.exact[k]), 10, viz.Muted, viz.Centre)
 	}
 }
 

@@ -111,9 +111,9 @@ func (s *Scene) rerun() error {
 		_ = st.Seek(min(old.Pos(), st.Len()))
 	}
 	s.player.Load(st)
-	// The noisy threshold, then one step per query answered: where the
-	// run halts is the lesson's question, so its length stays unsaid.
-	s.player.Bound = 1 + len(s.queries)
+	// The noisy threshold, one step per query answered and the halt: where
+	// the run halts is the lesson's question, so its length stays unsaid.
+	s.player.Bound = len(s.queries) + 2
 	s.exact = mech.ATHaltDistribution(s.params(), s.queries)
 	s.sim = nil
 	return nil

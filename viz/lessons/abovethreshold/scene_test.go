@@ -80,7 +80,7 @@ func TestStepsRevealTheRun(t *testing.T) {
 	if count(viz.Orange) != 2 {
 		t.Errorf("after two comparisons %d noisy markers", count(viz.Orange))
 	}
-	if st := a.Readouts()[0].Text; !strings.Contains(st, "step 3 of at most 4") || !strings.Contains(st, "query 2") {
+	if st := a.Readouts()[0].Text; !strings.Contains(st, "step 3 of at most 5") || !strings.Contains(st, "query 2") {
 		t.Errorf("status %q", st)
 	}
 	if s.result.HaltedAt != 0 {
@@ -367,20 +367,28 @@ func TestTheHaltEarlyExercisesPremise(t *testing.T) {
 }
 
 // Where the run halts is the lesson's question: before the end the status
-// gives the most steps a run of 8 queries can take, 1 + 8, not this run's
-// length. A run that halts nowhere takes all 9.
+// gives the most steps a run of 8 queries can take (the threshold, 8
+// comparisons and a halt: 10), not this run's length. The default run
+// halts at query 5 after 7 steps; one that halts nowhere takes 9, one that
+// halts at the last query all 10.
 func TestStatusKeepsTheHaltUnsaid(t *testing.T) {
 	a, s := scenetest.Open(t, New())
-	if got := s.player.Status(); !strings.HasPrefix(got, "step 0 of at most 9:") {
+	if got := s.player.Status(); !strings.HasPrefix(got, "step 0 of at most 10:") {
 		t.Errorf("opening status %q", got)
 	}
-	scenetest.MustSet(t, a, viz.CtlEnd, "")
-	if n := s.player.Stepper().Len(); n >= 9 || !strings.HasPrefix(s.player.Status(), "step "+strconv.Itoa(n)+" of "+strconv.Itoa(n)+":") {
-		t.Errorf("the default run (it halts at query 5) ends with %q after %d steps", s.player.Status(), n)
-	}
-	scenetest.MustSet(t, a, "threshold", "-50")
-	scenetest.MustSet(t, a, viz.CtlEnd, "")
-	if n := s.player.Stepper().Len(); n != 9 || !strings.HasPrefix(s.player.Status(), "step 9 of 9:") {
-		t.Errorf("a run that never halts: %d steps, status %q", n, s.player.Status())
+	for _, c := range []struct {
+		set   [2]string
+		steps int
+	}{{[2]string{"seed", "13"}, 7}, {[2]string{"threshold", "-50"}, 9}, {[2]string{"queries", "100,100,100,100,100,100,100,-100"}, 10}} {
+		scenetest.MustSet(t, a, c.set[0], c.set[1])
+		scenetest.MustSet(t, a, viz.CtlEnd, "")
+		end := "step " + strconv.Itoa(c.steps) + " of " + strconv.Itoa(c.steps) + ":"
+		if n := s.player.Stepper().Len(); n != c.steps || !strings.HasPrefix(s.player.Status(), end) {
+			t.Errorf("after %v: %d steps, status %q; want %q", c.set, n, s.player.Status(), end)
+		}
+		scenetest.MustSet(t, a, viz.CtlReset, "")
+		if got := s.player.Status(); !strings.HasPrefix(got, "step 0 of at most 10:") {
+			t.Errorf("after %v, reset: %q", c.set, got)
+		}
 	}
 }

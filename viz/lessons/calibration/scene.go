@@ -328,12 +328,13 @@ func (c *Scene) Draw(w, h float64) *viz.List {
 		}
 		l.Text(viz.Point{X: 40, Y: y}, string(r.Rule), 12, col, viz.Left)
 		l.Text(viz.Point{X: epsX, Y: y}, format.Sprintf("ε = %.4g", r.Total.Eps), 12, col, viz.Left)
-		dy := l.Text(viz.Point{X: deltaX, Y: y}, format.Sprintf("δ = %.3g", r.Total.Delta), 12, col, viz.Left)
+		delta := format.Sprintf("δ = %.3g", r.Total.Delta)
+		dy := l.Text(viz.Point{X: deltaX, Y: y}, delta, 12, col, viz.Left)
 		switch {
 		case wide:
 			dy = math.Max(dy, l.Text(viz.Point{X: noteX, Y: y}, r.Formula+mark, 11, viz.Muted, viz.Left))
 		case short != "":
-			l.Text(viz.Point{X: noteX - 25, Y: y}, short, 11, viz.Muted, viz.Left)
+			l.Text(viz.Point{X: deltaX + 1.2*viz.TextWidth(delta, 12) + 10, Y: y}, short, 11, viz.Muted, viz.Left)
 		}
 		y += dy + 2
 	}

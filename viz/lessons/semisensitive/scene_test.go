@@ -342,7 +342,8 @@ func TestSemiSensLinksNameTheirWholeState(t *testing.T) {
 		want[i] = fresh(l)
 	}
 	a := viz.NewApp(New())
-	for _, before := range links {
+	// Before each link: every other link, and a reader's own settings.
+	for _, before := range append(links, "scene=semi-sensitive&eta=0.1&tau=0.02&seed=7&panel=noise") {
 		for i, l := range links {
 			if err := a.Restore(before); err != nil {
 				t.Fatal(err)
