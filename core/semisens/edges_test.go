@@ -186,6 +186,20 @@ func TestTrainBookkeeping(t *testing.T) {
 	if got := p.descent(0); got.Step != 2/math.Sqrt(8) || got.Last {
 		t.Errorf("μ = 0: %+v, want the average at step 2/√8", got)
 	}
+	// Validate reads on past valid PVMW settings to the problems.
+	bad := p
+	bad.Mus = []float64{0, -1}
+	if err := bad.Validate(200); err == nil || !strings.Contains(err.Error(), "μ = -1") {
+		t.Errorf("μ = −1: %v", err)
+	}
+	bad.Mus = make([]float64, MaxProblems)
+	if err := bad.Validate(200); err != nil {
+		t.Errorf("%d problems, the most: %v", MaxProblems, err)
+	}
+	bad.Mus = make([]float64, MaxProblems+1)
+	if err := bad.Validate(200); err == nil {
+		t.Errorf("%d problems accepted", MaxProblems+1)
+	}
 	s := rng.New(3)
 	d, err := Generate(Spec{N: 200, K: 3, DimPub: 2, Effect: 2}, s.Get(rng.Data))
 	if err != nil {
@@ -200,6 +214,9 @@ func TestTrainBookkeeping(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if res.Problems[0].Method != "projected gradient descent, averaged" || res.Problems[1].Method != "inexact-oracle gradient method, last iterate" {
+		t.Errorf("methods %q and %q", res.Problems[0].Method, res.Problems[1].Method)
 	}
 	if !(math.Abs(res.GaussianStd-0.04) <= 1e-15) {
 		t.Errorf("the Gaussian baseline's σ %v, want 0.04", res.GaussianStd)
@@ -366,4 +383,33 @@ func TestMWUCountsItsCuts(t *testing.T) {
 	if st.Clipped != 4 {
 		t.Errorf("%d scores cut, want 4", st.Clipped)
 	}
+}
+
+// Condition 14 from beliefs that are not uniform, so f(p) = (0.15, −0.15)
+// is not 0 and the beliefs' cuts no longer cancel (30-digit goldens, η =
+// 1/4, c = ½): (ii) = 0.045, (iii) = 0.51, (iv) = 0.0825,
+// (D1) = 0.124180….
+func TestCheckConditionFromSkewedBeliefs(t *testing.T) {
+	d, tab := golden(t)
+	before, err := FromProbs([][]float64{{0.5, 0.3, 0.2}, {0.2, 0.2, 0.6}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cond, err := CheckCondition(&d.Public, d.Reveal(), before, tab, []float64{0.35, 0.85}, 0.9, MWUParams{Eta: 0.25, C: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		value float64
+		holds bool
+	}{{0.25, true}, {1.0606601717798212866, false}, {0.045, true}, {0.51, false}, {0.0825, false}, {0.9, true}, {0.9, true}}
+	for j, w := range want {
+		pt := cond.Parts[j]
+		near(t, pt.Name, pt.Value, w.value, 1e-12)
+		if pt.Holds != w.holds {
+			t.Errorf("part %s holds %v, want %v", pt.Name, pt.Holds, w.holds)
+		}
+	}
+	near(t, "(D1)", cond.Exact, 0.12418016975308641975, 1e-12)
+	near(t, "z along the error", cond.NoiseAlong, -0.042426406871192851464, 1e-12)
 }
