@@ -413,3 +413,23 @@ func TestCheckConditionFromSkewedBeliefs(t *testing.T) {
 	near(t, "(D1)", cond.Exact, 0.12418016975308641975, 1e-12)
 	near(t, "z along the error", cond.NoiseAlong, -0.042426406871192851464, 1e-12)
 }
+
+// The ledger charges each test and each norm release ε′²/2 of ρ (pure
+// ε′-DP as zCDP) and each Gaussian ρ_G: two updates use three
+// instances' tests, two norms and two Gaussians.
+func TestLedgerCharges(t *testing.T) {
+	c := Calibration{EpsPrime: 0.3, RhoG: 0.07, LMax: 5}
+	spends := ledger(c, 2)
+	if len(spends) != 7 {
+		t.Fatalf("%d spends, want 3 tests, 2 norms and 2 Gaussians", len(spends))
+	}
+	for _, s := range spends {
+		want := 0.045 // 0.3²/2
+		if strings.HasSuffix(s.Label, "the Gaussian") {
+			want = 0.07
+		}
+		if !(math.Abs(s.Rho-want) <= 1e-15) {
+			t.Errorf("%s: ρ = %v, want %v", s.Label, s.Rho, want)
+		}
+	}
+}
