@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/core/rng"
 	"github.com/uldplab/uldp/core/robust"
+	"github.com/uldplab/uldp/core/trace"
 )
 
 func near(t *testing.T, what string, got, want, rel float64) {
@@ -331,4 +333,51 @@ func TestORMECoupledCoins(t *testing.T) {
 	if tol := 8 * math.Sqrt(math.Log(2/1e-6)/(2*runs)); !(math.Abs(sum/runs-3.5) <= tol) {
 		t.Errorf("E|S Δ S′| ≈ %v, want ‖p − p′‖₁ = 3.5 (± %.3g)", sum/runs, tol)
 	}
+}
+
+// The halt says which failed: users pairwise farther than τ are not
+// concentrated (s = 1 < 4n/5 = 16 at n = 20); a tight cluster of 5 users
+// meets 4n/5 yet, at ε = 0.5, passes with probability under 0.6 (checked),
+// failing through the gate's noise, and the halt blames the noise (the
+// first failing seed of 200 is used: 200 passes in a row would have
+// probability below 0.6²⁰⁰ < 10⁻⁴⁴).
+func TestORMEHaltSaysWhy(t *testing.T) {
+	halt := func(n int, eps float64, vals [][]float64, seed uint64) (ORMEStep, string) {
+		rec := trace.NewRecorder("orme", seed)
+		o, err := NewORME(ORMEParams{Eps: eps, Delta: 0.1, Tau: 0.5, Queries: 1}, n, rng.New(seed), rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := o.Query(vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range rec.Trace().Steps {
+			if s.Kind == KindORMEHalt {
+				return st, s.Text
+			}
+		}
+		return st, ""
+	}
+	if _, text := halt(20, 8, circle(20, 20), 1); !strings.Contains(text, "not concentrated enough (s = 1 < 4n/5 = 16)") {
+		t.Errorf("spread users: %q", text)
+	}
+	tight := make([][]float64, 5)
+	for j := range tight {
+		tight[j] = []float64{0.01 * float64(j), 0}
+	}
+	for seed := uint64(1); seed <= 200; seed++ {
+		st, text := halt(5, 0.5, tight, seed)
+		if !(st.PPass < 0.6) {
+			t.Fatalf("Pr[pass] = %v: the bound below assumes it under 0.6", st.PPass)
+		}
+		if st.Passed {
+			continue
+		}
+		if st.Score != 5 || !strings.Contains(text, "s = 5 meets 4n/5 = 4, but the gate's noise fell against it") {
+			t.Errorf("seed %d: score %v, halt %q", seed, st.Score, text)
+		}
+		return
+	}
+	t.Error("a tight cluster of 5 passed the gate 200 times at ε = 0.5")
 }
