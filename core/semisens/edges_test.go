@@ -61,6 +61,9 @@ func TestSemiSensEdges(t *testing.T) {
 			t.Errorf("%+v: %v, want accepted %v", c.p, err, c.ok)
 		}
 	}
+	if err := (MWUParams{Eta: 0.5, C: 3}).Validate(); err == nil || !strings.Contains(err.Error(), "(0, 1/c] = (0, 0.333333]") {
+		t.Errorf("η = 0.5 at c = 3: %v", err)
+	}
 	if _, err := FromProbs([][]float64{{0, 1}}); err == nil {
 		t.Error("a zero belief accepted")
 	}
@@ -99,14 +102,15 @@ func TestSemiSensEdges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := New(3, [][]float64{{0.1}}, []float64{1}, []int{3}); err == nil {
-		t.Error("sensitive value k + 1 accepted")
+	// Refusals count examples and values from 1, as the reader does.
+	if _, err := New(3, [][]float64{{0.1}}, []float64{1}, []int{3}); err == nil || !strings.Contains(err.Error(), "example 1: sensitive value 4 is outside 1…3") {
+		t.Errorf("sensitive value k + 1: %v", err)
 	}
-	if _, err := d.Neighbour(3, 0); err == nil {
-		t.Error("example n + 1 accepted")
+	if _, err := d.Neighbour(3, 0); err == nil || !strings.Contains(err.Error(), "example 4: the dataset has examples 1…3") {
+		t.Errorf("example n + 1: %v", err)
 	}
-	if _, err := d.Neighbour(0, 3); err == nil {
-		t.Error("value k + 1 accepted")
+	if _, err := d.Neighbour(0, 3); err == nil || !strings.Contains(err.Error(), "sensitive value 4: the feature takes values 1…3") {
+		t.Errorf("value k + 1: %v", err)
 	}
 	if e, err := d.Neighbour(2, 2); err != nil {
 		t.Fatal(err)
@@ -115,8 +119,8 @@ func TestSemiSensEdges(t *testing.T) {
 	}
 	// Two examples apart is not a neighbour, the first of them example 1.
 	far, _ := New(3, [][]float64{{0.1}, {0.2}, {0.3}}, []float64{1, -1, 1}, []int{1, 2, 2})
-	if i, ok := Neighbours(d, far); ok {
-		t.Errorf("datasets differing in examples 1 and 3 called neighbours at %d", i)
+	if i, ok := Neighbours(d, far); ok || i != -1 {
+		t.Errorf("datasets differing in examples 1 and 3: (%d, %v), want (−1, false)", i, ok)
 	}
 }
 
@@ -342,8 +346,8 @@ func TestPointingAndUnitBallEdges(t *testing.T) {
 	if err := (Logistic{}).Check(&Public{K: 2, Features: [][]float64{{0.6, 0.8}}, Labels: []float64{1}}); err != nil {
 		t.Errorf("a unit feature refused: %v", err)
 	}
-	if err := (Logistic{}).Check(&Public{K: 2, Features: [][]float64{{0.6, 0.81}}, Labels: []float64{1}}); err == nil {
-		t.Error("a feature of norm 1.008 accepted")
+	if err := (Logistic{}).Check(&Public{K: 2, Features: [][]float64{{0.6, 0.81}}, Labels: []float64{1}}); err == nil || !strings.HasPrefix(err.Error(), "example 1: public features of norm 1.008") {
+		t.Errorf("a feature of norm 1.008: %v", err)
 	}
 }
 
