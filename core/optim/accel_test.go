@@ -606,8 +606,16 @@ func TestAccelSmoothingMovesTheGradients(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Smoothed, AC-SA's smoothness is β = L√d/r = 2√2/0.5 (plus λ_1).
+	ph := res.Phases[0]
+	beta := 2 * math.Sqrt2 / r
+	acsa := NewACSA(ph.Lambda, beta+ph.Lambda, loss.Ball{Centre: []float64{0, 0}, Radius: 1}, ACSAStage(beta+ph.Lambda, ph.Lambda), []float64{0, 0})
 	var moved float64
-	for _, st := range res.Phases[0].Steps {
+	for _, st := range ph.Steps {
+		if q := acsa.Query(); !(math.Abs(q[0]-st.Query[0]) <= 1e-12) || !(math.Abs(q[1]-st.Query[1]) <= 1e-12) {
+			t.Fatalf("step %d queries %v, want AC-SA's %v at β = L√d/r", st.T, st.Query, q)
+		}
+		acsa.Update(st.Gradient)
 		for i, u := range st.Users {
 			for c := range 2 {
 				plain := mu * (st.Query[c] - (ds.Item(u, 0)[c]+ds.Item(u, 1)[c])/2)
