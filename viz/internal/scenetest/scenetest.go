@@ -299,15 +299,7 @@ func Collisions(l *viz.List) [][2]string {
 		if it.Kind != viz.Text || strings.TrimSpace(it.Text) == "" {
 			continue
 		}
-		// viz.TextWidth's 0.55 em is an average: digits are 0.64 em wide
-		// in DejaVu Sans, so a column of figures takes more room than it.
-		digits := 0
-		for _, r := range it.Text {
-			if '0' <= r && r <= '9' {
-				digits++
-			}
-		}
-		w := viz.TextWidth(it.Text, it.Size) + 0.09*it.Size*float64(digits)
+		w := viz.NumberWidth(it.Text, it.Size)
 		lo := it.P[0].X
 		switch it.Align {
 		case viz.Centre:

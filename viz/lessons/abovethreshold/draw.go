@@ -78,13 +78,12 @@ func (s *Scene) drawQueries(l *viz.List, p figure.Plot, v shown) {
 	}
 	l.Line(viz.Point{X: p.X0, Y: p.Y0}, viz.Point{X: p.X0, Y: p.Y0 + p.H}, axis)
 	// A slot too narrow for "p⊤ 0.72" names the row once, at the axis.
-	// Narrower still (a phone), the figures alternate between two lines;
-	// digits run wider than TextWidth's average character.
+	// Narrower still (a phone), the figures alternate between two lines.
 	pfmt, stagger := "p⊤ %.2f", false
 	if viz.TextWidth("p⊤ 0.00", 10) > p.SlotW()-2 {
 		pfmt = "%.2f"
 		l.Text(viz.Point{X: p.X0 - 6, Y: p.Y0 + p.H + 28}, "p⊤", 10, viz.Muted, viz.Right)
-		stagger = 1.2*viz.TextWidth("0.00", 10) > p.SlotW()-2
+		stagger = viz.NumberWidth("0.00", 10) > p.SlotW()-2
 	}
 
 	base := p.YOf(math.Max(p.Lo, math.Min(0, p.Hi)))

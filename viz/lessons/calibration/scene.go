@@ -306,14 +306,13 @@ func (c *Scene) Draw(w, h float64) *viz.List {
 	// figures alone (the total's readout keeps its formula).
 	wide := w >= 760
 	// The δ column starts past the widest ε (2.203e+05 at ε = 10 and many
-	// releases), the formulas past the widest δ; digits run wider than
-	// TextWidth's average character, hence the margin.
+	// releases), the formulas past the widest δ.
 	epsX, deltaX, noteX := 110.0, 200.0, 300.0
 	for _, r := range cmp.Rules {
-		deltaX = math.Max(deltaX, epsX+1.2*viz.TextWidth(format.Sprintf("ε = %.4g", r.Total.Eps), 12)+10)
+		deltaX = math.Max(deltaX, epsX+viz.NumberWidth(format.Sprintf("ε = %.4g", r.Total.Eps), 12)+10)
 	}
 	for _, r := range cmp.Rules {
-		noteX = math.Max(noteX, deltaX+1.2*viz.TextWidth(format.Sprintf("δ = %.3g", r.Total.Delta), 12)+10)
+		noteX = math.Max(noteX, deltaX+viz.NumberWidth(format.Sprintf("δ = %.3g", r.Total.Delta), 12)+10)
 	}
 	for _, r := range cmp.Rules {
 		col, mark, short := viz.Ink, "", ""
@@ -334,7 +333,7 @@ func (c *Scene) Draw(w, h float64) *viz.List {
 		case wide:
 			dy = math.Max(dy, l.Text(viz.Point{X: noteX, Y: y}, r.Formula+mark, 11, viz.Muted, viz.Left))
 		case short != "":
-			l.Text(viz.Point{X: deltaX + 1.2*viz.TextWidth(delta, 12) + 10, Y: y}, short, 11, viz.Muted, viz.Left)
+			l.Text(viz.Point{X: deltaX + viz.NumberWidth(delta, 12) + 10, Y: y}, short, 11, viz.Muted, viz.Left)
 		}
 		y += dy + 2
 	}

@@ -421,10 +421,8 @@ func drawPhaseTable(l *viz.List, x, y, w float64, title string, cols []float64, 
 // share cols[k] of w, or further right if the column before holds wider
 // text, and the type made smaller (11 px down to 8) until the widest row
 // fits, so that no cell runs into the next or wraps into the row below.
-// Cells are mostly figures, wider than TextWidth's average character.
 func tableColumns(x, w float64, cols []float64, rows [][]string) (float64, []float64) {
 	const gap = 6
-	width := func(t string, size float64) float64 { return 1.15 * viz.TextWidth(t, size) }
 	xs := make([]float64, len(cols))
 	size := 11.0
 	for ; ; size-- {
@@ -436,7 +434,7 @@ func tableColumns(x, w float64, cols []float64, rows [][]string) (float64, []flo
 			widest := 0.0
 			for _, r := range rows {
 				if k-1 < len(r) {
-					widest = max(widest, width(r[k-1], size))
+					widest = max(widest, viz.NumberWidth(r[k-1], size))
 				}
 			}
 			xs[k] = max(xs[k], xs[k-1]+widest+gap)
@@ -444,7 +442,7 @@ func tableColumns(x, w float64, cols []float64, rows [][]string) (float64, []flo
 		last := 0.0
 		for _, r := range rows {
 			if n := len(r); n > 0 {
-				last = max(last, xs[n-1]+width(r[n-1], size))
+				last = max(last, xs[n-1]+viz.NumberWidth(r[n-1], size))
 			}
 		}
 		if last <= x+w || size <= 8 {
