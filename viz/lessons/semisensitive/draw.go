@@ -162,7 +162,8 @@ func (s *Scene) drawTests(l *viz.List, b figure.Box, q *semiQuery, t int) {
 		notes = append(notes, "no paid update left: FAIL — PVMW answers nothing more")
 	}
 	top := y + 22
-	rowH := math.Min(34, (b.Y+b.H-top-14*float64(len(notes)))/float64(len(q.tests)))
+	const scaleH = 20 // the scale under the rows
+	rowH := math.Min(34, (b.Y+b.H-top-scaleH-14*float64(len(notes)))/float64(len(q.tests)))
 	rowH = math.Max(rowH, 18)
 	tx := at(v.cfg.tau)
 	l.Text(viz.Point{X: tx, Y: top - 10}, "τ", 11, viz.Purple, viz.Centre)
@@ -181,7 +182,15 @@ func (s *Scene) drawTests(l *viz.List, b figure.Box, q *semiQuery, t int) {
 			l.Circle(viz.Point{X: at(ts.Error), Y: ry}, 4, viz.Style{Stroke: viz.Ink, Width: 1.5}, 0)
 		}
 	}
-	y = top + rowH*float64(len(q.tests)) + 4
+	// The scale, in the query's own units (an answer's error), so τ and
+	// the noise have sizes and not only an order.
+	sy := top + rowH*float64(len(q.tests))
+	l.Line(viz.Point{X: x0, Y: sy}, viz.Point{X: x1, Y: sy}, viz.Style{Stroke: viz.Muted, Width: 1})
+	for _, v := range viz.NiceTicks(lo, hi, max(2, int((x1-x0)/70))) {
+		l.Line(viz.Point{X: at(v), Y: sy}, viz.Point{X: at(v), Y: sy + 4}, viz.Style{Stroke: viz.Muted, Width: 1})
+		l.Text(viz.Point{X: at(v), Y: sy + 11}, viz.TickLabel(v), 10, viz.Muted, viz.Centre)
+	}
+	y = sy + scaleH
 	legend := "dot: E + ν, orange ⊤ (update), green ⊥ (answer); bar: τ + χ"
 	if v.cfg.reveal {
 		legend += "; ring: the true error E (instructor)"
@@ -198,28 +207,36 @@ func (s *Scene) drawTests(l *viz.List, b figure.Box, q *semiQuery, t int) {
 	}
 }
 
-// drawPsi plots Ψ across the queries (revealed), else the updates spent:
-// either way the updates are marked, and the current query.
+// drawPsi plots Ψ (revealed), else the updates spent, over the queries
+// asked so far: like the ledger, the line grows as the run is stepped
+// through, and the updates are marked. The axis is fixed for the whole run
+// and starts at 0, so a fall looks as large as it is: Ψ runs from ln k,
+// while the beliefs are uniform, to 0, when they are sure of every true
+// value, and a run that learns a little moves it a little.
 func (s *Scene) drawPsi(l *viz.List, b figure.Box, t int) {
 	v := &s.view
 	nq := len(v.queries)
-	var lo, hi float64
+	t = min(t, nq)
+	var hi float64
 	var ys []float64
-	title := format.Sprintf("updates spent, of L_max = %d, per query", v.cfg.lmax)
+	var title, now string
 	if v.cfg.reveal {
-		title = "Ψ, the beliefs' cross-entropy with the truth, per query (instructor)"
-		lo, hi = math.Inf(1), math.Log(float64(v.cfg.k))
+		lnk := math.Log(float64(v.cfg.k))
+		hi = lnk
 		for _, p := range v.res.Psi {
-			lo, hi = math.Min(lo, p), math.Max(hi, p)
-			ys = append(ys, p)
+			hi = math.Max(hi, p)
 		}
-		lo = math.Max(0, lo-0.1*(hi-lo)-1e-3)
+		ys = v.res.Psi[:min(t+1, len(v.res.Psi))]
+		title = format.Sprintf("Ψ, the beliefs' cross-entropy with the truth (instructor): ln k = %.3g while they are uniform, 0 when sure of every true value", lnk)
+		now = format.Sprintf("Ψ = %.4g", ys[len(ys)-1])
 	} else {
 		hi = float64(v.cfg.lmax)
 		ys = append(ys, 0)
-		for _, q := range v.queries {
+		for _, q := range v.queries[:t] {
 			ys = append(ys, float64(q.spent()))
 		}
+		title = format.Sprintf("updates spent, of L_max = %d, over the queries so far", v.cfg.lmax)
+		now = format.Sprintf("%d spent", int(ys[len(ys)-1]))
 	}
 	y0 := write(l, b, b.Y, title, 12, viz.Ink) + 8
 	x0, x1, y1 := b.X+34, b.X+b.W-6, b.Y+b.H-18
@@ -227,15 +244,18 @@ func (s *Scene) drawPsi(l *viz.List, b figure.Box, t int) {
 		return
 	}
 	at := func(i, y float64) viz.Point {
-		return viz.Point{X: x0 + (x1-x0)*i/math.Max(1, float64(nq)), Y: y1 - (y1-y0)*(y-lo)/(hi-lo)}
+		return viz.Point{X: x0 + (x1-x0)*i/math.Max(1, float64(nq)), Y: y1 - (y1-y0)*y/hi}
 	}
-	l.Text(viz.Point{X: x0 - 4, Y: y0}, viz.FormatNumber(math.Round(hi*100)/100), 10, viz.Muted, viz.Right)
-	l.Text(viz.Point{X: x0 - 4, Y: y1}, viz.FormatNumber(math.Round(lo*100)/100), 10, viz.Muted, viz.Right)
+	for _, y := range viz.NiceTicks(0, hi, max(2, int((y1-y0)/28))) {
+		p := at(0, y)
+		l.Line(viz.Point{X: x0 - 3, Y: p.Y}, p, viz.Style{Stroke: viz.Muted, Width: 1})
+		l.Text(viz.Point{X: x0 - 5, Y: p.Y}, viz.TickLabel(y), 10, viz.Muted, viz.Right)
+	}
 	l.Line(viz.Point{X: x0, Y: y1}, viz.Point{X: x1, Y: y1}, viz.Style{Stroke: viz.Muted, Width: 1})
 	l.Line(viz.Point{X: x0, Y: y0}, viz.Point{X: x0, Y: y1}, viz.Style{Stroke: viz.Muted, Width: 1})
-	for i, q := range v.queries {
+	for i, q := range v.queries[:t] {
 		if len(q.updates) > 0 {
-			x := at(float64(i+1), lo).X
+			x := at(float64(i+1), 0).X
 			l.Line(viz.Point{X: x, Y: y1}, viz.Point{X: x, Y: y1 - 8}, viz.Style{Stroke: viz.Orange, Width: 2})
 		}
 	}
@@ -243,11 +263,23 @@ func (s *Scene) drawPsi(l *viz.List, b figure.Box, t int) {
 	for i, y := range ys {
 		pts[i] = at(float64(i), y)
 	}
-	l.Polyline(pts, viz.Style{Stroke: viz.Blue, Width: 2})
-	if t > 0 && t < len(pts) {
-		l.Circle(pts[t], 4, viz.Style{Fill: viz.Blue, Stroke: viz.Ink, Width: 1}, 0)
+	if len(pts) > 1 {
+		l.Polyline(pts, viz.Style{Stroke: viz.Blue, Width: 2})
 	}
-	l.Text(viz.Point{X: (x0 + x1) / 2, Y: y1 + 10}, format.Sprintf("queries 0–%d; orange ticks: updates", nq), 10, viz.Muted, viz.Centre)
+	p := pts[len(pts)-1]
+	l.Circle(p, 4, viz.Style{Fill: viz.Blue, Stroke: viz.Ink, Width: 1}, 0)
+	// The value beside the marker, on whichever side has room, above the
+	// line (a fall goes down and right) unless that is the title's place.
+	ly := p.Y - 10
+	if ly < y0+6 {
+		ly = p.Y + 12
+	}
+	if p.X+8+viz.TextWidth(now, 10) <= x1 {
+		l.Text(viz.Point{X: p.X + 8, Y: ly}, now, 10, viz.Ink, viz.Left)
+	} else {
+		l.Text(viz.Point{X: p.X - 8, Y: ly}, now, 10, viz.Ink, viz.Right)
+	}
+	l.Text(viz.Point{X: (x0 + x1) / 2, Y: y1 + 10}, format.Sprintf("queries 0–%d, %d asked; orange ticks: updates", nq, t), 10, viz.Muted, viz.Centre)
 }
 
 // drawLedger splits ρ into the L_max instances, each into the test's and

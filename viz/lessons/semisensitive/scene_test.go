@@ -4,8 +4,12 @@ import (
 	"html"
 	"math"
 	"regexp"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/semisens"
 	"github.com/uldplab/uldp/viz"
 	"github.com/uldplab/uldp/viz/internal/scenetest"
@@ -355,5 +359,106 @@ func TestSemiSensLinksNameTheirWholeState(t *testing.T) {
 				t.Errorf("the link %s after %s shows\n%s, not\n%s", l, before, got, want[i])
 			}
 		}
+	}
+}
+
+// ticks returns the numeric labels drawn with alignment al whose anchor
+// satisfies where, as value → anchor.
+func ticks(l *viz.List, al viz.Align, where func(viz.Point) bool) map[float64]viz.Point {
+	out := map[float64]viz.Point{}
+	for _, it := range l.Items {
+		if it.Kind != viz.Text || it.Align != al || !where(it.P[0]) {
+			continue
+		}
+		if v, err := strconv.ParseFloat(strings.ReplaceAll(it.Text, "−", "-"), 64); err == nil {
+			out[v] = it.P[0]
+		}
+	}
+	return out
+}
+
+// The potential panel draws Ψ for the queries asked so far, not the whole
+// run at step 0, on a labelled scale that starts at 0: the point for each
+// query sits where its value falls between the axis's labels (the old
+// panel spread 1.9–2.08 over its height with only its ends labelled).
+func TestSemiSensPsiGrowsOnAScaleFromZero(t *testing.T) {
+	a, s := semiApp(t)
+	psi := s.view.res.Psi
+	line := func() []viz.Point {
+		var out []viz.Point
+		for _, it := range scenetest.Frame(a).Items {
+			if it.Kind == viz.Polyline && it.Style.Stroke == viz.Blue {
+				if out != nil {
+					t.Fatal("two blue polylines: which is Ψ?")
+				}
+				out = it.P
+			}
+		}
+		return out
+	}
+	if p := line(); p != nil {
+		t.Errorf("at step 0 Ψ is drawn over %d queries", len(p)-1)
+	}
+	for range 10 {
+		a.Key("ArrowRight")
+	}
+	p := line()
+	if len(p) != 11 {
+		t.Fatalf("after 10 queries Ψ is drawn over %d points, want 11", len(p))
+	}
+	x0 := p[0].X
+	axis := ticks(scenetest.Frame(a), viz.Right, func(q viz.Point) bool { return math.Abs(q.X-(x0-5)) < 0.5 })
+	zero, ok := axis[0]
+	if !ok || len(axis) < 3 {
+		t.Fatalf("Ψ's axis is labelled %v: want 0 and at least two more", axis)
+	}
+	var top float64
+	for v := range axis {
+		top = math.Max(top, v)
+	}
+	perUnit := (zero.Y - axis[top].Y) / top
+	for i, q := range p {
+		if want := zero.Y - psi[i]*perUnit; math.Abs(q.Y-want) > 0.01 {
+			t.Errorf("query %d: Ψ = %.4f drawn at y %.2f, the axis puts it at %.2f", i, psi[i], q.Y, want)
+		}
+	}
+	if !scenetest.HasText(scenetest.Frame(a), format.Sprintf("Ψ = %.4g", psi[10])) {
+		t.Errorf("the marker does not say Ψ = %.4g", psi[10])
+	}
+	a.Key("End")
+	if p := line(); len(p) != len(psi) {
+		t.Errorf("at the end Ψ is drawn over %d points of %d", len(p), len(psi))
+	}
+}
+
+// The tests' number line has a scale in the query's units: τ's mark sits
+// at τ between the labelled ticks.
+func TestSemiSensTestsHaveAScale(t *testing.T) {
+	a, s := semiApp(t)
+	a.Key("ArrowRight")
+	l := scenetest.Frame(a)
+	var tau viz.Point
+	for _, it := range l.Items {
+		if it.Kind == viz.Text && it.Text == "τ" {
+			tau = it.P[0]
+		}
+	}
+	if tau == (viz.Point{}) {
+		t.Fatal("no τ on the tests' line")
+	}
+	right := tau.X >= l.Width/2
+	scale := ticks(l, viz.Centre, func(q viz.Point) bool { return q.Y > tau.Y && (q.X >= l.Width/2) == right })
+	if len(scale) < 3 {
+		t.Fatalf("the tests' line is labelled %v: want a scale", scale)
+	}
+	var vs []float64
+	for v := range scale {
+		vs = append(vs, v)
+	}
+	slices.Sort(vs)
+	lo, hi := vs[0], vs[len(vs)-1]
+	x := scale[lo].X + (scale[hi].X-scale[lo].X)*(s.cfg.tau-lo)/(hi-lo)
+	if math.Abs(x-tau.X) > 0.01 {
+		t.Errorf("τ = %g drawn at x %.2f, the scale puts it at %.2f", s.cfg.tau, tau.X, x)
 	}
 }
