@@ -64,10 +64,61 @@ type Bound struct {
 	// Note says what the bound assumes or what it is for.
 	Note  string
 	shape func(p Point) float64
+	// holds says why the bound does not apply at p ("" where it does):
+	// a lower bound is proved on a hard instance of some dimension and
+	// under conditions on ε and δ, and says nothing elsewhere. Nil for a
+	// bound that applies at every point.
+	holds func(p Point) string
 }
 
 // At is the bound's shape at p.
 func (b Bound) At(p Point) float64 { return b.shape(p) }
+
+// Holds returns nil where the bound applies at p, else an error saying
+// what it needs.
+func (b Bound) Holds(p Point) error {
+	if b.holds == nil {
+		return nil
+	}
+	if why := b.holds(p); why != "" {
+		return format.Errorf("does not apply here: %s", why)
+	}
+	return nil
+}
+
+// Conditional reports whether the bound applies at some points only (see
+// Holds).
+func (b Bound) Conditional() bool { return b.holds != nil }
+
+// semiLowerHolds is where Theorem 33 of the semi-sensitive paper applies:
+// ε ≤ ln k, δ ≤ 0.4ε/k, and a dimension at least its hard instance's,
+// which repeats each of n′ = ⌈n/r⌉ examples r = ⌊ln k/ε⌋ times and has
+// d = n′k (Theorem 35's instance on n′ examples).
+func semiLowerHolds(p Point) string {
+	switch r := math.Floor(log(p.K) / p.Eps); {
+	case r < 1:
+		return format.Sprintf("needs ε ≤ ln k = %.3g", log(p.K))
+	case p.Delta > 0.4*p.Eps/p.K:
+		return format.Sprintf("needs δ ≤ 0.4ε/k = %.3g", 0.4*p.Eps/p.K)
+	default:
+		if need := math.Ceil(p.N/r) * p.K; p.D < need {
+			return format.Sprintf("needs d ≥ ⌈n/⌊ln k/ε⌋⌉·k = %.4g, its hard instance's dimension", need)
+		}
+	}
+	return ""
+}
+
+// semiBaseHolds is where Theorem 35 applies: e^ε/(e^ε + k − 1) + δ < 0.99
+// and d ≥ nk, its instance's dimension.
+func semiBaseHolds(p Point) string {
+	if q := math.Exp(p.Eps)/(math.Exp(p.Eps)+p.K-1) + p.Delta; !(q < 0.99) {
+		return format.Sprintf("needs e^ε/(e^ε + k − 1) + δ < 0.99, here %.3g", q)
+	}
+	if p.D < p.N*p.K {
+		return format.Sprintf("needs d ≥ nk = %.4g, its hard instance's dimension", p.N*p.K)
+	}
+	return ""
+}
 
 var (
 	sqrt = math.Sqrt
@@ -105,11 +156,11 @@ var bounds = []Bound{
 			return math.Pow(log(p.K)*log(1/p.Delta), 0.25) * sqrt(log(math.Max(p.M*p.N, math.E))) / sqrt(p.Eps*p.N)
 		}},
 	{ID: "semi-lower", Label: "lower bound, semi-sensitive", Formula: "min(1, √(ln k/(εn)))", Kind: Lower, Family: SemiSensitive,
-		Note:  "for ε ≤ ln k and δ ≤ 0.4ε/k; the instance has d = nk",
-		shape: func(p Point) float64 { return math.Min(1, sqrt(log(p.K)/(p.Eps*p.N))) }},
-	{ID: "semi-base", Label: "lower bound, any algorithm", Formula: "1/√n", Kind: Lower, Family: SemiSensitive,
-		Note:  "the statistical floor, private or not",
-		shape: func(p Point) float64 { return 1 / sqrt(p.N) }},
+		Note:  "for ε ≤ ln k and δ ≤ 0.4ε/k, on a hard instance of dimension about nk/⌊ln k/ε⌋: drawn only where it applies",
+		shape: func(p Point) float64 { return math.Min(1, sqrt(log(p.K)/(p.Eps*p.N))) }, holds: semiLowerHolds},
+	{ID: "semi-base", Label: "lower bound at large ε, semi-sensitive", Formula: "1/√n", Kind: Lower, Family: SemiSensitive,
+		Note:  "once the sensitive values are private enough that e^ε/(e^ε + k − 1) + δ < 0.99, on a hard instance of dimension nk: drawn only where it applies",
+		shape: func(p Point) float64 { return 1 / sqrt(p.N) }, holds: semiBaseHolds},
 	{ID: "label", Label: "label DP (Ghazi et al. 2021)", Formula: "√(k ln(1/δ))/(ε√n)", Kind: Upper, Family: SemiSensitive,
 		Note:  "grows like √k where PVMW grows like (ln k)^¼",
 		shape: func(p Point) float64 { return sqrt(p.K*log(1/p.Delta)) / (p.Eps * sqrt(p.N)) }},
@@ -162,6 +213,23 @@ func boundIndex(id string) int {
 		}
 	}
 	panic("rates: no bound " + id) // the table is fixed: a typo is a bug
+}
+
+// Balance is where, along a, the optimal user-level bound's two terms are
+// equal: its privacy term √d/(nε√m) dominates on one side, its
+// statistical term 1/√(nm) on the other, where every user-level bound but
+// the linear-time one comes down to that same term and their curves meet.
+// The ratio of the terms, √d/(ε√n), does not involve m or k: false there.
+func Balance(a Axis, p Point) (float64, bool) {
+	switch a {
+	case AxisN:
+		return p.D / (p.Eps * p.Eps), true
+	case AxisD:
+		return p.N * p.Eps * p.Eps, true
+	case AxisEps:
+		return sqrt(p.D / p.N), true
+	}
+	return 0, false
 }
 
 // Axis is a size the explorer can sweep.

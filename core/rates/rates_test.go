@@ -208,3 +208,85 @@ func TestSimulableSaysWhy(t *testing.T) {
 		}
 	}
 }
+
+// The semi-sensitive lower bounds are proved on hard instances of a large
+// dimension: at a small d full DP's bound lies below them (it is no
+// contradiction), so they say where they apply, and wherever they do,
+// full DP's algorithms — semi-sensitive DP too — are no better.
+func TestSemiLowerBoundsApplyWhereProved(t *testing.T) {
+	lesson := Point{N: 1600, M: 1, D: 8, Eps: 0.5, Delta: 1e-5, K: 100}
+	full := bound(t, "full")
+	for _, id := range []string{"semi-lower", "semi-base"} {
+		b := bound(t, id)
+		if !(full.At(lesson) < b.At(lesson)) {
+			t.Errorf("%s: at d = 8 full DP's %.3g is not below %.3g (the case this guards)", id, full.At(lesson), b.At(lesson))
+		}
+		if err := b.Holds(lesson); err == nil || !strings.Contains(err.Error(), "needs d ≥") {
+			t.Errorf("%s at d = 8: %v, want it not to apply for want of dimension", id, err)
+		}
+		applied := 0
+		for _, n := range []float64{10, 1e3, 1e5} {
+			for _, d := range []float64{1, 100, 1e4, 1e6, 1e9} {
+				for _, eps := range []float64{0.01, 0.3, 1, 3} {
+					for _, k := range []float64{2, 100, 1e4} {
+						p := Point{N: n, M: 1, D: d, Eps: eps, Delta: 1e-5, K: k}
+						if b.Holds(p) != nil {
+							continue
+						}
+						applied++
+						if lo, hi := b.At(p), full.At(p); lo > hi*(1+1e-12) {
+							t.Errorf("%+v: %s %.4g above full DP's %.4g where it applies", p, id, lo, hi)
+						}
+					}
+				}
+			}
+		}
+		if applied < 20 {
+			t.Errorf("%s applies at only %d grid points", id, applied)
+		}
+	}
+	// Each condition on its own.
+	for _, c := range []struct {
+		id   string
+		p    Point
+		want string
+	}{
+		{"semi-lower", Point{N: 10, M: 1, D: 1e9, Eps: 5, Delta: 1e-5, K: 100}, "ε ≤ ln k"},
+		{"semi-lower", Point{N: 10, M: 1, D: 1e9, Eps: 1, Delta: 0.01, K: 100}, "δ ≤ 0.4ε/k"},
+		{"semi-lower", Point{N: 8, M: 1, D: 199, Eps: 1, Delta: 1e-5, K: 100}, "= 200,"}, // r = ⌊ln 100⌋ = 4, n′ = 2
+		{"semi-base", Point{N: 10, M: 1, D: 1e9, Eps: 5, Delta: 1e-5, K: 2}, "< 0.99"},
+		{"semi-base", Point{N: 10, M: 1, D: 999, Eps: 1, Delta: 1e-5, K: 100}, "= 1000,"},
+	} {
+		if err := bound(t, c.id).Holds(c.p); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s at %+v: %v, want %q", c.id, c.p, err, c.want)
+		}
+	}
+	if err := bound(t, "semi-lower").Holds(Point{N: 8, M: 1, D: 200, Eps: 1, Delta: 1e-5, K: 100}); err != nil {
+		t.Errorf("semi-lower at its instance's dimension: %v", err)
+	}
+}
+
+// At the balance point the optimal bound's privacy term equals its
+// statistical one, along each axis that moves their ratio.
+func TestBalance(t *testing.T) {
+	p := Point{N: 1600, M: 4, D: 16, Eps: 0.5, Delta: 1e-5, K: 100}
+	for _, a := range []Axis{AxisN, AxisD, AxisEps} {
+		x, ok := Balance(a, p)
+		if !ok {
+			t.Fatalf("no balance along %s", a)
+		}
+		q := a.With(p, x)
+		stat, priv := 1/math.Sqrt(q.N*q.M), math.Sqrt(q.D)/(q.N*q.Eps*math.Sqrt(q.M))
+		if math.Abs(stat/priv-1) > 1e-12 {
+			t.Errorf("along %s at %v: statistical %.6g, privacy %.6g", a, x, stat, priv)
+		}
+	}
+	if x, _ := Balance(AxisN, p); x != 64 {
+		t.Errorf("along n: %v, want d/ε² = 64", x)
+	}
+	for _, a := range []Axis{AxisM, AxisK} {
+		if _, ok := Balance(a, p); ok {
+			t.Errorf("a balance along %s, which does not move the ratio", a)
+		}
+	}
+}

@@ -106,6 +106,20 @@ func (r *Scene) Draw(w, h float64) *viz.List {
 			l.Text(viz.Point{X: c.X + 4, Y: pl.y0 + 24}, "d*: full DP better below", 11, viz.Vermillion, viz.Left)
 		}
 	}
+	if x, ok := rates.Balance(r.axis, p); ok && r.family == rates.UserLevel && x > lo && x < hi {
+		// Where the optimal bound's terms are equal: past it the shared
+		// statistical term dominates and the bounds' curves meet, which is
+		// what the figure shows there, not a drawing fault.
+		c := pl.at(x, math.Pow(10, pl.ly))
+		l.Line(viz.Point{X: c.X, Y: pl.y0}, viz.Point{X: c.X, Y: pl.y0 + pl.h}, viz.Style{Stroke: viz.Muted, Width: 1.5, Dashed: true})
+		text := balanceText(r.axis, x)
+		ty := pl.y0 + pl.h - 10
+		if c.X < pl.x0+pl.w/2 {
+			l.TextIn(viz.Point{X: c.X + 4, Y: ty}, pl.x0+pl.w-c.X-8, text, 11, viz.Muted, viz.Left)
+		} else {
+			l.TextIn(viz.Point{X: c.X - 4, Y: ty}, c.X-pl.x0-8, text, 11, viz.Muted, viz.Right)
+		}
+	}
 	clip := func(pt viz.Point) viz.Point {
 		pt.Y = math.Max(pl.y0, math.Min(pl.y0+pl.h, pt.Y))
 		return pt
@@ -122,17 +136,27 @@ func (r *Scene) Draw(w, h float64) *viz.List {
 	}
 	for _, i := range order {
 		b := bs[i]
-		pts := make([]viz.Point, 0, samples)
-		for _, x := range xs {
-			if y := b.At(r.axis.With(p, x)); y > 0 {
-				pts = append(pts, clip(pl.at(x, y)))
-			}
-		}
 		st := viz.Style{Stroke: boundColours[i%len(boundColours)], Width: 2.5}
 		if b.Kind == rates.Lower {
 			st.Dashed, st.Width = true, 2
 		}
-		l.Polyline(pts, st)
+		// A bound is drawn only where it applies: a lower bound proved on
+		// a high-dimensional instance says nothing at a small d.
+		pts := make([]viz.Point, 0, samples)
+		for _, x := range xs {
+			q := r.axis.With(p, x)
+			if y := b.At(q); y > 0 && b.Holds(q) == nil {
+				pts = append(pts, clip(pl.at(x, y)))
+				continue
+			}
+			if len(pts) > 1 {
+				l.Polyline(pts, st)
+			}
+			pts = pts[:0:0]
+		}
+		if len(pts) > 1 {
+			l.Polyline(pts, st)
+		}
 	}
 	// The simulated points, and the optimal shape through them.
 	if len(r.points) > 0 {
@@ -182,7 +206,7 @@ func (r *Scene) axisLabel() string {
 		return "users n"
 	case rates.AxisM:
 		if r.family == rates.SemiSensitive {
-			return "problems m"
+			return "problems m, solved together from the same private answers"
 		}
 		return "items per user m"
 	case rates.AxisD:
@@ -191,6 +215,18 @@ func (r *Scene) axisLabel() string {
 		return "privacy ε"
 	}
 	return "sensitive values k"
+}
+
+// balanceText says where the optimal bound's terms are equal along a and
+// which side its statistical term, shared by the bounds, dominates.
+func balanceText(a rates.Axis, x float64) string {
+	switch a {
+	case rates.AxisN:
+		return format.Sprintf("n = d/ε² = %s: privacy's term = the statistical one; to the right the statistical term dominates and the bounds meet", viz.FormatNumber(x))
+	case rates.AxisD:
+		return format.Sprintf("d = nε² = %s: privacy's term = the statistical one; to the left the statistical term dominates and the bounds meet", viz.FormatNumber(x))
+	}
+	return format.Sprintf("ε = √(d/n) = %.3g: privacy's term = the statistical one; to the right the statistical term dominates and the bounds meet", x)
 }
 
 // legendEntry is a line of the legend: a line or a dot, and its text.
@@ -208,7 +244,11 @@ func (r *Scene) legend(bs []rates.Bound) []legendEntry {
 		if b.Kind == rates.Lower {
 			st.Dashed = true
 		}
-		out = append(out, legendEntry{st, false, b.Label + ": " + b.Formula})
+		text := b.Label + ": " + b.Formula
+		if b.Conditional() {
+			text += " — proved on a high-dimensional instance, drawn only where it applies"
+		}
+		out = append(out, legendEntry{st, false, text})
 	}
 	if r.family == rates.UserLevel {
 		text := "simulated: user-level DP-SGD with outlier removal, RMS distance to the optimum, 95% bars; dashed: the optimal shape with its constants"
@@ -216,6 +256,10 @@ func (r *Scene) legend(bs []rates.Bound) []legendEntry {
 			text = "simulated runs: off (the simulate switch), or beyond what runs here (see the readouts)"
 		}
 		out = append(out, legendEntry{viz.Style{Stroke: viz.Ink, Fill: viz.Ink, Width: 1.5}, true, text})
+		if r.simErr == nil && r.simulate {
+			out = append(out, legendEntry{viz.Style{Stroke: viz.Ink, Fill: viz.Paper, Width: 1.5}, true,
+				"hollow: some of the point's runs halted at the gate (too few users for outlier removal); the point is the rest"})
+		}
 	}
 	return out
 }

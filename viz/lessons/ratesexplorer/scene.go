@@ -42,7 +42,7 @@ type Scene struct {
 
 // New opens on user-level bounds against n, with points.
 func New() *Scene {
-	r := &Scene{family: rates.UserLevel, axis: rates.AxisN, n: 1600, m: 4, d: 8, k: 100, eps: 0.5, delta: 1e-5, simulate: true, seeds: 12}
+	r := &Scene{family: rates.UserLevel, axis: rates.AxisN, n: 1600, m: 4, d: 16, k: 100, eps: 0.5, delta: 1e-5, simulate: true, seeds: 12}
 	r.restart()
 	return r
 }
@@ -69,6 +69,8 @@ func (r *Scene) form() viz.Form {
 			Help: "the size the figure sweeps; the sliders set the others"}),
 		viz.Int(&r.n, viz.Control{Name: "n", Label: "users n", Kind: viz.Slider, Min: 10, Max: 1e7, Log: true}),
 		viz.Int(&r.m, viz.Control{Name: "m", Label: map[rates.Family]string{rates.UserLevel: "items per user m", rates.SemiSensitive: "problems m"}[r.family],
+			Help: map[rates.Family]string{rates.UserLevel: "each user holds m items; all of them are protected together",
+				rates.SemiSensitive: "m convex problems on the same data (say m regularisation strengths or label columns), all trained from one PVMW run's answers: the bound grows only like √(ln(mn))"}[r.family],
 			Kind: viz.Slider, Min: 1, Max: 1e4, Log: true}),
 		viz.Int(&r.d, viz.Control{Name: "d", Label: "dimension d", Kind: viz.Slider, Min: 1, Max: 1e6, Log: true}),
 		viz.Float(&r.eps, viz.Control{Name: "eps", Label: "ε", Kind: viz.Slider, Min: 0.01, Max: 10, Log: true}),
@@ -218,8 +220,12 @@ func (r *Scene) Readouts() []viz.Readout {
 	}
 	for _, b := range rates.Bounds(r.family) {
 		v := b.At(p)
+		text := format.Sprintf("%.3g, slope %+.2f along %s", v, b.Slope(r.axis, p, x), axisSymbol(r.axis))
+		if err := b.Holds(p); err != nil {
+			text += "; " + err.Error()
+		}
 		out = append(out, viz.Readout{Name: b.ID, Label: b.Label, Value: v,
-			Text:    format.Sprintf("%.3g, slope %+.2f along %s", v, b.Slope(r.axis, p, x), axisSymbol(r.axis)),
+			Text:    text,
 			Formula: string(b.Kind) + ": " + b.Formula + " — " + b.Note})
 	}
 	if r.family == rates.SemiSensitive {

@@ -1,9 +1,11 @@
 package ratesexplorer
 
 import (
+	"math"
 	"strings"
 	"testing"
 
+	"github.com/uldplab/uldp/core/rates"
 	"github.com/uldplab/uldp/viz"
 	"github.com/uldplab/uldp/viz/internal/scenetest"
 )
@@ -120,4 +122,101 @@ func TestReopenStopsTheSweep(t *testing.T) {
 func TestRatesDescribes(t *testing.T) {
 	a, _ := scenetest.Open(t, New(), [2]string{"simulate", "false"})
 	scenetest.Describes(t, a, func() { scenetest.MustSet(t, a, "eps", "2") })
+}
+
+// curves returns the figure's bound curves by bound, each as the pieces
+// drawn in its colour.
+func curves(t *testing.T, a *viz.App, fam rates.Family) map[string][][]viz.Point {
+	t.Helper()
+	l, _ := a.Frame(1000, 700)
+	out := map[string][][]viz.Point{}
+	for i, b := range rates.Bounds(fam) {
+		for _, it := range l.Items {
+			if it.Kind == viz.Polyline && it.Style.Stroke == boundColours[i] {
+				out[b.ID] = append(out[b.ID], it.P)
+			}
+		}
+	}
+	return out
+}
+
+// At the opening state every two user-level bounds with different
+// formulas are apart somewhere on the figure by more than a line's width
+// (at d = 8, ε = 0.5 Levy et al.'s d/ε and Ghazi et al.'s √d/ε^2.5 are
+// equal, and one curve hid the other), and where they meet the figure
+// says why.
+func TestRatesCurvesApart(t *testing.T) {
+	a, _ := scenetest.Open(t, New(), [2]string{"simulate", "false"})
+	cs := curves(t, a, rates.UserLevel)
+	bs := rates.Bounds(rates.UserLevel)
+	for i, b := range bs {
+		if len(cs[b.ID]) != 1 {
+			t.Fatalf("%s is drawn in %d pieces", b.ID, len(cs[b.ID]))
+		}
+		for _, c := range bs[:i] {
+			if c.Formula == b.Formula {
+				continue // the lower bound is the optimal one, drawn dashed over it
+			}
+			p, q := cs[b.ID][0], cs[c.ID][0]
+			gap := 0.0
+			for k := range min(len(p), len(q)) {
+				gap = math.Max(gap, math.Abs(p[k].Y-q[k].Y))
+			}
+			if gap < 8 {
+				t.Errorf("%s and %s are never more than %.1f px apart", b.ID, c.ID, gap)
+			}
+		}
+	}
+	if l, _ := a.Frame(1000, 700); !scenetest.HasText(l, "n = d/ε² = 64: privacy's term = the statistical one") {
+		t.Error("the figure does not say where the bounds meet")
+	}
+}
+
+// The legend explains the hollow points the simulation draws.
+func TestRatesLegendHasHollowPoints(t *testing.T) {
+	a, _ := scenetest.Open(t, New())
+	a.Settle()
+	l, _ := a.Frame(1000, 700)
+	found := false
+	for _, it := range l.Items {
+		found = found || it.Kind == viz.Circle && it.ID == 0 && it.Style.Fill == viz.Paper
+	}
+	if !found || !scenetest.HasText(l, "hollow: some of the point's runs halted") {
+		t.Error("no hollow point in the legend")
+	}
+}
+
+// Across d, the semi-sensitive lower bounds are drawn only where they are
+// proved, so full DP's bound never passes under one (at small d it lies
+// below both, which the figure used to draw); the readouts say they do not
+// apply at d = 16, and "problems m" says what it is.
+func TestRatesSemiLowerBoundsWhereTheyApply(t *testing.T) {
+	a, _ := scenetest.Open(t, New(), [2]string{"family", "semi-sensitive"}, [2]string{"axis", "d"})
+	cs := curves(t, a, rates.SemiSensitive)
+	full := map[float64]float64{}
+	for _, piece := range cs["full"] {
+		for _, p := range piece {
+			full[p.X] = p.Y
+		}
+	}
+	for _, id := range []string{"semi-lower", "semi-base"} {
+		drawn := 0
+		for _, piece := range cs[id] {
+			for _, p := range piece {
+				drawn++
+				if y, ok := full[p.X]; ok && y > p.Y+0.5 { // y grows downwards
+					t.Errorf("%s: full DP's bound passes under it at x = %.1f", id, p.X)
+				}
+			}
+		}
+		if drawn < 2 {
+			t.Errorf("%s is not drawn at all", id)
+		}
+		if r := mustRead(t, a, id); !strings.Contains(r.Text, "does not apply here: needs d ≥") {
+			t.Errorf("%s's readout at d = 16: %q", id, r.Text)
+		}
+	}
+	if h := scenetest.Control(a, "m").Help; !strings.Contains(h, "problems on the same data") {
+		t.Errorf("problems m is not explained: %q", h)
+	}
 }
