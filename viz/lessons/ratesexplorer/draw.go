@@ -113,7 +113,7 @@ func (r *Scene) Draw(w, h float64) *viz.List {
 		c := pl.at(x, math.Pow(10, pl.ly))
 		l.Line(viz.Point{X: c.X, Y: pl.y0}, viz.Point{X: c.X, Y: pl.y0 + pl.h}, viz.Style{Stroke: viz.Muted, Width: 1.5, Dashed: true})
 		text := balanceText(r.axis, x)
-		ty := pl.y0 + pl.h - 10
+		ty := pl.y0 + 24 // under the sliders' value, which is on the first line
 		if c.X < pl.x0+pl.w/2 {
 			l.TextIn(viz.Point{X: c.X + 4, Y: ty}, pl.x0+pl.w-c.X-8, text, 11, viz.Muted, viz.Left)
 		} else {
@@ -222,11 +222,11 @@ func (r *Scene) axisLabel() string {
 func balanceText(a rates.Axis, x float64) string {
 	switch a {
 	case rates.AxisN:
-		return format.Sprintf("n = d/ε² = %s: privacy's term = the statistical one; to the right the statistical term dominates and the bounds meet", viz.FormatNumber(x))
+		return format.Sprintf("n = d/ε² = %s: the two terms are equal; right of it the statistical one wins and the bounds meet", viz.FormatNumber(x))
 	case rates.AxisD:
-		return format.Sprintf("d = nε² = %s: privacy's term = the statistical one; to the left the statistical term dominates and the bounds meet", viz.FormatNumber(x))
+		return format.Sprintf("d = nε² = %s: the two terms are equal; left of it the statistical one wins and the bounds meet", viz.FormatNumber(x))
 	}
-	return format.Sprintf("ε = √(d/n) = %.3g: privacy's term = the statistical one; to the right the statistical term dominates and the bounds meet", x)
+	return format.Sprintf("ε = √(d/n) = %.3g: the two terms are equal; right of it the statistical one wins and the bounds meet", x)
 }
 
 // legendEntry is a line of the legend: a line or a dot, and its text.
