@@ -985,7 +985,7 @@ func TestWorkIsBounded(t *testing.T) {
 
 // Robust SGD's contract: batches by id in file order with --order given,
 // each iterate one projected step along its estimate, the threshold
-// v = 0.9B + 2 ln(T/δ)/ε, the test's noise by mode, and non-private runs
+// v = 0.9B + 2 ln(T/δ)/ε (solved in sound mode), the test's noise by mode, and non-private runs
 // answering the average.
 // A scenario gives robust SGD every parameter its flags give: the same run,
 // byte for byte; a bad robust parameter names itself.
@@ -1035,7 +1035,7 @@ func TestRunRobustSGD(t *testing.T) {
 		FailedAt            *int        `json:"failed_at"`
 		Output              []float64   `json:"output"`
 	}
-	var np, sound, paper struct {
+	var np, sound, paper, solved struct {
 		phase
 		Output    []float64 `json:"output"`
 		Guarantee struct {
@@ -1065,6 +1065,13 @@ func TestRunRobustSGD(t *testing.T) {
 	ok(t, &sound, append(args, "--mode", "sound", "--threshold", "-100")...)
 	if sound.ThresholdNoiseScale != 8 || sound.ScoreNoiseScale != 16 || !sound.Passed || !slices.Equal(sound.Scores, np.Scores) {
 		t.Errorf("sound: noise scales %v, %v (want 8, 16), passed %v", sound.ThresholdNoiseScale, sound.ScoreNoiseScale, sound.Passed)
+	}
+	// Sound mode's own v (errata A28): (2/3 + 1/(3e))·10 + 2 + w, where
+	// Lap(16) − Lap(8) exceeds w = 204.8097… with chance δ/(2e), computed
+	// to 30 digits apart from this code.
+	ok(t, &solved, append(args, "--mode", "sound")...)
+	if !(math.Abs(solved.Threshold-214.70264103292896989) <= 1e-9) {
+		t.Errorf("sound mode's threshold %v, want 214.70264103292896989", solved.Threshold)
 	}
 	ok(t, &paper, append(args, "--mode", "paper", "--threshold", "1000")...)
 	if paper.ThresholdNoiseScale != 4 || paper.ScoreNoiseScale != 8 || paper.Passed || paper.FailedAt == nil || *paper.FailedAt != 1 || paper.Guarantee.Certified {

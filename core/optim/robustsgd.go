@@ -46,8 +46,12 @@ type RobustSGDParams struct {
 	Eta    float64
 	// Stat is the robust statistic: the median, or TM_k.
 	Stat robust.Stat
-	// Threshold, if set, replaces v = 0.9B + 2 ln(T/δ)/ε.
+	// Threshold, if set, replaces the default v: in sound mode
+	// SoundThreshold, else the printed 0.9B + 2 ln(T/δ)/ε.
 	Threshold *float64
+	// PrintedV keeps the printed v in sound mode too, to show that its
+	// margin falls short of the doubled noise (errata A28).
+	PrintedV bool
 	// Theta0 is x₀ (nil: the centre); a failed test answers it.
 	Theta0 []float64
 	Order  Order
@@ -182,19 +186,64 @@ func (p RobustSGDParams) literal() bool { return p.Mode == privacy.Paper }
 // Test returns the concentration test of a phase of T steps as
 // AboveThreshold: at ε/2, with sensitivity 2 (1 as printed, in paper mode).
 func (p RobustSGDParams) Test(steps int) mech.ATParams {
+	at := p.testNoise()
+	at.Threshold = p.threshold(steps)
+	return at
+}
+
+// testNoise is the test without its threshold: its ε, sensitivity and mode.
+func (p RobustSGDParams) testNoise() mech.ATParams {
 	sens := 2.0
 	if p.literal() {
 		sens = 1
 	}
-	return mech.ATParams{Eps: p.Eps / 2, Threshold: p.threshold(steps), Sens: sens, Mode: p.Mode}
+	return mech.ATParams{Eps: p.Eps / 2, Sens: sens, Mode: p.Mode}
 }
 
 // threshold is v for a phase of T steps.
 func (p RobustSGDParams) threshold(steps int) float64 {
-	if p.Threshold != nil {
+	switch {
+	case p.Threshold != nil:
 		return *p.Threshold
+	case p.Mode == privacy.Sound && !p.PrintedV:
+		return p.SoundThreshold()
 	}
 	return 0.9*float64(p.Batch) + 2*math.Log(float64(steps)/p.Delta)/p.Eps
+}
+
+// SoundThreshold is sound mode's v: the least at which a batch with no
+// 2B/3 of its users in any r-box, scoring below BadScore(B) + 2 with its
+// neighbour's change, passes the test with probability at most
+// δ/(2e^ε), the share of δ the proof gives it. The printed
+// 0.9B + 2 ln(T/δ)/ε was sized for the printed noise; with the noise
+// doubled for the scores' sensitivity 2 its margin is too small (errata
+// A28), so sound mode solves the margin from the exact law of the
+// difference of the test's two Laplace draws. A good batch (score near B)
+// passes only while this stays below B, which takes a larger B at a
+// smaller ε.
+func (p RobustSGDParams) SoundThreshold() float64 {
+	at := p.testNoise()
+	b1, b2, budget := at.ThresholdScale(), at.QueryScale(), p.gaussDelta()
+	lo, hi := 0.0, b1+b2
+	for mech.LaplaceSumSurvival(b1, b2, hi) > budget {
+		lo, hi = hi, 2*hi
+	}
+	for range 100 { // the survival function falls with the margin
+		mid := (lo + hi) / 2
+		if mech.LaplaceSumSurvival(b1, b2, mid) > budget {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	// v − BadScore − 2, as BadBatchPass takes it back, may round below
+	// hi: step v up until the budget holds as it will be checked.
+	floor := robust.BadScore(p.Batch) + 2
+	v := floor + hi
+	for mech.LaplaceSumSurvival(b1, b2, v-floor) > budget {
+		v = math.Nextafter(v, math.Inf(1))
+	}
+	return v
 }
 
 // Sigma is a phase's noise σ = Δ·√(2 ln(1.25/δ′))/(ε/2) with step size η:

@@ -203,7 +203,7 @@ func TestRobustLocalizationPaperSchedule(t *testing.T) {
 	if !slices.Equal(sizes, want) {
 		t.Fatalf("phases %v, want %v (the ninth, 1953 users, is below B)", sizes, want)
 	}
-	p := RobustSGDParams{Eps: 1, Delta: 1e-6, Batch: 3110, Radius: math.Log(1e6*16*2) / 4, Mode: privacy.Sound}
+	p := RobustSGDParams{Eps: 1, Delta: 1e-6, Batch: 3110, Radius: math.Log(1e6*16*2) / 4, Mode: privacy.Sound, PrintedV: true}
 	eta := 0.1831
 	goldens := []struct {
 		T     int
@@ -459,11 +459,11 @@ func TestRobustSGDGuarantee(t *testing.T) {
 	}
 	p.Mode = privacy.Sound
 	for name, mut := range map[string]func(*RobustSGDParams){
-		"no clip":          func(q *RobustSGDParams) { q.NoClip = true },
-		"indicator kernel": func(q *RobustSGDParams) { q.Kernel = robust.BoxKernel },
-		"trim too little":  func(q *RobustSGDParams) { q.Stat.Trim = 600 },
-		"6βηB > 1":         func(q *RobustSGDParams) { q.Loss = loss.Squared{Mu: 1} },
-		"small batch":      func(q *RobustSGDParams) { q.Batch = 50 },
+		"no clip":                      func(q *RobustSGDParams) { q.NoClip = true },
+		"indicator kernel":             func(q *RobustSGDParams) { q.Kernel = robust.BoxKernel },
+		"trim too little":              func(q *RobustSGDParams) { q.Stat.Trim = 600 },
+		"6βηB > 1":                     func(q *RobustSGDParams) { q.Loss = loss.Squared{Mu: 1} },
+		"small batch at the printed v": func(q *RobustSGDParams) { q.Batch, q.PrintedV = 50, true },
 	} {
 		q := p
 		mut(&q)
@@ -651,7 +651,7 @@ func TestRobustSGDTraceText(t *testing.T) {
 // is enough here.
 func TestPaperBatchSizeFallsShortWithSoundNoise(t *testing.T) {
 	const steps = 10
-	p := RobustSGDParams{Eps: 1, Delta: 1e-6, Radius: 1, Mode: privacy.Sound}
+	p := RobustSGDParams{Eps: 1, Delta: 1e-6, Radius: 1, Mode: privacy.Sound, PrintedV: true}
 	p.Batch = int(math.Ceil(100 * math.Log(steps/p.Delta) / p.Eps))
 	if p.Batch != 1612 {
 		t.Fatalf("the paper's B = %d, want 1612", p.Batch)
@@ -666,6 +666,17 @@ func TestPaperBatchSizeFallsShortWithSoundNoise(t *testing.T) {
 	p.Mode, p.Batch = privacy.Sound, 2*p.Batch
 	if pass := p.BadBatchPass(steps); pass > p.gaussDelta() {
 		t.Errorf("with twice the paper's B a bad batch still passes with probability %.3g > δ/(2e^ε)", pass)
+	}
+	// Sound mode's own v at the paper's B spends exactly the budget: a
+	// margin of 241.65 where the printed v leaves 208.7, and still below
+	// B, so a batch that is one crowd can pass (v = 1515.99 of 1612).
+	p.Batch, p.PrintedV = 1612, false
+	pass := p.BadBatchPass(steps)
+	if !(pass <= p.gaussDelta()) || !(pass >= p.gaussDelta()*(1-1e-9)) {
+		t.Errorf("at sound mode's v a bad batch passes with probability %.12g, want δ/(2e^ε) = %.12g", pass, p.gaussDelta())
+	}
+	if v := p.threshold(steps); !(math.Abs(v-1515.9916340391401169) <= 1e-9*v) {
+		t.Errorf("sound v = %v, want 1515.9916340391401169", v)
 	}
 }
 
@@ -709,11 +720,23 @@ func BenchmarkRobustLocalization(b *testing.B) {
 // of 2B and B users; n = 4B − 1 has 2B − 1 and then B − 1, below B, so
 // one phase; n = B has none.
 func TestRobustSGDConstantsAtEps4(t *testing.T) {
-	p := RobustSGDParams{Eps: 4, Delta: 1e-6, Batch: 50, Radius: 0.7, Mode: privacy.Sound}
+	p := RobustSGDParams{Eps: 4, Delta: 1e-6, Batch: 50, Radius: 0.7, Mode: privacy.Sound, PrintedV: true}
 	near := func(got, want float64) bool { return math.Abs(got-want) <= 1e-12*want }
 	if v := p.threshold(12); !near(v, 53.150208603876137) {
 		t.Errorf("v = %v, want 53.150208603876137", v)
 	}
+	// Sound mode's own v: BadScore(50) + 2 + w, w solving
+	// (b₁²e^{−w/b₁} − b₂²e^{−w/b₂})/(2(b₁² − b₂²)) = δ/(2e^ε) at b₁ = 8/ε,
+	// b₂ = 16/ε (w = 72.412770507927490889).
+	p.PrintedV = false
+	if v := p.threshold(12); !near(v, 113.87742786078486292) {
+		t.Errorf("sound v = %v, want 113.87742786078486292", v)
+	}
+	p.Mode = privacy.Teaching
+	if v := p.threshold(12); !near(v, 53.150208603876137) {
+		t.Errorf("teaching v = %v, want the printed 53.150208603876137", v)
+	}
+	p.Mode = privacy.Sound
 	if s := p.Sigma(0.05, 2); !near(s, 0.90888527157275176) {
 		t.Errorf("σ = %v, want 0.90888527157275176", s)
 	}

@@ -30,7 +30,7 @@ func (f *robustFlags) register(fs FlagSet) {
 	fs.StringVar(&f.stat, "stat", "median", "robust-sgd: the robust statistic, median or trimmed")
 	fs.IntVar(&f.trim, "trim", 0, "robust-sgd: k for --stat trimmed, the users dropped at each end (default ⌈B/3⌉)")
 	fs.StringVar(&f.order, "order", "shuffled", "robust-sgd, outlier-iterate-removal, accelerated-outlier-removal: shuffled (a random partition of the users) or given (file order: robust-sgd's step t takes users (t−1)B+1…tB, outlier-iterate removal's groups are consecutive runs of users)")
-	fs.Float64Var(&f.thr, "threshold", 0, "robust-sgd: the test's threshold v (default 0.9B + 2 ln(T/δ)/ε)")
+	fs.Float64Var(&f.thr, "threshold", 0, "robust-sgd: the test's threshold v (default: in sound mode the least v at which a batch with no crowd passes with chance δ/(2e^ε); otherwise 0.9B + 2 ln(T/δ)/ε)")
 	fs.Float64Var(&f.huber, "huber", 1, "robust-sgd: h of the Huber loss Σⱼ h(xⱼ − zⱼ), gradient clip(xⱼ − zⱼ, −h, h)")
 }
 

@@ -47,7 +47,7 @@ func TestDefaultsCertifyOrSayWhy(t *testing.T) {
 func TestProseQuotesTheCertifiedSettings(t *testing.T) {
 	quotes := map[string]map[string]string{
 		"outlier-removal": {"n": "263 users"},
-		"robust-sgd":      {"batch": "B = 348", "eta": "η = 4.78·10⁻⁴"},
+		"robust-sgd":      {"batch": "B = 259", "eta": "η = 6.43·10⁻⁴", "threshold": "sound"},
 	}
 	for _, l := range Lessons() {
 		a := viz.NewApp(l.New())
@@ -66,7 +66,7 @@ func TestProseQuotesTheCertifiedSettings(t *testing.T) {
 			if !strings.Contains(l.Text(), quote) {
 				t.Errorf("%s: the text no longer says %q", name, quote)
 			}
-			if v := set[setting]; !strings.Contains(strings.ReplaceAll(quote, "4.78·10⁻⁴", "0.000478"), v) || v == "" {
+			if v := set[setting]; !strings.Contains(strings.ReplaceAll(quote, "6.43·10⁻⁴", "0.000643"), v) || v == "" {
 				t.Errorf("%s: the button sets %s = %q, the text says %q", name, setting, v, quote)
 			}
 		}

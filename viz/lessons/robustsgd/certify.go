@@ -14,12 +14,14 @@ const maxBatch = 500
 
 // Certify finds the nearest settings sound mode certifies: the same users,
 // ε and δ; a loss whose steps never stretch the gap (squared, for the
-// coupled one); today's threshold, else the paper's; the smallest batch B
-// whose bad batch passes its test with chance at most δ/(2e^ε), or
-// today's if larger; and the longest step the proof then allows, the one
-// with 6βηB = 1 in the first phase. The lesson opens on longer steps on
-// purpose: at that step the model moves 1/(6B) of the way towards a
-// batch's items, too little to see.
+// coupled one); today's teaching threshold if it certifies, else sound
+// mode's own v, else the paper's; the smallest batch B whose bad batch
+// passes its test with chance at most δ/(2e^ε) — and, at sound mode's v,
+// whose crowd can still pass (v ≤ 0.95B) — or today's if larger; and the
+// longest step the proof then allows, the one with 6βηB = 1 in the first
+// phase. The lesson opens on longer steps on purpose: at that step the
+// model moves 1/(6B) of the way towards a batch's items, too little to
+// see.
 func (s *Scene) Certify() (why string, settings [][2]string, ok bool) {
 	c := s.cfg
 	c.mode = privacy.Sound
@@ -39,14 +41,27 @@ func (s *Scene) Certify() (why string, settings [][2]string, ok bool) {
 	least := func() (int, bool) {
 		return viz.Least(3, most, func(b int) bool {
 			c.batch, c.eta = b, eta(b)
+			if c.thresh == threshSound && c.params().SoundThreshold() > 0.95*float64(b) {
+				return false // private, but no crowd would pass
+			}
 			return c.check() == nil && c.params().Guarantee(c.n, c.m, 2, c.algo == algoLOC).Certified()
 		})
 	}
-	need, ok := least()
-	if !ok && c.thresh != threshPaper {
-		c.thresh = threshPaper
-		settings = append(settings, [2]string{"threshold", threshPaper})
+	need, ok := 0, false
+	if c.thresh != threshPaper && c.thresh != threshSound {
 		need, ok = least()
+	}
+	for _, th := range []string{threshSound, threshPaper} {
+		if ok {
+			break
+		}
+		if c.thresh = th; th != s.cfg.thresh {
+			settings = append(settings, [2]string{"threshold", th})
+		}
+		need, ok = least()
+		if !ok && th != s.cfg.thresh {
+			settings = settings[:len(settings)-1]
+		}
 	}
 	if !ok {
 		return format.Sprintf("No batch up to B = %d certifies %d users at this ε and δ in sound mode: more users, or a larger ε or δ, would.", most, c.n), nil, true

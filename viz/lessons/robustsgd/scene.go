@@ -92,15 +92,17 @@ const (
 	statTrimmed = "trimmed"
 
 	threshPaper = "paper"
+	threshSound = "sound"
 
 	lossSquared = "squared"
 	lossHuber   = "huber"
 	lossCoupled = "coupled"
 )
 
-// robustThresholds are the threshold choices: the paper's v, or v as a
-// share of B (teaching values: the guarantee prices them).
-var robustThresholds = []string{threshPaper, "0.95B", "0.8B", "0.5B"}
+// robustThresholds are the threshold choices: the paper's v, sound
+// mode's, or v as a share of B (teaching values: the guarantee prices
+// them).
+var robustThresholds = []string{threshPaper, threshSound, "0.95B", "0.8B", "0.5B"}
 
 // robustPreset is a dataset and the settings that show one behaviour.
 type robustPreset struct {
@@ -337,7 +339,13 @@ func (c robustConfig) params() optim.RobustSGDParams {
 	if c.order == "given" {
 		p.Order = optim.Given
 	}
-	if c.thresh != threshPaper {
+	switch c.thresh {
+	case threshPaper:
+		p.PrintedV = true
+	case threshSound:
+		v := p.SoundThreshold() // in every mode, not only sound's
+		p.Threshold = &v
+	default:
 		share, _ := strconv.ParseFloat(c.thresh[:len(c.thresh)-1], 64) // the choices are "0.95B", …
 		v := share * float64(c.batch)
 		p.Threshold = &v
@@ -468,7 +476,8 @@ func (c *robustConfig) form() viz.Form {
 			lossCoupled: "½(x − z)ᵀH(x − z) with H = [[1,2],[2,5]]: not diagonally dominant, refused outside teaching mode",
 		}),
 		viz.Choose(&c.thresh, viz.Control{Name: "threshold", Label: "test threshold v", Choices: robustThresholds}).Described(map[string]string{
-			threshPaper: "the paper's v = 0.9B + 2 ln(T/δ)/ε",
+			threshPaper: "the paper's v = 0.9B + 2 ln(T/δ)/ε, sized for the test noise as printed",
+			threshSound: "v solved so that a batch with no crowd of 2B/3 passes with chance δ/(2e^ε) under the doubled noise (see the errata, A28)",
 			"0.95B":     "a teaching value: the guarantee prices it",
 			"0.8B":      "a teaching value, near the bad batches' score of at most 0.79B: the guarantee prices it",
 			"0.5B":      "a teaching value that lets bad batches through: the guarantee prices it",
@@ -674,8 +683,11 @@ func (s *Scene) Readouts() []viz.Readout {
 
 // thresholdFormula says where v comes from.
 func thresholdFormula(c robustConfig) string {
-	if c.thresh == threshPaper {
+	switch c.thresh {
+	case threshPaper:
 		return "v = 0.9B + 2 ln(T/δ)/ε"
+	case threshSound:
+		return "v = (2/3 + 1/(3e))B + 2 + w, w solving Pr[ν − ρ ≥ w] = δ/(2e^ε) for the test's noises ν and ρ"
 	}
 	return "v = " + c.thresh + " (a teaching value)"
 }
