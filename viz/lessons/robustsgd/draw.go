@@ -72,10 +72,15 @@ func (s *Scene) drawBatch(l *viz.List, b figure.Box, a robustAt) {
 		what = format.Sprintf("phase %d, ", p+1) + what
 	}
 	top := b.Y + 14 + l.TextIn(viz.Point{X: b.X + 14, Y: b.Y + 14}, b.W-28, what, 12, viz.Ink, viz.Left)
+	e := st.Estimate
 	key := format.Sprintf("● mean  ✚ %s  ◆ estimate  ▢ band %s ± r", v.cfg.stat, v.cfg.stat)
+	// Where the batch agrees the three marks are one spot: say so, and how
+	// to pull them apart, rather than leave a reader looking for two.
+	if agree := math.Max(linf(e.Mean, e.Stat), math.Max(linf(e.Mean, e.Est), linf(e.Stat, e.Est))); agree <= v.cfg.radius/20 {
+		key += " — here all three lie within r/20: the batch agrees, nothing is clipped (drag a user out, or try the outliers preset)"
+	}
 	legend := b.Y + b.H - 6 - l.TextHeight(viz.Point{X: b.X + 14}, b.W-28, key, 11, viz.Left)
 	bottom := legend - 8
-	e := st.Estimate
 	q := st.Q.Flat
 	r := v.cfg.radius
 	if s.grab.ID == 0 { // the view stays put while a user is dragged
@@ -474,3 +479,6 @@ func (s *Scene) Pointer(ev viz.Event) bool {
 	}
 	return false
 }
+
+// linf is the ℓ∞ distance between two points of the plane.
+func linf(a, b []float64) float64 { return math.Max(math.Abs(a[0]-b[0]), math.Abs(a[1]-b[1])) }

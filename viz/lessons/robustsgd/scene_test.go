@@ -370,3 +370,22 @@ func TestRobustSGDCertifiedSettings(t *testing.T) {
 		t.Errorf("offers certified settings while computing: %q", c.Help)
 	}
 }
+
+// Where the batch agrees, the mean, the statistic and the estimate are one
+// spot: the legend says so and how to pull them apart (a reader looked for
+// three marks); where the outliers preset clips the mean, it does not.
+func TestRobustSGDSaysWhenTheMarksCoincide(t *testing.T) {
+	const note = "all three lie within r/20"
+	a, _ := scenetest.Open(t, New())
+	if !scenetest.HasText(scenetest.Frame(a), note) {
+		t.Error("the default crowd's marks coincide and the figure does not say so")
+	}
+	a, s := scenetest.Open(t, New(), [2]string{"preset", "outliers"})
+	a.Key("ArrowRight")
+	if st, _ := s.view.shownStep(s.view.at()); st == nil || !(st.Estimate.Clipped[0] || st.Estimate.Clipped[1]) {
+		t.Fatal("the outliers preset's first step clips nothing: the test needs a clipped mean")
+	}
+	if scenetest.HasText(scenetest.Frame(a), note) {
+		t.Error("the outliers preset's clipped mean is said to coincide")
+	}
+}
