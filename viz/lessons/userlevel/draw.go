@@ -23,7 +23,7 @@ func (p *Scene) fit(w, h float64) {
 			y0, y1 = math.Min(y0, it[1]), math.Max(y1, it[1])
 		}
 	}
-	top := p.header(&viz.List{Width: w, Height: h}, 0) - 20
+	top := p.header(&viz.List{Width: w, Height: h}, 0, viz.Camera{}) - 20
 	p.cam = viz.Fit(x0, x1, y0, y1, 0, top, w, h-top, 40)
 	p.fitW, p.fitH = w, h
 	p.fitted = true
@@ -80,9 +80,64 @@ func (p *Scene) Draw(w, h float64) *viz.List {
 	for _, b := range p.balls() {
 		l.Circle(centre, math.Max(b.radius*c.Scale, 1.5), viz.Style{Stroke: b.col, Width: 2}, 0)
 	}
-	p.header(l, c.Scale)
+	in := p.drawInset(l, w, h)
+	// The header sits on paper: the domain's circle, as large as R, and
+	// items dragged up would otherwise run through its text. Its height
+	// is known once it is written, so the backing is sized after.
+	back := len(l.Items)
+	l.Rect(viz.Point{}, viz.Point{X: w}, viz.Style{Fill: viz.Paper, Alpha: 0.92}, 0)
+	bottom := p.header(l, c.Scale, in)
+	l.Items[back].P[1].Y = bottom + 4
 	c.DrawScaleBar(l)
 	return l
+}
+
+// ballsInset returns a view magnifying the mean's neighbourhood when the
+// item-level ball and the largest real influence are too small to see in
+// the main view (the default's are a few pixels), wide enough for the
+// larger of the two; a camera of width 0 otherwise.
+func (p *Scene) ballsInset(w, h float64) viz.Camera {
+	small := math.Max(p.itemSens(), p.maxInfluence)
+	if small*p.cam.Scale >= 12 {
+		return viz.Camera{}
+	}
+	top := p.header(&viz.List{Width: w, Height: h}, 0, viz.Camera{}) + 4
+	in, beside := figure.CornerInset(p.cam, w, top, h, p.mean, 1.25*small, func(yield func([]float64) bool) {
+		for _, u := range p.means {
+			if !yield(u) {
+				return
+			}
+		}
+	})
+	if beside { // every corner covers users: better no inset than one over them
+		return viz.Camera{}
+	}
+	return in
+}
+
+// drawInset draws the mean's neighbourhood magnified, with the balls that
+// fit in it, and returns its camera (width 0: none).
+func (p *Scene) drawInset(l *viz.List, w, h float64) viz.Camera {
+	in := p.ballsInset(w, h)
+	if in.W == 0 {
+		return in
+	}
+	c := p.cam
+	r := (in.W/2 - 4) / in.Scale * c.Scale
+	at := c.ToScreen(p.mean[0], p.mean[1])
+	l.Rect(viz.Point{X: at.X - r, Y: at.Y - r}, viz.Point{X: at.X + r, Y: at.Y + r}, viz.Style{Stroke: viz.Muted, Width: 1}, 0)
+	l.Rect(viz.Point{X: in.X0, Y: in.Y0}, viz.Point{X: in.X0 + in.W, Y: in.Y0 + in.H}, viz.Style{Fill: viz.Paper, Stroke: viz.Muted, Width: 1}, 0)
+	l.Text(viz.Point{X: in.X0 + 6, Y: in.Y0 + 10}, "around the mean, "+figure.ZoomLabel(in.Scale/c.Scale), 11, viz.Muted, viz.Left)
+	centre := in.ToScreen(p.mean[0], p.mean[1])
+	st := viz.Style{Stroke: viz.Ink, Width: 2}
+	l.Line(viz.Point{X: centre.X - 7, Y: centre.Y}, viz.Point{X: centre.X + 7, Y: centre.Y}, st)
+	l.Line(viz.Point{X: centre.X, Y: centre.Y - 7}, viz.Point{X: centre.X, Y: centre.Y + 7}, st)
+	for _, b := range p.balls() {
+		if rad := b.radius * in.Scale; rad <= in.W/2-4 {
+			l.Circle(centre, math.Max(rad, 1.5), viz.Style{Stroke: b.col, Width: 2}, 0)
+		}
+	}
+	return in
 }
 
 // ball is a sensitivity ball drawn around the mean.
@@ -104,12 +159,18 @@ func (p *Scene) balls() []ball {
 
 // header writes the balls' legend, the markers' legend and the hint, each
 // below the last, and returns the y below them. A ball smaller than the
-// markers at the camera's scale (every ball, for scale 0) says so.
-func (p *Scene) header(l *viz.List, scale float64) float64 {
+// markers at the camera's scale (every ball, for scale 0) says where to
+// see it: in the inset (in, when it has a width and the ball fits there),
+// else by zooming.
+func (p *Scene) header(l *viz.List, scale float64, in viz.Camera) float64 {
 	y := 18.0
 	for _, b := range p.balls() {
 		note := b.label
-		if b.radius*scale < 10 {
+		switch {
+		case b.radius*scale >= 10:
+		case in.W > 0 && b.radius*in.Scale <= in.W/2-4:
+			note += " (small here: see the inset)"
+		default:
 			note += " (smaller than the markers: zoom in)"
 		}
 		y += l.Text(viz.Point{X: 14, Y: y}, "◯ "+note, 12, b.col, viz.Left) + 3

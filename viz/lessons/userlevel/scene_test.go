@@ -237,3 +237,45 @@ func TestUserLevelKeyboardDrag(t *testing.T) {
 	a, _ := scenetest.Open(t, New())
 	scenetest.Chooses(t, a, "user 20's mean", "ArrowUp")
 }
+
+// At the opening state and at the sizes lessons are seen at, each of the
+// three circles the text asks a reader to watch is drawn at least 8 px
+// across somewhere — the main view or the inset around the mean (the
+// item-level ball and the real influence were 5 and 10 px) — and the
+// header's text sits on paper drawn over the domain's dashed circle,
+// which ran through it.
+func TestUserLevelCirclesShowAndTheLegendIsClear(t *testing.T) {
+	for _, size := range [][2]float64{{900, 640}, {1100, 760}, {390, 560}} {
+		a, p := scenetest.Open(t, New())
+		l, _ := a.Frame(size[0], size[1])
+		for _, b := range p.balls() {
+			largest := 0.0
+			for _, it := range l.Items {
+				if it.Kind == viz.Circle && it.Style.Stroke == b.col && it.Style.Fill == viz.None {
+					largest = math.Max(largest, it.R)
+				}
+			}
+			if largest < 8 {
+				t.Errorf("%v: %s is at most %.1f px across", size, b.label, 2*largest)
+			}
+		}
+		domain, backing := -1, -1
+		for i, it := range l.Items {
+			switch {
+			case it.Kind == viz.Circle && it.Style.Dashed && it.Style.Stroke == viz.Muted:
+				domain = i
+			case it.Kind == viz.Rect && it.Style.Fill == viz.Paper && it.P[0] == (viz.Point{}) && backing < 0:
+				backing = i
+			}
+		}
+		if domain < 0 || backing < domain {
+			t.Fatalf("%v: the domain's circle is item %d, the header's paper %d: want the paper drawn over it", size, domain, backing)
+		}
+		bottom := l.Items[backing].P[1].Y
+		for _, it := range l.Items[backing+1:] {
+			if it.Kind == viz.Text && strings.HasPrefix(it.Text, "◯") && it.P[0].Y > bottom {
+				t.Errorf("%v: the legend line %q is below the header's paper (%.0f > %.0f)", size, it.Text, it.P[0].Y, bottom)
+			}
+		}
+	}
+}
