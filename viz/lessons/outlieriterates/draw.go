@@ -55,7 +55,17 @@ func (s *Scene) drawPlane(l *viz.List, w, h float64, a oirAt) {
 	if a.phase != nil {
 		what = format.Sprintf("users' items (drag a user); phase %d's users coloured by group, the others grey", ph.I)
 	}
-	top, bottom := s.planeHeader(l, w, h, what, "— a group's SGD path  ● its averaged iterate x̃_j  ■ the phase's start  ◆ kept mean  ● release")
+	legend := "— a group's SGD path  ● its averaged iterate x̃_j  ■ the phase's start  ◆ kept mean  ● release  ◯ its σ and 2σ"
+	if a.release && a.phase != nil && 2*ph.Sigma > oirRadius {
+		// The first phases' noise is wider than the domain by design: say
+		// so where the rings run off it, and how far the next one shrinks.
+		legend += format.Sprintf("; phase %d's 2σ = %.3g is wider than the domain", ph.I, 2*ph.Sigma)
+		if ph.I < len(s.res.Phases) {
+			next := s.res.Phases[ph.I]
+			legend += format.Sprintf(": it only localises, and phase %d's σ is %.3g, %.0f× smaller", next.I, next.Sigma, ph.Sigma/next.Sigma)
+		}
+	}
+	top, bottom := s.planeHeader(l, w, h, what, legend)
 	if s.grab.ID == 0 { // the views stay put while a user is dragged
 		s.fitPlane(w, top, bottom, w)
 		s.inset = viz.Camera{}

@@ -371,3 +371,30 @@ func TestOIRNonPrivateGateSaysNoGate(t *testing.T) {
 		t.Errorf("gate readout %q", r.Text)
 	}
 }
+
+// Phase 1's release rings run off the domain at the opening settings
+// (σ = 0.581, its 2σ ring 1.16 across a domain of radius 1): the legend
+// says that is phase 1 localising and how much smaller phase 2's σ is,
+// and says nothing of the sort once the rings fit.
+func TestOIRSaysWhyTheRingsRunOffTheDomain(t *testing.T) {
+	a, s := scenetest.Open(t, New())
+	const note = "2σ = 1.16 is wider than the domain: it only localises, and phase 2's σ is 0.0859, 7× smaller"
+	for i := 0; ; i++ {
+		if at := s.at(); at.release && at.idx == 1 {
+			break
+		}
+		if scenetest.HasText(scenetest.Frame(a), note) {
+			t.Fatalf("the note shows before phase 1's release, at %+v", s.at())
+		}
+		if i > 500 || !a.Key("ArrowRight") {
+			t.Fatal("never reached phase 1's release")
+		}
+	}
+	if l := scenetest.Frame(a); !scenetest.HasText(l, note) {
+		t.Error("phase 1's release: the legend does not say why its rings run off the domain")
+	}
+	a.Key("End")
+	if scenetest.HasText(scenetest.Frame(a), "wider than the domain") {
+		t.Error("the last phase's rings fit, yet the legend says they do not")
+	}
+}
