@@ -11,13 +11,16 @@ serve();
 
 const desktop = { width: 1280, height: 900 }, wide = { width: 1440, height: 900 }, phone = { width: 390, height: 844 };
 
-// firstView says whether the figure and the prose's "What to try" heading
-// lie wholly within the viewport as the page opens (scrolled to the top).
+// firstView says whether the figure, the prose's "What to try" heading
+// and the first of the lesson's controls (its presets, where it has them)
+// lie wholly within the viewport as the page opens (scrolled to the top):
+// a long guarantee once pushed robust SGD's presets below the fold.
 const firstView = (p) => p.evaluate(() => {
   scrollTo(0, 0);
   const inside = (e) => { const r = e?.getBoundingClientRect(); return !!r && r.width > 0 && r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth; };
   const h = [...document.querySelectorAll("#prose h3")].find((e) => /^What to try/.test(e.textContent));
-  return { figure: inside(document.querySelector("#figure")), whatToTry: inside(h) };
+  const control = document.querySelector("#controls select, #controls input, #controls button");
+  return { figure: inside(document.querySelector("#figure")), whatToTry: inside(h), firstControl: inside(control) };
 });
 
 // page opens url in a fresh page whose policy lets the test inject
@@ -33,7 +36,7 @@ async function page(url, options = {}) {
 
 const menu = async () => (await (await fetch(base + "lessons.json")).json()).lessons.map((l) => l.name);
 
-test("axe-core finds nothing on any lesson, at its default state and after a step, on a desktop and a phone; at 1440×900 the figure and “What to try” show together, and a phone's header is at most 120 px", async () => {
+test("axe-core finds nothing on any lesson, at its default state and after a step, on a desktop and a phone; at 1440×900 the figure, “What to try” and the first control show together, and a phone's header is at most 120 px", async () => {
   const names = await menu();
   const { p, errors } = await page("#scene=" + names[0]);
   await p.waitForSelector("body[data-ready=true]", { timeout: 20000 });
@@ -58,7 +61,7 @@ test("axe-core finds nothing on any lesson, at its default state and after a ste
     // scrolling; a phone's menu leaves the screen to the lesson.
     await p.setViewportSize(wide);
     await p.waitForSelector(`#prose[data-lesson="${name}"]`);
-    assert.deepEqual(await firstView(p), { figure: true, whatToTry: true }, `${name} at 1440×900`);
+    assert.deepEqual(await firstView(p), { figure: true, whatToTry: true, firstControl: true }, `${name} at 1440×900`);
     await p.setViewportSize(phone);
     await axe(p, name + " on a phone");
     const header = await p.$eval("header.top", (h) => h.getBoundingClientRect().height);

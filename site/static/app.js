@@ -770,19 +770,34 @@ function syncGuarantee(force) {
   box.append(mode);
   if (g.eps !== null && !g.certified) box.append(notCertified(g));
   if (g.preconditions.length) {
+    // The proof's conditions fold away (a lesson has up to nine, and
+    // they pushed the controls below the fold), their count in the
+    // summary; the box remembers whether the reader opened them.
     const ul = document.createElement("ul");
+    let unmet = 0;
     for (const p of g.preconditions) {
       const li = document.createElement("li");
       withErrata(li, p.op === "holds"
         ? `${p.what} — ${p.met ? "holds" : "does NOT hold"}`
         : `${p.what}: ${fmt(p.have)} ${p.op} ${fmt(p.need)} — ${p.met ? "met" : "NOT met"}`);
-      if (!p.met) li.className = "unmet";
+      if (!p.met) { li.className = "unmet"; unmet++; }
       ul.append(li);
     }
-    box.append(ul);
+    const details = document.createElement("details");
+    details.className = "conditions";
+    details.open = conditionsOpen;
+    details.addEventListener("toggle", () => { conditionsOpen = details.open; });
+    const summary = document.createElement("summary");
+    const n = g.preconditions.length;
+    summary.textContent = unmet ? `the proof's ${n} conditions: ${unmet} NOT met` : `the proof's ${n} conditions: all met`;
+    if (unmet) summary.className = "unmet";
+    details.append(summary, ul);
+    box.append(details);
   }
   if (focused) claim.focus();
 }
+
+let conditionsOpen = false; // whether the reader opened the guarantee's conditions
 
 // notCertified says what an uncertified claim means, so it does not read as
 // "broken": in the lesson's own words, with its nearest certified settings
