@@ -33,7 +33,7 @@ func (s *Scene) Draw(w, h float64) *viz.List {
 	}
 	// The header first: the landscape is fitted below it.
 	y := 14 + l.Text(viz.Point{X: 14, Y: 14}, "Θ, the unit disk: darker = lower loss, ★ its minimiser", 12, viz.Ink, viz.Left)
-	y += l.Text(viz.Point{X: 14, Y: y}, "blue: DP-SGD's iterates, ◆ their average θ̂; orange dashed: the baseline", 11, viz.Muted, viz.Left)
+	y += l.Text(viz.Point{X: 14, Y: y}, "blue: DP-SGD's iterates (faint) and their running average (bold), ◆ its end θ̂; orange dashed: the baseline", 11, viz.Muted, viz.Left)
 	top := math.Max(40, y+4)
 	k := s.shownStep()
 	// Below 640 px the step's ORME panel goes under the landscape, its
@@ -139,16 +139,25 @@ func diskCell(dst []viz.Point, c viz.Camera, x, y, w float64) []viz.Point {
 // the current step's smoothing ball and move.
 func (s *Scene) drawPaths(l *viz.List, k int) {
 	c := s.cam
+	// The iterates, faint: with each step's noise they scribble over the
+	// disk. Bold, their running average θ̄_t, which is what the run
+	// answers at the end (θ̂ = θ̄_T): the noise averages out along it.
 	path := func(its [][]float64, upto int, col viz.Colour, dashed bool) {
 		if upto < 1 {
 			return
 		}
-		pts := make([]viz.Point, 0, upto)
-		for _, it := range its[:min(upto, len(its))] {
+		its = its[:min(upto, len(its))]
+		pts := make([]viz.Point, 0, len(its))
+		avg := make([]viz.Point, 0, len(its))
+		var sx, sy float64
+		for i, it := range its {
 			pts = append(pts, c.ToScreen(it[0], it[1]))
+			sx, sy = sx+it[0], sy+it[1]
+			avg = append(avg, c.ToScreen(sx/float64(i+1), sy/float64(i+1)))
 		}
-		l.Polyline(pts, viz.Style{Stroke: col, Width: 1.2, Alpha: 0.8, Dashed: dashed})
-		l.Circle(pts[len(pts)-1], 4, viz.Style{Fill: col, Stroke: viz.Ink, Width: 1}, 0)
+		l.Polyline(pts, viz.Style{Stroke: col, Width: 1, Alpha: 0.35, Dashed: dashed})
+		l.Circle(pts[len(pts)-1], 3, viz.Style{Fill: col, Stroke: viz.Ink, Width: 1, Alpha: 0.6}, 0)
+		l.Polyline(avg, viz.Style{Stroke: col, Width: 2.5, Dashed: dashed})
 	}
 	if s.baseline != noBaseline && s.base.Iterates != nil {
 		path(s.base.Iterates, k, viz.Orange, true)

@@ -304,3 +304,36 @@ func TestDPSGDDescribes(t *testing.T) {
 func TestDPSGDKeyboardDrag(t *testing.T) {
 	scenetest.KeyboardMatchesMouse(t, scenetest.Opens(t, New), "ArrowDown")
 }
+
+// The iterates scribble over the disk at the opening settings (ORME's σ
+// is several times the disk's radius); the bold line is their running
+// average, which is what the run answers: at step t it ends at the mean
+// of θ_1..θ_t, and at the end at θ̂.
+func TestDPSGDDrawsTheRunningAverage(t *testing.T) {
+	a, s := scenetest.Open(t, New())
+	bold := func() []viz.Point {
+		var out []viz.Point
+		for _, it := range scenetest.Frame(a).Items {
+			if it.Kind == viz.Polyline && it.Style.Stroke == viz.Blue && it.Style.Width >= 2 {
+				out = it.P
+			}
+		}
+		return out
+	}
+	for range 10 {
+		a.Key("ArrowRight")
+	}
+	var mx, my float64
+	for _, it := range s.res.Iterates[:10] {
+		mx, my = mx+it[0]/10, my+it[1]/10
+	}
+	if p := bold(); len(p) != 10 || math.Hypot(p[9].X-s.cam.ToScreen(mx, my).X, p[9].Y-s.cam.ToScreen(mx, my).Y) > 1e-6 {
+		t.Fatalf("after 10 steps the bold line has %d points and ends at %v, want the mean of θ_1..θ_10 at %v", len(p), p[len(p)-1:], s.cam.ToScreen(mx, my))
+	}
+	scenetest.MustSet(t, a, viz.CtlEnd, "")
+	p := bold()
+	end := s.cam.ToScreen(s.res.Theta[0], s.res.Theta[1])
+	if len(p) != len(s.res.Iterates) || math.Hypot(p[len(p)-1].X-end.X, p[len(p)-1].Y-end.Y) > 1e-6 {
+		t.Errorf("at the end the bold line has %d points and ends at %v, want θ̂ at %v", len(p), p[len(p)-1], end)
+	}
+}
