@@ -208,6 +208,8 @@ func (p RobustSGDParams) threshold(steps int) float64 {
 	case p.Mode == privacy.Sound && !p.PrintedV:
 		return p.SoundThreshold()
 	}
+	// Paper mode runs the print; teaching mode too, since it shows the
+	// paper's constants under sound noise, shortfall included.
 	return 0.9*float64(p.Batch) + 2*math.Log(float64(steps)/p.Delta)/p.Eps
 }
 
@@ -236,15 +238,19 @@ func (p RobustSGDParams) SoundThreshold() float64 {
 			hi = mid
 		}
 	}
-	// v − BadScore − 2, as BadBatchPass takes it back, may round below
-	// hi: step v up until the budget holds as it will be checked.
-	floor := robust.BadScore(p.Batch) + 2
-	v := floor + hi
-	for mech.LaplaceSumSurvival(b1, b2, v-floor) > budget {
+	// The margin BadBatchPass takes back from v may round below hi: step
+	// v up until the budget holds exactly as it will be checked.
+	v := robust.BadScore(p.Batch) + 2 + hi
+	for mech.LaplaceSumSurvival(b1, b2, p.badMargin(v)) > budget {
 		v = math.Nextafter(v, math.Inf(1))
 	}
 	return v
 }
+
+// badMargin is how far v lies above the highest score a batch with no
+// crowd can reach with its neighbour's change, BadScore(B) + 2: the one
+// computation SoundThreshold solves and BadBatchPass checks.
+func (p RobustSGDParams) badMargin(v float64) float64 { return v - robust.BadScore(p.Batch) - 2 }
 
 // Sigma is a phase's noise σ = Δ·√(2 ln(1.25/δ′))/(ε/2) with step size η:
 // the classical Gaussian at (ε/2, δ′ = δ/(2e^ε)) for the averages'
@@ -379,8 +385,14 @@ func (ph *phaseRunner) phase(ctx cancel.Context, s int, users []int, eta float64
 	steps := len(users) / b
 	at := p.Test(steps)
 	out := RobustPhase{S: s, Users: len(users), Eta: eta, Threshold: at.Threshold, Start: slices.Clone(start), Passed: true}
-	rec.Addf(KindRobustPhase, out, "phase %d: %d users, T = ⌊%d/%d⌋ = %d steps of η = %.4g from x₀ = %s; test threshold v = %.4g",
-		s, len(users), len(users), b, steps, eta, trace.Vec(start), at.Threshold)
+	// A score is at most B, so at v ≥ B only the test's noise lets a step
+	// pass: the run is private and, nearly always, answers x₀ — say so.
+	beyond := ""
+	if at.Threshold >= float64(b) && p.Mode != privacy.NonPrivate {
+		beyond = format.Sprintf(" ≥ B = %d: no score reaches it, so only the noise lets a step pass (a larger B, ε or δ lowers v below B)", b)
+	}
+	rec.Addf(KindRobustPhase, out, "phase %d: %d users, T = ⌊%d/%d⌋ = %d steps of η = %.4g from x₀ = %s; test threshold v = %.4g%s",
+		s, len(users), len(users), b, steps, eta, trace.Vec(start), at.Threshold, beyond)
 	out.NoisyThreshold = at.Threshold
 	var test *mech.AboveThreshold
 	// The test draws its threshold when it starts: before the first step
@@ -559,5 +571,5 @@ func (p RobustSGDParams) Guarantee(n, m, d int, localize bool) privacy.Guarantee
 // gap to v.
 func (p RobustSGDParams) BadBatchPass(steps int) float64 {
 	at := p.Test(steps)
-	return mech.LaplaceSumSurvival(at.ThresholdScale(), at.QueryScale(), at.Threshold-robust.BadScore(p.Batch)-2)
+	return mech.LaplaceSumSurvival(at.ThresholdScale(), at.QueryScale(), p.badMargin(at.Threshold))
 }

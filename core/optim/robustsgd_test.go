@@ -752,3 +752,59 @@ func TestRobustSGDConstantsAtEps4(t *testing.T) {
 		}
 	}
 }
+
+// Sound mode's own v meets its budget exactly as the guarantee checks it,
+// at every setting: the bad-batch condition is never the one unmet (one
+// rounding of v − BadScore − 2 against (v − BadScore) − 2 once left
+// settings like ε = 4, δ = 10⁻⁵, B = 13 uncertified by 10⁻²² in 9·10⁻⁸).
+func TestSoundThresholdMeetsItsBudgetAsChecked(t *testing.T) {
+	for _, eps := range []float64{0.1, 0.5, 1, 2, 4, 8, 20} {
+		for _, delta := range []float64{1e-10, 1e-6, 1e-5, 1e-3} {
+			for b := 1; b <= 400; b++ {
+				p := RobustSGDParams{Eps: eps, Delta: delta, Batch: b, Radius: 1, Mode: privacy.Sound}
+				if pass := p.BadBatchPass(4); pass > p.gaussDelta() {
+					t.Fatalf("ε = %v, δ = %v, B = %d: a bad batch passes with %.17g > δ/(2e^ε) = %.17g", eps, delta, b, pass, p.gaussDelta())
+				}
+			}
+		}
+	}
+}
+
+// A phase whose v is at or above B says that no score reaches it: sound
+// mode's v at a small batch (and at any B, a threshold set above it); a
+// reachable v says nothing of the sort.
+func TestRobustSGDSaysWhenNoScoreReachesV(t *testing.T) {
+	data := gaussianUsers(t, 57, 3, 0.5, 2)
+	phaseText := func(p RobustSGDParams) string {
+		t.Helper()
+		p.Record = true
+		_, tr, err := RobustSGD(context.Background(), p, data, rng.New(1), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range tr.Steps {
+			if st.Kind == KindRobustPhase {
+				return st.Text
+			}
+		}
+		t.Fatal("no phase in the trace")
+		return ""
+	}
+	p := robustParams(privacy.Sound)
+	p.PrintedV, p.Threshold = false, nil
+	if v := p.SoundThreshold(); !(v >= float64(p.Batch)) {
+		t.Fatalf("sound v = %v below B = %d: the test needs it above", v, p.Batch)
+	}
+	if txt := phaseText(p); !strings.Contains(txt, " ≥ B = "+strconv.Itoa(p.Batch)+": no score reaches it") {
+		t.Errorf("sound v above B: %q", txt)
+	}
+	v := float64(p.Batch)
+	p.Threshold = &v
+	if txt := phaseText(p); !strings.Contains(txt, "no score reaches it") {
+		t.Errorf("v = B: %q", txt)
+	}
+	v = float64(p.Batch) - 1e-9
+	if txt := phaseText(p); strings.Contains(txt, "no score reaches it") {
+		t.Errorf("v just below B: %q", txt)
+	}
+}

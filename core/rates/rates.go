@@ -158,7 +158,7 @@ var bounds = []Bound{
 	{ID: "semi-lower", Label: "lower bound, semi-sensitive", Formula: "min(1, √(ln k/(εn)))", Kind: Lower, Family: SemiSensitive,
 		Note:  "for ε ≤ ln k and δ ≤ 0.4ε/k, on a hard instance of dimension about nk/⌊ln k/ε⌋: drawn only where it applies",
 		shape: func(p Point) float64 { return math.Min(1, sqrt(log(p.K)/(p.Eps*p.N))) }, holds: semiLowerHolds},
-	{ID: "semi-base", Label: "lower bound at large ε, semi-sensitive", Formula: "1/√n", Kind: Lower, Family: SemiSensitive,
+	{ID: "semi-base", Label: "second lower bound, semi-sensitive", Formula: "1/√n", Kind: Lower, Family: SemiSensitive,
 		Note:  "once the sensitive values are private enough that e^ε/(e^ε + k − 1) + δ < 0.99, on a hard instance of dimension nk: drawn only where it applies",
 		shape: func(p Point) float64 { return 1 / sqrt(p.N) }, holds: semiBaseHolds},
 	{ID: "label", Label: "label DP (Ghazi et al. 2021)", Formula: "√(k ln(1/δ))/(ε√n)", Kind: Upper, Family: SemiSensitive,

@@ -752,6 +752,10 @@ function syncGuarantee(force) {
   // A reader in the box (on the claim, after the certify button) stays
   // there when it is redrawn: a run computed later redraws it again.
   const focused = box.contains(document.activeElement);
+  // The conditions' open state is read off the box being replaced, so a
+  // toggle still queued when it is rebuilt is not lost or reversed.
+  const shown = box.querySelector("details.conditions");
+  if (shown) conditionsOpen = shown.open;
   box.replaceChildren();
   const claim = document.createElement("div");
   claim.className = "claim";
@@ -786,7 +790,6 @@ function syncGuarantee(force) {
     const details = document.createElement("details");
     details.className = "conditions";
     details.open = conditionsOpen;
-    details.addEventListener("toggle", () => { conditionsOpen = details.open; });
     const summary = document.createElement("summary");
     const n = g.preconditions.length;
     summary.textContent = unmet ? `the proof's ${n} conditions: ${unmet} NOT met` : `the proof's ${n} conditions: all met`;

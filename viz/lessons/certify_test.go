@@ -47,7 +47,7 @@ func TestDefaultsCertifyOrSayWhy(t *testing.T) {
 func TestProseQuotesTheCertifiedSettings(t *testing.T) {
 	quotes := map[string]map[string]string{
 		"outlier-removal": {"n": "263 users"},
-		"robust-sgd":      {"batch": "B = 259", "eta": "η = 6.43·10⁻⁴", "threshold": "sound"},
+		"robust-sgd":      {"batch": "B = 259", "eta": "η = 6.43·10⁻⁴", "threshold": "(<em>sound</em> in the threshold menu)"},
 	}
 	for _, l := range Lessons() {
 		a := viz.NewApp(l.New())

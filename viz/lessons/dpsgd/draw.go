@@ -31,16 +31,21 @@ func (s *Scene) Draw(w, h float64) *viz.List {
 	if !figure.Reset(l, w, h, s.err) {
 		return l
 	}
-	// The header first: the landscape is fitted below it.
-	y := 14 + l.Text(viz.Point{X: 14, Y: 14}, "Θ, the unit disk: darker = lower loss, ★ its minimiser", 12, viz.Ink, viz.Left)
-	y += l.Text(viz.Point{X: 14, Y: y}, "blue: DP-SGD's iterates (faint) and their running average (bold), ◆ its end θ̂; orange dashed: the baseline", 11, viz.Muted, viz.Left)
+	// The header first, over the landscape's column (the step's ORME panel
+	// has its own title on the right): the landscape is fitted below it.
+	beside := w < 640
+	split := math.Round(w * 0.62)
+	hw := split - 18
+	if beside {
+		hw = w - 18
+	}
+	y := 14 + l.TextIn(viz.Point{X: 14, Y: 14}, hw, "Θ, the unit disk: darker = lower loss, ★ its minimiser", 12, viz.Ink, viz.Left)
+	y += l.TextIn(viz.Point{X: 14, Y: y}, hw, "blue: DP-SGD's iterates (faint), their running average (bold) ending at ◆ θ̂; orange dashed: the baseline", 11, viz.Muted, viz.Left)
 	top := math.Max(40, y+4)
 	k := s.shownStep()
 	// Below 640 px the step's ORME panel goes under the landscape, its
 	// caption beside it.
 	var inset figure.Plot
-	beside := w < 640
-	split := math.Round(w * 0.62)
 	if s.grab.ID == 0 {
 		if beside {
 			s.cam = viz.Fit(-1.05, 1.05, -1.05, 1.05, 0, top, w, math.Round(h*0.6)-top, 10)

@@ -373,7 +373,7 @@ func TestOIRNonPrivateGateSaysNoGate(t *testing.T) {
 }
 
 // Phase 1's release rings run off the domain at the opening settings
-// (σ = 0.581, its 2σ ring 1.16 across a domain of radius 1): the legend
+// (σ = 0.581: the 2σ ring's radius, 1.16, exceeds the domain's, 1): the legend
 // says that is phase 1 localising and how much smaller phase 2's σ is,
 // and says nothing of the sort once the rings fit.
 func TestOIRSaysWhyTheRingsRunOffTheDomain(t *testing.T) {

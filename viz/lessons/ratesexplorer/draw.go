@@ -218,15 +218,17 @@ func (r *Scene) axisLabel() string {
 }
 
 // balanceText says where the optimal bound's terms are equal along a and
-// which side its statistical term, shared by the bounds, dominates.
+// which side its statistical term, shared by the bounds, dominates; the
+// other bounds' larger privacy terms give way further on (Levy et al.'s
+// at n = d²/ε², for one).
 func balanceText(a rates.Axis, x float64) string {
 	switch a {
 	case rates.AxisN:
-		return format.Sprintf("n = d/ε² = %s: the two terms are equal; right of it the statistical one wins and the bounds meet", viz.FormatNumber(x))
+		return format.Sprintf("n = d/ε² = %s: the optimal bound's two terms are equal; to the right its statistical one wins, the other bounds' further right, and the curves meet", viz.FormatNumber(x))
 	case rates.AxisD:
-		return format.Sprintf("d = nε² = %s: the two terms are equal; left of it the statistical one wins and the bounds meet", viz.FormatNumber(x))
+		return format.Sprintf("d = nε² = %s: the optimal bound's two terms are equal; to the left its statistical one wins, the other bounds' further left, and the curves meet", viz.FormatNumber(x))
 	}
-	return format.Sprintf("ε = √(d/n) = %.3g: the two terms are equal; right of it the statistical one wins and the bounds meet", x)
+	return format.Sprintf("ε = √(d/n) = %.3g: the optimal bound's two terms are equal; to the right its statistical one wins, the other bounds' further right, and the curves meet", x)
 }
 
 // legendEntry is a line of the legend: a line or a dot, and its text.

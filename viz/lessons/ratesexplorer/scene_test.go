@@ -167,7 +167,7 @@ func TestRatesCurvesApart(t *testing.T) {
 			}
 		}
 	}
-	if l, _ := a.Frame(1000, 700); !scenetest.HasText(l, "n = d/ε² = 64: the two terms are equal") {
+	if l, _ := a.Frame(1000, 700); !scenetest.HasText(l, "n = d/ε² = 64: the optimal bound's two terms are equal") {
 		t.Error("the figure does not say where the bounds meet")
 	}
 }

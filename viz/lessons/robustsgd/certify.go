@@ -64,12 +64,16 @@ func (s *Scene) Certify() (why string, settings [][2]string, ok bool) {
 		}
 	}
 	if !ok {
-		return format.Sprintf("No batch up to B = %d certifies %d users at this ε and δ in sound mode: more users, or a larger ε or δ, would.", most, c.n), nil, true
+		return format.Sprintf("No batch up to B = %d gives %d users at this ε and δ a run sound mode certifies in which a crowd can pass its test (sound mode's own threshold stays above 0.95B, the printed one lets a batch with no crowd through too often): more users, or a larger ε or δ, would.", most, c.n), nil, true
 	}
 	b := max(need, s.cfg.batch)
 	step := min(s.cfg.eta, eta(b))
-	why = format.Sprintf("Sound mode certifies these %d users at this ε and δ only with B ≥ %d users per step (so that a batch with no crowd passes its test with chance ≤ δ/(2e^ε)) and with 6βηB ≤ 1 in the first phase, here η ≤ %.3g: a step then moves the model at most 1/%d of the way towards its batch's items, too little to see, which is why the lesson opens on longer steps.",
-		c.n, need, eta(b), 6*b)
+	batchWhy := "so that a batch with no crowd passes its test with chance ≤ δ/(2e^ε)"
+	if c.thresh == threshSound {
+		batchWhy = "the least at which a crowd can still clear sound mode's threshold, v ≤ 0.95B; a batch with no crowd passes it with chance δ/(2e^ε) at any B"
+	}
+	why = format.Sprintf("Sound mode certifies these %d users at this ε and δ with B ≥ %d users per step (%s) and with 6βηB ≤ 1 in the first phase, here η ≤ %.3g: a step then moves the model at most 1/%d of the way towards its batch's items, too little to see, which is why the lesson opens on longer steps.",
+		c.n, need, batchWhy, eta(b), 6*b)
 	settings = append(settings, [2]string{"mode", "sound"}, [2]string{"batch", format.Sprint(b)}, [2]string{"eta", format.Sprintf("%.3g", step)})
 	return why, settings, true
 }

@@ -477,7 +477,7 @@ func (c *robustConfig) form() viz.Form {
 		}),
 		viz.Choose(&c.thresh, viz.Control{Name: "threshold", Label: "test threshold v", Choices: robustThresholds}).Described(map[string]string{
 			threshPaper: "the paper's v = 0.9B + 2 ln(T/δ)/ε, sized for the test noise as printed",
-			threshSound: "v solved so that a batch with no crowd of 2B/3 passes with chance δ/(2e^ε) under the doubled noise (see the errata, A28)",
+			threshSound: "v solved so that a batch with no crowd of 2B/3 passes with chance δ/(2e^ε) under the mode's test noise (see the errata, A28)",
 			"0.95B":     "a teaching value: the guarantee prices it",
 			"0.8B":      "a teaching value, near the bad batches' score of at most 0.79B: the guarantee prices it",
 			"0.5B":      "a teaching value that lets bad batches through: the guarantee prices it",

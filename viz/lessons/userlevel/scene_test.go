@@ -239,9 +239,9 @@ func TestUserLevelKeyboardDrag(t *testing.T) {
 }
 
 // At the opening state and at the sizes lessons are seen at, each of the
-// three circles the text asks a reader to watch is drawn at least 8 px
-// across somewhere — the main view or the inset around the mean (the
-// item-level ball and the real influence were 5 and 10 px) — and the
+// three circles the text asks a reader to watch is drawn with a radius of
+// at least 8 px somewhere — the main view or the inset around the mean (the
+// item-level ball and the real influence were 5 and 10 px across) — and the
 // header's text sits on paper drawn over the domain's dashed circle,
 // which ran through it.
 func TestUserLevelCirclesShowAndTheLegendIsClear(t *testing.T) {
