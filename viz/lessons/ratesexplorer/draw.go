@@ -109,16 +109,10 @@ func (r *Scene) Draw(w, h float64) *viz.List {
 	if x, ok := rates.Balance(r.axis, p); ok && r.family == rates.UserLevel && x > lo && x < hi {
 		// Where the optimal bound's terms are equal: past it the shared
 		// statistical term dominates and the bounds' curves meet, which is
-		// what the figure shows there, not a drawing fault.
+		// what the figure shows there, not a drawing fault (the legend
+		// says so).
 		c := pl.at(x, math.Pow(10, pl.ly))
 		l.Line(viz.Point{X: c.X, Y: pl.y0}, viz.Point{X: c.X, Y: pl.y0 + pl.h}, viz.Style{Stroke: viz.Muted, Width: 1.5, Dashed: true})
-		text := balanceText(r.axis, x)
-		ty := pl.y0 + 24 // under the sliders' value, which is on the first line
-		if c.X < pl.x0+pl.w/2 {
-			l.TextIn(viz.Point{X: c.X + 4, Y: ty}, pl.x0+pl.w-c.X-8, text, 11, viz.Muted, viz.Left)
-		} else {
-			l.TextIn(viz.Point{X: c.X - 4, Y: ty}, c.X-pl.x0-8, text, 11, viz.Muted, viz.Right)
-		}
 	}
 	clip := func(pt viz.Point) viz.Point {
 		pt.Y = math.Max(pl.y0, math.Min(pl.y0+pl.h, pt.Y))
@@ -251,6 +245,12 @@ func (r *Scene) legend(bs []rates.Bound) []legendEntry {
 			text += " — proved on a high-dimensional instance, drawn only where it applies"
 		}
 		out = append(out, legendEntry{st, false, text})
+	}
+	// The balance line's note is a legend entry: inside the plot it lay
+	// over the curves on one axis or the simulated points on another.
+	lo, hi := r.axis.Range()
+	if x, ok := rates.Balance(r.axis, r.point()); ok && r.family == rates.UserLevel && x > lo && x < hi {
+		out = append(out, legendEntry{viz.Style{Stroke: viz.Muted, Width: 1.5, Dashed: true}, false, balanceText(r.axis, x)})
 	}
 	if r.family == rates.UserLevel {
 		text := "simulated: user-level DP-SGD with outlier removal, RMS distance to the optimum, 95% bars; dashed: the optimal shape with its constants"
