@@ -45,3 +45,15 @@ func CornerInset(cam viz.Camera, w, top, bottom float64, centre []float64, r flo
 	in.W, in.H, in.X0, in.Y0 = side, side, w-side-6, top+(bottom-top-side)/2
 	return in, true
 }
+
+// DrawInsetFrame draws where the inset in looks in the plane seen through
+// cam, a square around its centre, then the inset's paper and border and
+// its title followed by its zoom ("the crowd, ×12"); the caller draws the
+// inset's contents over it.
+func DrawInsetFrame(l *viz.List, cam, in viz.Camera, title string) {
+	r := (in.W/2 - 4) / in.Scale * cam.Scale
+	c := cam.ToScreen(in.CX, in.CY)
+	l.Rect(viz.Point{X: c.X - r, Y: c.Y - r}, viz.Point{X: c.X + r, Y: c.Y + r}, viz.Style{Stroke: viz.Muted, Width: 1}, 0)
+	l.Rect(viz.Point{X: in.X0, Y: in.Y0}, viz.Point{X: in.X0 + in.W, Y: in.Y0 + in.H}, viz.Style{Fill: viz.Paper, Stroke: viz.Muted, Width: 1}, 0)
+	l.Text(viz.Point{X: in.X0 + 6, Y: in.Y0 + 10}, title+", "+ZoomLabel(in.Scale/cam.Scale), 11, viz.Muted, viz.Left)
+}

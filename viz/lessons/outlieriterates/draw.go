@@ -83,11 +83,7 @@ func (s *Scene) drawPlane(l *viz.List, w, h float64, a oirAt) {
 	s.drawTrail(l, s.oirTrail(a))
 	s.drawPhase(l, c, a, true)
 	if in := s.inset; in.W > 0 {
-		r := (in.W/2 - 4) / in.Scale * c.Scale
-		p := c.ToScreen(in.CX, in.CY)
-		l.Rect(viz.Point{X: p.X - r, Y: p.Y - r}, viz.Point{X: p.X + r, Y: p.Y + r}, viz.Style{Stroke: viz.Muted, Width: 1}, 0)
-		l.Rect(viz.Point{X: in.X0, Y: in.Y0}, viz.Point{X: in.X0 + in.W, Y: in.Y0 + in.H}, viz.Style{Fill: viz.Paper, Stroke: viz.Muted, Width: 1}, 0)
-		l.Text(viz.Point{X: in.X0 + 6, Y: in.Y0 + 10}, format.Sprintf("phase %d's end iterates, %s", ph.I, figure.ZoomLabel(in.Scale/c.Scale)), 11, viz.Muted, viz.Left)
+		figure.DrawInsetFrame(l, c, in, format.Sprintf("phase %d's end iterates", ph.I))
 		s.drawPhase(l, in, a, false)
 		in.DrawScaleBar(l)
 	}

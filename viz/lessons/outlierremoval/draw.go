@@ -97,11 +97,7 @@ func (s *Scene) drawPlane(l *viz.List, w, h float64, v outlierShown) {
 	s.drawUsers(l, s.cam, 6, v, 1)
 	if in := s.inset; in.W > 0 {
 		// Where the inset looks, in the main view, and the inset itself.
-		r := (in.W/2 - 4) / in.Scale * s.cam.Scale
-		c := s.cam.ToScreen(in.CX, in.CY)
-		l.Rect(viz.Point{X: c.X - r, Y: c.Y - r}, viz.Point{X: c.X + r, Y: c.Y + r}, viz.Style{Stroke: viz.Muted, Width: 1}, 0)
-		l.Rect(viz.Point{X: in.X0, Y: in.Y0}, viz.Point{X: in.X0 + in.W, Y: in.Y0 + in.H}, viz.Style{Fill: viz.Paper, Stroke: viz.Muted, Width: 1}, 0)
-		l.Text(viz.Point{X: in.X0 + 6, Y: in.Y0 + 10}, "the crowd, "+figure.ZoomLabel(in.Scale/s.cam.Scale), 11, viz.Muted, viz.Left)
+		figure.DrawInsetFrame(l, s.cam, in, "the crowd")
 		s.drawUsers(l, in, 5, v, s.n+1)
 	}
 	if v.release {

@@ -106,7 +106,7 @@ func (r *Scene) Draw(w, h float64) *viz.List {
 			l.Text(viz.Point{X: c.X + 4, Y: pl.y0 + 24}, "d*: full DP better below", 11, viz.Vermillion, viz.Left)
 		}
 	}
-	if x, ok := rates.Balance(r.axis, p); ok && r.family == rates.UserLevel && x > lo && x < hi {
+	if x, ok := r.balance(); ok {
 		// Where the optimal bound's terms are equal: past it the shared
 		// statistical term dominates and the bounds' curves meet, which is
 		// what the figure shows there, not a drawing fault (the legend
@@ -211,6 +211,14 @@ func (r *Scene) axisLabel() string {
 	return "sensitive values k"
 }
 
+// balance is where the figure draws the user-level optimal bound's
+// balance line (rates.Balance), false where it has none in view.
+func (r *Scene) balance() (float64, bool) {
+	lo, hi := r.axis.Range()
+	x, ok := rates.Balance(r.axis, r.point())
+	return x, ok && r.family == rates.UserLevel && x > lo && x < hi
+}
+
 // balanceText says where the optimal bound's terms are equal along a and
 // which side its statistical term, shared by the bounds, dominates; the
 // other bounds' larger privacy terms give way further on (Levy et al.'s
@@ -248,8 +256,7 @@ func (r *Scene) legend(bs []rates.Bound) []legendEntry {
 	}
 	// The balance line's note is a legend entry: inside the plot it lay
 	// over the curves on one axis or the simulated points on another.
-	lo, hi := r.axis.Range()
-	if x, ok := rates.Balance(r.axis, r.point()); ok && r.family == rates.UserLevel && x > lo && x < hi {
+	if x, ok := r.balance(); ok {
 		out = append(out, legendEntry{viz.Style{Stroke: viz.Muted, Width: 1.5, Dashed: true}, false, balanceText(r.axis, x)})
 	}
 	if r.family == rates.UserLevel {

@@ -47,20 +47,18 @@ func (s *Scene) Certify() (why string, settings [][2]string, ok bool) {
 			return c.check() == nil && c.params().Guarantee(c.n, c.m, 2, c.algo == algoLOC).Certified()
 		})
 	}
-	need, ok := 0, false
+	tries := []string{threshSound, threshPaper}
 	if c.thresh != threshPaper && c.thresh != threshSound {
-		need, ok = least()
+		tries = append([]string{c.thresh}, tries...) // a teaching share first
 	}
-	for _, th := range []string{threshSound, threshPaper} {
-		if ok {
+	need, ok := 0, false
+	for _, th := range tries {
+		c.thresh = th
+		if need, ok = least(); ok {
+			if th != s.cfg.thresh {
+				settings = append(settings, [2]string{"threshold", th})
+			}
 			break
-		}
-		if c.thresh = th; th != s.cfg.thresh {
-			settings = append(settings, [2]string{"threshold", th})
-		}
-		need, ok = least()
-		if !ok && th != s.cfg.thresh {
-			settings = settings[:len(settings)-1]
 		}
 	}
 	if !ok {

@@ -431,7 +431,7 @@ func (v *robustView) gapSeries(steps int) gapSeries {
 				g.gap = append(g.gap, math.NaN())
 				continue
 			}
-			d := math.Max(math.Abs(st.Next[0]-nb[t].Next[0]), math.Abs(st.Next[1]-nb[t].Next[1]))
+			d := linf(st.Next, nb[t].Next)
 			g.gap = append(g.gap, d)
 			g.max = math.Max(g.max, d)
 			if g.jumpAt == 0 && d > 0 {

@@ -676,7 +676,7 @@ func (s *Scene) Readouts() []viz.Readout {
 	}
 	if a.released && a.phaseIdx == len(v.res.Phases) {
 		out := v.res.Output
-		r = append(r, viz.Readout{Name: "output", Label: "released x̂", Text: format.Sprintf("%s, ‖x̂ − z̄‖∞ = %.3g (z̄ every item's mean)", trace.Vec(out), math.Max(math.Abs(out[0]-v.mean[0]), math.Abs(out[1]-v.mean[1])))})
+		r = append(r, viz.Readout{Name: "output", Label: "released x̂", Text: format.Sprintf("%s, ‖x̂ − z̄‖∞ = %.3g (z̄ every item's mean)", trace.Vec(out), linf(out, v.mean))})
 	}
 	return r
 }

@@ -2,6 +2,7 @@ package userlevel
 
 import (
 	"math"
+	"slices"
 
 	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/robust"
@@ -102,13 +103,7 @@ func (p *Scene) ballsInset(w, h float64) viz.Camera {
 		return viz.Camera{}
 	}
 	top := p.header(&viz.List{Width: w, Height: h}, 0, viz.Camera{}) + 4
-	in, beside := figure.CornerInset(p.cam, w, top, h, p.mean, 1.25*small, func(yield func([]float64) bool) {
-		for _, u := range p.means {
-			if !yield(u) {
-				return
-			}
-		}
-	})
+	in, beside := figure.CornerInset(p.cam, w, top, h, p.mean, 1.25*small, slices.Values(p.means))
 	if beside { // every corner covers users: better no inset than one over them
 		return viz.Camera{}
 	}
@@ -122,12 +117,7 @@ func (p *Scene) drawInset(l *viz.List, w, h float64) viz.Camera {
 	if in.W == 0 {
 		return in
 	}
-	c := p.cam
-	r := (in.W/2 - 4) / in.Scale * c.Scale
-	at := c.ToScreen(p.mean[0], p.mean[1])
-	l.Rect(viz.Point{X: at.X - r, Y: at.Y - r}, viz.Point{X: at.X + r, Y: at.Y + r}, viz.Style{Stroke: viz.Muted, Width: 1}, 0)
-	l.Rect(viz.Point{X: in.X0, Y: in.Y0}, viz.Point{X: in.X0 + in.W, Y: in.Y0 + in.H}, viz.Style{Fill: viz.Paper, Stroke: viz.Muted, Width: 1}, 0)
-	l.Text(viz.Point{X: in.X0 + 6, Y: in.Y0 + 10}, "around the mean, "+figure.ZoomLabel(in.Scale/c.Scale), 11, viz.Muted, viz.Left)
+	figure.DrawInsetFrame(l, p.cam, in, "around the mean")
 	centre := in.ToScreen(p.mean[0], p.mean[1])
 	st := viz.Style{Stroke: viz.Ink, Width: 2}
 	l.Line(viz.Point{X: centre.X - 7, Y: centre.Y}, viz.Point{X: centre.X + 7, Y: centre.Y}, st)
