@@ -389,8 +389,9 @@ test("User-level DP-SGD at the sliders' maxima computes between frames", async (
 // frames run late depends on what else the machine does (2–13 % idle, 34–47 %
 // with two other busy processes on two cores — as many as the page used to
 // run late idle), so the check is on what the page itself does, which load
-// does not change: its own work per frame fits a frame (16.7 ms; 7–8 ms
-// idle, 10–11 ms so loaded), and what once made 30–36 % of frames late idle —
+// does not change: its own work per frame fits a frame (16.7 ms; 2.3–2.8 ms
+// idle — 18–20 ms while the dots' sheet was the figure's size and copied
+// three times a frame), and what once made 30–36 % of frames late idle —
 // the guarantee panel rebuilt and the address bar rewritten every frame —
 // stays gone: the panel untouched through the play, the address written at
 // most every 100 ms.

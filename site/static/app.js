@@ -288,8 +288,6 @@ const dotLayer = {
       if (!this.img || this.img.width !== W || this.img.height !== H) {
         this.img = new ImageData(W, H);
         this.u32 = new Uint32Array(this.img.data.buffer);
-        this.canvas = document.createElement("canvas");
-        this.canvas.width = W; this.canvas.height = H;
       }
       this.open = true; this.x0 = W; this.y0 = H; this.x1 = -1; this.y1 = -1;
     }
@@ -314,6 +312,20 @@ const dotLayer = {
       }
     }
   },
+  // sheet returns the canvas a run of dots goes through, at least w × h.
+  // It is only as large as the runs it carries, not the figure: the figure
+  // still holds the last run's pixels until it is rasterised, so writing
+  // the sheet again in the same frame copies it first, and a full-size
+  // sheet copied three times a frame cost lesson 6 some 18 ms of its
+  // frame (software raster; 1280 × 900).
+  sheet(w, h) {
+    if (!this.canvas) this.canvas = document.createElement("canvas");
+    if (this.canvas.width < w || this.canvas.height < h) {
+      this.canvas.width = Math.max(w, this.canvas.width);
+      this.canvas.height = Math.max(h, this.canvas.height);
+    }
+    return this.canvas;
+  },
   flush() {
     if (!this.open) return;
     this.open = false;
@@ -330,11 +342,12 @@ const dotLayer = {
       }
     }
     const w = this.x1 - this.x0 + 1, h = this.y1 - this.y0 + 1;
-    this.canvas.getContext("2d").putImageData(this.img, 0, 0, this.x0, this.y0, w, h);
+    const c = this.sheet(w, h);
+    c.getContext("2d").putImageData(this.img, -this.x0, -this.y0, this.x0, this.y0, w, h);
     ctx.save();
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.globalAlpha = 1;
-    ctx.drawImage(this.canvas, this.x0, this.y0, w, h, this.x0, this.y0, w, h);
+    ctx.drawImage(c, 0, 0, w, h, this.x0, this.y0, w, h);
     ctx.restore();
     // The next run starts from transparent pixels.
     for (let y = this.y0; y <= this.y1; y++) u32.fill(0, y * W + this.x0, y * W + this.x1 + 1);
