@@ -45,95 +45,186 @@ type DPSGDRuns struct {
 // ramp (a user kept with probability 0 or 1 needs none), the noise and the
 // projected step. The law is the real run's; a test compares the two.
 func SampleDPSGD(p optim.DPSGDParams, data *dataset.Dataset, mutant string) (DPSGDRuns, error) {
+	r, err := prepareDPSGD(p, data, mutant)
+	if err != nil {
+		return DPSGDRuns{}, err
+	}
+	theta0 := make([]float64, data.Dim)
+	if p.Theta0 != nil {
+		r.dom.Project(p.Theta0, theta0)
+	}
+	sample := func(st *rng.Streams) ([]float64, error) {
+		out, halted := r.run(st, theta0)
+		if halted {
+			return nil, nil // halted at some step: θ₀, whatever the data
+		}
+		return out, nil
+	}
+	return DPSGDRuns{Sample: sample, Halt: r.halt, Guarantee: p.Guarantee(r.cal), Calibration: r.cal}, nil
+}
+
+// sgdRun is a DP-SGD run on one dataset made ready to sample from any
+// start (see SampleDPSGD).
+type sgdRun struct {
+	p      optim.DPSGDParams
+	mu     float64
+	cal    mech.ORMECalibration
+	halt   float64     // Pr[the gate fails at some step], exactly
+	means  [][]float64 // μ·x̄_i
+	sure   []float64   // Σ μx̄ over the users kept for sure
+	nSure  int
+	groups []coinGroup // the users on the ramp, by keep probability
+	dom    loss.Ball
+}
+
+// prepareDPSGD checks p and data and computes what a run's randomness
+// does not change: the scores, the ramp and the gate's halting law.
+func prepareDPSGD(p optim.DPSGDParams, data *dataset.Dataset, mutant string) (*sgdRun, error) {
 	if mutant != "" && !slices.Contains(ORMEMutantNames(), mutant) {
-		return DPSGDRuns{}, format.Errorf("DP-SGD variant %q: use one of %s (ORME's, inside every step)", mutant, strings.Join(ORMEMutantNames(), ", "))
+		return nil, format.Errorf("DP-SGD variant %q: use one of %s (ORME's, inside every step)", mutant, strings.Join(ORMEMutantNames(), ", "))
 	}
 	sq, ok := p.Loss.(loss.Squared)
 	switch {
 	case !ok:
-		return DPSGDRuns{}, format.Errorf("the DP-SGD audit samples the squared loss only: its users' gradients keep their distances from step to step, so the scores are computed once")
+		return nil, format.Errorf("the DP-SGD audit samples the squared loss only: its users' gradients keep their distances from step to step, so the scores are computed once")
 	case p.Smoothing != 0:
-		return DPSGDRuns{}, format.Errorf("smoothing = %v: the DP-SGD audit samples runs without smoothing (0); the perturbations would move users' gradients apart differently at every step", p.Smoothing)
+		return nil, format.Errorf("smoothing = %v: the DP-SGD audit samples runs without smoothing (0); the perturbations would move users' gradients apart differently at every step", p.Smoothing)
 	case data == nil || data.N() < 2:
-		return DPSGDRuns{}, format.Errorf("no data: the audit needs at least 2 users")
+		return nil, format.Errorf("no data: the audit needs at least 2 users")
 	}
 	if err := p.Validate(data.Dim); err != nil {
-		return DPSGDRuns{}, err
+		return nil, err
 	}
 	m, ok := data.M()
 	if !ok {
-		return DPSGDRuns{}, format.Errorf("users hold different numbers of items: DP-SGD needs the same m for every user")
+		return nil, format.Errorf("users hold different numbers of items: DP-SGD needs the same m for every user")
 	}
 	n, d := data.N(), data.Dim
 	me := p.ORME(n, m, d)
 	cal, err := me.Calibrate(n)
 	if err != nil {
-		return DPSGDRuns{}, err
+		return nil, err
 	}
-	// μ·x̄_i: the gradients' user-dependent part, whose distances are theirs.
-	means := data.Means()
-	for _, v := range means {
+	r := &sgdRun{p: p, mu: sq.Mu, cal: cal, means: data.Means(), sure: make([]float64, d),
+		dom: loss.Ball{Centre: make([]float64, d), Radius: p.Radius}}
+	for _, v := range r.means {
 		for k := range v {
 			v[k] *= sq.Mu
 		}
 	}
-	counts := robust.NewIndex(means).CountsAt(p.Tau, 2*p.Tau)
-	halt := haltProbability(me, cal, mutant, robust.Score(counts[0]))
-	ramp := map[float64][]int{} // users on the ramp, by keep probability
-	sure := make([]float64, d)  // Σ μx̄ over the users kept for sure
-	nSure := 0
+	counts := robust.NewIndex(r.means).CountsAt(p.Tau, 2*p.Tau)
+	r.halt = haltProbability(me, cal, mutant, robust.Score(counts[0]))
+	ramp := map[float64][]int{}
 	for j, f := range counts[1] {
 		switch q := robust.Keep(f, n); {
 		case mutant == ORMEKeepAll || q == 1:
-			nSure++
-			for k, v := range means[j] {
-				sure[k] += v
+			r.nSure++
+			for k, v := range r.means[j] {
+				r.sure[k] += v
 			}
 		case q > 0:
 			ramp[q] = append(ramp[q], j)
 		}
 	}
-	groups := make([]coinGroup, 0, len(ramp))
 	for _, q := range slices.Sorted(maps.Keys(ramp)) {
-		groups = append(groups, coinGroup{logMiss: math.Log1p(-q), users: ramp[q]})
+		r.groups = append(r.groups, coinGroup{logMiss: math.Log1p(-q), users: ramp[q]})
 	}
-	dom := loss.Ball{Centre: make([]float64, d), Radius: p.Radius}
-	theta0 := make([]float64, d)
+	return r, nil
+}
+
+// run draws one run from theta0 (in the domain): the average of its
+// iterates, or halted when the gate fails at some step (the run then
+// answers theta0).
+func (r *sgdRun) run(st *rng.Streams, theta0 []float64) (out []float64, halted bool) {
+	if u := st.Get(rng.ATQuery).Float64(); u < r.halt {
+		return theta0, true
+	}
+	p, d := r.p, len(theta0)
+	coins, g := st.Get(rng.Keep), noise.Gaussian{Sigma: r.cal.Sigma, Src: st.Get(rng.Gauss)}
+	theta, avg, sum := slices.Clone(theta0), make([]float64, d), make([]float64, d)
+	for range p.Steps {
+		for k, v := range theta {
+			avg[k] += v / float64(p.Steps)
+		}
+		copy(sum, r.sure)
+		kept := r.nSure
+		for _, grp := range r.groups {
+			for j := grp.next(coins, -1); j < len(grp.users); j = grp.next(coins, j) {
+				kept++
+				for k, v := range r.means[grp.users[j]] {
+					sum[k] += v
+				}
+			}
+		}
+		for k := range theta {
+			var grad float64 // an empty selection's mean is 0, as ORME has it
+			if kept > 0 {
+				grad = r.mu*theta[k] - sum[k]/float64(kept)
+			}
+			theta[k] -= p.Eta * (grad + g.Rand())
+		}
+		r.dom.Project(theta, theta)
+	}
+	return avg, false
+}
+
+// DPSGDSCRuns is Paper B's strongly convex localisation on one dataset, as
+// the Monte Carlo audit samples it.
+type DPSGDSCRuns struct {
+	// Sample draws one run's output; a run whose every phase halted
+	// answers θ₀, which does not depend on the data, and comes out as nil.
+	Sample Sampler
+	// Halts are the exact probabilities that each phase's gate fails at
+	// some step; the phases halt independently.
+	Halts []float64
+	// Guarantee is the real run's promise.
+	Guarantee privacy.Guarantee
+}
+
+// SampleDPSGDSC prepares runs of the strongly convex localisation (Paper B
+// Alg. 4), or of the run with one of ORME's variants inside every step of
+// every phase, on data. Each phase is DP-SGD on its own users from the
+// last phase's answer (a halted phase passes its start on), sampled as
+// SampleDPSGD samples a run; p must be Unsmoothed, so that each phase's
+// scores, and its gate's halting law, do not depend on where it starts.
+func SampleDPSGDSC(p optim.DPSGDSCParams, data *dataset.Dataset, mutant string) (DPSGDSCRuns, error) {
+	if !p.Unsmoothed {
+		return DPSGDSCRuns{}, format.Errorf("the localisation's audit samples unsmoothed runs: with smoothing each phase's scores change from step to step")
+	}
+	if data == nil || data.N() < 2 {
+		return DPSGDSCRuns{}, format.Errorf("no data: the audit needs at least 2 users")
+	}
+	plan, groups, err := p.Split(data)
+	if err != nil {
+		return DPSGDSCRuns{}, err
+	}
+	m, _ := data.M()
+	phases := make([]*sgdRun, len(plan))
+	halts := make([]float64, len(plan))
+	kept := make([]privacy.Guarantee, len(plan))
+	for i := range plan {
+		q := p.PhaseParams(&plan[i], m, data.Dim)
+		if phases[i], err = prepareDPSGD(q, groups[i], mutant); err != nil {
+			return DPSGDSCRuns{}, format.Errorf("phase %d: %w", i+1, err)
+		}
+		halts[i], kept[i] = phases[i].halt, q.Guarantee(phases[i].cal)
+	}
+	theta0 := make([]float64, data.Dim)
 	if p.Theta0 != nil {
-		dom.Project(p.Theta0, theta0)
+		phases[0].dom.Project(p.Theta0, theta0)
 	}
 	sample := func(st *rng.Streams) ([]float64, error) {
-		if u := st.Get(rng.ATQuery).Float64(); u < halt {
-			return nil, nil // halted at some step: θ₀, whatever the data
+		theta, moved := theta0, false
+		for _, ph := range phases {
+			out, halted := ph.run(st, theta)
+			theta, moved = out, moved || !halted
 		}
-		coins, g := st.Get(rng.Keep), noise.Gaussian{Sigma: cal.Sigma, Src: st.Get(rng.Gauss)}
-		theta, avg, sum := slices.Clone(theta0), make([]float64, d), make([]float64, d)
-		for range p.Steps {
-			for k, v := range theta {
-				avg[k] += v / float64(p.Steps)
-			}
-			copy(sum, sure)
-			kept := nSure
-			for _, grp := range groups {
-				for j := grp.next(coins, -1); j < len(grp.users); j = grp.next(coins, j) {
-					kept++
-					for k, v := range means[grp.users[j]] {
-						sum[k] += v
-					}
-				}
-			}
-			for k := range theta {
-				var grad float64 // an empty selection's mean is 0, as ORME has it
-				if kept > 0 {
-					grad = sq.Mu*theta[k] - sum[k]/float64(kept)
-				}
-				theta[k] -= p.Eta * (grad + g.Rand())
-			}
-			dom.Project(theta, theta)
+		if !moved {
+			return nil, nil
 		}
-		return avg, nil
+		return theta, nil
 	}
-	return DPSGDRuns{Sample: sample, Halt: halt, Guarantee: p.Guarantee(cal), Calibration: cal}, nil
+	return DPSGDSCRuns{Sample: sample, Halts: halts, Guarantee: p.Guarantee(kept)}, nil
 }
 
 // coinGroup is users kept with the same probability q < 1. Rather than a

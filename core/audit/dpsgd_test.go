@@ -4,8 +4,10 @@ import (
 	"context"
 	"math"
 	"math/bits"
+	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/uldplab/uldp/core/dataset"
@@ -307,5 +309,184 @@ func TestCoinGroupKeepsIndependently(t *testing.T) {
 	}
 	if err := gof.ChiSquare(counts, probs, 1e-6); err != nil {
 		t.Errorf("301 users at q = 0.01: %v", err)
+	}
+}
+
+// scCloud is 80 users of the localisation's test: a crowd over [0, 0.9]
+// and every twentieth user at 100, far beyond 2τ, which ORME drops; each
+// phase's group holds at least one. Its phases halt with probabilities
+// 0.78, 0.47 and 0.20 at ε = 4.
+func scCloud() *dataset.Dataset {
+	vals := make([]float64, 80)
+	for i := range vals {
+		vals[i] = 0.45 * float64(i%3)
+		if i%20 == 7 {
+			vals[i] = 100
+		}
+	}
+	return usersAt(vals)
+}
+
+// The localisation's sampler draws from the real run's law: each phase of
+// the real run halts with the probability the sampler computes exactly,
+// runs whose every phase halted come out as often, and the answers agree
+// in distribution; both promise the same. The comparison has power: the
+// keep-all variant's answers are far outside the bands. False-failure
+// probability ≤ 6·10⁻⁶ (Hoeffding five times at 10⁻⁶, DKW twice at
+// 5·10⁻⁷).
+func TestSampleDPSGDSCMatchesRuns(t *testing.T) {
+	data := scCloud()
+	p := optim.DPSGDSCParams{Eps: 4, Delta: 1e-3, Mu: 1, Radius: 1, RX: 1, Steps: 3, Mode: privacy.Paper, Unsmoothed: true}
+	runs, err := SampleDPSGDSC(p, data, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs.Halts) != 3 || !(runs.Halts[0] > 0.7 && runs.Halts[2] > 0.1 && runs.Halts[2] < 0.3) {
+		t.Fatalf("Pr[phase halts] = %v: the test needs phases that halt and phases that run", runs.Halts)
+	}
+	const n = 10_000
+	halts := make([]int, 3)
+	var realOut []float64
+	realAll := 0
+	for i := range n {
+		res, _, err := optim.DPSGDSC(context.Background(), p, data, rng.New(uint64(1000+i)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 && !reflect.DeepEqual(res.Guarantee, runs.Guarantee) {
+			t.Errorf("the sampler promises %+v, the run %+v", runs.Guarantee, res.Guarantee)
+		}
+		all := true
+		for j, ph := range res.Phases {
+			if ph.Halted > 0 {
+				halts[j]++
+			} else {
+				all = false
+			}
+		}
+		if all {
+			realAll++
+			continue
+		}
+		realOut = append(realOut, res.Theta[0])
+	}
+	tol := gof.Hoeffding(n, 1, 1e-6)
+	for j, h := range halts {
+		if f := float64(h) / n; !(math.Abs(f-runs.Halts[j]) <= tol) {
+			t.Errorf("phase %d halts %.4f of the time, the exact law says %.4f (± %.4f)", j+1, f, runs.Halts[j], tol)
+		}
+	}
+	sample := func(r DPSGDSCRuns) ([]float64, int) {
+		var out []float64
+		all := 0
+		st := rng.New(7)
+		for range n {
+			o, err := r.Sample(st)
+			switch {
+			case err != nil:
+				t.Fatal(err)
+			case o == nil:
+				all++
+			default:
+				out = append(out, o[0])
+			}
+		}
+		return out, all
+	}
+	smpOut, smpAll := sample(runs)
+	want := runs.Halts[0] * runs.Halts[1] * runs.Halts[2]
+	for name, h := range map[string]int{"real runs": realAll, "sampler": smpAll} {
+		if f := float64(h) / n; !(math.Abs(f-want) <= tol) {
+			t.Errorf("%s halt in every phase %.4f of the time, the law says %.4f (± %.4f)", name, f, want, tol)
+		}
+	}
+	band := dkwBand(len(realOut), 5e-7) + dkwBand(len(smpOut), 5e-7)
+	if ks := kolmogorov(realOut, smpOut); ks > band {
+		t.Errorf("answers differ: Kolmogorov distance %.4f > %.4f", ks, band)
+	}
+	all, err := SampleDPSGDSC(p, data, ORMEKeepAll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if allOut, _ := sample(all); kolmogorov(realOut, allOut) < 1.5*band {
+		t.Errorf("keep-all's answers are only %.4f from the real ones (band %.4f): the comparison has no power", kolmogorov(realOut, allOut), band)
+	}
+}
+
+func TestSampleDPSGDSCRefuses(t *testing.T) {
+	p := optim.DPSGDSCParams{Eps: 4, Delta: 1e-3, Mu: 1, Radius: 1, RX: 1, Steps: 3, Mode: privacy.Paper, Unsmoothed: true}
+	for name, c := range map[string]struct {
+		p      optim.DPSGDSCParams
+		data   *dataset.Dataset
+		mutant string
+		want   string
+	}{
+		"smoothed":        {func() optim.DPSGDSCParams { q := p; q.Unsmoothed = false; return q }(), scCloud(), "", "unsmoothed"},
+		"too few users":   {p, usersAt(crowd(9, 0)), "", "bring"},
+		"no data":         {p, nil, "", "no data"},
+		"unknown variant": {p, scCloud(), "no-noise", "variant"},
+	} {
+		_, err := SampleDPSGDSC(c.p, c.data, c.mutant)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error saying %q", name, err, c.want)
+		}
+	}
+}
+
+// scLab is the audit lab's localisation: sound ORME at (8, 0.1) in every
+// phase, T_i capped at 8, on 8,192 users of one item: 4 phases, whose
+// first group of 512 is past the 502 users the proof needs.
+var scLab = optim.DPSGDSCParams{Eps: 8, Delta: 0.1, Mu: 1, Radius: 50, RX: 1, Steps: 8, Mode: privacy.Sound, Unsmoothed: true}
+
+// scLabUsers is how many users scLab's pairs hold; scLastGroup is the
+// first user of its last phase's group, whom the pairs change: the
+// phases after a change would pull the answer back.
+const scLabUsers, scLastGroup = 8192, 512 + 1024 + 2048
+
+// The sound localisation keeps its promise on the lab's pairs; keep-all
+// and no-gate are caught by sampling whole runs. α = 10⁻³ per audit.
+func TestDPSGDSCAudit(t *testing.T) {
+	far := crowd(scLabUsers, 0)
+	farB := slices.Clone(far)
+	// Each phase's σ is about 10³ (τ follows G = μ(R + R_X) = 51): the
+	// kept far user moves the last phase's mean by 10⁸/4096 ≫ σ.
+	farB[scLastGroup] = 1e8
+	two := make([]float64, scLabUsers)
+	for i := range two {
+		two[i] = float64(i%2) * 1e4 // half of every group in each crowd
+	}
+	twoB := slices.Clone(two)
+	twoB[scLastGroup] = 1e4
+	for _, pr := range []struct {
+		name    string
+		a, b    []float64
+		catches string
+	}{{"far-user", far, farB, ORMEKeepAll}, {"two-crowds", two, twoB, ORMENoGate}} {
+		for _, mutant := range []string{"", pr.catches} {
+			ra, err := SampleDPSGDSC(scLab, oneD(pr.a...), mutant)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rb, err := SampleDPSGDSC(scLab, oneD(pr.b...), mutant)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := ra.Guarantee
+			if !g.Certified() || len(ra.Halts) != 4 {
+				t.Fatalf("the lab's settings are outside the proof, or not 4 phases: %+v, %d", g, len(ra.Halts))
+			}
+			r, err := MonteCarlo(context.Background(), ra.Sample, rb.Sample, g, MCConfig{Runs: 100_000, Alpha: 1e-3, Seed: 1}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s, variant %q: ε ≥ %.3g (%s, worst %s)", pr.name, mutant, r.EpsLower, r.Verdict, r.Worst.Name)
+			want := "pass"
+			if mutant != "" {
+				want = "violation"
+			}
+			if r.Verdict != want {
+				t.Errorf("%s, variant %q: %s (ε ≥ %.3g), want %s", pr.name, mutant, r.Verdict, r.EpsLower, want)
+			}
+		}
 	}
 }

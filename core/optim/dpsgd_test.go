@@ -13,6 +13,7 @@ import (
 	"github.com/uldplab/uldp/core/noise"
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/core/rng"
+	"github.com/uldplab/uldp/core/trace"
 )
 
 func gaussianUsers(t *testing.T, n, m int, spread float64, seed uint64) *dataset.Dataset {
@@ -540,5 +541,56 @@ func TestSmallFormulasAwayFromOne(t *testing.T) {
 	past.startInBall([]float64{0.6, 0.8000001}, 2, 1)
 	if len(edge) != 0 || len(past) != 1 {
 		t.Errorf("a start on the unit circle: %v; just past it: %v", edge, past)
+	}
+}
+
+// Recorded, a run keeps each phase's DP-SGD run and traces its steps
+// before the phase's own step; the same seed without Record gives the same
+// answer. Unsmoothed zeroes r and nothing else.
+func TestDPSGDSCRecordsPhases(t *testing.T) {
+	data := gaussianUsers(t, 64, 4, 0.3, 12)
+	p := DPSGDSCParams{Eps: 8, Delta: 1e-5, Mu: 1, Radius: 1, RX: 3, Mode: privacy.NonPrivate, Steps: 7}
+	plain, _, err := DPSGDSC(context.Background(), p, data, rng.New(3), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Record, p.KeepValues = true, true
+	res, tr, err := DPSGDSC(context.Background(), p, data, rng.New(3), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Theta, plain.Theta) {
+		t.Errorf("recorded θ̂ %v, unrecorded %v", res.Theta, plain.Theta)
+	}
+	var kinds []trace.Kind
+	for _, st := range tr.Steps {
+		if st.Kind == KindSGDStep || st.Kind == KindSCPhase {
+			kinds = append(kinds, st.Kind)
+		}
+	}
+	var want []trace.Kind
+	for i, ph := range res.Phases {
+		if len(ph.Run.Iterates) != ph.Settings.Steps || len(ph.Run.Steps) != ph.Settings.Steps || ph.Run.Steps[0].Values.Len() != ph.Users {
+			t.Errorf("phase %d kept %d iterates, %d steps of %d users; it ran %d steps on %d", i+1, len(ph.Run.Iterates), len(ph.Run.Steps), ph.Run.Steps[0].Values.Len(), ph.Settings.Steps, ph.Users)
+		}
+		for range ph.Settings.Steps {
+			want = append(want, KindSGDStep)
+		}
+		want = append(want, KindSCPhase)
+	}
+	if !slices.Equal(kinds, want) {
+		t.Errorf("trace %v, want %v", kinds, want)
+	}
+	p.Unsmoothed = true
+	flat, _, err := DPSGDSC(context.Background(), p, data, rng.New(3), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, ph := range flat.Phases {
+		was := res.Phases[i].Settings
+		was.Smoothing = 0
+		if ph.Settings != was || res.Phases[i].Settings.Smoothing == 0 {
+			t.Errorf("phase %d unsmoothed: %+v, smoothed %+v", i+1, ph.Settings, res.Phases[i].Settings)
+		}
 	}
 }

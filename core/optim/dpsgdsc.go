@@ -32,6 +32,15 @@ type DPSGDSCParams struct {
 	// demos; the other settings follow the T used.
 	Steps int
 	Mode  privacy.Mode
+	// Unsmoothed runs every phase on plain gradients (r = 0). The squared
+	// loss is smooth already, and a phase's privacy does not depend on
+	// how its users' gradients are computed: the audit samples these
+	// runs, whose users' gradients keep their distances from step to step.
+	Unsmoothed bool
+	// Record keeps each phase's run (Phase.Run) and puts its steps in the
+	// trace before the phase's own; KeepValues also keeps each step's
+	// user values (lessons).
+	Record, KeepValues bool
 }
 
 // DPSGDSCPhase is one phase's plan and outcome.
@@ -45,6 +54,8 @@ type DPSGDSCPhase struct {
 	Start      []float64     `json:"start"`
 	Theta      []float64     `json:"theta"`
 	Halted     int           `json:"halted"`
+	// Run is the phase's DP-SGD run (Record only).
+	Run DPSGDResult `json:"-"`
 }
 
 // DPSGDSCResult is a whole run.
@@ -106,6 +117,67 @@ func scUsersNeeded(n, m int) int {
 // G is the squared loss's Lipschitz bound on Θ × B(0, RX).
 func (p DPSGDSCParams) G() float64 { return p.Mu * (p.Radius + p.RX) }
 
+// Split plans the phases for data and returns each phase's users: the
+// next n_i in file order, groups disjoint (parallel composition).
+func (p DPSGDSCParams) Split(data *dataset.Dataset) ([]DPSGDSCPhase, []*dataset.Dataset, error) {
+	m, ok := data.M()
+	if !ok {
+		return nil, nil, format.Errorf("users hold different numbers of items: DP-SGD needs the same m for every user")
+	}
+	n := data.N()
+	plan := p.Plan(n, m, data.Dim)
+	if plan[0].Users < 2 {
+		// DP-SGD's concentration score compares users: a group needs two.
+		return nil, nil, format.Errorf("%d users cannot be split into %d halving groups: the first would hold %d, and each phase's DP-SGD needs at least 2; bring %d users or more", n, len(plan), plan[0].Users, scUsersNeeded(n, m))
+	}
+	groups := make([]*dataset.Dataset, len(plan))
+	lo := 0
+	for i, ph := range plan {
+		var err error
+		if groups[i], err = data.Delete(outside(n, lo, lo+ph.Users)...); err != nil {
+			return nil, nil, err
+		}
+		lo += ph.Users
+	}
+	return plan, groups, nil
+}
+
+// PhaseParams sets ph's settings, Theorem 4.1's for R̂_i and n_i users of
+// m items in d dimensions (T_i capped by Steps), and returns the DP-SGD
+// run they make; its Theta0 is the caller's, the last phase's answer.
+func (p DPSGDSCParams) PhaseParams(ph *DPSGDSCPhase, m, d int) DPSGDParams {
+	steps := 0
+	if p.Steps > 0 {
+		full := float64(m*m*ph.Users*ph.Users) + float64(m*ph.Users)*math.Sqrt(float64(d))
+		steps = int(math.Min(full, float64(p.Steps)))
+	}
+	ph.Settings = Theorem41(p.Eps, p.Delta, p.G(), ph.RHat, ph.Users, m, d, steps)
+	if p.Unsmoothed {
+		ph.Settings.Smoothing = 0
+	}
+	return DPSGDParams{Eps: p.Eps, Delta: p.Delta, Loss: loss.Squared{Mu: p.Mu}, Radius: p.Radius,
+		Steps: ph.Settings.Steps, Eta: ph.Settings.Eta, Smoothing: ph.Settings.Smoothing, Tau: ph.Settings.Tau, Mode: p.Mode,
+		Record: p.Record, KeepValues: p.KeepValues}
+}
+
+// Guarantee is the run's promise from its phases' (each DP-SGD's on its
+// own users): (ε, δ) by parallel composition, if every phase keeps its
+// own, whose conditions it lists by phase.
+func (p DPSGDSCParams) Guarantee(phases []privacy.Guarantee) privacy.Guarantee {
+	if p.Mode == privacy.NonPrivate {
+		return privacy.Guarantee{Eps: math.Inf(1), Mode: p.Mode, Note: "non-private: every phase's ORME passes and adds no noise"}
+	}
+	g := privacy.Guarantee{Eps: p.Eps, Delta: p.Delta, Mode: p.Mode,
+		Note: format.Sprintf("Paper B Thm 4.11: %d DP-SGD phases at (ε, δ) on disjoint users (parallel composition)", len(phases))}
+	for i, ph := range phases {
+		for _, pre := range ph.Preconditions {
+			pre.What = format.Sprintf("phase %d: %s", i+1, pre.What)
+			g.Preconditions = append(g.Preconditions, pre)
+		}
+	}
+	return g
+}
+
 // DPSGDSC runs Alg. 4: phase i runs DP-SGD at the full (ε, δ) on its own
 // group of users (parallel composition), from the previous phase's answer,
 // with Theorem 4.1's settings for R̂_i and n_i.
@@ -116,63 +188,44 @@ func DPSGDSC(ctx cancel.Context, p DPSGDSCParams, data *dataset.Dataset, streams
 	if p.C != 0 && !(p.C > 2) {
 		return DPSGDSCResult{}, nil, format.Errorf("constant c = %v: Theorem 4.1's hidden constant C must exceed 2 (erratum A23)", p.C)
 	}
-	m, ok := data.M()
-	if !ok {
-		return DPSGDSCResult{}, nil, format.Errorf("users hold different numbers of items: DP-SGD needs the same m for every user")
-	}
-	n, d := data.N(), data.Dim
-	if p.Theta0 != nil && len(p.Theta0) != d {
+	if p.Theta0 != nil && len(p.Theta0) != data.Dim {
 		// copy would take what fits and zero the rest: a start the user
 		// never gave.
-		return DPSGDSCResult{}, nil, format.Errorf("theta0 has %d coordinates, the data %d", len(p.Theta0), d)
+		return DPSGDSCResult{}, nil, format.Errorf("theta0 has %d coordinates, the data %d", len(p.Theta0), data.Dim)
 	}
-	plan := p.Plan(n, m, d)
-	if plan[0].Users < 2 {
-		// DP-SGD's concentration score compares users: a group needs two.
-		return DPSGDSCResult{}, nil, format.Errorf("%d users cannot be split into %d halving groups: the first would hold %d, and each phase's DP-SGD needs at least 2; bring %d users or more", n, len(plan), plan[0].Users, scUsersNeeded(n, m))
+	plan, groups, err := p.Split(data)
+	if err != nil {
+		return DPSGDSCResult{}, nil, err
 	}
+	m, _ := data.M()
+	d := data.Dim
 	rec := trace.NewRecorder("dp-sgd-sc", streams.Seed())
 	theta := make([]float64, d)
 	if p.Theta0 != nil {
 		copy(theta, p.Theta0)
 	}
-	res := DPSGDSCResult{Guarantee: privacy.Guarantee{Eps: p.Eps, Delta: p.Delta, Mode: p.Mode,
-		Note: format.Sprintf("Paper B Thm 4.11: %d DP-SGD phases at (ε, δ) on disjoint users (parallel composition)", len(plan))}}
-	lo := 0
+	kept := make([]privacy.Guarantee, len(plan))
 	for idx := range plan {
 		ph := &plan[idx]
-		group, err := data.Delete(outside(n, lo, lo+ph.Users)...)
-		if err != nil {
-			return DPSGDSCResult{}, nil, err
-		}
-		lo += ph.Users
-		steps := 0
-		if p.Steps > 0 {
-			full := float64(m*m*ph.Users*ph.Users) + float64(m*ph.Users)*math.Sqrt(float64(d))
-			steps = int(math.Min(full, float64(p.Steps)))
-		}
-		ph.Settings = Theorem41(p.Eps, p.Delta, p.G(), ph.RHat, ph.Users, m, d, steps)
+		q := p.PhaseParams(ph, m, d)
+		q.Theta0 = theta
 		ph.Start = append([]float64(nil), theta...)
-		q := DPSGDParams{Eps: p.Eps, Delta: p.Delta, Loss: loss.Squared{Mu: p.Mu}, Radius: p.Radius, Theta0: theta,
-			Steps: ph.Settings.Steps, Eta: ph.Settings.Eta, Smoothing: ph.Settings.Smoothing, Tau: ph.Settings.Tau, Mode: p.Mode}
-		r, _, err := DPSGD(ctx, q, group, streams, progress)
+		r, tr, err := DPSGD(ctx, q, groups[idx], streams, progress)
 		if err != nil {
 			return DPSGDSCResult{}, nil, format.Errorf("phase %d: %w", ph.I, err)
 		}
-		ph.Theta, ph.Halted = r.Theta, r.Halted
-		for _, pre := range r.Guarantee.Preconditions {
-			pre.What = format.Sprintf("phase %d: %s", ph.I, pre.What)
-			res.Guarantee.Preconditions = append(res.Guarantee.Preconditions, pre)
+		ph.Theta, ph.Halted, kept[idx] = r.Theta, r.Halted, r.Guarantee
+		if p.Record {
+			ph.Run = r
+			for _, st := range tr.Steps { // tr is nil only without Record
+				rec.Add(st.Kind, st.Text, st.Data)
+			}
 		}
 		rec.Addf(KindSCPhase, *ph, "phase %d on %d users: R̂ = %.4g, T = %d, η = %.3g, r = %.3g, τ = %.3g → %v",
 			ph.I, ph.Users, ph.RHat, ph.Settings.Steps, ph.Settings.Eta, ph.Settings.Smoothing, ph.Settings.Tau, trace.Vec(r.Theta))
 		theta = r.Theta
 	}
-	if p.Mode == privacy.NonPrivate {
-		res.Guarantee = privacy.Guarantee{Eps: math.Inf(1), Mode: p.Mode, Note: "non-private: every phase's ORME passes and adds no noise"}
-	}
-	res.Theta, res.Phases = theta, plan
-	return res, rec.Trace(), nil
+	return DPSGDSCResult{Theta: theta, Phases: plan, Guarantee: p.Guarantee(kept)}, rec.Trace(), nil
 }
 
 // outside lists the user indices not in [lo, hi).
