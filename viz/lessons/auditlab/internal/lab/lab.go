@@ -49,11 +49,12 @@ const (
 	ORME  = "orme"
 	Gate  = "orme-gate"
 	SGD   = "dp-sgd"
+	SGDSC = "dp-sgd-sc"
 	RSGD  = "robust-sgd"
 )
 
 // Mechs lists the mechanisms in menu order.
-var Mechs = []string{Del, AT, Gauss, ORME, Gate, SGD, RSGD}
+var Mechs = []string{Del, AT, Gauss, ORME, Gate, SGD, SGDSC, RSGD}
 
 // CrowdOf returns n users at one value.
 func CrowdOf(n int, v float64) []float64 {
@@ -143,6 +144,7 @@ func MechHelp() map[string]string {
 		ORME:  "Paper B's outlier-removal mean on one query",
 		Gate:  "ORME's gate alone over 8 queries, against its share (ε/2, 0) of the budget",
 		SGD:   "whole DP-SGD runs, sampled (no closed form)",
+		SGDSC: "Paper B's strongly convex localisation: four DP-SGD phases on disjoint users, each from the last one's answer; each phase's gate exactly, whole runs sampled",
 		RSGD:  "Ghazi et al. 2025's robust-statistics SGD, one phase of 2 steps in file order: its test's law exactly, whole runs sampled",
 		OIR:   "Lowy, Liu & Asi 2024's outlier-iterate removal: the phase holding the changed user, its gate and coins exactly, whole phases sampled",
 		Accel: "Lowy, Liu & Asi 2024's accelerated variant: whole runs sampled (its checks see gradients at points earlier noise chose: no closed form)",
