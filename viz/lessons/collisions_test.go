@@ -11,14 +11,15 @@ import (
 // a table cell wrapped into the row below, a label under an inset), at
 // any figure size from a phone's to a wide desktop's: opened, a step or
 // two in, at the end, and in the settings the lessons' texts link to
-// that change the figure most (the accelerated variant, ε = 10).
+// that change the figure most (the accelerated variant, the localisation,
+// ε = 10).
 func TestNoLabelsCollide(t *testing.T) {
 	for _, s := range All() {
 		a := viz.NewApp(s)
 		a.Settle()
 		name := s.Info().Name
 		seen := map[[2]string]bool{}
-		for _, set := range [][2]string{{}, {viz.CtlStep}, {viz.CtlStep}, {viz.CtlEnd}, {"algo", "accelerated"}, {viz.CtlEnd}, {"eps", "10"}} {
+		for _, set := range [][2]string{{}, {viz.CtlStep}, {viz.CtlStep}, {viz.CtlEnd}, {"algo", "accelerated"}, {"algo", "localised"}, {viz.CtlStep}, {viz.CtlEnd}, {"eps", "10"}} {
 			if set[0] != "" {
 				if a.Set(set[0], set[1]) != nil {
 					continue // not this lesson's setting

@@ -27,6 +27,9 @@ func (s *Scene) Certify() (why string, settings [][2]string, ok bool) {
 // certifies reports whether sound mode certifies the run on n users, the
 // other settings as they are.
 func (s *Scene) certifies(n int) bool {
+	if s.algo == algoLocal {
+		return s.localCertified(n)
+	}
 	mode, n0, set := s.params.Mode, s.n, s.settings
 	defer func() { s.params.Mode, s.n, s.settings = mode, n0, set }()
 	s.params.Mode, s.n = privacy.Sound, n

@@ -39,10 +39,19 @@ func (s *Scene) Draw(w, h float64) *viz.List {
 	if beside {
 		hw = w - 18
 	}
+	key := "blue: DP-SGD's iterates (faint), their running average (bold) ending at ◆ θ̂; orange dashed: the baseline"
+	res, k := &s.res, 0
+	var at localAt
+	if s.algo == algoLocal {
+		key = "blue: this phase's iterates (faint) and running average (bold), from the last phase's answer ◆; green dashed: the ball of radius R̂ the proof bounds that start to"
+		at = s.localAt()
+		res, k = &s.sc.Phases[at.phase].Run, at.step
+	} else {
+		k = s.shownStep()
+	}
 	y := 14 + l.TextIn(viz.Point{X: 14, Y: 14}, hw, "Θ, the unit disk: darker = lower loss, ★ its minimiser", 12, viz.Ink, viz.Left)
-	y += l.TextIn(viz.Point{X: 14, Y: y}, hw, "blue: DP-SGD's iterates (faint), their running average (bold) ending at ◆ θ̂; orange dashed: the baseline", 11, viz.Muted, viz.Left)
+	y += l.TextIn(viz.Point{X: 14, Y: y}, hw, key, 11, viz.Muted, viz.Left)
 	top := math.Max(40, y+4)
-	k := s.shownStep()
 	// Below 640 px the step's ORME panel goes under the landscape, its
 	// caption beside it.
 	var inset figure.Plot
@@ -53,16 +62,30 @@ func (s *Scene) Draw(w, h float64) *viz.List {
 			s.cam = viz.Fit(-1.05, 1.05, -1.05, 1.05, 0, top, split, h-top-10, 10)
 		}
 	}
+	// The localisation's strip of users by phase goes above the inset's
+	// title, across the inset's column.
+	strip, sx0, sx1 := 0.0, split+20, w-20
 	if beside {
-		y0 := s.cam.Y0 + s.cam.H + 34
+		sx0, sx1 = 14, w-14
+	}
+	if s.algo == algoLocal {
+		strip = s.stripHeight(l, sx0, sx1, at) + 12
+	}
+	if beside {
+		y0 := s.cam.Y0 + s.cam.H + 34 + strip
 		inset = figure.Plot{X0: 14, Y0: y0, W: math.Min(w*0.45, h-y0-8)}
 	} else {
-		inset = figure.Plot{X0: split + 20, Y0: 60, W: math.Min(w-split-40, h-160)}
+		inset = figure.Plot{X0: split + 20, Y0: 60 + strip, W: math.Min(w-split-40, h-160-strip)}
 	}
 	s.drawLandscape(l)
-	s.drawPaths(l, k)
+	if s.algo == algoLocal {
+		s.drawLocal(l, at)
+		s.drawStrip(l, sx0, inset.Y0-26-strip, sx1, at)
+	} else {
+		s.drawPaths(l, k)
+	}
 	s.drawHandles(l)
-	s.drawInset(l, inset, k, beside)
+	s.drawInset(l, inset, res, k, beside)
 	s.cam.DrawScaleBar(l)
 	if s.job != nil {
 		s.drawProgress(l, top+4, math.Min(split, w))
@@ -143,42 +166,12 @@ func diskCell(dst []viz.Point, c viz.Camera, x, y, w float64) []viz.Point {
 // drawPaths draws DP-SGD's iterates up to step k and the baseline's, with
 // the current step's smoothing ball and move.
 func (s *Scene) drawPaths(l *viz.List, k int) {
-	c := s.cam
-	// The iterates, faint: with each step's noise they scribble over the
-	// disk. Bold, their running average θ̄_t, which is what the run
-	// answers at the end (θ̂ = θ̄_T): the noise averages out along it.
-	path := func(its [][]float64, upto int, col viz.Colour, dashed bool) {
-		if upto < 1 {
-			return
-		}
-		its = its[:min(upto, len(its))]
-		pts := make([]viz.Point, 0, len(its))
-		avg := make([]viz.Point, 0, len(its))
-		var sx, sy float64
-		for i, it := range its {
-			pts = append(pts, c.ToScreen(it[0], it[1]))
-			sx, sy = sx+it[0], sy+it[1]
-			avg = append(avg, c.ToScreen(sx/float64(i+1), sy/float64(i+1)))
-		}
-		l.Polyline(pts, viz.Style{Stroke: col, Width: 1, Alpha: 0.35, Dashed: dashed})
-		l.Circle(pts[len(pts)-1], 3, viz.Style{Fill: col, Stroke: viz.Ink, Width: 1, Alpha: 0.6}, 0)
-		l.Polyline(avg, viz.Style{Stroke: col, Width: 2.5, Dashed: dashed})
-	}
 	if s.baseline != noBaseline && s.base.Iterates != nil {
-		path(s.base.Iterates, k, viz.Orange, true)
+		s.trail(l, s.base.Iterates, k, viz.Orange, true)
 	}
-	path(s.res.Iterates, k, viz.Blue, false)
+	s.trail(l, s.res.Iterates, k, viz.Blue, false)
 	end := k >= len(s.res.Iterates) || s.res.Halted > 0 && k >= s.res.Halted
-	if k > 0 && k <= len(s.res.Steps) {
-		st := s.res.Steps[k-1]
-		at := c.ToScreen(st.Theta[0], st.Theta[1])
-		if s.smooth {
-			l.Circle(at, s.settings.Smoothing*c.Scale, viz.Style{Stroke: viz.Purple, Width: 1, Dashed: true}, 0)
-		}
-		if st.Next != nil {
-			l.Arrow(at, c.ToScreen(st.Next[0], st.Next[1]), viz.Style{Stroke: viz.Ink, Width: 1.5})
-		}
-	}
+	s.drawMove(l, &s.res, k, s.settings.Smoothing)
 	if end && s.player.Stepper().Pos() == s.player.Stepper().Len() {
 		for _, r := range []struct {
 			theta []float64
@@ -187,13 +180,57 @@ func (s *Scene) drawPaths(l *viz.List, k int) {
 			if r.theta == nil || (r.col == viz.Orange && s.baseline == noBaseline) {
 				continue
 			}
-			p := c.ToScreen(r.theta[0], r.theta[1])
-			l.Polygon([]viz.Point{{X: p.X, Y: p.Y - 8}, {X: p.X + 8, Y: p.Y}, {X: p.X, Y: p.Y + 8}, {X: p.X - 8, Y: p.Y}}, viz.Style{Fill: r.col, Stroke: viz.Ink, Width: 1})
+			diamond(l, s.cam.ToScreen(r.theta[0], r.theta[1]), r.col)
 		}
 		if s.res.Halted > 0 {
 			l.Text(viz.Point{X: s.cam.X0 + s.cam.W/2, Y: s.cam.Y0 + s.cam.H - 8}, format.Sprintf("halted at step %d → θ̂ = θ₀", s.res.Halted), 13, viz.Vermillion, viz.Centre)
 		}
 	}
+}
+
+// trail draws the iterates up to step upto, faint: with each step's noise
+// they scribble over the disk. Bold, their running average θ̄_t, which is
+// what the run answers at the end (θ̂ = θ̄_T): the noise averages out
+// along it.
+func (s *Scene) trail(l *viz.List, its [][]float64, upto int, col viz.Colour, dashed bool) {
+	if upto < 1 || len(its) == 0 {
+		return
+	}
+	c := s.cam
+	its = its[:min(upto, len(its))]
+	pts := make([]viz.Point, 0, len(its))
+	avg := make([]viz.Point, 0, len(its))
+	var sx, sy float64
+	for i, it := range its {
+		pts = append(pts, c.ToScreen(it[0], it[1]))
+		sx, sy = sx+it[0], sy+it[1]
+		avg = append(avg, c.ToScreen(sx/float64(i+1), sy/float64(i+1)))
+	}
+	l.Polyline(pts, viz.Style{Stroke: col, Width: 1, Alpha: 0.35, Dashed: dashed})
+	l.Circle(pts[len(pts)-1], 3, viz.Style{Fill: col, Stroke: viz.Ink, Width: 1, Alpha: 0.6}, 0)
+	l.Polyline(avg, viz.Style{Stroke: col, Width: 2.5, Dashed: dashed})
+}
+
+// drawMove draws step k of res: the smoothing ball of radius r around θ_k
+// and the step to θ_(k+1).
+func (s *Scene) drawMove(l *viz.List, res *optim.DPSGDResult, k int, r float64) {
+	if k < 1 || k > len(res.Steps) {
+		return
+	}
+	c := s.cam
+	st := res.Steps[k-1]
+	at := c.ToScreen(st.Theta[0], st.Theta[1])
+	if s.smooth {
+		l.Circle(at, r*c.Scale, viz.Style{Stroke: viz.Purple, Width: 1, Dashed: true}, 0)
+	}
+	if st.Next != nil {
+		l.Arrow(at, c.ToScreen(st.Next[0], st.Next[1]), viz.Style{Stroke: viz.Ink, Width: 1.5})
+	}
+}
+
+// diamond marks an answer at p.
+func diamond(l *viz.List, p viz.Point, col viz.Colour) {
+	l.Polygon([]viz.Point{{X: p.X, Y: p.Y - 8}, {X: p.X + 8, Y: p.Y}, {X: p.X, Y: p.Y + 8}, {X: p.X - 8, Y: p.Y}}, viz.Style{Fill: col, Stroke: viz.Ink, Width: 1})
 }
 
 // drawHandles draws the two draggable centres of the users' items.
@@ -220,18 +257,18 @@ func (s *Scene) drawHandles(l *viz.List) {
 // smoothed mean gradient (a unit disk holds them all), kept or not, the
 // kept mean and the released ĝ with its σ ring; p.w is the panel's side.
 // The caption goes below the panel, or beside it.
-func (s *Scene) drawInset(l *viz.List, p figure.Plot, k int, beside bool) {
+func (s *Scene) drawInset(l *viz.List, p figure.Plot, res *optim.DPSGDResult, k int, beside bool) {
 	l.Text(viz.Point{X: p.X0, Y: p.Y0 - 20}, "this step's users' gradients and ORME's answer", 12, viz.Ink, viz.Left)
 	cx, cy, cw := p.X0, p.Y0+p.W+16, p.W
 	if beside {
 		cx, cy = p.X0+p.W+12, p.Y0+6
 		cw = l.Width - cx - 6
 	}
-	if k < 1 || k > len(s.res.Steps) {
+	if k < 1 || k > len(res.Steps) {
 		l.Text(viz.Point{X: p.X0, Y: p.Y0 + 14}, "step with → to see them", 11, viz.Muted, viz.Left)
 		return
 	}
-	st := s.res.Steps[k-1]
+	st := res.Steps[k-1]
 	cam := viz.Fit(-1.1, 1.1, -1.1, 1.1, p.X0, p.Y0, p.W, p.W, 4)
 	l.Circle(cam.ToScreen(0, 0), cam.Scale, viz.Style{Stroke: viz.Muted, Width: 1}, 0)
 	kept := slices.Grow(s.insetKept[:0], st.Values.Len())[:st.Values.Len()]
@@ -260,7 +297,7 @@ func (s *Scene) drawInset(l *viz.List, p figure.Plot, k int, beside bool) {
 	// The σ ring only while it fits the panel: at the theorem's settings σ
 	// dwarfs the gradients, and the caption says so instead.
 	ringNote := "orange ring: σ"
-	if ring := s.res.ORME.Sigma * cam.Scale; ring <= p.W/2 {
+	if ring := res.ORME.Sigma * cam.Scale; ring <= p.W/2 {
 		l.Circle(m, ring, viz.Style{Stroke: viz.Orange, Width: 1, Alpha: 0.7}, 0)
 	} else {
 		ringNote = "σ is wider than this panel"
@@ -277,7 +314,7 @@ func (s *Scene) drawInset(l *viz.List, p figure.Plot, k int, beside bool) {
 		l.Circle(cam.ToScreen(gx, gy), 5, viz.Style{Fill: viz.Orange, Stroke: viz.Ink, Width: 1}, 0)
 	}
 	caption := format.Sprintf("step %d: s = %.4g of n = %d, kept %d; ◆ kept mean, ● ĝ%s (σ = %.3g); ‖ĝ − kept mean‖ = %.3g; %s; red: users the ramp dropped",
-		k, st.ORME.Score, st.Values.Len(), len(st.ORME.Kept), gNote, s.res.ORME.Sigma,
+		k, st.ORME.Score, st.Values.Len(), len(st.ORME.Kept), gNote, res.ORME.Sigma,
 		math.Hypot(gx-st.ORME.Mean[0], gy-st.ORME.Mean[1]), ringNote)
 	l.TextIn(viz.Point{X: cx, Y: cy}, cw, caption, 11, viz.Ink, viz.Left)
 }

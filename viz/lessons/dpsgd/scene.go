@@ -1,6 +1,7 @@
 // Package dpsgd is lesson 6, user-level DP-SGD: Paper B's DP-SGD with
 // smoothed user gradients, one private outlier-removal mean per step and a
-// projected step, beside a Gaussian baseline.
+// projected step, beside a Gaussian baseline; and its strongly convex
+// localisation, DP-SGD in phases on fresh users in shrinking balls.
 package dpsgd
 
 import (
@@ -39,12 +40,14 @@ type Scene struct {
 	etaX     float64 // η as a multiple of Theorem 4.1's
 	smooth   bool
 	baseline string // "" for none
+	algo     string // algoConvex or algoLocal
 	seed     uint64
 
 	data     *dataset.Dataset
 	player   viz.Player
 	res      optim.DPSGDResult
 	base     optim.DPSGDResult
+	sc       optim.DPSGDSCResult // the localisation's run (algoLocal)
 	settings optim.DPSGDSettings
 	best     []float64 // the non-private geometric median in Θ
 	heat     []float64 // the loss on the grid, per dataset
@@ -88,7 +91,7 @@ var computeSlice = 30.0
 func New() *Scene {
 	s := &Scene{n: 300, m: 5, crowd: [2]float64{0.35, -0.25}, outliers: [2]float64{-0.6, 0.6}, share: 0.1,
 		params: optim.DPSGDParams{Eps: 8, Delta: 1e-5, Loss: loss.Distance{}, Radius: 1, Steps: 100, Record: true, KeepValues: true},
-		tauX:   1, etaX: 1, smooth: true, baseline: optim.BaselineUser, seed: 1}
+		tauX:   1, etaX: 1, smooth: true, baseline: optim.BaselineUser, algo: algoConvex, seed: 1}
 	s.recompute(cancel.Never, viz.NoProgress, true)
 	return s
 }
@@ -125,13 +128,20 @@ func (s *Scene) recompute(ctx cancel.Context, progress func(done, total int64), 
 			s.generate()
 		}
 		s.stage = "the users' geometric median"
-		if s.best, s.err = geometricMedian(ctx, s.data, s.params.Radius, progress); s.err != nil {
+		if s.algo == algoLocal {
+			s.stage = "the items' mean"
+			s.best = itemMean(s.data, s.params.Radius)
+		} else if s.best, s.err = geometricMedian(ctx, s.data, s.params.Radius, progress); s.err != nil {
 			return
 		}
 		s.stage = "the loss landscape"
 		if s.heat, s.err = s.landscape(ctx, progress); s.err != nil {
 			return
 		}
+	}
+	if s.algo == algoLocal {
+		s.runLocal(ctx, progress)
+		return
 	}
 	s.rerun(ctx, p, progress)
 }
@@ -147,10 +157,23 @@ func (s *Scene) generate() {
 		if i >= s.n-out {
 			c = s.outliers
 		}
+		// The localisation's phases take users in file order, the last
+		// ones none: its outlying users are spread through the file.
+		if s.algo == algoLocal {
+			c = s.crowd
+			if (i+1)*out/s.n > i*out/s.n {
+				c = s.outliers
+			}
+		}
 		u := []float64{c[0] + 0.12*r.NormFloat64(), c[1] + 0.12*r.NormFloat64()}
 		pts := make([]float64, 0, 2*s.m)
 		for range s.m {
-			pts = append(pts, u[0]+0.35*r.NormFloat64(), u[1]+0.35*r.NormFloat64())
+			x, y := u[0]+0.35*r.NormFloat64(), u[1]+0.35*r.NormFloat64()
+			if h := math.Hypot(x, y); s.algo == algoLocal && h > localRX {
+				// The localisation's proof bounds the items' norms by R_X.
+				x, y = x*localRX/h, y*localRX/h
+			}
+			pts = append(pts, x, y)
 		}
 		d.Users = append(d.Users, dataset.User{ID: strconv.Itoa(i + 1), Points: pts})
 	}
@@ -209,6 +232,11 @@ func (s *Scene) rerun(ctx cancel.Context, p optim.DPSGDParams, progress func(don
 	if s.base.Theta != nil {
 		s.excess[1] = s.risk(s.base.Theta) - best
 	}
+	s.show(st)
+}
+
+// show loads a new run into the stepper at the position the last one was.
+func (s *Scene) show(st *trace.Stepper) {
 	if old := s.player.Stepper(); old != nil {
 		_ = st.Seek(min(old.Pos(), st.Len()))
 	}
@@ -216,8 +244,14 @@ func (s *Scene) rerun(ctx cancel.Context, p optim.DPSGDParams, progress func(don
 }
 
 // runParams sets s.settings from Theorem 4.1 and returns the run's
-// parameters, checked as DP-SGD, its ORME and the baseline would check them.
+// parameters, checked as DP-SGD, its ORME and the baseline would check them
+// (and the localisation's split, when it is the one shown).
 func (s *Scene) runParams() (optim.DPSGDParams, error) {
+	if s.algo == algoLocal {
+		if err := s.localCheck(); err != nil {
+			return optim.DPSGDParams{}, err
+		}
+	}
 	s.settings = optim.Theorem41(s.params.Eps, s.params.Delta, 1, 2*s.params.Radius, s.n, s.m, 2, s.params.Steps)
 	p := s.params
 	p.Eta, p.Tau = s.etaX*s.settings.Eta, s.tauX*s.settings.Tau
@@ -230,7 +264,7 @@ func (s *Scene) runParams() (optim.DPSGDParams, error) {
 	if _, err := p.ORME(s.n, s.m, 2).Calibrate(s.n); err != nil {
 		return p, err
 	}
-	if s.baseline != noBaseline {
+	if s.baseline != noBaseline && s.algo == algoConvex {
 		if _, err := optim.BaselineSigma(s.baseline, p.Eps, p.Delta, 1, s.n, s.m, p.Steps); err != nil {
 			return p, err
 		}
@@ -272,13 +306,18 @@ func geometricMedian(ctx cancel.Context, d *dataset.Dataset, r float64, progress
 	return dom.Project(x[:], make([]float64, 2)), nil
 }
 
-// risk is the mean distance from θ to the items.
+// risk is the mean loss over the items: the distance from θ, or for the
+// localisation half its square.
 func (s *Scene) risk(theta []float64) float64 {
 	var sum float64
 	k := 0
 	for i := range s.data.Users {
 		for j := range s.data.Items(i) {
-			sum += loss.Dist(theta, s.data.Item(i, j))
+			d := loss.Dist(theta, s.data.Item(i, j))
+			if s.algo == algoLocal {
+				d = localMu / 2 * d * d
+			}
+			sum += d
 			k++
 		}
 	}
@@ -302,10 +341,16 @@ func (s *Scene) form() viz.Form {
 			Help: "below about 1/τ_theorem the users' gradients stop being concentrated: users are dropped, then the gate halts"}),
 		viz.Bool(&s.smooth, viz.Control{Name: "smoothing", Label: "randomized smoothing",
 			Help: "off: plain subgradients of the non-smooth loss"}),
+		viz.Choose(&s.algo, viz.Control{Name: "algo", Label: "algorithm",
+			Choices: []string{algoConvex, algoLocal},
+			ChoiceHelp: map[string]string{
+				algoConvex: "Algorithm 3: one DP-SGD run on every user, the loss the distance to each item",
+				algoLocal:  "Algorithm 4, for strongly convex losses (here ½‖θ − z‖², items in the disk): DP-SGD in phases on fresh groups of users, each from the last one's answer in the ball the proof bounds it to; T caps each phase's steps, and the phases take Theorem 4.1's η and τ",
+			}}),
 		viz.Choose(&s.baseline, viz.Control{Name: "baseline", Label: "beside it",
 			Choices: []string{noBaseline, optim.BaselineUser, optim.BaselineItem},
 			ChoiceHelp: map[string]string{
-				noBaseline:         "DP-SGD alone",
+				noBaseline:         "DP-SGD alone (the localisation always runs alone)",
 				optim.BaselineUser: "plain Gaussian DP-SGD on all gradients, noise for the worst case of one user (2G/n), however concentrated users are",
 				optim.BaselineItem: "plain Gaussian DP-SGD with noise for one item (2G/(nm)): it covers a user only at about m·ε",
 			}}),
@@ -330,7 +375,7 @@ func (s *Scene) Set(name, value string) error {
 	if _, err := next.runParams(); err != nil {
 		return err
 	}
-	newUsers := name == "n" || name == "m" || name == "share"
+	newUsers := name == "n" || name == "m" || name == "share" || name == "algo"
 	if newUsers {
 		next.data = nil // drawn by the computation
 	}
@@ -434,6 +479,9 @@ func (s *Scene) Readouts() []viz.Readout {
 	case s.refused != nil:
 		r = append(r, viz.Readout{Name: "refused", Label: "last change refused", Text: s.refused.Error(), Warn: true})
 	}
+	if s.algo == algoLocal {
+		return append(r, s.localReadouts()...)
+	}
 	r = append(r, []viz.Readout{
 		{Name: "settings", Label: "T, η, r, τ", Text: format.Sprintf("%d, %.3g, %.3g, %.3g", s.params.Steps, s.etaX*set.Eta, map[bool]float64{true: set.Smoothing, false: 0}[s.smooth], s.tauX*set.Tau),
 			Formula: "Theorem 4.1 (η, τ scaled by the sliders)"},
@@ -458,6 +506,9 @@ func (s *Scene) Readouts() []viz.Readout {
 func (s *Scene) Guarantee() privacy.Guarantee {
 	if s.err != nil {
 		return privacy.Guarantee{Eps: math.Inf(1), Mode: s.params.Mode, Note: s.err.Error()}
+	}
+	if s.algo == algoLocal {
+		return s.sc.Guarantee
 	}
 	return s.res.Guarantee
 }
@@ -493,13 +544,18 @@ func (s *Scene) LoadDataset(d *dataset.Dataset) error {
 // loss landscape, the path of θ and where it ends against θ*.
 func (s *Scene) Describe() string {
 	out := int(math.Round(s.share * float64(s.n)))
-	var end string
-	if len(s.res.Theta) == 2 && len(s.best) == 2 {
-		end = format.Sprintf(" The run ends at θ̂ = (%.3f, %.3f); the users' geometric median θ* is at (%.3f, %.3f).", s.res.Theta[0], s.res.Theta[1], s.best[0], s.best[1])
+	theta, best, path := s.res.Theta, "the users' geometric median", "the line is θ's path up to the current step"
+	if s.algo == algoLocal {
+		theta, best = s.sc.Theta, "the items' mean"
+		path = "the localisation runs DP-SGD in phases on fresh groups of users; the line is the current phase's path from the last phase's answer, inside the dashed ball the proof bounds it to"
 	}
-	return format.Sprintf("%d users of %d items over the shaded loss on the unit disk Θ: %d around the crowd's handle at (%.2f, %.2f), %d around the outliers' handle at (%.2f, %.2f); the line is θ's path up to the current step.%s ",
-		s.n, s.m, s.n-out, s.crowd[0], s.crowd[1], out, s.outliers[0], s.outliers[1], end) +
-		viz.Recite(s.Readouts(), "computing", "refused", "settings", "sigma", "halted", "excess", "baseline")
+	var end string
+	if len(theta) == 2 && len(s.best) == 2 {
+		end = format.Sprintf(" The run ends at θ̂ = (%.3f, %.3f); %s θ* is at (%.3f, %.3f).", theta[0], theta[1], best, s.best[0], s.best[1])
+	}
+	return format.Sprintf("%d users of %d items over the shaded loss on the unit disk Θ: %d around the crowd's handle at (%.2f, %.2f), %d around the outliers' handle at (%.2f, %.2f); %s.%s ",
+		s.n, s.m, s.n-out, s.crowd[0], s.crowd[1], out, s.outliers[0], s.outliers[1], path, end) +
+		viz.Recite(s.Readouts(), "computing", "refused", "phase", "settings", "sigma", "halted", "excess", "baseline")
 }
 
 // ItemName names the two handles.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/optim"
 	"github.com/uldplab/uldp/viz"
 	"github.com/uldplab/uldp/viz/internal/scenetest"
@@ -335,5 +336,171 @@ func TestDPSGDDrawsTheRunningAverage(t *testing.T) {
 	end := s.cam.ToScreen(s.res.Theta[0], s.res.Theta[1])
 	if len(p) != len(s.res.Iterates) || math.Hypot(p[len(p)-1].X-end.X, p[len(p)-1].Y-end.Y) > 1e-6 {
 		t.Errorf("at the end the bold line has %d points and ends at %v, want θ̂ at %v", len(p), p[len(p)-1], end)
+	}
+}
+
+// The localisation (Algorithm 4): 300 users of 5 items make 4 phases on
+// groups of 18, 37, 75 and 150 users in file order, each starting at the
+// last one's answer; the stepper walks every phase's steps and then its
+// answer; the strip, the inset and the readouts follow the phase shown;
+// items lie in the disk (R_X = 1) and the outlying users are spread over
+// the groups. At these sizes the proof's balls are wider than Θ, and
+// phase 1's 18 users are too few for the gate: it halts and passes its
+// start on.
+func TestDPSGDLocalisation(t *testing.T) {
+	a, s := scenetest.Open(t, New())
+	scenetest.MustSet(t, a, "algo", algoLocal)
+	ph := s.sc.Phases
+	if len(ph) != 4 || ph[0].Users != 18 || ph[3].Users != 150 || ph[0].Halted == 0 {
+		t.Fatalf("%d phases: %+v", len(ph), ph)
+	}
+	steps := 0
+	for i, p := range ph {
+		shown := p.Settings.Steps
+		if p.Halted > 0 {
+			shown = p.Halted - 1 // the failed step ends the phase
+		}
+		steps += shown + 1
+		if i > 0 && !slices.Equal(p.Start, ph[i-1].Theta) {
+			t.Errorf("phase %d starts at %v, the last answer %v", i+1, p.Start, ph[i-1].Theta)
+		}
+	}
+	if !slices.Equal(ph[0].Theta, []float64{0, 0}) {
+		t.Errorf("halted phase 1 answers %v, not its start θ₀", ph[0].Theta)
+	}
+	if n := s.player.Stepper().Len(); n != steps {
+		t.Errorf("%d stepper steps, want every phase's steps and answers, %d", n, steps)
+	}
+	outliers := 0
+	means := s.data.Means()
+	for i := range s.data.Users {
+		for j := range s.data.Items(i) {
+			if it := s.data.Item(i, j); math.Hypot(it[0], it[1]) > localRX+1e-12 {
+				t.Fatalf("item %v outside the disk R_X", it)
+			}
+		}
+		if i < 18 && math.Hypot(means[i][0]-s.outliers[0], means[i][1]-s.outliers[1]) < 0.3 {
+			outliers++
+		}
+	}
+	if outliers == 0 {
+		t.Error("phase 1's group holds no outlying user")
+	}
+	l := scenetest.Frame(a)
+	if !scenetest.HasText(l, "users by phase: phase 1 takes 18 fresh ones; R̂ = 4, wider than Θ") || !scenetest.HasText(l, "step with → to see them") {
+		t.Error("the opening frame does not show phase 1's strip and wait for a step")
+	}
+	a.Key("ArrowRight")
+	if at := s.localAt(); at != (localAt{phase: 0, step: 1}) || !scenetest.HasText(scenetest.Frame(a), "step 1: s = ") {
+		t.Errorf("after one step: %+v", at)
+	}
+	if r, _ := scenetest.Readout(a, "phase"); !strings.HasPrefix(r.Text, "1 of 4: 18 fresh users (1 to 18 in file order)") {
+		t.Errorf("phase readout %q", r.Text)
+	}
+	_ = s.player.Stepper().Seek(ph[0].Halted - 1)
+	a.Key("ArrowRight") // the figure is drawn again after a key
+	if at := s.localAt(); at != (localAt{phase: 0, step: ph[0].Halted, done: 1, ended: true}) ||
+		!scenetest.HasText(scenetest.Frame(a), format.Sprintf("phase 1 halted at step %d → its answer is its start", ph[0].Halted)) {
+		t.Errorf("phase 1's end: %+v", at)
+	}
+	a.Key("ArrowRight")
+	if at := s.localAt(); at != (localAt{phase: 1, step: 1, done: 1}) || !scenetest.HasText(scenetest.Frame(a), "users by phase: phase 2 takes 37 fresh ones") {
+		t.Errorf("one step into phase 2: %+v", at)
+	}
+	scenetest.MustSet(t, a, viz.CtlEnd, "")
+	l = scenetest.Frame(a)
+	diamonds := 0
+	for _, it := range l.Items {
+		if it.Kind == viz.Polygon && len(it.P) == 4 && it.Style.Fill == viz.Blue {
+			diamonds++
+		}
+	}
+	if diamonds != 4 || !scenetest.HasText(l, "θ̂ (the answer)") {
+		t.Errorf("%d answers drawn at the end, want the 4 phases'", diamonds)
+	}
+	if r, _ := scenetest.Readout(a, "phases"); r.Text != "users 18, 37, 75, 150 of n = 300 (the last 20 unused); R̂ 4, 4.74, 4.13, 3.21" {
+		t.Errorf("phases readout %q", r.Text)
+	}
+	if r, _ := scenetest.Readout(a, "halted"); !r.Warn || !strings.Contains(r.Text, format.Sprintf("phase 1 at step %d", ph[0].Halted)) {
+		t.Errorf("halted readout %+v", r)
+	}
+	if g := a.Guarantee(); !strings.Contains(g.Note, "4 DP-SGD phases") || !slices.Equal(s.sc.Theta, ph[3].Theta) {
+		t.Errorf("guarantee %+v, θ̂ %v", g, s.sc.Theta)
+	}
+	if d := a.Describe(); !strings.Contains(d, "in phases on fresh groups") || !strings.Contains(d, "the items' mean θ*") {
+		t.Errorf("description: %s", d)
+	}
+	state := a.State()
+	b, s2 := scenetest.Open(t, New())
+	err := b.Restore(state)
+	b.Settle()
+	if err != nil || s2.algo != algoLocal || !slices.Equal(s2.sc.Theta, s.sc.Theta) {
+		t.Errorf("restored from %q: %v, %v", state, err, s2.sc.Theta)
+	}
+	scenetest.MustSet(t, a, "algo", algoConvex)
+	if s.res.Iterates == nil || s.base.Theta == nil {
+		t.Error("back to the convex run: no run or baseline")
+	}
+}
+
+// With 1,000 users of 50 items the proof's balls shrink into Θ (R̂ = 4,
+// 1.88, 1.07, 0.68) and every phase's gate passes; the figure draws the
+// ball of the phase shown.
+func TestDPSGDLocalisationShrinks(t *testing.T) {
+	a, s := scenetest.Open(t, New(), [2]string{"algo", algoLocal}, [2]string{"n", "1000"}, [2]string{"m", "50"})
+	for i, p := range s.sc.Phases {
+		if p.Halted != 0 || i > 0 && !(p.RHat < s.sc.Phases[i-1].RHat) {
+			t.Errorf("phase %d: halted %d, R̂ %v", i+1, p.Halted, p.RHat)
+		}
+	}
+	scenetest.MustSet(t, a, viz.CtlEnd, "")
+	last := s.sc.Phases[3]
+	ring := false
+	for _, it := range scenetest.Frame(a).Items {
+		ring = ring || it.Kind == viz.Circle && it.Style.Stroke == viz.Green && math.Abs(it.R-last.RHat*s.cam.Scale) < 1e-9
+	}
+	if !ring || !(last.RHat < 1) {
+		t.Errorf("no ball of radius R̂ = %v drawn around phase 4's start", last.RHat)
+	}
+}
+
+// Without noise each phase's answer is closer to its own users' item mean
+// than its start was, and the run's answer lands near the items' mean.
+func TestDPSGDLocalisationNonPrivate(t *testing.T) {
+	_, s := scenetest.Open(t, New(), [2]string{"algo", algoLocal}, [2]string{"mode", "non-private"})
+	lo := 0
+	for _, p := range s.sc.Phases {
+		group, err := s.data.Delete(append(seq(0, lo), seq(lo+p.Users, s.n)...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lo += p.Users
+		mean := itemMean(group, 1)
+		dist := func(x []float64) float64 { return math.Hypot(x[0]-mean[0], x[1]-mean[1]) }
+		if !(dist(p.Theta) < dist(p.Start)) {
+			t.Errorf("phase %d: %.3g → %.3g from its users' mean", p.I, dist(p.Start), dist(p.Theta))
+		}
+	}
+	if d := math.Hypot(s.sc.Theta[0]-s.best[0], s.sc.Theta[1]-s.best[1]); d > 0.1 {
+		t.Errorf("θ̂ %v is %.3g from the items' mean %v", s.sc.Theta, d, s.best)
+	}
+}
+
+// seq is lo, lo+1, …, hi−1.
+func seq(lo, hi int) []int {
+	out := make([]int, 0, hi-lo)
+	for i := lo; i < hi; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+// Too few users for the halving groups is refused with what to change.
+func TestDPSGDLocalisationRefusesFewUsers(t *testing.T) {
+	a, s := scenetest.Open(t, New(), [2]string{"algo", algoLocal})
+	scenetest.MustSet(t, a, "m", "50")
+	err := a.Set("n", "20")
+	if err == nil || !strings.Contains(err.Error(), "bring more users") || s.n != 300 {
+		t.Errorf("n = 20, m = 50: %v (n now %d)", err, s.n)
 	}
 }
