@@ -199,7 +199,7 @@ func (s *Scene) localReadouts() []viz.Readout {
 	}
 	r = append(r,
 		viz.Readout{Name: "phases", Label: "all phases", Value: float64(len(s.sc.Phases)),
-			Text: format.Sprintf("users %s of n = %d (the last %d unused); R̂ %s", strings.Join(sizes, ", "), s.n, s.n-used, strings.Join(radii, ", ")),
+			Text:    format.Sprintf("users %s of n = %d (the last %d unused); R̂ %s", strings.Join(sizes, ", "), s.n, s.n-used, strings.Join(radii, ", ")),
 			Formula: "each phase at the full (ε, δ) on its own users: parallel composition"},
 		viz.Readout{Name: "excess", Label: "excess risk of θ̂", Value: s.excess[0], Text: format.Sprintf("%.3g (at most %g on Θ)", s.excess[0], 2*s.params.Radius*s.params.Radius*localMu),
 			Formula: "L(θ̂) − L(θ*), L the mean of ½‖θ − z‖² over the items"})
