@@ -563,10 +563,14 @@ func (a *App) Exportable() (trace, csv bool) {
 // ExportCSV returns the current dataset as CSV.
 func (a *App) ExportCSV() ([]byte, error) {
 	e, ok := a.Scene().(Exporter)
-	if !ok || e.Dataset() == nil {
+	var d *dataset.Dataset
+	if ok {
+		d = e.Dataset()
+	}
+	if d == nil {
 		return nil, format.Errorf("the %s lesson has no dataset to export", a.Scene().Info().Title)
 	}
 	var buf bytes.Buffer
-	err := dataset.WriteCSV(&buf, e.Dataset())
+	err := dataset.WriteCSV(&buf, d)
 	return buf.Bytes(), err
 }

@@ -150,7 +150,10 @@ type Stopper interface {
 }
 
 // Exporter is a scene whose run and data can be downloaded (the export
-// buttons: JSON of the trace, CSV of the dataset).
+// buttons: JSON of the trace, CSV of the dataset). Dataset returns the
+// scene's own data, nil if it has none: the caller reads it only (clone it
+// to change it). The page asks for it after every change, and a copy of
+// 100,000 users took 96 ms of a frame in the browser.
 type Exporter interface {
 	Trace() *trace.Trace
 	Dataset() *dataset.Dataset

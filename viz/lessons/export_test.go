@@ -45,7 +45,7 @@ func TestExportTraceOfRebuildsTheRun(t *testing.T) {
 		// Move one user, as a drag would, where the lesson's data is its own.
 		if ld, ok := live.Scene().(viz.DatasetLoader); ok {
 			loaded++
-			d := ld.Dataset()
+			d := ld.Dataset().Clone()
 			for k := range d.Users[2].Points {
 				d.Users[2].Points[k] += 0.3
 			}
@@ -74,7 +74,7 @@ func TestExportTraceOfRebuildsTheRun(t *testing.T) {
 		}
 		// Data that is not what the lesson shows is refused, not exported.
 		if ld, ok := live.Scene().(viz.DatasetLoader); ok {
-			d := ld.Dataset()
+			d := ld.Dataset().Clone()
 			d.Users = d.Users[:len(d.Users)-1]
 			var buf bytes.Buffer
 			if err := dataset.WriteCSV(&buf, d); err != nil {

@@ -521,8 +521,8 @@ func (s *Scene) Trace() *trace.Trace {
 	return nil
 }
 
-// Dataset returns the users' items.
-func (s *Scene) Dataset() *dataset.Dataset { return s.data.Clone() }
+// Dataset returns the users' items, for reading only.
+func (s *Scene) Dataset() *dataset.Dataset { return s.data }
 
 // LoadDataset replaces the users' items and reruns with the same seed.
 func (s *Scene) LoadDataset(d *dataset.Dataset) error {

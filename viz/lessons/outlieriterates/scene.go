@@ -549,8 +549,8 @@ func (s *Scene) Trace() *trace.Trace {
 	return nil
 }
 
-// Dataset returns the users' items.
-func (s *Scene) Dataset() *dataset.Dataset { return s.cfg.data().Clone() }
+// Dataset returns the users' items, for reading only.
+func (s *Scene) Dataset() *dataset.Dataset { return s.cfg.data() }
 
 // LoadDataset replaces the users' items and reruns with the same seed.
 func (s *Scene) LoadDataset(d *dataset.Dataset) error {

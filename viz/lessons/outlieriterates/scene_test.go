@@ -209,7 +209,7 @@ func TestOIRPresetsAndModes(t *testing.T) {
 // the same output on the same seed.
 func TestOIRLoadDataset(t *testing.T) {
 	_, s := scenetest.Open(t, New())
-	d := s.Dataset()
+	d := s.Dataset().Clone()
 	out := slices.Clone(s.res.Output)
 	s2 := New()
 	mustNot(t, s2.Set("seed", "9"))

@@ -251,8 +251,8 @@ func (s *Scene) Trace() *trace.Trace {
 	return nil
 }
 
-// Dataset returns the users' items.
-func (s *Scene) Dataset() *dataset.Dataset { return s.data.Clone() }
+// Dataset returns the users' items, for reading only.
+func (s *Scene) Dataset() *dataset.Dataset { return s.data }
 
 // Draw shows 𝒦, the data cloud, each revealed phase's ball, minimiser and
 // release, and the ledger.
