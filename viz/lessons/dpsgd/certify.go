@@ -14,8 +14,17 @@ const minUsers, maxUsers, usersStep = 20, 1000, 10
 // from fewer. The lesson opens in paper mode on purpose: the printed
 // constants at work, on users few enough to drag as crowds.
 func (s *Scene) Certify() (why string, settings [][2]string, ok bool) {
-	// More users only widen the crowd's margin over the gate's noise.
-	k, ok := viz.Least(minUsers/usersStep, maxUsers/usersStep, func(k int) bool { return s.certifies(k * usersStep) })
+	// More users only widen the crowd's margin over the gate's noise; the
+	// localisation's first group, n/2^k, shrinks where k steps up, so it
+	// tries every n.
+	least := viz.Least
+	if s.algo == algoLocal {
+		least = first
+	}
+	k, ok := least(minUsers/usersStep, maxUsers/usersStep, func(k int) bool { return s.certifies(k * usersStep) })
+	if !ok && s.algo == algoLocal {
+		return format.Sprintf("Sound mode, with the corrected constants, certifies no localisation on up to %d users at this ε, δ, T and m: each phase's ORME is calibrated for its own group, and the first holds only n/2^k users (%d here).", maxUsers, s.localParams().Plan(s.n, s.m, 2)[0].Users), nil, true
+	}
 	if !ok {
 		return format.Sprintf("Sound mode, with the corrected constants, certifies no run on up to %d users at this ε, δ, T and m: a larger ε or δ, or fewer steps or items, would.", maxUsers), nil, true
 	}
@@ -39,4 +48,14 @@ func (s *Scene) certifies(n int) bool {
 	}
 	c, err := p.ORME(n, s.m, 2).Calibrate(n)
 	return err == nil && p.Guarantee(c).Certified()
+}
+
+// first is the least k in [lo, hi] with ok(k), trying each in turn.
+func first(lo, hi int, ok func(int) bool) (int, bool) {
+	for k := lo; k <= hi; k++ {
+		if ok(k) {
+			return k, true
+		}
+	}
+	return 0, false
 }

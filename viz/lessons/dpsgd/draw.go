@@ -254,9 +254,10 @@ func (s *Scene) drawHandles(l *viz.List) {
 }
 
 // drawInset is the current step's ORME in gradient space: every user's
-// smoothed mean gradient (a unit disk holds them all), kept or not, the
-// kept mean and the released ĝ with its σ ring; p.w is the panel's side.
-// The caption goes below the panel, or beside it.
+// smoothed mean gradient (the disk of radius G, the loss's Lipschitz
+// bound, holds them all), kept or not, the kept mean and the released ĝ
+// with its σ ring; p.w is the panel's side. The caption goes below the
+// panel, or beside it.
 func (s *Scene) drawInset(l *viz.List, p figure.Plot, res *optim.DPSGDResult, k int, beside bool) {
 	l.Text(viz.Point{X: p.X0, Y: p.Y0 - 20}, "this step's users' gradients and ORME's answer", 12, viz.Ink, viz.Left)
 	cx, cy, cw := p.X0, p.Y0+p.W+16, p.W
@@ -269,8 +270,12 @@ func (s *Scene) drawInset(l *viz.List, p figure.Plot, res *optim.DPSGDResult, k 
 		return
 	}
 	st := res.Steps[k-1]
-	cam := viz.Fit(-1.1, 1.1, -1.1, 1.1, p.X0, p.Y0, p.W, p.W, 4)
-	l.Circle(cam.ToScreen(0, 0), cam.Scale, viz.Style{Stroke: viz.Muted, Width: 1}, 0)
+	g := 1.0 // the distance loss's gradients are unit vectors
+	if s.algo == algoLocal {
+		g = localMu * (s.params.Radius + localRX)
+	}
+	cam := viz.Fit(-1.1*g, 1.1*g, -1.1*g, 1.1*g, p.X0, p.Y0, p.W, p.W, 4)
+	l.Circle(cam.ToScreen(0, 0), g*cam.Scale, viz.Style{Stroke: viz.Muted, Width: 1}, 0)
 	kept := slices.Grow(s.insetKept[:0], st.Values.Len())[:st.Values.Len()]
 	clear(kept)
 	for _, j := range st.ORME.Kept {
@@ -306,9 +311,9 @@ func (s *Scene) drawInset(l *viz.List, p figure.Plot, res *optim.DPSGDResult, k 
 	// ĝ beyond the panel's circle is drawn on its rim, pointing out.
 	gx, gy := st.ORME.Output[0], st.ORME.Output[1]
 	gNote := ""
-	if r := math.Hypot(gx, gy); r > 1.06 {
+	if r := math.Hypot(gx, gy); r > 1.06*g {
 		ux, uy := gx/r, gy/r
-		l.Arrow(cam.ToScreen(0.9*ux, 0.9*uy), cam.ToScreen(1.08*ux, 1.08*uy), viz.Style{Stroke: viz.Orange, Width: 2.5})
+		l.Arrow(cam.ToScreen(0.9*g*ux, 0.9*g*uy), cam.ToScreen(1.08*g*ux, 1.08*g*uy), viz.Style{Stroke: viz.Orange, Width: 2.5})
 		gNote = format.Sprintf(" (off the panel: ‖ĝ‖ = %.3g, arrow on the rim)", r)
 	} else {
 		l.Circle(cam.ToScreen(gx, gy), 5, viz.Style{Fill: viz.Orange, Stroke: viz.Ink, Width: 1}, 0)

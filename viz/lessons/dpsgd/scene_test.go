@@ -427,6 +427,14 @@ func TestDPSGDLocalisation(t *testing.T) {
 	if g := a.Guarantee(); !strings.Contains(g.Note, "4 DP-SGD phases") || !slices.Equal(s.sc.Theta, ph[3].Theta) {
 		t.Errorf("guarantee %+v, θ̂ %v", g, s.sc.Theta)
 	}
+	// Sound mode certifies each phase's ORME only on a group of about a
+	// thousand users: the first holds 625 of 20,000 and 1,250 of 40,000.
+	if s.localCertified(maxUsers) || s.localCertified(20_000) || !s.localCertified(40_000) {
+		t.Error("sound mode's certificate for the localisation: want none within the slider, none at 20,000 users, one at 40,000")
+	}
+	if why, set, ok := s.Certify(); !ok || set != nil || !strings.Contains(why, "the first holds only n/2^k users (18 here)") {
+		t.Errorf("certify: %q, %v", why, set)
+	}
 	if d := a.Describe(); !strings.Contains(d, "in phases on fresh groups") || !strings.Contains(d, "the items' mean θ*") {
 		t.Errorf("description: %s", d)
 	}
