@@ -445,6 +445,36 @@ test("User-level DP-SGD: 500 steps play at 50 steps a second", async () => {
   await page.close();
 });
 
+// Paper B's strongly convex localisation, in lesson 6 and in the audit
+// lab: phases on fresh groups of users, stepped through with the strip of
+// users by phase, phase 1's 18 users halting its gate; the lab samples
+// whole runs with each phase's halting law exact and catches no-gate.
+test("User-level DP-SGD, localised: phases on fresh users; the audit lab samples whole runs and catches no-gate", async () => {
+  const { page, errors } = await open("#scene=dp-sgd&algo=localised");
+  assert.match(await readout(page, "phases"), /^users 18, 37, 75, 150 of n = 300 \(the last 20 unused\)/);
+  assert.match(await page.textContent("#guarantee"), /4 DP-SGD phases/);
+  await page.locator("#figure").focus();
+  await page.keyboard.press("ArrowRight");
+  assert.match(await readout(page, "phase"), /^1 of 4: 18 fresh users \(1 to 18 in file order\)/);
+  await page.waitForFunction(() => /in phases on fresh groups/.test(document.getElementById("figure-desc").textContent));
+  await page.keyboard.press("End");
+  assert.match(await readout(page, "halted"), /phase 1 at step \d+/);
+  assert.match(await status(page), /^step (\d+) of \1: phase 4 on 150 users/);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.screenshot({ path: shots + "dp-sgd-localised.png" });
+
+  await page.goto(base + "#scene=audit&mech=dp-sgd-sc&pair=two-crowds");
+  await page.waitForFunction(() => document.body.dataset.lesson === "audit" && document.querySelector('#readouts dd[data-name="halt"]'));
+  assert.match(await readout(page, "halt"), /^phase by phase, 1, 1, 1, 1 on A and 1, 1, 1, 1 on B \(exact, independent\)/);
+  await page.selectOption("#ctl-mutant", "no-gate");
+  assert.match(await readout(page, "halt"), /^phase by phase, 0, 0, 0, 0 on A/);
+  await page.locator("#figure").focus();
+  await page.keyboard.press("m");
+  await page.waitForFunction(() => /violation/.test(document.querySelector('#readouts dd[data-name="mc"]')?.textContent), null, { timeout: 90000 });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("Robust-statistics SGD: the test passes, a dragged neighbour's gap stays within 6ηr, the coupled loss stretches it, a bad batch halts", async () => {
   const { page, errors } = await open("#scene=robust-sgd&order=given");
   await page.setViewportSize({ width: 1440, height: 900 });

@@ -47,7 +47,7 @@ func (s *Scene) Draw(w, h float64) *viz.List {
 			audit.FormatProbability(s.sgd[0].Halt), audit.FormatProbability(s.sgd[1].Halt))
 		y += l.Text(viz.Point{X: 20, Y: y}, text, 13, viz.Ink, viz.Left)
 	} else if s.mech == lab.SGDSC {
-		text := format.Sprintf("No closed form for the localisation's answer; exact: Pr[a phase's gate halts it] is, %s (a halted phase passes its start on).", scHaltText(s.sc))
+		text := format.Sprintf("No closed form for the localisation's answer; exact: Pr[a phase's gate halts it], %s. A halted phase passes its start on; a run halts (θ₀) only if every phase does.", scHaltText(s.sc))
 		y += l.TextIn(viz.Point{X: 20, Y: y}, w-40, text, 13, viz.Ink, viz.Left)
 	} else if s.mech == lab.RSGD {
 		y += s.drawRSGDTest(l, y)
@@ -80,9 +80,6 @@ func (s *Scene) drawSampled(l *viz.List, p figure.Plot) {
 		return
 	}
 	caption := "sampled answers, projected on the audit's direction u: A (blue bars), B (orange outline); halted runs (θ₀) at the left"
-	if s.mech == lab.SGDSC {
-		caption = "sampled answers, projected on the audit's direction u: A (blue bars), B (orange outline); halted runs (θ₀) at the left, every phase halted"
-	}
 	if s.mech == lab.RSGD {
 		caption = "sampled answers: A (blue bars), B (orange outline); a halted run answers x₀ plus the same noise, so it is among them"
 	}

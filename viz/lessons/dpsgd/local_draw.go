@@ -39,12 +39,17 @@ func (s *Scene) drawLocal(l *viz.List, a localAt) {
 	}
 	s.trail(l, ph.Run.Iterates, a.step, viz.Blue, false)
 	s.drawMove(l, &ph.Run, a.step, ph.Settings.Smoothing)
-	// The answers last, on top, the newest first: labels that would
-	// overlap (late phases land close together) are left out.
+	// The answers last, on top; then their labels, the newest first,
+	// leaving out those that would overlap a label or an answer (late
+	// phases land close together).
+	for i := range a.done {
+		at := c.ToScreen(s.sc.Phases[i].Theta[0], s.sc.Phases[i].Theta[1])
+		diamond(l, at, viz.Blue)
+		labels.Reserve(at.X-8, at.Y-8, at.X+8, at.Y+8)
+	}
 	for i := a.done - 1; i >= 0; i-- {
 		p := &s.sc.Phases[i]
 		at := c.ToScreen(p.Theta[0], p.Theta[1])
-		diamond(l, at, viz.Blue)
 		name := format.Sprintf("θ̂%s", subscript(p.I))
 		if i == len(s.sc.Phases)-1 {
 			name = "θ̂ (the answer)"
