@@ -205,24 +205,25 @@ func (c *Scene) Draw(w, h float64) *viz.List {
 	if narrow {
 		plotH = math.Max(80, math.Min(h*0.2, h-y-10-below))
 	}
-	plot := figure.Plot{X0: 40, Y0: y + 10, W: w - 80, H: plotH}
 	// The axis fits the user level's noise, so that both curves have a
 	// width to compare (on the data range's scale, noise a few percent of
 	// R was two spikes); where that noise is narrower than the data, the
-	// data range runs past both ends and the label says by how much.
+	// data range runs past both ends and the note says by how much. The
+	// note sits over the plot, not in it, where the spikes would cross it.
 	span := 3.5 * c.user.Scale
 	if !(span > 0) || math.IsInf(span, 1) {
 		span = 3.5 * c.radius
 	}
+	note := "grey: the data range [−R, R]; curves scaled to equal height"
+	if c.radius > span {
+		note = format.Sprintf("grey: the data range [−R, R], %.3g× this axis; curves scaled to equal height", c.radius/span)
+	}
+	noteH := l.TextIn(viz.Point{X: 40, Y: y + 12}, w-80, note, 11, viz.Muted, viz.Left)
+	plot := figure.Plot{X0: 40, Y0: y + 10 + noteH, W: w - 80, H: math.Max(80, plotH-noteH)}
 	xOf := func(x float64) float64 { return plot.X0 + plot.W*(x+span)/(2*span) }
 	base := plot.Y0 + plot.H
 	r := math.Min(c.radius, span)
 	l.Rect(viz.Point{X: xOf(-r), Y: plot.Y0}, viz.Point{X: xOf(r), Y: base}, viz.Style{Fill: viz.Grid}, 0)
-	rangeLabel := "data range [−R, R]"
-	if c.radius > span {
-		rangeLabel = format.Sprintf("data range [−R, R]: %.3g× this axis", c.radius/span)
-	}
-	l.Text(viz.Point{X: xOf(0), Y: plot.Y0 + 10}, rangeLabel, 11, viz.Muted, viz.Centre)
 	l.Line(viz.Point{X: plot.X0, Y: base}, viz.Point{X: plot.X0 + plot.W, Y: base}, viz.Style{Stroke: viz.Ink, Width: 1})
 	for _, t := range viz.NiceTicks(-span, span, max(5, int(plot.W/70))) {
 		l.Line(viz.Point{X: xOf(t), Y: base}, viz.Point{X: xOf(t), Y: base + 4}, viz.Style{Stroke: viz.Ink, Width: 1})
@@ -241,13 +242,6 @@ func (c *Scene) Draw(w, h float64) *viz.List {
 		}
 		l.Polyline(pts, viz.Style{Stroke: cv.col, Width: 2.5})
 	}
-	// Beside the data range's label when there is room, else under it.
-	scaled := "curves scaled to equal height"
-	sy := plot.Y0 + 10
-	if xOf(0)+viz.TextWidth(rangeLabel, 11)/2+8 > plot.X0+plot.W-viz.TextWidth(scaled, 11) {
-		sy += 15
-	}
-	l.Text(viz.Point{X: plot.X0 + plot.W, Y: sy}, scaled, 11, viz.Muted, viz.Right)
 
 	y = base + 40
 	col := (w - 60) / 2

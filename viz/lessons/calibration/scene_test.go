@@ -151,7 +151,25 @@ func TestCalibrationCurvesShowTheirWidths(t *testing.T) {
 	if user, item := halfWidth(viz.Vermillion), halfWidth(viz.Blue); user < 0.1 || item <= 0 || item > user/5 {
 		t.Errorf("half-maximum widths: user level %.3g, item level %.3g of the figure's width", user, item)
 	}
-	if !scenetest.HasText(fr, "data range [−R, R]: ") {
+	if !scenetest.HasText(fr, "data range [−R, R], 3.83× this axis") {
 		t.Error("the data range's label does not say it runs past the axis")
+	}
+	// The notes sit above the curves: the spikes crossed them on a phone.
+	for _, w := range []float64{390, 1000} {
+		fr, _ := a.Frame(w, 700)
+		peak, lowest := math.Inf(1), math.Inf(-1)
+		for _, it := range fr.Items {
+			switch {
+			case it.Kind == viz.Polyline && (it.Style.Stroke == viz.Blue || it.Style.Stroke == viz.Vermillion):
+				for _, p := range it.P {
+					peak = math.Min(peak, p.Y)
+				}
+			case it.Kind == viz.Text && (strings.Contains(it.Text, "range") || strings.Contains(it.Text, "scaled")):
+				lowest = math.Max(lowest, it.P[0].Y+it.Size/2)
+			}
+		}
+		if !(lowest < peak) {
+			t.Errorf("at %v px a note reaches y = %.0f, the curves' peak %.0f: a spike runs through it", w, lowest, peak)
+		}
 	}
 }
