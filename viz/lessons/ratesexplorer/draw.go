@@ -2,6 +2,7 @@ package ratesexplorer
 
 import (
 	"math"
+	"strings"
 
 	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/rates"
@@ -62,7 +63,10 @@ func (r *Scene) Draw(w, h float64) *viz.List {
 		cols = 2
 	}
 	colW := (w - 20) / float64(cols)
-	entries := r.legend(bs)
+	// On a phone the full legend (formulas and notes) left the plot 120
+	// px of 590: there it names the curves, whose formulas the readouts
+	// give.
+	entries := r.legend(bs, w < 480)
 	heights := make([]float64, 0, len(entries)/cols+1) // per row
 	for i, e := range entries {
 		h := math.Max(17, l.TextHeight(viz.Point{X: 46 + colW*float64(i%cols), Y: 0}, colW-44, e.text, 11, viz.Left)+4)
@@ -240,8 +244,9 @@ type legendEntry struct {
 	text  string
 }
 
-// legend lists the bounds and the simulated points.
-func (r *Scene) legend(bs []rates.Bound) []legendEntry {
+// legend lists the bounds and the simulated points; compact, their names
+// and the notes' first clauses only.
+func (r *Scene) legend(bs []rates.Bound, compact bool) []legendEntry {
 	var out []legendEntry
 	for i, b := range bs {
 		st := viz.Style{Stroke: boundColours[i%len(boundColours)], Width: 2.5}
@@ -249,25 +254,41 @@ func (r *Scene) legend(bs []rates.Bound) []legendEntry {
 			st.Dashed = true
 		}
 		text := b.Label + ": " + b.Formula
+		if compact {
+			text = b.Label
+		}
 		if b.Conditional() {
 			text += " — proved on a high-dimensional instance, drawn only where it applies"
+			if compact {
+				text = b.Label + ", drawn only where it applies"
+			}
 		}
 		out = append(out, legendEntry{st, false, text})
 	}
 	// The balance line's note is a legend entry: inside the plot it lay
 	// over the curves on one axis or the simulated points on another.
 	if x, ok := r.balance(); ok {
-		out = append(out, legendEntry{viz.Style{Stroke: viz.Muted, Width: 1.5, Dashed: true}, false, balanceText(r.axis, x)})
+		text := balanceText(r.axis, x)
+		if compact {
+			text, _, _ = strings.Cut(text, ";")
+		}
+		out = append(out, legendEntry{viz.Style{Stroke: viz.Muted, Width: 1.5, Dashed: true}, false, text})
 	}
 	if r.family == rates.UserLevel {
 		text := "simulated: user-level DP-SGD with outlier removal, RMS distance to the optimum, 95% bars; dashed: the optimal shape with its constants"
+		if compact {
+			text = "simulated DP-SGD with outlier removal, 95% bars"
+		}
 		if r.simErr != nil || !r.simulate {
 			text = "simulated runs: off (the simulate switch), or beyond what runs here (see the readouts)"
 		}
 		out = append(out, legendEntry{viz.Style{Stroke: viz.Ink, Fill: viz.Ink, Width: 1.5}, true, text})
 		if r.simErr == nil && r.simulate {
-			out = append(out, legendEntry{viz.Style{Stroke: viz.Ink, Fill: viz.Paper, Width: 1.5}, true,
-				"hollow: some of the point's runs halted at the gate (too few users for outlier removal); the point is the rest"})
+			text := "hollow: some of the point's runs halted at the gate (too few users for outlier removal); the point is the rest"
+			if compact {
+				text = "hollow: some of its runs halted at the gate"
+			}
+			out = append(out, legendEntry{viz.Style{Stroke: viz.Ink, Fill: viz.Paper, Width: 1.5}, true, text})
 		}
 	}
 	return out

@@ -220,3 +220,26 @@ func TestRatesSemiLowerBoundsWhereTheyApply(t *testing.T) {
 		t.Errorf("problems m is not explained: %q", h)
 	}
 }
+
+// On a phone the legend names the curves (their formulas are in the
+// readouts), so the plot keeps 40 % of the figure's height; it was 120 px
+// of 590 under ten entries with formulas. Wider, the legend has them.
+func TestRatesPlotKeepsItsHeightOnAPhone(t *testing.T) {
+	a, _ := scenetest.Open(t, New())
+	height := func(w, h float64) (float64, *viz.List) {
+		l, _ := a.Frame(w, h)
+		var top, bottom float64 = math.Inf(1), math.Inf(-1)
+		for _, it := range l.Items {
+			if it.Kind == viz.Line && it.Style.Stroke == viz.Grid && it.P[0].X == it.P[1].X {
+				top, bottom = math.Min(top, it.P[0].Y), math.Max(bottom, it.P[1].Y)
+			}
+		}
+		return bottom - top, l
+	}
+	if ph, l := height(358, 590); ph < 0.4*590 || scenetest.HasText(l, "√d/(nε√m)") {
+		t.Errorf("at 358 × 590 the plot is %.0f px tall (want ≥ 236), formulas in the legend: %v", ph, scenetest.HasText(l, "√d/(nε√m)"))
+	}
+	if _, l := height(1000, 700); !scenetest.HasText(l, "√d/(nε√m)") {
+		t.Error("at 1000 px the legend has no formulas")
+	}
+}
