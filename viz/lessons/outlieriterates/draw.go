@@ -72,7 +72,7 @@ func (s *Scene) drawPlane(l *viz.List, w, h float64, a oirAt) {
 		if a.phase != nil && a.groups > 0 {
 			centre, r := s.endsDisc(a)
 			var beside bool
-			s.inset, beside = figure.CornerInset(s.cam, w, top, bottom, centre, r, s.items())
+			s.inset, beside = figure.CornerInset(s.cam, w, top, bottom, centre, r, s.itemsAndDomain())
 			if beside {
 				s.fitPlane(w, top, bottom, s.inset.X0-6)
 			}
@@ -122,6 +122,25 @@ func (s *Scene) items() func(yield func([]float64) bool) {
 				if !yield(items[j : j+2]) {
 					return
 				}
+			}
+		}
+	}
+}
+
+// itemsAndDomain yields every item, then points along the domain's
+// circle: the inset is kept off both (on a phone a corner free of items
+// still covered part of the domain, with room beside it to spare).
+func (s *Scene) itemsAndDomain() func(yield func([]float64) bool) {
+	return func(yield func([]float64) bool) {
+		for p := range s.items() {
+			if !yield(p) {
+				return
+			}
+		}
+		for k := range 48 {
+			a := 2 * math.Pi * float64(k) / 48
+			if !yield([]float64{oirRadius * math.Cos(a), oirRadius * math.Sin(a)}) {
+				return
 			}
 		}
 	}

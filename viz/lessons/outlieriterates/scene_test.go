@@ -11,6 +11,7 @@ import (
 	"github.com/uldplab/uldp/core/optim"
 	"github.com/uldplab/uldp/core/rng"
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/figure"
 	"github.com/uldplab/uldp/viz/internal/scenetest"
 )
 
@@ -396,5 +397,25 @@ func TestOIRSaysWhyTheRingsRunOffTheDomain(t *testing.T) {
 	a.Key("End")
 	if scenetest.HasText(scenetest.Frame(a), "wider than the domain") {
 		t.Error("the last phase's rings fit, yet the legend says they do not")
+	}
+}
+
+// The end iterates' inset keeps off the domain: on a phone a corner free
+// of items covered part of the unit ball, with room beside it to spare.
+func TestOIRInsetKeepsOffTheDomain(t *testing.T) {
+	a, s := scenetest.Open(t, New())
+	scenetest.MustSet(t, a, viz.CtlEnd, "")
+	for _, size := range [][2]float64{{358, 590}, {1000, 700}, {700, 500}} {
+		a.Frame(size[0], size[1])
+		in := s.inset
+		if in.W == 0 {
+			t.Errorf("%v: no inset at the end", size)
+			continue
+		}
+		c, r := s.cam.ToScreen(0, 0), oirRadius*s.cam.Scale
+		nx, ny := figure.Clamp(c.X, in.X0, in.X0+in.W), figure.Clamp(c.Y, in.Y0, in.Y0+in.H)
+		if d := math.Hypot(c.X-nx, c.Y-ny); d < r {
+			t.Errorf("%v: the inset at (%.0f, %.0f), %.0f wide, reaches %.0f px into the domain", size, in.X0, in.Y0, in.W, r-d)
+		}
 	}
 }
