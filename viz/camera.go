@@ -71,6 +71,16 @@ func (c Camera) ScaleBar(maxPx float64) (world float64, label string) {
 	return world, format.Sprintf("%g", world)
 }
 
+// ScaleBarBox is the box DrawScaleBar draws in, its bar and its label:
+// labels placed with care keep off it.
+func (c Camera) ScaleBarBox() (x0, y0, x1, y1 float64) {
+	world, label := c.ScaleBar(math.Min(120, c.W/3))
+	px := world * c.Scale
+	x, y := c.X0+14, c.Y0+c.H-14
+	half := TextWidth(label, 12) / 2
+	return math.Min(x, x+px/2-half) - 2, y - 16, math.Max(x+px, x+px/2+half) + 2, y + 4
+}
+
 // DrawScaleBar adds a scale bar in the bottom-left corner of the viewport.
 func (c Camera) DrawScaleBar(l *List) {
 	world, label := c.ScaleBar(math.Min(120, c.W/3))

@@ -249,9 +249,16 @@ func (s *Scene) drawTrail(l *viz.List, pts [][]float64) {
 			place.Text(viz.Point{X: p.X + 8, Y: p.Y - 10}, label, 11, viz.Ink, viz.Left)
 		}
 	}
-	// Below the domain's circle, or above it where the inset covers that.
-	if !place.Text(c.ToScreen(0, -oirRadius), "the domain: the unit ball", 10, viz.Muted, viz.Centre) {
-		place.Text(c.ToScreen(0, oirRadius), "the domain: the unit ball", 10, viz.Muted, viz.Centre)
+	// Below the domain's circle, right of the scale bar where a narrow
+	// plane brings them together; above the circle where the inset
+	// covers that.
+	const domain = "the domain: the unit ball"
+	below := c.ToScreen(0, -oirRadius)
+	if _, y0, x1, y1 := c.ScaleBarBox(); below.Y+5 > y0 && below.Y-5 < y1 {
+		below.X = math.Max(below.X, x1+4+viz.TextWidth(domain, 10)/2)
+	}
+	if !place.Text(below, domain, 10, viz.Muted, viz.Centre) {
+		place.Text(c.ToScreen(0, oirRadius), domain, 10, viz.Muted, viz.Centre)
 	}
 }
 
