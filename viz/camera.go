@@ -71,22 +71,24 @@ func (c Camera) ScaleBar(maxPx float64) (world float64, label string) {
 	return world, format.Sprintf("%g", world)
 }
 
+// scaleBar is where DrawScaleBar draws: the bar's left end (x, y), its
+// length in pixels and its label.
+func (c Camera) scaleBar() (x, y, px float64, label string) {
+	world, label := c.ScaleBar(math.Min(120, c.W/3))
+	return c.X0 + 14, c.Y0 + c.H - 14, world * c.Scale, label
+}
+
 // ScaleBarBox is the box DrawScaleBar draws in, its bar and its label:
 // labels placed with care keep off it.
 func (c Camera) ScaleBarBox() (x0, y0, x1, y1 float64) {
-	world, label := c.ScaleBar(math.Min(120, c.W/3))
-	px := world * c.Scale
-	x, y := c.X0+14, c.Y0+c.H-14
+	x, y, px, label := c.scaleBar()
 	half := TextWidth(label, 12) / 2
 	return math.Min(x, x+px/2-half) - 2, y - 16, math.Max(x+px, x+px/2+half) + 2, y + 4
 }
 
 // DrawScaleBar adds a scale bar in the bottom-left corner of the viewport.
 func (c Camera) DrawScaleBar(l *List) {
-	world, label := c.ScaleBar(math.Min(120, c.W/3))
-	px := world * c.Scale
-	y := c.Y0 + c.H - 14
-	x := c.X0 + 14
+	x, y, px, label := c.scaleBar()
 	s := Style{Stroke: Ink, Width: 2}
 	l.Line(Point{x, y}, Point{x + px, y}, s)
 	l.Line(Point{x, y - 4}, Point{x, y + 4}, s)
