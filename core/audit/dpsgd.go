@@ -194,6 +194,9 @@ func SampleDPSGDSC(p optim.DPSGDSCParams, data *dataset.Dataset, mutant string) 
 	if data == nil || data.N() < 2 {
 		return DPSGDSCRuns{}, format.Errorf("no data: the audit needs at least 2 users")
 	}
+	if err := p.Validate(data.Dim); err != nil {
+		return DPSGDSCRuns{}, err
+	}
 	plan, groups, err := p.Split(data)
 	if err != nil {
 		return DPSGDSCRuns{}, err

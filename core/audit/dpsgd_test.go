@@ -421,10 +421,12 @@ func TestSampleDPSGDSCRefuses(t *testing.T) {
 		mutant string
 		want   string
 	}{
-		"smoothed":        {func() optim.DPSGDSCParams { q := p; q.Unsmoothed = false; return q }(), scCloud(), "", "unsmoothed"},
-		"too few users":   {p, usersAt(crowd(9, 0)), "", "bring"},
-		"no data":         {p, nil, "", "no data"},
-		"unknown variant": {p, scCloud(), "no-noise", "variant"},
+		"smoothed":            {func() optim.DPSGDSCParams { q := p; q.Unsmoothed = false; return q }(), scCloud(), "", "unsmoothed"},
+		"too few users":       {p, usersAt(crowd(9, 0)), "", "bring"},
+		"no data":             {p, nil, "", "no data"},
+		"θ₀ of 2 coordinates": {func() optim.DPSGDSCParams { q := p; q.Theta0 = []float64{0, 0}; return q }(), scCloud(), "", "theta0 has 2"},
+		"C = 1.5":             {func() optim.DPSGDSCParams { q := p; q.C = 1.5; return q }(), scCloud(), "", "must exceed 2"},
+		"unknown variant":     {p, scCloud(), "no-noise", "variant"},
 	} {
 		_, err := SampleDPSGDSC(c.p, c.data, c.mutant)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -488,5 +490,25 @@ func TestDPSGDSCAudit(t *testing.T) {
 				t.Errorf("%s, variant %q: %s (ε ≥ %.3g), want %s", pr.name, mutant, r.Verdict, r.EpsLower, want)
 			}
 		}
+	}
+}
+
+// Without noise and without ramp users a localisation is deterministic:
+// the sampler must give the real run's answer, from a start outside Θ
+// projected as the run projects it.
+func TestSampleDPSGDSCIsTheRunWithoutNoise(t *testing.T) {
+	data := usersAt(crowd(40, 0.3))
+	p := optim.DPSGDSCParams{Eps: 4, Delta: 1e-3, Mu: 1, Radius: 1, RX: 1, Steps: 3, Mode: privacy.NonPrivate, Unsmoothed: true, Theta0: []float64{-3}}
+	real, _, err := optim.DPSGDSC(context.Background(), p, data, rng.New(1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := SampleDPSGDSC(p, data, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := runs.Sample(rng.New(2))
+	if err != nil || got == nil || !(math.Abs(got[0]-real.Theta[0]) <= 1e-12) || real.Phases[0].Start[0] != -3 {
+		t.Fatalf("sampler %v (%v), run %v from %v", got, err, real.Theta, real.Phases[0].Start)
 	}
 }

@@ -555,9 +555,19 @@ func TestDPSGDSCRecordsPhases(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.Record, p.KeepValues = true, true
-	res, tr, err := DPSGDSC(context.Background(), p, data, rng.New(3), nil)
+	var last float64
+	res, tr, err := DPSGDSC(context.Background(), p, data, rng.New(3), func(done, total int64) {
+		f := float64(done) / float64(total)
+		if f < last || f > 1 {
+			t.Fatalf("progress %v after %v: one bar for the whole run", f, last)
+		}
+		last = f
+	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if last < 0.75 {
+		t.Errorf("progress ends at %v", last)
 	}
 	if !slices.Equal(res.Theta, plain.Theta) {
 		t.Errorf("recorded θ̂ %v, unrecorded %v", res.Theta, plain.Theta)

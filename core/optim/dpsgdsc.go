@@ -17,7 +17,9 @@ import (
 // Liu, Alg. 4; spec 000-002 §B-6) for the Mu-strongly convex squared loss
 // (Mu/2)‖θ − z‖² on Θ = B(0, Radius): DP-SGD runs on disjoint user groups
 // of growing size, each from the last phase's answer, with step size,
-// smoothing and τ shrinking as the proof's error bounds D_j do.
+// smoothing and τ set from the proof's error bounds D_j (which shrink
+// from phase to phase once the groups are large; on few users they grow
+// first).
 type DPSGDSCParams struct {
 	Eps, Delta float64
 	Mu         float64
@@ -38,8 +40,8 @@ type DPSGDSCParams struct {
 	// runs, whose users' gradients keep their distances from step to step.
 	Unsmoothed bool
 	// Record keeps each phase's run (Phase.Run) and puts its steps in the
-	// trace before the phase's own; KeepValues also keeps each step's
-	// user values (lessons).
+	// trace before the phase's own; KeepValues, with Record, also keeps
+	// each step's user values (lessons).
 	Record, KeepValues bool
 }
 
@@ -157,7 +159,24 @@ func (p DPSGDSCParams) PhaseParams(ph *DPSGDSCPhase, m, d int) DPSGDParams {
 	}
 	return DPSGDParams{Eps: p.Eps, Delta: p.Delta, Loss: loss.Squared{Mu: p.Mu}, Radius: p.Radius,
 		Steps: ph.Settings.Steps, Eta: ph.Settings.Eta, Smoothing: ph.Settings.Smoothing, Tau: ph.Settings.Tau, Mode: p.Mode,
-		Record: p.Record, KeepValues: p.KeepValues}
+		Record: p.Record, KeepValues: p.Record && p.KeepValues}
+}
+
+// Validate checks the settings for data in d dimensions, as DPSGDSC and
+// its audit's sampler need them.
+func (p DPSGDSCParams) Validate(d int) error {
+	if !(p.Mu > 0) || !(p.RX > 0) || math.IsInf(p.Mu+p.RX, 0) {
+		return format.Errorf("mu = %v, rx = %v: the strongly convex algorithm needs μ > 0 and a data radius R_X > 0", p.Mu, p.RX)
+	}
+	if p.C != 0 && !(p.C > 2) {
+		return format.Errorf("constant c = %v: Theorem 4.1's hidden constant C must exceed 2 (erratum A23)", p.C)
+	}
+	if p.Theta0 != nil && len(p.Theta0) != d {
+		// copy would take what fits and zero the rest: a start the user
+		// never gave.
+		return format.Errorf("theta0 has %d coordinates, the data %d", len(p.Theta0), d)
+	}
+	return nil
 }
 
 // Guarantee is the run's promise from its phases' (each DP-SGD's on its
@@ -182,16 +201,8 @@ func (p DPSGDSCParams) Guarantee(phases []privacy.Guarantee) privacy.Guarantee {
 // group of users (parallel composition), from the previous phase's answer,
 // with Theorem 4.1's settings for R̂_i and n_i.
 func DPSGDSC(ctx cancel.Context, p DPSGDSCParams, data *dataset.Dataset, streams *rng.Streams, progress mech.Progress) (DPSGDSCResult, *trace.Trace, error) {
-	if !(p.Mu > 0) || !(p.RX > 0) || math.IsInf(p.Mu+p.RX, 0) {
-		return DPSGDSCResult{}, nil, format.Errorf("mu = %v, rx = %v: the strongly convex algorithm needs μ > 0 and a data radius R_X > 0", p.Mu, p.RX)
-	}
-	if p.C != 0 && !(p.C > 2) {
-		return DPSGDSCResult{}, nil, format.Errorf("constant c = %v: Theorem 4.1's hidden constant C must exceed 2 (erratum A23)", p.C)
-	}
-	if p.Theta0 != nil && len(p.Theta0) != data.Dim {
-		// copy would take what fits and zero the rest: a start the user
-		// never gave.
-		return DPSGDSCResult{}, nil, format.Errorf("theta0 has %d coordinates, the data %d", len(p.Theta0), data.Dim)
+	if err := p.Validate(data.Dim); err != nil {
+		return DPSGDSCResult{}, nil, err
 	}
 	plan, groups, err := p.Split(data)
 	if err != nil {
@@ -210,7 +221,7 @@ func DPSGDSC(ctx cancel.Context, p DPSGDSCParams, data *dataset.Dataset, streams
 		q := p.PhaseParams(ph, m, d)
 		q.Theta0 = theta
 		ph.Start = append([]float64(nil), theta...)
-		r, tr, err := DPSGD(ctx, q, groups[idx], streams, progress)
+		r, tr, err := DPSGD(ctx, q, groups[idx], streams, phaseProgress(progress, idx, len(plan)))
 		if err != nil {
 			return DPSGDSCResult{}, nil, format.Errorf("phase %d: %w", ph.I, err)
 		}
@@ -226,6 +237,15 @@ func DPSGDSC(ctx cancel.Context, p DPSGDSCParams, data *dataset.Dataset, streams
 		theta = r.Theta
 	}
 	return DPSGDSCResult{Theta: theta, Phases: plan, Guarantee: p.Guarantee(kept)}, rec.Trace(), nil
+}
+
+// phaseProgress reports phase i of k's progress as part of the whole
+// run's, so a bar does not go back to 0 at each phase.
+func phaseProgress(progress mech.Progress, i, k int) mech.Progress {
+	if progress == nil {
+		return nil
+	}
+	return func(done, total int64) { progress(int64(i)*total+done, int64(k)*total) }
 }
 
 // outside lists the user indices not in [lo, hi).

@@ -46,9 +46,6 @@ func (s *Scene) Draw(w, h float64) *viz.List {
 		text := format.Sprintf("No closed form for DP-SGD's answer; exact: Pr[the gate halts a run] is %s on A, %s on B (it then answers θ₀).",
 			audit.FormatProbability(s.sgd[0].Halt), audit.FormatProbability(s.sgd[1].Halt))
 		y += l.Text(viz.Point{X: 20, Y: y}, text, 13, viz.Ink, viz.Left)
-	} else if s.mech == lab.SGDSC {
-		text := format.Sprintf("No closed form for the localisation's answer; exact: Pr[a phase's gate halts it], %s. A halted phase passes its start on; a run halts (θ₀) only if every phase does.", scHaltText(s.sc))
-		y += l.TextIn(viz.Point{X: 20, Y: y}, w-40, text, 13, viz.Ink, viz.Left)
 	} else if s.mech == lab.RSGD {
 		y += s.drawRSGDTest(l, y)
 	}

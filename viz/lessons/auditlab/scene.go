@@ -24,7 +24,7 @@ import (
 
 // sampled says whether m's answer has no closed form, so the lab draws its
 // sampled answers instead of an exact profile.
-func sampled(m string) bool { return m == lab.SGD || m == lab.SGDSC || m == lab.RSGD }
+func sampled(m string) bool { return m == lab.SGD || m == lab.RSGD }
 
 // labRSGDParams are robust SGD's (Ghazi et al. 2025) for the pair: one
 // phase of T = 2 steps of B = 400 users in file order, ε = 8, δ = 10⁻⁵,
@@ -74,37 +74,6 @@ func labSGDParams() optim.DPSGDParams {
 // sgdUsers is how many users the DP-SGD pairs hold.
 const sgdUsers = 600
 
-// labSCParams are the strongly convex localisation's (Paper B Alg. 4): sound
-// ORME at (8, 0.1) in each phase, T_i capped at 8, on the squared loss
-// without smoothing, which the audit's sampler needs. On scUsers users of
-// one item it runs 4 phases on groups of 512, 1,024, 2,048 and 4,096, the
-// first past the 502 users the proof needs.
-func labSCParams() optim.DPSGDSCParams {
-	return optim.DPSGDSCParams{Eps: 8, Delta: 0.1, Mu: 1, Radius: 50, RX: 1, Steps: 8, Mode: privacy.Sound, Unsmoothed: true}
-}
-
-// scUsers is how many users the localisation's pairs hold, and
-// scLastGroup the first user of its last phase's group, whom the pairs
-// change: later phases, on other users, would pull a change back.
-const scUsers, scLastGroup = 8192, 512 + 1024 + 2048
-
-// scPairs are the localisation's pairs: a far user whom the ramp drops
-// (each phase's σ is about 10³, so the far user sits at 10⁸), and two
-// crowds, half of every group in each, whose gate halts every phase.
-func scPairs() []lab.Pair {
-	far := lab.CrowdOf(scUsers, 0)
-	farB := slices.Clone(far)
-	farB[scLastGroup] = 1e8
-	two := make([]float64, scUsers)
-	for i := range two {
-		two[i] = float64(i%2) * 1e4
-	}
-	twoB := slices.Clone(two)
-	twoB[scLastGroup] = 1e4
-	return []lab.Pair{{Name: "far-user", Catches: audit.ORMEKeepAll, A: far, B: farB},
-		{Name: "two-crowds", Catches: audit.ORMENoGate, A: two, B: twoB}}
-}
-
 // labORMEParams() are ORME's sound constants at (8, 0.1), τ = 1, T = 1: the
 // proof covers them from n > 254 users, so the lab's pairs hold 300.
 func labORMEParams() mech.ORMEParams {
@@ -153,9 +122,8 @@ type Scene struct {
 	at     mech.ATParams
 	// The Gaussian mechanism's claimed ε (its answers are a[0] and b[0]).
 	gaussEps float64
-	// DP-SGD's runs on a and b, ready to sample; the localisation's.
+	// DP-SGD's runs on a and b, ready to sample.
 	sgd [2]audit.DPSGDRuns
-	sc  [2]audit.DPSGDSCRuns
 	// Robust SGD's runs on a and b, and its test's exact law on the pair.
 	rsgd  [2]audit.RSGDRuns
 	rtest audit.RSGDTest
@@ -205,7 +173,6 @@ func labPairs() map[string][]lab.Pair {
 			{Name: "two-crowds", Catches: audit.ORMENoGate, A: slices.Concat(lab.CrowdOf(sgdUsers/2, 0), lab.CrowdOf(sgdUsers/2, 100)),
 				B: slices.Concat(lab.CrowdOf(sgdUsers/2-1, 0), lab.CrowdOf(sgdUsers/2+1, 100))},
 		},
-		lab.SGDSC: scPairs(),
 		lab.RSGD: {
 			// The last user, 10⁶ away: the plain mean moves the answer by
 			// ηz/2B ≈ 260σ; the clipped one by at most ηr/2.
@@ -284,13 +251,6 @@ func (s *Scene) guarantee() privacy.Guarantee {
 			return privacy.Guarantee{Eps: labSGDParams().Eps, Delta: labSGDParams().Delta, Mode: privacy.Sound, Note: err.Error()}
 		}
 		return labSGDParams().Guarantee(cal)
-	case lab.SGDSC:
-		// The promise depends on the users' count alone, which A and B
-		// share; it is computed with the runs.
-		if s.sc[0].Sample == nil {
-			return privacy.Guarantee{Eps: labSCParams().Eps, Delta: labSCParams().Delta, Mode: privacy.Sound, Note: "not computed: the runs could not be prepared"}
-		}
-		return s.sc[0].Guarantee
 	case lab.ORME:
 		// Sound constants with their proof's user requirement (met at 300).
 		cal, err := labORMEParams().Calibrate(max(len(s.a), 2))
@@ -308,7 +268,7 @@ func mutantsOf(m string) []string {
 		return append([]string{audit.NoMutant}, audit.ATMutantNames()...)
 	case lab.Gauss:
 		return []string{audit.NoMutant, audit.GaussianClassical}
-	case lab.ORME, lab.Gate, lab.SGD, lab.SGDSC:
+	case lab.ORME, lab.Gate, lab.SGD:
 		return append([]string{audit.NoMutant}, audit.ORMEMutantNames()...)
 	case lab.RSGD:
 		return append([]string{audit.NoMutant}, audit.RSGDMutantNames()...)
@@ -349,17 +309,6 @@ func (s *Scene) recompute() {
 		s.points = nil
 		for i, vals := range [][]float64{s.a, s.b} {
 			if s.sgd[i], s.err = audit.SampleDPSGD(labSGDParams(), dataset.Values(vals), s.variant()); s.err != nil {
-				return
-			}
-		}
-		return
-	}
-	if s.mech == lab.SGDSC {
-		// Each phase's halting probability is exact, the answer sampled.
-		s.points = nil
-		for i, vals := range [][]float64{s.a, s.b} {
-			if s.sc[i], s.err = audit.SampleDPSGDSC(labSCParams(), dataset.Values(vals), s.variant()); s.err != nil {
-				s.sc = [2]audit.DPSGDSCRuns{}
 				return
 			}
 		}
@@ -494,8 +443,6 @@ func (s *Scene) startMC() error {
 		a, b = la.Sampler(), lb.Sampler()
 	case lab.SGD:
 		a, b = s.sgd[0].Sample, s.sgd[1].Sample
-	case lab.SGDSC:
-		a, b = s.sc[0].Sample, s.sc[1].Sample
 	case lab.RSGD:
 		a, b = s.rsgd[0].Sample, s.rsgd[1].Sample
 	case lab.Gate:
@@ -578,9 +525,6 @@ func (s *Scene) Readouts() []viz.Readout {
 	case lab.SGD:
 		r = append(r, viz.Readout{Name: "halt", Label: "Pr[the gate halts a run]", Value: math.Max(s.sgd[0].Halt, s.sgd[1].Halt),
 			Text: format.Sprintf("%s on A, %s on B (exact); a halted run answers θ₀", audit.FormatProbability(s.sgd[0].Halt), audit.FormatProbability(s.sgd[1].Halt))})
-	case lab.SGDSC:
-		r = append(r, viz.Readout{Name: "halt", Label: "Pr[each phase's gate halts it]", Value: math.Max(slices.Max(s.sc[0].Halts), slices.Max(s.sc[1].Halts)),
-			Text: scHaltText(s.sc) + "; a halted phase passes its start on, and a run whose every phase halted answers θ₀"})
 	case lab.RSGD:
 		r = append(r, viz.Readout{Name: "halt", Label: "Pr[the test halts a run]", Value: math.Max(s.rsgd[0].Halt, s.rsgd[1].Halt),
 			Text: format.Sprintf("%s on A, %s on B (exact); a halted run answers x₀ plus the noise", audit.FormatProbability(s.rsgd[0].Halt), audit.FormatProbability(s.rsgd[1].Halt))},
@@ -592,18 +536,6 @@ func (s *Scene) Readouts() []viz.Readout {
 
 // Guarantee is the audited mechanism's claim.
 func (s *Scene) Guarantee() privacy.Guarantee { return lab.UnderAudit(s.guarantee(), s.mutant) }
-
-// scHaltText lists each phase's exact halting probability on A and B.
-func scHaltText(sc [2]audit.DPSGDSCRuns) string {
-	side := func(h []float64) string {
-		out := make([]string, len(h))
-		for i, p := range h {
-			out[i] = audit.FormatProbability(p)
-		}
-		return strings.Join(out, ", ")
-	}
-	return format.Sprintf("phase by phase, %s on A and %s on B (exact, independent)", side(sc[0].Halts), side(sc[1].Halts))
-}
 
 // rsgdTestText says what the test's halting step loses on the pair and at
 // the proof's worst neighbour, against the ε/2 it may lose.

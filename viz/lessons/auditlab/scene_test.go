@@ -25,7 +25,7 @@ func TestAuditLabPresetPairs(t *testing.T) {
 				scenetest.MustSet(t, a, "eps", "10") // where the classical σ fails
 			}
 			switch m {
-			case lab.SGD, lab.SGDSC:
+			case lab.SGD:
 				sampledPresetPair(t, a, s, p)
 				continue
 			case lab.RSGD:
@@ -563,33 +563,5 @@ func noCollisions(t *testing.T, a *viz.App, what string) {
 			t.Errorf("%s at %v px: %q runs into %q", what, w, c[0], c[1])
 			return
 		}
-	}
-}
-
-// The localisation is audited by sampling whole runs: its promise is the
-// sound one its proof covers at 8,192 users (each phase's group past 502),
-// each phase's halting probability shows exactly — every phase halts on two
-// crowds, none on one — and a link brings the mechanism and variant back.
-func TestAuditLabLocalisation(t *testing.T) {
-	a, _ := scenetest.Open(t, New())
-	scenetest.MustSet(t, a, "mech", lab.SGDSC)
-	if g := a.Guarantee(); !g.Certified() || g.Eps != 8 || g.Delta != 0.1 || !strings.Contains(g.Note, "4 DP-SGD phases") {
-		t.Errorf("the localisation's promise at %d users: %+v", scUsers, g)
-	}
-	if r, _ := scenetest.Readout(a, "halt"); !strings.HasPrefix(r.Text, "phase by phase, < 10⁻¹², < 10⁻¹², < 10⁻¹², < 10⁻¹² on A") {
-		t.Errorf("one crowd: %q", r.Text)
-	}
-	scenetest.MustSet(t, a, "pair", "two-crowds")
-	if r, _ := scenetest.Readout(a, "halt"); !strings.HasPrefix(r.Text, "phase by phase, 1, 1, 1, 1 on A and 1, 1, 1, 1 on B (exact, independent)") {
-		t.Errorf("two crowds: %q", r.Text)
-	}
-	if l := scenetest.Frame(a); !scenetest.HasText(l, "Pr[a phase's gate halts it]") {
-		t.Error("the figure does not say which probabilities are exact")
-	}
-	scenetest.MustSet(t, a, "mutant", audit.ORMENoGate)
-	state := a.State()
-	b, s2 := scenetest.Open(t, New())
-	if err := b.Restore(state); err != nil || s2.mech != lab.SGDSC || s2.mutant != audit.ORMENoGate || s2.pair != "two-crowds" {
-		t.Errorf("restored %s/%s/%s from %q: %v", s2.mech, s2.pair, s2.mutant, state, err)
 	}
 }

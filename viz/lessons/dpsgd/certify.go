@@ -16,12 +16,14 @@ const minUsers, maxUsers, usersStep = 20, 1000, 10
 func (s *Scene) Certify() (why string, settings [][2]string, ok bool) {
 	// More users only widen the crowd's margin over the gate's noise; the
 	// localisation's first group, n/2^k, shrinks where k steps up, so it
-	// tries every n.
+	// tries every n, from the lesson's first: a run certified on fewer
+	// users may not be on these.
+	lo := minUsers / usersStep
 	least := viz.Least
 	if s.algo == algoLocal {
-		least = first
+		lo, least = max(lo, s.n/usersStep), first
 	}
-	k, ok := least(minUsers/usersStep, maxUsers/usersStep, func(k int) bool { return s.certifies(k * usersStep) })
+	k, ok := least(lo, maxUsers/usersStep, func(k int) bool { return s.certifies(k * usersStep) })
 	if !ok && s.algo == algoLocal {
 		return format.Sprintf("Sound mode, with the corrected constants, certifies no localisation on up to %d users at this ε, δ, T and m: each phase's ORME is calibrated for its own group, and the first holds only n/2^k users (%d here).", maxUsers, s.localParams().Plan(s.n, s.m, 2)[0].Users), nil, true
 	}

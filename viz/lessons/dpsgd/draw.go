@@ -43,7 +43,7 @@ func (s *Scene) Draw(w, h float64) *viz.List {
 	res, k := &s.res, 0
 	var at localAt
 	if s.algo == algoLocal {
-		key = "blue: this phase's iterates (faint) and running average (bold), from the last phase's answer ◆; green dashed: the ball of radius R̂ the proof bounds that start to"
+		key = "blue: this phase's iterates (faint) and running average (bold), from the last phase's answer ◆; green dashed: radius R̂ around that start, the proof's bound on its root-mean-square distance to ★"
 		at = s.localAt()
 		res, k = &s.sc.Phases[at.phase].Run, at.step
 	} else {
@@ -199,16 +199,23 @@ func (s *Scene) trail(l *viz.List, its [][]float64, upto int, col viz.Colour, da
 	c := s.cam
 	its = its[:min(upto, len(its))]
 	pts := make([]viz.Point, 0, len(its))
-	avg := make([]viz.Point, 0, len(its))
-	var sx, sy float64
-	for i, it := range its {
+	for _, it := range its {
 		pts = append(pts, c.ToScreen(it[0], it[1]))
-		sx, sy = sx+it[0], sy+it[1]
-		avg = append(avg, c.ToScreen(sx/float64(i+1), sy/float64(i+1)))
 	}
 	l.Polyline(pts, viz.Style{Stroke: col, Width: 1, Alpha: 0.35, Dashed: dashed})
 	l.Circle(pts[len(pts)-1], 3, viz.Style{Fill: col, Stroke: viz.Ink, Width: 1, Alpha: 0.6}, 0)
-	l.Polyline(avg, viz.Style{Stroke: col, Width: 2.5, Dashed: dashed})
+	l.Polyline(s.runningAverage(its), viz.Style{Stroke: col, Width: 2.5, Dashed: dashed})
+}
+
+// runningAverage is θ̄_1, θ̄_2, … of the iterates, on screen.
+func (s *Scene) runningAverage(its [][]float64) []viz.Point {
+	avg := make([]viz.Point, 0, len(its))
+	var sx, sy float64
+	for i, it := range its {
+		sx, sy = sx+it[0], sy+it[1]
+		avg = append(avg, s.cam.ToScreen(sx/float64(i+1), sy/float64(i+1)))
+	}
+	return avg
 }
 
 // drawMove draws step k of res: the smoothing ball of radius r around θ_k

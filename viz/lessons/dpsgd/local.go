@@ -39,21 +39,8 @@ func (s *Scene) localParams() optim.DPSGDSCParams {
 // localCheck refuses settings whose phases cannot run: too few users for
 // the halving groups, or a phase's DP-SGD or ORME refusing its settings.
 func (s *Scene) localCheck() error {
-	p := s.localParams()
-	plan := p.Plan(s.n, s.m, 2)
-	if plan[0].Users < 2 {
-		return format.Errorf("%d users of %d items make %d phases, the first on %d users: each phase's DP-SGD compares users and needs 2; bring more users or fewer items", s.n, s.m, len(plan), plan[0].Users)
-	}
-	for i := range plan {
-		q := p.PhaseParams(&plan[i], s.m, 2)
-		if err := q.Validate(2); err != nil {
-			return format.Errorf("phase %d: %w", i+1, err)
-		}
-		if _, err := q.ORME(plan[i].Users, s.m, 2).Calibrate(plan[i].Users); err != nil {
-			return format.Errorf("phase %d: %w", i+1, err)
-		}
-	}
-	return nil
+	_, err := localPhases(s.localParams(), s.n, s.m)
+	return err
 }
 
 // localCertified reports whether sound mode certifies every phase of the
@@ -61,23 +48,44 @@ func (s *Scene) localCheck() error {
 func (s *Scene) localCertified(n int) bool {
 	p := s.localParams()
 	p.Mode = privacy.Sound
-	plan := p.Plan(n, s.m, 2)
+	g, err := localPhases(p, n, s.m)
+	return err == nil && p.Guarantee(g).Certified()
+}
+
+// localPhases checks p's phases on n users of m items in the plane, as
+// the run would, and returns each phase's promise.
+func localPhases(p optim.DPSGDSCParams, n, m int) ([]privacy.Guarantee, error) {
+	plan := p.Plan(n, m, 2)
 	if plan[0].Users < 2 {
-		return false
+		return nil, format.Errorf("%d users of %d items make %d phases, the first on %d users: each phase's DP-SGD compares users and needs 2; bring more users or fewer items", n, m, len(plan), plan[0].Users)
 	}
+	g := make([]privacy.Guarantee, len(plan))
 	for i := range plan {
-		q := p.PhaseParams(&plan[i], s.m, 2)
-		c, err := q.ORME(plan[i].Users, s.m, 2).Calibrate(plan[i].Users)
-		if err != nil || !q.Guarantee(c).Certified() {
-			return false
+		q := p.PhaseParams(&plan[i], m, 2)
+		if err := q.Validate(2); err != nil {
+			return nil, format.Errorf("phase %d: %w", i+1, err)
 		}
+		c, err := q.ORME(plan[i].Users, m, 2).Calibrate(plan[i].Users)
+		if err != nil {
+			return nil, format.Errorf("phase %d: %w", i+1, err)
+		}
+		g[i] = q.Guarantee(c)
 	}
-	return true
+	return g, nil
 }
 
 // itemMean is the squared loss's minimiser over the disk of radius r: the
 // items' mean, projected.
 func itemMean(d *dataset.Dataset, r float64) []float64 {
+	x := mean(d)
+	if h := math.Hypot(x[0], x[1]); h > r {
+		x[0], x[1] = x[0]*r/h, x[1]*r/h
+	}
+	return x[:]
+}
+
+// mean is the items' mean.
+func mean(d *dataset.Dataset) [2]float64 {
 	var x [2]float64
 	k := 0
 	for i := range d.Users {
@@ -86,11 +94,7 @@ func itemMean(d *dataset.Dataset, r float64) []float64 {
 			x[0], x[1], k = x[0]+it[0], x[1]+it[1], k+1
 		}
 	}
-	x[0], x[1] = x[0]/float64(k), x[1]/float64(k)
-	if h := math.Hypot(x[0], x[1]); h > r {
-		x[0], x[1] = x[0]*r/h, x[1]*r/h
-	}
-	return x[:]
+	return [2]float64{x[0] / float64(k), x[1] / float64(k)}
 }
 
 // runLocal runs the localisation (the stepper walks every phase's SGD
@@ -174,7 +178,7 @@ func (s *Scene) localReadouts() []viz.Readout {
 	}
 	r := []viz.Readout{
 		{Name: "phase", Label: "phase", Value: float64(ph.I),
-			Text: format.Sprintf("%d of %d: %d fresh users (%d to %d in file order), starting from %s, within R̂ = %.3g of θ* by the proof%s%s",
+			Text: format.Sprintf("%d of %d: %d fresh users (%d to %d in file order), starting from %s, whose expected squared distance to θ* the proof bounds by R̂², R̂ = %.3g%s%s",
 				ph.I, len(s.sc.Phases), ph.Users, lo+1, lo+ph.Users, trace.Vec(ph.Start), ph.RHat, wide, end),
 			Formula: "n_i = ⌊n/2^(k+1−i)⌋, k = ⌈log₂ log₂(mn)⌉; R̂_i = √(2D_(i−1)/μ), D_i from Theorem 4.1's error bound E_i"},
 		{Name: "settings", Label: "T, η, r, τ", Text: format.Sprintf("%d, %.3g, %.3g, %.3g", set.Steps, set.Eta, set.Smoothing, set.Tau),

@@ -24,17 +24,13 @@ func (s *Scene) drawLocal(l *viz.List, a localAt) {
 	l.Circle(st, 4, viz.Style{Stroke: viz.Ink, Width: 1.5}, 0)
 	for i := range a.done {
 		p := &s.sc.Phases[i]
-		if i == a.phase {
-			continue // the last phase, finished: drawn below as the one shown
+		// The phase shown is drawn below; a halted phase answered its
+		// start, not the average its path would end at.
+		if i == a.phase || p.Halted > 0 {
+			continue
 		}
-		pts := make([]viz.Point, 0, len(p.Run.Iterates))
-		var sx, sy float64
-		for j, it := range p.Run.Iterates {
-			sx, sy = sx+it[0], sy+it[1]
-			pts = append(pts, c.ToScreen(sx/float64(j+1), sy/float64(j+1)))
-		}
-		if len(pts) > 0 {
-			l.Polyline(pts, viz.Style{Stroke: viz.Blue, Width: 1.5, Alpha: 0.5})
+		if len(p.Run.Iterates) > 0 {
+			l.Polyline(s.runningAverage(p.Run.Iterates), viz.Style{Stroke: viz.Blue, Width: 1.5, Alpha: 0.5})
 		}
 	}
 	s.trail(l, ph.Run.Iterates, a.step, viz.Blue, false)
@@ -47,6 +43,8 @@ func (s *Scene) drawLocal(l *viz.List, a localAt) {
 		diamond(l, at, viz.Blue)
 		labels.Reserve(at.X-8, at.Y-8, at.X+8, at.Y+8)
 	}
+	star := c.ToScreen(s.best[0], s.best[1]) // the landscape's ★
+	labels.Reserve(star.X-8, star.Y-8, star.X+8, star.Y+8)
 	for i := a.done - 1; i >= 0; i-- {
 		p := &s.sc.Phases[i]
 		at := c.ToScreen(p.Theta[0], p.Theta[1])

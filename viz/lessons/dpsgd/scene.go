@@ -277,15 +277,7 @@ func (s *Scene) runParams() (optim.DPSGDParams, error) {
 // far below the figure's resolution).
 func geometricMedian(ctx cancel.Context, d *dataset.Dataset, r float64, progress func(done, total int64)) ([]float64, error) {
 	const iterations = 300
-	var x [2]float64
-	n := 0
-	for i := range d.Users {
-		for j := range d.Items(i) {
-			it := d.Item(i, j)
-			x[0], x[1], n = x[0]+it[0], x[1]+it[1], n+1
-		}
-	}
-	x[0], x[1] = x[0]/float64(n), x[1]/float64(n)
+	x := mean(d)
 	dom := loss.Ball{Centre: []float64{0, 0}, Radius: r}
 	for k := range iterations {
 		if err := ctx.Err(); err != nil {
@@ -327,20 +319,29 @@ func (s *Scene) risk(theta []float64) float64 {
 // noBaseline is the "beside it" choice that runs no baseline.
 const noBaseline = "none"
 
-// form binds the scene's inputs.
+// form binds the scene's inputs; their help says which the localisation
+// uses.
 func (s *Scene) form() viz.Form {
+	stepsHelp := format.Sprintf("Theorem 4.1 wants m²n² + mn√d = %.3g", float64(s.m*s.m*s.n*s.n)+float64(s.m*s.n)*math.Sqrt2)
+	convexOnly, smoothHelp := "", "off: plain subgradients of the non-smooth loss"
+	if s.algo == algoLocal {
+		stepsHelp = "caps each phase's steps; Theorem 4.1 wants m²n_i² + mn_i√d for phase i's n_i users"
+		convexOnly = " (the convex run's: the localisation takes Theorem 4.1's in each phase)"
+		smoothHelp = "off: plain gradients, r = 0 (the squared loss is smooth already)"
+	}
 	return viz.Form{
 		viz.Int(&s.n, viz.Control{Name: "n", Label: "users n", Kind: viz.Slider, Min: minUsers, Max: maxUsers, Step: usersStep, Log: true}),
 		viz.Int(&s.m, viz.Control{Name: "m", Label: "items per user m", Kind: viz.Slider, Min: 1, Max: 50}),
 		viz.Float(&s.share, viz.Control{Name: "share", Label: "outlying users' share", Kind: viz.Slider, Min: 0, Max: 0.5, Step: 0.01}),
 		viz.Float(&s.params.Eps, viz.Control{Name: "eps", Label: "ε", Kind: viz.Slider, Min: 0.5, Max: 20, Log: true}),
 		viz.Int(&s.params.Steps, viz.Control{Name: "steps", Label: "steps T", Kind: viz.Slider, Min: 10, Max: 500, Step: 10,
-			Help: format.Sprintf("Theorem 4.1 wants m²n² + mn√d = %.3g", float64(s.m*s.m*s.n*s.n)+float64(s.m*s.n)*math.Sqrt2)}),
-		viz.Float(&s.etaX, viz.Control{Name: "eta", Label: "η ÷ the theorem's", Kind: viz.Slider, Min: 0.01, Max: 100, Log: true}),
+			Help: stepsHelp}),
+		viz.Float(&s.etaX, viz.Control{Name: "eta", Label: "η ÷ the theorem's", Kind: viz.Slider, Min: 0.01, Max: 100, Log: true,
+			Help: "scales Theorem 4.1's step size" + convexOnly}),
 		viz.Float(&s.tauX, viz.Control{Name: "tau", Label: "τ ÷ the theorem's", Kind: viz.Slider, Min: 0.001, Max: 10, Log: true,
-			Help: "below about 1/τ_theorem the users' gradients stop being concentrated: users are dropped, then the gate halts"}),
+			Help: "below about 1/τ_theorem the users' gradients stop being concentrated: users are dropped, then the gate halts" + convexOnly}),
 		viz.Bool(&s.smooth, viz.Control{Name: "smoothing", Label: "randomized smoothing",
-			Help: "off: plain subgradients of the non-smooth loss"}),
+			Help: smoothHelp}),
 		viz.Choose(&s.algo, viz.Control{Name: "algo", Label: "algorithm",
 			Choices: []string{algoConvex, algoLocal},
 			ChoiceHelp: map[string]string{
@@ -374,6 +375,11 @@ func (s *Scene) Set(name, value string) error {
 	// value must not cancel an earlier change still being computed.
 	if _, err := next.runParams(); err != nil {
 		return err
+	}
+	if next.algo == algoLocal && (name == "eta" || name == "tau" || name == "baseline") {
+		// The localisation does not use them: kept for the convex run,
+		// nothing to compute.
+		return s.latest().form().Set(name, value)
 	}
 	newUsers := name == "n" || name == "m" || name == "share" || name == "algo"
 	if newUsers {
@@ -547,7 +553,7 @@ func (s *Scene) Describe() string {
 	theta, best, path := s.res.Theta, "the users' geometric median", "the line is θ's path up to the current step"
 	if s.algo == algoLocal {
 		theta, best = s.sc.Theta, "the items' mean"
-		path = "the localisation runs DP-SGD in phases on fresh groups of users; the line is the current phase's path from the last phase's answer, inside the dashed ball the proof bounds it to"
+		path = "the localisation runs DP-SGD in phases on fresh groups of users; the line is the current phase's path from the last phase's answer, and the dashed circle around that start has the radius R̂ by whose square the proof bounds its expected squared distance to θ*"
 	}
 	var end string
 	if len(theta) == 2 && len(s.best) == 2 {

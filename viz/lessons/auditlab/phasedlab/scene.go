@@ -1,12 +1,14 @@
-// Package phasedlab is the audit lab's part for Lowy, Liu & Asi's outlier-
-// iterate removal and its accelerated variant: the same lesson as package
-// auditlab, in a browser module of its own.
+// Package phasedlab is the audit lab's part for mechanisms that run in
+// phases: Lowy, Liu & Asi's outlier-iterate removal and its accelerated
+// variant, and Paper B's strongly convex localisation. The same lesson as
+// package auditlab, in a browser module of its own.
 package phasedlab
 
 import (
 	"context"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/uldplab/uldp/core/audit"
 	"github.com/uldplab/uldp/core/dataset"
@@ -24,13 +26,14 @@ import (
 // opens this part's module for them.
 func Mechs() []string { return slices.Clone(lab.PhasedMechs) }
 
-// Scene is the audit lab for Lowy, Liu & Asi's algorithms: the same
-// lesson as package auditlab's scene (its menu lists every mechanism), on pairs of users
+// Scene is the audit lab for phased algorithms: the same lesson as package
+// auditlab's scene (its menu lists every mechanism), on pairs of users
 // with one value each.
 type Scene struct {
 	mech, pair, mutant string
 	a, b               []float64
 	law                audit.OIRLaw
+	sc                 [2]audit.DPSGDSCRuns // the localisation's runs on a and b
 	err                error
 	lab.MC
 	list viz.List
@@ -64,10 +67,43 @@ func oirPair(inCluster int) (a, b []float64) {
 	return a, b
 }
 
+// scParams are the strongly convex localisation's (Paper B Alg. 4): sound
+// ORME at (8, 0.1) in each phase, T_i capped at 8, on the squared loss
+// without smoothing, which the audit's sampler needs. On scUsers users of
+// one item it runs 4 phases on groups of 512, 1,024, 2,048 and 4,096, the
+// first past the 502 users the proof needs.
+func scParams() optim.DPSGDSCParams {
+	return optim.DPSGDSCParams{Eps: 8, Delta: 0.1, Mu: 1, Radius: 50, RX: 1, Steps: 8, Mode: privacy.Sound, Unsmoothed: true}
+}
+
+// scUsers is how many users the localisation's pairs hold, and
+// scLastGroup the first user of its last phase's group, whom the pairs
+// change: later phases, on other users, would pull a change back.
+const scUsers, scLastGroup = 8192, 512 + 1024 + 2048
+
+// scPairs are the localisation's pairs: a far user whom the ramp drops
+// (the phases' σ run from 6,600 down to 1,000, so the far user sits at
+// 10⁸), and two crowds, half of every group in each, whose gate halts
+// every phase.
+func scPairs() []lab.Pair {
+	far := lab.CrowdOf(scUsers, 0)
+	farB := slices.Clone(far)
+	farB[scLastGroup] = 1e8
+	two := make([]float64, scUsers)
+	for i := range two {
+		two[i] = float64(i%2) * 1e4
+	}
+	twoB := slices.Clone(two)
+	twoB[scLastGroup] = 1e4
+	return []lab.Pair{{Name: "far-user", Catches: audit.ORMEKeepAll, A: far, B: farB},
+		{Name: "two-crowds", Catches: audit.ORMENoGate, A: two, B: twoB}}
+}
+
 func phasedPairs() map[string][]lab.Pair {
 	farA, farB := oirPair(20)
 	edgeA, edgeB := oirPair(18)
 	return map[string][]lab.Pair{
+		lab.SGDSC: scPairs(),
 		lab.OIR: {
 			{Name: "far-member", Catches: "keep-all", A: farA,
 				B: farB},
@@ -102,8 +138,15 @@ func (s *Scene) load(m string, p lab.Pair) {
 func (s *Scene) Info() viz.Info { return lab.Info() }
 
 func (s *Scene) guarantee() privacy.Guarantee {
-	if s.mech == lab.Accel {
+	switch {
+	case s.mech == lab.Accel:
 		return accelLabParams().Guarantee(len(s.a), 1, 1)
+	case s.mech == lab.SGDSC && s.sc[0].Sample == nil:
+		// Prepared with the runs; the pairs are presets, so only a run
+		// that cannot be prepared leaves it so.
+		return privacy.Guarantee{Eps: scParams().Eps, Delta: scParams().Delta, Mode: privacy.Sound, Note: "not computed: the runs could not be prepared"}
+	case s.mech == lab.SGDSC:
+		return s.sc[0].Guarantee
 	}
 	return s.params().Guarantee(len(s.a), 1, 1)
 }
@@ -120,7 +163,21 @@ func (s *Scene) params() optim.OIRParams {
 // recompute redoes the exact law after any change and drops the audit.
 func (s *Scene) recompute() {
 	s.MC.Drop()
-	s.err, s.law = nil, audit.OIRLaw{}
+	s.err, s.law, s.sc = nil, audit.OIRLaw{}, [2]audit.DPSGDSCRuns{}
+	if s.mech == lab.SGDSC {
+		// Each phase's halting probability is exact, the answer sampled.
+		variant := s.mutant
+		if variant == audit.NoMutant {
+			variant = ""
+		}
+		for i, vals := range [][]float64{s.a, s.b} {
+			if s.sc[i], s.err = audit.SampleDPSGDSC(scParams(), dataset.Values(vals), variant); s.err != nil {
+				s.sc = [2]audit.DPSGDSCRuns{}
+				return
+			}
+		}
+		return
+	}
 	if s.mech != lab.OIR {
 		return
 	}
@@ -142,6 +199,9 @@ func (s *Scene) startMC() error {
 		}
 		return s.MC.Start(s.law.Sampler(s.params(), s.law.A), s.law.Sampler(s.params(), s.law.B), s.guarantee())
 	}
+	if s.mech == lab.SGDSC {
+		return s.MC.Start(s.sc[0].Sample, s.sc[1].Sample, s.guarantee())
+	}
 	p := accelLabParams()
 	run := func(d *dataset.Dataset) audit.Sampler {
 		return func(st *rng.Streams) ([]float64, error) {
@@ -156,8 +216,11 @@ func (s *Scene) startMC() error {
 func (s *Scene) Tick(float64) bool { return s.MC.Tick() }
 
 func (s *Scene) mutants() []string {
-	if s.mech == lab.Accel {
+	switch s.mech {
+	case lab.Accel:
 		return []string{audit.NoMutant}
+	case lab.SGDSC:
+		return append([]string{audit.NoMutant}, audit.ORMEMutantNames()...)
 	}
 	return append([]string{audit.NoMutant}, optim.OIRMutantNames()...)
 }
@@ -226,7 +289,23 @@ func (s *Scene) Readouts() []viz.Readout {
 				Text: format.Sprintf("%.4g against its budget ε_g = %.4g (Pr[pass] %.4g on A, %.4g on B)", l.GateLoss, l.GateBudget, l.A.PPass, l.B.PPass)})
 		return s.MC.Verdicts(r, l.Points, g)
 	}
+	if s.mech == lab.SGDSC {
+		r = append(r, viz.Readout{Name: "halt", Label: "Pr[each phase's gate halts it]", Value: math.Max(slices.Max(s.sc[0].Halts), slices.Max(s.sc[1].Halts)),
+			Text: scHaltText(s.sc) + "; a halted phase passes its start on, and a run whose every phase halted answers θ₀"})
+	}
 	return s.MC.Verdicts(r, nil, g)
+}
+
+// scHaltText lists each phase's exact halting probability on A and B.
+func scHaltText(sc [2]audit.DPSGDSCRuns) string {
+	side := func(h []float64) string {
+		out := make([]string, len(h))
+		for i, p := range h {
+			out[i] = audit.FormatProbability(p)
+		}
+		return strings.Join(out, ", ")
+	}
+	return format.Sprintf("phase by phase, %s on A and %s on B (exact, independent)", side(sc[0].Halts), side(sc[1].Halts))
 }
 
 // Guarantee is the audited mechanism's claim.
@@ -248,8 +327,14 @@ func (s *Scene) Draw(w, h float64) *viz.List {
 		return l
 	}
 	g := s.guarantee()
-	if s.mech == lab.Accel {
+	switch s.mech {
+	case lab.Accel:
 		y += l.TextIn(viz.Point{X: 20, Y: y}, w-40, "No closed form: the accelerated variant's checks see gradients at points the earlier noise chose. Press M to sample whole runs on both sides.", 13, viz.Ink, viz.Left)
+		s.MC.Draw(l, w, y+30, g.Eps, s.mutant)
+		return l
+	case lab.SGDSC:
+		text := format.Sprintf("No closed form for the localisation's answer; exact: Pr[a phase's gate halts it], %s. A halted phase passes its start on; a run halts (θ₀) only if every phase does. Press M to sample whole runs on both sides.", scHaltText(s.sc))
+		y += l.TextIn(viz.Point{X: 20, Y: y}, w-40, text, 13, viz.Ink, viz.Left)
 		s.MC.Draw(l, w, y+30, g.Eps, s.mutant)
 		return l
 	}

@@ -49,12 +49,11 @@ const (
 	ORME  = "orme"
 	Gate  = "orme-gate"
 	SGD   = "dp-sgd"
-	SGDSC = "dp-sgd-sc"
 	RSGD  = "robust-sgd"
 )
 
 // Mechs lists the mechanisms in menu order.
-var Mechs = []string{Del, AT, Gauss, ORME, Gate, SGD, SGDSC, RSGD}
+var Mechs = []string{Del, AT, Gauss, ORME, Gate, SGD, RSGD}
 
 // CrowdOf returns n users at one value.
 func CrowdOf(n int, v float64) []float64 {
@@ -119,16 +118,18 @@ func UnderAudit(g privacy.Guarantee, mutant string) privacy.Guarantee {
 	return g
 }
 
-// The audit lab's mechanisms from Lowy, Liu & Asi (2024). They live in a
-// scene of their own (package phasedlab), which the browser loads as a module of
+// The audit lab's mechanisms that run in phases: Lowy, Liu & Asi's (2024)
+// and Paper B's strongly convex localisation. They live in a scene of
+// their own (package phasedlab), which the browser loads as a module of
 // its own: the lab's first module has no room left for them.
 const (
 	OIR   = "outlier-iterate-removal"
 	Accel = "accelerated-outlier-removal"
+	SGDSC = "dp-sgd-sc"
 )
 
 // PhasedMechs are package phasedlab's mechanisms, in menu order.
-var PhasedMechs = []string{OIR, Accel}
+var PhasedMechs = []string{OIR, Accel, SGDSC}
 
 // AllMechs is the audit lab's whole menu, every scene's mechanisms.
 func AllMechs() []string {
