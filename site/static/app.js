@@ -256,7 +256,7 @@ const SMALL_DOT = 4; // radius in device pixels
 const SMALL_RING = 12; // outer radius in device pixels
 const SUB = 4; // mask positions per pixel and axis
 const dotLayer = {
-  open: false, img: null, u32: null, canvas: null, x0: 0, y0: 0, x1: 0, y1: 0, masks: new Map(),
+  open: false, img: null, u32: null, sheets: [], used: 0, x0: 0, y0: 0, x1: 0, y1: 0, masks: new Map(),
   // masksFor returns, for discs of radius R drawn at alpha, the reach of
   // their masks in whole pixels and one mask per position of the centre in
   // its pixel ((qx + ½)/SUB, (qy + ½)/SUB) at index qy·SUB + qx: the covered
@@ -313,19 +313,21 @@ const dotLayer = {
       }
     }
   },
-  // sheet returns the canvas a run of dots goes through, at least w × h.
-  // It is only as large as the runs it carries, not the figure: the figure
-  // still holds the last run's pixels until it is rasterised, so writing
-  // the sheet again in the same frame copies it first, and a full-size
-  // sheet copied three times a frame cost lesson 6 some 18 ms of its
-  // frame (software raster; 1280 × 900).
+  // sheet returns the canvas the frame's next run of dots goes through,
+  // at least w × h. The figure holds a run's pixels until it is
+  // rasterised, so a sheet written again in the same frame is copied
+  // first: one figure-sized sheet for lesson 6's three runs a frame cost
+  // some 18 ms of its frame (software raster; 1280 × 900). So each run of
+  // a frame has its own sheet (the first four; more share them), as large
+  // as the runs it has carried at its place in the frame.
   sheet(w, h) {
-    if (!this.canvas) this.canvas = document.createElement("canvas");
-    if (this.canvas.width < w || this.canvas.height < h) {
-      this.canvas.width = Math.max(w, this.canvas.width);
-      this.canvas.height = Math.max(h, this.canvas.height);
+    const i = this.used++ % 4;
+    const c = this.sheets[i] || (this.sheets[i] = document.createElement("canvas"));
+    if (c.width < w || c.height < h) {
+      c.width = Math.max(w, c.width);
+      c.height = Math.max(h, c.height);
     }
-    return this.canvas;
+    return c;
   },
   flush() {
     if (!this.open) return;
@@ -376,6 +378,7 @@ function paint(buf) {
   ctx.clearRect(0, 0, canvas.width, canvas.height);
   let off = 20;
   dotLayer.open = false;
+  dotLayer.used = 0;
   // g is where items are drawn: the canvas, or a layer being recorded;
   // skipping is set while a cached layer's items go by.
   let g = ctx, layer = null, skipping = false;

@@ -48,13 +48,7 @@ func TestPhasedLabMonteCarlo(t *testing.T) {
 	a := viz.NewApp(s)
 	for _, m := range []string{lab.OIR, lab.Accel} {
 		scenetest.MustSet(t, a, "mech", m)
-		scenetest.MustSet(t, a, "runs", "2000")
-		scenetest.MustSet(t, a, "monte-carlo", "")
-		for range 10_000 {
-			if !a.Tick(1.0 / 60) {
-				break
-			}
-		}
+		sample(t, a, "2000")
 		if r, ok := scenetest.Readout(a, "mc"); !ok || !strings.Contains(r.Text, "ε ≥") {
 			t.Errorf("%s: Monte Carlo readout %+v", m, r)
 		}
@@ -91,13 +85,7 @@ func TestPhasedLabLocalisation(t *testing.T) {
 		}
 		for _, mutant := range []string{"none", p.Catches} {
 			scenetest.MustSet(t, a, "mutant", mutant)
-			scenetest.MustSet(t, a, "runs", "100000")
-			scenetest.MustSet(t, a, "monte-carlo", "")
-			for range 100_000 {
-				if !a.Tick(1.0 / 60) {
-					break
-				}
-			}
+			sample(t, a, "100000")
 			r, _ := scenetest.Readout(a, "mc")
 			if caught := strings.Contains(r.Text, "violation"); caught != (mutant != "none") || !strings.Contains(r.Text, "ε ≥") {
 				t.Errorf("%s, %s: %q", p.Name, mutant, r.Text)
@@ -112,4 +100,18 @@ func TestPhasedLabLocalisation(t *testing.T) {
 	if err := b.Restore(state); err != nil || s2.mech != lab.SGDSC || s2.mutant != "no-gate" || s2.pair != "two-crowds" {
 		t.Errorf("restored %s/%s/%s from %q: %v", s2.mech, s2.pair, s2.mutant, state, err)
 	}
+}
+
+// sample runs a Monte Carlo audit of so many runs a side to its end, a
+// slice per tick.
+func sample(t *testing.T, a *viz.App, runs string) {
+	t.Helper()
+	scenetest.MustSet(t, a, "runs", runs)
+	scenetest.MustSet(t, a, "monte-carlo", "")
+	for range 1_000_000 {
+		if !a.Tick(1.0 / 60) {
+			return
+		}
+	}
+	t.Fatal("the audit did not end")
 }
