@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/viz"
 	"github.com/uldplab/uldp/viz/internal/scenetest"
 	"github.com/uldplab/uldp/viz/lessons/auditlab/internal/lab"
@@ -68,8 +69,11 @@ func TestPhasedLabDescribes(t *testing.T) {
 // crowds, none on one — and each preset pair passes with the real
 // mechanism and catches the variant it was built for. α = 10⁻³ per audit.
 func TestPhasedLabLocalisation(t *testing.T) {
-	a, _ := scenetest.Open(t, New())
+	a, s := scenetest.Open(t, New())
 	scenetest.MustSet(t, a, "mech", lab.SGDSC)
+	if s.Runs != 100_000 {
+		t.Errorf("the localisation's audit samples %d runs a side unless told: too few to refute ε = 8", s.Runs)
+	}
 	if g := a.Guarantee(); !g.Certified() || g.Eps != 8 || g.Delta != 0.1 || !strings.Contains(g.Note, "4 DP-SGD phases") {
 		t.Errorf("the localisation's promise at %d users: %+v", scUsers, g)
 	}
@@ -85,7 +89,7 @@ func TestPhasedLabLocalisation(t *testing.T) {
 		}
 		for _, mutant := range []string{"none", p.Catches} {
 			scenetest.MustSet(t, a, "mutant", mutant)
-			sample(t, a, "100000")
+			sample(t, a, format.Sprint(s.Runs))
 			r, _ := scenetest.Readout(a, "mc")
 			if caught := strings.Contains(r.Text, "violation"); caught != (mutant != "none") || !strings.Contains(r.Text, "ε ≥") {
 				t.Errorf("%s, %s: %q", p.Name, mutant, r.Text)
