@@ -36,10 +36,11 @@ type App struct {
 	// reduced caps playback at one step a second (the reader asked for
 	// reduced motion).
 	reduced bool
-	// certifyFor is the state the kept certify button was found for:
-	// Controls is asked every frame, and finding the nearest certified
-	// settings takes a search.
-	certifyFor string
+	// certifyFor is the scene's name and its controls' values when the
+	// kept certify button was found: Controls is asked every frame, and
+	// finding the nearest certified settings takes a search. Compared in
+	// place, a frame allocates nothing for it.
+	certifyFor []string
 	certifyCtl *Control
 }
 
@@ -178,17 +179,41 @@ const (
 	GroupGuarantee = "guarantee"
 )
 
+// sameSettings reports whether the scene and the values of its controls
+// cs are those the certify button was found for.
+func (a *App) sameSettings(cs []Control) bool {
+	k := 0
+	if len(a.certifyFor) == 0 || a.certifyFor[k] != a.Scene().Info().Name {
+		return false
+	}
+	for _, c := range cs {
+		if c.Kind == Button {
+			continue
+		}
+		if k++; k >= len(a.certifyFor) || a.certifyFor[k] != c.Value {
+			return false
+		}
+	}
+	return k == len(a.certifyFor)-1
+}
+
 // certify is the Certifier's button, disabled where it has the line only.
 // It waits while the lesson computes: the guarantee shown is then the last
 // run's, not the settings', and a click would restart the computation.
 func (a *App) certify(own []Control) (Control, bool) {
 	c, ok := a.Scene().(Certifier)
 	if !ok || a.computing() || !uncertified(a.Guarantee()) {
-		a.certifyFor = "" // found afresh for the next run shown
+		a.certifyFor = a.certifyFor[:0] // found afresh for the next run shown
 		return Control{}, false
 	}
-	if key := a.stateOf(own); key != a.certifyFor {
-		a.certifyFor, a.certifyCtl = key, nil
+	if !a.sameSettings(own) {
+		a.certifyFor = append(a.certifyFor[:0], a.Scene().Info().Name)
+		for _, c := range own {
+			if c.Kind != Button {
+				a.certifyFor = append(a.certifyFor, c.Value)
+			}
+		}
+		a.certifyCtl = nil
 		if why, settings, ok := c.Certify(); ok {
 			a.certifyCtl = &Control{Name: CtlCertify, Label: "use the nearest certified settings", Kind: Button, Help: why,
 				Group: GroupGuarantee, Disabled: len(settings) == 0}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // NiceTicks returns about n round tick values (1, 2 or 5 × 10^k apart)
@@ -41,7 +42,10 @@ func TickLabel(v float64) string {
 func Wrap(s string, n int) []string {
 	n = max(n, 10)
 	var lines []string
-	var cur []rune
+	// The line so far, in bytes and in runes: figures wrap their texts
+	// every frame, so a word costs no allocation, a line one.
+	var cur []byte
+	runes := 0
 	// Words split at runs of spaces by hand: strings.Fields would add 4 KB
 	// to every lesson module.
 	for rest := strings.TrimSpace(s); rest != ""; rest = strings.TrimLeft(rest, " \t\n") {
@@ -51,17 +55,17 @@ func Wrap(s string, n int) []string {
 		} else {
 			rest = ""
 		}
-		wr := []rune(word)
-		if len(cur) > 0 && len(cur)+1+len(wr) > n {
+		wn := utf8.RuneCountInString(word)
+		if runes > 0 && runes+1+wn > n {
 			lines = append(lines, string(cur))
-			cur = nil
+			cur, runes = cur[:0], 0
 		}
-		if len(cur) > 0 {
-			cur = append(cur, ' ')
+		if runes > 0 {
+			cur, runes = append(cur, ' '), runes+1
 		}
-		cur = append(cur, wr...)
+		cur, runes = append(cur, word...), runes+wn
 	}
-	if len(cur) > 0 {
+	if runes > 0 {
 		lines = append(lines, string(cur))
 	}
 	return lines
