@@ -512,3 +512,17 @@ func TestDPSGDLocalisationRefusesFewUsers(t *testing.T) {
 		t.Errorf("n = 20, m = 50: %v (n now %d)", err, s.n)
 	}
 }
+
+// The certify line is found again when the settings change (the app keeps
+// it while they stay the same, and compares them every frame).
+func TestDPSGDCertifyLineFollowsTheSettings(t *testing.T) {
+	a, _ := scenetest.Open(t, New())
+	first := scenetest.Control(a, viz.CtlCertify).Help
+	scenetest.MustSet(t, a, "eps", "4")
+	second := scenetest.Control(a, viz.CtlCertify).Help
+	scenetest.MustSet(t, a, "algo", algoLocal)
+	third := scenetest.Control(a, viz.CtlCertify).Help
+	if !strings.Contains(first, "from 890 users") || second == first || !strings.Contains(third, "no localisation") {
+		t.Errorf("certify lines:\n%s\n%s\n%s", first, second, third)
+	}
+}
