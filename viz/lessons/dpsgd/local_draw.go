@@ -9,14 +9,15 @@ import (
 )
 
 // drawLocal draws the localisation at a: each finished phase's running
-// average and its answer θ̂_i; the phase shown with the proof's ball of
-// radius R̂_i around its start, its iterates and its step.
+// average and its answer θ̂_i; the phase shown with the circle of radius
+// R̂_i around its start, its iterates and its step.
 func (s *Scene) drawLocal(l *viz.List, a localAt) {
 	c := s.cam
 	labels := figure.Labels{L: l}
 	ph := &s.sc.Phases[a.phase]
-	// The ball first, under the paths: where the proof puts θ* from the
-	// phase's start. Wider than the figure it says so in the strip.
+	// The circle first, under the paths: the proof bounds the expected
+	// squared distance from the phase's start to θ* by R̂_i². Wider than
+	// the figure, the strip says so instead.
 	st := c.ToScreen(ph.Start[0], ph.Start[1])
 	if r := ph.RHat * c.Scale; r < 1.5*math.Max(c.W, c.H) {
 		l.Circle(st, r, viz.Style{Stroke: viz.Green, Width: 1.5, Dashed: true}, 0)
