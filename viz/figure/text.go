@@ -16,6 +16,15 @@ func ZoomLabel(x float64) string {
 	return format.Sprintf("×%.2g", x)
 }
 
+// Subscript writes i with subscript digits: θ̂ plus Subscript(2) is θ̂₂.
+func Subscript(i int) string {
+	var out []rune
+	for _, d := range strconv.Itoa(i) {
+		out = append(out, '₀'+d-'0')
+	}
+	return string(out)
+}
+
 // Reset readies l for a w × h frame and reports whether the run the
 // figure shows worked: when err is not nil it writes "Cannot run: " and
 // the error across the frame, and the scene draws nothing else.

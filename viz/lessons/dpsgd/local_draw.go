@@ -49,7 +49,7 @@ func (s *Scene) drawLocal(l *viz.List, a localAt) {
 	for i := a.done - 1; i >= 0; i-- {
 		p := &s.sc.Phases[i]
 		at := c.ToScreen(p.Theta[0], p.Theta[1])
-		name := format.Sprintf("θ̂%s", subscript(p.I))
+		name := format.Sprintf("θ̂%s", figure.Subscript(p.I))
 		if i == len(s.sc.Phases)-1 {
 			name = "θ̂ (the answer)"
 		}
@@ -58,15 +58,6 @@ func (s *Scene) drawLocal(l *viz.List, a localAt) {
 	if h := ph.Halted; h > 0 && a.ended {
 		l.Text(viz.Point{X: c.X0 + c.W/2, Y: c.Y0 + c.H - 8}, format.Sprintf("phase %d halted at step %d → its answer is its start", ph.I, h), 13, viz.Vermillion, viz.Centre)
 	}
-}
-
-// subscript writes a phase number as subscript digits.
-func subscript(i int) string {
-	var out []rune
-	for _, d := range format.Sprint(i) {
-		out = append(out, '₀'+d-'0')
-	}
-	return string(out)
 }
 
 // stripBar is the strip's bar height; a strip is its title, a gap of 4

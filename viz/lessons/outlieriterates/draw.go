@@ -239,7 +239,7 @@ func (s *Scene) drawTrail(l *viz.List, pts [][]float64) {
 		l.Circle(p, 4, viz.Style{Fill: viz.Ink}, 0)
 	}
 	for i := len(pts) - 1; i >= 0; i-- {
-		label, p := "x"+subscript(i), at[i]
+		label, p := "x"+figure.Subscript(i), at[i]
 		if beyond[i] {
 			label += " beyond the view"
 		}
@@ -271,15 +271,6 @@ func (s *Scene) oirTrail(a oirAt) [][]float64 {
 		}
 	}
 	return pts
-}
-
-// subscript writes i with subscript digits.
-func subscript(i int) string {
-	var out []rune
-	for _, d := range format.Sprintf("%d", i) {
-		out = append(out, '₀'+d-'0')
-	}
-	return string(out)
 }
 
 // drawPhase draws the shown phase through camera c: its start, the paths
