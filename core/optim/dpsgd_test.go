@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -571,6 +572,20 @@ func TestDPSGDSCRecordsPhases(t *testing.T) {
 	}
 	if !slices.Equal(res.Theta, plain.Theta) {
 		t.Errorf("recorded θ̂ %v, unrecorded %v", res.Theta, plain.Theta)
+	}
+	for _, mode := range []privacy.Mode{privacy.NonPrivate, privacy.Paper, privacy.Sound} {
+		q := p
+		q.Mode = mode
+		run, _, err := DPSGDSC(context.Background(), q, data, rng.New(3), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g, err := q.Promise(64, 4, 2); err != nil || !reflect.DeepEqual(g, run.Guarantee) {
+			t.Errorf("%v: promised before the run %+v (%v), the run's %+v", mode, g, err, run.Guarantee)
+		}
+	}
+	if _, err := p.Promise(15, 4, 2); err == nil || !strings.Contains(err.Error(), "bring 16 users or more") {
+		t.Errorf("15 users: %v", err)
 	}
 	var kinds []trace.Kind
 	for _, st := range tr.Steps {

@@ -127,21 +127,51 @@ func (p DPSGDSCParams) Split(data *dataset.Dataset) ([]DPSGDSCPhase, []*dataset.
 		return nil, nil, format.Errorf("users hold different numbers of items: DP-SGD needs the same m for every user")
 	}
 	n := data.N()
-	plan := p.Plan(n, m, data.Dim)
-	if plan[0].Users < 2 {
-		// DP-SGD's concentration score compares users: a group needs two.
-		return nil, nil, format.Errorf("%d users cannot be split into %d halving groups: the first would hold %d, and each phase's DP-SGD needs at least 2; bring %d users or more", n, len(plan), plan[0].Users, scUsersNeeded(n, m))
+	plan, err := p.plan(n, m, data.Dim)
+	if err != nil {
+		return nil, nil, err
 	}
 	groups := make([]*dataset.Dataset, len(plan))
 	lo := 0
 	for i, ph := range plan {
-		var err error
 		if groups[i], err = data.Delete(outside(n, lo, lo+ph.Users)...); err != nil {
 			return nil, nil, err
 		}
 		lo += ph.Users
 	}
 	return plan, groups, nil
+}
+
+// plan is Plan for n users, refused when the first group cannot run.
+func (p DPSGDSCParams) plan(n, m, d int) ([]DPSGDSCPhase, error) {
+	plan := p.Plan(n, m, d)
+	if plan[0].Users < 2 {
+		// DP-SGD's concentration score compares users: a group needs two.
+		return nil, format.Errorf("%d users cannot be split into %d halving groups: the first would hold %d, and each phase's DP-SGD needs at least 2; bring %d users or more", n, len(plan), plan[0].Users, scUsersNeeded(n, m))
+	}
+	return plan, nil
+}
+
+// Promise checks the run's phases on n users of m items in d dimensions
+// as the run would, before any data, and returns what the run promises.
+func (p DPSGDSCParams) Promise(n, m, d int) (privacy.Guarantee, error) {
+	plan, err := p.plan(n, m, d)
+	if err != nil {
+		return privacy.Guarantee{}, err
+	}
+	g := make([]privacy.Guarantee, len(plan))
+	for i := range plan {
+		q := p.PhaseParams(&plan[i], m, d)
+		if err := q.Validate(d); err != nil {
+			return privacy.Guarantee{}, format.Errorf("phase %d: %w", i+1, err)
+		}
+		c, err := q.ORME(plan[i].Users, m, d).Calibrate(plan[i].Users)
+		if err != nil {
+			return privacy.Guarantee{}, format.Errorf("phase %d: %w", i+1, err)
+		}
+		g[i] = q.Guarantee(c)
+	}
+	return p.Guarantee(g), nil
 }
 
 // PhaseParams sets ph's settings, Theorem 4.1's for R̂_i and n_i users of

@@ -39,7 +39,7 @@ func (s *Scene) localParams() optim.DPSGDSCParams {
 // localCheck refuses settings whose phases cannot run: too few users for
 // the halving groups, or a phase's DP-SGD or ORME refusing its settings.
 func (s *Scene) localCheck() error {
-	_, err := localPhases(s.localParams(), s.n, s.m)
+	_, err := s.localParams().Promise(s.n, s.m, 2)
 	return err
 }
 
@@ -48,30 +48,8 @@ func (s *Scene) localCheck() error {
 func (s *Scene) localCertified(n int) bool {
 	p := s.localParams()
 	p.Mode = privacy.Sound
-	g, err := localPhases(p, n, s.m)
-	return err == nil && p.Guarantee(g).Certified()
-}
-
-// localPhases checks p's phases on n users of m items in the plane, as
-// the run would, and returns each phase's promise.
-func localPhases(p optim.DPSGDSCParams, n, m int) ([]privacy.Guarantee, error) {
-	plan := p.Plan(n, m, 2)
-	if plan[0].Users < 2 {
-		return nil, format.Errorf("%d users of %d items make %d phases, the first on %d users: each phase's DP-SGD compares users and needs 2; bring more users or fewer items", n, m, len(plan), plan[0].Users)
-	}
-	g := make([]privacy.Guarantee, len(plan))
-	for i := range plan {
-		q := p.PhaseParams(&plan[i], m, 2)
-		if err := q.Validate(2); err != nil {
-			return nil, format.Errorf("phase %d: %w", i+1, err)
-		}
-		c, err := q.ORME(plan[i].Users, m, 2).Calibrate(plan[i].Users)
-		if err != nil {
-			return nil, format.Errorf("phase %d: %w", i+1, err)
-		}
-		g[i] = q.Guarantee(c)
-	}
-	return g, nil
+	g, err := p.Promise(n, s.m, 2)
+	return err == nil && g.Certified()
 }
 
 // itemMean is the squared loss's minimiser over the disk of radius r: the

@@ -1,7 +1,8 @@
 // Package dpsgd is lesson 6, user-level DP-SGD: Paper B's DP-SGD with
 // smoothed user gradients, one private outlier-removal mean per step and a
 // projected step, beside a Gaussian baseline; and its strongly convex
-// localisation, DP-SGD in phases on fresh users in shrinking balls.
+// localisation, DP-SGD in phases on fresh groups of users, each from the
+// last one's answer.
 package dpsgd
 
 import (
@@ -49,7 +50,7 @@ type Scene struct {
 	base     optim.DPSGDResult
 	sc       optim.DPSGDSCResult // the localisation's run (algoLocal)
 	settings optim.DPSGDSettings
-	best     []float64 // the non-private geometric median in Θ
+	best     []float64 // the loss's minimiser in Θ: the geometric median, or the localisation's items' mean
 	heat     []float64 // the loss on the grid, per dataset
 	excess   [2]float64
 	err      error

@@ -508,7 +508,7 @@ func TestDPSGDLocalisationRefusesFewUsers(t *testing.T) {
 	a, s := scenetest.Open(t, New(), [2]string{"algo", algoLocal})
 	scenetest.MustSet(t, a, "m", "50")
 	err := a.Set("n", "20")
-	if err == nil || !strings.Contains(err.Error(), "bring more users") || s.n != 300 {
+	if err == nil || !strings.Contains(err.Error(), "bring 32 users or more") || s.n != 300 {
 		t.Errorf("n = 20, m = 50: %v (n now %d)", err, s.n)
 	}
 }
