@@ -385,13 +385,8 @@ func (s *Scene) laws() (mech.DelLaw, mech.DelLaw, error) {
 	return la, lb, nil
 }
 
-// variant is the ORME variant under audit ("" for the real mechanism).
-func (s *Scene) variant() string {
-	if s.mutant == audit.NoMutant {
-		return ""
-	}
-	return s.mutant
-}
+// variant is the variant under audit ("" for the real mechanism).
+func (s *Scene) variant() string { return lab.Variant(s.mutant) }
 
 // gateScores turns the bars (scores minus the threshold) into scores.
 func gateScores(rel []float64) []float64 {

@@ -176,12 +176,8 @@ func (s *Scene) recompute() {
 	s.err, s.law, s.sc = nil, audit.OIRLaw{}, [2]audit.DPSGDSCRuns{}
 	if s.mech == lab.SGDSC {
 		// Each phase's halting probability is exact, the answer sampled.
-		variant := s.mutant
-		if variant == audit.NoMutant {
-			variant = ""
-		}
 		for i, vals := range [][]float64{s.a, s.b} {
-			if s.sc[i], s.err = audit.SampleDPSGDSC(scParams(), dataset.Values(vals), variant); s.err != nil {
+			if s.sc[i], s.err = audit.SampleDPSGDSC(scParams(), dataset.Values(vals), lab.Variant(s.mutant)); s.err != nil {
 				s.sc = [2]audit.DPSGDSCRuns{}
 				return
 			}

@@ -107,6 +107,15 @@ func Info() viz.Info {
 		Summary: "Does the code keep its promise? Exact δ(ε) and Monte Carlo audits of a neighbouring pair, with broken variants to catch."}
 }
 
+// Variant is the name the audit package takes for the broken variant
+// mutant: "" for the real mechanism (the menu's audit.NoMutant).
+func Variant(mutant string) string {
+	if mutant == audit.NoMutant {
+		return ""
+	}
+	return mutant
+}
+
 // UnderAudit is the claim g of a mechanism as the lab shows it with the
 // broken variant mutant under audit: the real mechanism's, which the
 // variant does not inherit.
