@@ -2,7 +2,6 @@ package dpsgd
 
 import (
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/uldplab/uldp/core/cancel"
@@ -86,10 +85,7 @@ func (s *Scene) runLocal(ctx cancel.Context, progress func(done, total int64)) {
 			return nil, err
 		}
 		s.sc = res
-		tr.Steps = slices.DeleteFunc(tr.Steps, func(x trace.Step) bool {
-			return x.Kind != optim.KindSGDStep && x.Kind != optim.KindSCPhase
-		})
-		return tr, nil
+		return only(tr, optim.KindSGDStep, optim.KindSCPhase), nil
 	}
 	st, err := trace.NewStepper(ctx, run, s.data, rng.New(s.seed))
 	if s.err = err; err != nil {

@@ -206,12 +206,7 @@ func (s *Scene) rerun(ctx cancel.Context, p optim.DPSGDParams, progress func(don
 			return nil, err
 		}
 		s.res = res
-		// One stepper step per SGD step: ORME's inner steps live in each
-		// step's story, shown in the inset.
-		tr.Steps = slices.DeleteFunc(tr.Steps, func(x trace.Step) bool {
-			return x.Kind != optim.KindSGDStep && x.Kind != optim.KindSGDDone
-		})
-		return tr, nil
+		return only(tr, optim.KindSGDStep, optim.KindSGDDone), nil
 	}
 	st, err := trace.NewStepper(ctx, run, s.data, rng.New(s.seed))
 	s.err = err
@@ -242,6 +237,14 @@ func (s *Scene) show(st *trace.Stepper) {
 		_ = st.Seek(min(old.Pos(), st.Len()))
 	}
 	s.player.Load(st)
+}
+
+// only keeps tr's steps of the given kinds: one stepper step per SGD step
+// (and per phase), ORME's inner steps living in each step's story, shown
+// in the inset.
+func only(tr *trace.Trace, kinds ...trace.Kind) *trace.Trace {
+	tr.Steps = slices.DeleteFunc(tr.Steps, func(x trace.Step) bool { return !slices.Contains(kinds, x.Kind) })
+	return tr
 }
 
 // runParams sets s.settings from Theorem 4.1 and returns the run's
