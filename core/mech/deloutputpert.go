@@ -436,7 +436,7 @@ func DelOutputPert(ctx cancel.Context, p DelParams, data *dataset.Dataset, strea
 	if err := p.Validate(); err != nil {
 		return DelResult{}, nil, err
 	}
-	res := DelResult{Guarantee: p.guarantee(data.N())}
+	res := DelResult{Guarantee: p.Guarantee(data.N())}
 	if p.Mode == privacy.NonPrivate {
 		f, _, err := p.released(data)
 		if err != nil {
@@ -535,9 +535,11 @@ func (law DelLaw) Sampler(epsBar float64, dim int) (func(streams *rng.Streams) (
 	}, nil
 }
 
-// guarantee is (ε, δ)-DP by Thm 3.3 when the Gaussian step's lemma applies
-// (ε̄ < 1) and the deletions leave users (n ≥ 4κ+2).
-func (p DelParams) guarantee(n int) privacy.Guarantee {
+// Guarantee is the claim of a run on n users: (ε, δ)-DP by Thm 3.3 when
+// the Gaussian step's lemma applies (ε̄ < 1) and the deletions leave
+// users (n ≥ 4κ+2). The audit lab shows it for settings it audits outside
+// the proof.
+func (p DelParams) Guarantee(n int) privacy.Guarantee {
 	if p.Mode == privacy.NonPrivate {
 		return privacy.Guarantee{Eps: math.Inf(1), Mode: p.Mode, Note: "non-private: f(x) released exactly"}
 	}

@@ -268,10 +268,10 @@ func TestDelOutputPertTeachingKappa(t *testing.T) {
 			t.Errorf("κ = %d by hand: calibration κ = %d, σ = %.17g, want σ = %.17g", c.kappa, cal.Kappa, cal.Scale, c.sigma)
 		}
 		n := 4*c.kappa + 2 // the deletions' own requirement, met exactly
-		if g := p.guarantee(n); g.Certified() != c.certified {
+		if g := p.Guarantee(n); g.Certified() != c.certified {
 			t.Errorf("κ = %d by hand, n = %d: certified %v, want %v (unmet: %v)", c.kappa, n, g.Certified(), c.certified, g.Unmet())
 		}
-		if g := p.guarantee(n - 1); g.Certified() {
+		if g := p.Guarantee(n - 1); g.Certified() {
 			t.Errorf("κ = %d by hand, n = 4κ+1: certified", c.kappa)
 		}
 		// A run draws R1 from TDLap with that κ and releases with that σ.

@@ -565,3 +565,36 @@ func noCollisions(t *testing.T, a *viz.App, what string) {
 		}
 	}
 }
+
+// The lab opens on DelOutputPert at ε = 8, outside its proof (ε̄ = 4 ≥ 1):
+// its claim says so, as lessons 2 and 4 do at such settings, and the
+// line saying why holds — κ = 3 and 14 users per pair, which ε < 2 would
+// not allow. A broken variant's claim speaks for itself.
+func TestAuditLabSaysWhyItAuditsOutsideTheProof(t *testing.T) {
+	a, s := scenetest.Open(t, New())
+	g := a.Guarantee()
+	if g.Certified() || len(g.Unmet()) != 1 || !strings.Contains(g.Unmet()[0].What, "ε̄ = ε/2 < 1") {
+		t.Fatalf("DelOutputPert at ε = 8 claims %+v; want NOT certified for ε̄ alone", g)
+	}
+	why, settings, ok := s.Certify()
+	if !ok || settings != nil || !strings.Contains(why, "outside its proof") {
+		t.Errorf("Certify() = %q, %v, %v", why, settings, ok)
+	}
+	cal, err := s.del.DelCalibration()
+	if err != nil || cal.Kappa != 3 || len(s.a) != 4*3+2 || len(s.b) != len(s.a) {
+		t.Errorf("the line says κ = 3 and 14 users; κ = %d (%v), %d and %d users", cal.Kappa, err, len(s.a), len(s.b))
+	}
+	below := s.del
+	below.Eps = 1.99
+	if cal, _ := below.DelCalibration(); 4*cal.Kappa+2 <= len(s.a) {
+		t.Errorf("at ε = 1.99, κ = %d would suffice for the pairs' %d users: the lab could audit within the proof", cal.Kappa, len(s.a))
+	}
+	scenetest.MustSet(t, a, "mutant", labPairs()[lab.Del][0].Catches)
+	if _, _, ok := s.Certify(); ok {
+		t.Error("a broken variant's claim got the real mechanism's line")
+	}
+	scenetest.MustSet(t, a, "mech", lab.AT)
+	if g := a.Guarantee(); !g.Certified() {
+		t.Errorf("AboveThreshold's claim: %v", g.Unmet())
+	}
+}
