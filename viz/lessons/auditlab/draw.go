@@ -2,7 +2,6 @@ package auditlab
 
 import (
 	"math"
-	"slices"
 
 	"github.com/uldplab/uldp/core/audit"
 	"github.com/uldplab/uldp/core/format"
@@ -53,78 +52,18 @@ func (s *Scene) Draw(w, h float64) *viz.List {
 		y += l.Text(viz.Point{X: 20, Y: y}, hint, 11, viz.Muted, viz.Left)
 	}
 	caption := figure.ProfileCaption("A vs B", "B vs A")
-	top := math.Max(230, y+16+l.TextHeight(viz.Point{X: 60}, 0, caption, 12, viz.Left))
-	// Room below the profile for the Monte Carlo text, which a narrow
-	// figure wraps onto more lines.
-	ph := math.Max(h-top-54-math.Max(s.MC.Height(l, g.Eps, s.mutant), 36), 80)
-	if area := (figure.Plot{X0: 60, Y0: top, W: w - 120, H: ph}); sampled(s.mech) {
-		s.drawSampled(l, area)
+	area := s.MC.PlotBelow(l, w, h, y, caption, g.Eps, s.mutant)
+	if sampled(s.mech) {
+		caption := "sampled answers, projected on the audit's direction u: A (blue bars), B (orange outline); halted runs (θ₀) at the left"
+		if s.mech == lab.RSGD {
+			caption = "sampled answers: A (blue bars), B (orange outline); a halted run answers x₀ plus the same noise, so it is among them"
+		}
+		s.MC.DrawSampled(l, area, caption)
 	} else {
 		figure.Profile(l, area, s.points, g.Eps, g.Delta, caption)
 	}
-	s.MC.Draw(l, w, top+ph+40, s.guarantee().Eps, s.mutant)
+	s.MC.Draw(l, w, area.Y0+area.H+40, g.Eps, s.mutant)
 	return l
-}
-
-// drawSampled draws what the Monte Carlo audit has sampled so far,
-// projected on its direction: A's answers as blue bars, B's as an orange
-// outline, and runs that halted (or released ⊥) in a pair of bars of their
-// own at the left. Bars are fractions of each side's runs.
-func (s *Scene) drawSampled(l *viz.List, p figure.Plot) {
-	pa, pb, ha, hb := s.MC.Projections()
-	if len(pa)+len(pb)+ha+hb == 0 {
-		l.Text(viz.Point{X: p.X0, Y: p.Y0 + p.H/2}, "No exact profile to draw: run the Monte Carlo audit (M) to see both sides' answers here.", 12, viz.Muted, viz.Left)
-		return
-	}
-	caption := "sampled answers, projected on the audit's direction u: A (blue bars), B (orange outline); halted runs (θ₀) at the left"
-	if s.mech == lab.RSGD {
-		caption = "sampled answers: A (blue bars), B (orange outline); a halted run answers x₀ plus the same noise, so it is among them"
-	}
-	l.Text(viz.Point{X: p.X0, Y: p.Y0 - 8}, caption, 12, viz.Ink, viz.Left)
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, xs := range [][]float64{pa, pb} {
-		for _, v := range xs {
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
-		}
-	}
-	if !(hi > lo) { // one value, or none
-		lo, hi = math.Min(lo, 0)-1, math.Max(hi, 0)+1
-	}
-	const bins, atomW = 40, 50.0
-	bw := (p.W - atomW - 10) / bins
-	hist := func(xs []float64, halted int) ([]float64, float64) {
-		runs := float64(max(len(xs)+halted, 1))
-		out := make([]float64, bins)
-		for _, v := range xs {
-			out[min(int((v-lo)/(hi-lo)*bins), bins-1)] += 1 / runs
-		}
-		return out, float64(halted) / runs
-	}
-	fa, atomA := hist(pa, ha)
-	fb, atomB := hist(pb, hb)
-	top := math.Max(slices.Max(fa), slices.Max(fb))
-	top = math.Max(top, math.Max(atomA, atomB))
-	base := p.Y0 + p.H
-	yOf := func(f float64) float64 { return base - p.H*f/top }
-	l.Rect(viz.Point{X: p.X0, Y: yOf(atomA)}, viz.Point{X: p.X0 + atomW/2 - 2, Y: base}, viz.Style{Fill: viz.Blue}, 0)
-	l.Rect(viz.Point{X: p.X0 + atomW/2, Y: yOf(atomB)}, viz.Point{X: p.X0 + atomW - 2, Y: base}, viz.Style{Stroke: viz.Orange, Width: 2}, 0)
-	l.Text(viz.Point{X: p.X0 + atomW/2, Y: base + 12}, "θ₀", 10, viz.Muted, viz.Centre)
-	x0 := p.X0 + atomW + 10
-	xOf := func(v float64) float64 { return x0 + (v-lo)/(hi-lo)*bins*bw }
-	l.Line(viz.Point{X: x0, Y: base}, viz.Point{X: x0 + bins*bw, Y: base}, viz.Style{Stroke: viz.Muted, Width: 1})
-	outline := []viz.Point{{X: x0, Y: base}}
-	for i := range bins {
-		left, right := x0+float64(i)*bw, x0+float64(i+1)*bw
-		if fa[i] > 0 {
-			l.Rect(viz.Point{X: left, Y: yOf(fa[i])}, viz.Point{X: right, Y: base}, viz.Style{Fill: viz.Blue}, 0)
-		}
-		outline = append(outline, viz.Point{X: left, Y: yOf(fb[i])}, viz.Point{X: right, Y: yOf(fb[i])})
-	}
-	l.Polyline(append(outline, viz.Point{X: x0 + bins*bw, Y: base}), viz.Style{Stroke: viz.Orange, Width: 2})
-	for _, t := range viz.NiceTicks(lo, hi, 6) {
-		l.Text(viz.Point{X: xOf(t), Y: base + 12}, viz.TickLabel(t), 10, viz.Muted, viz.Centre)
-	}
-	l.Text(viz.Point{X: x0 + bins*bw, Y: base + 24}, "⟨θ̂, u⟩", 11, viz.Muted, viz.Right)
 }
 
 // drawRSGDTest states robust SGD's exact part, its test's law, with the

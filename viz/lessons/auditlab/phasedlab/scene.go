@@ -337,12 +337,12 @@ func (s *Scene) Draw(w, h float64) *viz.List {
 	switch s.mech {
 	case lab.Accel:
 		y += l.TextIn(viz.Point{X: 20, Y: y}, w-40, "No closed form: the accelerated variant's checks see gradients at points the earlier noise chose. Press M to sample whole runs on both sides.", 13, viz.Ink, viz.Left)
-		s.MC.Draw(l, w, y+30, g.Eps, s.mutant)
+		s.drawSampled(l, w, h, y, "sampled answers, projected on the audit's direction u: A (blue bars), B (orange outline)")
 		return l
 	case lab.SGDSC:
 		text := format.Sprintf("No closed form for the localisation's answer; exact: Pr[a phase's gate halts it], %s. A halted phase passes its start on; a run halts (θ₀) only if every phase does. Press M to sample whole runs on both sides.", scHaltText(s.sc))
 		y += l.TextIn(viz.Point{X: 20, Y: y}, w-40, text, 13, viz.Ink, viz.Left)
-		s.MC.Draw(l, w, y+30, g.Eps, s.mutant)
+		s.drawSampled(l, w, h, y, "sampled answers, projected on the audit's direction u: A (blue bars), B (orange outline); runs that every phase halted (θ₀) at the left")
 		return l
 	}
 	law := s.law
@@ -363,15 +363,21 @@ func (s *Scene) Draw(w, h float64) *viz.List {
 	}
 	y += l.TextIn(viz.Point{X: 20, Y: y}, w-40, text, 14, col, viz.Left)
 	caption := figure.ProfileCaption("A vs B", "B vs A")
-	top := math.Max(230, y+16+l.TextHeight(viz.Point{X: 60}, 0, caption, 12, viz.Left))
-	// Room below the profile for the Monte Carlo text, which a narrow
-	// figure wraps onto more lines.
-	ph := math.Max(h-top-54-math.Max(s.MC.Height(l, g.Eps, s.mutant), 36), 80)
+	area := s.MC.PlotBelow(l, w, h, y, caption, g.Eps, s.mutant)
 	if len(law.Points) > 0 {
-		figure.Profile(l, figure.Plot{X0: 60, Y0: top, W: w - 120, H: ph}, law.Points, g.Eps, g.Delta, caption)
+		figure.Profile(l, area, law.Points, g.Eps, g.Delta, caption)
 	}
-	s.MC.Draw(l, w, top+ph+40, g.Eps, s.mutant)
+	s.MC.Draw(l, w, area.Y0+area.H+40, g.Eps, s.mutant)
 	return l
+}
+
+// drawSampled draws, below text ending at y, the answers the Monte Carlo
+// audit has sampled, where an exact law has no closed form, then its text.
+func (s *Scene) drawSampled(l *viz.List, w, h, y float64, caption string) {
+	eps := s.guarantee().Eps
+	area := s.MC.PlotBelow(l, w, h, y, caption, eps, s.mutant)
+	s.MC.DrawSampled(l, area, caption)
+	s.MC.Draw(l, w, area.Y0+area.H+40, eps, s.mutant)
 }
 
 // Describe says what the lab audits and what it found.

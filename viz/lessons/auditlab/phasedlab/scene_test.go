@@ -53,6 +53,9 @@ func TestPhasedLabMonteCarlo(t *testing.T) {
 		if r, ok := scenetest.Readout(a, "mc"); !ok || !strings.Contains(r.Text, "ε ≥") {
 			t.Errorf("%s: Monte Carlo readout %+v", m, r)
 		}
+		if n := blueBars(scenetest.Frame(a)); m == lab.Accel && n < 3 {
+			t.Errorf("%s: the figure draws %d bars of sampled answers", m, n)
+		}
 	}
 }
 
@@ -96,8 +99,17 @@ func TestPhasedLabLocalisation(t *testing.T) {
 			}
 		}
 	}
-	if l := scenetest.Frame(a); !scenetest.HasText(l, "Pr[a phase's gate halts it]") {
+	l := scenetest.Frame(a)
+	if !scenetest.HasText(l, "Pr[a phase's gate halts it]") {
 		t.Error("the figure does not say which probabilities are exact")
+	}
+	// The broken variant's answers, sampled, show as a histogram beside
+	// the real one's words: the first module drew one, this one did not.
+	if !scenetest.HasText(l, "runs that every phase halted (θ₀) at the left") || blueBars(l) < 3 {
+		t.Errorf("the figure draws %d bars of sampled answers", blueBars(l))
+	}
+	if !scenetest.HasText(l, "the event that tells A from B best") || !scenetest.HasText(l, "an answer o projected on the direction u") {
+		t.Error("the figure names the audit's worst event without saying what it is")
 	}
 	state := a.State()
 	b, s2 := scenetest.Open(t, New())
@@ -118,4 +130,15 @@ func sample(t *testing.T, a *viz.App, runs string) {
 		}
 	}
 	t.Fatal("the audit did not end")
+}
+
+// blueBars counts the filled bars of A's sampled answers in l.
+func blueBars(l *viz.List) int {
+	n := 0
+	for _, it := range l.Items {
+		if it.Kind == viz.Rect && it.Style.Fill == viz.Blue {
+			n++
+		}
+	}
+	return n
 }

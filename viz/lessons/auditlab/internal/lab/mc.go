@@ -2,11 +2,14 @@ package lab
 
 import (
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/uldplab/uldp/core/audit"
 	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/figure"
 )
 
 // MC is an audit's Monte Carlo run: both sides sampled in the
@@ -186,8 +189,11 @@ func (m *MC) lines(claimed float64, mutant string) []mcLine {
 	if r.Verdict == "violation" {
 		col = viz.Vermillion
 	}
-	out := []mcLine{{format.Sprintf("Monte Carlo, %d runs per side: ε ≥ %.3g with probability ≥ 0.999 (claimed %g) — %s; worst event %s: %.4g vs %.4g",
+	out := []mcLine{{format.Sprintf("Monte Carlo, %d runs per side: ε ≥ %.3g with probability ≥ 0.999 (claimed %g) — %s; the event that tells A from B best, “%s”, happened in %.4g of A's runs and %.4g of B's",
 		r.Runs, r.EpsLower, claimed, r.Verdict, r.Worst.Name, r.Worst.PA, r.Worst.PB), col}}
+	if strings.Contains(r.Worst.Name, "⟨o,u⟩") {
+		out = append(out, mcLine{"(⟨o,u⟩: an answer o projected on the direction u from A's mean answer to B's, compared with a threshold)", viz.Muted})
+	}
 	if note := reachNote(r, claimed); note != "" {
 		out = append(out, mcLine{"Beware" + note, viz.Vermillion})
 	}
@@ -226,4 +232,70 @@ func (m *MC) Draw(l *viz.List, w, y, claimed float64, mutant string) {
 	for _, ln := range m.lines(claimed, mutant) {
 		y += l.Text(viz.Point{X: 20, Y: y}, ln.text, 12, ln.col, viz.Left)
 	}
+}
+
+// PlotBelow is the place of a plot below text ending at y in a figure w
+// by h, under its caption, with room left at the bottom for the audit's
+// text (Draw), which a narrow figure wraps onto more lines.
+func (m *MC) PlotBelow(l *viz.List, w, h, y float64, caption string, claimed float64, mutant string) figure.Plot {
+	top := math.Max(230, y+16+l.TextHeight(viz.Point{X: 60}, 0, caption, 12, viz.Left))
+	ph := math.Max(h-top-54-math.Max(m.Height(l, claimed, mutant), 36), 80)
+	return figure.Plot{X0: 60, Y0: top, W: w - 120, H: ph}
+}
+
+// DrawSampled draws in p what the audit has sampled so far, projected on
+// its direction: A's answers as blue bars, B's as an orange outline, and
+// runs that halted (or released ⊥) in a pair of bars of their own at the
+// left, under caption. Bars are fractions of each side's runs.
+func (m *MC) DrawSampled(l *viz.List, p figure.Plot, caption string) {
+	pa, pb, ha, hb := m.Projections()
+	if len(pa)+len(pb)+ha+hb == 0 {
+		l.Text(viz.Point{X: p.X0, Y: p.Y0 + p.H/2}, "No exact profile to draw: run the Monte Carlo audit (M) to see both sides' answers here.", 12, viz.Muted, viz.Left)
+		return
+	}
+	l.Text(viz.Point{X: p.X0, Y: p.Y0 - 8}, caption, 12, viz.Ink, viz.Left)
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, xs := range [][]float64{pa, pb} {
+		for _, v := range xs {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	if !(hi > lo) { // one value, or none
+		lo, hi = math.Min(lo, 0)-1, math.Max(hi, 0)+1
+	}
+	const bins, atomW = 40, 50.0
+	bw := (p.W - atomW - 10) / bins
+	hist := func(xs []float64, halted int) ([]float64, float64) {
+		runs := float64(max(len(xs)+halted, 1))
+		out := make([]float64, bins)
+		for _, v := range xs {
+			out[min(int((v-lo)/(hi-lo)*bins), bins-1)] += 1 / runs
+		}
+		return out, float64(halted) / runs
+	}
+	fa, atomA := hist(pa, ha)
+	fb, atomB := hist(pb, hb)
+	top := math.Max(slices.Max(fa), slices.Max(fb))
+	top = math.Max(top, math.Max(atomA, atomB))
+	base := p.Y0 + p.H
+	yOf := func(f float64) float64 { return base - p.H*f/top }
+	l.Rect(viz.Point{X: p.X0, Y: yOf(atomA)}, viz.Point{X: p.X0 + atomW/2 - 2, Y: base}, viz.Style{Fill: viz.Blue}, 0)
+	l.Rect(viz.Point{X: p.X0 + atomW/2, Y: yOf(atomB)}, viz.Point{X: p.X0 + atomW - 2, Y: base}, viz.Style{Stroke: viz.Orange, Width: 2}, 0)
+	l.Text(viz.Point{X: p.X0 + atomW/2, Y: base + 12}, "θ₀", 10, viz.Muted, viz.Centre)
+	x0 := p.X0 + atomW + 10
+	xOf := func(v float64) float64 { return x0 + (v-lo)/(hi-lo)*bins*bw }
+	l.Line(viz.Point{X: x0, Y: base}, viz.Point{X: x0 + bins*bw, Y: base}, viz.Style{Stroke: viz.Muted, Width: 1})
+	outline := []viz.Point{{X: x0, Y: base}}
+	for i := range bins {
+		left, right := x0+float64(i)*bw, x0+float64(i+1)*bw
+		if fa[i] > 0 {
+			l.Rect(viz.Point{X: left, Y: yOf(fa[i])}, viz.Point{X: right, Y: base}, viz.Style{Fill: viz.Blue}, 0)
+		}
+		outline = append(outline, viz.Point{X: left, Y: yOf(fb[i])}, viz.Point{X: right, Y: yOf(fb[i])})
+	}
+	l.Polyline(append(outline, viz.Point{X: x0 + bins*bw, Y: base}), viz.Style{Stroke: viz.Orange, Width: 2})
+	for _, t := range viz.NiceTicks(lo, hi, 6) {
+		l.Text(viz.Point{X: xOf(t), Y: base + 12}, viz.TickLabel(t), 10, viz.Muted, viz.Centre)
+	}
+	l.Text(viz.Point{X: x0 + bins*bw, Y: base + 24}, "⟨θ̂, u⟩", 11, viz.Muted, viz.Right)
 }
