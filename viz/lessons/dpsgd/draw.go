@@ -84,6 +84,8 @@ func (s *Scene) Draw(w, h float64) *viz.List {
 	} else {
 		s.drawPaths(l, k)
 	}
+	// ★ over the answers: a θ̂ that lands on it must not hide it.
+	l.Text(s.cam.ToScreen(s.best[0], s.best[1]), "★", 16, viz.Ink, viz.Centre)
 	s.drawHandles(l)
 	s.drawInset(l, inset, res, k, beside)
 	s.cam.DrawScaleBar(l)
@@ -107,7 +109,7 @@ func (s *Scene) drawLandscape(l *viz.List) {
 	c := s.cam
 	// The landscape changes with the run and the view, not as the steps
 	// play: one layer, painted once per run.
-	l.Layer(viz.LayerKey(append([]float64{c.CX, c.CY, c.Scale, c.X0, c.Y0, c.W, c.H, s.params.Radius, s.best[0], s.best[1]}, s.heat...)...))
+	l.Layer(viz.LayerKey(append([]float64{c.CX, c.CY, c.Scale, c.X0, c.Y0, c.W, c.H, s.params.Radius}, s.heat...)...))
 	defer l.EndLayer()
 	cell := 2.0 / heatCells
 	lo, hi := math.Inf(1), math.Inf(-1)
@@ -139,8 +141,6 @@ func (s *Scene) drawLandscape(l *viz.List) {
 	s.heatPts = pts
 	o := c.ToScreen(0, 0)
 	l.Circle(o, s.params.Radius*c.Scale, viz.Style{Stroke: viz.Ink, Width: 1.5}, 0)
-	b := c.ToScreen(s.best[0], s.best[1])
-	l.Text(b, "★", 16, viz.Ink, viz.Centre)
 }
 
 // diskCell appends the cell [x, x+w]×[y, y+w] clipped to the unit disk,

@@ -343,7 +343,7 @@ func (s *Scene) form() viz.Form {
 		viz.Float(&s.etaX, viz.Control{Name: "eta", Label: "η ÷ the theorem's", Kind: viz.Slider, Min: 0.01, Max: 100, Log: true,
 			Help: "scales Theorem 4.1's step size" + convexOnly}),
 		viz.Float(&s.tauX, viz.Control{Name: "tau", Label: "τ ÷ the theorem's", Kind: viz.Slider, Min: 0.001, Max: 10, Log: true,
-			Help: "below about 1/τ_theorem the users' gradients stop being concentrated: users are dropped, then the gate halts" + convexOnly}),
+			Help: "a smaller τ asks the users' mean gradients to cluster more tightly: the ramp drops users outside the cluster, and the gate halts when too few fit" + convexOnly}),
 		viz.Bool(&s.smooth, viz.Control{Name: "smoothing", Label: "randomized smoothing",
 			Help: smoothHelp}),
 		viz.Choose(&s.algo, viz.Control{Name: "algo", Label: "algorithm",

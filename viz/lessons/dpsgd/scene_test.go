@@ -39,14 +39,21 @@ func TestDPSGDLesson(t *testing.T) {
 			t.Fatalf("iterate %v outside Θ", it)
 		}
 	}
-	diamonds := 0
-	for _, it := range scenetest.Frame(a).Items {
+	diamonds, lastDiamond, star := 0, -1, -1
+	for i, it := range scenetest.Frame(a).Items {
 		if it.Kind == viz.Polygon && len(it.P) == 4 && it.Style.Fill == viz.Blue || it.Kind == viz.Polygon && it.Style.Fill == viz.Orange {
-			diamonds++
+			diamonds, lastDiamond = diamonds+1, i
+		}
+		if it.Kind == viz.Text && it.Text == "★" {
+			star = i
 		}
 	}
 	if diamonds != 2 {
 		t.Errorf("%d answers drawn, want DP-SGD's and the baseline's", diamonds)
+	}
+	// The baseline's ◆ lands on ★ at these settings: ★ goes over it.
+	if star < lastDiamond {
+		t.Errorf("★ (item %d) is drawn under an answer (item %d)", star, lastDiamond)
 	}
 	if r, ok := scenetest.Readout(a, "baseline"); !ok || !strings.Contains(r.Text, "σ = ") {
 		t.Errorf("baseline readout %+v", r)
@@ -64,6 +71,58 @@ func TestDPSGDLessonHalts(t *testing.T) {
 	}
 	if r, _ := scenetest.Readout(a, "halted"); !r.Warn || !scenetest.HasText(scenetest.Frame(a), "halted at step") {
 		t.Errorf("halt not shown: %+v", r)
+	}
+}
+
+// What the lesson says of τ, at its seed: with 5 items a user, lowering τ
+// keeps every user down to 0.08 of the theorem's, then the gate halts
+// within a few steps — no stage where the ramp drops some; with 50 items
+// and 5 % outlying users, at 0.14 the ramp drops the outlying users, and
+// only them, while the gate passes every step; at 0.12 it halts after a
+// dozen steps.
+func TestDPSGDTauRamp(t *testing.T) {
+	run := func(settings ...string) *Scene {
+		a, s := scenetest.Open(t, New())
+		for i := 0; i < len(settings); i += 2 {
+			scenetest.MustSet(t, a, settings[i], settings[i+1])
+		}
+		return s
+	}
+	// dropped is the most users one step dropped, and whether every
+	// dropped user was an outlying one (the file's last share·n).
+	dropped := func(s *Scene) (most int, outlying bool) {
+		outlying = true
+		first := s.n - int(math.Round(s.share*float64(s.n)))
+		for _, st := range s.res.Steps {
+			if st.Next == nil {
+				continue // the gate failed here: nobody was kept
+			}
+			most = max(most, s.n-len(st.ORME.Kept))
+			kept := map[int]bool{}
+			for _, j := range st.ORME.Kept {
+				kept[j] = true
+			}
+			for j := range first {
+				outlying = outlying && kept[j]
+			}
+		}
+		return most, outlying
+	}
+	if s := run("tau", "0.08"); s.res.Halted != 0 {
+		t.Errorf("m = 5, τ × 0.08: halted at step %d", s.res.Halted)
+	} else if most, _ := dropped(s); most != 0 {
+		t.Errorf("m = 5, τ × 0.08: a step dropped %d users", most)
+	}
+	if s := run("tau", "0.075"); s.res.Halted == 0 || s.res.Halted > 5 {
+		t.Errorf("m = 5, τ × 0.075: halted at step %d, want within a few", s.res.Halted)
+	}
+	s := run("m", "50", "share", "0.05", "tau", "0.14")
+	most, outlying := dropped(s)
+	if s.res.Halted != 0 || most < 10 || most > 15 || !outlying {
+		t.Errorf("m = 50, 5 %% outlying, τ × 0.14: halted %d, a step dropped up to %d users, only outlying ones: %v; want no halt and up to 15 outlying users dropped", s.res.Halted, most, outlying)
+	}
+	if s := run("m", "50", "share", "0.05", "tau", "0.12"); s.res.Halted < 8 || s.res.Halted > 20 {
+		t.Errorf("m = 50, 5 %% outlying, τ × 0.12: halted at step %d, want after about a dozen", s.res.Halted)
 	}
 }
 
