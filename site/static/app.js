@@ -175,16 +175,22 @@ function report(msg) {
 // {moveTo: state} when another module of the lesson shows the setting,
 // which the page then starts with that state.
 function call(fn, ...args) {
+  return !callFor(fn, ...args);
+}
+
+// callFor is call that also returns the refusal it reported ("" if none),
+// for a control to show beside itself.
+function callFor(fn, ...args) {
   const t0 = performance.now();
   const err = uldp[fn](...args);
   goCall(t0, fn);
   if (uldp.lastError) { report(uldp.lastError); uldp.lastError = ""; }
   if (err && typeof err === "object" && err.moveTo) {
     start(current, "#" + err.moveTo);
-    return true;
+    return "";
   }
   if (err) report(err);
-  return !err;
+  return err || "";
 }
 
 // ---------------------------------------------------------------- panel buffers
@@ -527,6 +533,7 @@ function refresh(force, settle) {
 // ---------------------------------------------------------------- panel
 
 let builtFor = ""; // scene + control names the panel was built for
+let shownRefusal = null; // the one control's refusal shown beside it
 const inputs = new Map(); // control name → {control, el, number}
 
 function keyLabel(k) {
@@ -560,7 +567,25 @@ function buildControl(c) {
   label.textContent = c.label + (c.unit ? ` (${c.unit})` : "");
   row.append(label);
   let el, number;
-  const commit = (v) => { call("set", c.name, String(v)); refresh(false, true); };
+  // A refusal also shows under the control, beside the value typed: the
+  // banner above the lesson may be out of view where the reader types.
+  const refusal = document.createElement("div");
+  refusal.className = "refusal"; refusal.id = "refusal-" + c.name; refusal.hidden = true;
+  const commit = (v) => {
+    const err = callFor("set", c.name, String(v));
+    if (shownRefusal && shownRefusal !== refusal) {
+      shownRefusal.hidden = true; shownRefusal.textContent = "";
+      for (const box of shownRefusal.parentElement.querySelectorAll("[aria-invalid]")) box.removeAttribute("aria-invalid");
+    }
+    refusal.textContent = err;
+    refusal.hidden = !err;
+    shownRefusal = err ? refusal : null;
+    for (const box of [el, number]) {
+      if (!box) continue;
+      if (err) box.setAttribute("aria-invalid", "true"); else box.removeAttribute("aria-invalid");
+    }
+    refresh(false, true);
+  };
   if (c.kind === "slider") {
     const wrap = document.createElement("div");
     wrap.className = "slider";
@@ -599,7 +624,8 @@ function buildControl(c) {
   const help = document.createElement("div");
   help.className = "help"; withErrata(help, c.help || "");
   help.hidden = !c.help;
-  row.append(help);
+  row.append(refusal, help);
+  for (const box of [el, number]) if (box) box.setAttribute("aria-describedby", refusal.id);
   inputs.set(c.name, { control: c, el, number, help });
   return row;
 }

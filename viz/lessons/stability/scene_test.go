@@ -169,3 +169,35 @@ func TestStabilityDescribes(t *testing.T) {
 func TestStabilityKeyboardDrag(t *testing.T) {
 	scenetest.KeyboardMatchesMouse(t, scenetest.Opens(t, New), "ArrowUp")
 }
+
+// The lesson opens outside its proof (ε̄ = 4) and its button moves to the
+// nearest run the proof covers: ε = 1.9, δ = 1/2, κ = 4, 18 users — the
+// 14 the reader had, dragged ones included, and 4 beside their median.
+// The thresholds the ε slider's help quotes are κ's.
+func TestStabilityCertifies(t *testing.T) {
+	a, s := scenetest.Open(t, New())
+	scenetest.MustSet(t, a, "values", "0,0.05,-0.05,0.1,-0.1,0.02,-0.02,0.07,-0.07,0.03,-0.03,0.04,-0.04,3")
+	if g := a.Guarantee(); g.Certified() {
+		t.Fatal("ε = 8 is certified")
+	}
+	if !scenetest.Certifies(t, a, "stability") {
+		return
+	}
+	if s.params.Eps != 1.9 || s.params.Delta != 0.5 || len(s.values) != 18 || s.values[13] != 3 || s.err != nil {
+		t.Errorf("certified at ε = %g, δ = %g, %d users %v (%v)", s.params.Eps, s.params.Delta, len(s.values), s.values, s.err)
+	}
+	if cal, _ := s.params.DelCalibration(); cal.Kappa != 4 {
+		t.Errorf("κ = %d at the certified settings", cal.Kappa)
+	}
+	for _, c := range []struct {
+		eps, delta float64
+		kappa      int
+	}{{1.39, 0.5, 4}, {1.38, 0.5, 5}, {2.72, 0.1, 4}, {2.71, 0.1, 5}, {2.35, 0.5, 3}, {2.34, 0.5, 4}, {4.93, 0.1, 3}, {4.92, 0.1, 4}} {
+		if cal, _ := (mech.DelParams{Eps: c.eps, Delta: c.delta, Sens: 0.1}).DelCalibration(); cal.Kappa != c.kappa {
+			t.Errorf("ε = %g, δ = %g: κ = %d, the help says %d", c.eps, c.delta, cal.Kappa, c.kappa)
+		}
+	}
+	if h := scenetest.Control(a, "eps").Help; !strings.Contains(h, "from ε = 1.39 at δ = 0.5, from ε = 2.72 at δ = 0.1") || !strings.Contains(h, "κ = 3 from ε = 2.35 at δ = 0.5, from ε = 4.93 at δ = 0.1") {
+		t.Errorf("the ε slider's help: %q", h)
+	}
+}
