@@ -99,8 +99,10 @@ func (s *Scene) drawBatch(l *viz.List, b figure.Box, a robustAt) {
 			x0, x1 = math.Min(x0, e.Stat[0]-r), math.Max(x1, e.Stat[0]+r)
 			y0, y1 = math.Min(y0, e.Stat[1]-r), math.Max(y1, e.Stat[1]+r)
 		}
-		pad := 0.08 * math.Max(math.Max(x1-x0, y1-y0), 1e-9)
+		ext := math.Max(math.Max(x1-x0, y1-y0), 1e-9)
+		pad := 0.08 * ext
 		s.cam = viz.Fit(x0-pad, x1+pad, y0-pad, y1+pad, b.X, top, b.W, bottom-top, 14)
+		s.spot = (ext + 2*pad) / 100
 	}
 	c := s.cam
 	// The band, as much of it as is in view.
@@ -127,13 +129,16 @@ func (s *Scene) drawBatch(l *viz.List, b figure.Box, a robustAt) {
 		rad = 3
 	}
 	// Users whose gradients land on one spot (a preset's crowd) would show
-	// as one dot: a count above the pile says how many it holds.
+	// as one dot: a count above the pile says how many it holds. A spot is
+	// a hundredth of the batch's extent, whatever the screen: on a phone's
+	// scale, dots that merely touch are no pile.
 	type pile struct {
 		at viz.Point
 		n  int
 	}
 	var piles []*pile
 	onSpot := map[[2]int]*pile{}
+	spot := s.spot
 	for i, u := range st.Users {
 		style := viz.Style{Fill: viz.Blue, Stroke: viz.Ink, Width: 0.5}
 		if s.grab.ID == u+1 {
@@ -141,7 +146,7 @@ func (s *Scene) drawBatch(l *viz.List, b figure.Box, a robustAt) {
 		}
 		pt := c.ToScreen(q[2*i], q[2*i+1])
 		l.Circle(pt, rad, style, u+1)
-		key := [2]int{int(math.Floor(pt.X / (2 * rad))), int(math.Floor(pt.Y / (2 * rad)))}
+		key := [2]int{int(math.Floor(q[2*i] / spot)), int(math.Floor(q[2*i+1] / spot))}
 		if pl := onSpot[key]; pl != nil {
 			pl.n++
 		} else {

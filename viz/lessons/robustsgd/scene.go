@@ -39,6 +39,7 @@ type Scene struct {
 
 	player viz.Player
 	cam    viz.Camera // the batch's plane
+	spot   float64    // the side of a pile's square in the plane (see drawBatch)
 	dom    viz.Camera // the domain
 	list   viz.List
 	// The drag of a user (1-based), and the user's items when it began.

@@ -389,3 +389,29 @@ func TestRobustSGDSaysWhenTheMarksCoincide(t *testing.T) {
 		t.Error("the outliers preset's clipped mean is said to coincide")
 	}
 }
+
+// A pile's count does not depend on the screen: a phone's smaller scale
+// once made dots that merely touch into piles of ×2 and ×3 whose labels
+// covered the batch.
+func TestRobustSGDPilesDoNotDependOnTheScreen(t *testing.T) {
+	for _, preset := range []string{"", "bad-batch"} {
+		var settings [][2]string
+		if preset != "" {
+			settings = append(settings, [2]string{"preset", preset})
+		}
+		a, _ := scenetest.Open(t, New(), settings...)
+		scenetest.MustSet(t, a, viz.CtlEnd, "")
+		counts := func(w, h float64) (n int) {
+			l, _ := a.Frame(w, h)
+			for _, it := range l.Items {
+				if it.Kind == viz.Text && strings.HasPrefix(it.Text, "×") {
+					n++
+				}
+			}
+			return n
+		}
+		if phone, wide := counts(390, 675), counts(1200, 640); phone != wide {
+			t.Errorf("preset %q: %d counted piles on a phone, %d on a wide screen", preset, phone, wide)
+		}
+	}
+}
