@@ -282,33 +282,38 @@ func (a *App) certified() error {
 	return nil
 }
 
-// LessonKey is the key that opens lesson i (0-based): "1"…"9", then "0"
-// for the tenth, as on a keyboard's number row; later lessons have none
-// (the lesson menu reaches them).
+// lessonKeys are the keys that open lessons 1, 2, …: a keyboard's number
+// row, 1…9, 0, then - and = for the eleventh and twelfth.
+const lessonKeys = "1234567890-="
+
+// LessonKey is the key that opens lesson i (0-based), from the number
+// row: "1"…"9", "0", "-", "="; later lessons have none (the lesson menu
+// reaches them).
 func LessonKey(i int) string {
-	switch {
-	case i >= 0 && i < 9:
-		return string(rune('1' + i))
-	case i == 9:
-		return "0"
+	if i < 0 || i >= len(lessonKeys) {
+		return ""
 	}
-	return ""
+	return lessonKeys[i : i+1]
 }
 
 // LessonKeysLegend says which keys open the lessons, for n lessons:
-// "1–7 lessons", "1–9, 0 lessons", "1–9, 0 lessons 1–10".
+// "1–7 lessons", "1–9, 0 lessons", "1–9, 0, -, = lessons".
 func LessonKeysLegend(n int) string {
 	switch {
 	case n <= 9:
 		return format.Sprintf("1–%d lessons", n)
 	case n == 10:
 		return "1–9, 0 lessons"
+	case n == 11:
+		return "1–9, 0, - lessons"
+	case n == 12:
+		return "1–9, 0, -, = lessons"
 	}
-	return "1–9, 0 lessons 1–10"
+	return "1–9, 0, -, = lessons 1–12"
 }
 
 // Key handles a keyboard shortcut (names as in the browser's KeyboardEvent.key:
-// " " or "Space", "ArrowLeft", "ArrowRight", "r", "s", "1"…"9", "0"; Shift
+// " " or "Space", "ArrowLeft", "ArrowRight", "r", "s", "1"…"9", "0", "-", "="; Shift
 // held as "Shift+ArrowLeft"); true if it did something. Shortcuts of the
 // scene's controls (Control.Key) work too, and the figure's own keys:
 // ↑ ↓ choose an item, Enter picks it up and drops it, arrows move it.
@@ -320,11 +325,9 @@ func (a *App) Key(k string) bool {
 		return changed
 	}
 	k = strings.TrimPrefix(k, "Shift+")
-	if len(k) == 1 && k[0] >= '0' && k[0] <= '9' {
-		for i := range a.scenes {
-			if LessonKey(i) == k {
-				return a.Switch(i) == nil
-			}
+	if len(k) == 1 && strings.Contains(lessonKeys, k) {
+		if i := strings.Index(lessonKeys, k); i < len(a.scenes) {
+			return a.Switch(i) == nil
 		}
 		return false
 	}

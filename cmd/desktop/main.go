@@ -4,8 +4,8 @@
 //	desktop [-size 1280x800] [-state 'scene=abovethreshold&seed=13'] [-shots DIR] [-log-input]
 //	        [-exercises builtin|PACK.json [-handin FILE] [-student NAME]]
 //
-// Keys: ← → step, Space play/pause, R reset, S new seed, 1–9 and 0 switch to
-// lessons 1–10 (the panel's list reaches every lesson),
+// Keys: ← → step, Space play/pause, R reset, S new seed, the number row
+// 1–9, 0, -, = switches to lessons 1–12 (the panel's list reaches every lesson),
 // P saves a screenshot (PNG, plus the view's state) in the -shots directory.
 //
 // -exercises opens exercise mode: the pack's questions above the lessons'

@@ -1055,8 +1055,9 @@ test("Errata and words: links to the errata page, no spec citations, no stale st
     await page.keyboard.press("r");
     for (let k = 0; k < 3; k++) await page.keyboard.press("ArrowRight");
     assert.equal(await status(page), phased);
-    // Keys reach lessons 1–10 (0 is the tenth); the menu, the rest.
-    if (i < 10) await page.keyboard.press(i === 9 ? "0" : String(i + 1));
+    // The number row reaches lessons 1–12 (0, -, = after 9); the menu, any beyond.
+    const rowKeys = "1234567890-=";
+    if (i < rowKeys.length) await page.keyboard.press(rowKeys[i]);
     else await page.click(`#lessons a[data-scene="${name}"]`);
     await lesson(page, name);
     await page.waitForFunction((n) => document.querySelector("#prose h2") && document.body.dataset.lesson === n, name);
@@ -1064,7 +1065,7 @@ test("Errata and words: links to the errata page, no spec citations, no stale st
     assert.deepEqual(await errataLinks(page), [], name);
     // The keys legend lists this lesson's keys and the real lesson count.
     const keys = await page.textContent("#keys");
-    assert.match(keys, menu.length > 10 ? /1–9, 0 lessons 1–10/ : menu.length === 10 ? /1–9, 0 lessons$/ : new RegExp(`1–${menu.length} lessons`));
+    assert.match(keys, menu.length === 12 ? /1–9, 0, -, = lessons$/ : menu.length === 10 ? /1–9, 0 lessons$/ : new RegExp(`1–${menu.length} lessons`));
     const stepped = await page.evaluate(() => document.querySelector("#stepper button") !== null);
     assert.equal(keys.includes("→"), stepped, `${name}: keys "${keys}"`);
     await page.locator("#figure").focus();

@@ -532,6 +532,10 @@ function refresh(force, settle) {
 
 // ---------------------------------------------------------------- panel
 
+// The keys that open lessons 1, 2, …: the number row, 1–9, 0, then - and
+// = (viz.LessonKey in Go); the menu reaches any beyond.
+const LESSON_KEYS = "1234567890-=";
+
 let builtFor = ""; // scene + control names the panel was built for
 let shownRefusal = null; // the one control's refusal shown beside it
 const inputs = new Map(); // control name → {control, el, number}
@@ -646,7 +650,11 @@ function syncKeys() {
   const figureKeys = uldp.figureKeys();
   if (figureKeys) { parts.push("on the figure: " + figureKeys); sep(); }
   if (menu.length <= 9) parts.push(kbd("1"), "–", kbd(String(menu.length)), " lessons");
-  else parts.push(kbd("1"), "–", kbd("9"), ", ", kbd("0"), menu.length === 10 ? " lessons" : " lessons 1–10");
+  else {
+    parts.push(kbd("1"), "–", kbd("9"));
+    for (const k of LESSON_KEYS.slice(9, menu.length)) parts.push(", ", kbd(k));
+    parts.push(menu.length > LESSON_KEYS.length ? ` lessons 1–${LESSON_KEYS.length}` : " lessons");
+  }
   $("keys").replaceChildren(...parts);
 }
 
@@ -1010,9 +1018,8 @@ function wireInput() {
     // Keys typed into a field or a slider belong to it.
     if (t instanceof HTMLInputElement || t instanceof HTMLSelectElement || t instanceof HTMLTextAreaElement) return;
     if (t instanceof HTMLButtonElement && (e.key === " " || e.key === "Enter")) return; // let buttons click
-    if (/^[0-9]$/.test(e.key)) {
-      // 1–9, then 0 for the tenth, as on the number row; the menu reaches the rest.
-      const l = menu[e.key === "0" ? 9 : Number(e.key) - 1];
+    if (e.key.length === 1 && LESSON_KEYS.includes(e.key)) {
+      const l = menu[LESSON_KEYS.indexOf(e.key)];
       if (l) { e.preventDefault(); switchTo(l.name); }
       return;
     }

@@ -143,6 +143,7 @@ var keyNames = map[ebiten.Key]string{
 	ebiten.KeyEnter: "Enter", ebiten.KeyNumpadEnter: "Enter", ebiten.KeyEscape: "Escape",
 	ebiten.KeyEnd: "End", ebiten.KeyHome: "Home",
 	ebiten.KeyBracketLeft: "[", ebiten.KeyBracketRight: "]",
+	ebiten.KeyMinus: "-", ebiten.KeyEqual: "=", // lessons 11 and 12
 }
 
 func (g *Game) keys() {

@@ -38,12 +38,13 @@ func TestCountsAreWhole(t *testing.T) {
 	}
 }
 
-// The number row opens lessons 1–9, and 0 the tenth; the legend says so.
+// The number row opens lessons 1–9, 0 the tenth, - and = the eleventh and
+// twelfth; the legend says so.
 func TestNumberKeysOpenLessons(t *testing.T) {
 	a := viz.NewApp(All()...)
 	for i, s := range a.Scenes() {
 		k := viz.LessonKey(i)
-		if i >= 10 {
+		if i >= 12 {
 			if k != "" {
 				t.Errorf("lesson %d has key %q", i+1, k)
 			}
@@ -53,7 +54,10 @@ func TestNumberKeysOpenLessons(t *testing.T) {
 			t.Errorf("key %q opened %s, want lesson %d, %s", k, a.Scene().Info().Name, i+1, s.Name)
 		}
 	}
-	for n, want := range map[int]string{7: "1–7 lessons", 10: "1–9, 0 lessons", 12: "1–9, 0 lessons 1–10"} {
+	if viz.LessonKey(10) != "-" || viz.LessonKey(11) != "=" || viz.LessonKey(12) != "" {
+		t.Errorf("keys of lessons 11–13: %q, %q, %q", viz.LessonKey(10), viz.LessonKey(11), viz.LessonKey(12))
+	}
+	for n, want := range map[int]string{7: "1–7 lessons", 10: "1–9, 0 lessons", 11: "1–9, 0, - lessons", 12: "1–9, 0, -, = lessons", 13: "1–9, 0, -, = lessons 1–12"} {
 		if got := viz.LessonKeysLegend(n); got != want {
 			t.Errorf("%d lessons: legend %q, want %q", n, got, want)
 		}
