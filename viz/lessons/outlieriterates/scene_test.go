@@ -419,3 +419,25 @@ func TestOIRInsetKeepsOffTheDomain(t *testing.T) {
 		}
 	}
 }
+
+// The nearest certified settings run every phase asked for (C = 381
+// groups, each with a user in each of the 3 phases), not one phase of
+// lone users that stops for want of more; the line says how many users
+// that takes, and fewer would stop early.
+func TestOIRCertifiesAWholeRun(t *testing.T) {
+	a, s := scenetest.Open(t, New())
+	why, _, _ := s.Certify()
+	if !scenetest.Certifies(t, a, "outlier-iterates") {
+		return
+	}
+	if len(s.res.Phases) != s.cfg.phases || s.res.Stop != "" || s.res.Halted {
+		t.Errorf("certified at n = %d, C = %d: %d of %d phases, stop %q, halted %v", s.cfg.n, s.cfg.groups, len(s.res.Phases), s.cfg.phases, s.res.Stop, s.res.Halted)
+	}
+	if want := format.Sprintf("need at least %d users, to give each one a user in each of %d phases", s.cfg.n, s.cfg.phases); !strings.Contains(why, want) {
+		t.Errorf("the line %q does not say %q", why, want)
+	}
+	c := s.cfg
+	if got := len(c.params().Schedule(c.n-usersStep, c.m, 2)); got >= c.phases {
+		t.Errorf("%d users, fewer than the settings', also run %d phases", c.n-usersStep, got)
+	}
+}

@@ -415,3 +415,25 @@ func TestRobustSGDPilesDoNotDependOnTheScreen(t *testing.T) {
 		}
 	}
 }
+
+// What the text says of the default's certified run: at the lesson's seed
+// the test halts the crowd's first batch; S draws a seed (the next) at
+// which all four steps pass.
+func TestRobustSGDCertifiedRunAtTheSeed(t *testing.T) {
+	a, s := scenetest.Open(t, New())
+	if !scenetest.Certifies(t, a, "the default") {
+		return
+	}
+	scenetest.MustSet(t, a, viz.CtlEnd, "")
+	if ph := s.view.res.Phases[0]; ph.FailedAt != 1 {
+		t.Errorf("seed %d: the test halted at step %d; the text says the first", s.cfg.seed, ph.FailedAt)
+	}
+	if !a.Key("s") {
+		t.Fatal("S did not draw a new seed")
+	}
+	a.Settle()
+	scenetest.MustSet(t, a, viz.CtlEnd, "")
+	if ph := s.view.res.Phases[0]; ph.FailedAt != 0 || len(ph.Steps) != 4 {
+		t.Errorf("seed %d: halted at %d after %d steps; the text says all four pass", s.cfg.seed, ph.FailedAt, len(ph.Steps))
+	}
+}
