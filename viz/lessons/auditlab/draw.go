@@ -52,12 +52,15 @@ func (s *Scene) Draw(w, h float64) *viz.List {
 		y += l.Text(viz.Point{X: 20, Y: y}, hint, 11, viz.Muted, viz.Left)
 	}
 	caption := figure.ProfileCaption("A vs B", "B vs A")
+	switch {
+	case s.mech == lab.RSGD:
+		caption = "sampled answers: A (blue bars), B (orange outline); a halted run answers x₀ plus the same noise, so it is among them"
+	case sampled(s.mech):
+		caption = "sampled answers, projected on the audit's direction u: A (blue bars), B (orange outline); halted runs (θ₀) at the left"
+	}
+	// The plot starts below its caption, however many lines it wraps to.
 	area := s.MC.PlotBelow(l, w, h, y, caption, g.Eps, s.mutant)
 	if sampled(s.mech) {
-		caption := "sampled answers, projected on the audit's direction u: A (blue bars), B (orange outline); halted runs (θ₀) at the left"
-		if s.mech == lab.RSGD {
-			caption = "sampled answers: A (blue bars), B (orange outline); a halted run answers x₀ plus the same noise, so it is among them"
-		}
 		s.MC.DrawSampled(l, area, caption)
 	} else {
 		figure.Profile(l, area, s.points, g.Eps, g.Delta, caption)

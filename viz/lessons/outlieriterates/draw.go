@@ -257,8 +257,18 @@ func (s *Scene) drawTrail(l *viz.List, pts [][]float64) {
 	if _, y0, x1, y1 := c.ScaleBarBox(); below.Y+5 > y0 && below.Y-5 < y1 {
 		below.X = math.Max(below.X, x1+4+viz.TextWidth(domain, 10)/2)
 	}
-	if !place.Text(below, domain, 10, viz.Muted, viz.Centre) {
-		place.Text(c.ToScreen(0, oirRadius), domain, 10, viz.Muted, viz.Centre)
+	// Nor over the users' items: a group at the domain's edge sits where
+	// the label would.
+	for _, items := range s.cfg.users {
+		for k := 0; k+1 < len(items); k += 2 {
+			p := c.ToScreen(items[k], items[k+1])
+			place.Reserve(p.X-3, p.Y-3, p.X+3, p.Y+3)
+		}
+	}
+	above := c.ToScreen(0, oirRadius)
+	above.Y -= 8
+	if !place.Text(below, domain, 10, viz.Muted, viz.Centre) && !place.Text(above, domain, 10, viz.Muted, viz.Centre) {
+		l.Text(above, domain, 10, viz.Muted, viz.Centre) // crowded everywhere: the top still names it
 	}
 }
 

@@ -441,3 +441,37 @@ func TestOIRCertifiesAWholeRun(t *testing.T) {
 		t.Errorf("%d users, fewer than the settings', also run %d phases", c.n-usersStep, got)
 	}
 }
+
+// The domain's label keeps off the users' items: on a phone the far group,
+// at the domain's lower edge, sat under it.
+func TestOIRDomainLabelKeepsOffTheItems(t *testing.T) {
+	a, s := scenetest.Open(t, New())
+	for _, size := range [][2]float64{{358, 675}, {358, 590}, {320, 560}, {1000, 700}, {0, 0}, {358, 675}, {358, 590}, {320, 560}, {1000, 700}} {
+		if size[0] == 0 { // opened, then at the end
+			scenetest.MustSet(t, a, viz.CtlEnd, "")
+			continue
+		}
+		l, _ := a.Frame(size[0], size[1])
+		found := false
+		for _, it := range l.Items {
+			if it.Kind != viz.Text || it.Text != "the domain: the unit ball" {
+				continue
+			}
+			found = true
+			// The label's box grown by a dot's radius: a dot touching it
+			// is covered in part.
+			w, r := viz.TextWidth(it.Text, it.Size), 2.5
+			x0, x1, y0, y1 := it.P[0].X-w/2-r, it.P[0].X+w/2+r, it.P[0].Y-it.Size/2-r, it.P[0].Y+it.Size/2+r
+			for u, items := range s.cfg.users {
+				for k := 0; k+1 < len(items); k += 2 {
+					if p := s.cam.ToScreen(items[k], items[k+1]); p.X > x0 && p.X < x1 && p.Y > y0 && p.Y < y1 {
+						t.Errorf("%v: the domain's label covers user %d's item at (%.0f, %.0f)", size, u+1, p.X, p.Y)
+					}
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%v: the domain is not named", size)
+		}
+	}
+}

@@ -261,7 +261,8 @@ func (s *Scene) Draw(w, h float64) *viz.List {
 	if !figure.Reset(l, w, h, s.err) {
 		return l
 	}
-	top := 16 + l.Text(viz.Point{X: 14, Y: 16}, "◆ phase minimiser (exact)   ● released θ̂ᵢ   dashed: B(θ̂ᵢ₋₁, R_i), R_i = G/λ_i   orange ring: ±σᵢ around the minimiser", 12, viz.Ink, viz.Left)
+	const key = "◆ phase minimiser (exact)   ● released θ̂ᵢ   dashed: B(θ̂ᵢ₋₁, R_i), R_i = G/λ_i   orange ring: ±σᵢ around the minimiser"
+	top := 16 + l.TextHeight(viz.Point{X: 14, Y: 16}, 0, key, 12, viz.Left)
 	if s.grab.ID == 0 {
 		s.cam = viz.Fit(-1.25, 1.25, -1.25, 1.25, 0, math.Max(40, top+8), w, h-60-math.Max(40, top+8), 10)
 	}
@@ -346,6 +347,11 @@ func (s *Scene) Draw(w, h float64) *viz.List {
 	for i := len(rel) - 1; i >= 0; i-- {
 		place.Text(rel[i].at, rel[i].text, 11, viz.Ink, viz.Left)
 	}
+	// The key and the ledger sit on paper, over the early phases' balls,
+	// which reach far past the plane's view.
+	l.Rect(viz.Point{}, viz.Point{X: w, Y: top + 2}, viz.Style{Fill: viz.Paper, Alpha: 0.92}, 0)
+	l.Text(viz.Point{X: 14, Y: 16}, key, 12, viz.Ink, viz.Left)
+	l.Rect(viz.Point{Y: h - 54}, viz.Point{X: w, Y: h}, viz.Style{Fill: viz.Paper, Alpha: 0.92}, 0)
 	s.drawLedger(l, w, h, spent)
 	c.DrawScaleBar(l)
 	return l

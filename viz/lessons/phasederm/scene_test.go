@@ -218,3 +218,30 @@ func TestPhasedDescribes(t *testing.T) {
 func TestPhasedKeyboardDrag(t *testing.T) {
 	scenetest.KeyboardMatchesMouse(t, scenetest.Opens(t, New), "ArrowDown")
 }
+
+// The early phases' balls reach far past the plane's view, through the
+// key above it and the ledger below: both sit on paper drawn over them.
+func TestPhasedERMKeyAndLedgerOverTheBalls(t *testing.T) {
+	a, _ := scenetest.Open(t, New())
+	scenetest.MustSet(t, a, viz.CtlEnd, "")
+	l := scenetest.Frame(a)
+	ball, backs, key, ledger := -1, 0, -1, -1
+	for i, it := range l.Items {
+		switch {
+		case it.Kind == viz.Circle && it.Style.Dashed && ball < 0 && it.P[0].Y-it.R < 0:
+			ball = i // reaches above the figure's top, through the key
+		case it.Kind == viz.Rect && it.Style.Fill == viz.Paper && ball >= 0:
+			backs++
+		case it.Kind == viz.Text && strings.HasPrefix(it.Text, "◆ phase minimiser"):
+			key = i
+		case it.Kind == viz.Text && strings.HasPrefix(it.Text, "privacy ledger"):
+			ledger = i
+		}
+	}
+	if ball < 0 {
+		t.Fatal("no ball reaches the key at the end: the test checks nothing")
+	}
+	if backs < 2 || key < ball || ledger < ball {
+		t.Errorf("ball drawn at %d, then %d paper backings, the key at %d, the ledger at %d", ball, backs, key, ledger)
+	}
+}

@@ -253,7 +253,7 @@ func (m *MC) DrawSampled(l *viz.List, p figure.Plot, caption string) {
 		l.Text(viz.Point{X: p.X0, Y: p.Y0 + p.H/2}, "No exact profile to draw: run the Monte Carlo audit (M) to see both sides' answers here.", 12, viz.Muted, viz.Left)
 		return
 	}
-	l.Text(viz.Point{X: p.X0, Y: p.Y0 - 8}, caption, 12, viz.Ink, viz.Left)
+	l.TextAbove(viz.Point{X: p.X0, Y: p.Y0 - 8}, 0, caption, 12, viz.Ink, viz.Left)
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, xs := range [][]float64{pa, pb} {
 		for _, v := range xs {
