@@ -66,18 +66,19 @@ func (p *Scene) Draw(w, h float64) *viz.List {
 		l.Circle(c.ToScreen(u[0], u[1]), 5.5, st, p.userID(i))
 	}
 
-	// Summaries: mean (cross), coordinate median (diamond), trimmed mean (square).
-	cross := func(pt viz.Point, s float64, col viz.Colour) {
-		st := viz.Style{Stroke: col, Width: 3}
-		l.Line(viz.Point{X: pt.X - s, Y: pt.Y}, viz.Point{X: pt.X + s, Y: pt.Y}, st)
-		l.Line(viz.Point{X: pt.X, Y: pt.Y - s}, viz.Point{X: pt.X, Y: pt.Y + s}, st)
-	}
-	cross(centre, 9, viz.Ink)
+	// Summaries: coordinate median (diamond), trimmed mean (square), then
+	// the mean (cross) over them on a paper halo: on concentrated users
+	// the three coincide, and the filled marks hid the cross.
 	md := c.ToScreen(p.median[0], p.median[1])
 	l.Polygon([]viz.Point{{X: md.X, Y: md.Y - 7}, {X: md.X + 7, Y: md.Y}, {X: md.X, Y: md.Y + 7}, {X: md.X - 7, Y: md.Y}},
 		viz.Style{Fill: viz.Purple, Stroke: viz.Ink, Width: 1})
 	tm := c.ToScreen(p.trimmed[0], p.trimmed[1])
 	l.Rect(viz.Point{X: tm.X - 5, Y: tm.Y - 5}, viz.Point{X: tm.X + 5, Y: tm.Y + 5}, viz.Style{Fill: viz.Green, Stroke: viz.Ink, Width: 1}, 0)
+	for _, st := range []viz.Style{{Stroke: viz.Paper, Width: 6}, {Stroke: viz.Ink, Width: 3}} {
+		const s = 10
+		l.Line(viz.Point{X: centre.X - s, Y: centre.Y}, viz.Point{X: centre.X + s, Y: centre.Y}, st)
+		l.Line(viz.Point{X: centre.X, Y: centre.Y - s}, viz.Point{X: centre.X, Y: centre.Y + s}, st)
+	}
 	for _, b := range p.balls() {
 		l.Circle(centre, math.Max(b.radius*c.Scale, 1.5), viz.Style{Stroke: b.col, Width: 2}, 0)
 	}

@@ -279,3 +279,24 @@ func TestUserLevelCirclesShowAndTheLegendIsClear(t *testing.T) {
 		}
 	}
 }
+
+// The mean's cross is drawn over the median's diamond and the trimmed
+// mean's square, which sit on it when users agree and hid it.
+func TestUserLevelMeanCrossOnTop(t *testing.T) {
+	a, _ := scenetest.Open(t, New())
+	l := scenetest.Frame(a)
+	diamond, square, cross := -1, -1, -1
+	for i, it := range l.Items {
+		switch {
+		case it.Kind == viz.Polygon && it.Style.Fill == viz.Purple:
+			diamond = i
+		case it.Kind == viz.Rect && it.Style.Fill == viz.Green && it.Style.Stroke == viz.Ink:
+			square = i
+		case it.Kind == viz.Line && it.Style.Stroke == viz.Ink && it.Style.Width == 3:
+			cross = i
+		}
+	}
+	if diamond < 0 || square < 0 || cross < max(diamond, square) {
+		t.Errorf("diamond at %d, square at %d, the cross's last line at %d", diamond, square, cross)
+	}
+}
