@@ -80,12 +80,13 @@ func (r *Scene) Draw(w, h float64) *viz.List {
 	for _, h := range heights {
 		legendH += h
 	}
-	pl := logPlot{x0: 62, y0: 34, w: w - 84, h: math.Max(h-legendH-96, 120), lx: math.Log10(lo), hx: math.Log10(hi), ly: ly, hy: hy}
 	title := "error against " + axisSymbol(r.axis) + " (log–log; hidden constants set to 1, logarithms dropped)"
 	if r.family == rates.SemiSensitive {
 		title = "excess empirical risk against " + axisSymbol(r.axis) + " (log–log; constants set to 1)"
 	}
-	l.TextIn(viz.Point{X: pl.x0, Y: 14}, w-pl.x0-10, title, 12, viz.Ink, viz.Left)
+	// The plot starts below the title, which a phone wraps onto two lines.
+	top := math.Max(34, 14+l.TextIn(viz.Point{X: 62, Y: 14}, w-72, title, 12, viz.Ink, viz.Left)+4)
+	pl := logPlot{x0: 62, y0: top, w: w - 84, h: math.Max(h-legendH-62-top, 120), lx: math.Log10(lo), hx: math.Log10(hi), ly: ly, hy: hy}
 	// Decade grid and labels.
 	for k := math.Ceil(pl.lx); k <= pl.hx; k++ {
 		a := pl.at(math.Pow(10, k), math.Pow(10, pl.ly))

@@ -243,3 +243,23 @@ func TestRatesPlotKeepsItsHeightOnAPhone(t *testing.T) {
 		t.Error("at 1000 px the legend has no formulas")
 	}
 }
+
+// On a phone the title wraps onto two lines: the plot starts below them.
+func TestRatesTitleClearsThePlot(t *testing.T) {
+	a, _ := scenetest.Open(t, New())
+	for _, w := range []float64{358, 1000} {
+		l, _ := a.Frame(w, 675)
+		titleEnd, plotTop := 0.0, math.Inf(1)
+		for _, it := range l.Items {
+			switch {
+			case it.Kind == viz.Text && it.P[0].Y < 60 && it.Align == viz.Left && it.P[0].X == 62:
+				titleEnd = math.Max(titleEnd, it.P[0].Y+it.Size/2)
+			case it.Kind == viz.Line && it.Style.Stroke == viz.Grid && it.P[0].X == it.P[1].X:
+				plotTop = math.Min(plotTop, math.Min(it.P[0].Y, it.P[1].Y))
+			}
+		}
+		if titleEnd == 0 || plotTop < titleEnd+2 {
+			t.Errorf("%v wide: the title ends at %.1f, the plot starts at %.1f", w, titleEnd, plotTop)
+		}
+	}
+}
