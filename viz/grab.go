@@ -27,6 +27,15 @@ func (g *Grab) At(ev Event) [2]float64 {
 	return [2]float64{x + g.off[0], y + g.off[1]}
 }
 
+// Within is At kept inside the camera's view: a point dragged past the
+// view's edge waits at it, rather than over a chart beside the view.
+func (g *Grab) Within(ev Event) [2]float64 {
+	at := g.At(ev)
+	x0, y1 := g.Cam.ToWorld(Point{X: g.Cam.X0, Y: g.Cam.Y0})
+	x1, y0 := g.Cam.ToWorld(Point{X: g.Cam.X0 + g.Cam.W, Y: g.Cam.Y0 + g.Cam.H})
+	return [2]float64{min(max(at[0], min(x0, x1)), max(x0, x1)), min(max(at[1], min(y0, y1)), max(y0, y1))}
+}
+
 // Moved is how far the pointer has moved in the world since the start:
 // what a held group of points (a user's items) moves by.
 func (g *Grab) Moved(ev Event) [2]float64 {

@@ -295,7 +295,7 @@ func (s *Scene) Pointer(ev viz.Event) bool {
 		if s.grab.ID == 0 {
 			return false
 		}
-		to := s.grab.At(ev)
+		to := s.grab.Within(ev) // not over the keep-ramp chart beside the plane
 		at := []float64{to[0], to[1]}
 		if s.nb { // the copy changes, in one user only
 			s.nbUser, s.nbAt = s.grab.ID-1, at

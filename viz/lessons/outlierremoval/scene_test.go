@@ -278,3 +278,23 @@ func TestOutlierKeyboardDrag(t *testing.T) {
 	scenetest.KeyboardMatchesMouse(t, scenetest.Opens(t, New), "End", "ArrowDown")
 	scenetest.KeyboardMatchesMouse(t, scenetest.Opens(t, New), append([]string{"End"}, slices.Repeat([]string{"ArrowDown"}, 30)...)...)
 }
+
+// A user dragged past the plane's edge waits at it, not over the keep-ramp
+// chart beside the plane, with the neighbour on or off.
+func TestOutlierDragStaysInThePlane(t *testing.T) {
+	for _, nb := range []string{"false", "true"} {
+		a, s := scenetest.Open(t, New())
+		scenetest.MustSet(t, a, "neighbour", nb)
+		l := scenetest.Frame(a)
+		from, _ := l.Locate(1)
+		scenetest.Drag(a, from, 5*scenetest.W, 3*scenetest.H)
+		u := s.users[0]
+		if nb == "true" {
+			u = s.nbAt
+		}
+		p, c := s.cam.ToScreen(u[0], u[1]), s.cam
+		if p.X < c.X0-0.5 || p.X > c.X0+c.W+0.5 || p.Y < c.Y0-0.5 || p.Y > c.Y0+c.H+0.5 {
+			t.Errorf("neighbour %s: user 1 dragged to (%.0f, %.0f), outside the plane [%.0f, %.0f] × [%.0f, %.0f]", nb, p.X, p.Y, c.X0, c.X0+c.W, c.Y0, c.Y0+c.H)
+		}
+	}
+}
