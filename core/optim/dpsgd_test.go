@@ -587,6 +587,18 @@ func TestDPSGDSCRecordsPhases(t *testing.T) {
 	if _, err := p.Promise(15, 4, 2); err == nil || !strings.Contains(err.Error(), "bring 16 users or more") {
 		t.Errorf("15 users: %v", err)
 	}
+	// Each phase's preconditions are named by its 1-based number, in
+	// order: the first phase's come first.
+	q := p
+	q.Mode = privacy.Paper
+	g, err := q.Promise(64, 4, 2)
+	if err != nil || len(g.Preconditions) < 2 {
+		t.Fatalf("paper mode's promise: %+v, %v", g, err)
+	}
+	first, final := g.Preconditions[0].What, g.Preconditions[len(g.Preconditions)-1].What
+	if !strings.HasPrefix(first, "phase 1: ") || !strings.HasPrefix(final, fmt.Sprintf("phase %d: ", len(res.Phases))) {
+		t.Errorf("the preconditions run from %q to %q over %d phases", first, final, len(res.Phases))
+	}
 	var kinds []trace.Kind
 	for _, st := range tr.Steps {
 		if st.Kind == KindSGDStep || st.Kind == KindSCPhase {
