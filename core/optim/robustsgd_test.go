@@ -471,6 +471,19 @@ func TestRobustSGDGuarantee(t *testing.T) {
 			t.Errorf("%s: certified", name)
 		}
 	}
+	// The bad-batch precondition is the printed v's at the phase's own
+	// T = ⌊n/B⌋ = 3 steps (the printed v grows with ln T), to the bit.
+	q := p
+	q.PrintedV = true
+	var have float64
+	for _, pre := range q.Guarantee(n, 2, 2, false).Preconditions {
+		if strings.HasPrefix(pre.What, "Pr[a batch with no 2B/3") {
+			have = pre.Have
+		}
+	}
+	if want := q.BadBatchPass(n / q.Batch); have != want || q.BadBatchPass(n*q.Batch) == want {
+		t.Errorf("the bad batch passes with %v in the guarantee, %v at T = %d steps", have, want, n/q.Batch)
+	}
 	p.Mode = privacy.NonPrivate
 	if g := p.Guarantee(n, 2, 2, false); g.Certified() || !math.IsInf(g.Eps, 1) {
 		t.Error("a non-private run claimed a guarantee")
