@@ -325,11 +325,8 @@ func (a *App) Key(k string) bool {
 		return changed
 	}
 	k = strings.TrimPrefix(k, "Shift+")
-	if len(k) == 1 && strings.Contains(lessonKeys, k) {
-		if i := strings.Index(lessonKeys, k); i < len(a.scenes) {
-			return a.Switch(i) == nil
-		}
-		return false
+	if i := strings.Index(lessonKeys, k); len(k) == 1 && i >= 0 {
+		return i < len(a.scenes) && a.Switch(i) == nil
 	}
 	for _, c := range a.Controls() {
 		if c.Key == "" || !strings.EqualFold(c.Key, k) {

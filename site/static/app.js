@@ -184,6 +184,7 @@ function callFor(fn, ...args) {
   const t0 = performance.now();
   const err = uldp[fn](...args);
   goCall(t0, fn);
+  if (!err) clearRefusal();
   if (uldp.lastError) { report(uldp.lastError); uldp.lastError = ""; }
   if (err && typeof err === "object" && err.moveTo) {
     start(current, "#" + err.moveTo);
@@ -537,7 +538,14 @@ function refresh(force, settle) {
 const LESSON_KEYS = "1234567890-=";
 
 let builtFor = ""; // scene + control names the panel was built for
-let shownRefusal = null; // the one control's refusal shown beside it
+let shownRefusal = null; // the one control's refusal shown under it, until a change is accepted
+
+// clearRefusal takes away a control's refusal once a change (a control's,
+// a key's, a drag's) is accepted: it no longer says what the lesson is at.
+function clearRefusal() {
+  if (!shownRefusal) return;
+  shownRefusal.hidden = true; shownRefusal.textContent = ""; shownRefusal = null;
+}
 const inputs = new Map(); // control name → {control, el, number}
 
 function keyLabel(k) {
@@ -571,22 +579,19 @@ function buildControl(c) {
   label.textContent = c.label + (c.unit ? ` (${c.unit})` : "");
   row.append(label);
   let el, number;
-  // A refusal also shows under the control, beside the value typed: the
-  // banner above the lesson may be out of view where the reader types.
+  // A refusal also shows under the control typed into: the banner above
+  // the lesson may be out of view there. It says what was refused; the box
+  // shows the value in force again, and the next accepted change of any
+  // kind takes the refusal away (callFor).
   const refusal = document.createElement("div");
   refusal.className = "refusal"; refusal.id = "refusal-" + c.name; refusal.hidden = true;
   const commit = (v) => {
     const err = callFor("set", c.name, String(v));
-    if (shownRefusal && shownRefusal !== refusal) {
-      shownRefusal.hidden = true; shownRefusal.textContent = "";
-      for (const box of shownRefusal.parentElement.querySelectorAll("[aria-invalid]")) box.removeAttribute("aria-invalid");
-    }
-    refusal.textContent = err;
-    refusal.hidden = !err;
-    shownRefusal = err ? refusal : null;
-    for (const box of [el, number]) {
-      if (!box) continue;
-      if (err) box.setAttribute("aria-invalid", "true"); else box.removeAttribute("aria-invalid");
+    if (err) {
+      clearRefusal();
+      refusal.textContent = err;
+      refusal.hidden = false;
+      shownRefusal = refusal;
     }
     refresh(false, true);
   };
@@ -981,6 +986,7 @@ function pointer(kind, e) {
   const id = e.pointerType === "mouse" ? 0 : e.pointerId;
   const t0 = performance.now();
   const changed = uldp.event(kind, x, y, id, 0);
+  if (changed) clearRefusal();
   goCall(t0, "pointer");
   if (changed) refresh(false, kind !== "move");
   else if (kind !== "move") { syncURL(uldp.state(), true); syncWords(true); }
@@ -1032,6 +1038,7 @@ function wireInput() {
     const key = onFigure && e.shiftKey && e.key.startsWith("Arrow") ? "Shift+" + e.key : e.key;
     const t0 = performance.now();
     const done = uldp.key(key);
+    if (done) clearRefusal();
     goCall(t0, "key");
     if (done) {
       e.preventDefault();

@@ -44,7 +44,7 @@ func (s *Scene) drawLocal(l *viz.List, a localAt) {
 		diamond(l, at, viz.Blue)
 		labels.Reserve(at.X-8, at.Y-8, at.X+8, at.Y+8)
 	}
-	star := c.ToScreen(s.best[0], s.best[1]) // the landscape's ★
+	star := c.ToScreen(s.best[0], s.best[1]) // where Draw puts ★, over the answers
 	labels.Reserve(star.X-8, star.Y-8, star.X+8, star.Y+8)
 	for i := a.done - 1; i >= 0; i-- {
 		p := &s.sc.Phases[i]

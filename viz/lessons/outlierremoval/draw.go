@@ -290,12 +290,19 @@ func (s *Scene) Pointer(ev viz.Event) bool {
 			u = s.nbAt
 		}
 		s.grab.Start(id, cam, ev, [2]float64{u[0], u[1]})
+		s.inInset = cam == s.inset
 		return true
 	case viz.PointerMove:
 		if s.grab.ID == 0 {
 			return false
 		}
-		to := s.grab.Within(ev) // not over the keep-ramp chart beside the plane
+		// In the plane a user stays in it, not over the keep-ramp chart
+		// beside it; from the crowd's inset, which lies in the plane, it
+		// may be dragged out of the crowd.
+		to := s.grab.Within(ev)
+		if s.inInset {
+			to = s.grab.At(ev)
+		}
 		at := []float64{to[0], to[1]}
 		if s.nb { // the copy changes, in one user only
 			s.nbUser, s.nbAt = s.grab.ID-1, at

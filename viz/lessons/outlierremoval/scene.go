@@ -48,6 +48,9 @@ type Scene struct {
 	inset viz.Camera // the crowd's magnified view; W 0 when not shown
 	list  viz.List
 	grab  viz.Grab // of a user, 1-based
+	// inInset is whether the grab began in the crowd's inset, whose user
+	// may leave its window (the inset is redrawn as the user moves).
+	inInset bool
 }
 
 // outlierPreset is a dataset and the settings that show one behaviour.

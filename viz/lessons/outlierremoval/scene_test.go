@@ -280,8 +280,31 @@ func TestOutlierKeyboardDrag(t *testing.T) {
 }
 
 // A user dragged past the plane's edge waits at it, not over the keep-ramp
-// chart beside the plane, with the neighbour on or off.
+// chart beside the plane, with the neighbour on or off; one taken from the
+// crowd's inset leaves the inset's window, out of the crowd.
 func TestOutlierDragStaysInThePlane(t *testing.T) {
+	a, s := scenetest.Open(t, New())
+	scenetest.MustSet(t, a, viz.CtlEnd, "")
+	l := scenetest.Frame(a)
+	in, ok := l.Locate(s.n + 1)
+	if !ok || s.inset.W == 0 {
+		t.Fatal("no crowd inset to drag from")
+	}
+	win := s.inset // the window as the drag starts: it follows the crowd after
+	x0, y1 := win.ToWorld(viz.Point{X: win.X0, Y: win.Y0})
+	x1, y0 := win.ToWorld(viz.Point{X: win.X0 + win.W, Y: win.Y0 + win.H})
+	a.Event(viz.Event{Kind: viz.PointerDown, X: in.X, Y: in.Y})
+	if s.grab.ID == 0 {
+		t.Fatal("nothing grabbed in the inset")
+	}
+	u := s.grab.ID - 1
+	for k := 1; k <= 4; k++ {
+		a.Event(viz.Event{Kind: viz.PointerMove, X: in.X, Y: in.Y - win.H*float64(k)/4})
+	}
+	a.Event(viz.Event{Kind: viz.PointerUp, X: in.X, Y: in.Y - win.H})
+	if p := s.users[u]; p[0] >= x0 && p[0] <= x1 && p[1] >= y0 && p[1] <= y1 {
+		t.Errorf("user %d dragged up out of the inset stayed in its window: %v", u+1, p)
+	}
 	for _, nb := range []string{"false", "true"} {
 		a, s := scenetest.Open(t, New())
 		scenetest.MustSet(t, a, "neighbour", nb)

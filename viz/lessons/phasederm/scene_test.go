@@ -225,13 +225,14 @@ func TestPhasedERMKeyAndLedgerOverTheBalls(t *testing.T) {
 	a, _ := scenetest.Open(t, New())
 	scenetest.MustSet(t, a, viz.CtlEnd, "")
 	l := scenetest.Frame(a)
-	ball, backs, key, ledger := -1, 0, -1, -1
+	ball, key, ledger := -1, -1, -1
+	var backs [][2]float64 // the y ranges of paper drawn after the ball
 	for i, it := range l.Items {
 		switch {
 		case it.Kind == viz.Circle && it.Style.Dashed && ball < 0 && it.P[0].Y-it.R < 0:
 			ball = i // reaches above the figure's top, through the key
 		case it.Kind == viz.Rect && it.Style.Fill == viz.Paper && ball >= 0:
-			backs++
+			backs = append(backs, [2]float64{min(it.P[0].Y, it.P[1].Y), max(it.P[0].Y, it.P[1].Y)})
 		case it.Kind == viz.Text && strings.HasPrefix(it.Text, "◆ phase minimiser"):
 			key = i
 		case it.Kind == viz.Text && strings.HasPrefix(it.Text, "privacy ledger"):
@@ -241,7 +242,16 @@ func TestPhasedERMKeyAndLedgerOverTheBalls(t *testing.T) {
 	if ball < 0 {
 		t.Fatal("no ball reaches the key at the end: the test checks nothing")
 	}
-	if backs < 2 || key < ball || ledger < ball {
-		t.Errorf("ball drawn at %d, then %d paper backings, the key at %d, the ledger at %d", ball, backs, key, ledger)
+	if key < ball || ledger < ball {
+		t.Fatalf("ball drawn at %d, the key at %d, the ledger at %d", ball, key, ledger)
+	}
+	for _, text := range []viz.Item{l.Items[key], l.Items[ledger]} {
+		backed := false
+		for _, b := range backs {
+			backed = backed || b[0] <= text.P[0].Y-text.Size/2 && text.P[0].Y+text.Size/2 <= b[1]
+		}
+		if !backed {
+			t.Errorf("%q has no paper under it over the balls (paper at %v)", text.Text, backs)
+		}
 	}
 }

@@ -102,7 +102,7 @@ func (s *Scene) drawBatch(l *viz.List, b figure.Box, a robustAt) {
 		ext := math.Max(math.Max(x1-x0, y1-y0), 1e-9)
 		pad := 0.08 * ext
 		s.cam = viz.Fit(x0-pad, x1+pad, y0-pad, y1+pad, b.X, top, b.W, bottom-top, 14)
-		s.spot = (ext + 2*pad) / 100
+		s.spot = (ext + 2*pad) / 300
 	}
 	c := s.cam
 	// The band, as much of it as is in view.
@@ -130,8 +130,9 @@ func (s *Scene) drawBatch(l *viz.List, b figure.Box, a robustAt) {
 	}
 	// Users whose gradients land on one spot (a preset's crowd) would show
 	// as one dot: a count above the pile says how many it holds. A spot is
-	// a hundredth of the batch's extent, whatever the screen: on a phone's
-	// scale, dots that merely touch are no pile.
+	// a 300th of the batch's extent, whatever the screen (under a dot's
+	// width on a wide one): on a phone's scale, dots that merely touch are
+	// no pile.
 	type pile struct {
 		at viz.Point
 		n  int

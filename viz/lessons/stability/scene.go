@@ -99,7 +99,7 @@ func (s *Scene) rerun() {
 func (s *Scene) form() viz.Form {
 	return viz.Form{
 		viz.Float(&s.params.Eps, viz.Control{Name: "eps", Label: "ε", Kind: viz.Slider, Min: 1.39, Max: 20, Log: true,
-			Help: "κ = 1 + ⌈ln(1/δ̄)/ε̄⌉ must stay ≤ 4 for the exact search: from ε = 1.39 at δ = 0.5, from ε = 2.72 at δ = 0.1; κ = 3 from ε = 2.35 at δ = 0.5, from ε = 4.93 at δ = 0.1"}),
+			Help: "κ = 1 + ⌈ln(1/δ̄)/ε̄⌉ must stay ≤ 4 for the exact search: from ε = 1.39 at δ = 0.5, from ε = 2.72 at δ = 0.1; κ = 3 from ε = 2.35 at δ = 0.5, from ε = 4.93 at δ = 0.1. A run needs n ≥ 4κ + 2 users: the 14 it opens with allow κ = 3 only, so add users to go lower"}),
 		viz.Float(&s.params.Delta, viz.Control{Name: "delta", Label: "δ", Kind: viz.Slider, Min: 1e-4, Max: 0.5, Log: true}),
 		viz.Float(&s.params.Sens, viz.Control{Name: "sens", Label: "target Δ", Kind: viz.Slider, Min: 0.001, Max: 10, Log: true,
 			Help: "the deletion sensitivity the noise is calibrated to"}),

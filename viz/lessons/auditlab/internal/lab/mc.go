@@ -192,7 +192,7 @@ func (m *MC) lines(claimed float64, mutant string) []mcLine {
 	out := []mcLine{{format.Sprintf("Monte Carlo, %d runs per side: ε ≥ %.3g with probability ≥ 0.999 (claimed %g) — %s; the event that tells A from B best, “%s”, happened in %.4g of A's runs and %.4g of B's",
 		r.Runs, r.EpsLower, claimed, r.Verdict, r.Worst.Name, r.Worst.PA, r.Worst.PB), col}}
 	if strings.Contains(r.Worst.Name, "⟨o,u⟩") {
-		out = append(out, mcLine{"(⟨o,u⟩: an answer o projected on the direction u from A's mean answer to B's, compared with a threshold)", viz.Muted})
+		out = append(out, mcLine{"(⟨o,u⟩: an answer o projected on the direction u from B's mean answer to A's, compared with a threshold or a value)", viz.Muted})
 	}
 	if note := reachNote(r, claimed); note != "" {
 		out = append(out, mcLine{"Beware" + note, viz.Vermillion})
@@ -250,7 +250,7 @@ func (m *MC) PlotBelow(l *viz.List, w, h, y float64, caption string, claimed flo
 func (m *MC) DrawSampled(l *viz.List, p figure.Plot, caption string) {
 	pa, pb, ha, hb := m.Projections()
 	if len(pa)+len(pb)+ha+hb == 0 {
-		l.Text(viz.Point{X: p.X0, Y: p.Y0 + p.H/2}, "No exact profile to draw: run the Monte Carlo audit (M) to see both sides' answers here.", 12, viz.Muted, viz.Left)
+		l.Text(viz.Point{X: p.X0, Y: p.Y0 + p.H/2}, "Both sides' sampled answers are drawn here as the audit runs.", 12, viz.Muted, viz.Left)
 		return
 	}
 	l.TextAbove(viz.Point{X: p.X0, Y: p.Y0 - 8}, 0, caption, 12, viz.Ink, viz.Left)
@@ -297,5 +297,5 @@ func (m *MC) DrawSampled(l *viz.List, p figure.Plot, caption string) {
 	for _, t := range viz.NiceTicks(lo, hi, 6) {
 		l.Text(viz.Point{X: xOf(t), Y: base + 12}, viz.TickLabel(t), 10, viz.Muted, viz.Centre)
 	}
-	l.Text(viz.Point{X: x0 + bins*bw, Y: base + 24}, "⟨θ̂, u⟩", 11, viz.Muted, viz.Right)
+	l.Text(viz.Point{X: x0 + bins*bw, Y: base + 24}, "⟨o, u⟩, o an answer", 11, viz.Muted, viz.Right)
 }
