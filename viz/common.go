@@ -3,6 +3,7 @@ package viz
 import (
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/privacy"
@@ -57,3 +58,13 @@ func ParseNumber(c Control, v string) (float64, error) {
 
 // FormatNumber writes a control value compactly.
 func FormatNumber(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
+
+// FormatNumbers writes a list control's value (Numbers): the numbers
+// compactly, comma-separated, as a lesson may set it.
+func FormatNumbers(xs []float64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = FormatNumber(x)
+	}
+	return strings.Join(parts, ",")
+}

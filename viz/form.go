@@ -181,11 +181,7 @@ type numbersVar struct {
 }
 
 func (b numbersVar) get() string {
-	parts := make([]string, len(*b.p))
-	for i, x := range *b.p {
-		parts[i] = FormatNumber(x)
-	}
-	return strings.Join(parts, ",")
+	return FormatNumbers(*b.p)
 }
 
 func (b numbersVar) set(c *Control, v string) error {

@@ -2,8 +2,8 @@ package stability
 
 import (
 	"slices"
-	"strings"
 
+	"github.com/uldplab/uldp/core/robust"
 	"github.com/uldplab/uldp/viz"
 )
 
@@ -17,31 +17,17 @@ const (
 )
 
 // Certify says why the lesson opens outside its proof — at ε = 8, κ = 3
-// and 14 users show the search whole, and a few clicks at a time — and
+// and 14 users show the whole search — and
 // offers the nearest run the proof covers: ε = 1.9, δ = 1/2 (κ = 4), with
 // users added next to the median until there are 18.
 func (s *Scene) Certify() (why string, settings [][2]string, ok bool) {
 	values := slices.Clone(s.values)
 	if len(values) < certifiedUsers {
-		med := median(values)
+		med := robust.Median(slices.Clone(values)) // the lesson runs on 14 users or more
 		for k := 1; len(values) < certifiedUsers; k++ {
 			values = append(values, med+0.01*float64((k+1)/2)*float64(1-2*(k%2)))
 		}
 	}
-	parts := make([]string, len(values))
-	for i, v := range values {
-		parts[i] = viz.FormatNumber(v)
-	}
 	return "This run is not certified: the proof's Gaussian step needs ε̄ = ε/2 < 1, that is ε < 2, and the lesson opens at ε = 8, where κ = 3 and 14 users show the whole search. Below ε = 2, κ is 4 at best, at δ = 1/2: the run then needs 18 users (n ≥ 4κ + 2) and searches 16 deletions. The button moves there — ε = 1.9, δ = 0.5, users added next to the median — a certified run whose δ = 1/2 promises little.",
-		[][2]string{{"values", strings.Join(parts, ",")}, {"delta", certifiedDelta}, {"eps", certifiedEps}}, true
-}
-
-// median is the middle value of xs (the lower middle for an even count).
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[(len(s)-1)/2]
+		[][2]string{{"values", viz.FormatNumbers(values)}, {"delta", certifiedDelta}, {"eps", certifiedEps}}, true
 }
