@@ -257,19 +257,31 @@ func (s *Scene) drawTrail(l *viz.List, pts [][]float64) {
 	if _, y0, x1, y1 := c.ScaleBarBox(); below.Y+5 > y0 && below.Y-5 < y1 {
 		below.X = math.Max(below.X, x1+4+viz.TextWidth(domain, 10)/2)
 	}
-	// Nor over the users' items: a group at the domain's edge sits where
-	// the label would.
-	for _, items := range s.cfg.users {
-		for k := 0; k+1 < len(items); k += 2 {
-			p := c.ToScreen(items[k], items[k+1])
-			place.Reserve(p.X-3, p.Y-3, p.X+3, p.Y+3)
-		}
-	}
 	above := c.ToScreen(0, oirRadius)
 	above.Y -= 8
-	if !place.Text(below, domain, 10, viz.Muted, viz.Centre) && !place.Text(above, domain, 10, viz.Muted, viz.Centre) {
-		l.Text(above, domain, 10, viz.Muted, viz.Centre) // crowded everywhere: the top still names it
+	for _, at := range []viz.Point{below, above} {
+		if s.clearOfItems(at, domain, 10) && place.Text(at, domain, 10, viz.Muted, viz.Centre) {
+			return
+		}
 	}
+	l.Text(above, domain, 10, viz.Muted, viz.Centre) // crowded everywhere: the top still names it
+}
+
+// clearOfItems reports whether a centred label at at keeps off the users'
+// items, dots included: a group at the domain's edge sits where the
+// domain's label would.
+func (s *Scene) clearOfItems(at viz.Point, text string, size float64) bool {
+	const r = 3 // an item's dot
+	hw := viz.TextWidth(text, size)/2 + r
+	for _, items := range s.cfg.users {
+		for k := 0; k+1 < len(items); k += 2 {
+			p := s.cam.ToScreen(items[k], items[k+1])
+			if math.Abs(p.X-at.X) < hw && math.Abs(p.Y-at.Y) < size/2+r {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // oirTrail is x₀ and the releases shown.

@@ -299,9 +299,9 @@ func (s *Scene) Pointer(ev viz.Event) bool {
 		// In the plane a user stays in it, not over the keep-ramp chart
 		// beside it; from the crowd's inset, which lies in the plane, it
 		// may be dragged out of the crowd.
-		to := s.grab.Within(ev)
-		if s.inInset {
-			to = s.grab.At(ev)
+		to := s.grab.At(ev)
+		if !s.inInset {
+			to = s.grab.Within(ev)
 		}
 		at := []float64{to[0], to[1]}
 		if s.nb { // the copy changes, in one user only
