@@ -240,8 +240,8 @@ func auditText(w io.Writer, points []audit.Point, r *audit.MCResult, mutant bool
 		fmt.Fprintf(w, "\nMonte Carlo, %d runs per side: ε ≥ %.4g with probability ≥ %g; these runs can show at most ε ≈ %.4g\n",
 			r.Runs, r.EpsLower, 1-r.Alpha, r.EpsReach)
 		fmt.Fprintf(w, "the event that tells A from B best: “%s”, seen in a fraction %.4g of A's runs and %.4g of B's\n", r.Worst.Name, r.Worst.PA, r.Worst.PB)
-		if strings.Contains(r.Worst.Name, "⟨o,u⟩") {
-			fmt.Fprintf(w, "(⟨o,u⟩ is an output projected on the direction from B's mean output to A's, compared with a threshold or a value)\n")
+		if gloss := r.Worst.Gloss(); gloss != "" {
+			fmt.Fprintf(w, "(%s)\n", gloss)
 		}
 	}
 	switch {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/uldplab/uldp/core/cancel"
 	"github.com/uldplab/uldp/core/format"
@@ -104,6 +105,15 @@ type MCEvent struct {
 	LowerB   float64 `json:"lower_b"`
 	UpperB   float64 `json:"upper_b"`
 	EpsLower float64 `json:"eps_lower"` // ε this event proves, with the δ claimed
+}
+
+// Gloss says in words what the event's name abbreviates, for a reader who
+// meets "⟨o,u⟩ > 0.3": "" for ⊥, which needs none.
+func (e MCEvent) Gloss() string {
+	if !strings.Contains(e.Name, "⟨o,u⟩") {
+		return ""
+	}
+	return "⟨o,u⟩ is an output projected on the direction u from B's mean output to A's, compared with a threshold or a value"
 }
 
 // MCResult is a Monte Carlo audit's outcome.

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mathext"
@@ -317,5 +318,19 @@ func TestStepSort(t *testing.T) {
 				t.Fatalf("n = %d, budget %d: [%d] = %v, slices.Sort has %v", n, budget, i, s.a[i], want[i])
 			}
 		}
+	}
+}
+
+// The gloss names u's direction as the audit takes it: A's mean less B's,
+// from B's mean output to A's; ⊥ needs no gloss.
+func TestMCEventGloss(t *testing.T) {
+	if u := meanDifference([]float64{1, 3}, []float64{0, 0}, 1); len(u) != 1 || !(u[0] > 0) {
+		t.Fatalf("u = %v for A's mean 2 and B's 0: want it to point from B to A", u)
+	}
+	if g := (MCEvent{Name: "⟨o,u⟩ > 0.5"}).Gloss(); !strings.Contains(g, "from B's mean output to A's") {
+		t.Errorf("gloss %q", g)
+	}
+	if g := (MCEvent{Name: "⊥"}).Gloss(); g != "" {
+		t.Errorf("⊥ glossed %q", g)
 	}
 }

@@ -108,7 +108,7 @@ func TestPhasedLabLocalisation(t *testing.T) {
 	if !scenetest.HasText(l, "runs that every phase halted (θ₀) at the left") || blueBars(l) < 3 {
 		t.Errorf("the figure draws %d bars of sampled answers", blueBars(l))
 	}
-	if !scenetest.HasText(l, "the event that tells A from B best") || !scenetest.HasText(l, "an answer o projected on the direction u") {
+	if !scenetest.HasText(l, "the event that tells A from B best") || !scenetest.HasText(l, "an output projected on the direction u") {
 		t.Error("the figure names the audit's worst event without saying what it is")
 	}
 	state := a.State()

@@ -3,7 +3,6 @@ package lab
 import (
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/uldplab/uldp/core/audit"
 	"github.com/uldplab/uldp/core/format"
@@ -191,8 +190,8 @@ func (m *MC) lines(claimed float64, mutant string) []mcLine {
 	}
 	out := []mcLine{{format.Sprintf("Monte Carlo, %d runs per side: ε ≥ %.3g with probability ≥ 0.999 (claimed %g) — %s; the event that tells A from B best, “%s”, happened in %.4g of A's runs and %.4g of B's",
 		r.Runs, r.EpsLower, claimed, r.Verdict, r.Worst.Name, r.Worst.PA, r.Worst.PB), col}}
-	if strings.Contains(r.Worst.Name, "⟨o,u⟩") {
-		out = append(out, mcLine{"(⟨o,u⟩: an answer o projected on the direction u from B's mean answer to A's, compared with a threshold or a value)", viz.Muted})
+	if gloss := r.Worst.Gloss(); gloss != "" {
+		out = append(out, mcLine{"(" + gloss + ")", viz.Muted})
 	}
 	if note := reachNote(r, claimed); note != "" {
 		out = append(out, mcLine{"Beware" + note, viz.Vermillion})
