@@ -34,9 +34,11 @@ window.uldpStats = stats; // read by the browser tests and the perf page
 // ---------------------------------------------------------------- loading
 //
 // Every lesson is its own engine module (lessons.json names them), so a page
-// downloads only the lesson it shows. The others are downloaded and compiled
-// while the browser is idle; switching lessons starts the new module with
-// the lesson's last state and ends the old one.
+// downloads only the lesson it shows. The next lesson's is fetched and
+// compiled once the browser is idle, any other's when the pointer or the
+// focus rests on its menu entry, none ahead when the reader saves data;
+// switching lessons starts the new module with the lesson's last state and
+// ends the old one.
 
 let menu = [];               // lessons.json's lessons (with their export engines), in menu order
 let practiceEngine = null;   // lessons.json's practice grader (exercises.js loads it without a server)
@@ -77,7 +79,7 @@ async function fetchModule(entry) {
 }
 
 // compile returns the lesson's compiled module, downloading it with the
-// progress bar unless the idle prefetch has compiled it already.
+// progress bar unless it was fetched ahead (fetchAhead).
 function compile(entry) {
   let p = compiled.get(entry.module);
   if (!p) {
@@ -88,18 +90,45 @@ function compile(entry) {
   return p;
 }
 
-// prefetch downloads and compiles the other lessons' modules (their parts'
-// too), one at a time while the browser is idle, so a switch only has to
-// start one.
-function prefetch() {
-  const next = menu.flatMap((l) => [l, ...(l.parts || [])]).find((m) => !compiled.has(m.module));
-  if (!next) return;
+// frugal reports whether the reader asked to save data or the connection
+// is slow: then no module is fetched before the reader asks for it.
+function frugal() {
+  const c = navigator.connection;
+  return !!c && (c.saveData || ["slow-2g", "2g", "3g"].includes(c.effectiveType));
+}
+
+// fetchAhead downloads and compiles a lesson's module before it is asked
+// for, unless it is there already or the reader saves data; a failure is
+// left for the switch to report.
+function fetchAhead(entry) {
+  if (frugal() || compiled.has(entry.module)) return Promise.resolve();
+  const p = WebAssembly.compileStreaming(fetch(entry.module));
+  compiled.set(entry.module, p);
+  return p.then(() => {}, () => { compiled.delete(entry.module); });
+}
+
+// prefetchNext fetches the lesson after the one shown, once the browser
+// is idle: the one a reader going through the lessons opens next. Only
+// that one: a visitor who reads one lesson pays for two modules, not for
+// all of them (9.6 MB). uldpPrefetched is the fetch's promise, for the
+// tests.
+function prefetchNext() {
+  const next = menu[menu.findIndex((l) => l.name === current) + 1];
   const idle = window.requestIdleCallback || ((f) => setTimeout(f, 200));
-  idle(() => {
-    const p = WebAssembly.compileStreaming(fetch(next.module));
-    compiled.set(next.module, p);
-    p.then(prefetch, () => compiled.delete(next.module)); // offline or gone: the switch will report it
-  });
+  window.uldpPrefetched = next ? new Promise((done) => idle(() => fetchAhead(next).then(done))) : Promise.resolve();
+}
+
+// aheadOnRest fetches a lesson's module when the pointer or the focus rests
+// on its menu entry (a fifth of a second: passing over the menu fetches
+// nothing).
+function aheadOnRest(a, entry) {
+  let timer = 0;
+  const rest = () => { clearTimeout(timer); timer = setTimeout(() => fetchAhead(entry), 200); };
+  const leave = () => clearTimeout(timer);
+  a.addEventListener("pointerenter", rest);
+  a.addEventListener("focus", rest);
+  a.addEventListener("pointerleave", leave);
+  a.addEventListener("blur", leave);
 }
 
 const lessonOf = (state) => new URLSearchParams(state.replace(/^#/, "")).get("scene");
@@ -165,6 +194,7 @@ async function start(name, state) {
   await syncLesson();
   document.body.dataset.lesson = name;
   document.dispatchEvent(new Event("uldp:lesson"));
+  prefetchNext();
 }
 
 // ---------------------------------------------------------------- messages
@@ -925,8 +955,7 @@ function buildNav() {
       if (nav.classList.contains("open")) { openMenu(false); $("lessons-toggle").focus(); }
       switchTo(s.name);
     });
-    // Hovering a lesson starts its download, if the idle prefetch has not.
-    a.addEventListener("pointerenter", () => { if (!compiled.has(s.module)) compile(s).catch(() => {}); }, { once: true });
+    aheadOnRest(a, s);
     nav.append(a);
   });
   const errata = document.createElement("a");
@@ -1209,7 +1238,6 @@ async function main() {
   window.uldpReadyAt = performance.now();
   document.body.dataset.ready = "true";
   requestAnimationFrame(loop);
-  prefetch();
 }
 
 main();
