@@ -29,7 +29,7 @@ MUTATE_EFFICACY ?= 90
 GOROOT      := $(shell $(GO) env GOROOT)
 WASM_EXEC   := $(GOROOT)/lib/wasm/go_js_wasm_exec
 
-.PHONY: run desktop build wasm worker-build worker-dev worker-deps test test-deps lint test-native test-wasm test-browser fuzz bench mutate clean
+.PHONY: run desktop build wasm worker-build worker-dev worker-deps test test-deps lint test-native test-wasm test-browser fuzz bench bench-web mutate clean
 
 ## run: build the WebAssembly engine, then serve the site on $(ADDR) from one
 ## Go binary with the files embedded (built, not `go run`: go run stamps no
@@ -142,6 +142,13 @@ mutate:
 	  eff=$$(sed -n 's/.*"test_efficacy":\([0-9.]*\).*/\1/p' bin/mutate-$$p.json 2>/dev/null); \
 	  awk -v e="$$eff" -v t=$(MUTATE_EFFICACY) 'BEGIN { exit !(e != "" && e + 0 >= t + 0) }' || fail="$$fail $$p($${eff:-no result}%)"; \
 	done; if [ -n "$$fail" ]; then echo "make mutate: below $(MUTATE_EFFICACY)% efficacy:$$fail"; exit 1; fi
+
+## bench-web: every lesson's page in headless Chromium against a blank page
+## (bytes of a first visit, time to ready, frame gaps, long tasks, the
+## longest call into Go); about five minutes, figures in BENCHMARKS.md;
+## BENCH_WEB='--lessons dp-sgd --seconds 5' narrows it
+bench-web: build test-deps
+	cd site/e2e && node bench-web.mjs $(BENCH_WEB)
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./core/... ./viz/... | tee bench.out

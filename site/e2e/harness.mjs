@@ -16,13 +16,19 @@ mkdirSync(shots, { recursive: true });
 let server;
 export let base, browser;
 
+// startServer starts the site (uldp serve with flags) on a free port and
+// returns the process and the site's address.
+export async function startServer(flags = []) {
+  const proc = spawn(root + "bin/uldp", ["serve", "--addr", "127.0.0.1:0", ...flags], { stdio: ["ignore", "pipe", "inherit"] });
+  const [line] = await once(proc.stdout, "data");
+  return { proc, base: String(line).match(/http:\/\/\S+\//)[0] };
+}
+
 // serve starts the site (uldp serve with flags) and the browser before
 // the file's tests and stops them after.
 export function serve(flags = []) {
   before(async () => {
-    server = spawn(root + "bin/uldp", ["serve", "--addr", "127.0.0.1:0", ...flags], { stdio: ["ignore", "pipe", "inherit"] });
-    const [line] = await once(server.stdout, "data");
-    base = String(line).match(/http:\/\/\S+\//)[0];
+    ({ proc: server, base } = await startServer(flags));
     browser = await launch();
   });
 

@@ -29,7 +29,7 @@ const goCall = (t0, what) => {
   stats.goCalls++;
   if (ms > 1000 / 60) stats.goOverFrame++;
 };
-window.uldpStats = stats; // read by the browser tests and the perf page
+window.uldpStats = stats; // read by the browser tests and make bench-web
 
 // ---------------------------------------------------------------- loading
 //

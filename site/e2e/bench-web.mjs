@@ -1,0 +1,153 @@
+// make bench-web: how each lesson's page loads and runs in headless
+// Chromium, against a blank page measured in the same run (absolute times
+// depend on the machine and what else it does; the blank page's figures
+// say how much). Not a test: it prints a table for BENCHMARKS.md and fails
+// on nothing.
+//
+// Per lesson, opened from its own link with an empty cache:
+//   - first visit: the bytes of everything fetched until the lesson is
+//     interactive, as a browser that takes brotli gets them (the server
+//     sends the engines in brotli, the page's own files in gzip) and as one
+//     that takes gzip only (each file asked for again); and the bytes on
+//     the wire once the page has been open 10 s (what fetching ahead adds);
+//   - ready: when the lesson became interactive; settled: when the
+//     computation it opens with ended (no "computing" readout);
+//   - a scripted 10 s interaction (a drag over the figure, steps, play and
+//     pause, the same for every lesson and the blank page): animation-frame
+//     gaps over 20 ms (a 60 Hz frame missed) and over 33.4 ms (two), the
+//     longest task the browser reports, its total blocking time (the
+//     tasks' time over 50 ms each, Lighthouse's measure) from navigation to
+//     the end, and the longest call into Go after the module's warm-up.
+//
+//	node bench-web.mjs [--lessons a,b] [--seconds 10] [--json FILE]
+//
+// (make bench-web builds the site first and passes $BENCH_WEB.)
+import { writeFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { startServer, launch } from "./harness.mjs";
+
+const { values: opt } = parseArgs({
+  options: {
+    lessons: { type: "string", default: "" },
+    seconds: { type: "string", default: "10" },
+    json: { type: "string", default: "" },
+  },
+});
+const seconds = Number(opt.seconds);
+if (!(seconds > 0)) throw new Error(`--seconds ${opt.seconds}: give a positive number of seconds`);
+
+// observe runs in every page before its scripts: long tasks from the
+// start, and animation-frame gaps once window.benchGaps is an array.
+function observe() {
+  window.benchTasks = [];
+  new PerformanceObserver((l) => { for (const e of l.getEntries()) window.benchTasks.push([e.startTime, e.duration]); })
+    .observe({ type: "longtask", buffered: true });
+  let last = 0;
+  const f = (t) => { if (window.benchGaps) { if (last) window.benchGaps.push(t - last); last = t; } requestAnimationFrame(f); };
+  requestAnimationFrame(f);
+}
+
+// interact is the scripted interaction: for the given time, a drag in a
+// circle around the figure's centre, three steps, the end and the start,
+// then a second of playback.
+async function interact(page, ms) {
+  const box = await page.locator("#figure").boundingBox();
+  const cx = box.x + box.width / 2, cy = box.y + box.height / 2;
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    await page.mouse.move(cx + 40, cy);
+    await page.mouse.down();
+    for (let i = 1; i <= 24 && Date.now() < end; i++) {
+      await page.mouse.move(cx + 40 * Math.cos(i * Math.PI / 12), cy + 40 * Math.sin(i * Math.PI / 12));
+    }
+    await page.mouse.up();
+    await page.locator("#figure").focus();
+    for (const k of ["ArrowRight", "ArrowRight", "ArrowRight", "End", "Home", " "]) {
+      if (Date.now() >= end) break;
+      await page.keyboard.press(k);
+    }
+    await page.waitForTimeout(Math.max(0, Math.min(1000, end - Date.now())));
+    await page.keyboard.press(" ");
+  }
+}
+
+// measure opens url in a fresh context (empty cache) and runs the
+// interaction; blank pages have no lesson to wait for.
+async function measure(browser, base, url, blank) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  await page.addInitScript(observe);
+  const t0 = Date.now();
+  if (blank) {
+    await page.goto(base + "bench-blank");
+    await page.setContent('<!doctype html><title>blank</title><canvas id="figure" width="800" height="600" tabindex="0"></canvas>');
+  } else {
+    await page.goto(url);
+    await page.waitForSelector("body[data-ready=true]", { timeout: 60000 });
+  }
+  const ready = blank ? 0 : await page.evaluate(() => window.uldpReadyAt);
+  const early = await page.evaluate(() => [location.href, ...performance.getEntriesByType("resource").filter((e) => e.startTime <= window.uldpReadyAt).map((e) => e.name)]);
+  if (!blank) await page.waitForFunction(() => !document.querySelector('#readouts dd[data-name="computing"]'), null, { timeout: 180000, polling: 100 });
+  const settled = blank ? 0 : await page.evaluate(() => performance.now());
+  await page.evaluate(() => { window.benchGaps = []; if (window.uldpStats) Object.assign(window.uldpStats, { maxWarmGoMs: 0, maxWarmGoWhat: "" }); });
+  const start = await page.evaluate(() => performance.now());
+  await interact(page, seconds * 1000);
+  const wireEnd = t0 + seconds * 1000; // the page has been open at least this long
+  if (Date.now() < wireEnd) await page.waitForTimeout(wireEnd - Date.now());
+  const r = await page.evaluate((start) => {
+    const gaps = window.benchGaps, tasks = window.benchTasks;
+    const wire = performance.getEntriesByType("navigation").concat(performance.getEntriesByType("resource")).reduce((n, e) => n + e.transferSize, 0);
+    return {
+      gaps20: gaps.filter((g) => g > 20).length, gaps33: gaps.filter((g) => g > 1000 / 30).length, frames: gaps.length,
+      longestTask: Math.max(0, ...tasks.map(([, d]) => d)),
+      longestTaskInteracting: Math.max(0, ...tasks.filter(([s]) => s >= start).map(([, d]) => d)),
+      tbt: tasks.reduce((n, [, d]) => n + Math.max(0, d - 50), 0),
+      go: window.uldpStats ? [window.uldpStats.maxWarmGoMs, window.uldpStats.maxWarmGoWhat] : [0, ""],
+      wire,
+    };
+  }, start);
+  await context.close();
+  return { ...r, ready, settled, early };
+}
+
+// encoded sums the sizes of urls as the server sends them with the given
+// Accept-Encoding.
+async function encoded(urls, encoding) {
+  let n = 0;
+  for (const u of urls) {
+    const res = await fetch(u, { method: "HEAD", headers: { "Accept-Encoding": encoding } });
+    n += Number(res.headers.get("content-length")) || Number((await fetch(u, { headers: { "Accept-Encoding": encoding } })).headers.get("content-length")) || 0;
+  }
+  return n;
+}
+
+const { proc, base } = await startServer();
+const browser = await launch();
+try {
+  let menu = (await (await fetch(base + "lessons.json")).json()).lessons.map((l) => l.name);
+  if (opt.lessons) menu = opt.lessons.split(",");
+  const rows = [];
+  const kib = (b) => (b / 1024).toFixed(0);
+  const show = (name, m) => {
+    const row = {
+      page: name, ...m,
+      line: `| ${name} | ${m.br === undefined ? "—" : `${kib(m.br)} / ${kib(m.gz)}`} | ${m.blank ? "—" : kib(m.wire)} | ${Math.round(m.ready)} / ${Math.round(m.settled)} | ${m.gaps20} / ${m.gaps33} of ${m.frames} | ${Math.round(m.longestTask)} (${Math.round(m.longestTaskInteracting)}) | ${Math.round(m.tbt)} | ${m.go[1] ? `${m.go[0].toFixed(1)} (${m.go[1]})` : "—"} |`,
+    };
+    rows.push(row);
+    console.log(row.line);
+  };
+  console.log(`${seconds} s of interaction per page; bytes in KiB; times in ms from navigation\n`);
+  console.log("| page | first visit, brotli / gzip | wire at the end | ready / settled | frame gaps > 20 / > 33 ms | longest task (interacting) | total blocking time | longest Go call after warm-up |");
+  console.log("|---|---:|---:|---:|---:|---:|---:|---:|");
+  show("blank page", { ...(await measure(browser, base, "", true)), blank: true });
+  for (const name of menu) {
+    const m = await measure(browser, base, base + "#scene=" + name, false);
+    const urls = m.early.map((u) => u.replace(/#.*$/, ""));
+    show(name, { ...m, br: await encoded(urls, "br, gzip"), gz: await encoded(urls, "gzip") });
+  }
+  show("blank page, again", { ...(await measure(browser, base, "", true)), blank: true });
+  if (opt.json) writeFileSync(opt.json, JSON.stringify(rows, null, 1));
+} finally {
+  await browser.close();
+  proc.kill();
+}
