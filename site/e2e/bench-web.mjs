@@ -17,7 +17,8 @@
 //     gaps over 20 ms (a 60 Hz frame missed) and over 33.4 ms (two), the
 //     longest task the browser reports, its total blocking time (the
 //     tasks' time over 50 ms each, Lighthouse's measure) from navigation to
-//     the end, and the longest call into Go after the module's warm-up.
+//     the end, and the longest call into Go after the module's warm-up;
+//     and the module's memory at the end (it only grows).
 //
 //	node bench-web.mjs [--lessons a,b] [--seconds 10] [--json FILE]
 //
@@ -102,6 +103,7 @@ async function measure(browser, base, url, blank) {
       longestTask: Math.max(0, ...tasks.map(([, d]) => d)),
       longestTaskInteracting: Math.max(0, ...tasks.filter(([s]) => s >= start).map(([, d]) => d)),
       tbt: tasks.reduce((n, [, d]) => n + Math.max(0, d - 50), 0),
+      memory: window.uldpStats?.memory?.buffer.byteLength || 0,
       go: window.uldpStats ? [window.uldpStats.maxWarmGoMs, window.uldpStats.maxWarmGoWhat] : [0, ""],
       wire,
     };
@@ -131,14 +133,14 @@ try {
   const show = (name, m) => {
     const row = {
       page: name, ...m,
-      line: `| ${name} | ${m.br === undefined ? "—" : `${kib(m.br)} / ${kib(m.gz)}`} | ${m.blank ? "—" : kib(m.wire)} | ${Math.round(m.ready)} / ${Math.round(m.settled)} | ${m.gaps20} / ${m.gaps33} of ${m.frames} | ${Math.round(m.longestTask)} (${Math.round(m.longestTaskInteracting)}) | ${Math.round(m.tbt)} | ${m.go[1] ? `${m.go[0].toFixed(1)} (${m.go[1]})` : "—"} |`,
+      line: `| ${name} | ${m.br === undefined ? "—" : `${kib(m.br)} / ${kib(m.gz)}`} | ${m.blank ? "—" : kib(m.wire)} | ${Math.round(m.ready)} / ${Math.round(m.settled)} | ${m.gaps20} / ${m.gaps33} of ${m.frames} | ${Math.round(m.longestTask)} (${Math.round(m.longestTaskInteracting)}) | ${Math.round(m.tbt)} | ${m.go[1] ? `${m.go[0].toFixed(1)} (${m.go[1]})` : "—"} | ${m.memory ? (m.memory / 2 ** 20).toFixed(0) : "—"} |`,
     };
     rows.push(row);
     console.log(row.line);
   };
   console.log(`${seconds} s of interaction per page; bytes in KiB; times in ms from navigation\n`);
-  console.log("| page | first visit, brotli / gzip | wire at the end | ready / settled | frame gaps > 20 / > 33 ms | longest task (interacting) | total blocking time | longest Go call after warm-up |");
-  console.log("|---|---:|---:|---:|---:|---:|---:|---:|");
+  console.log("| page | first visit, brotli / gzip | wire at the end | ready / settled | frame gaps > 20 / > 33 ms | longest task (interacting) | total blocking time | longest Go call after warm-up | memory (MiB) |");
+  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
   show("blank page", { ...(await measure(browser, base, "", true)), blank: true });
   for (const name of menu) {
     const m = await measure(browser, base, base + "#scene=" + name, false);

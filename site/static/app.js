@@ -179,6 +179,7 @@ async function start(name, state) {
   if (old && current) states.set(current, old.state());
   const ready = new Promise((resolve) => { window.uldpReady = resolve; });
   go.run(instance);
+  stats.memory = instance.exports.mem; // the module's memory, which make bench-web reports
   await ready;
   old?.exit();
   stats.firstGoMs = {};
@@ -1168,6 +1169,7 @@ async function startExporter(entry) {
   const ready = new Promise((resolve) => { window.uldpExportReady = resolve; });
   const { instance } = await WebAssembly.instantiateStreaming(res, go.importObject);
   go.run(instance);
+  stats.memory = instance.exports.mem; // the module's memory, which make bench-web reports
   await ready;
   return window.uldpExport;
 }
