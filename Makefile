@@ -145,7 +145,7 @@ mutate:
 
 ## bench-web: every lesson's page in headless Chromium against a blank page
 ## (bytes of a first visit, time to ready, frame gaps, long tasks, the
-## longest call into Go); about five minutes, figures in BENCHMARKS.md;
+## longest call into Go); about three minutes, figures in BENCHMARKS.md;
 ## BENCH_WEB='--lessons dp-sgd --seconds 5' narrows it
 bench-web: build test-deps
 	cd site/e2e && node bench-web.mjs $(BENCH_WEB)

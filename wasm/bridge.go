@@ -18,10 +18,6 @@ import (
 	"github.com/uldplab/uldp/viz"
 )
 
-// gcPercent is the collector's target: a collection when the heap has
-// grown by 400 % since the last (Go's GOGC; the default is 100).
-const gcPercent = 400
-
 // Run serves scene to the page until the page calls uldp.exit(): it sets
 // the global `uldp`, calls the page's uldpReady() if there is one, and
 // answers the page's calls.
@@ -30,15 +26,6 @@ func Run(scene viz.Scene) {
 	// (package time would add its initialisation to every module).
 	perf := js.Global().Get("performance")
 	viz.Clock = func() float64 { return perf.Call("now").Float() }
-	// The collector stops the page's only thread while it works, inside
-	// whichever call allocates at the time: at Go's default (a collection
-	// each time the heap doubles) a lesson being dragged or stepped met one
-	// every second or so, and the longest call into Go was 33–96 ms in four
-	// lessons of six; collecting when the heap has grown fivefold made it
-	// 7–21 ms (make bench-web, three runs each). The memory it costs: 5–30
-	// MiB a lesson where 4–24 were, 63 MiB at DP-SGD's sliders' maxima
-	// where 44 were (BENCHMARKS.md).
-	debug.SetGCPercent(gcPercent)
 	b := &bridge{app: viz.NewApp(scene), done: make(chan struct{})}
 	b.obj = js.Global().Get("Object").New()
 	b.export()

@@ -9,15 +9,17 @@
 //     interactive, as a browser that takes brotli gets them (the server
 //     sends the engines in brotli, the page's own files in gzip) and as one
 //     that takes gzip only (each file asked for again); and the bytes on
-//     the wire once the page has been open 10 s (what fetching ahead adds);
+//     the wire at the end, the page open at least 10 s (what fetching ahead
+//     adds);
 //   - ready: when the lesson became interactive; settled: when the
 //     computation it opens with ended (no "computing" readout);
 //   - a scripted 10 s interaction (a drag over the figure, steps, play and
 //     pause, the same for every lesson and the blank page): animation-frame
 //     gaps over 20 ms (a 60 Hz frame missed) and over 33.4 ms (two), the
-//     longest task the browser reports, its total blocking time (the
-//     tasks' time over 50 ms each, Lighthouse's measure) from navigation to
-//     the end, and the longest call into Go after the module's warm-up;
+//     longest task the browser reports, the total blocking time (the
+//     tasks' time over 50 ms each, as Lighthouse sums it, but from
+//     navigation to the end) and the longest call into Go after the
+//     module's warm-up;
 //     and the module's memory at the end (it only grows).
 //
 //	node bench-web.mjs [--lessons a,b] [--seconds 10] [--json FILE]
@@ -50,7 +52,9 @@ function observe() {
 
 // interact is the scripted interaction: for the given time, a drag in a
 // circle around the figure's centre, three steps, the end and the start,
-// then a second of playback.
+// then a second of playback. Each event waits for the page to take it, so
+// a page that blocks gets fewer in the same time: the same time for every
+// page, not the same work.
 async function interact(page, ms) {
   const box = await page.locator("#figure").boundingBox();
   const cx = box.x + box.width / 2, cy = box.y + box.height / 2;
@@ -63,10 +67,13 @@ async function interact(page, ms) {
     }
     await page.mouse.up();
     await page.locator("#figure").focus();
+    let playing = false;
     for (const k of ["ArrowRight", "ArrowRight", "ArrowRight", "End", "Home", " "]) {
       if (Date.now() >= end) break;
       await page.keyboard.press(k);
+      playing = k === " ";
     }
+    if (!playing) break;
     await page.waitForTimeout(Math.max(0, Math.min(1000, end - Date.now())));
     await page.keyboard.press(" ");
   }
@@ -78,8 +85,9 @@ async function measure(browser, base, url, blank) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
   await page.addInitScript(observe);
-  const t0 = Date.now();
   if (blank) {
+    // A page of the site's origin (its 404), then emptied: the same
+    // browser process model as a lesson's page.
     await page.goto(base + "bench-blank");
     await page.setContent('<!doctype html><title>blank</title><canvas id="figure" width="800" height="600" tabindex="0"></canvas>');
   } else {
@@ -93,8 +101,6 @@ async function measure(browser, base, url, blank) {
   await page.evaluate(() => { window.benchGaps = []; if (window.uldpStats) Object.assign(window.uldpStats, { maxWarmGoMs: 0, maxWarmGoWhat: "" }); });
   const start = await page.evaluate(() => performance.now());
   await interact(page, seconds * 1000);
-  const wireEnd = t0 + seconds * 1000; // the page has been open at least this long
-  if (Date.now() < wireEnd) await page.waitForTimeout(wireEnd - Date.now());
   const r = await page.evaluate((start) => {
     const gaps = window.benchGaps, tasks = window.benchTasks;
     const wire = performance.getEntriesByType("navigation").concat(performance.getEntriesByType("resource")).reduce((n, e) => n + e.transferSize, 0);
@@ -113,12 +119,14 @@ async function measure(browser, base, url, blank) {
 }
 
 // encoded sums the sizes of urls as the server sends them with the given
-// Accept-Encoding.
+// Accept-Encoding (its HEAD answers carry the length).
 async function encoded(urls, encoding) {
   let n = 0;
   for (const u of urls) {
     const res = await fetch(u, { method: "HEAD", headers: { "Accept-Encoding": encoding } });
-    n += Number(res.headers.get("content-length")) || Number((await fetch(u, { headers: { "Accept-Encoding": encoding } })).headers.get("content-length")) || 0;
+    const length = res.headers.get("content-length");
+    if (!res.ok || length === null) throw new Error(`HEAD ${u}: ${res.status}, Content-Length ${length}`);
+    n += Number(length);
   }
   return n;
 }
@@ -127,19 +135,23 @@ const { proc, base } = await startServer();
 const browser = await launch();
 try {
   let menu = (await (await fetch(base + "lessons.json")).json()).lessons.map((l) => l.name);
-  if (opt.lessons) menu = opt.lessons.split(",");
+  if (opt.lessons) {
+    const unknown = opt.lessons.split(",").filter((l) => !menu.includes(l));
+    if (unknown.length) throw new Error(`--lessons: no lesson ${unknown.join(", ")}; the lessons are ${menu.join(", ")}`);
+    menu = opt.lessons.split(",");
+  }
   const rows = [];
   const kib = (b) => (b / 1024).toFixed(0);
   const show = (name, m) => {
     const row = {
       page: name, ...m,
-      line: `| ${name} | ${m.br === undefined ? "—" : `${kib(m.br)} / ${kib(m.gz)}`} | ${m.blank ? "—" : kib(m.wire)} | ${Math.round(m.ready)} / ${Math.round(m.settled)} | ${m.gaps20} / ${m.gaps33} of ${m.frames} | ${Math.round(m.longestTask)} (${Math.round(m.longestTaskInteracting)}) | ${Math.round(m.tbt)} | ${m.go[1] ? `${m.go[0].toFixed(1)} (${m.go[1]})` : "—"} | ${m.memory ? (m.memory / 2 ** 20).toFixed(0) : "—"} |`,
+      line: `| ${name} | ${m.br === undefined ? "—" : `${kib(m.br)} / ${kib(m.gz)}`} | ${m.blank ? "—" : kib(m.wire)} | ${m.blank ? "—" : `${Math.round(m.ready)} / ${Math.round(m.settled)}`} | ${m.gaps20} / ${m.gaps33} of ${m.frames} | ${Math.round(m.longestTask)} (${Math.round(m.longestTaskInteracting)}) | ${Math.round(m.tbt)} | ${m.go[1] ? `${m.go[0].toFixed(1)} (${m.go[1]})` : "—"} | ${m.memory ? (m.memory / 2 ** 20).toFixed(0) : "—"} |`,
     };
     rows.push(row);
     console.log(row.line);
   };
   console.log(`${seconds} s of interaction per page; bytes in KiB; times in ms from navigation\n`);
-  console.log("| page | first visit, brotli / gzip | wire at the end | ready / settled | frame gaps > 20 / > 33 ms | longest task (interacting) | total blocking time | longest Go call after warm-up | memory (MiB) |");
+  console.log("| page | first visit, brotli / gzip | wire at the end | ready / settled (ms) | frame gaps > 20 / > 33 ms | longest task (while interacting) | total blocking time | longest Go call after warm-up (ms) | memory (MiB) |");
   console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
   show("blank page", { ...(await measure(browser, base, "", true)), blank: true });
   for (const name of menu) {

@@ -36,7 +36,8 @@ window.uldpStats = stats; // read by the browser tests and make bench-web
 // Every lesson is its own engine module (lessons.json names them), so a page
 // downloads only the lesson it shows. The next lesson's is fetched and
 // compiled once the browser is idle, any other's when the pointer or the
-// focus rests on its menu entry, none ahead when the reader saves data;
+// focus rests on its menu entry, none ahead when the reader saves data or
+// the connection is slow;
 // switching lessons starts the new module with the lesson's last state and
 // ends the old one.
 
@@ -47,6 +48,7 @@ let current = "";            // the lesson the running engine shows
 let currentModule = null;    // the running engine's entry: its lesson's, or a part's
 const states = new Map();    // lesson → its last state, for coming back
 const compiled = new Map();  // module path → Promise<WebAssembly.Module>
+const compiledDone = new Set(); // module paths compiled
 let switching = 0;           // the latest switch; older ones give way
 
 async function loadMenu() {
@@ -84,49 +86,57 @@ function compile(entry) {
   let p = compiled.get(entry.module);
   if (!p) {
     p = fetchModule(entry).then((b) => WebAssembly.compile(b));
-    p.catch(() => compiled.delete(entry.module)); // a failed load may be retried
-    compiled.set(entry.module, p);
+    keep(entry.module, p);
   }
   return p;
 }
 
+// keep records a module's compilation under way, and once it is done
+// marks the module ready; a failed one is forgotten, to be tried again.
+function keep(module, p) {
+  compiled.set(module, p);
+  p.then(() => compiledDone.add(module), () => compiled.delete(module));
+}
+
 // frugal reports whether the reader asked to save data or the connection
-// is slow: then no module is fetched before the reader asks for it.
+// is slow (3G or slower): then no module is fetched before it is asked for.
 function frugal() {
   const c = navigator.connection;
   return !!c && (c.saveData || ["slow-2g", "2g", "3g"].includes(c.effectiveType));
 }
 
-// fetchAhead downloads and compiles a lesson's module before it is asked
-// for, unless it is there already or the reader saves data; a failure is
-// left for the switch to report.
+// fetchAhead downloads and compiles the module a lesson would start in (its
+// part's, for a lesson last left in a part) before it is asked for, unless
+// it is there already or frugal says not to; a failure is left for the
+// switch to report.
 function fetchAhead(entry) {
-  if (frugal() || compiled.has(entry.module)) return Promise.resolve();
-  const p = WebAssembly.compileStreaming(fetch(entry.module));
-  compiled.set(entry.module, p);
-  return p.then(() => {}, () => { compiled.delete(entry.module); });
+  const mod = moduleFor(entry, states.get(entry.name) || "");
+  if (frugal() || compiled.has(mod.module)) return Promise.resolve();
+  const p = WebAssembly.compileStreaming(fetch(mod.module));
+  keep(mod.module, p);
+  return p.then(() => {}, () => {});
 }
 
 // prefetchNext fetches the lesson after the one shown, once the browser
 // is idle: the one a reader going through the lessons opens next. Only
 // that one: a visitor who reads one lesson pays for two modules, not for
-// all of them (9.6 MB). uldpPrefetched is the fetch's promise, for the
-// tests.
+// all fourteen of the lessons and their parts (9.5 MiB with brotli).
+// uldpPrefetched is the fetch's promise, for the tests.
 function prefetchNext() {
   const next = menu[menu.findIndex((l) => l.name === current) + 1];
   const idle = window.requestIdleCallback || ((f) => setTimeout(f, 200));
   window.uldpPrefetched = next ? new Promise((done) => idle(() => fetchAhead(next).then(done))) : Promise.resolve();
 }
 
-// aheadOnRest fetches a lesson's module when the pointer or the focus rests
-// on its menu entry (a fifth of a second: passing over the menu fetches
-// nothing).
+// aheadOnRest fetches a lesson's module when the pointer rests on its menu
+// entry for a fifth of a second, or the focus for half a second: passing
+// over the menu, or tabbing through it, fetches nothing.
 function aheadOnRest(a, entry) {
   let timer = 0;
-  const rest = () => { clearTimeout(timer); timer = setTimeout(() => fetchAhead(entry), 200); };
+  const rest = (ms) => () => { clearTimeout(timer); timer = setTimeout(() => fetchAhead(entry), ms); };
   const leave = () => clearTimeout(timer);
-  a.addEventListener("pointerenter", rest);
-  a.addEventListener("focus", rest);
+  a.addEventListener("pointerenter", rest(200));
+  a.addEventListener("focus", rest(500));
   a.addEventListener("pointerleave", leave);
   a.addEventListener("blur", leave);
 }
@@ -152,8 +162,11 @@ async function start(name, state) {
   const mine = ++switching;
   const mod = moduleFor(entry, state);
   const loading = $("loading");
-  if (!compiled.has(mod.module)) {
-    $("load-progress").value = 0;
+  if (!compiledDone.has(mod.module)) {
+    // A module fetched ahead and still on its way has no progress to show
+    // here: the bar then runs without a value.
+    if (compiled.has(mod.module)) $("load-progress").removeAttribute("value");
+    else $("load-progress").value = 0;
     loading.querySelector("p").textContent = `Loading the lesson “${entry.title}”…`;
     loading.hidden = false;
   }
@@ -1169,7 +1182,6 @@ async function startExporter(entry) {
   const ready = new Promise((resolve) => { window.uldpExportReady = resolve; });
   const { instance } = await WebAssembly.instantiateStreaming(res, go.importObject);
   go.run(instance);
-  stats.memory = instance.exports.mem; // the module's memory, which make bench-web reports
   await ready;
   return window.uldpExport;
 }
