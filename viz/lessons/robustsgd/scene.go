@@ -109,7 +109,7 @@ var robustThresholds = []string{threshPaper, threshSound, "0.95B", "0.8B", "0.5B
 type robustPreset struct {
 	name, what string
 	apply      func(c *robustConfig)
-	gen        func(r normal, c robustConfig) []float64 // every user's item offsets from the crowd's centre, flat
+	gen        func(r normal, c robustConfig) [][]float64 // each user's item offsets from the crowd's centre
 }
 
 type normal interface{ NormFloat64() float64 }
@@ -121,13 +121,19 @@ var crowdCentre = [2]float64{0.45, -0.3}
 // crowd is n users whose centres spread by s around the crowd's centre,
 // their m items by 2s around their centre: users agree far more closely
 // than r, as the test demands.
-func crowd(r normal, c robustConfig, s float64) []float64 {
-	out := make([]float64, 0, 2*c.n*c.m)
-	for range c.n {
+//
+// Each user's items are an allocation of their own: one of every item
+// (16 MB at the sliders' maxima) was a single unit of work, zeroing memory
+// the page had never touched, 80–250 ms with no pause for a frame.
+func crowd(r normal, c robustConfig, s float64) [][]float64 {
+	out := make([][]float64, c.n)
+	for i := range out {
 		u := [2]float64{s * r.NormFloat64(), s * r.NormFloat64()}
+		pts := make([]float64, 0, 2*c.m)
 		for range c.m {
-			out = append(out, u[0]+2*s*r.NormFloat64(), u[1]+2*s*r.NormFloat64())
+			pts = append(pts, u[0]+2*s*r.NormFloat64(), u[1]+2*s*r.NormFloat64())
 		}
+		out[i] = pts
 	}
 	return out
 }
@@ -139,17 +145,17 @@ const crowdSpread = 0.0003
 func (p robustPreset) PresetName() string { return p.name }
 
 func robustPresets() []robustPreset {
-	plain := func(r normal, c robustConfig) []float64 { return crowd(r, c, crowdSpread) }
+	plain := func(r normal, c robustConfig) [][]float64 { return crowd(r, c, crowdSpread) }
 	return []robustPreset{
 		{"crowd", "1,200 users agreeing to within r/50: every test passes and the average is released with noise", func(c *robustConfig) {}, plain},
 		{"bad-batch", "users in file order; step 3's batch is two crowds 10r apart: its score is about B/2 and the test halts there",
 			func(c *robustConfig) { c.order = "given" },
-			func(r normal, c robustConfig) []float64 {
+			func(r normal, c robustConfig) [][]float64 {
 				out := crowd(r, c, crowdSpread)
 				for u := 2 * c.batch; u < 3*c.batch && u < c.n; u++ {
 					if (u-2*c.batch)%2 == 1 {
 						for j := range c.m {
-							out[2*(u*c.m+j)] += 10 * c.radius
+							out[u][2*j] += 10 * c.radius
 						}
 					}
 				}
@@ -163,12 +169,12 @@ func robustPresets() []robustPreset {
 			func(c *robustConfig) {
 				c.n, c.batch, c.order, c.mode = 72, 12, "given", privacy.NonPrivate
 			},
-			func(r normal, c robustConfig) []float64 {
+			func(r normal, c robustConfig) [][]float64 {
 				out := crowd(r, c, crowdSpread)
 				for u := range c.n {
 					if u%3 == 2 {
 						for j := range c.m {
-							out[2*(u*c.m+j)] -= 4 * c.radius // the gradient x − z moves by +4r
+							out[u][2*j] -= 4 * c.radius // the gradient x − z moves by +4r
 						}
 					}
 				}
@@ -235,8 +241,8 @@ func (c *robustConfig) draw(ctx cancel.Context, progress func(done, total int64)
 	draws := int64(2 * c.n * (c.m + 1))
 	total := draws + int64(c.n)
 	// A change that replaced another computes up to here only: the preset
-	// allocates every item at once (16 MB at the maxima), and a link's
-	// settings would each allocate their own.
+	// allocates 16 MB of items at the maxima, and a link's settings would
+	// each start their own.
 	progress(0, total)
 	if err := ctx.Err(); err != nil { // replaced at once: stopping allocates nothing
 		return err
@@ -252,7 +258,17 @@ func (c *robustConfig) draw(ctx cancel.Context, progress func(done, total int64)
 		}
 	}()
 	off := p.gen(r, *c)
+	// Pauses between the larger pieces: the users' table (4 MB at the
+	// maxima) and their names (2 MB).
+	progress(draws, total)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	d := &dataset.Dataset{Dim: 2, Users: make([]dataset.User, c.n)}
+	progress(draws, total)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	ids := dataset.NumberedIDs(c.n)
 	for u := range d.Users {
 		if u&(1<<13-1) == 0 {
@@ -261,7 +277,7 @@ func (c *robustConfig) draw(ctx cancel.Context, progress func(done, total int64)
 			}
 			progress(draws+int64(u), total)
 		}
-		pts := off[2*u*c.m : 2*(u+1)*c.m : 2*(u+1)*c.m]
+		pts := off[u]
 		for j := 0; j < len(pts); j += 2 {
 			pts[j] += crowdCentre[0]
 			pts[j+1] += crowdCentre[1]

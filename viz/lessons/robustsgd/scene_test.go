@@ -3,11 +3,13 @@ package robustsgd
 import (
 	"math"
 	"reflect"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/uldplab/uldp/core/cancel"
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/mech"
@@ -441,5 +443,35 @@ func TestRobustSGDCertifiedRunAtTheSeed(t *testing.T) {
 	scenetest.MustSet(t, a, viz.CtlEnd, "")
 	if ph := s.view.res.Phases[0]; s.cfg.seed != 2 || ph.FailedAt != 0 || len(ph.Steps) != 4 {
 		t.Errorf("seed %d: halted at %d after %d steps; the text says all four pass", s.cfg.seed, ph.FailedAt, len(ph.Steps))
+	}
+}
+
+// Drawing the users allocates as it goes, a pause for a frame never more
+// than a few MB away: the items allocated in one piece (16 MB at the
+// sliders' maxima) zeroed memory the page had never touched in one unit
+// of work, a 170 ms call into Go in a browser on a busy machine. Counted
+// in bytes, not milliseconds, so a loaded machine cannot fail it.
+func TestRobustSGDDrawAllocatesBetweenPauses(t *testing.T) {
+	c := presetConfig("crowd")
+	c.algo, c.n, c.m = algoLOC, robustMaxUsers, 10
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	last, most := ms.TotalAlloc, uint64(0)
+	err := c.draw(cancel.Never, func(done, total int64) {
+		runtime.ReadMemStats(&ms)
+		most, last = max(most, ms.TotalAlloc-last), ms.TotalAlloc
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&ms)
+	most = max(most, ms.TotalAlloc-last)
+	// The largest pieces are the users' table (4 MB) and the preset's
+	// table of their items (2.4 MB), each made at once; the items, 16 MB,
+	// are not.
+	const limit = 5 << 20
+	t.Logf("most between pauses: %.1f MB", float64(most)/1e6)
+	if most > limit {
+		t.Errorf("drawing %d users of %d items allocated %.1f MB between two pauses, over %d MB", c.n, c.m, float64(most)/1e6, limit>>20)
 	}
 }
