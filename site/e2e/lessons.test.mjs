@@ -402,11 +402,15 @@ test("User-level DP-SGD: steps with the inset, the baseline beside it, halting w
   await page.close();
 });
 
-// opening reads what the page's calls into Go took since it opened (or
-// since resetCalls): the ticks, the longest call after the module's warm-up
-// and the warm-up's calls.
-const opening = (page) => page.evaluate(() => ({ ticks: uldpStats.ticks, calls: uldpStats.goCalls, over_frame: uldpStats.goOverFrame, max_go_call_ms: +uldpStats.maxWarmGoMs.toFixed(1), max_go_call: uldpStats.maxWarmGoWhat, warm_up_ms: Object.fromEntries(Object.entries(uldpStats.firstGoMs).map(([k, v]) => [k, Math.round(v)])) }));
-const resetCalls = (page) => page.evaluate(() => Object.assign(window.uldpStats, { maxWarmGoMs: 0, maxWarmGoWhat: "", ticks: 0, goCalls: 0, goOverFrame: 0 }));
+// calls reads what the page's calls into Go took since resetCalls (or
+// since it opened): the ticks, the longest call (after the module's
+// warm-up, unless warm is false) and the warm-up's calls.
+const calls = (page, warm = true) => page.evaluate((warm) => ({
+  ticks: uldpStats.ticks, calls: uldpStats.goCalls, over_frame: uldpStats.goOverFrame,
+  max_go_call_ms: +(warm ? uldpStats.maxWarmGoMs : uldpStats.maxGoMs).toFixed(1), max_go_call: warm ? uldpStats.maxWarmGoWhat : uldpStats.maxGoWhat,
+  warm_up_ms: Object.fromEntries(Object.entries(uldpStats.firstGoMs).map(([k, v]) => [k, Math.round(v)])),
+}), warm);
+const resetCalls = (page) => page.evaluate(() => Object.assign(window.uldpStats, { maxGoMs: 0, maxGoWhat: "", maxWarmGoMs: 0, maxWarmGoWhat: "", ticks: 0, goCalls: 0, goOverFrame: 0 }));
 
 // warmUp checks a module's first calls (kind → ms) against the bound of a
 // computation left in one call (see the next test).
@@ -443,14 +447,14 @@ test("User-level DP-SGD at the sliders' maxima computes between frames", async (
   assert.match(await page.textContent('#readouts dd[data-name="computing"]'), /%/);
   await idle(page);
   const loadMs = Date.now() - t0;
-  const load = await opening(page);
+  const load = await calls(page);
   assert.match(await readout(page, "excess"), /the domain allows/);
   await resetCalls(page);
   const t1 = Date.now();
   await page.fill(`#controls input[aria-label="τ ÷ the theorem's value"]`, "5");
   await page.keyboard.press("Enter");
   await idle(page);
-  const change = await opening(page);
+  const change = await calls(page);
   console.log(`# dp-sgd at n = 1000, m = 50, T = 500: the link's run done in ${loadMs} ms, ${JSON.stringify(load)}; a τ change done in ${Date.now() - t1} ms, ${JSON.stringify(change)}`);
   for (const s of [load, change]) assert.ok(s.max_go_call_ms < 100, `a call into Go (${s.max_go_call}) took ${s.max_go_call_ms} ms`);
   warmUp(change.warm_up_ms);
@@ -665,7 +669,7 @@ test("Robust-statistics SGD: A-LOC on 100,000 users computes between frames", as
   await resetCalls(page);
   await follow(page, "#scene=robust-sgd&algo=a-loc&n=100000&m=10");
   await idle(page);
-  const load = await opening(page);
+  const load = await calls(page);
   assert.match(await readout(page, "phase"), /of \d+: 50000 users/);
   const changes = [];
   for (const [what, act] of [
@@ -677,13 +681,13 @@ test("Robust-statistics SGD: A-LOC on 100,000 users computes between frames", as
     const t0 = Date.now();
     await act();
     await idle(page);
-    changes.push({ what, ms: Date.now() - t0, ...(await opening(page)) });
+    changes.push({ what, ms: Date.now() - t0, ...(await calls(page)) });
   }
   console.log(`# robust-sgd A-LOC at n = 100000, m = 10: ${JSON.stringify(load)} following the link; changes ${JSON.stringify(changes)}`);
   for (const c of changes) assert.ok(c.max_go_call_ms < 100, `${c.what}: a call into Go (${c.max_go_call}) took ${c.max_go_call_ms} ms`);
   assert.ok(load.max_go_call_ms < 200, `following the link: a call into Go (${load.max_go_call}) took ${load.max_go_call_ms} ms`);
-  const calls = changes.reduce((a, c) => a + c.calls, 0), over = changes.reduce((a, c) => a + c.over_frame, 0);
-  assert.ok(over <= 0.05 * calls, `${over} of ${calls} calls outlasted a frame`);
+  const made = changes.reduce((a, c) => a + c.calls, 0), over = changes.reduce((a, c) => a + c.over_frame, 0);
+  assert.ok(over <= 0.05 * made, `${over} of ${made} calls outlasted a frame`);
   warmUp(changes.at(-1).warm_up_ms);
   assert.deepEqual(errors, []);
   await page.close();
@@ -868,10 +872,10 @@ test("Rates explorer: the bounds on log axes, simulated points arriving with pro
   const { page, errors } = await open("#scene=rates");
   // The sweep runs between frames, a DP-SGD step at a time: progress first,
   // then the points, and no call into Go long enough to freeze the page.
-  await page.evaluate(() => Object.assign(window.uldpStats, { maxGoMs: 0, maxGoWhat: "", ticks: 0 }));
+  await resetCalls(page);
   await page.waitForSelector('#readouts dd[data-name="computing"]', { timeout: 10000 });
   const sim = await readout(page, "sim-slope");
-  const sweep = await page.evaluate(() => ({ ticks: uldpStats.ticks, max_go_call_ms: +uldpStats.maxGoMs.toFixed(1), max_go_call: uldpStats.maxGoWhat }));
+  const sweep = await calls(page, false);
   console.log(`# rates explorer's sweep: ${JSON.stringify(sweep)}`);
   assert.ok(sweep.max_go_call_ms < 100, `a call into Go (${sweep.max_go_call}) took ${sweep.max_go_call_ms} ms during the sweep`);
   assert.match(sim, /over 5 points; the optimal bound's -[01]\.\d+ there/);
@@ -901,9 +905,9 @@ test("Rates explorer: the bounds on log axes, simulated points arriving with pro
 test("Semi-sensitive features: the run computes between frames, steps to the end, the second panel switches views, a clicked cell makes a neighbour kept in the link", async () => {
   const started = Date.now();
   const { page, errors } = await open("#scene=semi-sensitive");
-  await page.evaluate(() => Object.assign(window.uldpStats, { maxGoMs: 0, maxGoWhat: "", ticks: 0 }));
+  await resetCalls(page);
   await idle(page);
-  const run = await page.evaluate(() => ({ ticks: uldpStats.ticks, max_go_call_ms: +uldpStats.maxGoMs.toFixed(1), max_go_call: uldpStats.maxGoWhat }));
+  const run = await calls(page, false);
   console.log(`# semi-sensitive's run: ${JSON.stringify(run)}, ${Date.now() - started} ms from opening to done`);
   assert.ok(run.max_go_call_ms < 100, `a call into Go (${run.max_go_call}) took ${run.max_go_call_ms} ms during the run`);
   assert.match(await readout(page, "answered"), /^all 100/);
