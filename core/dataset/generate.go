@@ -2,8 +2,10 @@ package dataset
 
 import (
 	"math"
+	"math/rand/v2"
 	"strings"
 
+	"github.com/uldplab/uldp/core/cancel"
 	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/noise"
 	"github.com/uldplab/uldp/core/rng"
@@ -129,6 +131,20 @@ func (s Spec) Validate() error {
 // Generate builds the dataset from the "data" stream (values) and the "perm"
 // stream (random allocation), so re-rolling one leaves the other fixed.
 func Generate(s Spec, streams *rng.Streams) (*Dataset, error) {
+	return GenerateWith(cancel.Never, s, streams, nil)
+}
+
+// pauseEvery is how many coordinates GenerateWith allocates or draws
+// between two calls of its pause: about 0.1 ms natively.
+const pauseEvery = 1 << 14
+
+// GenerateWith is Generate for a caller that computes between frames: it
+// calls pause (nil: never) after every block of about pauseEvery
+// coordinates allocated or drawn, and gives up with ctx's error at the
+// next block once ctx reports one. The data are Generate's, value for
+// value: at the rates explorer's largest sizes, building them in one
+// piece held a browser tab for 120 ms.
+func GenerateWith(ctx cancel.Context, s Spec, streams *rng.Streams, pause func()) (*Dataset, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -136,10 +152,31 @@ func Generate(s Spec, streams *rng.Streams) (*Dataset, error) {
 	if s.Center == nil {
 		s.Center = make([]float64, s.D)
 	}
+	done := 0
+	block := func(coords int) error {
+		if done += coords; done < pauseEvery {
+			return nil
+		}
+		done = 0
+		if pause != nil {
+			pause()
+		}
+		return ctx.Err()
+	}
 	r := streams.Get(rng.Data)
 	d := &Dataset{Dim: s.D, Users: make([]User, s.N)}
 	for i, id := range NumberedIDs(s.N) {
+		// A user's items are an allocation of their own: one for every
+		// item would zero megabytes of fresh memory with no pause.
 		d.Users[i] = User{ID: id, Points: make([]float64, s.M*s.D)}
+		// Written here, in order: fresh memory faults in on its first
+		// touch, and the items are drawn into their slots in random order,
+		// which would fault it all in within one block (10 ms natively
+		// at 1,600 × 64 × 16).
+		clear(d.Users[i].Points)
+		if err := block(s.M * s.D); err != nil {
+			return nil, err
+		}
 	}
 	gauss := func(dst []float64, centre []float64, spread float64) {
 		for k := range dst {
@@ -148,18 +185,32 @@ func Generate(s Spec, streams *rng.Streams) (*Dataset, error) {
 	}
 	switch s.Kind {
 	case Gaussian, HeavyTail, Outliers:
-		pool := make([]float64, s.N*s.M*s.D)
-		if s.Kind == HeavyTail {
-			t := noise.StudentT{Nu: s.DF, Sigma: s.Spread, Src: r}
-			for k := range pool {
-				pool[k] = s.Center[k%s.D] + t.Rand()
+		// The n·m items are i.i.d., dealt to the item slots by a uniform
+		// random permutation (Paper A's random-permutation model): slot
+		// gets item perm[slot]. Drawing the permutation first lets each
+		// item be drawn straight into its slot, in the items' order, so
+		// the values and their places are those of drawing every item
+		// into a pool and dealing it, without the pool. (The permutation
+		// has a stream of its own; an external source, which every stream
+		// shares, sees the draws in another order, with the same law.)
+		slotOf, err := dealing(streams.Get(rng.Perm), s.N*s.M, block)
+		if err != nil {
+			return nil, err
+		}
+		t := noise.StudentT{Nu: s.DF, Sigma: s.Spread, Src: r}
+		for _, slot := range slotOf {
+			dst := d.Item(slot/s.M, slot%s.M)
+			if s.Kind == HeavyTail {
+				for k := range dst {
+					dst[k] = s.Center[k] + t.Rand()
+				}
+			} else {
+				gauss(dst, s.Center, s.Spread)
 			}
-		} else {
-			for k := 0; k < len(pool); k += s.D {
-				gauss(pool[k:k+s.D], s.Center, s.Spread)
+			if err := block(s.D); err != nil {
+				return nil, err
 			}
 		}
-		deal(d, pool, streams)
 		if s.Kind == Outliers {
 			// The last Outliers users move far away, each in its own direction.
 			dir := make([]float64, s.D)
@@ -172,6 +223,9 @@ func Generate(s Spec, streams *rng.Streams) (*Dataset, error) {
 				for j := 0; j < s.M; j++ {
 					gauss(d.Item(i, j), far, s.Spread)
 				}
+				if err := block(s.M * s.D); err != nil {
+					return nil, err
+				}
 			}
 		}
 	case Clusters:
@@ -181,12 +235,18 @@ func Generate(s Spec, streams *rng.Streams) (*Dataset, error) {
 			for j := 0; j < s.M; j++ {
 				gauss(d.Item(i, j), c, s.Spread)
 			}
+			if err := block(s.M * s.D); err != nil {
+				return nil, err
+			}
 		}
 	case Homogeneous:
 		for i := range d.Users {
 			gauss(d.Item(i, 0), s.Center, s.Spread)
 			for j := 1; j < s.M; j++ {
 				copy(d.Item(i, j), d.Item(i, 0))
+			}
+			if err := block(s.M * s.D); err != nil {
+				return nil, err
 			}
 		}
 	}
@@ -198,15 +258,35 @@ func Generate(s Spec, streams *rng.Streams) (*Dataset, error) {
 	return d, nil
 }
 
-// deal allocates the pooled items to users by a uniform random permutation
-// of the n·m item slots (Paper A's random-permutation model).
-func deal(d *Dataset, pool []float64, streams *rng.Streams) {
-	slots := len(pool) / d.Dim
-	perm := streams.Get(rng.Perm).Perm(slots)
-	m := slots / d.N()
-	for slot, src := range perm {
-		copy(d.Item(slot/m, slot%m), pool[src*d.Dim:(src+1)*d.Dim])
+// dealing returns the slot each of n items is dealt to: the inverse of
+// r.Perm(n), which gives slot s the item Perm[s], made by Perm's own draws
+// (its Fisher–Yates shuffle) with a block counted per element, since a
+// permutation of a hundred thousand slots takes milliseconds.
+func dealing(r *rand.Rand, n int, block func(int) error) ([]int, error) {
+	// Both slices are written once in order before their random writes,
+	// a block at a time: fresh memory faults in on its first touch, which
+	// scattered writes would take all in one block.
+	perm, slotOf := make([]int, n), make([]int, n)
+	for i := range perm {
+		perm[i], slotOf[i] = i, 0
+		if err := block(2); err != nil {
+			return nil, err
+		}
 	}
+	for i := n - 1; i > 0; i-- {
+		j := r.IntN(i + 1)
+		perm[i], perm[j] = perm[j], perm[i]
+		if err := block(1); err != nil {
+			return nil, err
+		}
+	}
+	for slot, item := range perm {
+		slotOf[item] = slot
+		if err := block(1); err != nil {
+			return nil, err
+		}
+	}
+	return slotOf, nil
 }
 
 // clusterCentres spreads the centres evenly on a circle of radius Separation

@@ -139,8 +139,9 @@ type Measurement struct {
 }
 
 // Measure runs seeds runs at p, seeds first, first+1, …, reporting the
-// steps done of seeds·SimSteps to progress (may be nil) after every step:
-// a caller computing between frames gets control back that often.
+// steps done of seeds·SimSteps to progress (may be nil) after every step,
+// and again while a run's data are drawn: a caller computing between
+// frames gets control back that often.
 func Measure(ctx cancel.Context, p Point, seeds int, first uint64, progress func(done, total int64)) (Measurement, error) {
 	if err := Simulable(p); err != nil {
 		return Measurement{}, err
@@ -157,14 +158,16 @@ func Measure(ctx cancel.Context, p Point, seeds int, first uint64, progress func
 			return out, err
 		}
 		s := first + uint64(i)
-		data, err := dataset.Generate(dataset.Spec{Kind: dataset.Gaussian, N: n, M: m, D: d, Center: mu}, rng.New(s))
-		if err != nil {
-			return out, err
-		}
 		var step mech.Progress
+		var pause func()
 		if progress != nil {
 			base, total := int64(i*SimSteps), int64(seeds*SimSteps)
 			step = func(done, _ int64) { progress(base+done, total) }
+			pause = func() { progress(base, total) }
+		}
+		data, err := dataset.GenerateWith(ctx, dataset.Spec{Kind: dataset.Gaussian, N: n, M: m, D: d, Center: mu}, rng.New(s), pause)
+		if err != nil {
+			return out, err
 		}
 		res, _, err := optim.DPSGD(ctx, params, data, rng.New(s), step)
 		if err != nil {

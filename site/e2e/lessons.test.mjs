@@ -883,9 +883,16 @@ test("Rates explorer: the bounds on log axes, simulated points arriving with pro
   assert.match(await readout(page, "optimal"), /^0\.0\d+, slope -0\.\d+ along n/);
   assert.ok(await page.evaluate(() => uldp.locate(5)), "the fifth point is drawn");
   await page.screenshot({ path: shots + "rates.png" });
+  // Along m the sweep reaches 1,600 users of 64 items (13 MB of data a
+  // run): they are drawn a block at a time too, not in one call.
+  await resetCalls(page);
   await page.selectOption("#ctl-axis", "m");
   assert.match(await readout(page, "group"), /slope [-+]0\.\d+ along m/);
   await idle(page);
+  assert.match(await readout(page, "sim-slope"), /over 4 points/);
+  const alongM = await calls(page, false);
+  console.log(`# rates explorer's sweep along m: ${JSON.stringify(alongM)}`);
+  assert.ok(alongM.max_go_call_ms < 100, `a call into Go (${alongM.max_go_call}) took ${alongM.max_go_call_ms} ms during the sweep along m`);
   await page.screenshot({ path: shots + "rates-m.png" });
   await page.selectOption("#ctl-family", "semi-sensitive");
   await page.selectOption("#ctl-axis", "d");
