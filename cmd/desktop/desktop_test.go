@@ -205,6 +205,11 @@ func desktopLessons(t *testing.T) {
 	if !differs(oirOpen.img, oirEnd.img, fig) {
 		t.Error("lesson 10: End did not change the figure")
 	}
+	// End again changes nothing: the first press reached the last step.
+	d.key("End")
+	if again := d.shot("outlier-iterates"); differs(oirEnd.img, again.img, fig) {
+		t.Error("lesson 10: End pressed as it opened stopped short of the last step")
+	}
 	ref10 := viz.NewApp(outlieriterates.New())
 	ref10.Key("End")
 	at10 := d.locate(ref10, 1) // user 1's first item
@@ -288,29 +293,37 @@ func desktopLessons(t *testing.T) {
 	quit()
 
 	// Lesson 12 by a link, with an example's value changed: its run, too,
-	// starts on the first tick and computes between frames; then End steps
-	// to the last query.
+	// starts on the first tick and computes between frames. End, pressed
+	// at once, while the run computes, waits for the run and then steps to
+	// the last query.
 	const semi = "scene=semi-sensitive&moved=1=5"
 	d, quit = launch(t, bin, subdir(shots, "semi-sensitive"), "-state", semi)
 	defer quit()
 	fig12 := ebitenview.FigureRect(d.w, d.h)
+	d.key("End")
 	// While it computes the figure is one line of grey text (no hued
 	// pixel); the run's panels bring the palette's hues: about 370 of the
 	// sampled pixels before the first query, the true values' outlines and
-	// the ledger (Ψ's line, which grows with the queries, is not drawn yet).
-	trained := d.shot("semi-sensitive")
-	for deadline := time.Now().Add(waitFor); hued(trained.img, fig12) < 200; trained = d.shot("semi-sensitive") {
+	// the ledger, and more with the last query's tests.
+	end12 := d.shot("semi-sensitive")
+	for deadline := time.Now().Add(waitFor); hued(end12.img, fig12) < 200; end12 = d.shot("semi-sensitive") {
 		if time.Now().After(deadline) {
 			t.Fatalf("lesson 12: the run did not finish within %v", waitFor)
 		}
 	}
-	d.key("End")
-	end12 := d.shot("semi-sensitive")
 	if v, err := url.ParseQuery(strings.TrimSpace(end12.state)); err != nil || v.Get("moved") != "1=5" {
 		t.Errorf("the link %q opened lesson 12 at %q", semi, end12.state)
 	}
-	if !differs(trained.img, end12.img, fig12) || colours(end12.img) < 8 {
-		t.Error("lesson 12: End did not draw the last query's tests and the filled ledger")
+	// Reset (R) shows the run before its first query; End again changes
+	// nothing, so the press made as the lesson opened reached the end.
+	d.key("r")
+	first12 := d.shot("semi-sensitive")
+	if !differs(first12.img, end12.img, fig12) || colours(end12.img) < 8 {
+		t.Error("lesson 12: End pressed as it opened did not draw the last query's tests and the filled ledger")
+	}
+	d.key("End")
+	if again := d.shot("semi-sensitive"); differs(end12.img, again.img, fig12) {
+		t.Error("lesson 12: End pressed as it opened stopped short of the last query")
 	}
 }
 
