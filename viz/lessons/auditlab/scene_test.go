@@ -2,6 +2,8 @@ package auditlab
 
 import (
 	"math"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -174,7 +176,28 @@ func runMC(t *testing.T, a *viz.App, s *Scene) audit.MCResult {
 		t.Errorf("result readout %q", r.Text)
 	}
 	t.Logf("%d runs per side in %d ticks", s.MC.Runs, frames)
-	return s.MC.Run().Result()
+	res := s.MC.Run().Result()
+	// The worst event's line counts the runs it happened in, out of the
+	// runs made (a share printed bare read as "1 of B's runs" for all).
+	var lines []string
+	for _, it := range scenetest.Frame(a).Items {
+		if it.Kind == viz.Text {
+			lines = append(lines, it.Text)
+		}
+	}
+	all := strings.Join(lines, " ") // a long line is broken onto several
+	m := regexp.MustCompile(`happened in (\d+) of A's (\d+) runs and (\d+) of B's`).FindStringSubmatch(all)
+	if m == nil {
+		t.Fatalf("no line counts the runs the worst event happened in: %q", all)
+	}
+	ka, _ := strconv.Atoi(m[1])
+	runs, _ := strconv.Atoi(m[2])
+	kb, _ := strconv.Atoi(m[3])
+	off := func(k int, p float64) bool { return math.Abs(float64(k)-p*float64(runs)) > 0.5 }
+	if runs != res.Runs || off(ka, res.Worst.PA) || off(kb, res.Worst.PB) {
+		t.Errorf("the line says %d and %d of %d runs; the audit saw shares %v and %v of %d", ka, kb, runs, res.Worst.PA, res.Worst.PB, res.Runs)
+	}
+	return res
 }
 
 // The Monte Carlo audit runs a slice per frame and agrees with the exact

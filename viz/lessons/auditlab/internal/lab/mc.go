@@ -188,8 +188,8 @@ func (m *MC) lines(claimed float64, mutant string) []mcLine {
 	if r.Verdict == "violation" {
 		col = viz.Vermillion
 	}
-	out := []mcLine{{format.Sprintf("Monte Carlo, %d runs per side: ε ≥ %.3g with probability ≥ 0.999 (claimed %g) — %s; the event that tells A from B best, “%s”, happened in %.4g of A's runs and %.4g of B's",
-		r.Runs, r.EpsLower, claimed, r.Verdict, r.Worst.Name, r.Worst.PA, r.Worst.PB), col}}
+	out := []mcLine{{format.Sprintf("Monte Carlo, %d runs per side: ε ≥ %.3g with probability ≥ 0.999 (claimed %g) — %s; the event that tells A from B best, “%s”, happened in %.0f of A's %d runs and %.0f of B's",
+		r.Runs, r.EpsLower, claimed, r.Verdict, r.Worst.Name, r.Worst.PA*float64(r.Runs), r.Runs, r.Worst.PB*float64(r.Runs)), col}}
 	if gloss := r.Worst.Gloss(); gloss != "" {
 		out = append(out, mcLine{"(" + gloss + ")", viz.Muted})
 	}
@@ -281,7 +281,12 @@ func (m *MC) DrawSampled(l *viz.List, p figure.Plot, caption string) {
 	l.Rect(viz.Point{X: p.X0, Y: yOf(atomA)}, viz.Point{X: p.X0 + atomW/2 - 2, Y: base}, viz.Style{Fill: viz.Blue}, 0)
 	l.Rect(viz.Point{X: p.X0 + atomW/2, Y: yOf(atomB)}, viz.Point{X: p.X0 + atomW - 2, Y: base}, viz.Style{Stroke: viz.Orange, Width: 2}, 0)
 	l.Text(viz.Point{X: p.X0 + atomW/2, Y: base + 12}, "θ₀", 10, viz.Muted, viz.Centre)
+	if ha+hb == 0 {
+		// Else B's first bin, just right of the slot, reads as its atom.
+		l.Text(viz.Point{X: p.X0 + atomW/2, Y: base - 6}, "none", 10, viz.Muted, viz.Centre)
+	}
 	x0 := p.X0 + atomW + 10
+	l.Line(viz.Point{X: x0 - 5, Y: p.Y0}, viz.Point{X: x0 - 5, Y: base}, viz.Style{Stroke: viz.Muted, Width: 1, Dashed: true})
 	xOf := func(v float64) float64 { return x0 + (v-lo)/(hi-lo)*bins*bw }
 	l.Line(viz.Point{X: x0, Y: base}, viz.Point{X: x0 + bins*bw, Y: base}, viz.Style{Stroke: viz.Muted, Width: 1})
 	outline := []viz.Point{{X: x0, Y: base}}
