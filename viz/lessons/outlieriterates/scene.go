@@ -364,6 +364,11 @@ func (s *Scene) Set(name, value string) error {
 	if err := next.rerun(); err != nil {
 		return err
 	}
+	if name == "algo" {
+		// The other algorithm's steps are other things: its run starts
+		// at its beginning, not at the step number the last one was at.
+		_ = next.player.Stepper().Seek(0)
+	}
 	*s = next
 	return nil
 }

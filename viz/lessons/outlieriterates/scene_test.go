@@ -2,7 +2,9 @@ package outlieriterates
 
 import (
 	"context"
+	"html"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -473,5 +475,57 @@ func TestOIRDomainLabelKeepsOffTheItems(t *testing.T) {
 		if !found {
 			t.Errorf("%v: the domain is not named", size)
 		}
+	}
+}
+
+// The text's links do not pile up: each shows the state it names however
+// the reader got there (after crowd and End, the accelerated link still
+// shows the far group halting phase 1, from its first step), so each link
+// names the algorithm, the preset and the seed.
+func TestOIRLinksNameTheirWholeState(t *testing.T) {
+	var links []string
+	for _, m := range regexp.MustCompile(`href="#(scene=outlier-iterates[^"]*)"`).FindAllStringSubmatch(Text(), -1) {
+		links = append(links, html.UnescapeString(m[1]))
+	}
+	if len(links) < 6 {
+		t.Fatalf("%d links to the lesson found in its text", len(links))
+	}
+	want := make([]string, len(links))
+	for i, l := range links {
+		a := viz.NewApp(New())
+		if err := a.Restore(l); err != nil {
+			t.Fatalf("%s: %v", l, err)
+		}
+		want[i] = a.State()
+	}
+	a := viz.NewApp(New())
+	s := a.Scene().(*Scene)
+	// Before each link: every other link at its end, and a reader's own
+	// settings.
+	for _, before := range append(links, "scene=outlier-iterates&n=500&groups=10&tau=0.1&mode=non-private&seed=7") {
+		for i, l := range links {
+			if err := a.Restore(before); err != nil {
+				t.Fatal(err)
+			}
+			scenetest.MustSet(t, a, viz.CtlEnd, "")
+			wasAccel := s.cfg.algo == algoAccel
+			if err := a.Restore(l); err != nil {
+				t.Fatalf("%s after %s: %v", l, before, err)
+			}
+			if got := a.State(); got != want[i] {
+				t.Errorf("the link %s after %s shows\n%s, not\n%s", l, before, got, want[i])
+			}
+			if pos := s.player.Stepper().Pos(); wasAccel != (s.cfg.algo == algoAccel) && pos != 0 {
+				t.Errorf("the link %s after %s at its end: the other algorithm's run opens at step %d, not its first", l, before, pos)
+			}
+		}
+	}
+	// The accelerated link's claim: the far group's first minibatch halts
+	// phase 1 at its first step.
+	if err := a.Restore(links[4]); err != nil {
+		t.Fatal(err)
+	}
+	if ph := s.acc.Phases; s.cfg.algo != algoAccel || len(ph) == 0 || !ph[0].Halted || len(ph[0].Steps) != 1 {
+		t.Errorf("%s: phase 1 does not halt at its first step", links[4])
 	}
 }
