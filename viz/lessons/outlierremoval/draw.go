@@ -197,7 +197,14 @@ func (s *Scene) drawUsers(l *viz.List, c viz.Camera, rad float64, v outlierShown
 		to := c.ToScreen(s.nbAt[0], s.nbAt[1])
 		l.Line(from, to, viz.Style{Stroke: viz.Purple, Width: 1.5, Dashed: true})
 		l.Rect(viz.Point{X: to.X - 6, Y: to.Y - 6}, viz.Point{X: to.X + 6, Y: to.Y + 6}, viz.Style{Stroke: viz.Purple, Width: 2}, s.nbUser+1)
-		l.Text(viz.Point{X: to.X + 9, Y: to.Y}, format.Sprintf("user %d in the neighbour", s.nbUser+1), 11, viz.Purple, viz.Left)
+		// The label goes left of a user dragged near the plane's right
+		// edge, where the gate's and the ramp's charts begin.
+		label := format.Sprintf("user %d in the neighbour", s.nbUser+1)
+		if to.X+9+viz.TextWidth(label, 11) > c.X0+c.W {
+			l.Text(viz.Point{X: to.X - 9, Y: to.Y}, label, 11, viz.Purple, viz.Right)
+		} else {
+			l.Text(viz.Point{X: to.X + 9, Y: to.Y}, label, 11, viz.Purple, viz.Left)
+		}
 	}
 	if !v.release {
 		return

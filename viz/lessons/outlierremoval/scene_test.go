@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/core/mech"
 	"github.com/uldplab/uldp/viz"
 	"github.com/uldplab/uldp/viz/internal/scenetest"
@@ -317,7 +318,44 @@ func TestOutlierDragStaysInThePlane(t *testing.T) {
 		}
 		p, c := s.cam.ToScreen(u[0], u[1]), s.cam
 		if p.X < c.X0-0.5 || p.X > c.X0+c.W+0.5 || p.Y < c.Y0-0.5 || p.Y > c.Y0+c.H+0.5 {
-			t.Errorf("neighbour %s: user 1 dragged to (%.0f, %.0f), outside the plane [%.0f, %.0f] × [%.0f, %.0f]", nb, p.X, p.Y, c.X0, c.X0+c.W, c.Y0, c.Y0+c.H)
+			t.Errorf("neighbour %s: the user dragged to (%.0f, %.0f), outside the plane [%.0f, %.0f] × [%.0f, %.0f]", nb, p.X, p.Y, c.X0, c.X0+c.W, c.Y0, c.Y0+c.H)
 		}
+		if nb == "false" {
+			continue
+		}
+		// Its label stays in the plane too, off the charts beside it.
+		found := false
+		for _, it := range scenetest.Frame(a).Items {
+			if it.Kind != viz.Text || it.Text != format.Sprintf("user %d in the neighbour", s.nbUser+1) {
+				continue
+			}
+			found = true
+			left := it.P[0].X
+			if it.Align == viz.Right {
+				left -= viz.TextWidth(it.Text, it.Size)
+			}
+			if right := left + viz.TextWidth(it.Text, it.Size); left < c.X0 || right > c.X0+c.W {
+				t.Errorf("the neighbour's label spans x %.0f…%.0f, past the plane's %.0f…%.0f", left, right, c.X0, c.X0+c.W)
+			}
+		}
+		if !found {
+			t.Error("the neighbour's moved user is not labelled")
+		}
+	}
+}
+
+// The text's figures for sound mode: σ about 110 times paper mode's at the
+// lesson's defaults, and 263 users for the proof (the certify button's).
+func TestORMETextQuotesSoundMode(t *testing.T) {
+	a := viz.NewApp(New())
+	paper := scenetest.ReadoutValue(a, "sigma")
+	scenetest.MustSet(t, a, "mode", "sound")
+	ratio := scenetest.ReadoutValue(a, "sigma") / paper
+	if !strings.Contains(Text(), "a factor of about 110,") || math.Abs(ratio-110) > 11 {
+		t.Errorf("sound mode's σ is %.1f times paper mode's; the text says about 110", ratio)
+	}
+	_, settings, _ := a.Scene().(viz.Certifier).Certify()
+	if !strings.Contains(Text(), "the proof wants 263 users") || !slices.Contains(settings, [2]string{"n", "263"}) {
+		t.Errorf("the certified settings %v; the text says 263 users", settings)
 	}
 }
