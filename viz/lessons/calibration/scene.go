@@ -114,7 +114,7 @@ func (c *Scene) form() viz.Form {
 				"basic":    "the k releases' ε and δ add up",
 				"advanced": "ε grows like √k, at the price of the extra δ′",
 				"zcdp":     "zero-concentrated DP: ρ adds up, then becomes (ε, δ) with the extra δ′",
-				"optimal":  "the exact bound for k (ε, δ) releases, no theorem can do better",
+				"optimal":  "the exact bound for k arbitrary (ε, δ) releases; zCDP may beat it when the releases are Gaussian",
 			}}),
 		viz.Float(&c.slack, viz.Control{Name: "slack", Label: "extra δ′", Kind: viz.Slider, Min: 1e-12, Max: 0.1, Log: true,
 			Help: "the failure probability advanced, zCDP and optimal composition add"}),

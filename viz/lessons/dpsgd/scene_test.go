@@ -123,6 +123,14 @@ func TestDPSGDTauRamp(t *testing.T) {
 	if s.res.Halted != 0 || most != 13 || !outlying {
 		t.Errorf("m = 50, 5 %% outlying, τ × 0.14: halted %d, a step dropped up to %d users, only outlying ones: %v; the text says no halt and up to 13 of the 15 outlying users dropped", s.res.Halted, most, outlying)
 	}
+	// When: 13 in each of the first four steps, some until the seventh,
+	// none from the eighth (a reader who jumps to the end sees none).
+	for i, st := range s.res.Steps {
+		drop := s.n - len(st.ORME.Kept)
+		if (i < 4 && drop != 13) || (i >= 4 && i < 7 && drop == 0) || (i >= 7 && drop != 0) {
+			t.Errorf("m = 50, 5 %% outlying, τ × 0.14: step %d dropped %d users; the text says 13 in steps 1–4, some until step 7, none after", i+1, drop)
+		}
+	}
 	if s := run("m", "50", "share", "0.05", "tau", "0.12"); s.res.Halted < 8 || s.res.Halted > 20 {
 		t.Errorf("m = 50, 5 %% outlying, τ × 0.12: halted at step %d, want after about a dozen", s.res.Halted)
 	}
