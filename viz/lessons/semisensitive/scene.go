@@ -546,9 +546,14 @@ func (s *Scene) Readouts() []viz.Readout {
 	r = append(r, viz.Readout{Name: "answered", Label: "queries answered", Value: float64(v.res.Queries), Text: answered, Warn: v.res.Failed,
 		Formula: "the whole run's; FAIL stops the training where it is"})
 	bound := s.guessBound()
-	r = append(r, viz.Readout{Name: "guess-bound", Label: "best guess of a value", Value: bound,
-		Text: format.Sprintf("no (ε, δ) algorithm names an example's value right more than %.4g of the time on average (guessing: %.4g); randomized response names %.4g of these %d right",
-			bound, 1/float64(v.cfg.k), float64(v.game.hits)/float64(v.cfg.n), v.cfg.n),
+	share := float64(v.game.hits) / float64(v.cfg.n)
+	text := format.Sprintf("no (ε, δ) algorithm names an example's value right more than %.4g of the time on average (guessing: %.4g); randomized response names %.4g of these %d right",
+		bound, 1/float64(v.cfg.k), share, v.cfg.n)
+	if share > bound {
+		text += format.Sprintf(", above the bound by chance: the bound is on the average, and a share of %d examples varies by about ±%.2g (one standard error)",
+			v.cfg.n, math.Sqrt(bound*(1-bound)/float64(v.cfg.n)))
+	}
+	r = append(r, viz.Readout{Name: "guess-bound", Label: "best guess of a value", Value: bound, Text: text,
 		Formula: "e^ε/(e^ε + k − 1) + δ, which k-ary randomized response reaches: the lower-bound game"})
 	q, t := s.at()
 	used := q.spent()

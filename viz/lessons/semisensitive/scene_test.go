@@ -462,3 +462,23 @@ func TestSemiSensTestsHaveAScale(t *testing.T) {
 		t.Errorf("τ = %g drawn at x %.2f, the scale puts it at %.2f", s.cfg.tau, tau.X, x)
 	}
 }
+
+// Randomized response's share of right guesses is a sample: where it lands
+// above the bound on the average (at ε = 1, 0.283 against 0.2797), the
+// readout says that is chance, and only there.
+func TestSemiSensGuessAboveTheBoundIsChance(t *testing.T) {
+	for _, eps := range []string{"4", "1"} {
+		a, s := semiApp(t, [2]string{"eps", eps})
+		r, ok := scenetest.Readout(a, "guess-bound")
+		if !ok {
+			t.Fatal("no guess-bound readout")
+		}
+		above := float64(s.view.game.hits)/float64(s.cfg.n) > r.Value
+		if said := strings.Contains(r.Text, "above the bound by chance"); said != above {
+			t.Errorf("ε = %s: the sample is above the bound: %v; the readout says so: %v (%q)", eps, above, said, r.Text)
+		}
+		if eps == "1" && !above {
+			t.Errorf("ε = 1: the sample no longer lands above the bound, so this test checks one side only (%q)", r.Text)
+		}
+	}
+}
