@@ -30,7 +30,7 @@ const (
 	Vermillion               // fail, removed, warnings
 	Sky                      // secondary data
 	Yellow                   // highlights
-	Purple                   // thresholds
+	Purple                   // thresholds: Okabe–Ito's reddish purple, which reads as pink, so texts call it pink
 	// Darker versions of the hues for text, which needs 4.5:1 against the
 	// paper where the hues give 1.4–3.9:1: List.Text draws text given in a
 	// hue in its text version (5.2:1 or more on the paper).

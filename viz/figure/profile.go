@@ -11,7 +11,7 @@ import (
 // ProfileCaption is a privacy profile's title: ab and ba name the two
 // orders of the pair.
 func ProfileCaption(ab, ba string) string {
-	return format.Sprintf("exact privacy profile δ(ε), log scale: %s (blue), %s (orange); the promise (purple) holds from the claimed ε on", ab, ba)
+	return format.Sprintf("exact privacy profile δ(ε), log scale: %s (blue), %s (orange); the promise (pink) holds from the claimed ε on", ab, ba)
 }
 
 // Profile plots an exact privacy profile δ(ε) (both orders, log scale)

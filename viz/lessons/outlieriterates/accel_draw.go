@@ -185,7 +185,7 @@ func (s *Scene) drawAccelPhases(l *viz.List, x, y, w float64, a accelAt) float64
 func (s *Scene) drawChecks(l *viz.List, p figure.Plot, a accelAt) float64 {
 	ph := s.accelShown(a)
 	k := float64(ph.Batch)
-	title := format.Sprintf("phase %d's check: each step's score (blue) plus Lap(16/ε) (orange) against one noisy threshold Δ̂ (purple)", ph.I)
+	title := format.Sprintf("phase %d's check: each step's score (blue) plus Lap(16/ε) (orange) against one noisy threshold Δ̂ (pink)", ph.I)
 	if s.cfg.mode == privacy.NonPrivate {
 		title = format.Sprintf("phase %d's check: non-private, every step passes; the scores (blue) against 4K/5", ph.I)
 	}

@@ -358,5 +358,5 @@ func (s *Scene) drawNeighbour(l *viz.List, p figure.Plot) {
 			l.Rect(viz.Point{X: x + float64(side)*bw, Y: base - p.H*q}, viz.Point{X: x + float64(side+1)*bw, Y: base}, st, 0)
 		}
 	}
-	l.Text(viz.Point{X: p.X0, Y: base + 12}, "p (blue) and p′ (purple) for each user whose keep probability changed", 10, viz.Muted, viz.Left)
+	l.Text(viz.Point{X: p.X0, Y: base + 12}, "p (blue) and p′ (pink) for each user whose keep probability changed", 10, viz.Muted, viz.Left)
 }

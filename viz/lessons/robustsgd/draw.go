@@ -201,7 +201,7 @@ func (s *Scene) drawBatch(l *viz.List, b figure.Box, a robustAt) {
 // every item's mean, and the releases.
 func (s *Scene) drawDomain(l *viz.List, b figure.Box, a robustAt) {
 	v := &s.view
-	top := b.Y + 12 + l.TextIn(viz.Point{X: b.X + 14, Y: b.Y + 12}, b.W-28, "the domain [−1, 1]²: x_t (blue), the neighbour's y_t (purple), ★ every item's mean", 12, viz.Ink, viz.Left)
+	top := b.Y + 12 + l.TextIn(viz.Point{X: b.X + 14, Y: b.Y + 12}, b.W-28, "the domain [−1, 1]²: x_t (blue), the neighbour's y_t (pink), ★ every item's mean", 12, viz.Ink, viz.Left)
 	c := viz.Fit(-1, 1, -1, 1, b.X, top, b.W, b.Y+b.H-top, 10)
 	s.dom = c
 	l.Rect(c.ToScreen(-1, 1), c.ToScreen(1, -1), viz.Style{Stroke: viz.Muted, Width: 1}, 0)

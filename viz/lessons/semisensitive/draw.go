@@ -497,7 +497,7 @@ func (s *Scene) drawGame(l *viz.List, b figure.Box) {
 	y := write(l, b, b.Y, format.Sprintf("the lower-bound game: each example's block of k = %d points at one value", k), 12, viz.Ink)
 	lines := []string{
 		"filled: where the block points; outlined: the true value",
-		format.Sprintf("randomized response at ε = %.3g points %d of %d right, %.1f%%; no (ε, δ) algorithm can average more than e^ε/(e^ε + k − 1) + δ = %.1f%% (purple), guessing gets 1/k = %.1f%%",
+		format.Sprintf("randomized response at ε = %.3g points %d of %d right, %.1f%%; no (ε, δ) algorithm can average more than e^ε/(e^ε + k − 1) + δ = %.1f%% (pink), guessing gets 1/k = %.1f%%",
 			g.Eps, v.game.hits, n, 100*share, 100*bound, 100/float64(k)),
 		"every block pointed wrong costs the model excess risk on the paper's hard instance (d = n·k): hence the lower bound √(ln k/(εn))",
 	}

@@ -300,3 +300,16 @@ func TestUserLevelMeanCrossOnTop(t *testing.T) {
 		t.Errorf("diamond at %d, square at %d, the cross's last line at %d", diamond, square, cross)
 	}
 }
+
+// Where every corner holds users ("outliers") there is no inset, and the
+// legend asks for the wheel instead, as the text says.
+func TestUserLevelNoInsetAsksToZoom(t *testing.T) {
+	a, p := scenetest.Open(t, New(), [2]string{"kind", "outliers"})
+	l, _ := a.Frame(900, 640)
+	if in := p.ballsInset(900, 640); in.W != 0 {
+		t.Fatal("outliers: an inset is drawn; the text says there is none")
+	}
+	if !scenetest.HasText(l, "(smaller than the markers: zoom in)") || !strings.Contains(Text(), "asks you to zoom in with the wheel") {
+		t.Error("outliers: the legend or the text does not ask to zoom in")
+	}
+}
