@@ -219,6 +219,9 @@ type ORME struct {
 	rec    *trace.Recorder
 	asked  int
 	halted bool
+	// ix counts the close pairs, rebuilt for every query in the memory of
+	// the last: a run of T queries leaves the collector no boxes.
+	ix robust.Index
 }
 
 // Trace kinds ORME records (besides the gate's at.* steps).
@@ -299,7 +302,8 @@ func (o *ORME) Query(values [][]float64) (ORMEStep, error) {
 	}
 	o.asked++
 	tau := o.cal.Params.Tau
-	counts := robust.NewIndex(values).CountsAt(tau, 2*tau)
+	o.ix.Reset(values)
+	counts := o.ix.CountsAt(tau, 2*tau)
 	st := ORMEStep{I: o.asked, Score: robust.Score(counts[0]), Threshold: o.cal.Gate.Threshold, AllMean: meanOf(values, nil)}
 	st.PPass = 1
 	if o.gate != nil {

@@ -213,6 +213,7 @@ func (p DPSGDParams) descend(ctx cancel.Context, data *dataset.Dataset, streams 
 	theta := slices.Clone(theta0)
 	avg := make([]float64, d)
 	values := make([][]float64, n)
+	var flat []float64
 	keep := rec != nil
 	for t := 1; t <= p.Steps; t++ {
 		// Every step: one is n users' gradients and an ORME query, far more
@@ -228,9 +229,17 @@ func (p DPSGDParams) descend(ctx cancel.Context, data *dataset.Dataset, streams 
 		for k, v := range theta {
 			avg[k] += v / float64(p.Steps)
 		}
-		flat := make([]float64, n*d) // one allocation for the step's values
-		for i := range n {
-			values[i] = flat[i*d : (i+1)*d : (i+1)*d]
+		// One allocation for the step's values, kept with the step (so
+		// its own) when asked to; else one for the whole run: a run
+		// computed between frames would hand the collector n·d of garbage
+		// every step.
+		if flat == nil || p.KeepValues {
+			flat = make([]float64, n*d)
+			for i := range n {
+				values[i] = flat[i*d : (i+1)*d : (i+1)*d]
+			}
+		} else {
+			clear(flat) // the users' gradients are summed into it
 		}
 		userGradients(p, data, theta, balls, values)
 		if progress != nil {

@@ -14,12 +14,14 @@ import "math"
 // their sizes in one step, pairs entirely beyond it are skipped, and only
 // pairs straddling the radius go down to single points, where the test is
 // exactly the plain loop's. Results equal the O(n²) loop's bit for bit.
+// The zero Index holds no points; Reset builds it over some.
 type Index struct {
 	pts   [][]float64
 	perm  []int     // points in tree order: node k holds perm[lo:hi]
 	flat  []float64 // their coordinates in tree order, d per point
 	d     int
 	nodes []node
+	boxes []float64 // the nodes' min and max corners, 2d per node
 }
 
 type node struct {
@@ -35,24 +37,50 @@ const leafSize = 16
 // NewIndex builds the tree over points (all of one dimension; not copied,
 // so they must not change while the index is in use).
 func NewIndex(points [][]float64) *Index {
-	ix := &Index{pts: points, perm: make([]int, len(points))}
+	ix := &Index{}
+	ix.Reset(points)
+	return ix
+}
+
+// Reset builds the tree over points again, in the memory of the last
+// build where it is large enough: a caller that builds one per query
+// (ORME, every step of a run) then leaves the collector no garbage of
+// coordinates and boxes. The index answers as NewIndex(points) does.
+func (ix *Index) Reset(points [][]float64) {
+	n := len(points)
+	ix.pts, ix.d, ix.nodes = points, 0, ix.nodes[:0]
+	ix.perm = grow(ix.perm, n)
 	for i := range ix.perm {
 		ix.perm[i] = i
 	}
-	if len(points) > 0 {
-		ix.d = len(points[0])
-		ix.flat = make([]float64, 0, len(points)*ix.d)
-		for _, p := range points {
-			ix.flat = append(ix.flat, p...)
-		}
-		ix.build(0, len(points))
+	if n == 0 {
+		return
 	}
-	return ix
+	d := len(points[0])
+	ix.d = d
+	ix.flat = grow(ix.flat, n*d)[:0]
+	for _, p := range points {
+		ix.flat = append(ix.flat, p...)
+	}
+	// Halving splits stop at leafSize, so every leaf holds more than
+	// leafSize/2 points (or all of an equal run): at most 2n/(leafSize/2)
+	// nodes, whose boxes are cut from one slice that never moves.
+	ix.boxes = grow(ix.boxes, 2*d*(2*(n/(leafSize/2)+1)))
+	ix.build(0, n)
+}
+
+// grow returns s with length n, reallocated only when its capacity is short.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }
 
 func (ix *Index) build(lo, hi int) int {
 	d := ix.d
-	n := node{lo: lo, hi: hi, min: make([]float64, d), max: make([]float64, d), left: -1, right: -1}
+	box := ix.boxes[2*d*len(ix.nodes) : 2*d*(len(ix.nodes)+1) : 2*d*(len(ix.nodes)+1)]
+	n := node{lo: lo, hi: hi, min: box[:d:d], max: box[d:], left: -1, right: -1}
 	for k := range d {
 		n.min[k], n.max[k] = math.Inf(1), math.Inf(-1)
 	}

@@ -14,6 +14,7 @@ import (
 // 1-D to 3-D.
 func TestIndexMatchesNaive(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
+	var reused Index
 	for trial := 0; trial < 60; trial++ {
 		d := 1 + trial%3
 		n := 1 + r.IntN(700)
@@ -45,6 +46,28 @@ func TestIndexMatchesNaive(t *testing.T) {
 				t.Fatalf("trial %d, r = %v: the joint walk disagrees", trial, radii[k])
 			}
 		}
+		// One index rebuilt over every trial's points in turn, of every
+		// size and dimension, in the memory of the builds before.
+		reused.Reset(pts)
+		for k, got := range reused.CountsAt(radii...) {
+			if !slices.Equal(got, NaiveCounts(pts, radii[k])) {
+				t.Fatalf("trial %d, r = %v: the index reset over these points disagrees", trial, radii[k])
+			}
+		}
+	}
+}
+
+// Reset over points of a size built before allocates nothing: ORME builds
+// an index every step of a run.
+func TestIndexResetReusesItsMemory(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	pts := make([][]float64, 3000)
+	for i := range pts {
+		pts[i] = []float64{r.NormFloat64(), r.NormFloat64(), r.NormFloat64()}
+	}
+	ix := NewIndex(pts)
+	if a := testing.AllocsPerRun(5, func() { ix.Reset(pts) }); a != 0 {
+		t.Errorf("Reset over 3,000 points allocated %v times; NewIndex allocates a box per node", a)
 	}
 }
 

