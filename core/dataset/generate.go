@@ -141,9 +141,10 @@ const pauseEvery = 1 << 14
 // GenerateWith is Generate for a caller that computes between frames: it
 // calls pause (nil: never) after every block of about pauseEvery
 // coordinates allocated or drawn, and gives up with ctx's error at the
-// next block once ctx reports one. The data are Generate's, value for
-// value: at the rates explorer's largest sizes, building them in one
-// piece held a browser tab for 120 ms.
+// next block once ctx reports one; the data's final check is one pass
+// with no pause (2 ms natively at 1.6 million coordinates). The data are
+// Generate's, value for value: at the rates explorer's largest sizes,
+// building them in one piece held a browser tab for 120 ms.
 func GenerateWith(ctx cancel.Context, s Spec, streams *rng.Streams, pause func()) (*Dataset, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err

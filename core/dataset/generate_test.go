@@ -115,12 +115,20 @@ func TestGenerateWithPauses(t *testing.T) {
 		t.Errorf("GenerateWith's data differ from Generate's (%v)", err)
 	}
 
+	// A context stopped at any pause ends the work there: in the users'
+	// allocation, the dealing's three passes, the draws, the outliers'.
 	for _, kind := range Kinds {
-		stop := errors.New("stopped")
-		ctx := &stopAfter{left: 3, err: stop}
-		_, err := GenerateWith(ctx, Spec{Kind: kind, N: 400, M: 50, D: 4}, rng.New(1), ctx.pause)
-		if !errors.Is(err, stop) {
-			t.Errorf("%s: a context stopped at the third pause gave %v", kind, err)
+		s := Spec{Kind: kind, N: 400, M: 50, D: 4}
+		pauses := 0
+		if _, err := GenerateWith(cancel.Never, s, rng.New(1), func() { pauses++ }); err != nil {
+			t.Fatal(err)
+		}
+		for k := 1; k <= pauses; k++ {
+			stop := errors.New("stopped")
+			ctx := &stopAfter{left: k, err: stop}
+			if _, err := GenerateWith(ctx, s, rng.New(1), ctx.pause); !errors.Is(err, stop) || ctx.left != 0 {
+				t.Errorf("%s: a context stopped at pause %d of %d gave %v after %d more pauses", kind, k, pauses, err, -ctx.left)
+			}
 		}
 	}
 }

@@ -62,9 +62,10 @@ func (ix *Index) Reset(points [][]float64) {
 	for _, p := range points {
 		ix.flat = append(ix.flat, p...)
 	}
-	// Halving splits stop at leafSize, so every leaf holds more than
-	// leafSize/2 points (or all of an equal run): at most 2n/(leafSize/2)
-	// nodes, whose boxes are cut from one slice that never moves.
+	// Halving splits stop at leafSize, so every leaf but a lone root
+	// holds at least leafSize/2 points (an equal run, more): fewer than
+	// 2n/(leafSize/2) nodes, whose boxes are cut from one slice that
+	// never moves.
 	ix.boxes = grow(ix.boxes, 2*d*(2*(n/(leafSize/2)+1)))
 	ix.build(0, n)
 }

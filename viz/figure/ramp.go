@@ -105,10 +105,13 @@ func KeepRamp(l *viz.List, p Plot, counts []int, n int, sym, title string) {
 		l.Circle(pt, 3+math.Sqrt(float64(k)), viz.Style{Fill: RampColour(q), Stroke: viz.Ink, Width: 0.5}, 0)
 		RampMark(l, pt, 3+math.Sqrt(float64(k)), q)
 		if k > 1 {
-			// A pile at f = n is labelled leftwards, inside the plot.
+			// A pile at either end is labelled inwards, inside the plot.
 			label, x, al := format.Sprintf("×%d", k), pt.X, viz.Centre
-			if x+viz.TextWidth(label, 10)/2 > p.X0+p.W {
+			switch half := viz.TextWidth(label, 10) / 2; {
+			case x+half > p.X0+p.W:
 				x, al = p.X0+p.W, viz.Right
+			case x-half < p.X0:
+				x, al = p.X0, viz.Left
 			}
 			place.Text(viz.Point{X: x, Y: pt.Y - 10 - math.Sqrt(float64(k))}, label, 10, viz.Ink, al)
 		}

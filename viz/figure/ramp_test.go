@@ -26,31 +26,32 @@ func TestRampMarkShapes(t *testing.T) {
 	}
 }
 
-// A pile of users at the ramp's right end (every user counting every other,
-// n = 263) is labelled inside the plot, not half past its edge.
-func TestKeepRampLabelsThePileAtNInside(t *testing.T) {
-	counts := make([]int, 263)
-	for i := range counts {
-		counts[i] = 263
-	}
-	var l viz.List
-	p := Plot{X0: 40, Y0: 60, W: 200, H: 120}
-	KeepRamp(&l, p, counts, 263, "n", "keep ramp")
-	found := false
-	for _, it := range l.Items {
-		if it.Kind != viz.Text || it.Text != "×263" {
-			continue
+// A pile of users at either end of the ramp (every user counting every
+// other, n = 263; every user alone, f = 1) is labelled inside the plot,
+// not half past its edge.
+func TestKeepRampLabelsPilesAtTheEndsInside(t *testing.T) {
+	for _, f := range []int{263, 1} {
+		counts := make([]int, 263)
+		for i := range counts {
+			counts[i] = f
 		}
-		found = true
-		right := it.P[0].X
-		if it.Align == viz.Centre {
-			right += viz.TextWidth(it.Text, it.Size) / 2
+		var l viz.List
+		p := Plot{X0: 40, Y0: 60, W: 200, H: 120}
+		KeepRamp(&l, p, counts, 263, "n", "keep ramp")
+		found := false
+		for _, it := range l.Items {
+			if it.Kind != viz.Text || it.Text != "×263" {
+				continue
+			}
+			found = true
+			w := viz.TextWidth(it.Text, it.Size)
+			left := map[viz.Align]float64{viz.Left: it.P[0].X, viz.Centre: it.P[0].X - w/2, viz.Right: it.P[0].X - w}[it.Align]
+			if left < p.X0 || left+w > p.X0+p.W {
+				t.Errorf("f = %d: the pile's label spans x %.1f…%.1f, past the plot's %.1f…%.1f", f, left, left+w, p.X0, p.X0+p.W)
+			}
 		}
-		if right > p.X0+p.W {
-			t.Errorf("the pile's label ends at x = %.1f, past the plot's %.1f", right, p.X0+p.W)
+		if !found {
+			t.Errorf("f = %d: the pile of 263 users is not labelled", f)
 		}
-	}
-	if !found {
-		t.Error("the pile of 263 users is not labelled")
 	}
 }

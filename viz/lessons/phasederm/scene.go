@@ -81,7 +81,7 @@ func New() *Scene {
 }
 
 // localise sets the opening: no noise, and λ 64 times the theorem's over
-// 6 phases, so that the balls R_i = G/λ_i run 35, 8.8, 2.2, 0.55, 0.14,
+// 6 phases, so that the balls R_i = G/λ_i run 35, 8.7, 2.2, 0.55, 0.14,
 // 0.034 — the last three shrink onto the minimiser in view — while λ₁ =
 // 0.11 still lets the first phase reach the data (its pull towards the
 // centre of 𝒦 is λ₁/(1+λ₁) of the way).

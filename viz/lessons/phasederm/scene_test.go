@@ -3,6 +3,7 @@ package phasederm
 import (
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -22,6 +23,14 @@ func TestPhasedOpensOnTheLocalisation(t *testing.T) {
 	// 𝒦's radius.
 	if len(ph) != 6 || ph[3].Radius < 0.4*s.params.RK || ph[3].Radius > 0.7*s.params.RK {
 		t.Fatalf("%d phases, R₄ = %v: want 6 and about half 𝒦's radius %v", len(ph), ph[3].Radius, s.params.RK)
+	}
+	// The radii the text quotes, to its figures.
+	var quoted []string
+	for _, p := range ph {
+		quoted = append(quoted, strconv.FormatFloat(p.Radius, 'g', 2, 64))
+	}
+	if q := "R = " + strings.Join(quoted, ", "); !strings.Contains(strings.Join(strings.Fields(Text()), " "), q) {
+		t.Errorf("the text does not quote the balls' radii %q", q)
 	}
 	for _, p := range ph {
 		if d := math.Hypot(p.Output[0]-p.Minimiser[0], p.Output[1]-p.Minimiser[1]); d != 0 {

@@ -47,7 +47,7 @@ func TestRatesSimulatesBetweenFrames(t *testing.T) {
 	if c := mustRead(t, app, "constants"); c.Value < 1000 {
 		t.Errorf("privacy constant %+v: the logarithms make it large (the text says over a thousand)", c)
 	}
-	if r.stat < 2.5 || r.stat > 3.5 {
+	if r.d != 16 || r.stat < 2.5 || r.stat > 3.5 || !strings.Contains(Text(), "about 3 for the statistical term at d = 16") {
 		t.Errorf("statistical constant %v at d = %d; the text says about 3 at d = 16", r.stat, r.d)
 	}
 	// The figure holds the points and their bars.
