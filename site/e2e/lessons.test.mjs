@@ -1249,6 +1249,35 @@ test("Every lesson opens certified, non-private, or saying why in one line, its 
   await page.close();
 });
 
+test("Each lesson's module is rehearsed in a worker once the lesson is interactive, in a copy that leaves the page's lesson as it was", async () => {
+  const menu = (await (await fetch(base + "lessons.json")).json()).lessons.map((l) => l.name);
+  const { page, errors } = await open("#scene=" + menu[0]);
+  for (const [i, name] of menu.entries()) {
+    if (i > 0) await page.evaluate((n) => { location.hash = "#scene=" + n; }, name);
+    await lesson(page, name);
+    await idle(page);
+    const before = await page.evaluate(() => uldp.state());
+    const r = await page.evaluate(() => window.uldpRehearsed);
+    assert.ok(r, `${name}: no rehearsal`);
+    assert.equal(r.error, undefined, `${name}: the rehearsal failed`);
+    // Its first draws and panel reads (20 calls) come before it looks at
+    // its time budget, so even a starved worker makes them.
+    assert.ok(r.calls >= 20, `${name}: the rehearsal made ${r.calls} calls`);
+    assert.equal(await page.evaluate(() => uldp.state()), before, `${name}: the rehearsal changed the page's lesson`);
+  }
+  // A module comes back from the cache, already rehearsed: no worker again.
+  const workers = () => page.evaluate(() => performance.getEntriesByType("resource").filter((e) => /\/rehearse\.js$/.test(e.name)).length);
+  const seen = await workers();
+  assert.ok(seen >= menu.length, `${seen} rehearsals seen for ${menu.length} lessons`);
+  await page.evaluate((n) => { location.hash = "#scene=" + n; }, menu[0]);
+  await lesson(page, menu[0]);
+  await idle(page);
+  await page.evaluate(() => window.uldpRehearsed);
+  assert.equal(await workers(), seen, "a module was rehearsed twice");
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("shared links restore the view", async () => {
   const { page } = await open("#scene=abovethreshold&eps=2&queries=20,20,1&seed=5&threshold=10");
   await page.click("#ctl-end");

@@ -209,6 +209,33 @@ async function start(name, state) {
   document.body.dataset.lesson = name;
   document.dispatchEvent(new Event("uldp:lesson"));
   prefetchNext();
+  rehearse(mod);
+}
+
+// rehearse has the rehearsal worker (rehearse.js) run a copy of a lesson's
+// module once the page is idle, so that the browser compiles the code a
+// reader reaches first (steps, the end, a drag, playback) on the worker's
+// thread rather than in the middle of the reader's first press: the
+// page's and the worker's copies share one compiled module. Once per
+// module; not on a one-core device, where the worker would compete with
+// the page. uldpRehearsed is the latest rehearsal's answer, for the tests.
+const rehearsed = new Set();
+function rehearse(mod) {
+  if (rehearsed.has(mod.module) || (navigator.hardwareConcurrency || 1) < 2 || !window.Worker) return;
+  rehearsed.add(mod.module);
+  const idle = window.requestIdleCallback || ((f) => setTimeout(f, 200));
+  window.uldpRehearsed = compiled.get(mod.module).then((module) => new Promise((resolve) => idle(() => {
+    const w = new Worker("rehearse.js");
+    const done = (answer) => {
+      w.terminate();
+      if (answer.error) console.warn(`rehearsing ${mod.module}: ${answer.error}`);
+      resolve(answer);
+    };
+    w.onmessage = (e) => done(e.data);
+    w.onerror = (e) => { e.preventDefault(); done({ error: e.message || "the worker failed" }); };
+    const state = currentModule === mod ? uldp.state() : "";
+    w.postMessage({ module, state, width: canvas.clientWidth, height: canvas.clientHeight, budgetMs: 2000 });
+  })));
 }
 
 // ---------------------------------------------------------------- messages

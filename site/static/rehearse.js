@@ -1,0 +1,74 @@
+// The rehearsal worker. A browser compiles each WebAssembly function the
+// first time it runs, on the thread that runs it: a lesson's first step,
+// first drag or first press of End held the page for 50–75 ms, most of it
+// compiling. Once a lesson is interactive the page hands this worker the
+// compiled module it runs; the worker starts a copy of the lesson of its
+// own and does, for a bounded time, what a reader does first (draws at the
+// page's size and a phone's, reads the panel, steps, ends, drags, plays),
+// so that the code is compiled here, into the module the page's copy
+// shares, and not on the page's thread. Then it ends its copy.
+//
+// The page posts {module, state, width, height, budgetMs}; the worker
+// answers {ms, calls} or {error}.
+"use strict";
+
+importScripts("wasm_exec.js");
+
+self.onmessage = async (e) => {
+  const { module, state, width, height, budgetMs } = e.data;
+  const t0 = performance.now();
+  let calls = 0;
+  try {
+    const go = new Go();
+    const ready = new Promise((resolve) => { self.uldpReady = resolve; });
+    const instance = await WebAssembly.instantiate(module, go.importObject);
+    go.run(instance);
+    await ready;
+    const u = self.uldp;
+    const left = () => performance.now() - t0 < budgetMs;
+    const run = (fn, ...args) => { calls++; return u[fn](...args); };
+    const settle = () => { for (let i = 0; i < 100 && run("busy") && left(); i++) run("tick", 1 / 60); };
+    const show = (w, h) => {
+      run("frame", w, h, true);
+      for (const fn of ["controls", "readouts", "guarantee"]) run(fn, true);
+      for (const fn of ["describe", "label", "state", "figureKeys", "canExport"]) run(fn);
+    };
+    if (state) run("restore", state);
+    settle();
+    show(width, height);
+    show(390, 600); // a phone's layout
+    for (const k of ["ArrowRight", "ArrowRight", "ArrowLeft", "End", "Home", "ArrowRight", "Tab", "Enter"]) {
+      if (!left()) break;
+      run("key", k);
+      settle();
+      show(width, height);
+    }
+    // Drags: of the first item, then from a few places over the figure
+    // (whatever lies there: a bar, a user, a handle, nothing).
+    run("frame", width, height, true);
+    const places = [[0.5, 0.5], [0.55, 0.5], [0.25, 0.5], [0.75, 0.5], [0.5, 0.25], [0.5, 0.75]];
+    for (const at of [run("locate", 1), ...places.map(([x, y]) => [x * width, y * height])]) {
+      if (!at || !left()) continue;
+      run("event", "down", at[0], at[1], 0, 0);
+      // A loop of 40 px, far enough to cross something (a bar the
+      // threshold, a user the crowd's edge) and come back.
+      let x = at[0], y = at[1];
+      for (let i = 1; i <= 6 && left(); i++) {
+        x = at[0] + 40 * Math.sin(i * Math.PI / 3);
+        y = at[1] + 40 * (1 - Math.cos(i * Math.PI / 3));
+        run("event", "move", x, y, 0, 0);
+        settle();
+        show(width, height);
+      }
+      run("event", "up", x, y, 0, 0);
+    }
+    run("key", " ");
+    for (let i = 0; i < 30 && left(); i++) { run("tick", 1 / 60); run("frame", width, height, false); }
+    run("key", " ");
+    if (u.lastError) throw new Error(u.lastError);
+    run("exit");
+    self.postMessage({ ms: performance.now() - t0, calls });
+  } catch (err) {
+    self.postMessage({ error: err.message, calls });
+  }
+};
