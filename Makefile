@@ -45,18 +45,8 @@ desktop:
 
 ## wasm: one browser engine per lesson (precompressed, content-hashed), the
 ## lesson menu and Go's loader, next to the site's files
-# The engines' build leaves a core idle for long stretches (one large package
-# compiling, then the compression of each module), and a fresh `make run`
-# then compiled the server's own dependencies, modernc.org/sqlite above all,
-# alone on one core: they compile in the engines' gaps instead. Not the site
-# package, which embeds the engines being written. Its result is only the
-# build cache, so the next `go build` reports any failure of its own.
-SERVER_DEPS = $(GO) list -e -deps ./cmd/uldp | grep -v -x -e '$(MODULE)/site' -e '$(MODULE)/cmd/uldp'
-MODULE      := github.com/uldplab/uldp
 wasm:
-	$(GO) build -o bin/wasm-build ./wasm/build
-	@$(GO) build $$($(SERVER_DEPS)) >/dev/null 2>&1 & warm=$$!; \
-	  bin/wasm-build -out site/static -go $(GO); built=$$?; wait $$warm; exit $$built
+	$(GO) run ./wasm/build -out site/static -go $(GO)
 
 ## worker-build: ULDP Lab as a Cloudflare Worker in cmd/worker: the site's
 ## files in public/ (static assets), the API's Go program in build/

