@@ -19,10 +19,16 @@
 //     longest task the browser reports, the total blocking time (the
 //     tasks' time over 50 ms each, as Lighthouse sums it, but from
 //     navigation to the end) and the longest call into Go after the
-//     module's warm-up;
+//     module's warm-up, and the milliseconds the page's thread spent
+//     compiling WebAssembly during it (V8's wasm.CompileLazy, from the
+//     browser's trace): what the rehearsal worker (rehearse.js) did not
+//     compile beforehand;
 //     and the module's memory at the end (it only grows).
+// The interaction starts once the lesson's opening computation and its
+// rehearsal have ended (a reader reads first); --no-rehearsal measures
+// the page as a one-core device gets it, with no rehearsal.
 //
-//	node bench-web.mjs [--lessons a,b] [--seconds 10] [--json FILE]
+//	node bench-web.mjs [--lessons a,b] [--seconds 10] [--json FILE] [--no-rehearsal]
 //
 // (make bench-web builds the site first and passes $BENCH_WEB.)
 import { writeFileSync } from "node:fs";
@@ -34,6 +40,7 @@ const { values: opt } = parseArgs({
     lessons: { type: "string", default: "" },
     seconds: { type: "string", default: "10" },
     json: { type: "string", default: "" },
+    "no-rehearsal": { type: "boolean", default: false },
   },
 });
 const seconds = Number(opt.seconds);
@@ -85,6 +92,7 @@ async function measure(browser, base, url, blank) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
   await page.addInitScript(observe);
+  if (opt["no-rehearsal"]) await page.addInitScript(() => Object.defineProperty(navigator, "hardwareConcurrency", { get: () => 1 }));
   if (blank) {
     // A page of the site's origin (its 404), then emptied: the same
     // browser process model as a lesson's page.
@@ -98,9 +106,20 @@ async function measure(browser, base, url, blank) {
   const early = await page.evaluate(() => [location.href, ...performance.getEntriesByType("resource").filter((e) => e.startTime <= window.uldpReadyAt).map((e) => e.name)]);
   if (!blank) await page.waitForFunction(() => !document.querySelector('#readouts dd[data-name="computing"]'), null, { timeout: 180000, polling: 100 });
   const settled = blank ? 0 : await page.evaluate(() => performance.now());
+  if (!blank) await page.evaluate(() => window.uldpRehearsed);
+  const cdp = await context.newCDPSession(page);
+  const trace = [];
+  cdp.on("Tracing.dataCollected", (d) => trace.push(...d.value));
+  const traced = new Promise((resolve) => cdp.once("Tracing.tracingComplete", resolve));
+  await cdp.send("Tracing.start", { traceConfig: { includedCategories: ["devtools.timeline", "v8.wasm"] }, transferMode: "ReportEvents" });
   await page.evaluate(() => { window.benchGaps = []; if (window.uldpStats) Object.assign(window.uldpStats, { maxWarmGoMs: 0, maxWarmGoWhat: "" }); });
   const start = await page.evaluate(() => performance.now());
   await interact(page, seconds * 1000);
+  await cdp.send("Tracing.end");
+  await traced;
+  // The page's thread is the one that runs its animation frames.
+  const main = trace.find((e) => e.name === "FireAnimationFrame")?.tid;
+  const compiling = trace.filter((e) => e.name === "wasm.CompileLazy" && e.tid === main).reduce((n, e) => n + (e.dur || 0), 0) / 1000;
   const r = await page.evaluate((start) => {
     const gaps = window.benchGaps, tasks = window.benchTasks;
     const wire = performance.getEntriesByType("navigation").concat(performance.getEntriesByType("resource")).reduce((n, e) => n + e.transferSize, 0);
@@ -115,7 +134,7 @@ async function measure(browser, base, url, blank) {
     };
   }, start);
   await context.close();
-  return { ...r, ready, settled, early };
+  return { ...r, ready, settled, early, compiling };
 }
 
 // encoded sums the sizes of urls as the server sends them with the given
@@ -145,14 +164,14 @@ try {
   const show = (name, m) => {
     const row = {
       page: name, ...m,
-      line: `| ${name} | ${m.br === undefined ? "—" : `${kib(m.br)} / ${kib(m.gz)}`} | ${m.blank ? "—" : kib(m.wire)} | ${m.blank ? "—" : `${Math.round(m.ready)} / ${Math.round(m.settled)}`} | ${m.gaps20} / ${m.gaps33} of ${m.frames} | ${Math.round(m.longestTask)} (${Math.round(m.longestTaskInteracting)}) | ${Math.round(m.tbt)} | ${m.go[1] ? `${m.go[0].toFixed(1)} (${m.go[1]})` : "—"} | ${m.memory ? (m.memory / 2 ** 20).toFixed(0) : "—"} |`,
+      line: `| ${name} | ${m.br === undefined ? "—" : `${kib(m.br)} / ${kib(m.gz)}`} | ${m.blank ? "—" : kib(m.wire)} | ${m.blank ? "—" : `${Math.round(m.ready)} / ${Math.round(m.settled)}`} | ${m.gaps20} / ${m.gaps33} of ${m.frames} | ${Math.round(m.longestTask)} (${Math.round(m.longestTaskInteracting)}) | ${Math.round(m.tbt)} | ${m.go[1] ? `${m.go[0].toFixed(1)} (${m.go[1]})` : "—"} | ${m.blank ? "—" : m.compiling.toFixed(1)} | ${m.memory ? (m.memory / 2 ** 20).toFixed(0) : "—"} |`,
     };
     rows.push(row);
     console.log(row.line);
   };
   console.log(`${seconds} s of interaction per page; bytes in KiB; times in ms from navigation\n`);
-  console.log("| page | first visit, brotli / gzip | wire at the end | ready / settled (ms) | frame gaps > 20 / > 33 ms | longest task (while interacting) | total blocking time | longest Go call after warm-up (ms) | memory (MiB) |");
-  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+  console.log("| page | first visit, brotli / gzip | wire at the end | ready / settled (ms) | frame gaps > 20 / > 33 ms | longest task (while interacting) | total blocking time | longest Go call after warm-up (ms) | compiling on the page's thread (ms) | memory (MiB) |");
+  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
   show("blank page", { ...(await measure(browser, base, "", true)), blank: true });
   for (const name of menu) {
     const m = await measure(browser, base, base + "#scene=" + name, false);

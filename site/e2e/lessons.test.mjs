@@ -1260,6 +1260,7 @@ test("Each lesson's module is rehearsed once, in a worker, after the lesson has 
   await page.addInitScript(() => Object.defineProperty(navigator, "hardwareConcurrency", { get: () => 2 }));
   await page.goto(base + "#scene=" + menu[0].name);
   const stages = [];
+  let tries = 0;
   for (const [i, { name, module }] of menu.entries()) {
     if (i > 0) await page.evaluate((n) => { location.hash = "#scene=" + n; }, name);
     await lesson(page, name);
@@ -1270,15 +1271,17 @@ test("Each lesson's module is rehearsed once, in a worker, after the lesson has 
     // Past its first draws at least; how far a busy machine lets it get
     // within its 2 s is printed, not checked.
     assert.ok(["drawn", "keys", "drags", "played"].includes(r.stage), `${name}: the rehearsal ended at “${r.stage}”`);
-    stages.push(`${name} ${r.stage} (${Math.round(r.ms)} ms, ${r.calls} calls)`);
+    stages.push(`${name} ${r.stage} (${Math.round(r.ms)} ms, ${r.calls} calls${r.tries > 1 ? `, try ${r.tries}` : ""})`);
+    tries += r.tries;
   }
   console.log(`# rehearsals: ${stages.join("; ")}`);
-  assert.equal(await page.evaluate(() => window.uldpRehearsals), menu.length, "workers started for the lessons");
+  // One worker a try; a try gives way only to a computation of the page's.
+  assert.equal(await page.evaluate(() => window.uldpRehearsals), tries, "workers started for the lessons");
   // A lesson shown again runs on its module as rehearsed: no worker again.
   await page.evaluate((n) => { location.hash = "#scene=" + n; }, menu[0].name);
   await lesson(page, menu[0].name);
   await idle(page);
-  assert.equal(await page.evaluate(() => window.uldpRehearsals), menu.length, "a module was rehearsed twice");
+  assert.equal(await page.evaluate(() => window.uldpRehearsals), tries, "a module was rehearsed twice");
   assert.deepEqual(errors, []);
   await page.close();
 });

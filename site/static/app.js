@@ -213,18 +213,21 @@ async function start(name, state) {
 }
 
 // rehearse has the rehearsal worker (rehearse.js) run a copy of a lesson's
-// module, in the state the lesson opened with, once the page is idle and
-// the lesson's own opening run is done: the browser then compiles the code
-// a reader reaches first (steps, the end, a drag, playback) on the
-// worker's thread rather than in the middle of the reader's first press,
-// the page's and the worker's copies sharing one compiled module. One
-// rehearsal at a time, once per module: a lesson left before its
-// rehearsal ends has it stopped, to be rehearsed when it is shown again.
-// Not on a one-core device, where the worker would compete with the page.
-// For the tests: uldpRehearsed is the latest rehearsal's answer (with its
-// module), uldpRehearsals the number of workers started.
+// module, in the state the lesson opened with, while the reader reads
+// (the page idle, the lesson computing nothing, no action for 2 s):
+// the browser then compiles the code a reader
+// reaches first (steps, the end, a drag, playback) on the worker's thread
+// rather than in the middle of the reader's first press, the page's and
+// the worker's copies sharing one compiled module. The lesson's own work
+// comes first: a computation the reader starts stops the rehearsal, which
+// starts again once the page is quiet (three tries at most). One rehearsal
+// at a time, once per module: a lesson left before its rehearsal ends has
+// it stopped, to be rehearsed when it is shown again. Not on a one-core
+// device, where the worker would compete with the page. For the tests:
+// uldpRehearsed is the latest rehearsal's answer (with its module),
+// uldpRehearsals the number of workers started.
 const rehearsed = new Set();
-let rehearsal = null; // the rehearsal under way: {module, stop}
+let rehearsal = null; // the rehearsal under way: {module, stop, yieldTo}
 window.uldpRehearsals = 0;
 function rehearse(mod) {
   if (rehearsal?.module === mod.module) return;
@@ -234,7 +237,7 @@ function rehearse(mod) {
   const state = uldp.state(), width = canvas.clientWidth, height = canvas.clientHeight, budgetMs = 2000;
   const idle = window.requestIdleCallback || ((f) => setTimeout(f, 200));
   window.uldpRehearsed = new Promise((resolve) => {
-    let worker = null, timer = 0, over = false;
+    let worker = null, timer = 0, over = false, tries = 0;
     const done = (answer) => {
       if (over) return;
       over = true;
@@ -244,25 +247,57 @@ function rehearse(mod) {
       if (answer.error) console.warn(`rehearsing ${mod.module}: ${answer.error}`);
       resolve({ module: mod.module, ...answer });
     };
-    const me = { module: mod.module, stop: () => { rehearsed.delete(mod.module); done({ stopped: true }); } };
+    const stop = () => { rehearsed.delete(mod.module); done({ stopped: true }); };
+    const quiet = (go) => idle(() => { if (!over) (uldp.busy() || performance.now() - lastAction < 2000 ? quiet(go) : go()); });
+    let launch = null;
+    const me = {
+      module: mod.module,
+      stop,
+      // yieldTo gives the cores back to the lesson's own computation.
+      yieldTo: () => {
+        if (!worker) return;
+        worker.terminate();
+        worker = null;
+        clearTimeout(timer);
+        if (tries < 3) quiet(launch);
+        else stop();
+      },
+    };
     rehearsal = me;
-    const quiet = (go) => idle(() => { if (!over) (uldp.busy() ? quiet(go) : go()); });
-    compiled.get(mod.module).then((module) => quiet(() => {
-      try {
-        worker = new Worker("rehearse.js");
-      } catch (err) {
-        done({ error: err.message });
-        return;
-      }
-      window.uldpRehearsals++;
-      worker.onmessage = (e) => done(e.data);
-      worker.onerror = (e) => { e.preventDefault(); done({ error: e.message || "the worker failed" }); };
-      worker.onmessageerror = () => done({ error: "the module could not be handed to the worker" });
-      // A worker still silent long after its budget is stuck.
-      timer = setTimeout(() => done({ error: "no answer in time" }), budgetMs + 15000);
-      worker.postMessage({ module, state, width, height, budgetMs });
-    }), (err) => done({ error: err.message }));
+    compiled.get(mod.module).then((module) => {
+      launch = () => {
+        tries++;
+        try {
+          worker = new Worker("rehearse.js");
+        } catch (err) {
+          done({ error: err.message });
+          return;
+        }
+        window.uldpRehearsals++;
+        worker.onmessage = (e) => done({ ...e.data, tries });
+        worker.onerror = (e) => { e.preventDefault(); done({ error: e.message || "the worker failed" }); };
+        worker.onmessageerror = () => done({ error: "the module could not be handed to the worker" });
+        // A worker still silent long after its budget is stuck.
+        timer = setTimeout(() => done({ error: "no answer in time" }), budgetMs + 15000);
+        worker.postMessage({ module, state, width, height, budgetMs });
+      };
+      quiet(launch);
+    }, (err) => done({ error: err.message }));
   });
+}
+
+// giveWay stops a rehearsal while the lesson computes (rehearse).
+function giveWay() {
+  if (rehearsal && uldp.busy()) rehearsal.yieldTo();
+}
+
+// acted marks a reader's action (a setting, a key, the pointer): a
+// rehearsal waits for 2 s without one, and gives way to what it
+// starts.
+let lastAction = 0;
+function acted() {
+  lastAction = performance.now();
+  giveWay();
 }
 
 // ---------------------------------------------------------------- messages
@@ -290,6 +325,7 @@ function callFor(fn, ...args) {
   const t0 = performance.now();
   const err = uldp[fn](...args);
   goCall(t0, fn);
+  acted();
   if (!err) clearRefusal();
   if (uldp.lastError) { report(uldp.lastError); uldp.lastError = ""; }
   if (err && typeof err === "object" && err.moveTo) {
@@ -1093,6 +1129,7 @@ function pointer(kind, e) {
   const changed = uldp.event(kind, x, y, id, 0);
   if (changed) clearRefusal();
   goCall(t0, "pointer");
+  acted();
   if (changed) refresh(false, kind !== "move");
   else if (kind !== "move") { syncURL(uldp.state(), true); syncWords(true); }
   stats.lastInputMs = performance.now() - t0;
@@ -1145,6 +1182,7 @@ function wireInput() {
     const done = uldp.key(key);
     if (done) clearRefusal();
     goCall(t0, "key");
+    acted();
     if (done) {
       e.preventDefault();
       refresh(false, true);
@@ -1281,6 +1319,7 @@ function loop(t) {
     const t0 = performance.now();
     const changed = uldp.tick(dt);
     const ms = performance.now() - t0;
+    if (changed) giveWay();
     stats.ticks++; stats.maxTickMs = Math.max(stats.maxTickMs, ms); goCall(t0, "tick");
     if (changed) refresh();
   }
