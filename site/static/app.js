@@ -117,6 +117,9 @@ function fetchAhead(entry) {
   return p.then(() => {}, () => {});
 }
 
+// idle calls f once the browser is idle (soon, where it cannot say).
+const idle = window.requestIdleCallback ? (f) => window.requestIdleCallback(f) : (f) => setTimeout(f, 200);
+
 // prefetchNext fetches the lesson after the one shown, once the browser
 // is idle: the one a reader going through the lessons opens next. Only
 // that one: a visitor who reads one lesson pays for two modules, not for
@@ -124,7 +127,6 @@ function fetchAhead(entry) {
 // uldpPrefetched is the fetch's promise, for the tests.
 function prefetchNext() {
   const next = menu[menu.findIndex((l) => l.name === current) + 1];
-  const idle = window.requestIdleCallback || ((f) => setTimeout(f, 200));
   window.uldpPrefetched = next ? new Promise((done) => idle(() => fetchAhead(next).then(done))) : Promise.resolve();
 }
 
@@ -214,11 +216,11 @@ async function start(name, state) {
 
 // rehearse has the rehearsal worker (rehearse.js) run a copy of a lesson's
 // module, in the state the lesson opened with, while the reader reads
-// (the page idle, the lesson computing nothing, no action for 2 s):
-// the browser then compiles the code a reader
-// reaches first (steps, the end, a drag, playback) on the worker's thread
-// rather than in the middle of the reader's first press, the page's and
-// the worker's copies sharing one compiled module. The lesson's own work
+// (the page idle, the lesson computing nothing, no action for 2 s): the
+// browser then compiles the code a reader reaches first (steps, the end, a
+// drag, playback) on the worker's thread rather than in the middle of the
+// reader's first press, the page's and the worker's copies sharing one
+// compiled module. The lesson's own work
 // comes first: a computation the reader starts stops the rehearsal, which
 // starts again once the page is quiet (three tries at most). One rehearsal
 // at a time, once per module: a lesson left before its rehearsal ends has
@@ -235,7 +237,6 @@ function rehearse(mod) {
   if (rehearsed.has(mod.module) || (navigator.hardwareConcurrency || 1) < 2 || !window.Worker) return;
   rehearsed.add(mod.module);
   const state = uldp.state(), width = canvas.clientWidth, height = canvas.clientHeight, budgetMs = 2000;
-  const idle = window.requestIdleCallback || ((f) => setTimeout(f, 200));
   window.uldpRehearsed = new Promise((resolve) => {
     let worker = null, timer = 0, over = false, tries = 0;
     const done = (answer) => {
