@@ -86,3 +86,46 @@ func TestEncodeReusesGrowingBuffer(t *testing.T) {
 		t.Errorf("200 growing frames reallocated the buffer %d times", allocs)
 	}
 }
+
+// BenchmarkUsersFrame is lesson 1's frame at 2,000 users × 20 items: the
+// display list written without and with a layer round it (the layer's key
+// hashes every point), and encoded for the page.
+func BenchmarkUsersFrame(b *testing.B) {
+	var l List
+	l.Reset(1280, 900)
+	pts := make([]Point, 20)
+	for i := range pts {
+		pts[i] = Point{X: float64(i), Y: float64(2 * i)}
+	}
+	build := func(layer bool) {
+		l.Reset(1280, 900)
+		if layer {
+			l.Layer()
+		}
+		for range 2000 {
+			l.Dots(pts, 1.6, Style{Fill: Blue, Alpha: 0.55}, 1)
+		}
+		for range 2000 {
+			l.Circle(Point{X: 3, Y: 4}, 5.5, Style{Fill: Blue, Stroke: Ink, Width: 1}, 1)
+		}
+		if layer {
+			l.EndLayer()
+		}
+	}
+	var buf []byte
+	b.Run("list", func(b *testing.B) {
+		for b.Loop() {
+			build(false)
+		}
+	})
+	b.Run("list+layer", func(b *testing.B) {
+		for b.Loop() {
+			build(true)
+		}
+	})
+	b.Run("encode", func(b *testing.B) {
+		for b.Loop() {
+			buf = Encode(&l, buf)
+		}
+	})
+}

@@ -165,18 +165,53 @@ func TestTextInAColumn(t *testing.T) {
 	}
 }
 
-// A layer's key is the same exactly when its numbers are.
+// A layer's key is what its items draw: the same for the same pixels,
+// another when any number, colour, text or the item count changes, and
+// blind to IDs.
 func TestLayerKey(t *testing.T) {
-	a := LayerKey(1, 2, 3)
-	if a != LayerKey(1, 2, 3) || a == LayerKey(1, 2, 3.0000000001) || a == LayerKey(2, 1, 3) || a == LayerKey(1, 2) {
-		t.Errorf("keys: %q %q %q %q", a, LayerKey(1, 2, 3.0000000001), LayerKey(2, 1, 3), LayerKey(1, 2))
+	key := func(edit func(*List)) string {
+		var l List
+		l.Reset(100, 100)
+		l.Text(Point{X: 1, Y: 2}, "before", 12, Ink, Left)
+		l.Layer()
+		l.Rect(Point{}, Point{X: 1, Y: 1}, Style{Fill: Blue}, 0)
+		l.Dots([]Point{{X: 3, Y: 4}, {X: 5, Y: 6}}, 1.5, Style{Fill: Green, Alpha: 0.5}, 7)
+		l.Text(Point{X: 9, Y: 9}, "label", 12, Ink, Left)
+		edit(&l)
+		l.EndLayer()
+		if n := len(l.Items); l.Items[1].Kind != Layer || l.Items[n-1].Kind != LayerEnd || l.open != 0 {
+			t.Fatalf("layer items %+v", l.Items)
+		}
+		return l.Items[1].Text
+	}
+	same := key(func(*List) {})
+	if same == "" || same != key(func(*List) {}) {
+		t.Fatalf("the same layer keyed %q and %q", same, key(func(*List) {}))
+	}
+	if k := key(func(l *List) { l.Items[3].ID = 99 }); k != same {
+		t.Errorf("an ID changed the key: %q against %q", k, same)
+	}
+	for name, edit := range map[string]func(*List){
+		"a point":       func(l *List) { l.Items[3].P[1].Y = math.Nextafter(6, 7) },
+		"a fill":        func(l *List) { l.Items[2].Style.Fill = Vermillion },
+		"dashed":        func(l *List) { l.Items[2].Style.Dashed = true },
+		"an alpha":      func(l *List) { l.Items[3].Style.Alpha = 0.55 },
+		"a radius":      func(l *List) { l.Items[3].R = 1.6 },
+		"a text":        func(l *List) { l.Items[4].Text = "labels" },
+		"one item more": func(l *List) { l.Line(Point{}, Point{X: 1}, Style{Stroke: Ink}) },
+		"one point less": func(l *List) {
+			l.Items[3].P = l.Items[3].P[:1]
+		},
+	} {
+		if k := key(edit); k == same {
+			t.Errorf("%s did not change the key %q", name, k)
+		}
 	}
 	var l List
-	l.Layer(a)
-	l.Rect(Point{}, Point{X: 1, Y: 1}, Style{Fill: Blue}, 0)
+	l.Layer()
 	l.EndLayer()
-	if len(l.Items) != 3 || l.Items[0].Kind != Layer || l.Items[0].Text != a || l.Items[2].Kind != LayerEnd || l.Hit(Point{}, 1) != 0 {
-		t.Errorf("layer items %+v", l.Items)
+	if len(l.Items) != 2 || l.Hit(Point{}, 1) != 0 {
+		t.Errorf("empty layer: %+v", l.Items)
 	}
 }
 

@@ -1324,11 +1324,12 @@ test("exports: CSV of the dataset and JSON of the trace, lesson 12's PVMW trace 
 });
 
 // dragFigures drags a user's mean 60 times and returns the page's timing
-// figures for those frames; each paint waits for the canvas's raster, so
-// the draw figures are the whole paint.
+// figures for those frames, and how often the users' layer was painted;
+// each paint waits for the canvas's raster, so the draw figures are the
+// whole paint.
 async function dragFigures(page, n, m) {
   await page.evaluate(() => {
-    Object.assign(window.uldpStats, { updates: 0, updateMs: 0, maxUpdateMs: 0, draws: 0, drawMs: 0, maxDrawMs: 0, maxFrameMs: 0 });
+    Object.assign(window.uldpStats, { updates: 0, updateMs: 0, maxUpdateMs: 0, draws: 0, drawMs: 0, maxDrawMs: 0, maxFrameMs: 0, layerPaints: 0 });
     window.uldpFlushPaint = true;
   });
   const box = await page.locator("#figure").boundingBox();
@@ -1343,6 +1344,7 @@ async function dragFigures(page, n, m) {
     update_mean_ms: +(st.updateMs / st.updates).toFixed(2), update_max_ms: +st.maxUpdateMs.toFixed(2),
     draw_mean_ms: +(st.drawMs / st.draws).toFixed(2), draw_max_ms: +st.maxDrawMs.toFixed(2),
     frame_mean_ms: +((st.updateMs + st.drawMs) / st.updates).toFixed(2), frame_max_ms: +st.maxFrameMs.toFixed(2),
+    layer_paints: st.layerPaints,
   };
 }
 
@@ -1378,6 +1380,9 @@ test("performance: first interactive frame, download size and drag frames", asyn
   assert.ok(engine.raw <= 3.5 * 1024 * 1024, `engine ${engine.raw} bytes > 3.5 MiB`);
   assert.ok(wire <= limit, `${wire} bytes on the wire (${brotli ? "brotli" : "gzip"}) > ${limit / 1048576} MiB before the first lesson was interactive`);
   assert.ok(small.frames >= 30 && large.frames >= 30, "the drags produced too few frames");
+  // The other users are one layer, painted when the drag takes the
+  // dragged user out of it and when it is let go, not on every move.
+  for (const d of [small, large]) assert.ok(d.layer_paints <= 3, `the users' layer was painted ${d.layer_paints} times in a drag of ${d.frames} frames`);
   assert.ok(ready < 10000, `first interactive frame after ${ready} ms`);
   await page.close();
 });

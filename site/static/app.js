@@ -20,7 +20,7 @@ let lastFrame = null; // last encoded frame, repainted on resize
 // grows. Those calls are also kept apart (firstGoMs: kind → ms), and
 // maxWarmGoMs is the longest of the others, what a reader meets once the
 // lesson runs.
-let stats = { updates: 0, updateMs: 0, maxUpdateMs: 0, draws: 0, drawMs: 0, maxDrawMs: 0, maxFrameMs: 0, maxGoMs: 0, maxGoWhat: "", ticks: 0, maxTickMs: 0, goCalls: 0, goOverFrame: 0, firstGoMs: {}, maxWarmGoMs: 0, maxWarmGoWhat: "" };
+let stats = { updates: 0, updateMs: 0, maxUpdateMs: 0, draws: 0, drawMs: 0, maxDrawMs: 0, maxFrameMs: 0, maxGoMs: 0, maxGoWhat: "", ticks: 0, maxTickMs: 0, layerPaints: 0, goCalls: 0, goOverFrame: 0, firstGoMs: {}, maxWarmGoMs: 0, maxWarmGoWhat: "" };
 const goCall = (t0, what) => {
   const ms = performance.now() - t0;
   if (ms > stats.maxGoMs) { stats.maxGoMs = ms; stats.maxGoWhat = what; }
@@ -119,6 +119,12 @@ function fetchAhead(entry) {
 
 // idle calls f once the browser is idle (soon, where it cannot say).
 const idle = window.requestIdleCallback ? (f) => window.requestIdleCallback(f) : (f) => setTimeout(f, 200);
+
+// quiet calls go once the reader reads: the page idle, the lesson
+// computing nothing, and no setting, key or pointer for 2 s.
+function quiet(go) {
+  idle(() => (uldp.busy() || performance.now() - lastAction < 2000 ? quiet(go) : go()));
+}
 
 // prefetchNext fetches the lesson after the one shown, once the browser
 // is idle: the one a reader going through the lessons opens next. Only
@@ -249,7 +255,6 @@ function rehearse(mod) {
       resolve({ module: mod.module, ...answer });
     };
     const stop = () => { rehearsed.delete(mod.module); done({ stopped: true }); };
-    const quiet = (go) => idle(() => { if (!over) (uldp.busy() || performance.now() - lastAction < 2000 ? quiet(go) : go()); });
     let launch = null;
     const me = {
       module: mod.module,
@@ -260,7 +265,7 @@ function rehearse(mod) {
         worker.terminate();
         worker = null;
         clearTimeout(timer);
-        if (tries < 3) quiet(launch);
+        if (tries < 3) quiet(() => { if (!over) launch(); });
         else stop();
       },
     };
@@ -282,7 +287,7 @@ function rehearse(mod) {
         timer = setTimeout(() => done({ error: "no answer in time" }), budgetMs + 15000);
         worker.postMessage({ module, state, width, height, budgetMs });
       };
-      quiet(launch);
+      quiet(() => { if (!over) launch(); });
     }, (err) => done({ error: err.message }));
   });
 }
@@ -433,7 +438,8 @@ const dotLayer = {
     }
     return set;
   },
-  add(xs, ys, R, dpr, [cr, cg, cb], alpha) {
+  // add stamps the np discs centred at (pts[at + 2k], pts[at + 2k + 1]).
+  add(pts, at, np, R, dpr, [cr, cg, cb], alpha) {
     const W = canvas.width, H = canvas.height;
     if (!this.open) {
       if (!this.img || this.img.width !== W || this.img.height !== H) {
@@ -446,8 +452,8 @@ const dotLayer = {
     // blue, then green and alpha, blend as pairs of 16-bit lanes.
     const u32 = this.u32, { span, masks } = this.masksFor(R, alpha);
     const srb = cr | (cb << 16), sga = cg | (255 << 16);
-    for (let k = 0; k < xs.length; k++) {
-      const cx = xs[k] * dpr, cy = ys[k] * dpr, ix = Math.floor(cx), iy = Math.floor(cy);
+    for (let k = 0; k < np; k++) {
+      const cx = pts[at + 2 * k] * dpr, cy = pts[at + 2 * k + 1] * dpr, ix = Math.floor(cx), iy = Math.floor(cy);
       if (!(ix + span >= 0 && iy + span >= 0 && ix - span < W && iy - span < H)) continue; // off the canvas, or NaN
       const m = masks[Math.floor((cy - iy) * SUB) * SUB + Math.floor((cx - ix) * SUB)];
       const inside = ix - span >= 0 && iy - span >= 0 && ix + span < W && iy + span < H;
@@ -479,7 +485,8 @@ const dotLayer = {
     }
     return c;
   },
-  flush() {
+  // flush draws the run onto g: the figure's canvas, or a layer's.
+  flush(g) {
     if (!this.open) return;
     this.open = false;
     if (this.x0 > this.x1) return;
@@ -497,11 +504,11 @@ const dotLayer = {
     const w = this.x1 - this.x0 + 1, h = this.y1 - this.y0 + 1;
     const c = this.sheet(w, h);
     c.getContext("2d").putImageData(this.img, -this.x0, -this.y0, this.x0, this.y0, w, h);
-    ctx.save();
-    ctx.setTransform(1, 0, 0, 1, 0, 0);
-    ctx.globalAlpha = 1;
-    ctx.drawImage(c, 0, 0, w, h, this.x0, this.y0, w, h);
-    ctx.restore();
+    g.save();
+    g.setTransform(1, 0, 0, 1, 0, 0);
+    g.globalAlpha = 1;
+    g.drawImage(c, 0, 0, w, h, this.x0, this.y0, w, h);
+    g.restore();
     // The next run starts from transparent pixels.
     for (let y = this.y0; y <= this.y1; y++) u32.fill(0, y * W + this.x0, y * W + this.x1 + 1);
   },
@@ -509,8 +516,11 @@ const dotLayer = {
 
 // layers are the pixels of the figure's layers (viz.List.Layer) by key:
 // a layer whose key is the same as when it was painted is drawn as one
-// image. Only the layers of the last frame are kept.
+// image. Only the layers of the last frame are kept; the canvases of those
+// it drops are spares for the next layers (a pan repaints its layer every
+// frame, and a new canvas the figure's size each time is garbage).
 const layers = new Map();
+const spareLayers = [];
 
 // paint draws one encoded frame (layout: viz.Encode in Go).
 function paint(buf) {
@@ -519,14 +529,20 @@ function paint(buf) {
   // the paint. The next frame of a real size is a resize, which repaints.
   if (canvas.width === 0 || canvas.height === 0) return;
   const t0 = performance.now();
+  // The items are read as one array of floats (the layout is
+  // little-endian, as WebAssembly is): a DataView read per number cost the
+  // first paint of 40,000 dots tens of milliseconds before the browser
+  // optimised it.
+  if (buf.byteOffset % 4) buf = buf.slice();
   const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   const n = dv.getUint32(4, true);
   const floats = dv.getUint32(8, true);
+  const fa = new Float32Array(buf.buffer, buf.byteOffset + 20, floats);
   const text = buf.subarray(20 + 4 * floats);
   const dpr = window.devicePixelRatio || 1;
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   ctx.clearRect(0, 0, canvas.width, canvas.height);
-  let off = 20;
+  let off = 0;
   dotLayer.open = false;
   dotLayer.used = 0;
   // g is where items are drawn: the canvas, or a layer being recorded;
@@ -537,15 +553,17 @@ function paint(buf) {
     ctx.save(); ctx.setTransform(1, 0, 0, 1, 0, 0); ctx.globalAlpha = 1;
     ctx.drawImage(img, 0, 0); ctx.restore();
   };
-  const f = () => { const v = dv.getFloat32(off, true); off += 4; return v; };
   for (let i = 0; i < n; i++) {
-    const kind = f(), stroke = f(), fill = f(), alpha = f(), width = f(), dashed = f();
-    const align = f(), size = f(); f(); // id: used by Go-side hit testing only
-    const r = f(), tOff = f(), tLen = f(), np = f();
-    const xs = new Array(np), ys = new Array(np);
-    for (let k = 0; k < np; k++) { xs[k] = f(); ys[k] = f(); }
+    const kind = fa[off], stroke = fa[off + 1], fill = fa[off + 2], alpha = fa[off + 3], width = fa[off + 4], dashed = fa[off + 5];
+    const align = fa[off + 6], size = fa[off + 7]; // fa[off + 8], the id, is for Go's hit tests
+    const r = fa[off + 9], tOff = fa[off + 10], tLen = fa[off + 11], np = fa[off + 12];
+    // The item's points are fa[at], fa[at + 1], … as x, y pairs.
+    const at = off + 13;
+    off = at + 2 * np;
+    // A cached layer's items go by unread: they can be 40,000 dots.
+    if (skipping && kind !== KIND.layerEnd) continue;
     if (kind === KIND.layer) {
-      dotLayer.flush();
+      dotLayer.flush(g);
       const key = textDecoder.decode(text.subarray(tOff, tOff + tLen));
       seen.add(key);
       const have = layers.get(key);
@@ -553,7 +571,9 @@ function paint(buf) {
         blit(have);
         skipping = true;
       } else {
-        layer = { key, canvas: have && have.width === canvas.width && have.height === canvas.height ? have : document.createElement("canvas") };
+        stats.layerPaints++;
+        layer = { key, canvas: spareLayers.pop() || document.createElement("canvas") };
+        // Setting the size clears a spare, even at the same size.
         layer.canvas.width = canvas.width; layer.canvas.height = canvas.height;
         g = layer.canvas.getContext("2d");
         g.setTransform(dpr, 0, 0, dpr, 0, 0);
@@ -562,6 +582,7 @@ function paint(buf) {
     }
     if (kind === KIND.layerEnd) {
       if (layer) {
+        dotLayer.flush(g);
         layers.set(layer.key, layer.canvas);
         blit(layer.canvas);
         layer = null; g = ctx;
@@ -569,20 +590,21 @@ function paint(buf) {
       skipping = false;
       continue;
     }
-    if (skipping) continue;
-    if (kind === KIND.dots && r * dpr <= SMALL_DOT && !layer) {
-      dotLayer.add(xs, ys, r * dpr, dpr, palette[fill] || [0, 0, 0], alpha);
+    if (kind === KIND.dots && r * dpr <= SMALL_DOT) {
+      dotLayer.add(fa, at, np, r * dpr, dpr, palette[fill] || [0, 0, 0], alpha);
       continue;
     }
     const w = width || 1;
     // Only filled discs: a ring alone is not a disc, and a translucent
     // stroke would show the fill under it.
-    if (kind === KIND.circle && fill && !dashed && (r + w / 2) * dpr <= SMALL_RING && (alpha >= 1 || !stroke) && !layer) {
-      if (stroke) dotLayer.add(xs, ys, (r + w / 2) * dpr, dpr, palette[stroke] || [0, 0, 0], alpha);
-      if (!stroke || r > w / 2) dotLayer.add(xs, ys, (stroke ? r - w / 2 : r) * dpr, dpr, palette[fill], alpha);
+    if (kind === KIND.circle && fill && !dashed && (r + w / 2) * dpr <= SMALL_RING && (alpha >= 1 || !stroke)) {
+      if (stroke) dotLayer.add(fa, at, np, (r + w / 2) * dpr, dpr, palette[stroke] || [0, 0, 0], alpha);
+      if (!stroke || r > w / 2) dotLayer.add(fa, at, np, (stroke ? r - w / 2 : r) * dpr, dpr, palette[fill], alpha);
       continue;
     }
-    dotLayer.flush();
+    dotLayer.flush(g);
+    const xs = new Array(np), ys = new Array(np);
+    for (let k = 0; k < np; k++) { xs[k] = fa[at + 2 * k]; ys[k] = fa[at + 2 * k + 1]; }
     g.lineWidth = w;
     g.setLineDash(dashed ? [6, 4] : []);
     g.strokeStyle = colour(stroke, alpha);
@@ -632,13 +654,38 @@ function paint(buf) {
         break;
     }
   }
-  dotLayer.flush();
-  for (const key of layers.keys()) if (!seen.has(key)) layers.delete(key);
+  dotLayer.flush(g);
+  for (const [key, c] of layers) {
+    if (seen.has(key)) continue;
+    layers.delete(key);
+    if (spareLayers.length < 2) spareLayers.push(c);
+  }
+  if (layers.size) warmPaint();
   // A test measuring the whole paint waits for the raster too (it happens
   // later, off the script's clock, otherwise).
   if (window.uldpFlushPaint) ctx.getImageData(0, 0, 1, 1);
   const ms = performance.now() - t0;
   stats.draws++; stats.drawMs += ms; stats.maxDrawMs = Math.max(stats.maxDrawMs, ms);
+}
+
+// warmPaint paints the figure's layers a second time as soon as the page
+// is idle, the first time it shows one. The browser optimises the painting
+// code over its first runs, and a layer is painted again only when it
+// changes: lesson 1's 40,000 dots took 100–150 ms to paint a second time,
+// 7–27 ms from the third, and the second was the reader's first drag
+// (before layers, the page painted everything twice as a lesson opened).
+// Once per page, as the code is the same for every lesson; not if a layer
+// has been painted again already.
+let paintWarmed = false;
+function warmPaint() {
+  if (paintWarmed) return;
+  paintWarmed = true;
+  idle(() => {
+    if (stats.layerPaints > 1 || !lastFrame) return;
+    for (const c of layers.values()) if (spareLayers.length < 2) spareLayers.push(c);
+    layers.clear();
+    paint(lastFrame);
+  });
 }
 
 // size matches the canvas's backing store to its CSS size and pixel ratio.

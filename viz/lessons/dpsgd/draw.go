@@ -109,7 +109,7 @@ func (s *Scene) drawLandscape(l *viz.List) {
 	c := s.cam
 	// The landscape changes with the run and the view, not as the steps
 	// play: one layer, painted once per run.
-	l.Layer(viz.LayerKey(append([]float64{c.CX, c.CY, c.Scale, c.X0, c.Y0, c.W, c.H, s.params.Radius}, s.heat...)...))
+	l.Layer()
 	defer l.EndLayer()
 	cell := 2.0 / heatCells
 	lo, hi := math.Inf(1), math.Inf(-1)

@@ -43,27 +43,29 @@ func (p *Scene) Draw(w, h float64) *viz.List {
 	// The domain the worst-case sensitivities assume.
 	l.Circle(centre, p.radius*c.Scale, viz.Style{Stroke: viz.Muted, Width: 1, Dashed: true}, 0)
 
-	small := p.spec.N*p.spec.M > 4000
-	r := 3.0
-	if small {
-		r = 1.6
+	// The users' items and means are one layer, which a backend paints
+	// once while it stays the same. The user being dragged is drawn above
+	// it, outside, so a drag leaves the layer (up to 40,000 dots and 2,000
+	// ringed means) as it was.
+	dragged := -1
+	if p.drag == dragUser || p.drag == dragItem {
+		dragged = p.dragUser
 	}
+	l.Layer()
 	for i := range p.data.Users {
-		pts := p.dots[:0]
-		for j := range p.data.Items(i) {
-			it := p.data.Item(i, j)
-			pts = append(pts, c.ToScreen(it[0], it[1]))
+		if i != dragged {
+			p.drawUser(l, i)
 		}
-		p.dots = pts
-		l.Dots(pts, r, viz.Style{Fill: figure.UserColours[i%len(figure.UserColours)], Alpha: 0.55}, p.itemID(i, 0))
 	}
-	for i, u := range p.means {
-		col := figure.UserColours[i%len(figure.UserColours)]
-		st := viz.Style{Fill: col, Stroke: viz.Ink, Width: 1}
-		if p.drag == dragUser && p.dragUser == i {
-			st.Stroke, st.Width = viz.Yellow, 3
+	for i := range p.means {
+		if i != dragged {
+			p.drawMean(l, i)
 		}
-		l.Circle(c.ToScreen(u[0], u[1]), 5.5, st, p.userID(i))
+	}
+	l.EndLayer()
+	if dragged >= 0 {
+		p.drawUser(l, dragged)
+		p.drawMean(l, dragged)
 	}
 
 	// Summaries: coordinate median (diamond), trimmed mean (square), then
@@ -92,6 +94,33 @@ func (p *Scene) Draw(w, h float64) *viz.List {
 	l.Items[back].P[1].Y = bottom + 4
 	c.DrawScaleBar(l)
 	return l
+}
+
+// drawUser draws user i's items: small dots once the figure holds over
+// 4,000.
+func (p *Scene) drawUser(l *viz.List, i int) {
+	r := 3.0
+	if p.spec.N*p.spec.M > 4000 {
+		r = 1.6
+	}
+	c := p.cam
+	pts := p.dots[:0]
+	for j := range p.data.Items(i) {
+		it := p.data.Item(i, j)
+		pts = append(pts, c.ToScreen(it[0], it[1]))
+	}
+	p.dots = pts
+	l.Dots(pts, r, viz.Style{Fill: figure.UserColours[i%len(figure.UserColours)], Alpha: 0.55}, p.itemID(i, 0))
+}
+
+// drawMean draws user i's mean, ringed, in yellow while it is dragged.
+func (p *Scene) drawMean(l *viz.List, i int) {
+	st := viz.Style{Fill: figure.UserColours[i%len(figure.UserColours)], Stroke: viz.Ink, Width: 1}
+	if p.drag == dragUser && p.dragUser == i {
+		st.Stroke, st.Width = viz.Yellow, 3
+	}
+	u := p.means[i]
+	l.Circle(p.cam.ToScreen(u[0], u[1]), 5.5, st, p.userID(i))
 }
 
 // ballsInset returns a view magnifying the mean's neighbourhood when the

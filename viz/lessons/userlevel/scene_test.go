@@ -313,3 +313,54 @@ func TestUserLevelNoInsetAsksToZoom(t *testing.T) {
 		t.Error("outliers: the legend or the text does not ask to zoom in")
 	}
 }
+
+// The users are one layer a backend paints once: a drag takes the dragged
+// user out of it, above, and the layer's key then stays from move to move;
+// every user is drawn once either way, and the layer changes once the user
+// is let go where it was moved to.
+func TestUserLevelDragKeepsTheLayer(t *testing.T) {
+	a, p := scenetest.Open(t, New())
+	// layer returns the layer's key and which users' items and means are
+	// drawn inside it and after it.
+	layer := func() (key string, in, out map[int]int) {
+		in, out = map[int]int{}, map[int]int{}
+		where := out
+		nm := p.spec.N * p.spec.M
+		for _, it := range scenetest.Frame(a).Items {
+			switch {
+			case it.Kind == viz.Layer:
+				key, where = it.Text, in
+			case it.Kind == viz.LayerEnd:
+				where = out
+			case it.Kind == viz.Dots && it.ID > 0:
+				where[(it.ID-1)/p.spec.M]++
+			case it.Kind == viz.Circle && it.ID > nm:
+				where[it.ID-nm-1]++
+			}
+		}
+		return key, in, out
+	}
+	k0, in, out := layer()
+	if k0 == "" || len(in) != p.spec.N || len(out) != 0 {
+		t.Fatalf("before the drag: key %q, %d users in the layer, %v after it", k0, len(in), out)
+	}
+	u := 4
+	at, _ := scenetest.Frame(a).Locate(p.userID(u))
+	a.Event(viz.Event{Kind: viz.PointerDown, X: at.X, Y: at.Y})
+	a.Event(viz.Event{Kind: viz.PointerMove, X: at.X + 5, Y: at.Y})
+	k1, in, out := layer()
+	if k1 == k0 || len(in) != p.spec.N-1 || in[u] != 0 || !reflect.DeepEqual(out, map[int]int{u: 2}) {
+		t.Fatalf("dragging user %d: key %q (before %q), %d users in the layer, %v after it", u+1, k1, k0, len(in), out)
+	}
+	for k := range 3 {
+		a.Event(viz.Event{Kind: viz.PointerMove, X: at.X + 10 + float64(k), Y: at.Y - 5})
+		if k2, _, _ := layer(); k2 != k1 {
+			t.Fatalf("move %d changed the layer's key: %q → %q", k+2, k1, k2)
+		}
+	}
+	a.Event(viz.Event{Kind: viz.PointerUp, X: at.X + 12, Y: at.Y - 5})
+	k3, in, out := layer()
+	if k3 == k0 || k3 == k1 || len(in) != p.spec.N || len(out) != 0 {
+		t.Errorf("after the drag: key %q (before %q, during %q), %d users in the layer, %v after it", k3, k0, k1, len(in), out)
+	}
+}
