@@ -219,6 +219,9 @@ func (l *List) Dots(pts []Point, r float64, s Style, id int) {
 // Layer starts a layer: the items up to EndLayer, whose pixels a backend
 // may keep while they stay the same (see the Layer kind).
 func (l *List) Layer() {
+	if l.open != 0 {
+		panic("viz: Layer inside a layer (layers do not nest)")
+	}
 	l.Items = append(l.Items, Item{Kind: Layer})
 	l.open = len(l.Items)
 }

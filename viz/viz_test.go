@@ -192,7 +192,13 @@ func TestLayerKey(t *testing.T) {
 		t.Errorf("an ID changed the key: %q against %q", k, same)
 	}
 	for name, edit := range map[string]func(*List){
-		"a point":       func(l *List) { l.Items[3].P[1].Y = math.Nextafter(6, 7) },
+		"a point's y":   func(l *List) { l.Items[3].P[1].Y = math.Nextafter(6, 7) },
+		"a point's x":   func(l *List) { l.Items[3].P[0].X = math.Nextafter(3, 2) },
+		"a kind":        func(l *List) { l.Items[2].Kind = Polygon },
+		"a stroke":      func(l *List) { l.Items[2].Style.Stroke = Ink },
+		"a width":       func(l *List) { l.Items[2].Style.Width = 2 },
+		"a text size":   func(l *List) { l.Items[4].Size = 13 },
+		"an alignment":  func(l *List) { l.Items[4].Align = Centre },
 		"a fill":        func(l *List) { l.Items[2].Style.Fill = Vermillion },
 		"dashed":        func(l *List) { l.Items[2].Style.Dashed = true },
 		"an alpha":      func(l *List) { l.Items[3].Style.Alpha = 0.55 },
@@ -212,6 +218,21 @@ func TestLayerKey(t *testing.T) {
 	l.EndLayer()
 	if len(l.Items) != 2 || l.Hit(Point{}, 1) != 0 {
 		t.Errorf("empty layer: %+v", l.Items)
+	}
+	// Misuse is a bug in the scene, and loud: a nested layer would lose
+	// the outer one's drawing on the page.
+	for name, misuse := range map[string]func(){
+		"nested": func() { l.Layer(); l.Layer() },
+		"ended":  func() { l.Reset(1, 1); l.EndLayer() },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s layer: no panic", name)
+				}
+			}()
+			misuse()
+		}()
 	}
 }
 

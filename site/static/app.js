@@ -121,9 +121,10 @@ function fetchAhead(entry) {
 const idle = window.requestIdleCallback ? (f) => window.requestIdleCallback(f) : (f) => setTimeout(f, 200);
 
 // quiet calls go once the reader reads: the page idle, the lesson
-// computing nothing, and no setting, key or pointer for 2 s.
-function quiet(go) {
-  idle(() => (uldp.busy() || performance.now() - lastAction < 2000 ? quiet(go) : go()));
+// computing nothing, and no setting, key or pointer for 2 s; it stops
+// waiting once gone() says go is no longer wanted.
+function quiet(go, gone) {
+  idle(() => { if (!gone()) (uldp.busy() || performance.now() - lastAction < 2000 ? quiet(go, gone) : go()); });
 }
 
 // prefetchNext fetches the lesson after the one shown, once the browser
@@ -265,7 +266,7 @@ function rehearse(mod) {
         worker.terminate();
         worker = null;
         clearTimeout(timer);
-        if (tries < 3) quiet(() => { if (!over) launch(); });
+        if (tries < 3) quiet(launch, () => over);
         else stop();
       },
     };
@@ -287,7 +288,7 @@ function rehearse(mod) {
         timer = setTimeout(() => done({ error: "no answer in time" }), budgetMs + 15000);
         worker.postMessage({ module, state, width, height, budgetMs });
       };
-      quiet(() => { if (!over) launch(); });
+      quiet(launch, () => over);
     }, (err) => done({ error: err.message }));
   });
 }
@@ -572,6 +573,7 @@ function paint(buf) {
         skipping = true;
       } else {
         stats.layerPaints++;
+        layersPainted++;
         layer = { key, canvas: spareLayers.pop() || document.createElement("canvas") };
         // Setting the size clears a spare, even at the same size.
         layer.canvas.width = canvas.width; layer.canvas.height = canvas.height;
@@ -668,24 +670,28 @@ function paint(buf) {
   stats.draws++; stats.drawMs += ms; stats.maxDrawMs = Math.max(stats.maxDrawMs, ms);
 }
 
-// warmPaint paints the figure's layers a second time as soon as the page
-// is idle, the first time it shows one. The browser optimises the painting
-// code over its first runs, and a layer is painted again only when it
-// changes: lesson 1's 40,000 dots took 100–150 ms to paint a second time,
-// 7–27 ms from the third, and the second was the reader's first drag
-// (before layers, the page painted everything twice as a lesson opened).
-// Once per page, as the code is the same for every lesson; not if a layer
-// has been painted again already.
-let paintWarmed = false;
+// warmPaint paints the figure's layers a second time once the page is
+// idle, after the first layer the page shows. The browser optimises the
+// painting code over its first runs, and a layer is painted again only
+// when it changes: lesson 1's 40,000 dots took 100–150 ms to paint a
+// second time, 7–27 ms from the third, and the second was the reader's
+// first drag (before layers, the page painted everything twice as a lesson
+// opened). Once per page, as the code is the same for every lesson; not
+// while the reader drags or types, nor once a layer has been painted again.
+let layersPainted = 0; // since the page opened (the tests reset stats.layerPaints)
+let warming = false;
 function warmPaint() {
-  if (paintWarmed) return;
-  paintWarmed = true;
-  idle(() => {
-    if (stats.layerPaints > 1 || !lastFrame) return;
+  if (warming || layersPainted !== 1) return;
+  warming = true;
+  const later = () => idle(() => {
+    if (layersPainted > 1) return;
+    if (!lastFrame || performance.now() - lastAction < 1000) { later(); return; }
+    if (!layers.size) { warming = false; return; } // a lesson without layers: wait for the next one
     for (const c of layers.values()) if (spareLayers.length < 2) spareLayers.push(c);
     layers.clear();
     paint(lastFrame);
   });
+  later();
 }
 
 // size matches the canvas's backing store to its CSS size and pixel ratio.
