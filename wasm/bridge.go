@@ -12,6 +12,7 @@ package wasm
 
 import (
 	"bytes"
+	"runtime"
 	"runtime/debug"
 	"syscall/js"
 
@@ -146,6 +147,12 @@ func (b *bridge) export() {
 		}
 		return js.Undefined()
 	})
+	// collect runs the garbage collector. The rehearsal worker calls it:
+	// a browser compiles the collector's code (marking, sweeping, 196
+	// functions) when it first runs, and a rehearsal too short to
+	// collect left that to the page's thread, 10–20 ms inside a reader's
+	// key press.
+	b.fn("collect", js.Undefined(), func([]js.Value) any { runtime.GC(); return js.Undefined() })
 	b.fn("current", "", func([]js.Value) any { return a.Scene().Info().Name })
 	b.fn("palette", js.Null(), func([]js.Value) any { return toJS(viz.EncodePalette(nil)) })
 	// controls(force), readouts(force), guarantee(force): the panel's

@@ -1270,7 +1270,7 @@ test("Each lesson's module is rehearsed once, in a worker, after the lesson has 
     assert.equal(r.error, undefined, `${name}: the rehearsal failed`);
     // Past its first draws at least; how far a busy machine lets it get
     // within its 2 s is printed, not checked.
-    assert.ok(["drawn", "keys", "drags", "played"].includes(r.stage), `${name}: the rehearsal ended at “${r.stage}”`);
+    assert.ok(["drawn", "collected", "keys", "drags", "played"].includes(r.stage), `${name}: the rehearsal ended at “${r.stage}”`);
     stages.push(`${name} ${r.stage} (${Math.round(r.ms)} ms, ${r.calls} calls${r.tries > 1 ? `, try ${r.tries}` : ""})`);
     tries += r.tries;
   }

@@ -10,7 +10,8 @@
 //
 // The page posts {module, state, width, height, budgetMs}; the worker
 // answers {ms, calls, stage} or {error, calls, stage}, stage the last part
-// of the rehearsal begun ("opened", "drawn", "keys", "drags", "played").
+// of the rehearsal begun ("opened", "drawn", "collected", "keys", "drags",
+// "played").
 "use strict";
 
 importScripts("wasm_exec.js");
@@ -44,6 +45,12 @@ self.onmessage = async (e) => {
     stage = "drawn";
     show(width, height);
     show(390, 600); // a phone's layout
+    // The collector, which every later call may start: a rehearsal
+    // allocates too little to start it itself.
+    stage = "collected";
+    run("collect");
+    show(width, height);
+    run("collect");
     stage = "keys";
     for (const k of ["ArrowRight", "ArrowRight", "ArrowLeft", "End", "Home", "ArrowRight", "Tab", "Enter"]) {
       if (!left()) break;
