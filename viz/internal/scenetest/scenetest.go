@@ -41,6 +41,26 @@ func Frame(a *viz.App) *viz.List {
 	return l
 }
 
+// Layer splits a frame at its layer (figures have one at most): the
+// layer's key, the items inside it, and the items outside it, before and
+// after. A frame without a layer has key "" and every item outside.
+func Layer(l *viz.List) (key string, inside, outside []viz.Item) {
+	in := false
+	for _, it := range l.Items {
+		switch {
+		case it.Kind == viz.Layer:
+			key, in = it.Text, true
+		case it.Kind == viz.LayerEnd:
+			in = false
+		case in:
+			inside = append(inside, it)
+		default:
+			outside = append(outside, it)
+		}
+	}
+	return key, inside, outside
+}
+
 // MustSet sets a control, failing t if the scene refuses the value, and
 // finishes what the change starts computing.
 func MustSet(t *testing.T, a *viz.App, name, value string) {

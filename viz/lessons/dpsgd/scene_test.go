@@ -325,14 +325,9 @@ func TestDPSGDLandscapeStaysInTheDisk(t *testing.T) {
 func TestDPSGDLandscapeIsOneLayer(t *testing.T) {
 	a, s := scenetest.Open(t, New())
 	layer := func() (key string, cells int) {
-		in := false
-		for _, it := range scenetest.Frame(a).Items {
-			switch {
-			case it.Kind == viz.Layer:
-				key, in = it.Text, true
-			case it.Kind == viz.LayerEnd:
-				in = false
-			case in && (it.Kind == viz.Rect || it.Kind == viz.Polygon):
+		key, inside, _ := scenetest.Layer(scenetest.Frame(a))
+		for _, it := range inside {
+			if it.Kind == viz.Rect || it.Kind == viz.Polygon {
 				cells++
 			}
 		}

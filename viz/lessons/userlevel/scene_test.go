@@ -322,23 +322,22 @@ func TestUserLevelDragKeepsTheLayer(t *testing.T) {
 	a, p := scenetest.Open(t, New())
 	// layer returns the layer's key and which users' items and means are
 	// drawn inside it and after it.
-	layer := func() (key string, in, out map[int]int) {
-		in, out = map[int]int{}, map[int]int{}
-		where := out
+	users := func(items []viz.Item) map[int]int {
+		seen := map[int]int{}
 		nm := p.spec.N * p.spec.M
-		for _, it := range scenetest.Frame(a).Items {
+		for _, it := range items {
 			switch {
-			case it.Kind == viz.Layer:
-				key, where = it.Text, in
-			case it.Kind == viz.LayerEnd:
-				where = out
 			case it.Kind == viz.Dots && it.ID > 0:
-				where[(it.ID-1)/p.spec.M]++
+				seen[(it.ID-1)/p.spec.M]++
 			case it.Kind == viz.Circle && it.ID > nm:
-				where[it.ID-nm-1]++
+				seen[it.ID-nm-1]++
 			}
 		}
-		return key, in, out
+		return seen
+	}
+	layer := func() (key string, in, out map[int]int) {
+		key, inside, outside := scenetest.Layer(scenetest.Frame(a))
+		return key, users(inside), users(outside)
 	}
 	k0, in, out := layer()
 	if k0 == "" || len(in) != p.spec.N || len(out) != 0 {
