@@ -3,6 +3,8 @@ package site
 import (
 	"encoding/json"
 	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"testing"
 )
@@ -10,31 +12,46 @@ import (
 // Every engine module stays within its budget, so a new lesson or a heavy
 // import shows up in review instead of in students' downloads.
 //
-//   - Every lesson: 3.5 MiB raw.
-//   - The first lesson, which every visitor loads: the page's targets of
-//     0.9 MiB on the wire with gzip and 0.7 MiB with brotli, less 20 KiB for
-//     the page itself (scripts, styles, prose, the menu).
-//   - Other lessons: 1.0 MiB gzip and 0.76 MiB brotli, a few percent above
-//     the largest (the audit lab) when these were set.
+//   - Every lesson: 3.5 MiB raw, as Go's linker wrote it. The build then
+//     writes out the zeros between the data's segments (wasm/build's
+//     fillGaps), 0.3–0.7 MiB that cost gzip and brotli almost nothing and
+//     that the page's memory holds anyway; the raw budgets measure code and
+//     data, not those zeros.
+//   - A lesson's first visit from its own link: its module and the page's
+//     files as this server sends them, and the lesson's text, within 0.9 MiB with
+//     gzip and 0.7 MiB with brotli, the page's targets, but for the lessons
+//     in overTarget.
 //   - A lesson's trace export, loaded only when a trace is downloaded (a
-//     lesson with no run to export has none): 4.5 MiB raw, 1.25 MiB gzip,
-//     0.95 MiB brotli (brotli at quality 9, as wasm/build makes the
-//     modules loaded on request: the largest was 0.79 MiB at quality 11).
+//     lesson with no run to export has none): 4.5 MiB raw, 1.1 MiB gzip,
+//     0.9 MiB brotli (brotli at quality 9, as wasm/build makes the
+//     modules loaded on request; the largest was 0.99 and 0.85 when set).
 //   - The practice grader, every lesson at once, loaded only when no
 //     server grades the exercises and the student chooses to practise:
-//     7.25 MiB raw, 2.0 MiB gzip, 1.65 MiB brotli at quality 9 (6.8, 1.88
-//     and 1.55 when set). Only `uldp serve` sends the brotli form, and it
+//     7.25 MiB raw, 1.9 MiB gzip, 1.6 MiB brotli at quality 9 (6.98, 1.81
+//     and 1.52 when set). Only `uldp serve` sends the brotli form, and it
 //     grades itself: a static host compresses its own way.
 type budget struct{ raw, gzip, brotli float64 }
 
 const mib = 1 << 20
 
 var (
-	firstLesson = budget{3.5 * mib, 0.88 * mib, 0.68 * mib}
-	otherLesson = budget{3.5 * mib, 1.0 * mib, 0.76 * mib}
-	exporter    = budget{4.5 * mib, 1.25 * mib, 0.95 * mib}
-	practice    = budget{7.25 * mib, 2.0 * mib, 1.65 * mib}
+	lesson    = budget{3.5 * mib, 0.9 * mib, 0.7 * mib}
+	exporter  = budget{4.5 * mib, 1.1 * mib, 0.9 * mib}
+	practice  = budget{7.25 * mib, 1.9 * mib, 1.6 * mib}
+	firstPage = []string{"index.html", "style.css", "wasm_exec.js", "app.js", "exercises.js", "lessons.json"}
 )
+
+// overTarget are the lessons whose first visit is still over the page's
+// targets, each held to a little above what it was when listed so that it
+// can only shrink: the audit lab's two largest modules carry the most code,
+// the outlier-iterates lesson misses both by a few KiB, and DP-SGD misses
+// with gzip alone, by 1 KiB.
+var overTarget = map[string]budget{
+	"audit":            {3.5 * mib, 1.0 * mib, 0.75 * mib},
+	"audit-phased":     {3.5 * mib, 0.98 * mib, 0.74 * mib},
+	"outlier-iterates": {3.5 * mib, 0.96 * mib, 0.72 * mib},
+	"dp-sgd":           {3.5 * mib, 0.93 * mib, 0.7 * mib},
+}
 
 func TestEngineBudgets(t *testing.T) {
 	files := Files()
@@ -47,6 +64,7 @@ func TestEngineBudgets(t *testing.T) {
 	}
 	type entry struct {
 		Name, Module string
+		Linked       int
 		Export       *entry
 		Parts        []entry
 	}
@@ -67,35 +85,75 @@ func TestEngineBudgets(t *testing.T) {
 		}
 		return float64(st.Size())
 	}
-	check := func(e entry, b budget) {
+	// sent is what the server sends of a file to a browser taking only
+	// gzip, or brotli too.
+	h := NewHandler(files)
+	sent := func(name, accept string) float64 {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodGet, "/"+name, nil)
+		req.Header.Set("Accept-Encoding", accept)
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("GET /%s → %d (run make wasm)", name, rec.Code)
+		}
+		return float64(rec.Body.Len())
+	}
+	var pageGzip, pageBrotli float64
+	for _, f := range firstPage {
+		pageGzip += sent(f, "gzip")
+		pageBrotli += sent(f, "br, gzip")
+	}
+	// check holds module e to b; a lesson's module (prose names its text)
+	// counts the page's files and the text with it, as a first visit
+	// fetches them (their bodies: the headers add about 3 KB).
+	check := func(e entry, b budget, prose string) {
+		if mod := size(e.Module); e.Linked <= 0 || float64(e.Linked) > mod {
+			t.Errorf("%s: lessons.json says the linker wrote %d bytes of the %.0f the module has (run make wasm)", e.Name, e.Linked, mod)
+		}
+		var withGzip, withBrotli float64
+		if prose != "" {
+			withGzip = pageGzip + sent(prose, "gzip")
+			withBrotli = pageBrotli + sent(prose, "br, gzip")
+		}
 		for _, c := range []struct {
-			suffix, what string
-			limit        float64
-		}{{"", "raw", b.raw}, {".gz", "gzip", b.gzip}, {".br", "brotli", b.brotli}} {
-			got := size(e.Module + c.suffix)
-			if got > c.limit {
-				t.Errorf("%s's engine is %.3f MiB %s, over its budget of %.2f MiB", e.Name, got/mib, c.what, c.limit/mib)
+			what       string
+			got, limit float64
+		}{
+			{"linked", float64(e.Linked), b.raw},
+			{"gzip", size(e.Module+".gz") + withGzip, b.gzip},
+			{"brotli", size(e.Module+".br") + withBrotli, b.brotli},
+		} {
+			what := c.what
+			if prose != "" && what != "linked" {
+				what += ", with the page"
 			}
-			t.Logf("%-16s %-6s %.3f MiB of %.2f", e.Name, c.what, got/mib, c.limit/mib)
+			if c.got > c.limit {
+				t.Errorf("%s's engine is %.3f MiB %s, over its budget of %.2f MiB", e.Name, c.got/mib, what, c.limit/mib)
+			}
+			t.Logf("%-22s %-20s %.3f MiB of %.2f", e.Name, what, c.got/mib, c.limit/mib)
 		}
 	}
-	check(*menu.Practice, practice)
-	for i, l := range menu.Lessons {
-		if i == 0 {
-			check(l, firstLesson)
-		} else {
-			check(l, otherLesson)
-		}
-		// A lesson with no run to export has no export module (the build
-		// decides, and its own test checks which).
-		if l.Export != nil {
-			check(*l.Export, exporter)
-		}
-		for _, p := range l.Parts {
-			check(p, otherLesson)
-			if p.Export != nil {
-				check(*p.Export, exporter)
+	check(*menu.Practice, practice, "")
+	seen := map[string]bool{}
+	for _, l := range menu.Lessons {
+		prose := "lessons/" + l.Name + ".html"
+		for _, m := range append([]entry{l}, l.Parts...) {
+			seen[m.Name] = true
+			b, ok := overTarget[m.Name]
+			if !ok {
+				b = lesson
 			}
+			check(m, b, prose)
+			// A lesson with no run to export has no export module (the
+			// build decides, and its own test checks which).
+			if m.Export != nil {
+				check(*m.Export, exporter, "")
+			}
+		}
+	}
+	for name := range overTarget {
+		if !seen[name] {
+			t.Errorf("overTarget lists %q, which is no lesson's module", name)
 		}
 	}
 }

@@ -20,6 +20,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/andybalholm/brotli"
+
 	"github.com/uldplab/uldp/viz/lessons"
 	"github.com/uldplab/uldp/viz/prose"
 )
@@ -213,7 +215,8 @@ var largeWait = 10 * time.Second
 //     which instantiateStreaming requires), and no directory listings;
 //   - a file's precompressed siblings NAME.br and NAME.gz when the client
 //     accepts them (Accept-Encoding with its q-values: "gzip;q=0" means no
-//     gzip), else gzip made once on first use for text;
+//     gzip), else gzip, and brotli up to 64 KiB, made once on first use
+//     for text;
 //   - an ETag per representation, answering If-None-Match with 304;
 //   - a year's immutable caching for content-hashed names
 //     (NAME.0123456789ab.wasm, renamed whenever the content changes) and
@@ -360,12 +363,34 @@ func (e *entry) load(files fs.FS, name string) error {
 	}
 	if _, ok := e.reps["gzip"]; !ok {
 		var buf bytes.Buffer
-		zw := gzip.NewWriter(&buf)
+		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
 		_, _ = zw.Write(body)
 		_ = zw.Close()
 		e.reps["gzip"] = rep{buf.Bytes(), `"` + tag + `-gzip"`}
 	}
+	if _, ok := e.reps["br"]; !ok && len(body) <= largeBody {
+		e.reps["br"] = rep{brotliOf(body), `"` + tag + `-br"`}
+	}
 	return nil
+}
+
+// brotliOf compresses one of the page's own files (scripts, styles, the
+// menu) at brotli's best, which takes a few milliseconds for files this
+// small, once per file: 15–20 % fewer bytes than gzip on every first visit.
+// Larger files (the engines) come with the build's siblings, as brotli's
+// best takes seconds a megabyte.
+func brotliOf(body []byte) []byte {
+	var buf bytes.Buffer
+	// A window just over the file: brotli's default of 4 MiB would have
+	// each compression allocate tens of megabytes for nothing.
+	lgwin := 16
+	for lgwin < 24 && 1<<lgwin < len(body) {
+		lgwin++
+	}
+	bw := brotli.NewWriterOptions(&buf, brotli.WriterOptions{Quality: brotli.BestCompression, LGWin: lgwin})
+	_, _ = bw.Write(body)
+	_ = bw.Close()
+	return buf.Bytes()
 }
 
 // negotiate picks the content coding for an Accept-Encoding header among

@@ -10,10 +10,13 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/andybalholm/brotli"
 
 	"github.com/uldplab/uldp/viz/lessons/dpsgd"
 )
@@ -66,19 +69,41 @@ func TestLessonTextFromTheLesson(t *testing.T) {
 	}
 }
 
-func TestGzip(t *testing.T) {
-	plain, _ := io.ReadAll(get(t, "/index.html", "").Body)
-	res := get(t, "/index.html", "gzip, br")
-	if res.Header.Get("Content-Encoding") != "gzip" {
-		t.Fatal("gzip not used")
+// The page's own files, which have no precompressed siblings, are
+// compressed on first use: brotli for browsers that take it, gzip for the
+// rest, both decoding to the file.
+func TestCompressedOnFirstUse(t *testing.T) {
+	for _, name := range []string{"/index.html", "/app.js", "/style.css"} {
+		plain, _ := io.ReadAll(get(t, name, "").Body)
+		for _, c := range []struct {
+			accept, coding string
+			decode         func(io.Reader) (io.Reader, error)
+		}{
+			{"gzip, br", "br", func(r io.Reader) (io.Reader, error) { return brotli.NewReader(r), nil }},
+			{"gzip", "gzip", func(r io.Reader) (io.Reader, error) { return gzip.NewReader(r) }},
+		} {
+			res := get(t, name, c.accept)
+			if got := res.Header.Get("Content-Encoding"); got != c.coding {
+				t.Fatalf("%s, Accept-Encoding %q: coding %q, want %q", name, c.accept, got, c.coding)
+			}
+			zr, err := c.decode(res.Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(zr)
+			if err != nil || !bytes.Equal(body, plain) {
+				t.Fatalf("%s: the %s body decodes to %d bytes (%v), the file has %d", name, c.coding, len(body), err, len(plain))
+			}
+			if n, _ := strconv.Atoi(res.Header.Get("Content-Length")); n <= 0 || n >= len(plain) {
+				t.Errorf("%s: %s body of %d bytes for a file of %d", name, c.coding, n, len(plain))
+			}
+		}
 	}
-	zr, err := gzip.NewReader(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	unz, _ := io.ReadAll(zr)
-	if !bytes.Equal(unz, plain) {
-		t.Fatal("gzip body differs from the file")
+	// A large file without siblings gets gzip alone: brotli's best would
+	// take seconds on first use.
+	h := NewHandler(fstest.MapFS{"big.js": {Data: bytes.Repeat([]byte("let x = 1;\n"), 10000)}})
+	if rec := serve(h, "/big.js", "Accept-Encoding", "br, gzip"); rec.Header().Get("Content-Encoding") != "gzip" {
+		t.Errorf("a 110 KB script without siblings: coding %q, want gzip", rec.Header().Get("Content-Encoding"))
 	}
 }
 

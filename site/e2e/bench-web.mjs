@@ -7,8 +7,8 @@
 // Per lesson, opened from its own link with an empty cache:
 //   - first visit: the bytes of everything fetched until the lesson is
 //     interactive, as a browser that takes brotli gets them (the server
-//     sends the engines in brotli, the page's own files in gzip) and as one
-//     that takes gzip only (each file asked for again); and the bytes on
+//     sends every file in brotli) and as one that takes gzip only (each
+//     file asked for again); and the bytes on
 //     the wire at the end, the page open at least 10 s (what fetching ahead
 //     adds);
 //   - ready: when the lesson became interactive; settled: when the

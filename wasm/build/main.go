@@ -8,7 +8,8 @@
 //
 // It writes into -out:
 //
-//	engine/NAME.HASH.wasm     the module; HASH is of its bytes, so the name
+//	engine/NAME.HASH.wasm     the module, its data segments joined (see
+//	                          maxFill); HASH is of its bytes, so the name
 //	                          changes whenever the content does and the
 //	                          server can let browsers cache it for good
 //	engine/NAME.HASH.wasm.gz  gzip -9 of it, and .br, brotli at quality 11
@@ -84,6 +85,11 @@ type Entry struct {
 	Bytes  int `json:"bytes"`
 	Gzip   int `json:"gzip"`
 	Brotli int `json:"brotli"`
+	// Linked is the module's size as Go's linker wrote it, before the
+	// build joined its data segments (fillGaps): the measure of what a
+	// lesson's code and data weigh, which the size test holds to the raw
+	// budget.
+	Linked int `json:"linked"`
 	// Export is the lesson's trace export (wasm.RunExporter): a module of
 	// its own, so a lesson's engine carries no JSON, and one per lesson, so
 	// that no module grows with the number of lessons.
@@ -139,10 +145,15 @@ func build(goCmd, out string, log io.Writer) error {
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for i := range engines {
 		e := &engines[i]
-		raw, err := os.ReadFile(filepath.Join(tmp, "bin", e.Name))
+		linked, err := os.ReadFile(filepath.Join(tmp, "bin", e.Name))
 		if err != nil {
 			return err
 		}
+		raw, err := fillGaps(linked, maxFill)
+		if err != nil {
+			return fmt.Errorf("%s: %v", e.Name, err)
+		}
+		e.Linked = len(linked)
 		sum := sha256.Sum256(raw)
 		file := e.Name + "." + hex.EncodeToString(sum[:6]) + ".wasm"
 		e.Module, e.Bytes = "engine/"+file, len(raw)
@@ -175,7 +186,7 @@ func build(goCmd, out string, log io.Writer) error {
 		}
 	}
 	menu := Menu{Version: 3}
-	fmt.Fprintf(log, "%-22s %10s %10s %10s\n", "engine", "raw", "gzip", "brotli")
+	fmt.Fprintf(log, "%-22s %10s %10s %10s %10s\n", "engine", "linked", "raw", "gzip", "brotli")
 	var last *Entry // the module an export module belongs to
 	for _, e := range engines {
 		switch {
@@ -193,7 +204,7 @@ func build(goCmd, out string, log io.Writer) error {
 			menu.Lessons = append(menu.Lessons, e.Entry)
 			last = &menu.Lessons[len(menu.Lessons)-1]
 		}
-		fmt.Fprintf(log, "%-22s %10d %10d %10d\n", e.Name, e.Bytes, e.Gzip, e.Brotli)
+		fmt.Fprintf(log, "%-22s %10d %10d %10d %10d\n", e.Name, e.Linked, e.Bytes, e.Gzip, e.Brotli)
 	}
 	js, err := json.MarshalIndent(menu, "", "  ")
 	if err != nil {
