@@ -49,11 +49,13 @@ wasm:
 	$(GO) run ./wasm/build -out site/static -go $(GO)
 
 ## worker-build: ULDP Lab as a Cloudflare Worker in cmd/worker: the site's
-## files in public/ (static assets), the API's Go program in build/
+## files in public/ (static assets), the API's Go program in build/ (its
+## data segments joined, as the engines' are)
 WORKER := cmd/worker
 worker-build: wasm
 	cd $(WORKER) && $(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode=go -o build
 	GOOS=js GOARCH=wasm $(GO) build -buildvcs=auto -ldflags="-s -w" -o $(WORKER)/build/app.wasm ./$(WORKER)
+	$(GO) run ./wasm/build -join $(WORKER)/build/app.wasm
 	$(GO) run ./$(WORKER)/assets -out $(WORKER)/public
 
 ## worker-dev: the Worker under workerd (wrangler, pinned) on 127.0.0.1:8787

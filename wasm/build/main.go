@@ -5,6 +5,7 @@
 // lesson's constructor alone; the linker then drops every other lesson.
 //
 //	go run ./wasm/build [-out site/static] [-go go]
+//	go run ./wasm/build -join FILE.wasm
 //
 // It writes into -out:
 //
@@ -29,6 +30,8 @@
 //	wasm_exec.js              Go's loader for the modules
 //
 // Modules of earlier builds are removed. A summary of sizes goes to stdout.
+// With -join it only joins the data segments of one module built
+// elsewhere (the Worker's program), in place, as it does the engines'.
 package main
 
 import (
@@ -57,11 +60,31 @@ import (
 func main() {
 	out := flag.String("out", "site/static", "the site's directory")
 	goCmd := flag.String("go", "go", "the go command")
+	join := flag.String("join", "", "only join the data segments of this module, in place (the Worker's program)")
 	flag.Parse()
-	if err := build(*goCmd, *out, os.Stdout); err != nil {
+	var err error
+	if *join != "" {
+		err = joinFile(*join)
+	} else {
+		err = build(*goCmd, *out, os.Stdout)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "build:", err)
 		os.Exit(1)
 	}
+}
+
+// joinFile rewrites the module at path with its data segments joined.
+func joinFile(path string) error {
+	mod, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	joined, err := fillGaps(mod, maxFill)
+	if err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	return os.WriteFile(path, joined, 0o644)
 }
 
 // Menu is lessons.json: what the page needs to show the menu and load a
