@@ -53,15 +53,7 @@ func fillGaps(mod []byte, maxFill int) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("data section: %v", err)
 		}
-		data := appendULEB(nil, uint64(len(joined)))
-		for _, s := range joined {
-			data = append(data, 0, opI32Const)
-			data = appendSLEB(data, int64(s.off))
-			data = append(data, opEnd)
-			data = appendULEB(data, uint64(len(s.data)))
-			data = append(data, s.data...)
-		}
-		out = appendSection(out, sectionData, data)
+		out = appendSection(out, sectionData, dataBody(joined))
 	}
 	return out, nil
 }
@@ -78,6 +70,19 @@ const (
 type segment struct {
 	off  uint32
 	data []byte
+}
+
+// dataBody is a data section's body holding segs.
+func dataBody(segs []segment) []byte {
+	body := appendULEB(nil, uint64(len(segs)))
+	for _, s := range segs {
+		body = append(body, 0, opI32Const)
+		body = appendSLEB(body, int64(s.off))
+		body = append(body, opEnd)
+		body = appendULEB(body, uint64(len(s.data)))
+		body = append(body, s.data...)
+	}
+	return body
 }
 
 func readSegments(body []byte) ([]segment, error) {

@@ -21,17 +21,7 @@ func module(sections ...[]byte) []byte {
 func section(id byte, body []byte) []byte { return appendSection(nil, id, body) }
 
 // dataSection holds active segments of memory 0, as Go's linker writes them.
-func dataSection(segs ...segment) []byte {
-	body := appendULEB(nil, uint64(len(segs)))
-	for _, s := range segs {
-		body = append(body, 0, opI32Const)
-		body = appendSLEB(body, int64(s.off))
-		body = append(body, opEnd)
-		body = appendULEB(body, uint64(len(s.data)))
-		body = append(body, s.data...)
-	}
-	return section(sectionData, body)
-}
+func dataSection(segs ...segment) []byte { return section(sectionData, dataBody(segs)) }
 
 // memoryImage is the memory a module's data segments write, applied in
 // order, and the number of segments.
