@@ -14,7 +14,7 @@ import (
 //
 //   - Every lesson: 3.5 MiB raw, as Go's linker wrote it. The build then
 //     writes out the zeros between the data's segments (wasm/build's
-//     fillGaps), 0.3–0.7 MiB that cost gzip and brotli almost nothing and
+//     fillGaps), 0.35–0.67 MiB that cost gzip and brotli almost nothing and
 //     that the page's memory holds anyway; the raw budgets measure code and
 //     data, not those zeros.
 //   - A lesson's first visit from its own link: its module and the page's
@@ -42,15 +42,17 @@ var (
 )
 
 // overTarget are the lessons whose first visit is still over the page's
-// targets, each held to a little above what it was when listed so that it
-// can only shrink: the audit lab's two largest modules carry the most code,
-// the outlier-iterates lesson misses both by a few KiB, and DP-SGD misses
-// with gzip alone, by 1 KiB.
+// targets, each held to about 1 % above what it was when listed (audit
+// 0.974 MiB gzip and 0.741 brotli, audit-phased 0.957 and 0.730,
+// outlier-iterates 0.932 and 0.709, DP-SGD 0.901 with gzip), so that it
+// cannot grow: the audit lab's two largest modules carry the most code,
+// the outlier-iterates lesson misses both targets by a few KiB, and DP-SGD
+// misses with gzip alone, by 1 KiB.
 var overTarget = map[string]budget{
-	"audit":            {3.5 * mib, 1.0 * mib, 0.75 * mib},
-	"audit-phased":     {3.5 * mib, 0.98 * mib, 0.74 * mib},
-	"outlier-iterates": {3.5 * mib, 0.96 * mib, 0.72 * mib},
-	"dp-sgd":           {3.5 * mib, 0.93 * mib, 0.7 * mib},
+	"audit":            {3.5 * mib, 0.98 * mib, 0.745 * mib},
+	"audit-phased":     {3.5 * mib, 0.965 * mib, 0.735 * mib},
+	"outlier-iterates": {3.5 * mib, 0.94 * mib, 0.715 * mib},
+	"dp-sgd":           {3.5 * mib, 0.91 * mib, 0.7 * mib},
 }
 
 func TestEngineBudgets(t *testing.T) {

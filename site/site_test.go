@@ -73,7 +73,8 @@ func TestLessonTextFromTheLesson(t *testing.T) {
 // compressed on first use: brotli for browsers that take it, gzip for the
 // rest, both decoding to the file.
 func TestCompressedOnFirstUse(t *testing.T) {
-	for _, name := range []string{"/index.html", "/app.js", "/style.css"} {
+	for _, name := range append([]string{"lessons/dp-sgd.html"}, firstPage...) {
+		name = "/" + name
 		plain, _ := io.ReadAll(get(t, name, "").Body)
 		for _, c := range []struct {
 			accept, coding string
@@ -101,9 +102,9 @@ func TestCompressedOnFirstUse(t *testing.T) {
 	}
 	// A large file without siblings gets gzip alone: brotli's best would
 	// take seconds on first use.
-	h := NewHandler(fstest.MapFS{"big.js": {Data: bytes.Repeat([]byte("let x = 1;\n"), 10000)}})
+	h := NewHandler(fstest.MapFS{"big.js": {Data: bytes.Repeat([]byte("let x = 1;\n"), 30000)}})
 	if rec := serve(h, "/big.js", "Accept-Encoding", "br, gzip"); rec.Header().Get("Content-Encoding") != "gzip" {
-		t.Errorf("a 110 KB script without siblings: coding %q, want gzip", rec.Header().Get("Content-Encoding"))
+		t.Errorf("a 330 KB script without siblings: coding %q, want gzip", rec.Header().Get("Content-Encoding"))
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 )
 
 // maxFill is the longest run of zeros fillGaps writes out to join two data
-// segments. Go's linker starts a new segment at every run of more than 8
+// segments. Go's linker starts a new segment at every run of 8 or more
 // zeros, and most of a module's 30,000–40,000 segments are the runtime's
 // table from code addresses to functions (findfunctab): 20 bytes a bucket,
 // 2 of them non-zero. Each segment costs about 7 bytes of header whose
@@ -77,7 +77,7 @@ func dataBody(segs []segment) []byte {
 	body := appendULEB(nil, uint64(len(segs)))
 	for _, s := range segs {
 		body = append(body, 0, opI32Const)
-		body = appendSLEB(body, int64(s.off))
+		body = appendSLEB(body, int64(int32(s.off)))
 		body = append(body, opEnd)
 		body = appendULEB(body, uint64(len(s.data)))
 		body = append(body, s.data...)
@@ -90,18 +90,21 @@ func readSegments(body []byte) ([]segment, error) {
 	n := r.uleb()
 	segs := make([]segment, 0, min(n, len(body)))
 	for k := 0; k < n && r.err == nil; k++ {
-		if flags := r.uleb(); flags != 0 {
+		// Each check stands only if what it read was there: a short or
+		// malformed number is reported as such, after the loop.
+		if flags := r.uleb(); r.err == nil && flags != 0 {
 			return nil, fmt.Errorf("segment %d is not an active segment of memory 0 (flags %d)", k, flags)
 		}
-		if op := r.byte(); op != opI32Const {
+		if op := r.byte(); r.err == nil && op != opI32Const {
 			return nil, fmt.Errorf("segment %d's offset is not a constant (opcode %#x)", k, op)
 		}
-		off := r.sleb()
-		if op := r.byte(); op != opEnd || off < 0 || off > 1<<32-1 {
-			return nil, fmt.Errorf("segment %d's offset is not a constant in memory", k)
+		// An i32.const, which memory reads as unsigned: -1 is offset 2³²−1.
+		off := uint32(r.sleb())
+		if op := r.byte(); r.err == nil && op != opEnd {
+			return nil, fmt.Errorf("segment %d's offset is not a constant (no end after it)", k)
 		}
 		data := r.bytes(r.uleb())
-		segs = append(segs, segment{uint32(off), data})
+		segs = append(segs, segment{off, data})
 	}
 	if r.err == nil && r.i != len(body) {
 		r.err = fmt.Errorf("%d bytes after the last segment", len(body)-r.i)
@@ -109,7 +112,7 @@ func readSegments(body []byte) ([]segment, error) {
 	return segs, r.err
 }
 
-// join merges segments closer than maxFill bytes, and refuses overlapping
+// join merges segments at most maxFill bytes apart, and refuses overlapping
 // ones: which of two writes to the same byte a module keeps depends on
 // their order, which joining would change.
 func join(segs []segment, maxFill int) ([]segment, error) {
@@ -158,35 +161,39 @@ func (r *reader) bytes(n int) []byte {
 	return r.b[r.i-n : r.i]
 }
 
+// uleb reads an unsigned LEB128 number of at most 32 bits.
 func (r *reader) uleb() int {
-	var v uint64
+	var v uint32
 	for shift := 0; ; shift += 7 {
 		c := r.byte()
-		if shift > 28 {
+		if shift == 28 && c > 0x0f {
 			r.fail("a number over 32 bits")
 			return 0
 		}
-		v |= uint64(c&0x7f) << shift
+		v |= uint32(c&0x7f) << shift
 		if c < 0x80 {
 			return int(v)
 		}
 	}
 }
 
-func (r *reader) sleb() int64 {
-	var v int64
+// sleb reads a signed LEB128 number of at most 32 bits.
+func (r *reader) sleb() int32 {
+	var v uint32
 	for shift := 0; ; shift += 7 {
 		c := r.byte()
-		if shift > 28 {
+		// The fifth byte holds bit 31 and must repeat it in its unused
+		// bits: 0x00–0x07 for a positive number, 0x78–0x7f for a negative.
+		if shift == 28 && c > 0x07 && (c < 0x78 || c > 0x7f) {
 			r.fail("a number over 32 bits")
 			return 0
 		}
-		v |= int64(c&0x7f) << shift
+		v |= uint32(c&0x7f) << shift
 		if c < 0x80 {
-			if c&0x40 != 0 {
-				v -= 1 << (shift + 7)
+			if shift < 25 && c&0x40 != 0 {
+				v |= ^uint32(0) << (shift + 7)
 			}
-			return v
+			return int32(v)
 		}
 	}
 }

@@ -58,11 +58,12 @@ func TestFillGapsKeepsTheMemory(t *testing.T) {
 	code := section(10, []byte{0})             // no bodies, but a section after data's place
 	far := 70000                               // a three-byte offset, past maxFill from the rest
 	mod := module(types, code, dataSection(
-		segment{200, []byte("cd")},             // out of order: sorted by offset
-		segment{100, []byte("ab")},             // 98 zeros before "cd"
-		segment{202, []byte("e")},              // adjacent: no zeros
-		segment{uint32(far), []byte("far")},    // too far: a segment of its own
-		segment{uint32(far + 1027), []byte{9}}, // exactly maxFill zeros after "far"
+		segment{200, []byte("cd")},                             // out of order: sorted by offset
+		segment{100, []byte("ab")},                             // 98 zeros before "cd"
+		segment{202, []byte("e")},                              // adjacent: no zeros
+		segment{uint32(far), []byte("far")},                    // too far: a segment of its own
+		segment{uint32(far + 1027), []byte{9}},                 // exactly maxFill zeros after "far"
+		segment{uint32(far + 1028 + maxFill + 1), []byte("z")}, // one zero too many: apart
 	), section(0, []byte("\x04nameXYZ")))
 	got, err := fillGaps(mod, maxFill)
 	if err != nil {
@@ -73,12 +74,25 @@ func TestFillGapsKeepsTheMemory(t *testing.T) {
 	if !bytes.Equal(before, after) {
 		t.Errorf("the memory changed:\nbefore %q\nafter  %q", before, after)
 	}
-	if n != 5 || m != 2 {
-		t.Errorf("%d segments became %d, want 5 → 2", n, m)
+	if n != 6 || m != 3 {
+		t.Errorf("%d segments became %d, want 6 → 3", n, m)
 	}
 	// Every other section is carried over byte for byte, in place.
 	if !bytes.HasPrefix(got, module(types, code)) || !bytes.HasSuffix(got, section(0, []byte("\x04nameXYZ"))) {
 		t.Errorf("sections other than data changed: %x", got)
+	}
+	// Offsets are i32 constants that memory reads as unsigned: 2³¹ is
+	// written as a negative number, and comes back as the same offset.
+	high := module(dataSection(segment{1 << 31, []byte("hi")}, segment{1<<32 - 4, []byte("top")}))
+	if !bytes.Contains(high, []byte{opI32Const, 0x80, 0x80, 0x80, 0x80, 0x78, opEnd}) {
+		t.Fatalf("offset 2³¹ not written as the i32 −2³¹: %x", high)
+	}
+	joinedHigh, err := fillGaps(high, maxFill)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(joinedHigh, high) {
+		t.Errorf("segments at 2³¹ and 2³²−4: %x became %x", high, joinedHigh)
 	}
 	// A module with nothing to join comes back as it was.
 	single := module(types, dataSection(segment{8, []byte("x")}))
@@ -103,6 +117,8 @@ func TestFillGapsRefusesWhatItCannotKeep(t *testing.T) {
 		{"truncated segment", "ends early", module(section(sectionData, []byte{1, 0, opI32Const, 0, opEnd, 5, 'a'}))},
 		{"trailing bytes", "after the last segment", module(section(sectionData, []byte{0, 7}))},
 		{"oversized number", "over 32 bits", module(section(sectionData, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0x01}))},
+		{"33-bit count", "over 32 bits", module(section(sectionData, []byte{0x80, 0x80, 0x80, 0x80, 0x10}))},
+		{"33-bit offset", "over 32 bits", module(section(sectionData, []byte{1, 0, opI32Const, 0x80, 0x80, 0x80, 0x80, 0x08, opEnd, 0}))},
 	} {
 		got, err := fillGaps(c.mod, maxFill)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

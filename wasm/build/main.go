@@ -60,11 +60,11 @@ import (
 func main() {
 	out := flag.String("out", "site/static", "the site's directory")
 	goCmd := flag.String("go", "go", "the go command")
-	join := flag.String("join", "", "only join the data segments of this module, in place (the Worker's program)")
+	joinPath := flag.String("join", "", "only join the data segments of this module, in place (the Worker's program)")
 	flag.Parse()
 	var err error
-	if *join != "" {
-		err = joinFile(*join)
+	if *joinPath != "" {
+		err = joinFile(*joinPath)
 	} else {
 		err = build(*goCmd, *out, os.Stdout)
 	}
@@ -162,10 +162,10 @@ func build(goCmd, out string, log io.Writer) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	// Every module is read and joined before any is compressed, so that an
+	// error returns with no compression left running.
 	keep := map[string]bool{}
-	errs := make([]error, len(engines))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	raws := make([][]byte, len(engines))
 	for i := range engines {
 		e := &engines[i]
 		linked, err := os.ReadFile(filepath.Join(tmp, "bin", e.Name))
@@ -176,11 +176,17 @@ func build(goCmd, out string, log io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("%s: %v", e.Name, err)
 		}
-		e.Linked = len(linked)
+		e.Linked, raws[i] = len(linked), raw
 		sum := sha256.Sum256(raw)
 		file := e.Name + "." + hex.EncodeToString(sum[:6]) + ".wasm"
 		e.Module, e.Bytes = "engine/"+file, len(raw)
 		keep[file], keep[file+".gz"], keep[file+".br"] = true, true, true
+	}
+	errs := make([]error, len(engines))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i := range engines {
+		e, raw := &engines[i], raws[i]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -190,7 +196,7 @@ func build(goCmd, out string, log io.Writer) error {
 			if e.rare {
 				quality = 9
 			}
-			e.Gzip, e.Brotli, errs[i] = store(filepath.Join(dir, file), raw, quality)
+			e.Gzip, e.Brotli, errs[i] = store(filepath.Join(out, filepath.FromSlash(e.Module)), raw, quality)
 		}()
 	}
 	wg.Wait()
