@@ -334,10 +334,16 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // entry returns the prepared file, reading it on first use.
+// A name that is no file is forgotten once answered: kept, every made-up
+// URL a client asks for would hold memory until the server stops.
 func (h *handler) entry(name string) *entry {
 	v, _ := h.cache.LoadOrStore(name, &entry{})
 	e := v.(*entry)
-	e.once.Do(func() { e.err = e.load(h.files, name) })
+	e.once.Do(func() {
+		if e.err = e.load(h.files, name); e.err != nil {
+			h.cache.CompareAndDelete(name, e)
+		}
+	})
 	return e
 }
 

@@ -223,6 +223,23 @@ func TestNoCopyPerRequest(t *testing.T) {
 	}
 }
 
+// Requests for files that do not exist leave nothing behind: a client
+// making up URLs cannot grow the server's memory.
+func TestMissingFilesAreNotKept(t *testing.T) {
+	h := NewHandler(engineFS())
+	for i := range 1000 {
+		if rec := serve(h, "/no-such-file-"+strconv.Itoa(i)+".js"); rec.Code != http.StatusNotFound {
+			t.Fatalf("a missing file → %d", rec.Code)
+		}
+	}
+	serve(h, "/")
+	kept := 0
+	h.(*handler).cache.Range(func(any, any) bool { kept++; return true })
+	if kept != 1 {
+		t.Errorf("the handler keeps %d entries after 1,000 missing files and the index, want 1", kept)
+	}
+}
+
 // discard is a ResponseWriter that drops the body.
 type discard struct{ h http.Header }
 
