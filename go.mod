@@ -7,6 +7,7 @@ require (
 	github.com/google/differential-privacy/go/v3 v3.0.0
 	github.com/hajimehoshi/ebiten/v2 v2.10.4
 	github.com/syumai/workers v0.33.0
+	github.com/tdewolff/minify/v2 v2.24.25
 	golang.org/x/image v0.45.0
 	golang.org/x/term v0.36.0
 	gonum.org/v1/gonum v0.17.0
@@ -25,6 +26,7 @@ require (
 	github.com/ncruces/go-strftime v1.1.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	github.com/srwiley/rasterx v0.0.0-20220730225603-2ab79fcdd4ef // indirect
+	github.com/tdewolff/parse/v2 v2.8.20 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.41.0 // indirect

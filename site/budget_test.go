@@ -48,16 +48,15 @@ var (
 
 // overTarget are the lessons whose first visit is still over the page's
 // targets, each held to about 1 % above what it was when listed (audit
-// 0.974 MiB gzip and 0.741 brotli, audit-phased 0.957 and 0.730,
-// outlier-iterates 0.932 and 0.709, DP-SGD 0.901 with gzip), so that it
-// cannot grow: the audit lab's two largest modules carry the most code,
-// the outlier-iterates lesson misses both targets by a few KiB, and DP-SGD
-// misses with gzip alone, by 1 KiB.
+// 0.959 MiB gzip and 0.728 brotli, audit-phased 0.942 and 0.717,
+// outlier-iterates 0.917 with gzip), so that it cannot grow: the audit
+// lab's two largest modules carry the most code, and the outlier-iterates
+// lesson misses the gzip target by 17 KiB. A lesson that comes within the
+// targets must leave the list (the test says so).
 var overTarget = map[string]budget{
-	"audit":            {3.5 * mib, 0.98 * mib, 0.745 * mib},
-	"audit-phased":     {3.5 * mib, 0.965 * mib, 0.735 * mib},
-	"outlier-iterates": {3.5 * mib, 0.94 * mib, 0.715 * mib},
-	"dp-sgd":           {3.5 * mib, 0.91 * mib, 0.7 * mib},
+	"audit":            {3.5 * mib, 0.97 * mib, 0.735 * mib},
+	"audit-phased":     {3.5 * mib, 0.951 * mib, 0.724 * mib},
+	"outlier-iterates": {3.5 * mib, 0.926 * mib, 0.7 * mib},
 }
 
 func TestEngineBudgets(t *testing.T) {
@@ -113,7 +112,8 @@ func TestEngineBudgets(t *testing.T) {
 	// check holds module e to b; a lesson's module (prose names its text)
 	// counts the page's files and the text with it, as a first visit
 	// fetches them (their bodies: the headers add about 3 KB).
-	check := func(e entry, b budget, prose string) {
+	check := func(e entry, b budget, prose string) (withinTargets bool) {
+		withinTargets = true
 		if mod := size(e.Module); e.Linked <= 0 || float64(e.Linked) > mod {
 			t.Errorf("%s: lessons.json says the linker wrote %d bytes of the %.0f the module has (run make wasm)", e.Name, e.Linked, mod)
 		} else if zeros := mod - float64(e.Linked); zeros > maxJoinedZeros {
@@ -139,8 +139,12 @@ func TestEngineBudgets(t *testing.T) {
 			if c.got > c.limit {
 				t.Errorf("%s's engine is %.3f MiB %s, over its budget of %.2f MiB", e.Name, c.got/mib, what, c.limit/mib)
 			}
+			if target := map[string]float64{"linked": lesson.raw, "gzip": lesson.gzip, "brotli": lesson.brotli}[c.what]; c.got > target {
+				withinTargets = false
+			}
 			t.Logf("%-22s %-20s %.3f MiB of %.2f", e.Name, what, c.got/mib, c.limit/mib)
 		}
+		return withinTargets
 	}
 	check(*menu.Practice, practice, "")
 	seen := map[string]bool{}
@@ -152,7 +156,9 @@ func TestEngineBudgets(t *testing.T) {
 			if !ok {
 				b = lesson
 			}
-			check(m, b, prose)
+			if check(m, b, prose) && ok {
+				t.Errorf("%s's first visit is within the page's targets now: take it off overTarget", m.Name)
+			}
 			// A lesson with no run to export has no export module (the
 			// build decides, and its own test checks which).
 			if m.Export != nil {

@@ -6,8 +6,10 @@ import (
 	"context"
 	"io"
 	"io/fs"
+	"mime"
 	"net/http"
 	"net/http/httptest"
+	"path"
 	"regexp"
 	"runtime"
 	"strconv"
@@ -102,9 +104,65 @@ func TestCompressedOnFirstUse(t *testing.T) {
 	}
 	// A large file without siblings gets gzip alone: brotli's best would
 	// take seconds on first use.
-	h := NewHandler(fstest.MapFS{"big.js": {Data: bytes.Repeat([]byte("let x = 1;\n"), 30000)}})
-	if rec := serve(h, "/big.js", "Accept-Encoding", "br, gzip"); rec.Header().Get("Content-Encoding") != "gzip" {
-		t.Errorf("a 330 KB script without siblings: coding %q, want gzip", rec.Header().Get("Content-Encoding"))
+	h := NewHandler(fstest.MapFS{"big.json": {Data: bytes.Repeat([]byte("[1, 2, 3],\n"), 30000)}})
+	if rec := serve(h, "/big.json", "Accept-Encoding", "br, gzip"); rec.Header().Get("Content-Encoding") != "gzip" {
+		t.Errorf("a 330 KB file without siblings: coding %q, want gzip", rec.Header().Get("Content-Encoding"))
+	}
+}
+
+// Every script and style sheet the site ships minifies cleanly, to less:
+// the handler would otherwise serve it as it is, silently heavier.
+func TestScriptsAndStylesMinify(t *testing.T) {
+	files := Files()
+	err := fs.WalkDir(files, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		ctype := mime.TypeByExtension(path.Ext(name))
+		if !strings.HasPrefix(ctype, "text/javascript") && !strings.HasPrefix(ctype, "text/css") {
+			return nil
+		}
+		body, err := fs.ReadFile(files, name)
+		if err != nil {
+			return err
+		}
+		mt, _, _ := strings.Cut(ctype, ";")
+		out, err := minifier.Bytes(mt, body)
+		if err != nil {
+			t.Errorf("%s does not minify: %v", name, err)
+		} else if len(out) >= len(body)*9/10 {
+			t.Errorf("%s minifies only from %d to %d bytes", name, len(body), len(out))
+		}
+		if served, _ := io.ReadAll(get(t, "/"+name, "").Body); !bytes.Equal(served, out) {
+			t.Errorf("%s: the handler serves %d bytes, not the %d minified", name, len(served), len(out))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A script the minifier cannot read, or a file with a build's compressed
+// siblings, is served exactly as it is.
+func TestMinifyLeavesWhatItCannot(t *testing.T) {
+	broken := []byte("function ( { /* not JavaScript */")
+	h := NewHandler(fstest.MapFS{
+		"broken.js":   {Data: broken},
+		"built.js":    {Data: []byte("let  a = 1 ;  // a comment\n")},
+		"built.js.gz": {Data: []byte("gz body")},
+		"plain.js":    {Data: []byte("let  a = 1 ;  // a comment\n")},
+		"note.txt":    {Data: []byte("two  spaces  stay\n")},
+	})
+	for _, c := range []struct{ name, want string }{
+		{"/broken.js", string(broken)},
+		{"/built.js", "let  a = 1 ;  // a comment\n"},
+		{"/plain.js", "let a=1"},
+		{"/note.txt", "two  spaces  stay\n"},
+	} {
+		if got := serve(h, c.name).Body.String(); got != c.want {
+			t.Errorf("%s served as %q, want %q", c.name, got, c.want)
+		}
 	}
 }
 
