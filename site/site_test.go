@@ -417,3 +417,36 @@ func TestErrataContents(t *testing.T) {
 		t.Error("the contents come after the first entry")
 	}
 }
+
+// The scripts a page loads share one global scope: two top-level
+// declarations of one name would have the later script's silently replace
+// the earlier's (app.js once had an adopt beside exercises.js's, and the
+// lesson's sweep stalled).
+func TestPageScriptsDeclareDistinctNames(t *testing.T) {
+	files := Files()
+	script := regexp.MustCompile(`<script src="([^"]+)"`)
+	decl := regexp.MustCompile(`(?m)^(?:async\s+)?(?:function\*?|const|let|var|class)\s+([A-Za-z_$][\w$]*)`)
+	for _, pg := range []string{"index.html", "class.html"} {
+		html, err := fs.ReadFile(files, pg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		where := map[string]string{}
+		srcs := script.FindAllStringSubmatch(string(html), -1)
+		if len(srcs) == 0 {
+			t.Fatalf("%s loads no scripts", pg)
+		}
+		for _, m := range srcs {
+			src, err := fs.ReadFile(files, m[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range decl.FindAllStringSubmatch(string(src), -1) {
+				if other, ok := where[d[1]]; ok && other != m[1] {
+					t.Errorf("%s: %s and %s both declare %q at the top level", pg, other, m[1], d[1])
+				}
+				where[d[1]] = m[1]
+			}
+		}
+	}
+}

@@ -42,6 +42,9 @@ type App struct {
 	// place, a frame allocates nothing for it.
 	certifyFor []string
 	certifyCtl *Control
+	// away is the Remote computation another copy is doing (Hold): the
+	// scene's ticks wait while it is the one under way.
+	away string
 }
 
 // AddParts gives the app the further scenes of its lessons — a lesson the
@@ -383,7 +386,7 @@ func (a *App) Tick(dt float64) bool {
 		}
 		changed = st.Player().Tick(play)
 	}
-	if tk, ok := a.Scene().(Ticker); ok && tk.Tick(dt) {
+	if tk, ok := a.Scene().(Ticker); ok && !a.elsewhere() && tk.Tick(dt) {
 		changed = true
 	}
 	if w, ok := a.Scene().(Worker); a.queued != "" && (!ok || !w.Busy()) {
@@ -412,6 +415,63 @@ func (a *App) Busy() bool {
 func (a *App) computing() bool {
 	w, ok := a.Scene().(Worker)
 	return ok && w.Busy()
+}
+
+// RemoteKey names the computation under way that another copy of the
+// lesson could do for this one (Remote), or is "" when there is none.
+func (a *App) RemoteKey() string {
+	if r, ok := a.Scene().(Remote); ok && r.Busy() {
+		return r.RemoteKey()
+	}
+	return ""
+}
+
+// Hold stops the scene's own work on the computation key while another
+// copy does it and Adopt brings its outcome; "" (or a key that is no
+// longer under way, the settings having changed) lets the scene compute
+// again, as it does when the other copy fails.
+func (a *App) Hold(key string) { a.away = key }
+
+// elsewhere reports whether the computation under way is held (Hold).
+func (a *App) elsewhere() bool {
+	return a.away != "" && a.away == a.RemoteKey()
+}
+
+// Outcome is the scene's computation so far, encoded, for the copy whose
+// computation this copy does (Remote.Outcome), and whether it is done;
+// nil when the scene computes nothing another copy could take.
+func (a *App) Outcome() (data []byte, done bool) {
+	r, ok := a.Scene().(Remote)
+	if !ok {
+		return nil, false
+	}
+	if !r.Busy() {
+		// Finished: what it found, done (the last slice ended it).
+		data, _ = r.Outcome()
+		return data, true
+	}
+	return r.Outcome()
+}
+
+// Adopt takes another copy's outcome of the computation key (Remote.Adopt)
+// and reports whether the figure changed; a finished one also ends the
+// hold.
+func (a *App) Adopt(key string, data []byte, done bool) (bool, error) {
+	r, ok := a.Scene().(Remote)
+	if !ok {
+		return false, format.Errorf("the lesson %q computes nothing elsewhere", a.Scene().Info().Name)
+	}
+	if k := a.RemoteKey(); k != key {
+		return false, format.Errorf("an outcome for another computation (%q, while %q is under way)", key, k)
+	}
+	if err := r.Adopt(key, data, done); err != nil {
+		return false, err
+	}
+	if done {
+		a.away = ""
+	}
+	a.dirty = true
+	return true, nil
 }
 
 // MaxReducedSpeed is playback's rate, in steps a second, when the reader

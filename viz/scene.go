@@ -130,6 +130,26 @@ type Worker interface {
 	Busy() bool
 }
 
+// Remote is a Worker whose computation another copy of the same lesson —
+// the page's Web Worker, on another core — can do while this copy shows
+// what it has: the page's thread then computes nothing between frames.
+// The computation must be a function of what RemoteKey names, so that the
+// other copy, restored to the same state, computes the same outcome.
+type Remote interface {
+	Worker
+	// RemoteKey names the computation under way and every input it
+	// depends on, or is "" when none is under way.
+	RemoteKey() string
+	// Outcome is what the computation under way has found so far,
+	// encoded, and whether it has finished.
+	Outcome() (data []byte, done bool)
+	// Adopt takes an outcome another copy computed for key, in place of
+	// computing it: a partial one shows progress, a finished one ends
+	// the computation. It fails when key is not the computation under way
+	// or data do not decode.
+	Adopt(key string, data []byte, done bool) error
+}
+
 // Certifier is a lesson whose run may not be certified where it opens,
 // on purpose, and that knows the nearest settings at which it is. The app
 // offers them as one button beside the guarantee (CtlCertify), its help

@@ -181,6 +181,29 @@ func (b *bridge) export() {
 	b.fn("release", false, func([]js.Value) any { return a.Release() })
 	// reduceMotion(on): the reader's prefers-reduced-motion.
 	b.fn("reduceMotion", js.Undefined(), func(args []js.Value) any { a.ReduceMotion(arg(args, 0).Truthy()); return js.Undefined() })
+	// A computation another copy of the lesson does (viz.Remote): the page
+	// asks remoteKey after each change, holds the sweep it hands to its
+	// compute worker, and adopts the outcomes the worker's copy answers
+	// with outcome.
+	b.fn("remoteKey", "", func([]js.Value) any { return a.RemoteKey() })
+	b.fn("hold", js.Undefined(), func(args []js.Value) any { a.Hold(str(args, 0)); return js.Undefined() })
+	b.fn("outcome", js.Null(), func([]js.Value) any {
+		data, done := a.Outcome()
+		if data == nil {
+			return js.Null()
+		}
+		return map[string]any{"data": toJS(data), "done": done}
+	})
+	b.fn("adopt", "internal error", func(args []js.Value) any {
+		v := arg(args, 1)
+		if v.Type() != js.TypeObject || !v.InstanceOf(js.Global().Get("Uint8Array")) {
+			return "adopt: the outcome must be a Uint8Array"
+		}
+		data := make([]byte, v.Length())
+		js.CopyBytesToGo(data, v)
+		_, err := a.Adopt(str(args, 0), data, arg(args, 2).Truthy())
+		return errString(err)
+	})
 	b.fn("state", "", func([]js.Value) any { return a.State() })
 	b.fn("restore", "internal error", func(args []js.Value) any { return result(a.Restore(str(args, 0))) })
 	// event(kind, x, y, pointer, delta): kind is "down", "move", "up" or "wheel".

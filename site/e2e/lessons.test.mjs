@@ -926,6 +926,73 @@ test("Rates explorer: the bounds on log axes, simulated points arriving with pro
   await phone.close();
 });
 
+test("Rates explorer: the sweep computes in a worker and shows what the page would have computed; a change mid-sweep replaces it; a failing worker leaves the page computing", async () => {
+  // at opens hash in a page made ready by init (before its scripts run).
+  const at = async (hash, init) => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const errors = [], warnings = [];
+    page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); else if (m.type() === "warning") warnings.push(m.text()); });
+    page.on("pageerror", (e) => errors.push(String(e)));
+    if (init) await init(page);
+    await page.goto(base + hash);
+    await page.waitForSelector("body[data-ready=true]", { timeout: 20000 });
+    return { page, errors, warnings };
+  };
+  // words is the panel once the sweep is done: every readout.
+  const words = async (page) => {
+    await idle(page);
+    return page.evaluate(() => [...document.querySelectorAll("#readouts dd")].map((d) => `${d.dataset.name}: ${d.textContent}`).join("\n"));
+  };
+  const sweep = "#scene=rates&seeds=4";
+  const changed = "#scene=rates&seeds=4&axis=eps";
+  // The page's own computation, for reference: a browser without workers.
+  const noWorkers = (page) => page.addInitScript(() => { delete window.Worker; });
+  const here = await at(sweep, noWorkers);
+  const hereWords = await words(here.page);
+  const hereTicks = await here.page.evaluate(() => uldpStats.tickMs / Math.max(1, uldpStats.ticks));
+  await here.page.goto(base + changed);
+  await here.page.waitForSelector("body[data-ready=true]");
+  const hereChanged = await words(here.page);
+  assert.deepEqual(here.errors, []);
+  await here.page.close();
+  assert.match(hereWords, /sim-slope: .*over 5 points/);
+
+  // With a worker: the page's ticks hold the sweep (a tick that computes
+  // takes a 10 ms slice; a held one next to nothing: the mean over the
+  // sweep says which, where one slow call on a busy machine would not),
+  // and the outcomes arrive a tenth of a second apart.
+  const { page, errors } = await at(sweep);
+  await page.waitForFunction(() => window.uldpAdopted >= 1, null, { timeout: 30000 });
+  const during = await page.evaluate(() => ({ offloads: uldpOffloads, adopted: uldpAdopted, busy: uldp.busy() }));
+  const elsewhere = await words(page);
+  const ticks = await page.evaluate(() => ({ n: uldpStats.ticks, meanMs: uldpStats.tickMs / Math.max(1, uldpStats.ticks) }));
+  console.log(`# rates explorer's sweep in a worker: ${JSON.stringify({ during, ticks })}; on the page, ${hereTicks.toFixed(2)} ms a tick`);
+  assert.equal(during.offloads, 1, "the opening sweep was handed to the worker once");
+  assert.equal(elsewhere, hereWords, "the worker's sweep shows otherwise than the page's own");
+  assert.ok(ticks.meanMs < 3, `the page's ticks took ${ticks.meanMs.toFixed(2)} ms on average during the sweep: it computed itself`);
+  // Changes mid-sweep: each new sweep replaces the one under way, in the
+  // same worker, and the last one's points are the page's own. (Two
+  // changes within one frame that come back to the sweep under way leave
+  // it be: how many sweeps are handed out is not checked.)
+  await page.selectOption("#ctl-axis", "eps");
+  await page.waitForFunction(() => window.uldpOffloads === 2, null, { timeout: 10000 });
+  await page.selectOption("#ctl-axis", "n");
+  await page.selectOption("#ctl-axis", "eps");
+  assert.equal(await words(page), hereChanged, "after changes mid-sweep, the worker's last sweep shows otherwise than the page's own");
+  assert.deepEqual(errors, []);
+  await page.close();
+
+  // A worker that fails: the page says why in the console and computes.
+  const broken = await at(sweep, (p) => p.route("**/compute.js", (route) => route.fulfill({
+    contentType: "text/javascript", body: "self.onmessage = (e) => self.postMessage({ key: e.data.key, error: 'broken on purpose' });",
+  })));
+  assert.equal(await words(broken.page), hereWords, "with a failing worker, the page's sweep shows otherwise");
+  assert.ok(broken.warnings.some((w) => /broken on purpose; computing on the page instead/.test(w)), "the failing worker went unsaid: " + broken.warnings);
+  assert.equal(await broken.page.evaluate(() => uldpAdopted), 0);
+  assert.deepEqual(broken.errors, []);
+  await broken.page.close();
+});
+
 test("Semi-sensitive features: the run computes between frames, steps to the end, the second panel switches views, a clicked cell makes a neighbour kept in the link", async () => {
   const started = Date.now();
   const { page, errors } = await open("#scene=semi-sensitive");

@@ -20,7 +20,7 @@ let lastFrame = null; // last encoded frame, repainted on resize
 // grows. Those calls are also kept apart (firstGoMs: kind → ms), and
 // maxWarmGoMs is the longest of the others, what a reader meets once the
 // lesson runs.
-let stats = { updates: 0, updateMs: 0, maxUpdateMs: 0, draws: 0, drawMs: 0, maxDrawMs: 0, maxFrameMs: 0, maxGoMs: 0, maxGoWhat: "", ticks: 0, maxTickMs: 0, layerPaints: 0, goCalls: 0, goOverFrame: 0, firstGoMs: {}, maxWarmGoMs: 0, maxWarmGoWhat: "" };
+let stats = { updates: 0, updateMs: 0, maxUpdateMs: 0, draws: 0, drawMs: 0, maxDrawMs: 0, maxFrameMs: 0, maxGoMs: 0, maxGoWhat: "", ticks: 0, tickMs: 0, maxTickMs: 0, layerPaints: 0, goCalls: 0, goOverFrame: 0, firstGoMs: {}, maxWarmGoMs: 0, maxWarmGoWhat: "" };
 const goCall = (t0, what) => {
   const ms = performance.now() - t0;
   if (ms > stats.maxGoMs) { stats.maxGoMs = ms; stats.maxGoWhat = what; }
@@ -46,6 +46,7 @@ let practiceEngine = null;   // lessons.json's practice grader (exercises.js loa
 let menuLoaded = null;       // Promise of the menu, set as the page starts
 let current = "";            // the lesson the running engine shows
 let currentModule = null;    // the running engine's entry: its lesson's, or a part's
+let currentCompiled = null;  // its compiled module
 const states = new Map();    // lesson → its last state, for coming back
 const compiled = new Map();  // module path → Promise<WebAssembly.Module>
 const compiledDone = new Set(); // module paths compiled
@@ -188,8 +189,9 @@ async function start(name, state) {
     for (const t of go._scheduledTimeouts.values()) clearTimeout(t);
     go._scheduledTimeouts.clear();
   };
+  let compiledModule;
   try {
-    const compiledModule = await compile(mod);
+    compiledModule = await compile(mod);
     if (mine !== switching) return; // the reader has moved on
     instance = await WebAssembly.instantiate(compiledModule, go.importObject);
   } catch (err) {
@@ -199,6 +201,7 @@ async function start(name, state) {
   }
   const old = window.uldp;
   if (old && current) states.set(current, old.state());
+  stopComputing();
   const ready = new Promise((resolve) => { window.uldpReady = resolve; });
   go.run(instance);
   stats.memory = instance.exports.mem; // the module's memory, which make bench-web reports
@@ -207,6 +210,7 @@ async function start(name, state) {
   stats.firstGoMs = {};
   current = entry.name;
   currentModule = mod;
+  currentCompiled = compiledModule;
   if (!palette.length) palette = readPalette(uldp.palette());
   loading.hidden = true;
   builtFor = ""; controls = []; lastFrame = null; described = "";
@@ -291,6 +295,73 @@ function rehearse(mod) {
       quiet(launch, () => over);
     }, (err) => done({ error: err.message }));
   });
+}
+
+// ---------------------------------------------------------------- computing elsewhere
+
+// offload hands the lesson's computation under way, when it is one another
+// copy of the lesson can do (uldp.remoteKey names it), to the compute
+// worker (compute.js): the worker's copy, restored to the page's state,
+// computes on another core, and the page's copy holds its own work and
+// adopts what the worker sends, a tenth of a second at a time. A change
+// of settings names a new computation, which replaces the one under way.
+// Should the worker fail (or compute something else than the page would),
+// the page computes for itself, as it does without workers, and does not
+// hand that module's work out again. uldpOffloads counts the
+// computations handed out and uldpAdopted the outcomes adopted, for the
+// tests.
+let computer = null; // {worker, module, key}
+const computesHere = new Set(); // modules whose worker failed
+window.uldpOffloads = 0;
+window.uldpAdopted = 0;
+function offload() {
+  const key = uldp.remoteKey();
+  if (!key || computer?.key === key || !window.Worker || computesHere.has(currentModule.module)) return;
+  if (!computer) {
+    let worker;
+    try {
+      worker = new Worker("compute.js");
+    } catch (err) {
+      computesHere.add(currentModule.module);
+      return;
+    }
+    computer = { worker, module: currentModule.module, key: "" };
+    worker.onmessage = (e) => adoptOutcome(e.data);
+    worker.onerror = (e) => { e.preventDefault(); computeHere(e.message || "the worker failed"); };
+    worker.onmessageerror = () => computeHere("the worker's answer could not be read");
+  }
+  computer.key = key;
+  computer.worker.postMessage({ module: currentCompiled, state: uldp.state(), key });
+  uldp.hold(key);
+  window.uldpOffloads++;
+  giveWay();
+}
+
+// adoptOutcome shows what the compute worker found, if it is for the computation
+// still under way.
+function adoptOutcome({ key, data, done, error }) {
+  if (!computer || key !== computer.key || key !== uldp.remoteKey()) return;
+  if (error) { computeHere(error); return; }
+  const t0 = performance.now();
+  const err = uldp.adopt(key, data, done);
+  goCall(t0, "adopt");
+  if (err) { computeHere(err); return; }
+  window.uldpAdopted++;
+  refresh();
+}
+
+// computeHere gives up the worker: the page's copy computes for itself.
+function computeHere(why) {
+  console.warn(`computing in a worker: ${why}; computing on the page instead`);
+  if (computer) computesHere.add(computer.module);
+  stopComputing();
+  uldp.hold("");
+}
+
+// stopComputing ends the compute worker (the lesson is left, or it failed).
+function stopComputing() {
+  computer?.worker.terminate();
+  computer = null;
 }
 
 // giveWay stops a rehearsal while the lesson computes (rehearse).
@@ -1370,11 +1441,12 @@ function loop(t) {
   const dt = lastTick ? Math.min((t - lastTick) / 1000, 0.25) : 0;
   lastTick = t;
   if (window.uldp) {
+    offload();
     const t0 = performance.now();
     const changed = uldp.tick(dt);
     const ms = performance.now() - t0;
     if (changed) giveWay();
-    stats.ticks++; stats.maxTickMs = Math.max(stats.maxTickMs, ms); goCall(t0, "tick");
+    stats.ticks++; stats.tickMs += ms; stats.maxTickMs = Math.max(stats.maxTickMs, ms); goCall(t0, "tick");
     if (changed) refresh();
   }
   requestAnimationFrame(loop);

@@ -35,7 +35,8 @@ type Scene struct {
 	simErr  error               // why there are no points
 	stat    float64             // the optimal bound's hidden constants for the simulation
 	priv    float64
-	simDone int // runs done, of len(sweep)·seeds
+	simDone int     // runs done, of len(sweep)·seeds
+	simFrac float64 // the share of the sweep's DP-SGD steps done
 
 	list viz.List
 }
@@ -125,7 +126,7 @@ var sweeps = map[rates.Axis][]float64{
 // created on the thread that runs it (the desktop's ticks run on the
 // main thread, locked; a coroutine must resume where it was made).
 func (r *Scene) restart() {
-	r.job, r.pending, r.points, r.simErr, r.sweep, r.simDone = nil, false, nil, nil, nil, 0
+	r.job, r.pending, r.points, r.simErr, r.sweep, r.simDone, r.simFrac = nil, false, nil, nil, nil, 0, 0
 	if r.family != rates.UserLevel || !r.simulate {
 		return
 	}
@@ -158,6 +159,7 @@ func (r *Scene) start() {
 		for i, x := range xs {
 			m, err := rates.Measure(ctx, r.axis.With(p, x), r.seeds, uint64(1000*i+1), func(done, _ int64) {
 				r.simDone = int(int64(i)*per+done) / rates.SimSteps
+				r.simFrac = float64(int64(i)*per+done) / float64(total)
 				progress(int64(i)*per+done, total)
 			})
 			if err != nil {
@@ -211,10 +213,7 @@ func (r *Scene) Readouts() []viz.Readout {
 	x := r.axisValue()
 	var out []viz.Readout
 	if r.Busy() {
-		f := 0.0
-		if r.job != nil {
-			f = r.job.Fraction()
-		}
+		f := r.simFrac
 		out = append(out, viz.Readout{Name: "computing", Label: "simulating", Value: f, Warn: true,
 			Text: format.Sprintf("%d of %d runs, %.0f%% — points appear as they are done", r.simDone, len(r.sweep)*r.seeds, 100*f)})
 	}

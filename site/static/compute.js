@@ -1,0 +1,64 @@
+// The compute worker. A lesson whose computation takes seconds (the rates
+// explorer's sweep of simulated runs) would otherwise run it on the page's
+// thread a slice per frame, sharing each frame with the drawing. The page
+// hands it here instead: this worker runs a copy of the lesson, restored
+// to the page's state, computes on its own core, and sends what it has
+// found every tenth of a second, which the page's copy adopts and shows.
+//
+// The page posts {module, state, key}: the compiled module, the lesson's
+// state, and the key naming the computation (viz.Remote). The worker
+// answers {key, data, done} until done, or {key, error}. A newer request
+// replaces the one under way; the page ends the worker when it leaves the
+// lesson.
+"use strict";
+
+importScripts("wasm_exec.js");
+
+let lesson = null; // the worker's copy: a promise of the bridge
+let latest = 0; // the request under way; an older one's loop ends
+
+// pause lets a newer request in between slices, without setTimeout's
+// clamping to 4 ms.
+const pause = (() => {
+  const ch = new MessageChannel();
+  let wake = () => {};
+  ch.port1.onmessage = () => wake();
+  return () => new Promise((resolve) => { wake = resolve; ch.port2.postMessage(0); });
+})();
+
+async function open(module) {
+  const go = new Go();
+  const ready = new Promise((resolve) => { self.uldpReady = resolve; });
+  const instance = await WebAssembly.instantiate(module, go.importObject);
+  // A program that exits or traps before it is ready would leave ready
+  // waiting for good.
+  const ran = go.run(instance).then(() => { throw new Error("the lesson's program stopped as it started"); });
+  await Promise.race([ready, ran]);
+  return self.uldp;
+}
+
+self.onmessage = async (e) => {
+  const { module, state, key } = e.data;
+  const me = ++latest;
+  try {
+    lesson ??= open(module);
+    const u = await lesson;
+    if (me !== latest) return;
+    const r = u.restore(state);
+    if (r !== "") throw new Error(typeof r === "string" ? r : "the state belongs to another module");
+    if (u.remoteKey() !== key) throw new Error("restored to the page's state, the worker's copy computes something else");
+    for (;;) {
+      const t0 = performance.now();
+      while (u.remoteKey() === key && performance.now() - t0 < 100) u.tick(0);
+      if (u.lastError) throw new Error(u.lastError);
+      const out = u.outcome();
+      if (!out) throw new Error("the lesson has no outcome to send");
+      self.postMessage({ key, data: out.data, done: out.done }, [out.data.buffer]);
+      if (out.done) return;
+      await pause();
+      if (me !== latest) return;
+    }
+  } catch (err) {
+    self.postMessage({ key, error: err.message });
+  }
+};

@@ -1,0 +1,133 @@
+package ratesexplorer
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/uldplab/uldp/viz"
+)
+
+// seen is what a reader of app sees: the figure, as the page receives it,
+// the panel and the words.
+func seen(t *testing.T, app *viz.App) []byte {
+	t.Helper()
+	l, _ := app.Frame(900, 600)
+	out := viz.Encode(l, nil)
+	out = viz.EncodeReadouts(app.Readouts(), out)
+	return append(out, app.Describe()...)
+}
+
+// A copy of the explorer that adopts another copy's sweep shows what it
+// would have computed itself, partway and at the end, and computes
+// nothing meanwhile; an outcome for other settings, or one that does not
+// decode, is refused.
+func TestRatesSweepComputedElsewhere(t *testing.T) {
+	defer func(c func() float64) { viz.Clock = c }(viz.Clock)
+	var now float64
+	viz.Clock = func() float64 { now += 1; return now }
+	const state = "scene=rates&seeds=4"
+
+	worker := viz.NewApp(New())
+	if err := worker.Restore(state); err != nil {
+		t.Fatal(err)
+	}
+	page := viz.NewApp(New())
+	if err := page.Restore(state); err != nil {
+		t.Fatal(err)
+	}
+	key := page.RemoteKey()
+	if key == "" || key != worker.RemoteKey() {
+		t.Fatalf("keys %q and %q: a copy restored to the page's state must name the same sweep", key, worker.RemoteKey())
+	}
+	page.Hold(key)
+	for range 50 {
+		page.Tick(1.0 / 60)
+	}
+	if r := page.Scene().(*Scene); len(r.points) != 0 || r.simDone != 0 || r.job != nil {
+		t.Fatalf("the page computed while its sweep was held: %d points, %d runs", len(r.points), r.simDone)
+	}
+
+	// Partway: the worker's first two points.
+	for len(worker.Scene().(*Scene).points) < 2 {
+		worker.Tick(1.0 / 60)
+	}
+	data, done := worker.Outcome()
+	if done {
+		t.Fatal("the outcome of a sweep under way says it is done")
+	}
+	if changed, err := page.Adopt(key, data, done); err != nil || !changed {
+		t.Fatalf("adopting a partial outcome: %v, %v", changed, err)
+	}
+	if !page.Busy() || page.RemoteKey() != key {
+		t.Error("a partial outcome ended the page's sweep")
+	}
+	if got, want := seen(t, page), seen(t, worker); !bytes.Equal(got, want) {
+		t.Errorf("partway, the page shows %d bytes unlike the worker's %d", len(got), len(want))
+	}
+	if r := mustRead(t, page, "computing"); !strings.Contains(r.Text, "runs") || r.Value <= 0 {
+		t.Errorf("the adopted progress: %+v", r)
+	}
+
+	// Refused: another sweep's outcome, and bytes that do not decode.
+	if _, err := page.Adopt(key+"x", data, false); err == nil {
+		t.Error("an outcome for another sweep was adopted")
+	}
+	for _, bad := range [][]byte{nil, data[:7], data[:len(data)-8], append(bytes.Clone(data[:16]), 0, 0, 0, 0, 0, 0, 0xf0, 0x7f)} {
+		if _, err := page.Adopt(key, bad, false); err == nil {
+			t.Errorf("an outcome of %d bytes that does not decode was adopted", len(bad))
+		}
+	}
+
+	// Finished: the page is done, and shows what it would have computed.
+	worker.Settle()
+	data, done = worker.Outcome()
+	if !done {
+		t.Fatal("the finished sweep's outcome is not done")
+	}
+	if _, err := page.Adopt(key, data, done); err != nil {
+		t.Fatal(err)
+	}
+	if page.Busy() || page.RemoteKey() != "" {
+		t.Error("the page still computes after a finished outcome")
+	}
+	local := viz.NewApp(New())
+	if err := local.Restore(state); err != nil {
+		t.Fatal(err)
+	}
+	local.Settle()
+	if got, want := seen(t, page), seen(t, local); !bytes.Equal(got, want) {
+		t.Errorf("the page after adopting shows %d bytes unlike a copy that computed itself, %d", len(got), len(want))
+	}
+}
+
+// A held sweep whose settings change is computed here again unless held
+// anew: a failed worker, or a new setting, never leaves the page waiting.
+func TestRatesHoldLapses(t *testing.T) {
+	defer func(c func() float64) { viz.Clock = c }(viz.Clock)
+	var now float64
+	viz.Clock = func() float64 { now += 1; return now }
+	page := viz.NewApp(New())
+	key := page.RemoteKey()
+	page.Hold(key)
+	page.Tick(1.0 / 60)
+	if page.Scene().(*Scene).job != nil {
+		t.Fatal("the held sweep started here")
+	}
+	if err := page.Set("seeds", "4"); err != nil {
+		t.Fatal(err)
+	}
+	if page.RemoteKey() == key {
+		t.Fatal("new settings kept the sweep's key")
+	}
+	page.Tick(1.0 / 60)
+	if page.Scene().(*Scene).job == nil {
+		t.Error("the sweep for new settings did not start here")
+	}
+	page.Hold(page.RemoteKey())
+	page.Hold("")
+	page.Tick(1.0 / 60)
+	if r := page.Scene().(*Scene); r.simFrac == 0 {
+		t.Error("released, the sweep did not go on here")
+	}
+}
