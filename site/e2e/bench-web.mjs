@@ -117,7 +117,7 @@ async function measure(browser, base, url, blank) {
   cdp.on("Tracing.dataCollected", (d) => trace.push(...d.value));
   const traced = new Promise((resolve) => cdp.once("Tracing.tracingComplete", resolve));
   await cdp.send("Tracing.start", { traceConfig: { includedCategories: ["devtools.timeline", "v8.wasm"] }, transferMode: "ReportEvents" });
-  await page.evaluate(() => { window.benchGaps = []; if (window.uldpStats) Object.assign(window.uldpStats, { maxWarmGoMs: 0, maxWarmGoWhat: "" }); });
+  await page.evaluate(() => { window.benchGaps = []; if (window.uldpStats) Object.assign(window.uldpStats, { maxWarmGoMs: 0, maxWarmGoWhat: "", maxPanelMs: 0 }); });
   const start = await page.evaluate(() => performance.now());
   await interact(page, seconds * 1000);
   await cdp.send("Tracing.end");
@@ -135,6 +135,7 @@ async function measure(browser, base, url, blank) {
       tbt: tasks.reduce((n, [, d]) => n + Math.max(0, d - 50), 0),
       memory: window.uldpStats?.memory?.buffer.byteLength || 0,
       go: window.uldpStats ? [window.uldpStats.maxWarmGoMs, window.uldpStats.maxWarmGoWhat] : [0, ""],
+      panel: window.uldpStats?.maxPanelMs || 0,
       wire,
     };
   }, start);
@@ -169,14 +170,14 @@ try {
   const show = (name, m) => {
     const row = {
       page: name, ...m,
-      line: `| ${name} | ${m.br === undefined ? "—" : `${kib(m.br)} / ${kib(m.gz)}`} | ${m.blank ? "—" : kib(m.wire)} | ${m.blank ? "—" : `${Math.round(m.ready)} / ${Math.round(m.settled)}`} | ${m.gaps20} / ${m.gaps33} of ${m.frames} | ${Math.round(m.longestTask)} (${Math.round(m.longestTaskInteracting)}) | ${Math.round(m.tbt)} | ${m.go[1] ? `${m.go[0].toFixed(1)} (${m.go[1]})` : "—"} | ${m.blank ? "—" : m.compiling.toFixed(1)} | ${m.memory ? (m.memory / 2 ** 20).toFixed(0) : "—"} |`,
+      line: `| ${name} | ${m.br === undefined ? "—" : `${kib(m.br)} / ${kib(m.gz)}`} | ${m.blank ? "—" : kib(m.wire)} | ${m.blank ? "—" : `${Math.round(m.ready)} / ${Math.round(m.settled)}`} | ${m.gaps20} / ${m.gaps33} of ${m.frames} | ${Math.round(m.longestTask)} (${Math.round(m.longestTaskInteracting)}) | ${Math.round(m.tbt)} | ${m.go[1] ? `${m.go[0].toFixed(1)} (${m.go[1]}) | ${m.panel.toFixed(1)}` : "— | —"} | ${m.blank ? "—" : m.compiling.toFixed(1)} | ${m.memory ? (m.memory / 2 ** 20).toFixed(0) : "—"} |`,
     };
     rows.push(row);
     console.log(row.line);
   };
   console.log(`${seconds} s of interaction per page; bytes in KiB; times in ms from navigation\n`);
-  console.log("| page | first visit, brotli / gzip | wire at the end | ready / settled (ms) | frame gaps > 20 / > 33 ms | longest task (while interacting) | total blocking time | longest Go call after warm-up (ms) | compiling on the page's thread (ms) | memory (MiB) |");
-  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+  console.log("| page | first visit, brotli / gzip | wire at the end | ready / settled (ms) | frame gaps > 20 / > 33 ms | longest task (while interacting) | total blocking time | longest Go call after warm-up (ms) | longest panel update (ms) | compiling on the page's thread (ms) | memory (MiB) |");
+  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
   show("blank page", { ...(await measure(browser, base, "", true)), blank: true });
   for (const name of menu) {
     const m = await measure(browser, base, base + "#scene=" + name, false);
