@@ -22,7 +22,21 @@ import (
 // Run serves scene to the page until the page calls uldp.exit(): it sets
 // the global `uldp`, calls the page's uldpReady() if there is one, and
 // answers the page's calls.
-func Run(scene viz.Scene) {
+func Run(scene viz.Scene) { run(scene, nil) }
+
+// RunRemote is Run for a lesson whose computation the page may hand to a
+// Web Worker running another copy of the module (viz.Remote): the page
+// gets remoteKey, hold, outcome and adopt besides. Other lessons' modules
+// go without them (13 KB of code each).
+func RunRemote(scene interface {
+	viz.Scene
+	viz.Remote
+}) {
+	run(scene, (*bridge).exportRemote)
+}
+
+// run serves scene to the page, with more functions if more is not nil.
+func run(scene viz.Scene, more func(*bridge)) {
 	// Long runs are computed a slice per frame, timed by the page's clock
 	// (package time would add its initialisation to every module).
 	perf := js.Global().Get("performance")
@@ -30,6 +44,9 @@ func Run(scene viz.Scene) {
 	b := &bridge{app: viz.NewApp(scene), done: make(chan struct{})}
 	b.obj = js.Global().Get("Object").New()
 	b.export()
+	if more != nil {
+		more(b)
+	}
 	js.Global().Set("uldp", b.obj)
 	if ready := js.Global().Get("uldpReady"); ready.Type() == js.TypeFunction {
 		ready.Invoke()
@@ -181,29 +198,6 @@ func (b *bridge) export() {
 	b.fn("release", false, func([]js.Value) any { return a.Release() })
 	// reduceMotion(on): the reader's prefers-reduced-motion.
 	b.fn("reduceMotion", js.Undefined(), func(args []js.Value) any { a.ReduceMotion(arg(args, 0).Truthy()); return js.Undefined() })
-	// A computation another copy of the lesson does (viz.Remote): the page
-	// asks remoteKey after each change, holds the sweep it hands to its
-	// compute worker, and adopts the outcomes the worker's copy answers
-	// with outcome.
-	b.fn("remoteKey", "", func([]js.Value) any { return a.RemoteKey() })
-	b.fn("hold", js.Undefined(), func(args []js.Value) any { a.Hold(str(args, 0)); return js.Undefined() })
-	b.fn("outcome", js.Null(), func([]js.Value) any {
-		data, done := a.Outcome()
-		if data == nil {
-			return js.Null()
-		}
-		return map[string]any{"data": toJS(data), "done": done}
-	})
-	b.fn("adopt", "internal error", func(args []js.Value) any {
-		v := arg(args, 1)
-		if v.Type() != js.TypeObject || !v.InstanceOf(js.Global().Get("Uint8Array")) {
-			return "adopt: the outcome must be a Uint8Array"
-		}
-		data := make([]byte, v.Length())
-		js.CopyBytesToGo(data, v)
-		_, err := a.Adopt(str(args, 0), data, arg(args, 2).Truthy())
-		return errString(err)
-	})
 	b.fn("state", "", func([]js.Value) any { return a.State() })
 	b.fn("restore", "internal error", func(args []js.Value) any { return result(a.Restore(str(args, 0))) })
 	// event(kind, x, y, pointer, delta): kind is "down", "move", "up" or "wheel".
@@ -285,4 +279,30 @@ func ServeText(global string, fns map[string]Text) {
 		ready.Invoke()
 	}
 	select {} // serve until the page is closed
+}
+
+// exportRemote adds what a lesson whose computation another copy can do
+// (viz.Remote) needs: the page asks remoteKey after each change, holds the
+// computation it hands to its compute worker, and adopts the outcomes the
+// worker's copy answers with outcome. Only RunRemote's modules link it.
+func (b *bridge) exportRemote() {
+	b.fn("remoteKey", "", func([]js.Value) any { return b.app.RemoteKey() })
+	b.fn("hold", js.Undefined(), func(args []js.Value) any { b.app.Hold(str(args, 0)); return js.Undefined() })
+	b.fn("outcome", js.Null(), func([]js.Value) any {
+		data, done := b.app.Outcome()
+		if data == nil {
+			return js.Null()
+		}
+		return map[string]any{"data": toJS(data), "done": done}
+	})
+	b.fn("adopt", "internal error", func(args []js.Value) any {
+		v := arg(args, 1)
+		if v.Type() != js.TypeObject || !v.InstanceOf(js.Global().Get("Uint8Array")) {
+			return "adopt: the outcome must be a Uint8Array"
+		}
+		data := make([]byte, v.Length())
+		js.CopyBytesToGo(data, v)
+		_, err := b.app.Adopt(str(args, 0), data, arg(args, 2).Truthy())
+		return errString(err)
+	})
 }

@@ -335,6 +335,7 @@ const computesHere = new Set(); // modules whose worker failed
 window.uldpOffloads = 0;
 window.uldpAdopted = 0;
 function offload() {
+  if (!uldp.remoteKey) return; // a module whose lesson computes nothing elsewhere
   const key = uldp.remoteKey();
   if (!key || computer?.key === key || !window.Worker || computesHere.has(currentModule.module)) return;
   if (!computer) {

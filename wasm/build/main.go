@@ -260,7 +260,7 @@ func plan(ls []lessons.Lesson) ([]engine, error) {
 			return nil, fmt.Errorf("lesson %q: a lesson needs a unique name without dots, slashes or spaces", info.Name)
 		}
 		seen[info.Name] = true
-		main, err := mainFor(l.Constructor, info.Title, "Run")
+		main, err := mainFor(l.Constructor, info.Title, runner(l.New()))
 		if err != nil {
 			return nil, fmt.Errorf("lesson %s: %v", info.Name, err)
 		}
@@ -276,7 +276,7 @@ func plan(ls []lessons.Lesson) ([]engine, error) {
 				return nil, fmt.Errorf("lesson %s: part %q needs a unique name without dots, slashes or spaces, and the setting it shows", info.Name, p.Name)
 			}
 			seen[name] = true
-			main, err := mainFor(p.Constructor, info.Title+" ("+p.Name+")", "Run")
+			main, err := mainFor(p.Constructor, info.Title+" ("+p.Name+")", runner(p.New()))
 			if err != nil {
 				return nil, fmt.Errorf("lesson %s, part %s: %v", info.Name, p.Name, err)
 			}
@@ -312,6 +312,15 @@ func appendExport(out []engine, l lessons.Lesson, name, title string) []engine {
 // mainFor writes the main of a module passing what constructor makes to
 // wasm's run function (Run, or RunExporter); constructor is a function's
 // full Go name ("github.com/uldplab/uldp/viz/lessons/userlevel.New").
+// runner is the bridge's entry for a lesson module: RunRemote for a scene
+// whose computation a worker may do (viz.Remote), Run for the rest.
+func runner(s viz.Scene) string {
+	if _, ok := s.(viz.Remote); ok {
+		return "RunRemote"
+	}
+	return "Run"
+}
+
 func mainFor(constructor, title, run string) (string, error) {
 	slash := strings.LastIndex(constructor, "/")
 	dot := strings.Index(constructor[slash+1:], ".")

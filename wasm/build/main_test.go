@@ -74,6 +74,13 @@ func TestPlan(t *testing.T) {
 			t.Errorf("%s: not a js/wasm main:\n%s", e.Name, e.main)
 		}
 	}
+	// Only a lesson whose computation a worker may do links the functions
+	// for it.
+	for _, e := range engines {
+		if remote := strings.Contains(e.main, "wasm.RunRemote("); remote != (e.Name == "rates") {
+			t.Errorf("%s: main uses RunRemote: %v, want %v (only the rates explorer's scene is a viz.Remote)", e.Name, remote, !remote)
+		}
+	}
 	if !strings.Contains(engines[0].main, "wasm.Run(userlevel.New())") {
 		t.Errorf("lesson 1's main:\n%s", engines[0].main)
 	}
