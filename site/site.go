@@ -407,16 +407,32 @@ var minifier = func() *minify.M {
 	return m
 }()
 
+// Minified is body as the handler serves the file name when it has no
+// precompressed siblings: minified, if it is a script or a style sheet. A
+// static host's copy of the site (cmd/worker/assets) sends the same.
+func Minified(name string, body []byte) []byte {
+	return minified(mime.TypeByExtension(path.Ext(name)), body)
+}
+
+// minifiable is the minifier's name for content type ctype, if it minifies
+// it: scripts and style sheets.
+func minifiable(ctype string) (string, bool) {
+	mt, _, _ := strings.Cut(ctype, ";")
+	switch mt = strings.TrimSpace(mt); mt {
+	case "text/javascript", "application/javascript":
+		return "text/javascript", true
+	case "text/css":
+		return mt, true
+	}
+	return "", false
+}
+
 // minified is body minified when it is a script or a style sheet, and
 // body itself otherwise or when the minifier cannot read it (a test holds
 // every shipped script and style sheet to minifying cleanly).
 func minified(ctype string, body []byte) []byte {
-	mt, _, _ := strings.Cut(ctype, ";")
-	switch mt = strings.TrimSpace(mt); mt {
-	case "text/javascript", "application/javascript":
-		mt = "text/javascript"
-	case "text/css":
-	default:
+	mt, ok := minifiable(ctype)
+	if !ok {
 		return body
 	}
 	out, err := minifier.Bytes(mt, body)

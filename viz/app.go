@@ -427,9 +427,11 @@ func (a *App) RemoteKey() string {
 }
 
 // Hold stops the scene's own work on the computation key while another
-// copy does it and Adopt brings its outcome; "" (or a key that is no
-// longer under way, the settings having changed) lets the scene compute
-// again, as it does when the other copy fails.
+// copy does it and Adopt brings its outcome; "" lets the scene compute
+// again, as it must when the other copy fails. While settings name another
+// computation the hold lapses, and it applies again should they come back
+// to key: a front end that holds must see each hold through to a finished
+// outcome or to Hold("").
 func (a *App) Hold(key string) { a.away = key }
 
 // elsewhere reports whether the computation under way is held (Hold).
@@ -454,24 +456,23 @@ func (a *App) Outcome() (data []byte, done bool) {
 }
 
 // Adopt takes another copy's outcome of the computation key (Remote.Adopt)
-// and reports whether the figure changed; a finished one also ends the
-// hold.
-func (a *App) Adopt(key string, data []byte, done bool) (bool, error) {
+// for the next Frame; a finished one also ends the hold.
+func (a *App) Adopt(key string, data []byte, done bool) error {
 	r, ok := a.Scene().(Remote)
 	if !ok {
-		return false, format.Errorf("the lesson %q computes nothing elsewhere", a.Scene().Info().Name)
+		return format.Errorf("the lesson %q computes nothing elsewhere", a.Scene().Info().Name)
 	}
 	if k := a.RemoteKey(); k != key {
-		return false, format.Errorf("an outcome for another computation (%q, while %q is under way)", key, k)
+		return format.Errorf("an outcome for another computation (%q, while %q is under way)", key, k)
 	}
 	if err := r.Adopt(key, data, done); err != nil {
-		return false, err
+		return err
 	}
 	if done {
 		a.away = ""
 	}
 	a.dirty = true
-	return true, nil
+	return nil
 }
 
 // MaxReducedSpeed is playback's rate, in steps a second, when the reader
@@ -482,9 +483,11 @@ const MaxReducedSpeed = 1.0
 // speed slider's rate (off), as the reader's prefers-reduced-motion says.
 func (a *App) ReduceMotion(on bool) { a.reduced = on }
 
-// Settle finishes whatever computation the scene has under way, at once:
-// for an export, or a test, that needs the run the settings ask for.
+// Settle finishes whatever computation the scene has under way, at once
+// and here (a hold ends): for an export, or a test, that needs the run the
+// settings ask for.
 func (a *App) Settle() {
+	a.away = "" // computed here, whatever another copy was doing
 	if w, ok := a.Scene().(Worker); ok {
 		for w.Busy() {
 			a.Tick(0)

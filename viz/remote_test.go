@@ -38,13 +38,13 @@ func TestHoldAndAdopt(t *testing.T) {
 	if r.left != 3 {
 		t.Fatalf("held, the scene ticked: %d ticks left of 3", r.left)
 	}
-	if _, err := a.Adopt("other", []byte{1}, false); err == nil {
+	if err := a.Adopt("other", []byte{1}, false); err == nil {
 		t.Error("an outcome for another computation was adopted")
 	}
-	if changed, err := a.Adopt("run", []byte{1}, false); err != nil || !changed || r.left != 1 || !a.Busy() {
-		t.Fatalf("a partial outcome: changed %v, %v; %d left, busy %v", changed, err, r.left, a.Busy())
+	if err := a.Adopt("run", []byte{1}, false); err != nil || r.left != 1 || !a.Busy() {
+		t.Fatalf("a partial outcome: %v; %d left, busy %v", err, r.left, a.Busy())
 	}
-	if _, err := a.Adopt("run", []byte{0}, true); err != nil {
+	if err := a.Adopt("run", []byte{0}, true); err != nil {
 		t.Fatal(err)
 	}
 	if a.Busy() || a.RemoteKey() != "" || a.away != "" {
@@ -66,11 +66,17 @@ func TestHoldAndAdopt(t *testing.T) {
 	if data, _ := b.Outcome(); len(data) != 1 {
 		t.Errorf("outcome %v", data)
 	}
+	// Settling computes here, held or not.
+	b.Hold("run")
+	b.Settle()
+	if b.Busy() || r2.left != 0 {
+		t.Errorf("a held app did not settle: %d left", r2.left)
+	}
 	c := NewApp(newDragScene())
 	if data, _ := c.Outcome(); data != nil {
 		t.Error("a scene that computes nothing elsewhere gave an outcome")
 	}
-	if _, err := c.Adopt("run", nil, true); err == nil {
+	if err := c.Adopt("run", nil, true); err == nil {
 		t.Error("a scene that computes nothing elsewhere adopted an outcome")
 	}
 }

@@ -302,7 +302,6 @@ func (b *bridge) exportRemote() {
 		}
 		data := make([]byte, v.Length())
 		js.CopyBytesToGo(data, v)
-		_, err := b.app.Adopt(str(args, 0), data, arg(args, 2).Truthy())
-		return errString(err)
+		return errString(b.app.Adopt(str(args, 0), data, arg(args, 2).Truthy()))
 	})
 }

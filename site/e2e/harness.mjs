@@ -48,16 +48,22 @@ export function launch() {
 }
 
 // open loads the site at hash and waits for the engine; it returns the page
-// and the list of console errors seen.
-export async function open(hash = "") {
+// and the lists of console errors and warnings seen. init, if given, gets
+// the page before the site loads (to add an init script, say).
+export async function open(hash = "", init = null) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
-  const errors = [];
-  page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+  const errors = [], warnings = [];
+  page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); else if (m.type() === "warning") warnings.push(m.text()); });
   page.on("pageerror", (e) => errors.push(String(e)));
+  if (init) await init(page);
   await page.goto(base + hash);
   await page.waitForSelector("body[data-ready=true]", { timeout: 20000 });
-  return { page, errors };
+  return { page, errors, warnings };
 }
+
+// noWorkers makes a page a browser without Web Workers: a lesson then
+// computes on the page's thread, a slice per frame.
+export const noWorkers = (page) => page.addInitScript(() => { delete window.Worker; });
 
 export const state = async (page) => new URLSearchParams((await page.evaluate(() => location.hash)).slice(1));
 export const status = (page) => page.textContent("#status");

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { writeFileSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { serve, root, shots, base, browser, open, state, status, idle, readout, prose, lesson } from "./harness.mjs";
+import { serve, root, shots, base, browser, open, state, status, idle, readout, prose, lesson, noWorkers } from "./harness.mjs";
 
 serve();
 
@@ -869,7 +869,9 @@ async function errataLinks(page) {
 }
 
 test("Rates explorer: the bounds on log axes, simulated points arriving with progress, the semi-sensitive crossover", async () => {
-  const { page, errors } = await open("#scene=rates");
+  // Without workers, as in a browser that has none or whose worker failed
+  // (the next test has the sweep in a worker): the page computes itself.
+  const { page, errors } = await open("#scene=rates", noWorkers);
   // The sweep runs between frames, a DP-SGD step at a time: progress first,
   // then the points, and no call into Go long enough to freeze the page.
   // The first point is also the module's warm-up: the browser compiles
@@ -927,48 +929,35 @@ test("Rates explorer: the bounds on log axes, simulated points arriving with pro
 });
 
 test("Rates explorer: the sweep computes in a worker and shows what the page would have computed; a change mid-sweep replaces it; a failing worker leaves the page computing", async () => {
-  // at opens hash in a page made ready by init (before its scripts run).
-  const at = async (hash, init) => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    const errors = [], warnings = [];
-    page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); else if (m.type() === "warning") warnings.push(m.text()); });
-    page.on("pageerror", (e) => errors.push(String(e)));
-    if (init) await init(page);
-    await page.goto(base + hash);
-    await page.waitForSelector("body[data-ready=true]", { timeout: 20000 });
-    return { page, errors, warnings };
-  };
   // words is the panel once the sweep is done: every readout.
   const words = async (page) => {
     await idle(page);
     return page.evaluate(() => [...document.querySelectorAll("#readouts dd")].map((d) => `${d.dataset.name}: ${d.textContent}`).join("\n"));
   };
   const sweep = "#scene=rates&seeds=4";
-  const changed = "#scene=rates&seeds=4&axis=eps";
   // The page's own computation, for reference: a browser without workers.
-  const noWorkers = (page) => page.addInitScript(() => { delete window.Worker; });
-  const here = await at(sweep, noWorkers);
+  const here = await open(sweep, noWorkers);
   const hereWords = await words(here.page);
-  const hereTicks = await here.page.evaluate(() => uldpStats.tickMs / Math.max(1, uldpStats.ticks));
-  await here.page.goto(base + changed);
-  await here.page.waitForSelector("body[data-ready=true]");
+  await follow(here.page, "#scene=rates&seeds=4&axis=eps");
   const hereChanged = await words(here.page);
   assert.deepEqual(here.errors, []);
   await here.page.close();
   assert.match(hereWords, /sim-slope: .*over 5 points/);
+  assert.match(hereChanged, /sim-slope: .*over 6 points/);
 
   // With a worker: the page's ticks hold the sweep (a tick that computes
   // takes a 10 ms slice; a held one next to nothing: the mean over the
   // sweep says which, where one slow call on a busy machine would not),
   // and the outcomes arrive a tenth of a second apart.
-  const { page, errors } = await at(sweep);
+  const { page, errors, warnings } = await open(sweep);
   await page.waitForFunction(() => window.uldpAdopted >= 1, null, { timeout: 30000 });
-  const during = await page.evaluate(() => ({ offloads: uldpOffloads, adopted: uldpAdopted, busy: uldp.busy() }));
+  await page.evaluate(() => Object.assign(uldpStats, { ticks: 0, tickMs: 0 }));
   const elsewhere = await words(page);
-  const ticks = await page.evaluate(() => ({ n: uldpStats.ticks, meanMs: uldpStats.tickMs / Math.max(1, uldpStats.ticks) }));
-  console.log(`# rates explorer's sweep in a worker: ${JSON.stringify({ during, ticks })}; on the page, ${hereTicks.toFixed(2)} ms a tick`);
-  assert.equal(during.offloads, 1, "the opening sweep was handed to the worker once");
+  const ticks = await page.evaluate(() => ({ n: uldpStats.ticks, meanMs: uldpStats.tickMs / Math.max(1, uldpStats.ticks), offloads: uldpOffloads, adopted: uldpAdopted }));
+  console.log(`# rates explorer's sweep in a worker: ${JSON.stringify(ticks)}`);
+  assert.equal(ticks.offloads, 1, "the opening sweep was handed to the worker once");
   assert.equal(elsewhere, hereWords, "the worker's sweep shows otherwise than the page's own");
+  assert.ok(ticks.n >= 10, `only ${ticks.n} frames while the worker computed: too few to tell whether the page computed`);
   assert.ok(ticks.meanMs < 3, `the page's ticks took ${ticks.meanMs.toFixed(2)} ms on average during the sweep: it computed itself`);
   // Changes mid-sweep: each new sweep replaces the one under way, in the
   // same worker, and the last one's points are the page's own. (Two
@@ -979,11 +968,25 @@ test("Rates explorer: the sweep computes in a worker and shows what the page wou
   await page.selectOption("#ctl-axis", "n");
   await page.selectOption("#ctl-axis", "eps");
   assert.equal(await words(page), hereChanged, "after changes mid-sweep, the worker's last sweep shows otherwise than the page's own");
+  assert.ok(await page.evaluate((n) => uldpAdopted > n, ticks.adopted), "no outcome adopted after the changes");
+  assert.deepEqual(warnings.filter((w) => /computing/.test(w)), [], "the worker gave up");
+  // A setting more precise than the link carries: the worker's copy,
+  // restored from the link, would compute another sweep, so this one is
+  // computed on the page, and the next handed out again.
+  await page.evaluate(() => { location.hash = "#scene=rates&seeds=4&axis=n&eps=0.250000001"; });
+  await page.waitForFunction(() => /axis=n/.test(uldp.state()) && /eps=0\.25(&|$)/.test(uldp.state()), null, { timeout: 20000 });
+  assert.match(await words(page), /sim-slope: .*over 5 points/);
+  assert.ok(warnings.some((w) => /computing this one on the page/.test(w)), "the unrestorable sweep went unsaid: " + warnings);
+  const handed = await page.evaluate(() => uldpOffloads);
+  await page.selectOption("#ctl-axis", "d");
+  await page.waitForFunction((n) => window.uldpOffloads > n, handed, { timeout: 10000 });
+  await idle(page);
+  assert.deepEqual(warnings.filter((w) => /instead/.test(w)), [], "the worker was given up for good");
   assert.deepEqual(errors, []);
   await page.close();
 
   // A worker that fails: the page says why in the console and computes.
-  const broken = await at(sweep, (p) => p.route("**/compute.js", (route) => route.fulfill({
+  const broken = await open(sweep, (p) => p.route("**/compute.js", (route) => route.fulfill({
     contentType: "text/javascript", body: "self.onmessage = (e) => self.postMessage({ key: e.data.key, error: 'broken on purpose' });",
   })));
   assert.equal(await words(broken.page), hereWords, "with a failing worker, the page's sweep shows otherwise");

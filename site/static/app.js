@@ -325,19 +325,20 @@ function rehearse(mod) {
 // computes on another core, and the page's copy holds its own work and
 // adopts what the worker sends, a tenth of a second at a time. A change
 // of settings names a new computation, which replaces the one under way.
-// Should the worker fail (or compute something else than the page would),
-// the page computes for itself, as it does without workers, and does not
-// hand that module's work out again. uldpOffloads counts the
-// computations handed out and uldpAdopted the outcomes adopted, for the
-// tests.
-let computer = null; // {worker, module, key}
+// Should the worker fail, or fall silent for 15 s, the page computes for
+// itself, as it does without workers, and does not hand that module's work
+// out again; a computation the worker's copy cannot restore (the settings
+// are more precise than the link that carries them) is computed here, and
+// the next one handed out again. uldpOffloads counts the computations
+// handed out and uldpAdopted the outcomes adopted, for the tests.
+let computer = null; // {worker, module, key: the one handed out, local: one computed here, timer}
 const computesHere = new Set(); // modules whose worker failed
 window.uldpOffloads = 0;
 window.uldpAdopted = 0;
 function offload() {
   if (!uldp.remoteKey) return; // a module whose lesson computes nothing elsewhere
   const key = uldp.remoteKey();
-  if (!key || computer?.key === key || !window.Worker || computesHere.has(currentModule.module)) return;
+  if (!key || computer?.key === key || computer?.local === key || !window.Worker || computesHere.has(currentModule.module)) return;
   if (!computer) {
     let worker;
     try {
@@ -346,22 +347,44 @@ function offload() {
       computesHere.add(currentModule.module);
       return;
     }
-    computer = { worker, module: currentModule.module, key: "" };
+    computer = { worker, module: currentModule.module, key: "", local: "", timer: 0 };
     worker.onmessage = (e) => adoptOutcome(e.data);
     worker.onerror = (e) => { e.preventDefault(); computeHere(e.message || "the worker failed"); };
     worker.onmessageerror = () => computeHere("the worker's answer could not be read");
   }
   computer.key = key;
   computer.worker.postMessage({ module: currentCompiled, state: uldp.state(), key });
+  watch();
   uldp.hold(key);
   window.uldpOffloads++;
   giveWay();
 }
 
-// adoptOutcome shows what the compute worker found, if it is for the computation
-// still under way.
-function adoptOutcome({ key, data, done, error }) {
-  if (!computer || key !== computer.key || key !== uldp.remoteKey()) return;
+// watch gives the worker 15 s for its next answer: one killed by the
+// browser (for memory, say) may say nothing at all.
+function watch() {
+  clearTimeout(computer.timer);
+  computer.timer = setTimeout(() => computeHere("no answer for 15 s"), 15000);
+}
+
+// adoptOutcome shows what the compute worker found, if it is for the
+// computation still under way. An answer that ends the worker's work on
+// its key (done, or failed) ends the hand-out too, even when the settings
+// have moved on meanwhile: should they come back to it, offload hands it
+// out again rather than wait for an answer that has come and gone.
+function adoptOutcome({ key, data, done, error, unrestorable }) {
+  if (!computer || key !== computer.key) return; // a computation since replaced
+  if (done || error) {
+    clearTimeout(computer.timer);
+    computer.key = "";
+  } else watch();
+  if (key !== uldp.remoteKey()) return;
+  if (unrestorable) {
+    console.warn(`computing in a worker: ${error}; computing this one on the page`);
+    computer.local = key;
+    uldp.hold("");
+    return;
+  }
   if (error) { computeHere(error); return; }
   const err = uldp.adopt(key, data, done);
   if (err) { computeHere(err); return; }
@@ -379,6 +402,7 @@ function computeHere(why) {
 
 // stopComputing ends the compute worker (the lesson is left, or it failed).
 function stopComputing() {
+  if (computer) clearTimeout(computer.timer);
   computer?.worker.terminate();
   computer = null;
 }

@@ -7,9 +7,10 @@
 //
 // The page posts {module, state, key}: the compiled module, the lesson's
 // state, and the key naming the computation (viz.Remote). The worker
-// answers {key, data, done} until done, or {key, error}. A newer request
-// replaces the one under way; the page ends the worker when it leaves the
-// lesson.
+// answers {key, data, done} until done, or {key, error}, with unrestorable
+// set when its copy, restored to the state, names another computation. A
+// newer request replaces the one under way. The worker's copy stays, ready
+// for the next computation, until the page leaves the lesson.
 "use strict";
 
 importScripts("wasm_exec.js");
@@ -18,7 +19,8 @@ let lesson = null; // the worker's copy: a promise of the bridge
 let latest = 0; // the request under way; an older one's loop ends
 
 // pause lets a newer request in between slices, without setTimeout's
-// clamping to 4 ms.
+// clamping to 4 ms. One wake for all: a loop parked here when a newer
+// request pauses in turn is never woken, and ends there.
 const pause = (() => {
   const ch = new MessageChannel();
   let wake = () => {};
@@ -46,11 +48,16 @@ self.onmessage = async (e) => {
     if (me !== latest) return;
     const r = u.restore(state);
     if (r !== "") throw new Error(typeof r === "string" ? r : "the state belongs to another module");
-    if (u.remoteKey() !== key) throw new Error("restored to the page's state, the worker's copy computes something else");
+    if (u.remoteKey() !== key) {
+      self.postMessage({ key, error: "restored to the page's state, the worker's copy computes something else", unrestorable: true });
+      return;
+    }
     for (;;) {
       const t0 = performance.now();
-      while (u.remoteKey() === key && performance.now() - t0 < 100) u.tick(0);
-      if (u.lastError) throw new Error(u.lastError);
+      while (u.remoteKey() === key && performance.now() - t0 < 100) {
+        u.tick(0);
+        if (u.lastError) throw new Error(u.lastError);
+      }
       const out = u.outcome();
       if (!out) throw new Error("the lesson has no outcome to send");
       self.postMessage({ key, data: out.data, done: out.done }, [out.data.buffer]);

@@ -309,9 +309,6 @@ func appendExport(out []engine, l lessons.Lesson, name, title string) []engine {
 	})
 }
 
-// mainFor writes the main of a module passing what constructor makes to
-// wasm's run function (Run, or RunExporter); constructor is a function's
-// full Go name ("github.com/uldplab/uldp/viz/lessons/userlevel.New").
 // runner is the bridge's entry for a lesson module: RunRemote for a scene
 // whose computation a worker may do (viz.Remote), Run for the rest.
 func runner(s viz.Scene) string {
@@ -321,6 +318,9 @@ func runner(s viz.Scene) string {
 	return "Run"
 }
 
+// mainFor writes the main of a module passing what constructor makes to
+// wasm's run function (Run, RunRemote or RunExporter); constructor is a
+// function's full Go name ("github.com/uldplab/uldp/viz/lessons/userlevel.New").
 func mainFor(constructor, title, run string) (string, error) {
 	slash := strings.LastIndex(constructor, "/")
 	dot := strings.Index(constructor[slash+1:], ".")

@@ -1,6 +1,7 @@
 // Command assets writes ULDP Lab's site into a directory for a static host
 // (the Worker's static assets): every file of the site, without the
-// precompressed siblings (the host compresses), and a _headers file with
+// precompressed siblings (the host compresses), scripts and style sheets
+// minified as `uldp serve` sends them, and a _headers file with
 // the headers `uldp serve` sends: the security policy on every file, a
 // year's caching for the content-hashed engines.
 //
@@ -47,6 +48,7 @@ func write(files fs.FS, dir string) (int, error) {
 		if err != nil {
 			return err
 		}
+		b = site.Minified(name, b)
 		dst := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return err

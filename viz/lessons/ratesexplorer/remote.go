@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/uldplab/uldp/core/rates"
 	"github.com/uldplab/uldp/viz"
@@ -71,17 +72,28 @@ func (r *Scene) Adopt(key string, data []byte, done bool) error {
 	frac, ok1 := get()
 	runs, ok2 := get()
 	n, ok3 := get()
-	if !ok1 || !ok2 || !ok3 || n < 0 || n > float64(len(r.sweep)) || n != math.Trunc(n) || len(data) < int(n)*8*measurementFields {
+	whole := func(v, hi float64) bool { return v >= 0 && v <= hi && v == math.Trunc(v) }
+	if !ok1 || !ok2 || !ok3 || !(frac >= 0 && frac <= 1) || !whole(runs, float64(len(r.sweep)*r.seeds)) ||
+		!whole(n, float64(len(r.sweep))) || len(data) < int(n)*8*measurementFields {
 		return errors.New("rates explorer: an outcome that does not decode")
 	}
+	p := r.point()
 	points := make([]rates.Measurement, int(n))
 	for i := range points {
 		var f [measurementFields]float64
 		for j := range f {
 			f[j], _ = get()
 		}
-		points[i] = rates.Measurement{Point: rates.Point{N: f[0], M: f[1], D: f[2], Eps: f[3], Delta: f[4], K: f[5]},
+		m := rates.Measurement{Point: rates.Point{N: f[0], M: f[1], D: f[2], Eps: f[3], Delta: f[4], K: f[5]},
 			MSE: f[6], RMS: f[7], Lo: f[8], Hi: f[9], Seeds: int(f[10]), Halted: int(f[11]), Sigma: f[12]}
+		// Each point is the sweep's next, from this sweep's runs.
+		if m.Point != r.axis.With(p, r.sweep[i]) || f[10] != float64(r.seeds) || !whole(f[11], f[10]) {
+			return errors.New("rates explorer: an outcome for other points")
+		}
+		points[i] = m
+	}
+	if !utf8.Valid(data) {
+		return errors.New("rates explorer: an outcome whose error message does not decode")
 	}
 	if len(data) > 0 {
 		r.simErr = errors.New(string(data))

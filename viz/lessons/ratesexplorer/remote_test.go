@@ -2,6 +2,8 @@ package ratesexplorer
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math"
 	"strings"
 	"testing"
 
@@ -56,8 +58,8 @@ func TestRatesSweepComputedElsewhere(t *testing.T) {
 	if done {
 		t.Fatal("the outcome of a sweep under way says it is done")
 	}
-	if changed, err := page.Adopt(key, data, done); err != nil || !changed {
-		t.Fatalf("adopting a partial outcome: %v, %v", changed, err)
+	if err := page.Adopt(key, data, done); err != nil {
+		t.Fatalf("adopting a partial outcome: %v", err)
 	}
 	if !page.Busy() || page.RemoteKey() != key {
 		t.Error("a partial outcome ended the page's sweep")
@@ -69,14 +71,29 @@ func TestRatesSweepComputedElsewhere(t *testing.T) {
 		t.Errorf("the adopted progress: %+v", r)
 	}
 
-	// Refused: another sweep's outcome, and bytes that do not decode.
-	if _, err := page.Adopt(key+"x", data, false); err == nil {
+	// Refused: another sweep's outcome, and bytes that do not decode or
+	// say what no sweep of these settings could.
+	if err := page.Adopt(key+"x", data, false); err == nil {
 		t.Error("an outcome for another sweep was adopted")
 	}
-	for _, bad := range [][]byte{nil, data[:7], data[:len(data)-8], append(bytes.Clone(data[:16]), 0, 0, 0, 0, 0, 0, 0xf0, 0x7f)} {
-		if _, err := page.Adopt(key, bad, false); err == nil {
-			t.Errorf("an outcome of %d bytes that does not decode was adopted", len(bad))
+	with := func(i int, v float64) []byte { // data with float i set to v
+		out := bytes.Clone(data)
+		binary.LittleEndian.PutUint64(out[8*i:], math.Float64bits(v))
+		return out
+	}
+	for name, bad := range map[string][]byte{
+		"nothing": nil, "7 bytes": data[:7], "a point short": data[:len(data)-8],
+		"share of steps NaN": with(0, math.NaN()), "share of steps over 1": with(0, 1.5), "runs not whole": with(1, 2.5),
+		"runs beyond the sweep": with(1, 1e9), "count infinite": with(2, math.Inf(1)), "count negative": with(2, -1),
+		"first point elsewhere": with(3, 12345), "seeds not the sweep's": with(3+10, 99), "halted beyond the seeds": with(3+11, 5),
+		"an error message not UTF-8": append(bytes.Clone(data), 0xff, 0xfe),
+	} {
+		if err := page.Adopt(key, bad, false); err == nil {
+			t.Errorf("an outcome with %s was adopted", name)
 		}
+	}
+	if got, want := seen(t, page), seen(t, worker); !bytes.Equal(got, want) {
+		t.Error("a refused outcome changed what the page shows")
 	}
 
 	// Finished: the page is done, and shows what it would have computed.
@@ -85,7 +102,7 @@ func TestRatesSweepComputedElsewhere(t *testing.T) {
 	if !done {
 		t.Fatal("the finished sweep's outcome is not done")
 	}
-	if _, err := page.Adopt(key, data, done); err != nil {
+	if err := page.Adopt(key, data, done); err != nil {
 		t.Fatal(err)
 	}
 	if page.Busy() || page.RemoteKey() != "" {
@@ -129,5 +146,38 @@ func TestRatesHoldLapses(t *testing.T) {
 	page.Tick(1.0 / 60)
 	if r := page.Scene().(*Scene); r.simFrac == 0 {
 		t.Error("released, the sweep did not go on here")
+	}
+}
+
+// A worker that fails after the page adopted some of its points: released,
+// the page computes the sweep from its start and shows what a copy that
+// never held shows.
+func TestRatesReleasedAfterAPartialOutcome(t *testing.T) {
+	defer func(c func() float64) { viz.Clock = c }(viz.Clock)
+	var now float64
+	viz.Clock = func() float64 { now += 1; return now }
+	const state = "scene=rates&seeds=4"
+	open := func() *viz.App {
+		a := viz.NewApp(New())
+		if err := a.Restore(state); err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	worker, page, local := open(), open(), open()
+	key := page.RemoteKey()
+	page.Hold(key)
+	for len(worker.Scene().(*Scene).points) < 2 {
+		worker.Tick(1.0 / 60)
+	}
+	data, done := worker.Outcome()
+	if err := page.Adopt(key, data, done); err != nil {
+		t.Fatal(err)
+	}
+	page.Hold("")
+	page.Settle()
+	local.Settle()
+	if got, want := seen(t, page), seen(t, local); !bytes.Equal(got, want) {
+		t.Errorf("released after two adopted points, the page shows %d bytes unlike a copy that computed itself, %d", len(got), len(want))
 	}
 }

@@ -150,8 +150,10 @@ func (r *Scene) restart() {
 	r.pending = true
 }
 
-// start starts the sweep restart prepared.
+// start starts the sweep restart prepared, from its first point: points
+// adopted from a worker that then failed are computed again here.
 func (r *Scene) start() {
+	r.points, r.simErr, r.simDone, r.simFrac = nil, nil, 0, 0
 	p, xs := r.point(), r.sweep
 	per := int64(r.seeds * rates.SimSteps) // DP-SGD steps a point
 	total := int64(len(xs)) * per
