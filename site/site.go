@@ -373,7 +373,7 @@ func (e *entry) load(files fs.FS, name string) error {
 	if len(siblings) == 0 {
 		// A build's siblings are compressions of the file as it is, so
 		// only a file without them may be served minified.
-		body = minified(e.ctype, body)
+		body = Minified(name, body)
 	}
 	sum := sha256.Sum256(body)
 	tag := hex.EncodeToString(sum[:8])
@@ -408,10 +408,20 @@ var minifier = func() *minify.M {
 }()
 
 // Minified is body as the handler serves the file name when it has no
-// precompressed siblings: minified, if it is a script or a style sheet. A
-// static host's copy of the site (cmd/worker/assets) sends the same.
+// precompressed siblings: minified if it is a script or a style sheet, as
+// it is otherwise or when the minifier cannot read it (a test holds every
+// shipped script and style sheet to minifying cleanly). A static host's
+// copy of the site (cmd/worker/assets) sends the same.
 func Minified(name string, body []byte) []byte {
-	return minified(mime.TypeByExtension(path.Ext(name)), body)
+	mt, ok := minifiable(mime.TypeByExtension(path.Ext(name)))
+	if !ok {
+		return body
+	}
+	out, err := minifier.Bytes(mt, body)
+	if err != nil {
+		return body
+	}
+	return out
 }
 
 // minifiable is the minifier's name for content type ctype, if it minifies
@@ -425,21 +435,6 @@ func minifiable(ctype string) (string, bool) {
 		return mt, true
 	}
 	return "", false
-}
-
-// minified is body minified when it is a script or a style sheet, and
-// body itself otherwise or when the minifier cannot read it (a test holds
-// every shipped script and style sheet to minifying cleanly).
-func minified(ctype string, body []byte) []byte {
-	mt, ok := minifiable(ctype)
-	if !ok {
-		return body
-	}
-	out, err := minifier.Bytes(mt, body)
-	if err != nil {
-		return body
-	}
-	return out
 }
 
 // maxBrotliOnTheFly is the largest file compressed with brotli on first

@@ -443,16 +443,10 @@ func (a *App) elsewhere() bool {
 // computation this copy does (Remote.Outcome), and whether it is done;
 // nil when the scene computes nothing another copy could take.
 func (a *App) Outcome() (data []byte, done bool) {
-	r, ok := a.Scene().(Remote)
-	if !ok {
-		return nil, false
+	if r, ok := a.Scene().(Remote); ok {
+		return r.Outcome()
 	}
-	if !r.Busy() {
-		// Finished: what it found, done (the last slice ended it).
-		data, _ = r.Outcome()
-		return data, true
-	}
-	return r.Outcome()
+	return nil, false
 }
 
 // Adopt takes another copy's outcome of the computation key (Remote.Adopt)

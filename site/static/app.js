@@ -832,8 +832,7 @@ function refresh(force, settle) {
     const t1 = performance.now();
     stats.maxFrameMs = Math.max(stats.maxFrameMs, t1 - t0);
     syncPanel(settle);
-    const panel = performance.now() - t1;
-    if (panel > stats.maxPanelMs) { stats.maxPanelMs = panel; }
+    stats.maxPanelMs = Math.max(stats.maxPanelMs, performance.now() - t1);
   } else if (resized && lastFrame) {
     paint(lastFrame);
   }

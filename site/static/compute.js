@@ -13,7 +13,7 @@
 // for the next computation, until the page leaves the lesson.
 "use strict";
 
-importScripts("wasm_exec.js");
+importScripts("lesson-worker.js");
 
 let lesson = null; // the worker's copy: a promise of the bridge
 let latest = 0; // the request under way; an older one's loop ends
@@ -28,22 +28,11 @@ const pause = (() => {
   return () => new Promise((resolve) => { wake = resolve; ch.port2.postMessage(0); });
 })();
 
-async function open(module) {
-  const go = new Go();
-  const ready = new Promise((resolve) => { self.uldpReady = resolve; });
-  const instance = await WebAssembly.instantiate(module, go.importObject);
-  // A program that exits or traps before it is ready would leave ready
-  // waiting for good.
-  const ran = go.run(instance).then(() => { throw new Error("the lesson's program stopped as it started"); });
-  await Promise.race([ready, ran]);
-  return self.uldp;
-}
-
 self.onmessage = async (e) => {
   const { module, state, key } = e.data;
   const me = ++latest;
   try {
-    lesson ??= open(module);
+    lesson ??= openLesson(module);
     const u = await lesson;
     if (me !== latest) return;
     const r = u.restore(state);

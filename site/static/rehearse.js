@@ -14,22 +14,15 @@
 // "played").
 "use strict";
 
-importScripts("wasm_exec.js");
+importScripts("lesson-worker.js");
 
 self.onmessage = async (e) => {
   const { module, state, width, height, budgetMs } = e.data;
   const t0 = performance.now();
   let calls = 0, stage = "";
   try {
-    const go = new Go();
-    const ready = new Promise((resolve) => { self.uldpReady = resolve; });
-    const instance = await WebAssembly.instantiate(module, go.importObject);
-    // A program that exits or traps before it is ready would leave ready
-    // waiting for good.
-    const ran = go.run(instance).then(() => { throw new Error("the lesson's program stopped as it started"); });
-    await Promise.race([ready, ran]);
+    const u = await openLesson(module);
     stage = "opened";
-    const u = self.uldp;
     const left = () => performance.now() - t0 < budgetMs;
     const run = (fn, ...args) => { calls++; return u[fn](...args); };
     // settle lets a computation under way go on for at most n frames'
