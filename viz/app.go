@@ -43,8 +43,11 @@ type App struct {
 	certifyFor []string
 	certifyCtl *Control
 	// away is the Remote computation another copy is doing (Hold): the
-	// scene's ticks wait while it is the one under way.
-	away string
+	// scene's ticks wait while it is the one under way. holding is set by
+	// Hold, so that a module whose bridge never holds (wasm.Run, not
+	// RunRemote) links none of this.
+	away    string
+	holding func() bool
 }
 
 // AddParts gives the app the further scenes of its lessons — a lesson the
@@ -386,7 +389,7 @@ func (a *App) Tick(dt float64) bool {
 		}
 		changed = st.Player().Tick(play)
 	}
-	if tk, ok := a.Scene().(Ticker); ok && !a.elsewhere() && tk.Tick(dt) {
+	if tk, ok := a.Scene().(Ticker); ok && (a.holding == nil || !a.holding()) && tk.Tick(dt) {
 		changed = true
 	}
 	if w, ok := a.Scene().(Worker); a.queued != "" && (!ok || !w.Busy()) {
@@ -432,7 +435,7 @@ func (a *App) RemoteKey() string {
 // computation the hold lapses, and it applies again should they come back
 // to key: a front end that holds must see each hold through to a finished
 // outcome or to Hold("").
-func (a *App) Hold(key string) { a.away = key }
+func (a *App) Hold(key string) { a.away, a.holding = key, a.elsewhere }
 
 // elsewhere reports whether the computation under way is held (Hold).
 func (a *App) elsewhere() bool {
