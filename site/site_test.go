@@ -75,7 +75,7 @@ func TestLessonTextFromTheLesson(t *testing.T) {
 // compressed on first use: brotli for browsers that take it, gzip for the
 // rest, both decoding to the file.
 func TestCompressedOnFirstUse(t *testing.T) {
-	for _, name := range append([]string{"lessons/dp-sgd.html"}, firstPage...) {
+	for _, name := range append([]string{"lessons/dp-sgd.html", "exercises.js"}, firstPage(t, Files())...) {
 		name = "/" + name
 		plain, _ := io.ReadAll(get(t, name, "").Body)
 		for _, c := range []struct {

@@ -1,4 +1,6 @@
-// Exercise mode: a pack's questions above the live lessons. The page holds
+// Exercise mode: a pack's questions above the live lessons. app.js loads
+// this script when the student has saved progress (EX_STORE) or first
+// opens the exercises. The page holds
 // the pack's sheet (questions, hints, choices: no keys); the server grades
 // each answer once the student commits it (POST api/grade), running the
 // lesson's own engine, and only then sends the explanation. Progress lives
@@ -16,8 +18,6 @@
 // under an id drawn before sending, so an answer resent after a lost reply
 // is stored once.
 "use strict";
-
-const EX_STORE = "uldp.exercises.v1";
 
 // ex is the saved progress: the pack ("builtin", or a file's name and
 // text), the student's name, the exercise open, and per exercise the
@@ -618,7 +618,7 @@ function handin() {
 }
 
 function wireExercises() {
-  $("exercises-open").addEventListener("click", showDialog);
+  // The Exercises button is app.js's: it loads this script first.
   $("ex-list").addEventListener("click", showDialog);
   $("ex-prev").addEventListener("click", () => openExercise(ex.current - 1));
   $("ex-next").addEventListener("click", () => openExercise(ex.current + 1));

@@ -131,15 +131,8 @@ func TestFillGapsRefusesWhatItCannotKeep(t *testing.T) {
 // printed before: what the build does to every engine, checked end to end
 // on a module small enough to build in a second.
 func TestFillGapsOnAGoProgram(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("node is missing: make test installs it")
-		}
-		t.Skip("node not installed")
-	}
-	dir := t.TempDir()
-	src := `package main
+	run := nodeRunner(t)
+	linked := goProgram(t, `package main
 
 import "fmt"
 
@@ -160,20 +153,7 @@ func main() {
 	}
 	fmt.Println(s, table, len(table))
 }
-`
-	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module sparse\n\ngo 1.22\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	linked := filepath.Join(dir, "linked.wasm")
-	build := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", linked, ".")
-	build.Dir = dir
-	build.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm", "GOFLAGS=", "GOWORK=off")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+`)
 	mod, err := os.ReadFile(linked)
 	if err != nil {
 		t.Fatal(err)
@@ -190,25 +170,72 @@ func main() {
 	if m*10 > n {
 		t.Errorf("%d segments became %d: expected at least tenfold fewer", n, m)
 	}
-	joined := filepath.Join(dir, "joined.wasm")
-	if err := os.WriteFile(joined, filled, 0o644); err != nil {
-		t.Fatal(err)
+	want, got := run(linked), run(writeModule(t, filled))
+	if got != want || !strings.Contains(want, "[alpha    beta     gamma] 10") {
+		t.Errorf("the joined module printed %q, the linked one %q", got, want)
+	}
+	t.Logf("%d segments → %d; %d → %d bytes", n, m, len(mod), len(filled))
+}
+
+// nodeRunner returns a function that runs a js/wasm module under Node and
+// returns what it printed, failing the test if it fails; without Node the
+// test is skipped (outside CI).
+func nodeRunner(t *testing.T) func(path string) string {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("node is missing: make test installs it")
+		}
+		t.Skip("node not installed")
 	}
 	goroot, err := exec.Command("go", "env", "GOROOT").Output()
 	if err != nil {
 		t.Fatalf("go env GOROOT: %v", err)
 	}
 	execJS := filepath.Join(strings.TrimSpace(string(goroot)), "lib", "wasm", "wasm_exec_node.js")
-	run := func(path string) string {
+	return func(path string) string {
 		out, err := exec.Command(node, execJS, path).CombinedOutput()
 		if err != nil {
 			t.Fatalf("node %s: %v\n%s", filepath.Base(path), err, out)
 		}
 		return string(out)
 	}
-	want, got := run(linked), run(joined)
-	if got != want || !strings.Contains(want, "[alpha    beta     gamma] 10") {
-		t.Errorf("the joined module printed %q, the linked one %q", got, want)
+}
+
+// goProgram builds the main package src for js/wasm as the engines are
+// built, and returns the module's path.
+func goProgram(t *testing.T, src string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	t.Logf("%d segments → %d; %d → %d bytes", n, m, len(mod), len(filled))
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module program\n\ngo 1.22\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	linked := filepath.Join(dir, "linked.wasm")
+	build := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", linked, ".")
+	build.Dir = dir
+	build.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm", "GOFLAGS=", "GOWORK=off")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return linked
+}
+
+// writeModule writes mod to a file of its own and returns its path.
+func writeModule(t *testing.T, mod []byte) string {
+	t.Helper()
+	f, err := os.CreateTemp(t.TempDir(), "*.wasm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(mod); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return f.Name()
 }

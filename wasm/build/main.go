@@ -4,13 +4,16 @@
 // -overlay, so nothing generated lands in the source tree) and calls its
 // lesson's constructor alone; the linker then drops every other lesson.
 //
-//	go run ./wasm/build [-out site/static] [-go go]
+//	go run ./wasm/build [-out site/static] [-go go] [-keepnames]
 //	go run ./wasm/build -join FILE.wasm
 //
 // It writes into -out:
 //
 //	engine/NAME.HASH.wasm     the module, its data segments joined (see
-//	                          maxFill); HASH is of its bytes, so the name
+//	                          maxFill) and its function names blanked
+//	                          (blankNames; -keepnames keeps them, to read a
+//	                          stack the browser prints); HASH is of its
+//	                          bytes, so the name
 //	                          changes whenever the content does and the
 //	                          server can let browsers cache it for good
 //	engine/NAME.HASH.wasm.gz  gzip -9 of it, and .br, brotli at quality 11
@@ -61,12 +64,13 @@ func main() {
 	out := flag.String("out", "site/static", "the site's directory")
 	goCmd := flag.String("go", "go", "the go command")
 	joinPath := flag.String("join", "", "only join the data segments of this module, in place (the Worker's program)")
+	keepNames := flag.Bool("keepnames", false, "keep the engines' function names, so that a stack the browser prints names each frame")
 	flag.Parse()
 	var err error
 	if *joinPath != "" {
 		err = joinFile(*joinPath)
 	} else {
-		err = build(*goCmd, *out, os.Stdout)
+		err = build(*goCmd, *out, !*keepNames, os.Stdout)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "build:", err)
@@ -141,7 +145,9 @@ type engine struct {
 // practice is the practice grader's engine, a main of the source tree.
 var practice = engine{Entry: Entry{Name: "practice"}, pkg: "./wasm/practice", rare: true}
 
-func build(goCmd, out string, log io.Writer) error {
+// build writes the engines into out; blank zeroes their function names
+// (blankNames).
+func build(goCmd, out string, blank bool, log io.Writer) error {
 	root, err := moduleRoot(goCmd)
 	if err != nil {
 		return err
@@ -173,6 +179,9 @@ func build(goCmd, out string, log io.Writer) error {
 			return err
 		}
 		raw, err := fillGaps(linked, maxFill)
+		if err == nil && blank {
+			raw, _, err = blankNames(raw)
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %v", e.Name, err)
 		}
