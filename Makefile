@@ -103,7 +103,7 @@ lint:
 # (viz/lessons natively, the semi-sensitive lesson under js/wasm) ran alone
 # for about a minute with a core idle. Each package still runs once.
 NATIVE_LONG := ./cmd/desktop ./cmd/uldp ./core/optim ./viz/lessons ./core/audit ./core/semisens ./core/rates ./core/format
-WASM_LONG   := ./viz/lessons/semisensitive ./viz/lessons ./core/semisens ./core/mech ./core/audit ./core/optim ./viz/lessons/auditlab ./core/loss
+WASM_LONG   := ./viz/lessons/semisensitive ./viz/lessons ./core/semisens ./core/mech ./core/audit ./core/optim ./viz/lessons/auditlab/sgdlab ./core/loss
 
 test-native: wasm worker-build
 	xvfb-run -a -s "-screen 0 1600x1000x24" $(GO) test -count=1 $(NATIVE_LONG) ./...

@@ -810,8 +810,13 @@ test("Audit lab: a broken variant is caught exactly and by sampling; drags keep 
   assert.match(await readout(page, "exact"), /0\.0771.*VIOLATION/);
   await prose(page, /pays for its halting query twice/);
   // DP-SGD has no closed form: the halting probability is exact, the rest
-  // is sampled from whole runs, and no-gate is caught on two crowds.
+  // is sampled from whole runs, and no-gate is caught on two crowds. It is
+  // in the lab's SGD part, a module of its own, which opens in its place.
+  const sgdModules = [];
+  page.on("request", (r) => { if (/engine\/audit-sgd\./.test(r.url())) sgdModules.push(r.url()); });
   await page.selectOption("#ctl-mech", "dp-sgd");
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get("mech") === "dp-sgd" && document.querySelector("#readouts dd[data-name='halt']"));
+  assert.ok(sgdModules.length >= 1, "the SGD part's module was never requested");
   // Each select's help describes what is chosen, not the other choices.
   const help = (id) => page.locator(`#${id}`).locator("xpath=..").locator(".help").textContent();
   assert.match(await help("ctl-mech"), /^dp-sgd: whole DP-SGD runs, sampled/);

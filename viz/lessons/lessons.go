@@ -21,6 +21,7 @@ import (
 	"github.com/uldplab/uldp/viz/lessons/auditlab"
 	"github.com/uldplab/uldp/viz/lessons/auditlab/phasedlab"
 	"github.com/uldplab/uldp/viz/lessons/auditlab/semilab"
+	"github.com/uldplab/uldp/viz/lessons/auditlab/sgdlab"
 	"github.com/uldplab/uldp/viz/lessons/calibration"
 	"github.com/uldplab/uldp/viz/lessons/dpsgd"
 	"github.com/uldplab/uldp/viz/lessons/outlieriterates"
@@ -93,11 +94,13 @@ func Lessons() []Lesson {
 	}
 }
 
-// auditLesson is the audit lab: Lowy, Liu & Asi's mechanisms are a part of
-// their own (the first module has no room for them), and PVMW another.
+// auditLesson is the audit lab: whole SGD runs are a part of their own
+// (the first module has no room for them), Lowy, Liu & Asi's mechanisms
+// another, and PVMW a third.
 func auditLesson() Lesson {
 	l := lesson(auditlab.New, auditlab.Text)
-	l.Parts = []Part{{Name: "phased", Param: "mech", Values: phasedlab.Mechs(), Lesson: lesson(phasedlab.New, nil)},
+	l.Parts = []Part{{Name: "sgd", Param: "mech", Values: sgdlab.Mechs(), Lesson: lesson(sgdlab.New, nil)},
+		{Name: "phased", Param: "mech", Values: phasedlab.Mechs(), Lesson: lesson(phasedlab.New, nil)},
 		{Name: "semi", Param: "mech", Values: semilab.Mechs(), Lesson: lesson(semilab.New, nil)}}
 	return l
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/uldplab/uldp/viz"
 	"github.com/uldplab/uldp/viz/lessons"
 	"github.com/uldplab/uldp/viz/lessons/auditlab/phasedlab"
+	"github.com/uldplab/uldp/viz/lessons/auditlab/sgdlab"
 	"github.com/uldplab/uldp/viz/lessons/userlevel"
 )
 
@@ -46,17 +47,23 @@ func TestPlan(t *testing.T) {
 	if !slices.Contains(got, "rates") || slices.Contains(got, "rates"+exportSuffix) || !slices.Contains(got, "semi-sensitive"+exportSuffix) {
 		t.Errorf("engines %v: the rates explorer has no run to export, lesson 12 has", got)
 	}
-	// The audit lab's second part: its own module, after the lesson's, for
-	// the mechanisms it shows.
-	found := false
-	for i, e := range engines {
-		if e.Name == "audit-phased" {
-			found = e.part && e.Param == "mech" && len(e.Values) > 0 && slices.Equal(e.Values, phasedlab.Mechs()) && strings.Contains(e.main, "wasm.Run(phasedlab.New())") &&
-				engines[i-1].Name == "audit"
+	// The audit lab's parts: each its own module, after the lesson's and
+	// its earlier parts', for the mechanisms it shows.
+	for _, part := range []struct {
+		name, main string
+		mechs      []string
+	}{{"audit-sgd", "wasm.Run(sgdlab.New())", sgdlab.Mechs()}, {"audit-phased", "wasm.Run(phasedlab.New())", phasedlab.Mechs()}} {
+		found := false
+		for i, e := range engines {
+			if e.Name == part.name {
+				before := engines[i-1]
+				found = e.part && e.Param == "mech" && len(e.Values) > 0 && slices.Equal(e.Values, part.mechs) && strings.Contains(e.main, part.main) &&
+					(before.Name == "audit" || before.part && strings.HasPrefix(before.Name, "audit-"))
+			}
 		}
-	}
-	if !found {
-		t.Error("no module for the audit lab's phased part after the lab's own")
+		if !found {
+			t.Errorf("no module for the audit lab's part %s after the lab's own", part.name)
+		}
 	}
 	for _, e := range engines {
 		// Only modules loaded on request are compressed the faster way.

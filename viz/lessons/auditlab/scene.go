@@ -1,11 +1,11 @@
 // Package auditlab is lesson 8, the audit lab: does the code keep its
 // promise? The exact δ(ε) of a neighbouring pair and Monte Carlo audits, with
 // broken variants to catch. Its parts, each a browser module of its own, are
-// phasedlab (Lowy, Liu & Asi's mechanisms) and semilab (PVMW).
+// sgdlab (whole DP-SGD and robust SGD runs), phasedlab (Lowy, Liu & Asi's
+// mechanisms) and semilab (PVMW).
 package auditlab
 
 import (
-	"math"
 	"slices"
 	"strings"
 
@@ -13,66 +13,12 @@ import (
 	"github.com/uldplab/uldp/core/cancel"
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/format"
-	"github.com/uldplab/uldp/core/loss"
 	"github.com/uldplab/uldp/core/mech"
-	"github.com/uldplab/uldp/core/optim"
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/viz"
 	"github.com/uldplab/uldp/viz/figure"
 	"github.com/uldplab/uldp/viz/lessons/auditlab/internal/lab"
 )
-
-// sampled says whether m's answer has no closed form, so the lab draws its
-// sampled answers instead of an exact profile.
-func sampled(m string) bool { return m == lab.SGD || m == lab.RSGD }
-
-// labRSGDParams are robust SGD's (Ghazi et al. 2025) for the pair: one
-// phase of T = 2 steps of B = 400 users in file order, ε = 8, δ = 10⁻⁵,
-// r = 1 and η = 1/6B, the largest step its proof allows (6βηB ≤ 1), on
-// the squared loss — or Huber's, whose gradients the huber-edge pair needs.
-// A smaller batch is not certified: with B = 100 a batch with no 2B/3 in
-// any r-box passes the test with probability 0.0016, not δ's share.
-func labRSGDParams(pair string) optim.RobustSGDParams {
-	p := optim.RobustSGDParams{Eps: 8, Delta: 1e-5, Loss: loss.Squared{Mu: 1}, Domain: 1e5, Batch: rsgdBatch, Radius: 1,
-		Eta: rsgdEta, Order: optim.Given, Mode: privacy.Sound, Theta0: []float64{0}}
-	if pair == "huber-edge" {
-		p.Loss = loss.Huber{H: 1}
-	}
-	return p
-}
-
-// rsgdBatch is B in the robust SGD pairs, which hold 2B users, and
-// rsgdEta their step.
-const (
-	rsgdBatch = 400
-	rsgdEta   = 1.0 / (6 * rsgdBatch)
-)
-
-// huberEdge is the pair on which the indicator kernel is caught (the
-// robust SGD audit's tests build the same pair in two dimensions). Step
-// 1's users sit at the start x₀ = 0; in B one of them is 10⁴ away, whose
-// Huber gradient saturates at 1 and moves x₁ by −η/B. Step 2's users are
-// half saturated (at −5, gradient 1) and half at half that move from x
-// (gradient ±η/2B): their distances straddle r = 1 by η/2B, so the
-// indicator kernel counts every cross pair on A and none on B.
-func huberEdge() (a, b []float64) {
-	near := -rsgdEta / rsgdBatch / 2
-	a = slices.Concat(lab.CrowdOf(rsgdBatch, 0), lab.CrowdOf(rsgdBatch/2, -5), lab.CrowdOf(rsgdBatch/2, near))
-	b = slices.Clone(a)
-	b[0] = -1e4
-	return a, b
-}
-
-// labSGDParams() are user-level DP-SGD's: sound ORME at (8, 0.1) inside 8
-// steps among 600 users (the proof needs n > 502), on the squared loss
-// without smoothing — what the audit's sampler of whole runs needs.
-func labSGDParams() optim.DPSGDParams {
-	return optim.DPSGDParams{Eps: 8, Delta: 0.1, Loss: loss.Squared{Mu: 1}, Radius: 50,
-		Steps: 8, Eta: 0.5, Tau: 1, Mode: privacy.Sound}
-}
-
-// sgdUsers is how many users the DP-SGD pairs hold.
-const sgdUsers = 600
 
 // labORMEParams() are ORME's sound constants at (8, 0.1), τ = 1, T = 1: the
 // proof covers them from n > 254 users, so the lab's pairs hold 300.
@@ -100,7 +46,7 @@ func flippingPair() lab.Pair {
 		a[i] -= gateThreshold
 		b[i] -= gateThreshold
 	}
-	return lab.Pair{Name: "flipping", Catches: audit.ORMEHalfScoreNoise, A: a,
+	return lab.Pair{Name: lab.FlippingPair, Catches: audit.ORMEHalfScoreNoise, A: a,
 		B: b}
 }
 
@@ -122,25 +68,20 @@ type Scene struct {
 	at     mech.ATParams
 	// The Gaussian mechanism's claimed ε (its answers are a[0] and b[0]).
 	gaussEps float64
-	// DP-SGD's runs on a and b, ready to sample.
-	sgd [2]audit.DPSGDRuns
-	// Robust SGD's runs on a and b, and its test's exact law on the pair.
-	rsgd  [2]audit.RSGDRuns
-	rtest audit.RSGDTest
 
 	points []audit.Point
 	err    error
 	lab.MC
 
-	ax   figure.Plot       // AboveThreshold's bars
-	line figure.NumberLine // DelOutputPert's users
-	list viz.List
-	drag int     // ids: 1… row A, lab.RowB+1… row B
-	grab float64 // value offset (bars) or pixel offset (users) of the grab
+	ax    figure.Plot       // AboveThreshold's bars
+	line  figure.NumberLine // DelOutputPert's users
+	list  viz.List
+	users lab.UserDrag // a user of row A or B being dragged
+	drag  int          // a bar being dragged: 1… row A, lab.RowB+1… row B
+	grab  float64      // value offset of the bar's grab
 }
 
 func labPairs() map[string][]lab.Pair {
-	hA, hB := huberEdge()
 	return map[string][]lab.Pair{
 		lab.Del: {
 			{Name: "far-outlier", Catches: "no-stability", A: append(mech.ExampleInliers(), 1000),
@@ -167,38 +108,7 @@ func labPairs() map[string][]lab.Pair {
 				B: []float64{1}},
 		},
 		lab.Gate: {flippingPair()},
-		lab.SGD: {
-			{Name: "far-user", Catches: audit.ORMEKeepAll, A: lab.CrowdOf(sgdUsers, 0),
-				B: append(lab.CrowdOf(sgdUsers-1, 0), 1e4)},
-			{Name: "two-crowds", Catches: audit.ORMENoGate, A: slices.Concat(lab.CrowdOf(sgdUsers/2, 0), lab.CrowdOf(sgdUsers/2, 100)),
-				B: slices.Concat(lab.CrowdOf(sgdUsers/2-1, 0), lab.CrowdOf(sgdUsers/2+1, 100))},
-		},
-		lab.RSGD: {
-			// The last user, 10⁶ away: the plain mean moves the answer by
-			// ηz/2B ≈ 260σ; the clipped one by at most ηr/2.
-			{Name: "far-user", Catches: audit.RSGDNoClip, A: lab.CrowdOf(2*rsgdBatch, 0),
-				B: append(lab.CrowdOf(2*rsgdBatch-1, 0), 1e6)},
-			{Name: "huber-edge", Catches: audit.RSGDIndicator, A: hA,
-				B: hB},
-		},
 	}
-}
-
-// pairHelp says which broken variant each preset pair of m catches.
-func pairHelp(m string) map[string]string {
-	out := map[string]string{}
-	for _, p := range labPairs()[m] {
-		out[p.Name] = "a preset pair that catches “" + p.Catches + "”"
-	}
-	return out
-}
-
-func pairNames(m string) []string {
-	var out []string
-	for _, p := range labPairs()[m] {
-		out = append(out, p.Name)
-	}
-	return out
 }
 
 // New starts on DelOutputPert at spec preset P1 with a far outlier
@@ -212,9 +122,9 @@ func New() *Scene {
 		gaussEps: 3,
 	}
 	// The audit's arrays are reserved as the lesson opens, not in the
-	// middle of its first audit (see audit.MCMemory); outputs have at most
-	// two coordinates (DP-SGD's θ).
-	s.Reserve(2)
+	// middle of its first audit (see audit.MCMemory); every output here
+	// is one number.
+	s.Reserve(1)
 	s.load(lab.Del, labPairs()[lab.Del][0])
 	s.recompute()
 	return s
@@ -243,14 +153,6 @@ func (s *Scene) guarantee() privacy.Guarantee {
 		return privacy.Guarantee{Eps: s.gaussEps, Delta: gaussDelta, Mode: privacy.Paper}
 	case lab.Gate:
 		return audit.GateGuarantee(labGateParams())
-	case lab.RSGD:
-		return labRSGDParams(s.pair).Guarantee(len(s.a), 1, 1, false)
-	case lab.SGD:
-		cal, err := labSGDParams().ORME(max(len(s.a), 2), 1, 1).Calibrate(max(len(s.a), 2))
-		if err != nil {
-			return privacy.Guarantee{Eps: labSGDParams().Eps, Delta: labSGDParams().Delta, Mode: privacy.Sound, Note: err.Error()}
-		}
-		return labSGDParams().Guarantee(cal)
 	case lab.ORME:
 		// Sound constants with their proof's user requirement (met at 300).
 		cal, err := labORMEParams().Calibrate(max(len(s.a), 2))
@@ -281,10 +183,8 @@ func mutantsOf(m string) []string {
 		return append([]string{audit.NoMutant}, audit.ATMutantNames()...)
 	case lab.Gauss:
 		return []string{audit.NoMutant, audit.GaussianClassical}
-	case lab.ORME, lab.Gate, lab.SGD:
+	case lab.ORME, lab.Gate:
 		return append([]string{audit.NoMutant}, audit.ORMEMutantNames()...)
-	case lab.RSGD:
-		return append([]string{audit.NoMutant}, audit.RSGDMutantNames()...)
 	}
 	return append([]string{audit.NoMutant}, audit.DelMutantNames()...)
 }
@@ -315,35 +215,6 @@ func (s *Scene) recompute() {
 			return
 		}
 		s.points = audit.ATCurve(la, lb, g, eps)
-		return
-	}
-	if s.mech == lab.SGD {
-		// No closed form: only the gate's halting probability is exact.
-		s.points = nil
-		for i, vals := range [][]float64{s.a, s.b} {
-			if s.sgd[i], s.err = audit.SampleDPSGD(labSGDParams(), dataset.Values(vals), s.variant()); s.err != nil {
-				return
-			}
-		}
-		return
-	}
-	if s.mech == lab.RSGD {
-		// The test's halting law is exact; the answer is sampled.
-		s.points = nil
-		p, err := audit.RSGDMutant(labRSGDParams(s.pair), s.variant())
-		if err != nil {
-			s.err = err
-			return
-		}
-		a, b := dataset.Values(s.a), dataset.Values(s.b)
-		if s.rtest, s.err = audit.RSGDTestLaw(p, a, b, 1); s.err != nil {
-			return
-		}
-		for i, d := range []*dataset.Dataset{a, b} {
-			if s.rsgd[i], s.err = audit.SampleRSGD(p, d); s.err != nil {
-				return
-			}
-		}
 		return
 	}
 	if s.mech == lab.ORME {
@@ -449,10 +320,6 @@ func (s *Scene) startMC() error {
 			return err
 		}
 		a, b = la.Sampler(), lb.Sampler()
-	case lab.SGD:
-		a, b = s.sgd[0].Sample, s.sgd[1].Sample
-	case lab.RSGD:
-		a, b = s.rsgd[0].Sample, s.rsgd[1].Sample
 	case lab.Gate:
 		var err error
 		if a, err = audit.ORMEGateSampler(labGateParams(), gateUsers, gateScores(s.qa), s.variant()); err != nil {
@@ -476,13 +343,7 @@ func (s *Scene) Tick(float64) bool { return s.MC.Tick() }
 
 // form binds the scene's inputs.
 func (s *Scene) form() viz.Form {
-	f := viz.Form{
-		viz.Choose(&s.mech, viz.Control{Name: "mech", Label: "mechanism", Choices: lab.AllMechs(), ChoiceHelp: lab.MechHelp()}),
-		viz.Choose(&s.pair, viz.Control{Name: "pair", Label: "neighbouring pair", Choices: pairNames(s.mech),
-			Help: "drag the users or queries to make your own pair", ChoiceHelp: pairHelp(s.mech)}),
-		viz.Choose(&s.mutant, viz.Control{Name: "mutant", Label: "broken variant", Choices: mutantsOf(s.mech),
-			Help: "a bug the audit must catch on some pair", ChoiceHelp: lab.MutantHelp()}),
-	}
+	f := lab.Choices(&s.mech, &s.pair, &s.mutant, labPairs()[s.mech], "drag the users or queries to make your own pair", mutantsOf(s.mech))
 	f = append(f, s.MC.Fields(s.startMC)...)
 	if s.mech == lab.Gauss {
 		eps := viz.Float(&s.gaussEps, viz.Control{Name: "eps", Label: "claimed ε", Kind: viz.Slider, Min: 0.1, Max: 20, Log: true,
@@ -497,23 +358,9 @@ func (s *Scene) Controls() []viz.Control { return s.form().Controls() }
 
 // Set changes one control.
 func (s *Scene) Set(name, value string) error {
-	if name == "mech" && (slices.Contains(lab.PhasedMechs, value) || slices.Contains(lab.SemiMechs, value)) {
-		return lab.Elsewhere(value)
-	}
-	mutant := s.mutant
-	if err := s.form().Set(name, value); err != nil || name == "monte-carlo" {
+	err := lab.Choose(s.form(), lab.Mechs, labPairs(), &s.mech, &s.pair, &s.mutant, s.load, name, value)
+	if err != nil || name == "monte-carlo" {
 		return err
-	}
-	switch name {
-	case "mech":
-		s.load(s.mech, labPairs()[s.mech][0])
-	case "pair":
-		for _, p := range labPairs()[s.mech] {
-			if p.Name == s.pair {
-				s.load(s.mech, p)
-				s.mutant = mutant // a new pair keeps the variant under test
-			}
-		}
 	}
 	s.recompute()
 	return nil
@@ -528,36 +375,11 @@ func (s *Scene) Readouts() []viz.Readout {
 		return viz.FailedReadouts("cannot audit", s.err)
 	}
 	g := s.guarantee()
-	var r []viz.Readout
-	switch s.mech {
-	case lab.SGD:
-		r = append(r, viz.Readout{Name: "halt", Label: "Pr[the gate halts a run]", Value: math.Max(s.sgd[0].Halt, s.sgd[1].Halt),
-			Text: format.Sprintf("%s on A, %s on B (exact); a halted run answers θ₀", audit.FormatProbability(s.sgd[0].Halt), audit.FormatProbability(s.sgd[1].Halt))})
-	case lab.RSGD:
-		r = append(r, viz.Readout{Name: "halt", Label: "Pr[the test halts a run]", Value: math.Max(s.rsgd[0].Halt, s.rsgd[1].Halt),
-			Text: format.Sprintf("%s on A, %s on B (exact); a halted run answers x₀ plus the noise", audit.FormatProbability(s.rsgd[0].Halt), audit.FormatProbability(s.rsgd[1].Halt))},
-			viz.Readout{Name: "test", Label: "the test's privacy loss (exact)", Value: math.Max(s.rtest.Loss, s.rtest.WorstLoss), Warn: s.rtest.Violated(),
-				Text: rsgdTestText(s.rtest)})
-	}
-	return s.MC.Verdicts(r, s.points, g)
+	return s.MC.Verdicts(nil, s.points, g)
 }
 
 // Guarantee is the audited mechanism's claim.
 func (s *Scene) Guarantee() privacy.Guarantee { return lab.UnderAudit(s.guarantee(), s.mutant) }
-
-// rsgdTestText says what the test's halting step loses on the pair and at
-// the proof's worst neighbour, against the ε/2 it may lose.
-func rsgdTestText(t audit.RSGDTest) string {
-	verdict := audit.Within
-	if t.Violated() {
-		verdict = audit.Violation
-	}
-	if t.Step == 0 {
-		return format.Sprintf("the changed user is in no step: the runs are alike (may lose ε/2 = %g): %s", t.Budget, verdict)
-	}
-	return format.Sprintf("%.3g on this pair, %.3g against the proof's worst neighbour (the scores from step %d moved by 2), may lose ε/2 = %g: %s",
-		t.Loss, t.WorstLoss, t.Step, t.Budget, verdict)
-}
 
 // Describe says what the lab audits and what it found.
 func (s *Scene) Describe() string {

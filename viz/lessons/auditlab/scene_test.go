@@ -2,8 +2,6 @@ package auditlab
 
 import (
 	"math"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -12,6 +10,7 @@ import (
 	"github.com/uldplab/uldp/viz"
 	"github.com/uldplab/uldp/viz/internal/scenetest"
 	"github.com/uldplab/uldp/viz/lessons/auditlab/internal/lab"
+	"github.com/uldplab/uldp/viz/lessons/auditlab/internal/labtest"
 )
 
 // Every preset pair: the real mechanism keeps its promise exactly, and the
@@ -25,14 +24,6 @@ func TestAuditLabPresetPairs(t *testing.T) {
 			scenetest.MustSet(t, a, "pair", p.Name)
 			if m == lab.Gauss {
 				scenetest.MustSet(t, a, "eps", "10") // where the classical σ fails
-			}
-			switch m {
-			case lab.SGD:
-				sampledPresetPair(t, a, s, p)
-				continue
-			case lab.RSGD:
-				rsgdPresetPair(t, a, s, p)
-				continue
 			}
 			if s.err != nil {
 				t.Fatalf("%s/%s: %v", m, p.Name, s.err)
@@ -66,77 +57,6 @@ func TestAuditLabPresetPairs(t *testing.T) {
 	}
 }
 
-// sampledPresetPair checks a preset pair of a mechanism with no closed
-// form: the exact halting probabilities show, the real mechanism passes the
-// Monte Carlo audit and the variant the pair was built for is caught, in the
-// readout and the figure. Seeds are fixed; a correct mechanism is flagged
-// with probability ≤ α = 10⁻³.
-func sampledPresetPair(t *testing.T, a *viz.App, s *Scene, p lab.Pair) {
-	t.Helper()
-	if r, ok := scenetest.Readout(a, "halt"); !ok || !strings.Contains(r.Text, "exact") {
-		t.Errorf("%s: no exact halting readout: %+v", p.Name, r)
-	}
-	if _, ok := scenetest.Readout(a, "exact"); ok {
-		t.Errorf("%s: an exact verdict for a mechanism with no closed form", p.Name)
-	}
-	if l := scenetest.Frame(a); !scenetest.HasText(l, "No closed form") || !scenetest.HasText(l, "Try the broken variant “"+p.Catches+"”") {
-		t.Errorf("%s: the figure does not say what is exact and what to try", p.Name)
-	}
-	if r := runMC(t, a, s); r.Verdict != "pass" {
-		t.Errorf("%s, real mechanism: %+v", p.Name, r)
-	}
-	if !scenetest.HasText(scenetest.Frame(a), "halted runs (θ₀)") {
-		t.Errorf("%s: no histogram of the sampled answers", p.Name)
-	}
-	scenetest.MustSet(t, a, "mutant", p.Catches)
-	if r := runMC(t, a, s); r.Verdict != "violation" {
-		t.Errorf("%s: %s not caught: ε ≥ %v", p.Name, p.Catches, r.EpsLower)
-	}
-	if r, _ := scenetest.Readout(a, "mc"); !r.Warn {
-		t.Errorf("%s, %s: readout %+v does not warn", p.Name, p.Catches, r)
-	}
-	if !scenetest.HasText(scenetest.Frame(a), "the audit catches “"+p.Catches+"”") {
-		t.Errorf("%s: the figure does not name the caught variant", p.Name)
-	}
-}
-
-// rsgdPresetPair checks a robust SGD pair: the real phase keeps the
-// test's ε/2 exactly and passes the Monte Carlo audit of whole runs; the
-// pair's variant is caught, by the exact test law (it breaks the test) or
-// by sampling (it breaks the estimate). Seeds are fixed; a correct
-// mechanism is flagged with probability ≤ α = 10⁻³.
-func rsgdPresetPair(t *testing.T, a *viz.App, s *Scene, p lab.Pair) {
-	t.Helper()
-	if r, ok := scenetest.Readout(a, "halt"); !ok || !strings.Contains(r.Text, "exact") {
-		t.Errorf("%s: no exact halting readout: %+v", p.Name, r)
-	}
-	if r, ok := scenetest.Readout(a, "test"); !ok || r.Warn || !strings.Contains(r.Text, audit.Within) {
-		t.Errorf("%s, real mechanism: test readout %+v", p.Name, r)
-	}
-	if l := scenetest.Frame(a); !scenetest.HasText(l, "the test keeps its ε/2") || !scenetest.HasText(l, "Try the broken variant “"+p.Catches+"”") {
-		t.Errorf("%s: the figure does not say the test holds and what to try", p.Name)
-	}
-	if g := a.Guarantee(); !g.Certified() {
-		t.Errorf("%s: the lab's robust SGD is not certified: %v", p.Name, g.Unmet())
-	}
-	if r := runMC(t, a, s); r.Verdict != "pass" {
-		t.Errorf("%s, real mechanism: %+v", p.Name, r)
-	}
-	scenetest.MustSet(t, a, "mutant", p.Catches)
-	if r, _ := scenetest.Readout(a, "test"); r.Warn {
-		if !scenetest.HasText(scenetest.Frame(a), "the audit catches “"+p.Catches+"”") {
-			t.Errorf("%s: the figure does not name the caught variant", p.Name)
-		}
-		return
-	}
-	if r := runMC(t, a, s); r.Verdict != "violation" {
-		t.Errorf("%s: %s not caught, exactly or by sampling: ε ≥ %v", p.Name, p.Catches, r.EpsLower)
-	}
-	if !scenetest.HasText(scenetest.Frame(a), "the audit catches “"+p.Catches+"”") {
-		t.Errorf("%s: the figure does not name the caught variant", p.Name)
-	}
-}
-
 // A variant on a pair that cannot expose it passes, and the figure says
 // where to look instead.
 func TestAuditLabHintsOtherPairs(t *testing.T) {
@@ -154,52 +74,6 @@ func TestAuditLabHintsOtherPairs(t *testing.T) {
 	}
 }
 
-// runMC presses the button and ticks the app like frames until the audit is
-// done, checking the progress shows in between: every tick that leaves the
-// audit unfinished must say "sampling".
-func runMC(t *testing.T, a *viz.App, s *Scene) audit.MCResult {
-	t.Helper()
-	scenetest.MustSet(t, a, "monte-carlo", "")
-	frames := 0
-	for ; a.Tick(1.0 / 60); frames++ {
-		if frames > 10_000 {
-			t.Fatal("the Monte Carlo audit never finished")
-		}
-		if r, _ := scenetest.Readout(a, "mc"); !s.MC.Run().Done() && !strings.HasPrefix(r.Text, "sampling") {
-			t.Fatalf("tick %d left the audit unfinished without showing progress: %q", frames+1, r.Text)
-		}
-	}
-	if !s.MC.Run().Done() {
-		t.Fatalf("ticks stopped before the audit finished: %+v", s.MC.Err())
-	}
-	if r, _ := scenetest.Readout(a, "mc"); !strings.Contains(r.Text, "with probability ≥ 0.999") {
-		t.Errorf("result readout %q", r.Text)
-	}
-	t.Logf("%d runs per side in %d ticks", s.MC.Runs, frames)
-	res := s.MC.Run().Result()
-	// The worst event's line counts the runs it happened in, out of the
-	// runs made (a share printed bare read as "1 of B's runs" for all).
-	var lines []string
-	for _, it := range scenetest.Frame(a).Items {
-		if it.Kind == viz.Text {
-			lines = append(lines, it.Text)
-		}
-	}
-	all := strings.Join(lines, " ") // a long line is broken onto several
-	m := regexp.MustCompile(`happened in (\d+) of A's (\d+) runs and (\d+) of B's`).FindStringSubmatch(all)
-	if m == nil {
-		t.Fatalf("no line counts the runs the worst event happened in: %q", all)
-	}
-	ka, _ := strconv.Atoi(m[1])
-	runs, _ := strconv.Atoi(m[2])
-	kb, _ := strconv.Atoi(m[3])
-	off := func(k int, p float64) bool { return math.Abs(float64(k)-p*float64(runs)) > 0.5 }
-	if runs != res.Runs || off(ka, res.Worst.PA) || off(kb, res.Worst.PB) {
-		t.Errorf("the line says %d and %d of %d runs; the audit saw shares %v and %v of %d", ka, kb, runs, res.Worst.PA, res.Worst.PB, res.Runs)
-	}
-	return res
-}
-
 // The Monte Carlo audit runs a slice per frame and agrees with the exact
 // one: the real mechanism passes and the broken ones are caught. Seeds are
 // fixed; a correct mechanism is falsely flagged with probability ≤ α =
@@ -208,7 +82,7 @@ func runMC(t *testing.T, a *viz.App, s *Scene) audit.MCResult {
 func TestAuditLabMonteCarlo(t *testing.T) {
 	a, s := scenetest.Open(t, New())
 	scenetest.MustSet(t, a, "runs", "20000")
-	if r := runMC(t, a, s); r.Verdict != "pass" || r.Runs != 20_000 {
+	if r := labtest.RunMC(t, a, &s.MC); r.Verdict != "pass" || r.Runs != 20_000 {
 		t.Errorf("real DelOutputPert: %+v", r)
 	}
 	// 20 000 runs reach only ε ≈ 7.3 < 8: the pass proves nothing, and the
@@ -226,14 +100,14 @@ func TestAuditLabMonteCarlo(t *testing.T) {
 	}
 	// The lesson's horizon claim: 20 000 runs miss this violation (they
 	// see ε only up to ≈ 7.3) and say so; 10⁵ runs catch it.
-	if r := runMC(t, a, s); r.Verdict != "pass" || r.EpsReach > 7.4 || r.EpsLower > r.EpsReach {
+	if r := labtest.RunMC(t, a, &s.MC); r.Verdict != "pass" || r.EpsReach > 7.4 || r.EpsLower > r.EpsReach {
 		t.Errorf("no-stability at 20 000 runs: %v, ε ≥ %v, reach %v", r.Verdict, r.EpsLower, r.EpsReach)
 	}
 	if r, _ := scenetest.Readout(a, "mc"); !strings.Contains(r.Text, "cannot refute") {
 		t.Errorf("a missed violation is not flagged as out of reach: %q", r.Text)
 	}
 	scenetest.MustSet(t, a, "runs", "100000")
-	if r := runMC(t, a, s); r.Verdict != "violation" || r.EpsLower <= 8 {
+	if r := labtest.RunMC(t, a, &s.MC); r.Verdict != "violation" || r.EpsLower <= 8 {
 		t.Errorf("no-stability: %v, ε ≥ %v", r.Verdict, r.EpsLower)
 	}
 	if !scenetest.HasText(scenetest.Frame(a), "violation") {
@@ -244,7 +118,7 @@ func TestAuditLabMonteCarlo(t *testing.T) {
 	scenetest.MustSet(t, a, "mech", lab.AT)
 	scenetest.MustSet(t, a, "mutant", "no-threshold-noise")
 	scenetest.MustSet(t, a, "runs", "100000")
-	if r := runMC(t, a, s); r.Verdict != "violation" || r.EpsLower <= 1 {
+	if r := labtest.RunMC(t, a, &s.MC); r.Verdict != "violation" || r.EpsLower <= 1 {
 		t.Errorf("AboveThreshold without threshold noise: %v, ε ≥ %v", r.Verdict, r.EpsLower)
 	}
 }
@@ -444,7 +318,7 @@ func TestAuditLabORME(t *testing.T) {
 	}
 	scenetest.MustSet(t, a, "mutant", audit.ORMEKeepAll)
 	scenetest.MustSet(t, a, "runs", "100000") // 2·10⁴ runs can show ε only up to ≈ 7.3 < 8
-	if r := runMC(t, a, s); r.Verdict != "violation" {
+	if r := labtest.RunMC(t, a, &s.MC); r.Verdict != "violation" {
 		t.Errorf("keep-all by sampling: %v, ε ≥ %v", r.Verdict, r.EpsLower)
 	}
 	scenetest.MustSet(t, a, "mutant", audit.ORMEHalfScoreNoise)
@@ -470,7 +344,7 @@ func TestAuditLabGate(t *testing.T) {
 	if v, _ := s.verdictAt(); v.Verdict != audit.Violation {
 		t.Errorf("half-score-noise: %+v", v)
 	}
-	if r := runMC(t, a, s); r.Verdict != "violation" {
+	if r := labtest.RunMC(t, a, &s.MC); r.Verdict != "violation" {
 		t.Errorf("half-score-noise by sampling: %v, ε ≥ %v", r.Verdict, r.EpsLower)
 	}
 	scenetest.MustSet(t, a, "mutant", audit.ORMEKeepAll)
@@ -488,35 +362,6 @@ func TestAuditLabGate(t *testing.T) {
 	}
 }
 
-// DP-SGD is audited by sampling only: its promise is the sound one its
-// proof covers at 600 users; on two crowds the gate halts every run
-// (exactly), and half the score noise passes — a run shows only whether
-// its gate failed — with a pointer to the gate's own audit.
-func TestAuditLabDPSGD(t *testing.T) {
-	a, s := scenetest.Open(t, New())
-	scenetest.MustSet(t, a, "mech", lab.SGD)
-	if g := a.Guarantee(); !g.Certified() || g.Eps != 8 || g.Delta != 0.1 {
-		t.Errorf("DP-SGD's promise at 600 users: %+v", g)
-	}
-	scenetest.MustSet(t, a, "pair", "two-crowds")
-	if r, _ := scenetest.Readout(a, "halt"); r.Text != "1 on A, 1 on B (exact); a halted run answers θ₀" {
-		t.Errorf("two crowds: %q", r.Text)
-	}
-	scenetest.MustSet(t, a, "pair", "far-user")
-	scenetest.MustSet(t, a, "mutant", audit.ORMEHalfScoreNoise)
-	if r := runMC(t, a, s); r.Verdict != "pass" {
-		t.Errorf("half-score-noise through whole runs: %v, ε ≥ %v", r.Verdict, r.EpsLower)
-	}
-	if !scenetest.HasText(scenetest.Frame(a), "mechanism “orme-gate” with the pair “flipping” catches it") {
-		t.Error("half-score-noise: no pointer to the gate's audit")
-	}
-	state := a.State()
-	b, s2 := scenetest.Open(t, New())
-	if err := b.Restore(state); err != nil || s2.mech != lab.SGD || s2.mutant != audit.ORMEHalfScoreNoise {
-		t.Errorf("restored %s/%s from %q: %v", s2.mech, s2.mutant, state, err)
-	}
-}
-
 // A link may set a control that only a choice in the same link brings: the
 // Gaussian mechanism's claimed ε.
 func TestAuditLabLinkWithDependentControl(t *testing.T) {
@@ -529,35 +374,6 @@ func TestAuditLabLinkWithDependentControl(t *testing.T) {
 	}
 	if !strings.Contains(a.State(), "mech="+lab.Gauss) || !strings.Contains(a.State(), "eps=10") {
 		t.Errorf("state %s", a.State())
-	}
-}
-
-// The printed test noise is within the test's ε/2 on the lab's two-step
-// phases, and the lab says so instead of pointing at a pair.
-func TestAuditLabRobustSGDPaperNoise(t *testing.T) {
-	a, s := scenetest.Open(t, New())
-	scenetest.MustSet(t, a, "mech", lab.RSGD)
-	scenetest.MustSet(t, a, "mutant", audit.RSGDPaperNoise)
-	if r, _ := scenetest.Readout(a, "test"); r.Warn || s.rtest.WorstLoss > s.rtest.Budget/2+1e-3 {
-		t.Errorf("printed noise over 2 steps: %+v", s.rtest)
-	}
-	if !scenetest.HasText(scenetest.Frame(a), "leaks on long phases") {
-		t.Error("the figure does not say where the printed noise leaks")
-	}
-}
-
-// The huber-edge pair does what the lesson's text says: the indicator's
-// step-2 score is 400 on A and 200 on B, the exp kernel's nearly equal.
-func TestAuditLabHuberEdge(t *testing.T) {
-	a, s := scenetest.Open(t, New())
-	scenetest.MustSet(t, a, "mech", lab.RSGD)
-	scenetest.MustSet(t, a, "pair", "huber-edge")
-	if d := s.rtest.ScoresA[1] - s.rtest.ScoresB[1]; d > 0.01 || d < 0 {
-		t.Errorf("exp kernel, step 2: %v vs %v", s.rtest.ScoresA[1], s.rtest.ScoresB[1])
-	}
-	scenetest.MustSet(t, a, "mutant", audit.RSGDIndicator)
-	if s.rtest.ScoresA[1] != 400 || s.rtest.ScoresB[1] != 200 {
-		t.Errorf("indicator, step 2: %v vs %v, want 400 and 200", s.rtest.ScoresA[1], s.rtest.ScoresB[1])
 	}
 }
 

@@ -144,7 +144,7 @@ func defaultRuns(m string) int {
 }
 
 // Info names the scene: the audit lab, whose other parts are packages
-// auditlab and semilab.
+// auditlab, sgdlab and semilab.
 func (s *Scene) Info() viz.Info { return lab.Info() }
 
 func (s *Scene) guarantee() privacy.Guarantee {
@@ -232,50 +232,26 @@ func (s *Scene) mutants() []string {
 }
 
 func (s *Scene) form() viz.Form {
-	var pairs []string
-	help := map[string]string{}
-	for _, p := range phasedPairs()[s.mech] {
-		pairs = append(pairs, p.Name)
-		if p.Catches != "" {
-			help[p.Name] = "a preset pair that catches “" + p.Catches + "”"
-		}
-	}
-	f := viz.Form{
-		viz.Choose(&s.mech, viz.Control{Name: "mech", Label: "mechanism", Choices: lab.AllMechs(), ChoiceHelp: lab.MechHelp()}),
-		viz.Choose(&s.pair, viz.Control{Name: "pair", Label: "neighbouring pair", Choices: pairs, ChoiceHelp: help}),
-		viz.Choose(&s.mutant, viz.Control{Name: "mutant", Label: "broken variant", Choices: s.mutants(),
-			Help: "a bug the audit must catch on some pair", ChoiceHelp: lab.MutantHelp()}),
-	}
+	f := lab.Choices(&s.mech, &s.pair, &s.mutant, phasedPairs()[s.mech], "", s.mutants())
 	return append(f, s.MC.Fields(s.startMC)...)
 }
 
 // Controls declares the scene's inputs.
 func (s *Scene) Controls() []viz.Control { return s.form().Controls() }
 
-// Set changes one control; a mechanism of the lab's other scene answers
+// Set changes one control; a mechanism of the lab's other scenes answers
 // where it is.
 func (s *Scene) Set(name, value string) error {
-	if name == "mech" && !slices.Contains(lab.PhasedMechs, value) && slices.Contains(lab.AllMechs(), value) {
-		return lab.Elsewhere(value)
-	}
-	mech, mutant := s.mech, s.mutant
-	if err := s.form().Set(name, value); err != nil || name == "monte-carlo" {
+	mech := s.mech
+	err := lab.Choose(s.form(), lab.PhasedMechs, phasedPairs(), &s.mech, &s.pair, &s.mutant, s.load, name, value)
+	if err != nil || name == "monte-carlo" {
 		return err
 	}
-	switch name {
-	case "mech":
+	if name == "mech" {
 		if s.mech != mech {
 			s.Runs = defaultRuns(s.mech)
-			s.load(s.mech, phasedPairs()[s.mech][0])
 		}
-		return nil
-	case "pair":
-		for _, p := range phasedPairs()[s.mech] {
-			if p.Name == s.pair {
-				s.load(s.mech, p)
-				s.mutant = mutant
-			}
-		}
+		return nil // load computed the mechanism's first pair
 	}
 	s.recompute()
 	return nil

@@ -54,7 +54,7 @@ func New() *Scene {
 }
 
 // Info names the scene: the audit lab, whose other parts are packages
-// auditlab and phasedlab.
+// auditlab, sgdlab and phasedlab.
 func (s *Scene) Info() viz.Info { return lab.Info() }
 
 // setup is the view's audit of the variant under audit.

@@ -52,8 +52,18 @@ const (
 	RSGD  = "robust-sgd"
 )
 
-// Mechs lists the mechanisms in menu order.
-var Mechs = []string{Del, AT, Gauss, ORME, Gate, SGD, RSGD}
+// Mechs lists package auditlab's mechanisms, in menu order.
+var Mechs = []string{Del, AT, Gauss, ORME, Gate}
+
+// SGDMechs are package sgdlab's mechanisms, whole SGD runs sampled: a
+// scene of their own, which the browser loads as a module of its own, so
+// that the lab's first module holds neither DP-SGD nor robust SGD.
+var SGDMechs = []string{SGD, RSGD}
+
+// FlippingPair is the gate's preset pair (package auditlab), which
+// catches audit.ORMEHalfScoreNoise: DP-SGD's audit, which cannot see
+// that variant, points to it.
+const FlippingPair = "flipping"
 
 // CrowdOf returns n users at one value.
 func CrowdOf(n int, v float64) []float64 {
@@ -142,7 +152,7 @@ var PhasedMechs = []string{OIR, Accel, SGDSC}
 
 // AllMechs is the audit lab's whole menu, every scene's mechanisms.
 func AllMechs() []string {
-	return append(append(slices.Clone(Mechs), PhasedMechs...), SemiMechs...)
+	return slices.Concat(Mechs, SGDMechs, PhasedMechs, SemiMechs)
 }
 
 // MechHelp says what each of the lab's mechanisms audits.
@@ -190,6 +200,39 @@ var SemiMechs = []string{PVMW}
 // RowB+1… row B's.
 const RowB = 1000
 
+// Catcher is a preset pair of another mechanism, which catches the
+// variant Mutant: a hint points to it.
+type Catcher struct{ Mech, Pair, Mutant string }
+
+// Hint says what to try next on the preset pair named pair, of the
+// mechanism whose preset pairs are own, with the variant mutant under
+// audit: that pair's variant, the pair that catches mutant, or a pair of
+// elsewhere that does; "" when the pair catches it.
+func Hint(mutant, pair string, own []Pair, elsewhere []Catcher) string {
+	for _, p := range own {
+		if p.Name != pair {
+			continue
+		}
+		if mutant == audit.NoMutant {
+			return "Try the broken variant “" + p.Catches + "” on this pair, or drag a user to make your own pair."
+		}
+		if mutant == p.Catches {
+			return ""
+		}
+	}
+	for _, p := range own {
+		if p.Catches == mutant {
+			return "The preset pair “" + p.Name + "” catches “" + mutant + "”."
+		}
+	}
+	for _, c := range elsewhere {
+		if c.Mutant == mutant {
+			return "This audit cannot see “" + mutant + "”; mechanism “" + c.Mech + "” with the pair “" + c.Pair + "” catches it."
+		}
+	}
+	return "No preset pair catches “" + mutant + "”: an audit only shows a violation that some pair exposes, and at these settings this variant may be safe on every pair."
+}
+
 // Describe is an audit's figure in words: what is audited on what, and
 // the verdicts the panel shows (exact, and by sampling when run).
 func Describe(mech, mutant, on string, rs []viz.Readout) string {
@@ -203,4 +246,52 @@ func Describe(mech, mutant, on string, rs []viz.Readout) string {
 	}
 	return format.Sprintf("Audit of %s — %s — on %s: its privacy profile δ(ε) on the pair of inputs A and B, computed exactly where it can be and by sampling runs when asked, against the claimed guarantee. ", name, variant, on) +
 		viz.Recite(rs, "exact", "mc", "halt", "test", "gate", "phase", "claim")
+}
+
+// Choices are the controls every part with preset pairs shows: the lab's
+// whole menu of mechanisms, the preset pairs of the mechanism shown (drag,
+// if not "", says how to make one's own) and its broken variants.
+func Choices(mech, pair, mutant *string, pairs []Pair, drag string, mutants []string) viz.Form {
+	var names []string
+	help := map[string]string{}
+	for _, p := range pairs {
+		names = append(names, p.Name)
+		if p.Catches != "" {
+			help[p.Name] = "a preset pair that catches “" + p.Catches + "”"
+		}
+	}
+	return viz.Form{
+		viz.Choose(mech, viz.Control{Name: "mech", Label: "mechanism", Choices: AllMechs(), ChoiceHelp: MechHelp()}),
+		viz.Choose(pair, viz.Control{Name: "pair", Label: "neighbouring pair", Choices: names, Help: drag, ChoiceHelp: help}),
+		viz.Choose(mutant, viz.Control{Name: "mutant", Label: "broken variant", Choices: mutants,
+			Help: "a bug the audit must catch on some pair", ChoiceHelp: MutantHelp()}),
+	}
+}
+
+// Choose sets the control name to value through form, for a part that
+// shows the mechanisms mechs, with pairs the preset pairs of each. A
+// mechanism of another part answers where it is (Elsewhere). A mechanism
+// chosen opens on its first pair and the real mechanism, and a pair
+// chosen keeps the variant under audit: load(mech, pair) switches, setting
+// the part's mechanism, pair and variant (the real one).
+func Choose(form viz.Form, mechs []string, pairs map[string][]Pair, mech, pair, mutant *string, load func(string, Pair), name, value string) error {
+	if name == "mech" && !slices.Contains(mechs, value) && slices.Contains(AllMechs(), value) {
+		return Elsewhere(value)
+	}
+	kept := *mutant
+	if err := form.Set(name, value); err != nil {
+		return err
+	}
+	switch name {
+	case "mech":
+		load(*mech, pairs[*mech][0])
+	case "pair":
+		for _, p := range pairs[*mech] {
+			if p.Name == *pair {
+				load(*mech, p)
+				*mutant = kept
+			}
+		}
+	}
+	return nil
 }

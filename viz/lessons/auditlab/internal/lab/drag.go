@@ -1,0 +1,73 @@
+package lab
+
+import (
+	"math"
+
+	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/figure"
+)
+
+// UserDrag drags one user of a pair drawn by DrawPairRows (ids 1… for row
+// A, RowB+1… for row B) along its number line, keeping B a neighbour of
+// A: grabbing a user of B puts B's other users back at A's values.
+type UserDrag struct {
+	ID   int     // the user being dragged, 0 for none
+	grab float64 // pixels from the pointer to the user: the line may be logarithmic
+}
+
+// user splits a hit-test id into the user's index and row.
+func user(id int) (i int, inB bool) {
+	if id > RowB {
+		return id - RowB - 1, true
+	}
+	return id - 1, false
+}
+
+// Down grabs the user id, the hit test's answer at ev, if it is one.
+func (d *UserDrag) Down(id int, ev viz.Event, a, b []float64, line figure.NumberLine) bool {
+	i, inB := user(id)
+	if id == 0 || i < 0 || i >= len(a) {
+		return false
+	}
+	d.ID = id
+	v := a[i]
+	if inB {
+		v = b[i]
+		for j := range b {
+			if j != i {
+				b[j] = a[j]
+			}
+		}
+	}
+	d.grab = line.XOf(v) - ev.X
+	return true
+}
+
+// Move puts the grabbed user under the pointer, rounded to 10⁻³. A user
+// A and B share moves in both; within > 0 keeps each B value within that
+// distance of A's, and B's offset when A's moves (the Gaussian mechanism's
+// answers, one sensitivity apart).
+func (d *UserDrag) Move(ev viz.Event, a, b []float64, line figure.NumberLine, within float64) bool {
+	if d.ID == 0 {
+		return false
+	}
+	i, inB := user(d.ID)
+	v := math.Round(line.ValueAtX(ev.X+d.grab)*1000) / 1000
+	switch {
+	case inB && within > 0:
+		b[i] = math.Max(a[i]-within, math.Min(a[i]+within, v))
+	case inB:
+		b[i] = v
+	case within > 0:
+		a[i], b[i] = v, b[i]+v-a[i]
+	default:
+		if b[i] == a[i] {
+			b[i] = v
+		}
+		a[i] = v
+	}
+	return true
+}
+
+// Up lets the user go, and reports whether one was held.
+func (d *UserDrag) Up() bool { return viz.LetGo(&d.ID) }
