@@ -20,8 +20,8 @@ import (
 //     data, not those zeros.
 //   - A lesson's first visit from its own link: its module and the page's
 //     files as this server sends them, and the lesson's text, within 0.9 MiB with
-//     gzip and 0.7 MiB with brotli, the page's targets, but for the lessons
-//     in overTarget.
+//     gzip and 0.7 MiB with brotli, the page's targets (each of a lesson's
+//     parts too, which its link opens directly).
 //   - A lesson's trace export, loaded only when a trace is downloaded (a
 //     lesson with no run to export has none): 4.5 MiB raw, 1.1 MiB gzip,
 //     0.9 MiB brotli (brotli at quality 9, as wasm/build makes the
@@ -64,15 +64,6 @@ func firstPage(t *testing.T, files fs.FS) []string {
 		t.Fatalf("index.html names %v: expected Go's loader, app.js and a style sheet", out[2:])
 	}
 	return out
-}
-
-// overTarget are the lessons whose first visit is still over the page's
-// targets, each held to about 1 % above what it was when listed
-// (audit-phased 0.919 MiB with gzip, within brotli's 0.7), so that it
-// cannot grow: the audit lab's phased part carries the most code. A lesson
-// that comes within the targets must leave the list (the test says so).
-var overTarget = map[string]budget{
-	"audit-phased": {3.5 * mib, 0.928 * mib, 0.7 * mib},
 }
 
 func TestEngineBudgets(t *testing.T) {
@@ -128,8 +119,7 @@ func TestEngineBudgets(t *testing.T) {
 	// check holds module e to b; a lesson's module (prose names its text)
 	// counts the page's files and the text with it, as a first visit
 	// fetches them (their bodies: the headers add about 3 KB).
-	check := func(e entry, b budget, prose string) (withinTargets bool) {
-		withinTargets = true
+	check := func(e entry, b budget, prose string) {
 		if mod := size(e.Module); e.Linked <= 0 || float64(e.Linked) > mod {
 			t.Errorf("%s: lessons.json says the linker wrote %d bytes of the %.0f the module has (run make wasm)", e.Name, e.Linked, mod)
 		} else if zeros := mod - float64(e.Linked); zeros > maxJoinedZeros {
@@ -155,36 +145,19 @@ func TestEngineBudgets(t *testing.T) {
 			if c.got > c.limit {
 				t.Errorf("%s's engine is %.3f MiB %s, over its budget of %.2f MiB", e.Name, c.got/mib, what, c.limit/mib)
 			}
-			if target := map[string]float64{"linked": lesson.raw, "gzip": lesson.gzip, "brotli": lesson.brotli}[c.what]; c.got > target {
-				withinTargets = false
-			}
 			t.Logf("%-22s %-20s %.3f MiB of %.2f", e.Name, what, c.got/mib, c.limit/mib)
 		}
-		return withinTargets
 	}
 	check(*menu.Practice, practice, "")
-	seen := map[string]bool{}
 	for _, l := range menu.Lessons {
 		prose := "lessons/" + l.Name + ".html"
 		for _, m := range append([]entry{l}, l.Parts...) {
-			seen[m.Name] = true
-			b, ok := overTarget[m.Name]
-			if !ok {
-				b = lesson
-			}
-			if check(m, b, prose) && ok {
-				t.Errorf("%s's first visit is within the page's targets now: take it off overTarget", m.Name)
-			}
+			check(m, lesson, prose)
 			// A lesson with no run to export has no export module (the
 			// build decides, and its own test checks which).
 			if m.Export != nil {
 				check(*m.Export, exporter, "")
 			}
-		}
-	}
-	for name := range overTarget {
-		if !seen[name] {
-			t.Errorf("overTarget lists %q, which is no lesson's module", name)
 		}
 	}
 }

@@ -712,7 +712,7 @@ test("Phased ERM: opens on the localisation, the paper's constants one click awa
   await page.close();
 });
 
-test("Audit lab, second module: choosing outlier-iterate removal loads the lab's phased part, which catches keep-all exactly, and back", async () => {
+test("Audit lab, phased part: choosing outlier-iterate removal loads the lab's phased part, which catches keep-all exactly, and back", async () => {
   const { page, errors } = await open("#scene=audit");
   const engines = [];
   page.on("request", (r) => { if (/engine\/audit-phased\./.test(r.url())) engines.push(r.url()); });
@@ -736,7 +736,7 @@ test("Audit lab, second module: choosing outlier-iterate removal loads the lab's
   await page.close();
 });
 
-test("Audit lab, third module: PVMW's gate without threshold noise is caught by sampling, and back", async () => {
+test("Audit lab, PVMW part: PVMW's gate without threshold noise is caught by sampling, and back", async () => {
   const { page, errors } = await open("#scene=audit");
   const engines = [];
   page.on("request", (r) => { if (/engine\/audit-semi\./.test(r.url())) engines.push(r.url()); });

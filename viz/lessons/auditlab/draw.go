@@ -185,5 +185,5 @@ func (s *Scene) hint() string {
 			}
 		}
 	}
-	return lab.Hint(s.mutant, s.pair, labPairs()[s.mech], elsewhere)
+	return lab.Hint(s.mutant, s.pair, labPairs()[s.mech], elsewhere, true)
 }

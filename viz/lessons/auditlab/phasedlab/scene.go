@@ -1,14 +1,13 @@
-// Package phasedlab is the audit lab's part for mechanisms that run in
-// phases: Lowy, Liu & Asi's outlier-iterate removal and its accelerated
-// variant, and Paper B's strongly convex localisation. The same lesson as
-// package auditlab, in a browser module of its own.
+// Package phasedlab is the audit lab's part for Lowy, Liu & Asi's
+// mechanisms, which run in phases: outlier-iterate removal and its
+// accelerated variant. The same lesson as package auditlab, in a browser
+// module of its own.
 package phasedlab
 
 import (
 	"context"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/uldplab/uldp/core/audit"
 	"github.com/uldplab/uldp/core/dataset"
@@ -33,7 +32,6 @@ type Scene struct {
 	mech, pair, mutant string
 	a, b               []float64
 	law                audit.OIRLaw
-	sc                 [2]audit.DPSGDSCRuns // the localisation's runs on a and b
 	err                error
 	lab.MC
 	list viz.List
@@ -67,43 +65,10 @@ func oirPair(inCluster int) (a, b []float64) {
 	return a, b
 }
 
-// scParams are the strongly convex localisation's (Paper B Alg. 4): sound
-// ORME at (8, 0.1) in each phase, T_i capped at 8, on the squared loss
-// without smoothing, which the audit's sampler needs. On scUsers users of
-// one item it runs 4 phases on groups of 512, 1,024, 2,048 and 4,096, the
-// first past the 502 users the proof needs.
-func scParams() optim.DPSGDSCParams {
-	return optim.DPSGDSCParams{Eps: 8, Delta: 0.1, Mu: 1, Radius: 50, RX: 1, Steps: 8, Mode: privacy.Sound, Unsmoothed: true}
-}
-
-// scUsers is how many users the localisation's pairs hold, and
-// scLastGroup the first user of its last phase's group, whom the pairs
-// change: later phases, on other users, would pull a change back.
-const scUsers, scLastGroup = 8192, 512 + 1024 + 2048
-
-// scPairs are the localisation's pairs: a far user whom the ramp drops
-// (the phases' σ run from 6,600 down to 1,000, so the far user sits at
-// 10⁸), and two crowds, half of every group in each, whose gate halts
-// every phase.
-func scPairs() []lab.Pair {
-	far := lab.CrowdOf(scUsers, 0)
-	farB := slices.Clone(far)
-	farB[scLastGroup] = 1e8
-	two := make([]float64, scUsers)
-	for i := range two {
-		two[i] = float64(i%2) * 1e4
-	}
-	twoB := slices.Clone(two)
-	twoB[scLastGroup] = 1e4
-	return []lab.Pair{{Name: "far-user", Catches: audit.ORMEKeepAll, A: far, B: farB},
-		{Name: "two-crowds", Catches: audit.ORMENoGate, A: two, B: twoB}}
-}
-
 func phasedPairs() map[string][]lab.Pair {
 	farA, farB := oirPair(20)
 	edgeA, edgeB := oirPair(18)
 	return map[string][]lab.Pair{
-		lab.SGDSC: scPairs(),
 		lab.OIR: {
 			{Name: "far-member", Catches: "keep-all", A: farA,
 				B: farB},
@@ -119,7 +84,7 @@ func phasedPairs() map[string][]lab.Pair {
 
 // New opens on outlier-iterate removal's far-member pair.
 func New() *Scene {
-	s := &Scene{MC: lab.MC{Runs: defaultRuns(lab.OIR)}}
+	s := &Scene{MC: lab.MC{Runs: defaultRuns}}
 	// As in the lab's first part: the audit's arrays are reserved as the lesson opens,
 	// not in its first tick (growing a browser's memory there took 1.5 s).
 	s.Reserve(1)
@@ -133,30 +98,17 @@ func (s *Scene) load(m string, p lab.Pair) {
 	s.recompute()
 }
 
-// defaultRuns is how many runs a side the audit of m samples unless told:
-// the localisation's runs are cheap, and 20,000 can show at most ε ≈ 7.3,
-// short of refuting its ε = 8 when a variant breaks it.
-func defaultRuns(m string) int {
-	if m == lab.SGDSC {
-		return 100_000
-	}
-	return 20_000
-}
+// defaultRuns is how many runs a side an audit samples unless told: whole
+// phases and runs of these mechanisms are slow to sample in a browser.
+const defaultRuns = 20_000
 
 // Info names the scene: the audit lab, whose other parts are packages
 // auditlab, sgdlab and semilab.
 func (s *Scene) Info() viz.Info { return lab.Info() }
 
 func (s *Scene) guarantee() privacy.Guarantee {
-	switch {
-	case s.mech == lab.Accel:
+	if s.mech == lab.Accel {
 		return accelLabParams().Guarantee(len(s.a), 1, 1)
-	case s.mech == lab.SGDSC && s.sc[0].Sample == nil:
-		// Prepared with the runs; the pairs are presets, so only a run
-		// that cannot be prepared leaves it so.
-		return privacy.Guarantee{Eps: scParams().Eps, Delta: scParams().Delta, Mode: privacy.Sound, Note: "not computed: the runs could not be prepared"}
-	case s.mech == lab.SGDSC:
-		return s.sc[0].Guarantee
 	}
 	return s.params().Guarantee(len(s.a), 1, 1)
 }
@@ -173,17 +125,7 @@ func (s *Scene) params() optim.OIRParams {
 // recompute redoes the exact law after any change and drops the audit.
 func (s *Scene) recompute() {
 	s.MC.Drop()
-	s.err, s.law, s.sc = nil, audit.OIRLaw{}, [2]audit.DPSGDSCRuns{}
-	if s.mech == lab.SGDSC {
-		// Each phase's halting probability is exact, the answer sampled.
-		for i, vals := range [][]float64{s.a, s.b} {
-			if s.sc[i], s.err = audit.SampleDPSGDSC(scParams(), dataset.Values(vals), lab.Variant(s.mutant)); s.err != nil {
-				s.sc = [2]audit.DPSGDSCRuns{}
-				return
-			}
-		}
-		return
-	}
+	s.err, s.law = nil, audit.OIRLaw{}
 	if s.mech != lab.OIR {
 		return
 	}
@@ -205,9 +147,6 @@ func (s *Scene) startMC() error {
 		}
 		return s.MC.Start(s.law.Sampler(s.params(), s.law.A), s.law.Sampler(s.params(), s.law.B), s.guarantee())
 	}
-	if s.mech == lab.SGDSC {
-		return s.MC.Start(s.sc[0].Sample, s.sc[1].Sample, s.guarantee())
-	}
 	p := accelLabParams()
 	run := func(d *dataset.Dataset) audit.Sampler {
 		return func(st *rng.Streams) ([]float64, error) {
@@ -222,11 +161,8 @@ func (s *Scene) startMC() error {
 func (s *Scene) Tick(float64) bool { return s.MC.Tick() }
 
 func (s *Scene) mutants() []string {
-	switch s.mech {
-	case lab.Accel:
+	if s.mech == lab.Accel {
 		return []string{audit.NoMutant}
-	case lab.SGDSC:
-		return append([]string{audit.NoMutant}, audit.ORMEMutantNames()...)
 	}
 	return append([]string{audit.NoMutant}, optim.OIRMutantNames()...)
 }
@@ -242,16 +178,9 @@ func (s *Scene) Controls() []viz.Control { return s.form().Controls() }
 // Set changes one control; a mechanism of the lab's other scenes answers
 // where it is.
 func (s *Scene) Set(name, value string) error {
-	mech := s.mech
 	err := lab.Choose(s.form(), lab.PhasedMechs, phasedPairs(), &s.mech, &s.pair, &s.mutant, s.load, name, value)
-	if err != nil || name == "monte-carlo" {
-		return err
-	}
-	if name == "mech" {
-		if s.mech != mech {
-			s.Runs = defaultRuns(s.mech)
-		}
-		return nil // load computed the mechanism's first pair
+	if err != nil || name == "monte-carlo" || name == "mech" {
+		return err // load computed a mechanism chosen
 	}
 	s.recompute()
 	return nil
@@ -272,23 +201,7 @@ func (s *Scene) Readouts() []viz.Readout {
 				Text: format.Sprintf("%.4g against its budget ε_g = %.4g (Pr[pass] %.4g on A, %.4g on B)", l.GateLoss, l.GateBudget, l.A.PPass, l.B.PPass)})
 		return s.MC.Verdicts(r, l.Points, g)
 	}
-	if s.mech == lab.SGDSC {
-		r = append(r, viz.Readout{Name: "halt", Label: "Pr[each phase's gate halts it]", Value: math.Max(slices.Max(s.sc[0].Halts), slices.Max(s.sc[1].Halts)),
-			Text: scHaltText(s.sc) + "; a halted phase passes its start on, and a run whose every phase halted answers θ₀"})
-	}
-	return s.MC.Verdicts(r, nil, g)
-}
-
-// scHaltText lists each phase's exact halting probability on A and B.
-func scHaltText(sc [2]audit.DPSGDSCRuns) string {
-	side := func(h []float64) string {
-		out := make([]string, len(h))
-		for i, p := range h {
-			out[i] = audit.FormatProbability(p)
-		}
-		return strings.Join(out, ", ")
-	}
-	return format.Sprintf("phase by phase, %s on A and %s on B (exact, independent)", side(sc[0].Halts), side(sc[1].Halts))
+	return s.MC.Verdicts(nil, nil, g)
 }
 
 // Guarantee is the audited mechanism's claim.
@@ -314,11 +227,6 @@ func (s *Scene) Draw(w, h float64) *viz.List {
 	case lab.Accel:
 		y += l.TextIn(viz.Point{X: 20, Y: y}, w-40, "No closed form: the accelerated variant's checks see gradients at points the earlier noise chose. Press M to sample whole runs on both sides.", 13, viz.Ink, viz.Left)
 		s.drawSampled(l, w, h, y, "sampled answers, projected on the audit's direction u: A (blue bars), B (orange outline)")
-		return l
-	case lab.SGDSC:
-		text := format.Sprintf("No closed form for the localisation's answer; exact: Pr[a phase's gate halts it], %s. A halted phase passes its start on; a run halts (θ₀) only if every phase does. Press M to sample whole runs on both sides.", scHaltText(s.sc))
-		y += l.TextIn(viz.Point{X: 20, Y: y}, w-40, text, 13, viz.Ink, viz.Left)
-		s.drawSampled(l, w, h, y, "sampled answers, projected on the audit's direction u: A (blue bars), B (orange outline); runs that every phase halted (θ₀) at the left")
 		return l
 	}
 	law := s.law

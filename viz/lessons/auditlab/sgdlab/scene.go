@@ -1,12 +1,14 @@
 // Package sgdlab is the audit lab's part for whole SGD runs, sampled:
-// Paper B's user-level DP-SGD and Ghazi et al. 2025's robust-statistics
-// SGD. The same lesson as package auditlab, in a browser module of its
-// own, so that the lab's first module holds neither.
+// Paper B's user-level DP-SGD and its strongly convex localisation, and
+// Ghazi et al. 2025's robust-statistics SGD. The same lesson as package
+// auditlab, in a browser module of its own, so that no other module of the
+// lab holds them.
 package sgdlab
 
 import (
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/uldplab/uldp/core/audit"
 	"github.com/uldplab/uldp/core/dataset"
@@ -31,6 +33,8 @@ type Scene struct {
 	a, b               []float64
 	// DP-SGD's runs on a and b, ready to sample.
 	sgd [2]audit.DPSGDRuns
+	// The localisation's runs on a and b.
+	sc [2]audit.DPSGDSCRuns
 	// Robust SGD's runs on a and b, and its test's exact law on the pair.
 	rsgd  [2]audit.RSGDRuns
 	rtest audit.RSGDTest
@@ -90,6 +94,38 @@ func labSGDParams() optim.DPSGDParams {
 // sgdUsers is how many users the DP-SGD pairs hold.
 const sgdUsers = 600
 
+// scParams are the strongly convex localisation's (Paper B Alg. 4): sound
+// ORME at (8, 0.1) in each phase, T_i capped at 8, on the squared loss
+// without smoothing, which the audit's sampler needs. On scUsers users of
+// one item it runs 4 phases on groups of 512, 1,024, 2,048 and 4,096, the
+// first past the 502 users the proof needs.
+func scParams() optim.DPSGDSCParams {
+	return optim.DPSGDSCParams{Eps: 8, Delta: 0.1, Mu: 1, Radius: 50, RX: 1, Steps: 8, Mode: privacy.Sound, Unsmoothed: true}
+}
+
+// scUsers is how many users the localisation's pairs hold, and
+// scLastGroup the first user of its last phase's group, whom the pairs
+// change: later phases, on other users, would pull a change back.
+const scUsers, scLastGroup = 8192, 512 + 1024 + 2048
+
+// scPairs are the localisation's pairs: a far user whom the ramp drops
+// (the phases' σ run from 6,600 down to 1,000, so the far user sits at
+// 10⁸), and two crowds, half of every group in each, whose gate halts
+// every phase.
+func scPairs() []lab.Pair {
+	far := lab.CrowdOf(scUsers, 0)
+	farB := slices.Clone(far)
+	farB[scLastGroup] = 1e8
+	two := make([]float64, scUsers)
+	for i := range two {
+		two[i] = float64(i%2) * 1e4
+	}
+	twoB := slices.Clone(two)
+	twoB[scLastGroup] = 1e4
+	return []lab.Pair{{Name: "far-user", Catches: audit.ORMEKeepAll, A: far, B: farB},
+		{Name: "two-crowds", Catches: audit.ORMENoGate, A: two, B: twoB}}
+}
+
 func sgdPairs() map[string][]lab.Pair {
 	hA, hB := huberEdge()
 	return map[string][]lab.Pair{
@@ -99,6 +135,7 @@ func sgdPairs() map[string][]lab.Pair {
 			{Name: "two-crowds", Catches: audit.ORMENoGate, A: slices.Concat(lab.CrowdOf(sgdUsers/2, 0), lab.CrowdOf(sgdUsers/2, 100)),
 				B: slices.Concat(lab.CrowdOf(sgdUsers/2-1, 0), lab.CrowdOf(sgdUsers/2+1, 100))},
 		},
+		lab.SGDSC: scPairs(),
 		lab.RSGD: {
 			// The last user, 10⁶ away: the plain mean moves the answer by
 			// ηz/2B ≈ 260σ; the clipped one by at most ηr/2.
@@ -136,8 +173,15 @@ func (s *Scene) load(m string, p lab.Pair) {
 func (s *Scene) Info() viz.Info { return lab.Info() }
 
 func (s *Scene) guarantee() privacy.Guarantee {
-	if s.mech == lab.RSGD {
+	switch {
+	case s.mech == lab.RSGD:
 		return labRSGDParams(s.pair).Guarantee(len(s.a), 1, 1, false)
+	case s.mech == lab.SGDSC && s.sc[0].Sample == nil:
+		// Prepared with the runs: only a pair whose runs cannot be
+		// prepared leaves it so.
+		return privacy.Guarantee{Eps: scParams().Eps, Delta: scParams().Delta, Mode: privacy.Sound, Note: "not computed: the runs could not be prepared"}
+	case s.mech == lab.SGDSC:
+		return s.sc[0].Guarantee
 	}
 	cal, err := labSGDParams().ORME(max(len(s.a), 2), 1, 1).Calibrate(max(len(s.a), 2))
 	if err != nil {
@@ -158,8 +202,18 @@ func (s *Scene) mutants() []string {
 // matches the pair and is dropped.
 func (s *Scene) recompute() {
 	s.MC.Drop()
-	s.err, s.sgd, s.rsgd, s.rtest = nil, [2]audit.DPSGDRuns{}, [2]audit.RSGDRuns{}, audit.RSGDTest{}
+	s.err, s.sgd, s.sc, s.rsgd, s.rtest = nil, [2]audit.DPSGDRuns{}, [2]audit.DPSGDSCRuns{}, [2]audit.RSGDRuns{}, audit.RSGDTest{}
 	variant := lab.Variant(s.mutant)
+	if s.mech == lab.SGDSC {
+		// Each phase's halting probability is exact, the answer sampled.
+		for i, vals := range [][]float64{s.a, s.b} {
+			if s.sc[i], s.err = audit.SampleDPSGDSC(scParams(), dataset.Values(vals), variant); s.err != nil {
+				s.sc = [2]audit.DPSGDSCRuns{}
+				return
+			}
+		}
+		return
+	}
 	if s.mech == lab.SGD {
 		// No closed form: only the gate's halting probability is exact.
 		for i, vals := range [][]float64{s.a, s.b} {
@@ -187,8 +241,11 @@ func (s *Scene) recompute() {
 
 // startMC samples whole runs on both sides.
 func (s *Scene) startMC() error {
-	if s.mech == lab.RSGD {
+	switch s.mech {
+	case lab.RSGD:
 		return s.MC.Start(s.rsgd[0].Sample, s.rsgd[1].Sample, s.guarantee())
+	case lab.SGDSC:
+		return s.MC.Start(s.sc[0].Sample, s.sc[1].Sample, s.guarantee())
 	}
 	return s.MC.Start(s.sgd[0].Sample, s.sgd[1].Sample, s.guarantee())
 }
@@ -196,8 +253,17 @@ func (s *Scene) startMC() error {
 // Tick samples the Monte Carlo audit under way, a slice per frame.
 func (s *Scene) Tick(float64) bool { return s.MC.Tick() }
 
+// draggable says whether the student may drag the pair's users: the
+// localisation's 8,192 users take too long to prepare for each move of a
+// drag (40 ms natively), so its pairs are presets.
+func (s *Scene) draggable() bool { return s.mech != lab.SGDSC }
+
 func (s *Scene) form() viz.Form {
-	f := lab.Choices(&s.mech, &s.pair, &s.mutant, sgdPairs()[s.mech], "drag the users to make your own pair", s.mutants())
+	drag := ""
+	if s.draggable() {
+		drag = "drag the users to make your own pair"
+	}
+	f := lab.Choices(&s.mech, &s.pair, &s.mutant, sgdPairs()[s.mech], drag, s.mutants())
 	return append(f, s.MC.Fields(s.startMC)...)
 }
 
@@ -222,16 +288,32 @@ func (s *Scene) Readouts() []viz.Readout {
 		return viz.FailedReadouts("cannot audit", s.err)
 	}
 	var r []viz.Readout
-	if s.mech == lab.SGD {
+	switch s.mech {
+	case lab.SGD:
 		r = append(r, viz.Readout{Name: "halt", Label: "Pr[the gate halts a run]", Value: math.Max(s.sgd[0].Halt, s.sgd[1].Halt),
 			Text: format.Sprintf("%s on A, %s on B (exact); a halted run answers θ₀", audit.FormatProbability(s.sgd[0].Halt), audit.FormatProbability(s.sgd[1].Halt))})
-	} else {
+	case lab.SGDSC:
+		r = append(r, viz.Readout{Name: "halt", Label: "Pr[each phase's gate halts it]", Value: math.Max(slices.Max(s.sc[0].Halts), slices.Max(s.sc[1].Halts)),
+			Text: scHaltText(s.sc) + "; a halted phase passes its start on, and a run whose every phase halted answers θ₀"})
+	default:
 		r = append(r, viz.Readout{Name: "halt", Label: "Pr[the test halts a run]", Value: math.Max(s.rsgd[0].Halt, s.rsgd[1].Halt),
 			Text: format.Sprintf("%s on A, %s on B (exact); a halted run answers x₀ plus the noise", audit.FormatProbability(s.rsgd[0].Halt), audit.FormatProbability(s.rsgd[1].Halt))},
 			viz.Readout{Name: "test", Label: "the test's privacy loss (exact)", Value: math.Max(s.rtest.Loss, s.rtest.WorstLoss), Warn: s.rtest.Violated(),
 				Text: rsgdTestText(s.rtest)})
 	}
 	return s.MC.Verdicts(r, nil, s.guarantee())
+}
+
+// scHaltText lists each phase's exact halting probability on A and B.
+func scHaltText(sc [2]audit.DPSGDSCRuns) string {
+	side := func(h []float64) string {
+		out := make([]string, len(h))
+		for i, p := range h {
+			out[i] = audit.FormatProbability(p)
+		}
+		return strings.Join(out, ", ")
+	}
+	return format.Sprintf("phase by phase, %s on A and %s on B (exact, independent)", side(sc[0].Halts), side(sc[1].Halts))
 }
 
 // rsgdTestText says what the test's halting step loses on the pair and at
@@ -260,7 +342,11 @@ func (s *Scene) Draw(w, h float64) *viz.List {
 		s.line = figure.FitLine(append(slices.Clone(s.a), s.b...), 40, w-80)
 	}
 	s.line.W = w - 80
-	y := lab.DrawPairRows(l, s.a, s.b, s.line, [2]string{"dataset A (drag a user)", "neighbour B: one user of A replaced (drag it)"}, 1, s.users.ID)
+	titles, ids := [2]string{"dataset A: one value per user", "neighbour B: one user of A replaced"}, 0
+	if s.draggable() {
+		titles, ids = [2]string{"dataset A (drag a user)", "neighbour B: one user of A replaced (drag it)"}, 1
+	}
+	y := lab.DrawPairRows(l, s.a, s.b, s.line, titles, ids, s.users.ID)
 	// The verdict and the hint stack by their measured heights (a phone
 	// wraps them); the plot goes below them.
 	y = math.Max(178, y+24)
@@ -269,11 +355,16 @@ func (s *Scene) Draw(w, h float64) *viz.List {
 		return l
 	}
 	caption := "sampled answers, projected on the audit's direction u: A (blue bars), B (orange outline); halted runs (θ₀) at the left"
-	if s.mech == lab.SGD {
+	switch s.mech {
+	case lab.SGD:
 		text := format.Sprintf("No closed form for DP-SGD's answer; exact: Pr[the gate halts a run] is %s on A, %s on B (it then answers θ₀).",
 			audit.FormatProbability(s.sgd[0].Halt), audit.FormatProbability(s.sgd[1].Halt))
 		y += l.Text(viz.Point{X: 20, Y: y}, text, 13, viz.Ink, viz.Left)
-	} else {
+	case lab.SGDSC:
+		text := format.Sprintf("No closed form for the localisation's answer; exact: Pr[a phase's gate halts it], %s. A halted phase passes its start on; a run halts (θ₀) only if every phase does.", scHaltText(s.sc))
+		y += l.TextIn(viz.Point{X: 20, Y: y}, w-40, text, 13, viz.Ink, viz.Left)
+		caption = "sampled answers, projected on the audit's direction u: A (blue bars), B (orange outline); runs that every phase halted (θ₀) at the left"
+	default:
 		y += s.drawRSGDTest(l, y)
 		caption = "sampled answers: A (blue bars), B (orange outline); a halted run answers x₀ plus the same noise, so it is among them"
 	}
@@ -315,10 +406,11 @@ func (s *Scene) hint() string {
 		return format.Sprintf("The printed noise leaks on long phases: over T = 2 steps its halting step loses at most %.2g, within ε/2 = %g, even against the proof's worst neighbour. Over 30 steps it loses ε.",
 			s.rtest.WorstLoss, s.rtest.Budget)
 	}
-	return lab.Hint(s.mutant, s.pair, sgdPairs()[s.mech], elsewhere)
+	return lab.Hint(s.mutant, s.pair, sgdPairs()[s.mech], elsewhere, s.draggable())
 }
 
-// Pointer drags a user of either dataset, keeping the pair neighbours.
+// Pointer drags a user of either dataset, keeping the pair neighbours
+// (the localisation's pairs draw no user to grab).
 func (s *Scene) Pointer(ev viz.Event) bool {
 	switch ev.Kind {
 	case viz.PointerDown:
@@ -359,7 +451,10 @@ func (s *Scene) Describe() string {
 	}
 	if len(differ) == 1 {
 		i := differ[0]
-		on += format.Sprintf(" of %d users, alike but user %d: %.4g in A, %.4g in B (drag them)", len(s.a), i+1, s.a[i], s.b[i])
+		on += format.Sprintf(" of %d users, alike but user %d: %.4g in A, %.4g in B", len(s.a), i+1, s.a[i], s.b[i])
+		if s.draggable() {
+			on += " (drag them)"
+		}
 	}
 	return lab.Describe(s.mech, s.mutant, on, s.Readouts())
 }

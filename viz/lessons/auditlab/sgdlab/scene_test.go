@@ -6,17 +6,19 @@ import (
 	"testing"
 
 	"github.com/uldplab/uldp/core/audit"
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/viz"
 	"github.com/uldplab/uldp/viz/internal/scenetest"
 	"github.com/uldplab/uldp/viz/lessons/auditlab/internal/lab"
 	"github.com/uldplab/uldp/viz/lessons/auditlab/internal/labtest"
 )
 
-// Every preset pair: the exact part shows, the real mechanism passes the
-// Monte Carlo audit, and the broken variant the pair was built for is
+// Every preset pair of DP-SGD and robust SGD (the localisation's:
+// TestSGDLabLocalisation): the exact part shows, the real mechanism passes
+// the Monte Carlo audit, and the broken variant the pair was built for is
 // caught, in the readout and the figure.
 func TestSGDLabPresetPairs(t *testing.T) {
-	for _, m := range lab.SGDMechs {
+	for _, m := range []string{lab.SGD, lab.RSGD} {
 		for _, p := range sgdPairs()[m] {
 			a, s := scenetest.Open(t, New())
 			scenetest.MustSet(t, a, "mech", m)
@@ -201,5 +203,53 @@ func TestSGDLabHuberEdge(t *testing.T) {
 	scenetest.MustSet(t, a, "mutant", audit.RSGDIndicator)
 	if s.rtest.ScoresA[1] != 400 || s.rtest.ScoresB[1] != 200 {
 		t.Errorf("indicator, step 2: %v vs %v, want 400 and 200", s.rtest.ScoresA[1], s.rtest.ScoresB[1])
+	}
+}
+
+// mechanism and catches the variant it was built for. α = 10⁻³ per audit.
+func TestSGDLabLocalisation(t *testing.T) {
+	a, s := scenetest.Open(t, New())
+	scenetest.MustSet(t, a, "mech", lab.SGDSC)
+	if s.Runs != 100_000 {
+		t.Errorf("the localisation's audit samples %d runs a side unless told: too few to refute ε = 8", s.Runs)
+	}
+	if g := a.Guarantee(); !g.Certified() || g.Eps != 8 || g.Delta != 0.1 || !strings.Contains(g.Note, "4 DP-SGD phases") {
+		t.Errorf("the localisation's promise at %d users: %+v", scUsers, g)
+	}
+	if r, _ := scenetest.Readout(a, "halt"); !strings.HasPrefix(r.Text, "phase by phase, < 10⁻¹², < 10⁻¹², < 10⁻¹², < 10⁻¹² on A") {
+		t.Errorf("one crowd: %q", r.Text)
+	}
+	for _, p := range scPairs() {
+		scenetest.MustSet(t, a, "pair", p.Name)
+		if p.Name == "two-crowds" {
+			if r, _ := scenetest.Readout(a, "halt"); !strings.HasPrefix(r.Text, "phase by phase, 1, 1, 1, 1 on A and 1, 1, 1, 1 on B (exact, independent)") {
+				t.Errorf("two crowds: %q", r.Text)
+			}
+		}
+		for _, mutant := range []string{"none", p.Catches} {
+			scenetest.MustSet(t, a, "mutant", mutant)
+			labtest.Sample(t, a, format.Sprint(s.Runs))
+			r, _ := scenetest.Readout(a, "mc")
+			if caught := strings.Contains(r.Text, "violation"); caught != (mutant != "none") || !strings.Contains(r.Text, "ε ≥") {
+				t.Errorf("%s, %s: %q", p.Name, mutant, r.Text)
+			}
+		}
+	}
+	l := scenetest.Frame(a)
+	if !scenetest.HasText(l, "Pr[a phase's gate halts it]") {
+		t.Error("the figure does not say which probabilities are exact")
+	}
+	// The broken variant's answers, sampled, show as a histogram beside
+	// the real one's words: the first module drew one, this one did not.
+	if !scenetest.HasText(l, "runs that every phase halted (θ₀) at the left") || labtest.BlueBars(l) < 3 {
+		t.Errorf("the figure draws %d bars of sampled answers", labtest.BlueBars(l))
+	}
+	if !scenetest.HasText(l, "the event that tells A from B best") || !scenetest.HasText(l, "an output projected on the direction u") {
+		t.Error("the figure names the audit's worst event without saying what it is")
+	}
+	state := a.State()
+	b, s2 := scenetest.Open(t, New())
+	if err := b.Restore(state); err != nil || s2.mech != lab.SGDSC || s2.mutant != "no-gate" || s2.pair != "two-crowds" {
+		t.Errorf("restored %s/%s/%s from %q: %v", s2.mech, s2.pair, s2.mutant, state, err)
 	}
 }

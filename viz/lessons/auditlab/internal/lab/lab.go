@@ -49,6 +49,7 @@ const (
 	ORME  = "orme"
 	Gate  = "orme-gate"
 	SGD   = "dp-sgd"
+	SGDSC = "dp-sgd-sc" // Paper B's strongly convex localisation
 	RSGD  = "robust-sgd"
 )
 
@@ -57,8 +58,8 @@ var Mechs = []string{Del, AT, Gauss, ORME, Gate}
 
 // SGDMechs are package sgdlab's mechanisms, whole SGD runs sampled: a
 // scene of their own, which the browser loads as a module of its own, so
-// that the lab's first module holds neither DP-SGD nor robust SGD.
-var SGDMechs = []string{SGD, RSGD}
+// that no other module of the lab holds DP-SGD or robust SGD.
+var SGDMechs = []string{SGD, SGDSC, RSGD}
 
 // FlippingPair is the gate's preset pair (package auditlab), which
 // catches audit.ORMEHalfScoreNoise: DP-SGD's audit, which cannot see
@@ -137,18 +138,17 @@ func UnderAudit(g privacy.Guarantee, mutant string) privacy.Guarantee {
 	return g
 }
 
-// The audit lab's mechanisms that run in phases: Lowy, Liu & Asi's (2024)
-// and Paper B's strongly convex localisation. They live in a scene of
-// their own (package phasedlab), which the browser loads as a module of
-// its own: the lab's first module has no room left for them.
+// The audit lab's mechanisms that run in phases, Lowy, Liu & Asi's
+// (2024). They live in a scene of their own (package phasedlab), which the
+// browser loads as a module of its own: the lab's first module has no room
+// left for them.
 const (
 	OIR   = "outlier-iterate-removal"
 	Accel = "accelerated-outlier-removal"
-	SGDSC = "dp-sgd-sc"
 )
 
 // PhasedMechs are package phasedlab's mechanisms, in menu order.
-var PhasedMechs = []string{OIR, Accel, SGDSC}
+var PhasedMechs = []string{OIR, Accel}
 
 // AllMechs is the audit lab's whole menu, every scene's mechanisms.
 func AllMechs() []string {
@@ -206,15 +206,19 @@ type Catcher struct{ Mech, Pair, Mutant string }
 
 // Hint says what to try next on the preset pair named pair, of the
 // mechanism whose preset pairs are own, with the variant mutant under
-// audit: that pair's variant, the pair that catches mutant, or a pair of
-// elsewhere that does; "" when the pair catches it.
-func Hint(mutant, pair string, own []Pair, elsewhere []Catcher) string {
+// audit: that pair's variant (or, with drag, a pair of one's own), the
+// pair that catches mutant, or a pair of elsewhere that does; "" when the
+// pair catches it.
+func Hint(mutant, pair string, own []Pair, elsewhere []Catcher, drag bool) string {
 	for _, p := range own {
 		if p.Name != pair {
 			continue
 		}
-		if mutant == audit.NoMutant {
+		if mutant == audit.NoMutant && drag {
 			return "Try the broken variant “" + p.Catches + "” on this pair, or drag a user to make your own pair."
+		}
+		if mutant == audit.NoMutant {
+			return "Try the broken variant “" + p.Catches + "” on this pair."
 		}
 		if mutant == p.Catches {
 			return ""

@@ -59,3 +59,28 @@ func RunMC(t *testing.T, a *viz.App, mc *lab.MC) audit.MCResult {
 	}
 	return res
 }
+
+// Sample runs a Monte Carlo audit of so many runs a side to its end, a
+// slice per tick.
+func Sample(t *testing.T, a *viz.App, runs string) {
+	t.Helper()
+	scenetest.MustSet(t, a, "runs", runs)
+	scenetest.MustSet(t, a, "monte-carlo", "")
+	for range 1_000_000 {
+		if !a.Tick(1.0 / 60) {
+			return
+		}
+	}
+	t.Fatal("the audit did not end")
+}
+
+// BlueBars counts the filled bars of A's sampled answers in l.
+func BlueBars(l *viz.List) int {
+	n := 0
+	for _, it := range l.Items {
+		if it.Kind == viz.Rect && it.Style.Fill == viz.Blue {
+			n++
+		}
+	}
+	return n
+}
