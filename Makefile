@@ -114,7 +114,7 @@ test-native: wasm worker-build
 # same on every platform and costly under Node (the prose links' settled
 # states, the format callers' type check): test-native runs them.
 test-wasm:
-	GOOS=js GOARCH=wasm $(GO) test -count=1 -short -exec="$(WASM_EXEC)" $(WASM_LONG) ./core/... ./viz ./viz/figure ./viz/lessons/... ./wasm/practice
+	GOOS=js GOARCH=wasm $(GO) test -count=1 -short -exec="$(WASM_EXEC)" $(WASM_LONG) ./core/... ./viz ./viz/figure ./viz/lessons/... ./wasm ./wasm/practice
 
 # The site in headless Chromium, served by the real binary.
 test-browser: build

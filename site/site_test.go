@@ -12,6 +12,7 @@ import (
 	"path"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -429,32 +430,47 @@ func TestErrataContents(t *testing.T) {
 // The scripts a page loads share one global scope: two top-level
 // declarations of one name would have the later script's silently replace
 // the earlier's (app.js once had an adopt beside exercises.js's, and the
-// lesson's sweep stalled).
+// lesson's sweep stalled), or, for let and const, keep the later script
+// from running at all. That includes the scripts a script adds to the page
+// (app.js adds exercises.js when asked).
 func TestPageScriptsDeclareDistinctNames(t *testing.T) {
 	files := Files()
 	script := regexp.MustCompile(`<script src="([^"]+)"`)
+	added := regexp.MustCompile(`\.src = "([^"]+\.js)"`)
 	decl := regexp.MustCompile(`(?m)^(?:async\s+)?(?:function\*?|const|let|var|class)\s+([A-Za-z_$][\w$]*)`)
 	for _, pg := range []string{"index.html", "class.html"} {
 		html, err := fs.ReadFile(files, pg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		where := map[string]string{}
-		srcs := script.FindAllStringSubmatch(string(html), -1)
-		if len(srcs) == 0 {
+		var scripts []string
+		for _, m := range script.FindAllStringSubmatch(string(html), -1) {
+			scripts = append(scripts, m[1])
+		}
+		if len(scripts) == 0 {
 			t.Fatalf("%s loads no scripts", pg)
 		}
-		for _, m := range srcs {
-			src, err := fs.ReadFile(files, m[1])
+		where := map[string]string{}
+		for i := 0; i < len(scripts); i++ {
+			name := scripts[i]
+			src, err := fs.ReadFile(files, name)
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, d := range decl.FindAllStringSubmatch(string(src), -1) {
-				if other, ok := where[d[1]]; ok && other != m[1] {
-					t.Errorf("%s: %s and %s both declare %q at the top level", pg, other, m[1], d[1])
+			for _, m := range added.FindAllStringSubmatch(string(src), -1) {
+				if !slices.Contains(scripts, m[1]) {
+					scripts = append(scripts, m[1])
 				}
-				where[d[1]] = m[1]
 			}
+			for _, d := range decl.FindAllStringSubmatch(string(src), -1) {
+				if other, ok := where[d[1]]; ok && other != name {
+					t.Errorf("%s: %s and %s both declare %q at the top level", pg, other, name, d[1])
+				}
+				where[d[1]] = name
+			}
+		}
+		if pg == "index.html" && !slices.Contains(scripts, "exercises.js") {
+			t.Errorf("index.html's scripts %v do not reach exercises.js", scripts)
 		}
 	}
 }

@@ -13,7 +13,8 @@ package wasm
 import (
 	"bytes"
 	"runtime"
-	"runtime/debug"
+	"strconv"
+	"strings"
 	"syscall/js"
 
 	"github.com/uldplab/uldp/viz"
@@ -93,12 +94,29 @@ func guard(obj js.Value, name string, fallback any, f func(args []js.Value) any)
 			if r := recover(); r != nil {
 				msg := "internal error in " + name + ": " + panicText(r)
 				obj.Set("lastError", msg)
-				js.Global().Get("console").Call("error", msg+"\n"+string(debug.Stack()))
+				js.Global().Get("console").Call("error", msg+"\n"+stack())
 				out = fallback
 			}
 		}()
 		return f(args)
 	}))
+}
+
+// stack is the calling goroutine's stack, each frame a function and its
+// file and line. wasm/build blanks the engines' function names, and
+// debug.Stack would hide every frame without one: the files and lines,
+// which are kept, still find the code.
+func stack() string {
+	pcs := make([]uintptr, 64)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
+	var b strings.Builder
+	for {
+		f, more := frames.Next()
+		b.WriteString(f.Function + "\n\t" + f.File + ":" + strconv.Itoa(f.Line) + "\n")
+		if !more {
+			return b.String()
+		}
+	}
 }
 
 func panicText(r any) string {

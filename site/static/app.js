@@ -1498,8 +1498,11 @@ function loadExercises() {
   exercisesLoaded ||= new Promise((resolve, reject) => {
     const s = document.createElement("script");
     s.src = "exercises.js";
-    s.onload = resolve;
-    s.onerror = () => { exercisesLoaded = null; s.remove(); reject(new Error("the exercises' script did not load; check the connection and try again")); };
+    const failed = (why) => { exercisesLoaded = null; s.remove(); reject(new Error(why)); };
+    // A script that loads but does not run (one that cannot parse) defines
+    // no showDialog: refused, so that a later click tries again.
+    s.onload = () => typeof showDialog === "function" ? resolve() : failed("the exercises' script did not run");
+    s.onerror = () => failed("the exercises' script did not load; check the connection and try again");
     document.body.append(s);
   });
   return exercisesLoaded;
@@ -1507,8 +1510,8 @@ function loadExercises() {
 // wireExercisesLoader makes the Exercises button load the exercises'
 // script, if it has not, and open their dialog (exercises.js's showDialog).
 function wireExercisesLoader() {
-  $("exercises-open").addEventListener("click", () => loadExercises().then(() => showDialog(),
-    (err) => report("The exercises could not load: " + err.message)));
+  $("exercises-open").addEventListener("click", () => loadExercises().then(() => showDialog())
+    .catch((err) => report("The exercises could not load: " + err.message)));
   let saved = null;
   try { saved = localStorage.getItem(EX_STORE); } catch { /* no storage: nothing saved */ }
   if (saved) loadExercises().catch((err) => report("Your exercises could not load: " + err.message));

@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/uldplab/uldp/viz/lessons/auditlab"
 	"github.com/uldplab/uldp/viz/lessons/auditlab/phasedlab"
 	"github.com/uldplab/uldp/viz/lessons/auditlab/semilab"
+	"github.com/uldplab/uldp/viz/lessons/auditlab/sgdlab"
 )
 
 // The audit lab's mechanisms, as its links name them.
@@ -51,6 +53,47 @@ func TestLabPartsMove(t *testing.T) {
 	}
 	if !strings.Contains(a.State(), "mech="+labOIR) {
 		t.Errorf("state %q", a.State())
+	}
+}
+
+// Every mechanism of the lab's menu belongs to exactly one of its scenes:
+// each other scene answers it with the lab's link for it, and an app given
+// every part shows the scene it belongs to when it is chosen.
+func TestLabEveryMechanismInOnePart(t *testing.T) {
+	scenes := map[string]func() viz.Scene{
+		"auditlab":  func() viz.Scene { return auditlab.New() },
+		"sgdlab":    func() viz.Scene { return sgdlab.New() },
+		"phasedlab": func() viz.Scene { return phasedlab.New() },
+		"semilab":   func() viz.Scene { return semilab.New() },
+	}
+	mechs := scenetest.Control(viz.NewApp(auditlab.New()), "mech").Choices
+	if len(mechs) < 10 {
+		t.Fatalf("the lab's menu lists %v", mechs)
+	}
+	a := viz.NewApp(All()...)
+	a.AddParts(Parts()...)
+	if err := a.SwitchTo("audit"); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range mechs {
+		var owners []string
+		for name, open := range scenes {
+			var el viz.ElsewhereError
+			switch err := open().Set("mech", m); {
+			case err == nil:
+				owners = append(owners, name)
+			case !errors.As(err, &el) || el.State != "scene=audit&mech="+m:
+				t.Errorf("%s on %s: %v", name, m, err)
+			}
+		}
+		if len(owners) != 1 {
+			t.Errorf("%s belongs to %v", m, owners)
+			continue
+		}
+		scenetest.MustSet(t, a, "mech", m)
+		if got := fmt.Sprintf("%T", a.Scene()); got != "*"+owners[0]+".Scene" {
+			t.Errorf("mech %s shows %s, want %s's scene", m, got, owners[0])
+		}
 	}
 }
 

@@ -65,8 +65,3 @@ func TestPhasedLabDescribes(t *testing.T) {
 	a, _ := scenetest.Open(t, New())
 	scenetest.Describes(t, a, func() { scenetest.MustSet(t, a, "mutant", "keep-all") })
 }
-
-// The localisation is audited by sampling whole runs: its promise is the
-// sound one its proof covers at 8,192 users (each phase's group past 502),
-// each phase's halting probability shows exactly — every phase halts on two
-// crowds, none on one — and each preset pair passes with the real

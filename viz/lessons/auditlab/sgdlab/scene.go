@@ -361,7 +361,7 @@ func (s *Scene) Draw(w, h float64) *viz.List {
 			audit.FormatProbability(s.sgd[0].Halt), audit.FormatProbability(s.sgd[1].Halt))
 		y += l.Text(viz.Point{X: 20, Y: y}, text, 13, viz.Ink, viz.Left)
 	case lab.SGDSC:
-		text := format.Sprintf("No closed form for the localisation's answer; exact: Pr[a phase's gate halts it], %s. A halted phase passes its start on; a run halts (θ₀) only if every phase does.", scHaltText(s.sc))
+		text := format.Sprintf("No closed form for the localisation's answer; exact: Pr[a phase's gate halts it], %s. A halted phase passes its start on; a run halts (θ₀) only if every phase does. Press M to sample whole runs on both sides.", scHaltText(s.sc))
 		y += l.TextIn(viz.Point{X: 20, Y: y}, w-40, text, 13, viz.Ink, viz.Left)
 		caption = "sampled answers, projected on the audit's direction u: A (blue bars), B (orange outline); runs that every phase halted (θ₀) at the left"
 	default:

@@ -206,6 +206,10 @@ func TestSGDLabHuberEdge(t *testing.T) {
 	}
 }
 
+// The localisation is audited by sampling whole runs: its promise is the
+// sound one its proof covers at 8,192 users (each phase's group past 502),
+// each phase's halting probability shows exactly — every phase halts on two
+// crowds, none on one — and each preset pair passes with the real
 // mechanism and catches the variant it was built for. α = 10⁻³ per audit.
 func TestSGDLabLocalisation(t *testing.T) {
 	a, s := scenetest.Open(t, New())
