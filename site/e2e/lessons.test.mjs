@@ -757,6 +757,26 @@ test("Audit lab, PVMW part: PVMW's gate without threshold noise is caught by sam
   await page.close();
 });
 
+test("Audit lab: a mechanism chosen while another part's module loads wins over that module's arrival", async () => {
+  const { page, errors } = await open("#scene=audit");
+  // The PVMW part's module is held back until the reader has moved on.
+  let release;
+  const held = new Promise((r) => { release = r; });
+  await page.route(/engine\/audit-semi\./, async (route) => { await held; await route.continue(); });
+  await page.selectOption("#ctl-mech", "pvmw");
+  await page.waitForSelector("#loading:not([hidden])");
+  await page.selectOption("#ctl-mech", "orme");
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get("mech") === "orme" && document.querySelector("#loading").hidden);
+  release();
+  await page.waitForFunction(() => [...compiledDone].some((m) => /audit-semi\./.test(m)), null, { timeout: 30000 });
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  assert.equal(new URLSearchParams((await page.evaluate(() => location.hash)).slice(1)).get("mech"), "orme");
+  assert.equal(await page.inputValue("#ctl-mech"), "orme");
+  assert.match(await readout(page, "exact"), /within|VIOLATION/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("Audit lab: a broken variant is caught exactly and by sampling; drags keep the pair neighbours", async () => {
   const { page, errors } = await open("#scene=audit");
   assert.match(await readout(page, "exact"), /within/);

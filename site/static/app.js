@@ -70,6 +70,7 @@ const states = new Map();    // lesson → its last state, for coming back
 const compiled = new Map();  // module path → Promise<WebAssembly.Module>
 const compiledDone = new Set(); // module paths compiled
 let switching = 0;           // the latest switch; older ones give way
+let pendingSwitch = 0;       // the switch still loading its module, 0 for none
 
 async function loadMenu() {
   const res = await fetch("lessons.json");
@@ -189,6 +190,7 @@ async function start(name, state) {
     return start(menu[0].name, "");
   }
   const mine = ++switching;
+  pendingSwitch = mine;
   const mod = moduleFor(entry, state);
   const loading = $("loading");
   if (!compiledDone.has(mod.module)) {
@@ -214,10 +216,14 @@ async function start(name, state) {
     if (mine !== switching) return; // the reader has moved on
     instance = await WebAssembly.instantiate(compiledModule, go.importObject);
   } catch (err) {
+    if (mine !== switching) return;
+    pendingSwitch = 0;
     loading.hidden = true;
     report(`The lesson “${entry.title}” could not load: ${err.message}`);
     return;
   }
+  if (mine !== switching) return;
+  pendingSwitch = 0;
   const old = window.uldp;
   if (old && current) states.set(current, old.state());
   stopComputing();
@@ -446,6 +452,14 @@ function callFor(fn, ...args) {
   const err = uldp[fn](...args);
   acted();
   if (!err) clearRefusal();
+  if (!err && pendingSwitch) {
+    // A change the lesson shown took while another module was loading
+    // (a mechanism of this module chosen after one of another): the
+    // reader has moved on, and the switch gives way.
+    switching++;
+    pendingSwitch = 0;
+    $("loading").hidden = true;
+  }
   if (uldp.lastError) { report(uldp.lastError); uldp.lastError = ""; }
   if (err && typeof err === "object" && err.moveTo) {
     start(current, "#" + err.moveTo);

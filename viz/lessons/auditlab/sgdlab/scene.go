@@ -439,10 +439,11 @@ func (s *Scene) ItemName(id int) string {
 	return format.Sprintf("row %s's user %d at %.4g", row, i+1, vals[i])
 }
 
-// Describe says what the lab audits and what it found, and where the
-// pair's users differ.
+// Describe says what the lab audits and what it found, then where the
+// pair's users differ: a sentence of its own, so that a drag is spoken as
+// that sentence alone.
 func (s *Scene) Describe() string {
-	on := "the pair " + s.pair
+	text := lab.Describe(s.mech, s.mutant, format.Sprintf("the pair %s of %d users", s.pair, len(s.a)), s.Readouts())
 	var differ []int
 	for i := range s.a {
 		if s.a[i] != s.b[i] {
@@ -451,10 +452,11 @@ func (s *Scene) Describe() string {
 	}
 	if len(differ) == 1 {
 		i := differ[0]
-		on += format.Sprintf(" of %d users, alike but user %d: %.4g in A, %.4g in B", len(s.a), i+1, s.a[i], s.b[i])
+		text += format.Sprintf(" The users are alike but user %d: %.4g in A, %.4g in B", i+1, s.a[i], s.b[i])
 		if s.draggable() {
-			on += " (drag them)"
+			text += " (drag them)"
 		}
+		text += "."
 	}
-	return lab.Describe(s.mech, s.mutant, on, s.Readouts())
+	return text
 }
