@@ -765,6 +765,7 @@ test("Audit lab: a mechanism chosen while another part's module loads wins over 
   await page.route(/engine\/audit-semi\./, async (route) => { await held; await route.continue(); });
   await page.selectOption("#ctl-mech", "pvmw");
   await page.waitForSelector("#loading:not([hidden])");
+  assert.match(await page.textContent("#loading p"), /^Loading the part of “Audit lab” that shows pvmw…$/);
   await page.selectOption("#ctl-mech", "orme");
   await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get("mech") === "orme" && document.querySelector("#loading").hidden);
   release();

@@ -198,7 +198,9 @@ async function start(name, state) {
     // here: the bar then runs without a value.
     if (compiled.has(mod.module)) $("load-progress").removeAttribute("value");
     else $("load-progress").value = 0;
-    loading.querySelector("p").textContent = `Loading the lesson “${entry.title}”…`;
+    // Within a lesson, the part that shows a setting: say which.
+    const part = mod !== entry && name === current ? new URLSearchParams((state || "").replace(/^#/, "")).get(mod.param) : "";
+    loading.querySelector("p").textContent = part ? `Loading the part of “${entry.title}” that shows ${part}…` : `Loading the lesson “${entry.title}”…`;
     loading.hidden = false;
   }
   let instance;
