@@ -56,10 +56,7 @@ func (s *Scene) Draw(w, h float64) *viz.List {
 // drawUsersPair draws dataset A and its neighbour B on one number line and
 // returns the y below them.
 func (s *Scene) drawUsersPair(l *viz.List, w float64) float64 {
-	if s.users.ID == 0 { // frozen while dragging
-		s.line = figure.FitLine(append(append([]float64(nil), s.a...), s.b...), 40, w-80)
-	}
-	s.line.W = w - 80
+	s.users.Fit(&s.line, s.a, s.b, w)
 	titles := [2]string{"dataset A (drag a user)", "neighbour B: one user of A replaced (drag it)"}
 	if s.mech == lab.Gauss {
 		titles = [2]string{"the query's answer on A (drag it)", "B: within sensitivity 1 of A's answer (drag it)"}
@@ -119,10 +116,7 @@ func (s *Scene) Pointer(ev viz.Event) bool {
 		if !queryMech(s.mech) {
 			return s.users.Down(id, ev, s.a, s.b, s.line)
 		}
-		i, inB := id-1, false
-		if id > lab.RowB {
-			i, inB = id-lab.RowB-1, true
-		}
+		i, inB := lab.Item(id)
 		if id == 0 || i < 0 || i >= len(s.qa) {
 			return false
 		}
@@ -148,10 +142,7 @@ func (s *Scene) Pointer(ev viz.Event) bool {
 		if s.drag == 0 {
 			return false
 		}
-		i, inB := s.drag-1, false
-		if s.drag > lab.RowB {
-			i, inB = s.drag-lab.RowB-1, true
-		}
+		i, inB := lab.Item(s.drag)
 		v := math.Round((s.ax.ValueAt(ev.Y)+s.grab)*100) / 100
 		v = math.Max(-atRange, math.Min(atRange, v))
 		if inB {

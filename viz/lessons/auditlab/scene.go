@@ -406,20 +406,8 @@ func values(xs []float64) string {
 // ItemName names a user (DelOutputPert) or a query's bar (AboveThreshold)
 // of row A or B.
 func (s *Scene) ItemName(id int) string {
-	row, i := "A", id-1
-	if id > lab.RowB {
-		row, i = "B", id-lab.RowB-1
-	}
-	what, a, b := "user", s.a, s.b
 	if s.mech == lab.AT {
-		what, a, b = "query", s.qa, s.qb
+		return lab.ItemName(id, "query", s.qa, s.qb)
 	}
-	vals := a
-	if row == "B" {
-		vals = b
-	}
-	if i < 0 || i >= len(vals) {
-		return ""
-	}
-	return format.Sprintf("row %s's %s %d at %.4g", row, what, i+1, vals[i])
+	return lab.ItemName(id, "user", s.a, s.b)
 }

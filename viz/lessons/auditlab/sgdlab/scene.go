@@ -338,10 +338,7 @@ func (s *Scene) Guarantee() privacy.Guarantee { return lab.UnderAudit(s.guarante
 func (s *Scene) Draw(w, h float64) *viz.List {
 	l := &s.list
 	l.Reset(w, h)
-	if s.users.ID == 0 { // frozen while dragging
-		s.line = figure.FitLine(append(slices.Clone(s.a), s.b...), 40, w-80)
-	}
-	s.line.W = w - 80
+	s.users.Fit(&s.line, s.a, s.b, w)
 	titles, ids := [2]string{"dataset A: one value per user", "neighbour B: one user of A replaced"}, 0
 	if s.draggable() {
 		titles, ids = [2]string{"dataset A (drag a user)", "neighbour B: one user of A replaced (drag it)"}, 1
@@ -428,16 +425,7 @@ func (s *Scene) Pointer(ev viz.Event) bool {
 }
 
 // ItemName names a user of row A or B.
-func (s *Scene) ItemName(id int) string {
-	row, i, vals := "A", id-1, s.a
-	if id > lab.RowB {
-		row, i, vals = "B", id-lab.RowB-1, s.b
-	}
-	if i < 0 || i >= len(vals) {
-		return ""
-	}
-	return format.Sprintf("row %s's user %d at %.4g", row, i+1, vals[i])
-}
+func (s *Scene) ItemName(id int) string { return lab.ItemName(id, "user", s.a, s.b) }
 
 // Describe says what the lab audits and what it found, then where the
 // pair's users differ: a sentence of its own, so that a drag is spoken as

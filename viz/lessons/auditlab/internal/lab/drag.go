@@ -2,7 +2,9 @@ package lab
 
 import (
 	"math"
+	"slices"
 
+	"github.com/uldplab/uldp/core/format"
 	"github.com/uldplab/uldp/viz"
 	"github.com/uldplab/uldp/viz/figure"
 )
@@ -15,17 +17,41 @@ type UserDrag struct {
 	grab float64 // pixels from the pointer to the user: the line may be logarithmic
 }
 
-// user splits a hit-test id into the user's index and row.
-func user(id int) (i int, inB bool) {
+// Item splits a hit-test id of a pair's rows (users drawn by DrawPairRows,
+// or query bars numbered alike) into the item's index and its row.
+func Item(id int) (i int, inB bool) {
 	if id > RowB {
 		return id - RowB - 1, true
 	}
 	return id - 1, false
 }
 
+// ItemName names the item id of the pair a, b ("row B's user 3 at 0.5";
+// what says what an item is), or "" for none.
+func ItemName(id int, what string, a, b []float64) string {
+	i, inB := Item(id)
+	row, vals := "A", a
+	if inB {
+		row, vals = "B", b
+	}
+	if i < 0 || i >= len(vals) {
+		return ""
+	}
+	return format.Sprintf("row %s's %s %d at %.4g", row, what, i+1, vals[i])
+}
+
+// Fit sets line to show the pair a, b in width w, unless a user is held:
+// the line stays as it was under the pointer.
+func (d *UserDrag) Fit(line *figure.NumberLine, a, b []float64, w float64) {
+	if d.ID == 0 {
+		*line = figure.FitLine(append(slices.Clone(a), b...), 40, w-80)
+	}
+	line.W = w - 80
+}
+
 // Down grabs the user id, the hit test's answer at ev, if it is one.
 func (d *UserDrag) Down(id int, ev viz.Event, a, b []float64, line figure.NumberLine) bool {
-	i, inB := user(id)
+	i, inB := Item(id)
 	if id == 0 || i < 0 || i >= len(a) {
 		return false
 	}
@@ -51,7 +77,7 @@ func (d *UserDrag) Move(ev viz.Event, a, b []float64, line figure.NumberLine, wi
 	if d.ID == 0 {
 		return false
 	}
-	i, inB := user(d.ID)
+	i, inB := Item(d.ID)
 	v := math.Round(line.ValueAtX(ev.X+d.grab)*1000) / 1000
 	switch {
 	case inB && within > 0:
