@@ -264,6 +264,46 @@ func TestFastPath(t *testing.T) {
 	}
 }
 
+// The logistic gradient's scales, computed with e^{b·z} factored per
+// example and per candidate, agree with σ computed whole where the factors
+// are normal numbers, and fall back to σ where they are not (weights of
+// |w|/√3 past exp's range of about 709). The factored form rounds two
+// exponents, e^{a₁}·e^{a₂} for e^{a₁+a₂}: its relative error grows with
+// |a₁| + |a₂| as exp's own does with its argument, about (1 + |a₁| + |a₂|)
+// ulps; at the lesson's radius R = 5, |aᵢ| ≤ 5.
+func TestLogisticScalesAgreeWithSigmoid(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	const n, k, dp = 60, 6, 3
+	d := logisticData(t, r, n, k, dp)
+	for c, m := range []float64{0.1, 1, 30, 1, 30, 600, 3000} {
+		w := make([]float64, Logistic{}.Dim(&d.Public))
+		for j := range w {
+			w[j] = m * r.NormFloat64()
+		}
+		switch c {
+		case 3: // every example's own factor out of range, one candidate's
+			// bringing the product back in (e^{±(750 − 698)})
+			w[len(w)-1], w[dp+1] = 1300, -1210
+		case 4, 5: // a candidate's factor out of range
+			w[dp+2] = -1300
+		}
+		q := Logistic{}.Gradient(w).(*logisticGrad)
+		got := make([]float64, k)
+		for i := range n {
+			q.Scales(&d.Public, i, got)
+			b := d.Labels[i]
+			for y := range k {
+				want := -b * sigmoid(-b*margin(&d.Public, w, i, y))
+				base := dot(w[:dp], d.Features[i]) + w[len(w)-1]
+				ulps := 8 * (1 + (math.Abs(base)+math.Abs(w[dp+y]))*invSqrt3)
+				if diff := math.Abs(got[y] - want); diff > ulps*0x1p-52*math.Abs(want) && diff > 1e-300 {
+					t.Fatalf("|w| ~ %v, example %d, y = %d: scale %v, σ whole gives %v", m, i, y, got[y], want)
+				}
+			}
+		}
+	}
+}
+
 // logisticData draws n examples: public features in the unit ball, a
 // sensitive value, and a label from a model that leans on the value.
 func logisticData(t *testing.T, r *rand.Rand, n, k, dp int) *Dataset {
