@@ -51,20 +51,11 @@ func BaselineDPSGD(ctx cancel.Context, kind string, g float64, p DPSGDParams, da
 	if err != nil {
 		return DPSGDResult{}, nil, err
 	}
-	sigma, err := BaselineSigma(kind, p.Eps, p.Delta, g, n, m, p.Steps)
-	if err != nil {
+	var res DPSGDResult
+	if res.ORME.Sigma, res.Guarantee, err = BaselineGuarantee(kind, g, p, n, m); err != nil {
 		return DPSGDResult{}, nil, err
 	}
-	res := DPSGDResult{Guarantee: privacy.Guarantee{Eps: p.Eps, Delta: p.Delta, Mode: p.Mode,
-		Note: format.Sprintf("%s Gaussian DP-SGD: %d steps, zCDP composition, σ = %.4g per step", kind, p.Steps, sigma)}}
-	if kind == BaselineItem {
-		res.Guarantee.Preconditions = append(res.Guarantee.Preconditions, privacy.Fact("protects users, not only items (it protects one item; a user's m items cost about m·ε)", false))
-	}
-	if p.Mode == privacy.NonPrivate {
-		sigma = 0
-		res.Guarantee = privacy.Guarantee{Eps: math.Inf(1), Mode: p.Mode, Note: "non-private: the mean of the gradients, no noise"}
-	}
-	res.ORME.Sigma = sigma
+	sigma := res.ORME.Sigma
 	gauss := noise.Gaussian{Sigma: sigma, Src: streams.Get(rng.Gauss)}
 	all := make([]int, n)
 	for i := range all {
@@ -86,4 +77,23 @@ func BaselineDPSGD(ctx cancel.Context, kind string, g float64, p DPSGDParams, da
 		return st, nil
 	}
 	return p.descend(ctx, data, streams, progress, p.recorder(kind+" dp-sgd", streams), estimate, res)
+}
+
+// BaselineGuarantee is what a baseline run on n users of m items promises
+// and the noise per step it adds for it, before it runs: what a copy that
+// adopts another's run derives for itself.
+func BaselineGuarantee(kind string, g float64, p DPSGDParams, n, m int) (sigma float64, _ privacy.Guarantee, _ error) {
+	sigma, err := BaselineSigma(kind, p.Eps, p.Delta, g, n, m, p.Steps)
+	if err != nil {
+		return 0, privacy.Guarantee{}, err
+	}
+	gu := privacy.Guarantee{Eps: p.Eps, Delta: p.Delta, Mode: p.Mode,
+		Note: format.Sprintf("%s Gaussian DP-SGD: %d steps, zCDP composition, σ = %.4g per step", kind, p.Steps, sigma)}
+	if kind == BaselineItem {
+		gu.Preconditions = append(gu.Preconditions, privacy.Fact("protects users, not only items (it protects one item; a user's m items cost about m·ε)", false))
+	}
+	if p.Mode == privacy.NonPrivate {
+		return 0, privacy.Guarantee{Eps: math.Inf(1), Mode: p.Mode, Note: "non-private: the mean of the gradients, no noise"}, nil
+	}
+	return sigma, gu, nil
 }

@@ -65,6 +65,10 @@ type Scene struct {
 	newUsers bool
 	stage    string // what the work on this state is doing, for the progress
 	refused  error  // why the last change was refused after its first slice
+	// decoding: job reads a run another copy computed (Remote); away is
+	// that copy's progress while it computes.
+	decoding bool
+	away     remoteProgress
 
 	cam  viz.Camera
 	list viz.List
@@ -403,7 +407,7 @@ func (s *Scene) latest() *Scene {
 // copy is s without its job, to be changed and computed.
 func (s *Scene) copy() *Scene {
 	c := *s
-	c.job, c.next, c.refused = nil, nil, nil
+	c.job, c.next, c.refused, c.decoding, c.away = nil, nil, nil, false, remoteProgress{}
 	return &c
 }
 
@@ -420,7 +424,7 @@ func (s *Scene) start(next *Scene, newUsers bool) error {
 		newUsers = newUsers || s.newUsers // next's users may not be surveyed yet
 		budget = 0
 	}
-	s.next, s.newUsers = next, newUsers
+	s.next, s.newUsers, s.decoding, s.away = next, newUsers, false, remoteProgress{}
 	s.job = viz.StartJob(func(ctx cancel.Context, progress func(done, total int64)) {
 		next.recompute(ctx, progress, newUsers)
 	})
@@ -434,7 +438,7 @@ func (s *Scene) advance(budget float64) error {
 		return nil
 	}
 	next := s.next
-	s.job, s.next = nil, nil
+	s.dropJob()
 	if next.err != nil {
 		s.refused = next.err
 		return next.err
@@ -459,18 +463,28 @@ func (s *Scene) Busy() bool { return s.job != nil }
 
 // Stop ends a run being computed; the lesson stays at the last one.
 func (s *Scene) Stop() {
-	if s.job != nil {
-		s.job.Stop()
-		s.job, s.next = nil, nil
-	}
+	s.dropJob()
 }
 
-// Tick continues the computation under way, a slice per frame.
+// dropJob ends the computation under way, if any, and forgets it.
+func (s *Scene) dropJob() {
+	if s.job != nil {
+		s.job.Stop()
+	}
+	s.job, s.next, s.decoding, s.away = nil, nil, false, remoteProgress{}
+}
+
+// Tick continues the computation under way, a slice per frame, or reads
+// on in the run another copy computed, a shorter one.
 func (s *Scene) Tick(float64) bool {
 	if s.job == nil {
 		return false
 	}
-	_ = s.advance(computeSlice) // a refusal shows as a readout
+	slice := computeSlice
+	if s.decoding {
+		slice = decodeSlice
+	}
+	_ = s.advance(slice) // a refusal shows as a readout
 	return true
 }
 
@@ -483,9 +497,9 @@ func (s *Scene) Readouts() []viz.Readout {
 	var r []viz.Readout
 	switch {
 	case s.job != nil:
-		f := s.job.Fraction()
+		f, stage := s.progress()
 		r = append(r, viz.Readout{Name: "computing", Label: "computing", Value: f, Warn: true,
-			Text: format.Sprintf("%s, %.0f%% — the figure shows the previous settings until it is done", s.next.stage, 100*f)})
+			Text: format.Sprintf("%s, %.0f%% — the figure shows the previous settings until it is done", stage, 100*f)})
 	case s.refused != nil:
 		r = append(r, viz.Readout{Name: "refused", Label: "last change refused", Text: s.refused.Error(), Warn: true})
 	}
@@ -539,10 +553,7 @@ func (s *Scene) LoadDataset(d *dataset.Dataset) error {
 	if err := viz.Fits(d, s.n, s.m); err != nil {
 		return err
 	}
-	if s.job != nil {
-		s.job.Stop()
-		s.job, s.next = nil, nil
-	}
+	s.dropJob()
 	s.data = d.Clone()
 	// The export module rebuilds a run here once, for a download: it may
 	// take as long as it needs.

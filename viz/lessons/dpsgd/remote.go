@@ -1,0 +1,462 @@
+package dpsgd
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/uldplab/uldp/core/cancel"
+	"github.com/uldplab/uldp/core/dataset"
+	"github.com/uldplab/uldp/core/optim"
+	"github.com/uldplab/uldp/core/rng"
+	"github.com/uldplab/uldp/core/trace"
+	"github.com/uldplab/uldp/viz"
+)
+
+// A run at the sliders' maxima takes seconds in a browser. The page hands
+// it to its compute worker (viz.Remote): the worker's copy of the lesson,
+// restored to the page's state, computes it on another core and sends the
+// whole run, which the page's copy reads a few milliseconds at a time
+// (decodeSlice), so that no call into Go holds a frame.
+
+var _ viz.Remote = (*Scene)(nil)
+
+// decodeSlice is how long a frame spends reading a run another copy
+// computed, in milliseconds: at the maxima the run is 2.5 million numbers.
+const decodeSlice = 6.0
+
+// RemoteKey names the convex run under way by everything it depends on;
+// the localisation's phases compute here (tens of milliseconds). The
+// handles' places are named too: a link does not carry them, so a copy
+// restored to the page's state after a drag names another run, and the
+// page computes that one itself.
+func (s *Scene) RemoteKey() string {
+	if s.job == nil || s.decoding || s.next.algo != algoConvex {
+		return ""
+	}
+	n := s.next
+	var b strings.Builder
+	b.WriteString("dp-sgd")
+	for _, v := range []float64{float64(n.n), float64(n.m), n.share, n.params.Eps, n.params.Delta, float64(n.params.Steps),
+		n.etaX, n.tauX, float64(n.seed), n.crowd[0], n.crowd[1], n.outliers[0], n.outliers[1]} {
+		b.WriteString(" " + strconv.FormatFloat(v, 'g', -1, 64))
+	}
+	b.WriteString(" " + strconv.FormatBool(n.smooth) + " " + n.baseline + " " + strconv.Itoa(int(n.params.Mode)))
+	return b.String()
+}
+
+// Outcome kinds: progress while computing, the finished run, or why the
+// settings were refused.
+const (
+	outProgress byte = iota
+	outRun
+	outRefused
+)
+
+// Outcome is the run computed so far: its progress and stage while
+// computing; once done, the whole run (or why it was refused).
+func (s *Scene) Outcome() (data []byte, done bool) {
+	var e encoder
+	switch {
+	case s.job != nil:
+		e.byte(outProgress)
+		e.float(s.job.Fraction())
+		e.string(s.next.stage)
+		return e.b, false
+	case s.refused != nil:
+		e.byte(outRefused)
+		e.string(s.refused.Error())
+		return e.b, true
+	}
+	e.byte(outRun)
+	s.encodeRun(&e)
+	return e.b, true
+}
+
+// Adopt shows another copy's progress on the run under way, or reads the
+// run it finished (a slice per frame, Tick), in place of computing it.
+func (s *Scene) Adopt(key string, data []byte, done bool) error {
+	if k := s.RemoteKey(); key != k {
+		return errors.New("dp-sgd: an outcome for another run")
+	}
+	d := decoder{b: data}
+	kind := d.byte()
+	switch {
+	case kind == outProgress && !done:
+		frac, stage := d.float(), d.string()
+		if d.err != nil || !(frac >= 0 && frac <= 1) || d.rest() != 0 {
+			return errors.New("dp-sgd: a progress report that does not decode")
+		}
+		s.away = remoteProgress{frac, stage}
+		return nil
+	case kind == outRefused && done:
+		msg := d.string()
+		if d.err != nil || d.rest() != 0 {
+			return errors.New("dp-sgd: a refusal that does not decode")
+		}
+		s.dropJob()
+		s.refused = errors.New(msg)
+		return nil
+	case kind == outRun && done:
+		s.job.Stop()
+		next, newUsers := s.next, s.newUsers
+		s.decoding = true
+		s.job = viz.StartJob(func(ctx cancel.Context, progress func(done, total int64)) {
+			if err := next.decodeRun(&d, progress); err != nil {
+				// Not what this copy would have computed: compute it here.
+				next.stage = "DP-SGD's steps"
+				next.recompute(ctx, progress, newUsers)
+			}
+		})
+		return nil
+	}
+	return errors.New("dp-sgd: an outcome that does not decode")
+}
+
+// remoteProgress is what another copy last said of the run it computes.
+type remoteProgress struct {
+	frac  float64
+	stage string
+}
+
+// progress is the fraction of the change's work done and what it is
+// doing, for the bar and the readout.
+func (s *Scene) progress() (float64, string) {
+	if s.away.stage != "" {
+		return s.away.frac, s.away.stage
+	}
+	if s.decoding {
+		return s.job.Fraction(), "reading the computed run"
+	}
+	return s.job.Fraction(), s.next.stage
+}
+
+// encodeRun writes the shown run: the users, θ*, the landscape, DP-SGD's
+// steps with their texts, and the baseline's path. What follows from the
+// settings alone (ORME's calibration, the guarantees) the reader derives.
+func (s *Scene) encodeRun(e *encoder) {
+	e.int(s.n)
+	e.int(s.m)
+	for _, u := range s.data.Users {
+		e.floats(u.Points)
+	}
+	e.floats(s.best)
+	e.floats(s.heat)
+	e.float(s.excess[0])
+	e.float(s.excess[1])
+	encodeRun(e, &s.res, true)
+	encodeRun(e, &s.base, false)
+	steps := s.player.Stepper().Trace().Steps
+	e.int(len(steps))
+	for _, st := range steps {
+		e.string(st.Text)
+	}
+}
+
+// encodeRun writes a DP-SGD run: its answer, iterates and halting step,
+// and with story, each step's whole record.
+func encodeRun(e *encoder, r *optim.DPSGDResult, story bool) {
+	e.floats(r.Theta)
+	e.int(len(r.Iterates))
+	for _, it := range r.Iterates {
+		e.floats(it)
+	}
+	e.int(r.Halted)
+	if !story {
+		return
+	}
+	e.int(len(r.Steps))
+	for i := range r.Steps {
+		st := &r.Steps[i]
+		e.int(st.T)
+		e.floats(st.Theta)
+		e.int(st.Values.Dim)
+		e.floats(st.Values.Flat)
+		o := &st.ORME
+		e.int(o.I)
+		e.float(o.Score)
+		e.float(o.Threshold)
+		e.float(o.PPass)
+		e.bool(o.Passed)
+		e.ints(o.Counts)
+		e.floats(o.Keep)
+		e.ints(o.Kept)
+		e.floats(o.Mean)
+		e.floats(o.AllMean)
+		e.floats(o.Output)
+		e.floats(st.Next)
+	}
+}
+
+// decodeRun reads a run encodeRun wrote for s's settings into s, as
+// recompute would have computed it, reporting progress step by step.
+func (s *Scene) decodeRun(d *decoder, progress func(done, total int64)) error {
+	p, err := s.runParams()
+	if err != nil {
+		return err
+	}
+	if d.int() != s.n || d.int() != s.m || d.err != nil {
+		return errors.New("dp-sgd: a run for other users")
+	}
+	data := &dataset.Dataset{Dim: 2, Users: make([]dataset.User, s.n)}
+	for i := range data.Users {
+		pts := d.floats()
+		if len(pts) != 2*s.m {
+			return errors.New("dp-sgd: a user of other items")
+		}
+		data.Users[i] = dataset.User{ID: strconv.Itoa(i + 1), Points: pts}
+	}
+	best, heat := d.floats(), d.floats()
+	excess := [2]float64{d.float(), d.float()}
+	if d.err != nil || len(best) != 2 || len(heat) != heatCells*heatCells {
+		return errors.New("dp-sgd: a landscape that does not decode")
+	}
+	var res, base optim.DPSGDResult
+	if err := decodeRun(d, &res, true, s.n, p.Steps, progress); err != nil {
+		return err
+	}
+	if err := decodeRun(d, &base, false, s.n, p.Steps, nil); err != nil {
+		return err
+	}
+	// What the settings alone give, as DP-SGD and its baseline derive it.
+	cal, err := p.ORME(s.n, s.m, 2).Calibrate(s.n)
+	if err != nil {
+		return err
+	}
+	res.ORME, res.Guarantee = cal, p.Guarantee(cal)
+	if s.baseline != noBaseline {
+		q := p
+		q.Record, q.KeepValues = false, false
+		if base.ORME.Sigma, base.Guarantee, err = optim.BaselineGuarantee(s.baseline, 1, q, s.n, s.m); err != nil {
+			return err
+		}
+	} else if base.Theta != nil {
+		return errors.New("dp-sgd: a baseline that was not asked for")
+	}
+	tr, err := s.story(d, &res)
+	if err != nil {
+		return err
+	}
+	if d.rest() != 0 {
+		return errors.New("dp-sgd: a run with more than its steps")
+	}
+	st, err := trace.NewStepper(cancel.Never, func(cancel.Context, *dataset.Dataset, *rng.Streams) (*trace.Trace, error) { return tr, nil }, data, rng.New(s.seed))
+	if err != nil {
+		return err
+	}
+	s.data, s.best, s.heat, s.excess, s.res, s.base, s.err = data, best, heat, excess, res, base, nil
+	s.show(st)
+	return nil
+}
+
+// decodeRun reads a run encodeRun wrote for n users and up to steps steps.
+func decodeRun(d *decoder, r *optim.DPSGDResult, story bool, n, steps int, progress func(done, total int64)) error {
+	r.Theta = d.floats()
+	its := d.int()
+	if d.err != nil || its > steps || r.Theta != nil && len(r.Theta) != 2 {
+		return errors.New("dp-sgd: a path that does not decode")
+	}
+	if its > 0 {
+		r.Iterates = make([][]float64, its)
+	}
+	for i := range r.Iterates {
+		if r.Iterates[i] = d.floats(); len(r.Iterates[i]) != 2 {
+			return errors.New("dp-sgd: an iterate that does not decode")
+		}
+	}
+	r.Halted = d.int()
+	if !story {
+		return d.err
+	}
+	k := d.int()
+	if d.err != nil || k > steps {
+		return errors.New("dp-sgd: steps that do not decode")
+	}
+	if k > 0 {
+		r.Steps = make([]optim.SGDStep, k)
+	}
+	for i := range r.Steps {
+		if progress != nil && i%8 == 0 {
+			progress(int64(i), int64(k))
+		}
+		st := &r.Steps[i]
+		st.T, st.Theta = d.int(), d.floats()
+		st.Values = optim.Vectors{Dim: d.int(), Flat: d.floats()}
+		o := &st.ORME
+		o.I, o.Score, o.Threshold, o.PPass, o.Passed = d.int(), d.float(), d.float(), d.float(), d.bool()
+		o.Counts, o.Keep, o.Kept = d.ints(), d.floats(), d.ints()
+		o.Mean, o.AllMean, o.Output, st.Next = d.floats(), d.floats(), d.floats(), d.floats()
+		if d.err != nil || st.Values.Dim != 2 || len(st.Values.Flat) != 2*n || len(o.Counts) > n || len(o.Kept) > n {
+			return errors.New("dp-sgd: a step that does not decode")
+		}
+		for _, j := range o.Kept {
+			if j < 0 || j >= n {
+				return errors.New("dp-sgd: a step keeping no such user")
+			}
+		}
+	}
+	return nil
+}
+
+// story rebuilds the stepper's trace from the steps and their texts: one
+// stepper step per SGD step that passed the gate, then the answer.
+func (s *Scene) story(d *decoder, res *optim.DPSGDResult) (*trace.Trace, error) {
+	k := d.int()
+	passed := len(res.Steps)
+	if res.Halted > 0 {
+		passed--
+	}
+	if d.err != nil || k != passed+1 || passed < 0 {
+		return nil, errors.New("dp-sgd: a story that does not decode")
+	}
+	tr := &trace.Trace{Schema: trace.Schema, Mechanism: "dp-sgd", Seed: s.seed, Steps: make([]trace.Step, k)}
+	for i := range tr.Steps {
+		tr.Steps[i] = trace.Step{Kind: optim.KindSGDStep, Text: d.string()}
+		if i < passed {
+			tr.Steps[i].Data = res.Steps[i]
+		}
+	}
+	tr.Steps[passed].Kind, tr.Steps[passed].Data = optim.KindSGDDone, res.Theta
+	return tr, d.err
+}
+
+// encoder writes an outcome: little-endian numbers, lengths before slices
+// (all ones for nil, which the trace's JSON tells from empty).
+type encoder struct{ b []byte }
+
+const nilLen = math.MaxUint32
+
+func (e *encoder) byte(v byte) { e.b = append(e.b, v) }
+func (e *encoder) bool(v bool) {
+	if v {
+		e.byte(1)
+	} else {
+		e.byte(0)
+	}
+}
+func (e *encoder) int(v int)       { e.b = binary.LittleEndian.AppendUint32(e.b, uint32(v)) }
+func (e *encoder) float(v float64) { e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(v)) }
+func (e *encoder) length(n int, isNil bool) {
+	if isNil {
+		n = nilLen
+	}
+	e.int(n)
+}
+func (e *encoder) floats(v []float64) {
+	e.length(len(v), v == nil)
+	for _, x := range v {
+		e.float(x)
+	}
+}
+func (e *encoder) ints(v []int) {
+	e.length(len(v), v == nil)
+	for _, x := range v {
+		e.int(x)
+	}
+}
+func (e *encoder) string(v string) {
+	e.int(len(v))
+	e.b = append(e.b, v...)
+}
+
+// decoder reads what encoder wrote; the first short or malformed read
+// sets err, and every read after it gives zeros.
+type decoder struct {
+	b   []byte
+	err error
+}
+
+var errShort = errors.New("dp-sgd: an outcome cut short")
+
+func (d *decoder) take(n int) []byte {
+	if d.err != nil || n < 0 || n > len(d.b) {
+		d.err = errShort
+		return nil
+	}
+	out := d.b[:n]
+	d.b = d.b[n:]
+	return out
+}
+
+func (d *decoder) rest() int { return len(d.b) }
+
+func (d *decoder) byte() byte {
+	if b := d.take(1); b != nil {
+		return b[0]
+	}
+	return 0
+}
+
+func (d *decoder) bool() bool {
+	switch d.byte() {
+	case 0:
+		return false
+	case 1:
+		return true
+	}
+	d.err = errShort
+	return false
+}
+
+func (d *decoder) int() int {
+	if b := d.take(4); b != nil {
+		return int(binary.LittleEndian.Uint32(b))
+	}
+	return 0
+}
+
+func (d *decoder) float() float64 {
+	if b := d.take(8); b != nil {
+		return math.Float64frombits(binary.LittleEndian.Uint64(b))
+	}
+	return 0
+}
+
+// length reads a slice's length, -1 for nil; one longer than the bytes
+// left (each element takes size of them) is refused before allocating.
+func (d *decoder) length(size int) int {
+	n := d.int()
+	if d.err != nil || n == nilLen {
+		return -1
+	}
+	if n > len(d.b)/size {
+		d.err = errShort
+		return -1
+	}
+	return n
+}
+
+func (d *decoder) floats() []float64 {
+	n := d.length(8)
+	if n < 0 {
+		return nil
+	}
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = d.float()
+	}
+	return out
+}
+
+func (d *decoder) ints() []int {
+	n := d.length(4)
+	if n < 0 {
+		return nil
+	}
+	out := make([]int, n)
+	for i := range out {
+		out[i] = d.int()
+	}
+	return out
+}
+
+func (d *decoder) string() string {
+	b := d.take(d.int())
+	if d.err == nil && !utf8.Valid(b) {
+		d.err = errors.New("dp-sgd: a text that is not UTF-8")
+	}
+	return string(b)
+}

@@ -1,0 +1,193 @@
+package dpsgd
+
+import (
+	"bytes"
+	"math"
+	"reflect"
+	"testing"
+
+	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/internal/scenetest"
+)
+
+// seen is what a reader of app sees: the figure, as the page receives it,
+// the panel and the words.
+func seen(t *testing.T, app *viz.App) []byte {
+	t.Helper()
+	l, _ := app.Frame(900, 600)
+	out := viz.Encode(l, nil)
+	out = viz.EncodeReadouts(app.Readouts(), out)
+	return append(out, app.Describe()...)
+}
+
+// bits tells NaN (no baseline's excess) from NaN.
+func bits(x [2]float64) [2]uint64 { return [2]uint64{math.Float64bits(x[0]), math.Float64bits(x[1])} }
+
+// remoteStates are runs long enough to compute between frames: with each
+// baseline, one that halts at the gate, one without smoothing, one
+// non-private.
+var remoteStates = []string{
+	"scene=dp-sgd&n=200&steps=60&eps=4",
+	"scene=dp-sgd&n=200&steps=60&baseline=item-level&smoothing=false",
+	"scene=dp-sgd&n=200&steps=60&baseline=none&tau=0.01",
+	"scene=dp-sgd&n=120&m=3&steps=60&mode=non-private",
+}
+
+// fakeClock makes every reading of the clock a millisecond later, so that
+// slices end after as many readings whatever the machine's speed.
+func fakeClock(t *testing.T) {
+	old := viz.Clock
+	t.Cleanup(func() { viz.Clock = old })
+	var now float64
+	viz.Clock = func() float64 { now++; return now }
+}
+
+// open restores state in a fresh copy of the lesson, busy computing it.
+func open(t *testing.T, state string) *viz.App {
+	t.Helper()
+	a := viz.NewApp(New())
+	if err := a.Restore(state); err != nil {
+		t.Fatal(err)
+	}
+	if !a.Scene().(*Scene).Busy() {
+		t.Fatalf("%s: computed in the first slice; the test needs a longer run", state)
+	}
+	return a
+}
+
+// A copy of the lesson that adopts another copy's run shows what it would
+// have computed itself — the same run, steps, baseline, landscape and
+// guarantee — having computed none of it, and reads the run a slice at a
+// time; its progress meanwhile is the other copy's.
+func TestDPSGDRunComputedElsewhere(t *testing.T) {
+	fakeClock(t)
+	for _, state := range remoteStates {
+		page, worker := open(t, state), open(t, state)
+		key := page.RemoteKey()
+		if key == "" || key != worker.RemoteKey() {
+			t.Fatalf("%s: keys %q and %q: a copy restored to the page's state must name the same run", state, key, worker.RemoteKey())
+		}
+		page.Hold(key)
+		for range 20 {
+			page.Tick(1.0 / 60)
+		}
+		if f := page.Scene().(*Scene).job.Fraction(); f != 0 {
+			t.Fatalf("%s: the page computed %.0f%% of a run held elsewhere", state, 100*f)
+		}
+		worker.Tick(0)
+		worker.Tick(0)
+		data, done := worker.Outcome()
+		if done {
+			t.Fatalf("%s: the outcome of a run under way says it is done", state)
+		}
+		if err := page.Adopt(key, data, false); err != nil {
+			t.Fatal(err)
+		}
+		pr, _ := page.Scene().(*Scene).progress()
+		wr, _ := worker.Scene().(*Scene).progress()
+		if pr != wr || !(pr > 0 && pr < 1) {
+			t.Errorf("%s: the page shows %.2f done, the worker has done %.2f", state, pr, wr)
+		}
+		for worker.Scene().(*Scene).Busy() {
+			worker.Tick(0)
+		}
+		data, done = worker.Outcome()
+		if !done {
+			t.Fatalf("%s: the finished run's outcome is not done", state)
+		}
+		if err := page.Adopt(key, data, true); err != nil {
+			t.Fatal(err)
+		}
+		if page.RemoteKey() != "" {
+			t.Errorf("%s: reading the adopted run, the page names %q for another copy", state, page.RemoteKey())
+		}
+		slices := 0
+		for ; page.Scene().(*Scene).Busy(); slices++ {
+			page.Tick(1.0 / 60)
+		}
+		// A slice reads about 48 steps here (six progress reports, one a
+		// millisecond): the longer runs take more than one.
+		if steps := len(page.Scene().(*Scene).res.Steps); steps > 48 && slices < 2 {
+			t.Errorf("%s: the adopted run of %d steps was read in %d slice", state, steps, slices)
+		}
+		local := viz.NewApp(New())
+		if err := local.Restore(state); err != nil {
+			t.Fatal(err)
+		}
+		local.Settle()
+		p, l := page.Scene().(*Scene), local.Scene().(*Scene)
+		for _, c := range []struct {
+			what     string
+			got, want any
+		}{{"the users", p.data, l.data}, {"θ*", p.best, l.best}, {"the landscape", p.heat, l.heat},
+			{"the excess risks", bits(p.excess), bits(l.excess)}, {"the run", p.res, l.res}, {"the baseline", p.base, l.base},
+			{"the settings", p.settings, l.settings}, {"the trace", p.Trace(), l.Trace()}} {
+			if !reflect.DeepEqual(c.got, c.want) {
+				t.Errorf("%s: %s adopted differ from %s computed here", state, c.what, c.what)
+			}
+		}
+		if !bytes.Equal(seen(t, page), seen(t, local)) {
+			t.Errorf("%s: the adopted run looks different from the one computed here", state)
+		}
+	}
+}
+
+// An outcome for another run, or of the wrong kind, is refused; a run
+// that does not decode is computed here instead; a refusal computed
+// elsewhere is shown as if computed here.
+func TestDPSGDRunElsewhereRefused(t *testing.T) {
+	fakeClock(t)
+	state := remoteStates[0]
+	page, worker := open(t, state), open(t, state)
+	key := page.RemoteKey()
+	page.Hold(key)
+	progress, _ := worker.Outcome()
+	if page.Adopt(key+" ", progress, false) == nil {
+		t.Error("an outcome for another run was adopted")
+	}
+	if page.Adopt(key, progress, true) == nil {
+		t.Error("a progress report said to be done was adopted")
+	}
+	if page.Adopt(key, progress[:5], false) == nil {
+		t.Error("a progress report cut short was adopted")
+	}
+	worker.Settle()
+	run, _ := worker.Outcome()
+	if page.Adopt(key, run, false) == nil {
+		t.Error("a finished run said to be under way was adopted")
+	}
+	// Cut short: decoded partway, then computed here, the same run.
+	if err := page.Adopt(key, run[:len(run)/2], true); err != nil {
+		t.Fatal(err)
+	}
+	page.Settle()
+	local := viz.NewApp(New())
+	if err := local.Restore(state); err != nil {
+		t.Fatal(err)
+	}
+	local.Settle()
+	if !bytes.Equal(seen(t, page), seen(t, local)) {
+		t.Error("after a run cut short, the page shows another run than the one computed here")
+	}
+
+	// A refusal: the change's own error, shown as one computed here is,
+	// the run shown before kept.
+	var e encoder
+	e.byte(outRefused)
+	e.string("the worker refused this")
+	if err := page.Restore(state + "&seed=9"); err != nil {
+		t.Fatal(err)
+	}
+	key = page.RemoteKey()
+	page.Hold(key)
+	if err := page.Adopt(key, e.b, true); err != nil {
+		t.Fatal(err)
+	}
+	s := page.Scene().(*Scene)
+	if s.Busy() || s.seed != 1 {
+		t.Errorf("after a refusal adopted: busy %v, seed %d shown", s.Busy(), s.seed)
+	}
+	if r, ok := scenetest.Readout(page, "refused"); !ok || r.Text != "the worker refused this" {
+		t.Errorf("the refusal reads %+v", r)
+	}
+}
