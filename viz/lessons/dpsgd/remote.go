@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -12,6 +13,7 @@ import (
 	"github.com/uldplab/uldp/core/dataset"
 	"github.com/uldplab/uldp/core/optim"
 	"github.com/uldplab/uldp/core/rng"
+	"github.com/uldplab/uldp/core/robust"
 	"github.com/uldplab/uldp/core/trace"
 	"github.com/uldplab/uldp/viz"
 )
@@ -19,14 +21,40 @@ import (
 // A run at the sliders' maxima takes seconds in a browser. The page hands
 // it to its compute worker (viz.Remote): the worker's copy of the lesson,
 // restored to the page's state, computes it on another core and sends the
-// whole run, which the page's copy reads a few milliseconds at a time
-// (decodeSlice), so that no call into Go holds a frame.
+// whole run, 9 MB at the maxima, in parts of outcomePart bytes (so that
+// copying one into the page's Go takes a millisecond or two, not 40), which
+// the page's copy gathers and then reads decodeSlice milliseconds a frame.
 
 var _ viz.Remote = (*Scene)(nil)
 
-// decodeSlice is how long a frame spends reading a run another copy
-// computed, in milliseconds: at the maxima the run is 2.5 million numbers.
+// decodeSlice is how long a frame spends reading the gathered run, in
+// milliseconds.
 const decodeSlice = 6.0
+
+// maxOutcome bounds a whole run's bytes (9 MB at the sliders' maxima).
+const maxOutcome = 64 << 20
+
+// outcomePart is the most bytes of the run one outcome carries; a
+// variable so that tests can send a small run in several parts.
+var outcomePart = 1 << 20
+
+// remote is the state of a computation another copy does for this one:
+// on the computing copy, the encoded run and how much of it was sent; on
+// the page's, the computing copy's progress, the parts gathered, and
+// whether the job reads them.
+type remote struct {
+	sent     []byte
+	at       int
+	away     remoteProgress
+	got      []byte
+	decoding bool
+}
+
+// remoteProgress is what another copy last said of the run it computes.
+type remoteProgress struct {
+	frac  float64
+	stage string
+}
 
 // RemoteKey names the convex run under way by everything it depends on;
 // the localisation's phases compute here (tens of milliseconds). The
@@ -34,7 +62,7 @@ const decodeSlice = 6.0
 // restored to the page's state after a drag names another run, and the
 // page computes that one itself.
 func (s *Scene) RemoteKey() string {
-	if s.job == nil || s.decoding || s.next.algo != algoConvex {
+	if s.job == nil || s.remote.decoding || s.next.algo != algoConvex {
 		return ""
 	}
 	n := s.next
@@ -48,88 +76,117 @@ func (s *Scene) RemoteKey() string {
 	return b.String()
 }
 
-// Outcome kinds: progress while computing, the finished run, or why the
-// settings were refused.
+// Outcome kinds: progress while computing; a part of the finished
+// outcome, which is the run, or why the settings were refused.
 const (
 	outProgress byte = iota
+	outPart
 	outRun
 	outRefused
 )
 
-// Outcome is the run computed so far: its progress and stage while
-// computing; once done, the whole run (or why it was refused).
+// Outcome is the run's progress while it computes; once done, the next
+// part of the whole run (or of why it was refused), done with the last.
 func (s *Scene) Outcome() (data []byte, done bool) {
 	var e encoder
-	switch {
-	case s.job != nil:
+	if s.job != nil {
 		e.byte(outProgress)
 		e.float(s.job.Fraction())
 		e.string(s.next.stage)
 		return e.b, false
-	case s.refused != nil:
-		e.byte(outRefused)
-		e.string(s.refused.Error())
-		return e.b, true
 	}
-	e.byte(outRun)
-	s.encodeRun(&e)
-	return e.b, true
+	r := &s.remote
+	if r.sent == nil {
+		var all encoder
+		if s.refused != nil {
+			all.byte(outRefused)
+			all.string(s.refused.Error())
+		} else {
+			all.byte(outRun)
+			s.encodeRun(&all)
+		}
+		r.sent, r.at = all.b, 0
+	}
+	part := r.sent[r.at:min(len(r.sent), r.at+outcomePart)]
+	e.byte(outPart)
+	e.int(r.at)
+	e.int(len(r.sent))
+	e.b = append(e.b, part...)
+	r.at += len(part)
+	return e.b, r.at == len(r.sent)
 }
 
-// Adopt shows another copy's progress on the run under way, or reads the
-// run it finished (a slice per frame, Tick), in place of computing it.
+// Adopt shows another copy's progress on the run under way, or gathers
+// the parts of the run it finished; with the last, the run (read a slice
+// per frame, Tick) or the refusal takes the place of computing it.
 func (s *Scene) Adopt(key string, data []byte, done bool) error {
 	if k := s.RemoteKey(); key != k {
 		return errors.New("dp-sgd: an outcome for another run")
 	}
 	d := decoder{b: data}
-	kind := d.byte()
-	switch {
-	case kind == outProgress && !done:
+	r := &s.remote
+	switch d.byte() {
+	case outProgress:
 		frac, stage := d.float(), d.string()
-		if d.err != nil || !(frac >= 0 && frac <= 1) || d.rest() != 0 {
+		if done || d.err != nil || !(frac >= 0 && frac <= 1) || d.rest() != 0 {
 			return errors.New("dp-sgd: a progress report that does not decode")
 		}
-		s.away = remoteProgress{frac, stage}
+		r.away = remoteProgress{frac, stage}
 		return nil
-	case kind == outRefused && done:
-		msg := d.string()
-		if d.err != nil || d.rest() != 0 {
+	case outPart:
+		at, total := d.int(), d.int()
+		if at == 0 && total <= maxOutcome {
+			// Room for the whole: appending by doubling would copy
+			// megabytes within one call.
+			r.got = make([]byte, 0, total)
+		}
+		if d.err != nil || total > maxOutcome || at != len(r.got) || total < at+d.rest() || done != (at+d.rest() == total) {
+			r.got = nil
+			return errors.New("dp-sgd: a part of a run out of place")
+		}
+		r.got = append(r.got, d.b...)
+		r.away.frac = float64(len(r.got)) / float64(total)
+		r.away.stage = "the run's steps, received"
+	default:
+		return errors.New("dp-sgd: an outcome that does not decode")
+	}
+	if !done {
+		return nil
+	}
+	all := decoder{b: r.got}
+	r.got = nil
+	switch all.byte() {
+	case outRefused:
+		msg := all.string()
+		if all.err != nil || all.rest() != 0 {
 			return errors.New("dp-sgd: a refusal that does not decode")
 		}
 		s.dropJob()
 		s.refused = errors.New(msg)
 		return nil
-	case kind == outRun && done:
+	case outRun:
 		s.job.Stop()
 		next, newUsers := s.next, s.newUsers
-		s.decoding = true
+		s.remote = remote{decoding: true}
 		s.job = viz.StartJob(func(ctx cancel.Context, progress func(done, total int64)) {
-			if err := next.decodeRun(&d, progress); err != nil {
+			if err := next.decodeRun(&all, progress); err != nil {
 				// Not what this copy would have computed: compute it here.
-				next.stage = "DP-SGD's steps"
 				next.recompute(ctx, progress, newUsers)
 			}
 		})
 		return nil
 	}
-	return errors.New("dp-sgd: an outcome that does not decode")
-}
-
-// remoteProgress is what another copy last said of the run it computes.
-type remoteProgress struct {
-	frac  float64
-	stage string
+	return errors.New("dp-sgd: a run that does not decode")
 }
 
 // progress is the fraction of the change's work done and what it is
 // doing, for the bar and the readout.
 func (s *Scene) progress() (float64, string) {
-	if s.away.stage != "" {
-		return s.away.frac, s.away.stage
-	}
-	if s.decoding {
-		return s.job.Fraction(), "reading the computed run"
+	switch {
+	case s.remote.decoding:
+		return s.job.Fraction(), "the run's steps, for the figure"
+	case s.remote.away.stage != "":
+		return s.remote.away.frac, s.remote.away.stage
 	}
 	return s.job.Fraction(), s.next.stage
 }
@@ -181,9 +238,8 @@ func encodeRun(e *encoder, r *optim.DPSGDResult, story bool) {
 		e.float(o.Threshold)
 		e.float(o.PPass)
 		e.bool(o.Passed)
-		e.ints(o.Counts)
-		e.floats(o.Keep)
-		e.ints(o.Kept)
+		e.counts(o.Counts)
+		e.kept(o.Kept, len(st.Values.Flat)/2)
 		e.floats(o.Mean)
 		e.floats(o.AllMean)
 		e.floats(o.Output)
@@ -287,14 +343,16 @@ func decodeRun(d *decoder, r *optim.DPSGDResult, story bool, n, steps int, progr
 		st.Values = optim.Vectors{Dim: d.int(), Flat: d.floats()}
 		o := &st.ORME
 		o.I, o.Score, o.Threshold, o.PPass, o.Passed = d.int(), d.float(), d.float(), d.float(), d.bool()
-		o.Counts, o.Keep, o.Kept = d.ints(), d.floats(), d.ints()
+		o.Counts, o.Kept = d.counts(), d.kept(n)
 		o.Mean, o.AllMean, o.Output, st.Next = d.floats(), d.floats(), d.floats(), d.floats()
-		if d.err != nil || st.Values.Dim != 2 || len(st.Values.Flat) != 2*n || len(o.Counts) > n || len(o.Kept) > n {
+		if d.err != nil || st.Values.Dim != 2 || len(st.Values.Flat) != 2*n || o.Counts != nil && len(o.Counts) != n {
 			return errors.New("dp-sgd: a step that does not decode")
 		}
-		for _, j := range o.Kept {
-			if j < 0 || j >= n {
-				return errors.New("dp-sgd: a step keeping no such user")
+		if o.Counts != nil {
+			// The ramp's p_j follow from the counts, as ORME computes them.
+			o.Keep = make([]float64, n)
+			for j, f := range o.Counts {
+				o.Keep[j] = robust.Keep(f, n)
 			}
 		}
 	}
@@ -357,6 +415,27 @@ func (e *encoder) ints(v []int) {
 		e.int(x)
 	}
 }
+
+// counts writes ORME's neighbour counts, each at most n, in two bytes.
+func (e *encoder) counts(v []int) {
+	e.length(len(v), v == nil)
+	for _, x := range v {
+		e.b = binary.LittleEndian.AppendUint16(e.b, uint16(x))
+	}
+}
+
+// The counts' two bytes hold any n the lesson takes.
+const _ uint16 = maxUsers
+
+// kept writes the users ORME kept (ascending, none: nil) as n bits.
+func (e *encoder) kept(v []int, n int) {
+	set := make([]byte, (n+7)/8)
+	for _, j := range v {
+		set[j/8] |= 1 << (j % 8)
+	}
+	e.b = append(e.b, set...)
+}
+
 func (e *encoder) string(v string) {
 	e.int(len(v))
 	e.b = append(e.b, v...)
@@ -449,6 +528,37 @@ func (d *decoder) ints() []int {
 	out := make([]int, n)
 	for i := range out {
 		out[i] = d.int()
+	}
+	return out
+}
+
+func (d *decoder) counts() []int {
+	n := d.length(2)
+	if n < 0 {
+		return nil
+	}
+	b := d.take(2 * n)
+	if b == nil {
+		return nil
+	}
+	out := make([]int, n)
+	for i := range out {
+		out[i] = int(binary.LittleEndian.Uint16(b[2*i:]))
+	}
+	return out
+}
+
+// kept reads n bits of kept users into their ascending indices, nil for
+// none.
+func (d *decoder) kept(n int) []int {
+	var out []int
+	for j, b := range d.take((n + 7) / 8) {
+		for ; b != 0; b &= b - 1 {
+			out = append(out, 8*j+bits.TrailingZeros8(b))
+		}
+	}
+	if len(out) > 0 && out[len(out)-1] >= n {
+		d.err = errShort
 	}
 	return out
 }

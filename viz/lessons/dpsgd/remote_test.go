@@ -20,8 +20,10 @@ func seen(t *testing.T, app *viz.App) []byte {
 	return append(out, app.Describe()...)
 }
 
-// bits tells NaN (no baseline's excess) from NaN.
-func bits(x [2]float64) [2]uint64 { return [2]uint64{math.Float64bits(x[0]), math.Float64bits(x[1])} }
+// excessBits tells NaN (no baseline's excess) from NaN.
+func excessBits(x [2]float64) [2]uint64 {
+	return [2]uint64{math.Float64bits(x[0]), math.Float64bits(x[1])}
+}
 
 // remoteStates are runs long enough to compute between frames: with each
 // baseline, one that halts at the gate, one without smoothing, one
@@ -61,6 +63,8 @@ func open(t *testing.T, state string) *viz.App {
 // time; its progress meanwhile is the other copy's.
 func TestDPSGDRunComputedElsewhere(t *testing.T) {
 	fakeClock(t)
+	defer func(n int) { outcomePart = n }(outcomePart)
+	outcomePart = 64 << 10
 	for _, state := range remoteStates {
 		page, worker := open(t, state), open(t, state)
 		key := page.RemoteKey()
@@ -91,12 +95,19 @@ func TestDPSGDRunComputedElsewhere(t *testing.T) {
 		for worker.Scene().(*Scene).Busy() {
 			worker.Tick(0)
 		}
-		data, done = worker.Outcome()
-		if !done {
-			t.Fatalf("%s: the finished run's outcome is not done", state)
+		// The run in parts of 64 KiB, the last one done.
+		parts := 0
+		for done = false; !done; parts++ {
+			data, done = worker.Outcome()
+			if err := page.Adopt(key, data, done); err != nil {
+				t.Fatalf("%s: part %d: %v", state, parts+1, err)
+			}
+			if !done && page.RemoteKey() != key {
+				t.Fatalf("%s: after part %d the page names %q", state, parts+1, page.RemoteKey())
+			}
 		}
-		if err := page.Adopt(key, data, true); err != nil {
-			t.Fatal(err)
+		if want := (len(worker.Scene().(*Scene).remote.sent) + outcomePart - 1) / outcomePart; parts != want {
+			t.Errorf("%s: the run came in %d parts, want %d", state, parts, want)
 		}
 		if page.RemoteKey() != "" {
 			t.Errorf("%s: reading the adopted run, the page names %q for another copy", state, page.RemoteKey())
@@ -117,10 +128,10 @@ func TestDPSGDRunComputedElsewhere(t *testing.T) {
 		local.Settle()
 		p, l := page.Scene().(*Scene), local.Scene().(*Scene)
 		for _, c := range []struct {
-			what     string
+			what      string
 			got, want any
 		}{{"the users", p.data, l.data}, {"θ*", p.best, l.best}, {"the landscape", p.heat, l.heat},
-			{"the excess risks", bits(p.excess), bits(l.excess)}, {"the run", p.res, l.res}, {"the baseline", p.base, l.base},
+			{"the excess risks", excessBits(p.excess), excessBits(l.excess)}, {"the run", p.res, l.res}, {"the baseline", p.base, l.base},
 			{"the settings", p.settings, l.settings}, {"the trace", p.Trace(), l.Trace()}} {
 			if !reflect.DeepEqual(c.got, c.want) {
 				t.Errorf("%s: %s adopted differ from %s computed here", state, c.what, c.what)
@@ -132,9 +143,18 @@ func TestDPSGDRunComputedElsewhere(t *testing.T) {
 	}
 }
 
-// An outcome for another run, or of the wrong kind, is refused; a run
-// that does not decode is computed here instead; a refusal computed
-// elsewhere is shown as if computed here.
+// whole wraps an outcome as one part, as the last.
+func whole(outcome []byte) []byte {
+	var e encoder
+	e.byte(outPart)
+	e.int(0)
+	e.int(len(outcome))
+	return append(e.b, outcome...)
+}
+
+// An outcome for another run, of the wrong kind or out of place is
+// refused; a run that does not decode is computed here instead; a refusal
+// computed elsewhere is shown as if computed here.
 func TestDPSGDRunElsewhereRefused(t *testing.T) {
 	fakeClock(t)
 	state := remoteStates[0]
@@ -142,22 +162,29 @@ func TestDPSGDRunElsewhereRefused(t *testing.T) {
 	key := page.RemoteKey()
 	page.Hold(key)
 	progress, _ := worker.Outcome()
-	if page.Adopt(key+" ", progress, false) == nil {
-		t.Error("an outcome for another run was adopted")
-	}
-	if page.Adopt(key, progress, true) == nil {
-		t.Error("a progress report said to be done was adopted")
-	}
-	if page.Adopt(key, progress[:5], false) == nil {
-		t.Error("a progress report cut short was adopted")
+	for _, c := range []struct {
+		what string
+		key  string
+		data []byte
+		done bool
+	}{
+		{"an outcome for another run", key + " ", progress, false},
+		{"a progress report said to be done", key, progress, true},
+		{"a progress report cut short", key, progress[:5], false},
+		{"a last part said to be under way", key, whole([]byte{outRun}), false},
+		{"a part said to be the last", key, whole([]byte{outRun})[:7], true},
+		{"a part not from the start", key, append([]byte{outPart, 1, 0, 0, 0, 2, 0, 0, 0}, outRun), true},
+		{"a run of 4 GB", key, append([]byte{outPart, 0, 0, 0, 0, 255, 255, 255, 255}, outRun), false},
+	} {
+		if page.Adopt(c.key, c.data, c.done) == nil {
+			t.Errorf("%s was adopted", c.what)
+		}
 	}
 	worker.Settle()
-	run, _ := worker.Outcome()
-	if page.Adopt(key, run, false) == nil {
-		t.Error("a finished run said to be under way was adopted")
-	}
+	worker.Outcome()
+	run := worker.Scene().(*Scene).remote.sent
 	// Cut short: decoded partway, then computed here, the same run.
-	if err := page.Adopt(key, run[:len(run)/2], true); err != nil {
+	if err := page.Adopt(key, whole(run[:len(run)/2]), true); err != nil {
 		t.Fatal(err)
 	}
 	page.Settle()
@@ -180,7 +207,7 @@ func TestDPSGDRunElsewhereRefused(t *testing.T) {
 	}
 	key = page.RemoteKey()
 	page.Hold(key)
-	if err := page.Adopt(key, e.b, true); err != nil {
+	if err := page.Adopt(key, whole(e.b), true); err != nil {
 		t.Fatal(err)
 	}
 	s := page.Scene().(*Scene)

@@ -65,10 +65,8 @@ type Scene struct {
 	newUsers bool
 	stage    string // what the work on this state is doing, for the progress
 	refused  error  // why the last change was refused after its first slice
-	// decoding: job reads a run another copy computed (Remote); away is
-	// that copy's progress while it computes.
-	decoding bool
-	away     remoteProgress
+	// What a computation another copy does for this one involves (Remote).
+	remote remote
 
 	cam  viz.Camera
 	list viz.List
@@ -407,7 +405,7 @@ func (s *Scene) latest() *Scene {
 // copy is s without its job, to be changed and computed.
 func (s *Scene) copy() *Scene {
 	c := *s
-	c.job, c.next, c.refused, c.decoding, c.away = nil, nil, nil, false, remoteProgress{}
+	c.job, c.next, c.refused, c.remote = nil, nil, nil, remote{}
 	return &c
 }
 
@@ -424,7 +422,7 @@ func (s *Scene) start(next *Scene, newUsers bool) error {
 		newUsers = newUsers || s.newUsers // next's users may not be surveyed yet
 		budget = 0
 	}
-	s.next, s.newUsers, s.decoding, s.away = next, newUsers, false, remoteProgress{}
+	s.next, s.newUsers, s.remote = next, newUsers, remote{}
 	s.job = viz.StartJob(func(ctx cancel.Context, progress func(done, total int64)) {
 		next.recompute(ctx, progress, newUsers)
 	})
@@ -471,7 +469,7 @@ func (s *Scene) dropJob() {
 	if s.job != nil {
 		s.job.Stop()
 	}
-	s.job, s.next, s.decoding, s.away = nil, nil, false, remoteProgress{}
+	s.job, s.next, s.remote = nil, nil, remote{}
 }
 
 // Tick continues the computation under way, a slice per frame, or reads
@@ -481,7 +479,7 @@ func (s *Scene) Tick(float64) bool {
 		return false
 	}
 	slice := computeSlice
-	if s.decoding {
+	if s.remote.decoding {
 		slice = decodeSlice
 	}
 	_ = s.advance(slice) // a refusal shows as a readout
