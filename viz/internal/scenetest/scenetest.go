@@ -41,6 +41,15 @@ func Frame(a *viz.App) *viz.List {
 	return l
 }
 
+// Seen is what a reader of a sees: the figure, as the page receives it,
+// the panel and the words.
+func Seen(a *viz.App) []byte {
+	l, _ := a.Frame(900, 600)
+	out := viz.Encode(l, nil)
+	out = viz.EncodeReadouts(a.Readouts(), out)
+	return append(out, a.Describe()...)
+}
+
 // Layer splits a frame at its layer (figures have one at most): the
 // layer's key, the items inside it, and the items outside it, before and
 // after. A frame without a layer has key "" and every item outside.

@@ -10,16 +10,6 @@ import (
 	"github.com/uldplab/uldp/viz/internal/scenetest"
 )
 
-// seen is what a reader of app sees: the figure, as the page receives it,
-// the panel and the words.
-func seen(t *testing.T, app *viz.App) []byte {
-	t.Helper()
-	l, _ := app.Frame(900, 600)
-	out := viz.Encode(l, nil)
-	out = viz.EncodeReadouts(app.Readouts(), out)
-	return append(out, app.Describe()...)
-}
-
 // excessBits tells NaN (no baseline's excess) from NaN.
 func excessBits(x [2]float64) [2]uint64 {
 	return [2]uint64{math.Float64bits(x[0]), math.Float64bits(x[1])}
@@ -137,7 +127,7 @@ func TestDPSGDRunComputedElsewhere(t *testing.T) {
 				t.Errorf("%s: %s adopted differ from %s computed here", state, c.what, c.what)
 			}
 		}
-		if !bytes.Equal(seen(t, page), seen(t, local)) {
+		if !bytes.Equal(scenetest.Seen(page), scenetest.Seen(local)) {
 			t.Errorf("%s: the adopted run looks different from the one computed here", state)
 		}
 	}
@@ -193,7 +183,7 @@ func TestDPSGDRunElsewhereRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	local.Settle()
-	if !bytes.Equal(seen(t, page), seen(t, local)) {
+	if !bytes.Equal(scenetest.Seen(page), scenetest.Seen(local)) {
 		t.Error("after a run cut short, the page shows another run than the one computed here")
 	}
 

@@ -8,17 +8,8 @@ import (
 	"testing"
 
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/internal/scenetest"
 )
-
-// seen is what a reader of app sees: the figure, as the page receives it,
-// the panel and the words.
-func seen(t *testing.T, app *viz.App) []byte {
-	t.Helper()
-	l, _ := app.Frame(900, 600)
-	out := viz.Encode(l, nil)
-	out = viz.EncodeReadouts(app.Readouts(), out)
-	return append(out, app.Describe()...)
-}
 
 // A copy of the explorer that adopts another copy's sweep shows what it
 // would have computed itself, partway and at the end, and computes
@@ -64,7 +55,7 @@ func TestRatesSweepComputedElsewhere(t *testing.T) {
 	if !page.Busy() || page.RemoteKey() != key {
 		t.Error("a partial outcome ended the page's sweep")
 	}
-	if got, want := seen(t, page), seen(t, worker); !bytes.Equal(got, want) {
+	if got, want := scenetest.Seen(page), scenetest.Seen(worker); !bytes.Equal(got, want) {
 		t.Errorf("partway, the page shows %d bytes unlike the worker's %d", len(got), len(want))
 	}
 	if r := mustRead(t, page, "computing"); !strings.Contains(r.Text, "runs") || r.Value <= 0 {
@@ -92,7 +83,7 @@ func TestRatesSweepComputedElsewhere(t *testing.T) {
 			t.Errorf("an outcome with %s was adopted", name)
 		}
 	}
-	if got, want := seen(t, page), seen(t, worker); !bytes.Equal(got, want) {
+	if got, want := scenetest.Seen(page), scenetest.Seen(worker); !bytes.Equal(got, want) {
 		t.Error("a refused outcome changed what the page shows")
 	}
 
@@ -113,7 +104,7 @@ func TestRatesSweepComputedElsewhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	local.Settle()
-	if got, want := seen(t, page), seen(t, local); !bytes.Equal(got, want) {
+	if got, want := scenetest.Seen(page), scenetest.Seen(local); !bytes.Equal(got, want) {
 		t.Errorf("the page after adopting shows %d bytes unlike a copy that computed itself, %d", len(got), len(want))
 	}
 }
@@ -177,7 +168,7 @@ func TestRatesReleasedAfterAPartialOutcome(t *testing.T) {
 	page.Hold("")
 	page.Settle()
 	local.Settle()
-	if got, want := seen(t, page), seen(t, local); !bytes.Equal(got, want) {
+	if got, want := scenetest.Seen(page), scenetest.Seen(local); !bytes.Equal(got, want) {
 		t.Errorf("released after two adopted points, the page shows %d bytes unlike a copy that computed itself, %d", len(got), len(want))
 	}
 }
