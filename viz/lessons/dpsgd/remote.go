@@ -409,12 +409,6 @@ func (e *encoder) floats(v []float64) {
 		e.float(x)
 	}
 }
-func (e *encoder) ints(v []int) {
-	e.length(len(v), v == nil)
-	for _, x := range v {
-		e.int(x)
-	}
-}
 
 // counts writes ORME's neighbour counts, each at most n, in two bytes.
 func (e *encoder) counts(v []int) {
@@ -516,18 +510,6 @@ func (d *decoder) floats() []float64 {
 	out := make([]float64, n)
 	for i := range out {
 		out[i] = d.float()
-	}
-	return out
-}
-
-func (d *decoder) ints() []int {
-	n := d.length(4)
-	if n < 0 {
-		return nil
-	}
-	out := make([]int, n)
-	for i := range out {
-		out[i] = d.int()
 	}
 	return out
 }
