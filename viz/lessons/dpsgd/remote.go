@@ -56,20 +56,20 @@ type remoteProgress struct {
 	stage string
 }
 
-// RemoteKey names the convex run under way by everything it depends on;
-// the localisation's phases compute here (tens of milliseconds). The
-// handles' places are named too: a link does not carry them, so a copy
-// restored to the page's state after a drag names another run, and the
-// page computes that one itself.
+// RemoteKey names the convex run under way by everything it depends on.
+// The localisation's phases compute here (tens of milliseconds), and so
+// does a run whose users were dragged: a link does not carry the handles,
+// so a copy restored to the page's state could not compute it, and handing
+// it out would only hold the page's own work through the drag.
 func (s *Scene) RemoteKey() string {
-	if s.job == nil || s.remote.decoding || s.next.algo != algoConvex {
+	n := s.next
+	if s.job == nil || s.remote.decoding || n.algo != algoConvex || n.crowd != startCrowd || n.outliers != startOutliers {
 		return ""
 	}
-	n := s.next
 	var b strings.Builder
 	b.WriteString("dp-sgd")
 	for _, v := range []float64{float64(n.n), float64(n.m), n.share, n.params.Eps, n.params.Delta, float64(n.params.Steps),
-		n.etaX, n.tauX, float64(n.seed), n.crowd[0], n.crowd[1], n.outliers[0], n.outliers[1]} {
+		n.etaX, n.tauX, float64(n.seed)} {
 		b.WriteString(" " + strconv.FormatFloat(v, 'g', -1, 64))
 	}
 	b.WriteString(" " + strconv.FormatBool(n.smooth) + " " + n.baseline + " " + strconv.Itoa(int(n.params.Mode)))

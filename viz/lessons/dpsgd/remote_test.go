@@ -133,6 +133,31 @@ func TestDPSGDRunComputedElsewhere(t *testing.T) {
 	}
 }
 
+// A run whose users were dragged, or the localisation's, computes here:
+// a link does not carry the handles, and the phases are short.
+func TestDPSGDDraggedRunComputesHere(t *testing.T) {
+	fakeClock(t)
+	a := open(t, remoteStates[0])
+	if a.RemoteKey() == "" {
+		t.Fatal("the linked run is not handed out")
+	}
+	s := a.Scene().(*Scene)
+	scenetest.Frame(a)
+	at := s.cam.ToScreen(s.crowd[0], s.crowd[1])
+	a.Event(viz.Event{Kind: viz.PointerDown, X: at.X, Y: at.Y})
+	a.Event(viz.Event{Kind: viz.PointerMove, X: at.X + 30, Y: at.Y})
+	if !s.Busy() || s.next.crowd == startCrowd {
+		t.Fatalf("the drag started no run: busy %v, crowd %v", s.Busy(), s.next.crowd)
+	}
+	if k := a.RemoteKey(); k != "" {
+		t.Errorf("a dragged run is handed out as %q", k)
+	}
+	local := open(t, "scene=dp-sgd&algo=localised&n=1000&m=50")
+	if k := local.RemoteKey(); k != "" {
+		t.Errorf("the localisation is handed out as %q", k)
+	}
+}
+
 // whole wraps an outcome as one part, as the last.
 func whole(outcome []byte) []byte {
 	var e encoder

@@ -89,10 +89,13 @@ const heatCells = 28
 // can compute a step at a time.
 var computeSlice = 30.0
 
+// Where the handles start: the crowd's items and the outlying users'.
+var startCrowd, startOutliers = [2]float64{0.35, -0.25}, [2]float64{-0.6, 0.6}
+
 // New opens on 300 users of 5 items at ε = 8, δ = 10⁻⁵, T = 100 steps
 // with Theorem 4.1's η, r and τ (the gate passes every step there).
 func New() *Scene {
-	s := &Scene{n: 300, m: 5, crowd: [2]float64{0.35, -0.25}, outliers: [2]float64{-0.6, 0.6}, share: 0.1,
+	s := &Scene{n: 300, m: 5, crowd: startCrowd, outliers: startOutliers, share: 0.1,
 		params: optim.DPSGDParams{Eps: 8, Delta: 1e-5, Loss: loss.Distance{}, Radius: 1, Steps: 100, Record: true, KeepValues: true},
 		tauX:   1, etaX: 1, smooth: true, baseline: optim.BaselineUser, algo: algoConvex, seed: 1}
 	s.recompute(cancel.Never, viz.NoProgress, true)
