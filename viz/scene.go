@@ -141,12 +141,16 @@ type Remote interface {
 	// depends on, or is "" when none is under way.
 	RemoteKey() string
 	// Outcome is what the computation under way has found so far,
-	// encoded, and whether it has finished.
+	// encoded, and whether it has finished. A finished computation too
+	// large for one message may come in parts, one per call, in order,
+	// done with the last: then each call moves on, and the caller sends
+	// every outcome it is given.
 	Outcome() (data []byte, done bool)
 	// Adopt takes an outcome another copy computed for key, in place of
-	// computing it: a partial one shows progress, a finished one ends
-	// the computation. It fails when key is not the computation under way
-	// or data do not decode.
+	// computing it, in the order Outcome gave them: a partial one shows
+	// progress (or is a part), a finished one ends the computation. It
+	// fails when key is not the computation under way or data do not
+	// decode.
 	Adopt(key string, data []byte, done bool) error
 }
 

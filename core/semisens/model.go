@@ -51,7 +51,9 @@ func (m Logistic) Loss(pub *Public, w []float64, i, y int) float64 {
 func (m Logistic) Smoothness() float64 { return 0.25 + m.Mu }
 
 // Gradient is the query f(x, y) = ∇_w ℓ(w; x^pub, y)/G of the data term at
-// w, with G = 1.
+// w, with G = 1. The query keeps w and exponentials of it: w must not
+// change while the query is in use, and the query is not for use by
+// several goroutines at once.
 func (Logistic) Gradient(w []float64) OneHot { return &logisticGrad{w: w} }
 
 type logisticGrad struct {
@@ -76,7 +78,9 @@ func (g *logisticGrad) Eval(pub *Public, i, y int, dst []float64) {
 // per example and the k candidates' own, shared by every example, instead
 // of k per example: the beliefs' answer and the MWU scores spent most of
 // their time in exp (one division and product stay per candidate). The
-// product's relative error is a few ulps, as exp's own.
+// product rounds two exponents, a₁ = b·base/√3 and a₂ = b·w_y/√3, for
+// their sum: its relative error is about (1 + |a₁| + |a₂|) ulps, as exp's
+// own grows with its argument (at the lesson's radius, |aᵢ| ≤ 5).
 func (g *logisticGrad) Scales(pub *Public, i int, dst []float64) {
 	dp, b := pub.DimPub(), pub.Labels[i]
 	base := dot(g.w[:dp], pub.Features[i]) + g.w[len(g.w)-1]

@@ -480,6 +480,19 @@ test("User-level DP-SGD at the sliders' maxima computes in a worker, between fra
   await here.page.close();
 });
 
+// The issue's target: the lesson animates 500 steps without dropping
+// frames. Headless Chromium rasterises in software here, and the Go heap
+// (the recorded run: 500 steps × 300 users) is marked by a single-threaded
+// GC, so a few frames run late; the figures go to BENCHMARKS.md. How many
+// frames run late depends on what else the machine does (2–13 % idle, 34–47 %
+// with two other busy processes on two cores — as many as the page used to
+// run late idle), so the check is on what the page itself does, which load
+// does not change: its own work per frame fits a frame (16.7 ms; 2.3–2.8 ms
+// idle — 18–20 ms while the dots' sheet was the figure's size and copied
+// three times a frame), and what once made 30–36 % of frames late idle —
+// the guarantee panel rebuilt and the address bar rewritten every frame —
+// stays gone: the panel untouched through the play, the address written at
+// most every 100 ms.
 test("User-level DP-SGD: 500 steps play at 50 steps a second", async () => {
   const { page, errors } = await open("#scene=dp-sgd&steps=500");
   // The 500-step run is computed between frames: play it once it is there

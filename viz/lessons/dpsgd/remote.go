@@ -28,10 +28,13 @@ import (
 var _ viz.Remote = (*Scene)(nil)
 
 // decodeSlice is how long a frame spends reading the gathered run, in
-// milliseconds.
+// milliseconds: shorter than a computing slice, as the point of handing
+// the run out is a page that keeps its frames (a frame's drawing beside it
+// stays within 16.7 ms).
 const decodeSlice = 6.0
 
-// maxOutcome bounds a whole run's bytes (9 MB at the sliders' maxima).
+// maxOutcome bounds a whole run's bytes (9 MB at the sliders' maxima), so
+// that a corrupt total is refused before it is allocated.
 const maxOutcome = 64 << 20
 
 // outcomePart is the most bytes of the run one outcome carries; a
@@ -43,11 +46,16 @@ var outcomePart = 1 << 20
 // the page's, the computing copy's progress, the parts gathered, and
 // whether the job reads them.
 type remote struct {
-	sent     []byte
-	at       int
-	away     remoteProgress
-	got      []byte
+	sent []byte
+	at   int
+	away remoteProgress
+	got  []byte
+	// lost: a part went missing (the run was restarted while its parts
+	// came in), so the page computes the run itself once they end.
+	lost     bool
 	decoding bool
+	// fellBack: the run read does not decode, and the job computes it.
+	fellBack bool
 }
 
 // remoteProgress is what another copy last said of the run it computes.
@@ -63,7 +71,7 @@ type remoteProgress struct {
 // it out would only hold the page's own work through the drag.
 func (s *Scene) RemoteKey() string {
 	n := s.next
-	if s.job == nil || s.remote.decoding || n.algo != algoConvex || n.crowd != startCrowd || n.outliers != startOutliers {
+	if s.job == nil || s.remote.decoding || s.remote.fellBack || n.algo != algoConvex || n.crowd != startCrowd || n.outliers != startOutliers {
 		return ""
 	}
 	var b strings.Builder
@@ -135,22 +143,30 @@ func (s *Scene) Adopt(key string, data []byte, done bool) error {
 		return nil
 	case outPart:
 		at, total := d.int(), d.int()
-		if at == 0 && total <= maxOutcome {
+		if d.err != nil || total > maxOutcome || total < at+d.rest() || done != (at+d.rest() == total) {
+			return errors.New("dp-sgd: a part of a run that does not decode")
+		}
+		if at == 0 {
 			// Room for the whole: appending by doubling would copy
 			// megabytes within one call.
-			r.got = make([]byte, 0, total)
+			r.got, r.lost = make([]byte, 0, total), false
 		}
-		if d.err != nil || total > maxOutcome || at != len(r.got) || total < at+d.rest() || done != (at+d.rest() == total) {
-			r.got = nil
-			return errors.New("dp-sgd: a part of a run out of place")
+		if r.lost || at != len(r.got) {
+			r.got, r.lost = nil, true
+		} else {
+			r.got = append(r.got, d.b...)
+			r.away.frac = float64(len(r.got)) / float64(total)
+			r.away.stage = "the run's steps, received"
 		}
-		r.got = append(r.got, d.b...)
-		r.away.frac = float64(len(r.got)) / float64(total)
-		r.away.stage = "the run's steps, received"
 	default:
 		return errors.New("dp-sgd: an outcome that does not decode")
 	}
 	if !done {
+		return nil
+	}
+	if r.lost {
+		// The hold ends with this part: the page's own job computes.
+		r.got, r.lost, r.away = nil, false, remoteProgress{}
 		return nil
 	}
 	all := decoder{b: r.got}
@@ -169,10 +185,14 @@ func (s *Scene) Adopt(key string, data []byte, done bool) error {
 		next, newUsers := s.next, s.newUsers
 		s.remote = remote{decoding: true}
 		s.job = viz.StartJob(func(ctx cancel.Context, progress func(done, total int64)) {
-			if err := next.decodeRun(&all, progress); err != nil {
-				// Not what this copy would have computed: compute it here.
-				next.recompute(ctx, progress, newUsers)
+			err := next.decodeRun(ctx, &all, progress)
+			if err == nil || ctx.Err() != nil {
+				return // read, or replaced by a newer change
 			}
+			// Not what this copy would have computed: compute it here,
+			// in computing slices, and not hand it out again.
+			s.remote.decoding, s.remote.fellBack = false, true
+			next.recompute(ctx, progress, newUsers)
 		})
 		return nil
 	}
@@ -204,8 +224,8 @@ func (s *Scene) encodeRun(e *encoder) {
 	e.floats(s.heat)
 	e.float(s.excess[0])
 	e.float(s.excess[1])
-	encodeRun(e, &s.res, true)
-	encodeRun(e, &s.base, false)
+	encodeResult(e, &s.res, s.n, true)
+	encodeResult(e, &s.base, s.n, false)
 	steps := s.player.Stepper().Trace().Steps
 	e.int(len(steps))
 	for _, st := range steps {
@@ -213,9 +233,9 @@ func (s *Scene) encodeRun(e *encoder) {
 	}
 }
 
-// encodeRun writes a DP-SGD run: its answer, iterates and halting step,
-// and with story, each step's whole record.
-func encodeRun(e *encoder, r *optim.DPSGDResult, story bool) {
+// encodeResult writes a DP-SGD run on n users: its answer, iterates and
+// halting step, and with story, each step's whole record.
+func encodeResult(e *encoder, r *optim.DPSGDResult, n int, story bool) {
 	e.floats(r.Theta)
 	e.int(len(r.Iterates))
 	for _, it := range r.Iterates {
@@ -239,7 +259,7 @@ func encodeRun(e *encoder, r *optim.DPSGDResult, story bool) {
 		e.float(o.PPass)
 		e.bool(o.Passed)
 		e.counts(o.Counts)
-		e.kept(o.Kept, len(st.Values.Flat)/2)
+		e.kept(o.Kept, n)
 		e.floats(o.Mean)
 		e.floats(o.AllMean)
 		e.floats(o.Output)
@@ -249,7 +269,7 @@ func encodeRun(e *encoder, r *optim.DPSGDResult, story bool) {
 
 // decodeRun reads a run encodeRun wrote for s's settings into s, as
 // recompute would have computed it, reporting progress step by step.
-func (s *Scene) decodeRun(d *decoder, progress func(done, total int64)) error {
+func (s *Scene) decodeRun(ctx cancel.Context, d *decoder, progress func(done, total int64)) error {
 	p, err := s.runParams()
 	if err != nil {
 		return err
@@ -271,10 +291,10 @@ func (s *Scene) decodeRun(d *decoder, progress func(done, total int64)) error {
 		return errors.New("dp-sgd: a landscape that does not decode")
 	}
 	var res, base optim.DPSGDResult
-	if err := decodeRun(d, &res, true, s.n, p.Steps, progress); err != nil {
+	if err := decodeResult(ctx, d, &res, true, s.n, p.Steps, progress); err != nil {
 		return err
 	}
-	if err := decodeRun(d, &base, false, s.n, p.Steps, nil); err != nil {
+	if err := decodeResult(ctx, d, &base, false, s.n, p.Steps, nil); err != nil {
 		return err
 	}
 	// What the settings alone give, as DP-SGD and its baseline derive it.
@@ -308,8 +328,10 @@ func (s *Scene) decodeRun(d *decoder, progress func(done, total int64)) error {
 	return nil
 }
 
-// decodeRun reads a run encodeRun wrote for n users and up to steps steps.
-func decodeRun(d *decoder, r *optim.DPSGDResult, story bool, n, steps int, progress func(done, total int64)) error {
+// decodeResult reads a run encodeResult wrote for n users and up to steps
+// steps; it stops when ctx says the job was replaced, as Job.Stop waits
+// for it.
+func decodeResult(ctx cancel.Context, d *decoder, r *optim.DPSGDResult, story bool, n, steps int, progress func(done, total int64)) error {
 	r.Theta = d.floats()
 	its := d.int()
 	if d.err != nil || its > steps || r.Theta != nil && len(r.Theta) != 2 {
@@ -337,6 +359,9 @@ func decodeRun(d *decoder, r *optim.DPSGDResult, story bool, n, steps int, progr
 	for i := range r.Steps {
 		if progress != nil && i%8 == 0 {
 			progress(int64(i), int64(k))
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 		}
 		st := &r.Steps[i]
 		st.T, st.Theta = d.int(), d.floats()
@@ -345,7 +370,10 @@ func decodeRun(d *decoder, r *optim.DPSGDResult, story bool, n, steps int, progr
 		o.I, o.Score, o.Threshold, o.PPass, o.Passed = d.int(), d.float(), d.float(), d.float(), d.bool()
 		o.Counts, o.Kept = d.counts(), d.kept(n)
 		o.Mean, o.AllMean, o.Output, st.Next = d.floats(), d.floats(), d.floats(), d.floats()
-		if d.err != nil || st.Values.Dim != 2 || len(st.Values.Flat) != 2*n || o.Counts != nil && len(o.Counts) != n {
+		// The figure reads every point's two coordinates.
+		pair := func(v []float64, orNil bool) bool { return len(v) == 2 || orNil && v == nil }
+		if d.err != nil || st.Values.Dim != 2 || len(st.Values.Flat) != 2*n || o.Counts != nil && len(o.Counts) != n ||
+			!pair(st.Theta, false) || !pair(o.AllMean, false) || !pair(o.Mean, true) || !pair(o.Output, true) || !pair(st.Next, true) {
 			return errors.New("dp-sgd: a step that does not decode")
 		}
 		if o.Counts != nil {

@@ -6,11 +6,13 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/uldplab/uldp/core/optim"
 	"github.com/uldplab/uldp/viz"
 	"github.com/uldplab/uldp/viz/internal/scenetest"
 )
 
-// excessBits tells NaN (no baseline's excess) from NaN.
+// excessBits compares the excess risks by their bits: without a baseline
+// its excess is NaN, which DeepEqual holds unequal to itself.
 func excessBits(x [2]float64) [2]uint64 {
 	return [2]uint64{math.Float64bits(x[0]), math.Float64bits(x[1])}
 }
@@ -188,13 +190,32 @@ func TestDPSGDRunElsewhereRefused(t *testing.T) {
 		{"a progress report cut short", key, progress[:5], false},
 		{"a last part said to be under way", key, whole([]byte{outRun}), false},
 		{"a part said to be the last", key, whole([]byte{outRun})[:7], true},
-		{"a part not from the start", key, append([]byte{outPart, 1, 0, 0, 0, 2, 0, 0, 0}, outRun), true},
 		{"a run of 4 GB", key, append([]byte{outPart, 0, 0, 0, 0, 255, 255, 255, 255}, outRun), false},
 	} {
 		if page.Adopt(c.key, c.data, c.done) == nil {
 			t.Errorf("%s was adopted", c.what)
 		}
 	}
+	// A part not from the start (parts of a run restarted meanwhile): the
+	// page computes the run itself once the parts end, and the same run.
+	if err := page.Adopt(key, append([]byte{outPart, 1, 0, 0, 0, 2, 0, 0, 0}, outRun), true); err != nil {
+		t.Errorf("a part out of place: %v", err)
+	}
+	if s := page.Scene().(*Scene); !s.Busy() || page.RemoteKey() != key {
+		t.Fatalf("after a part out of place: busy %v, key %q", s.Busy(), page.RemoteKey())
+	}
+	page.Settle()
+	local := viz.NewApp(New())
+	if err := local.Restore(state); err != nil {
+		t.Fatal(err)
+	}
+	local.Settle()
+	if !bytes.Equal(scenetest.Seen(page), scenetest.Seen(local)) {
+		t.Error("after a part out of place, the page shows another run than the one computed here")
+	}
+	page = open(t, state)
+	page.Hold(key)
+
 	worker.Settle()
 	worker.Outcome()
 	run := worker.Scene().(*Scene).remote.sent
@@ -203,11 +224,6 @@ func TestDPSGDRunElsewhereRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	page.Settle()
-	local := viz.NewApp(New())
-	if err := local.Restore(state); err != nil {
-		t.Fatal(err)
-	}
-	local.Settle()
 	if !bytes.Equal(scenetest.Seen(page), scenetest.Seen(local)) {
 		t.Error("after a run cut short, the page shows another run than the one computed here")
 	}
@@ -231,5 +247,120 @@ func TestDPSGDRunElsewhereRefused(t *testing.T) {
 	}
 	if r, ok := scenetest.Readout(page, "refused"); !ok || r.Text != "the worker refused this" {
 		t.Errorf("the refusal reads %+v", r)
+	}
+}
+
+// One copy computing two runs in a row sends the second, not the first
+// again: what it sent is forgotten when a new computation starts.
+func TestDPSGDWorkerSendsEachRun(t *testing.T) {
+	fakeClock(t)
+	worker := open(t, remoteStates[0])
+	worker.Settle()
+	for _, done := false, false; !done; {
+		_, done = worker.Outcome()
+	}
+	// As the page asks: its whole state, every setting named.
+	page := open(t, remoteStates[1])
+	if err := worker.Restore(page.State()); err != nil {
+		t.Fatal(err)
+	}
+	key := page.RemoteKey()
+	if worker.RemoteKey() != key {
+		t.Fatalf("keys %q and %q for the page's state", key, worker.RemoteKey())
+	}
+	page.Hold(key)
+	worker.Settle()
+	for done := false; !done; {
+		var data []byte
+		data, done = worker.Outcome()
+		if err := page.Adopt(key, data, done); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page.Settle()
+	local := open(t, remoteStates[1])
+	local.Settle()
+	if !bytes.Equal(scenetest.Seen(page), scenetest.Seen(local)) {
+		t.Error("the second run adopted from one copy is not the run computed here")
+	}
+}
+
+// stopped is the context of a job that was replaced.
+type stopped struct{}
+
+func (stopped) Err() error { return viz.ErrStopped }
+
+// A replaced job's reading ends at its next report of progress: Job.Stop
+// waits for it, inside the call that made the newer change.
+func TestDPSGDReadingStopsWhenReplaced(t *testing.T) {
+	fakeClock(t)
+	worker := open(t, remoteStates[0])
+	worker.Settle()
+	worker.Outcome()
+	page := open(t, remoteStates[0])
+	next := page.Scene().(*Scene).next
+	reports := 0
+	err := next.decodeRun(stopped{}, &decoder{b: worker.Scene().(*Scene).remote.sent[1:]}, func(int64, int64) { reports++ })
+	if err != viz.ErrStopped || reports != 1 {
+		t.Errorf("a replaced reading: %v after %d reports of progress", err, reports)
+	}
+}
+
+// A run corrupted anywhere — a length made huge, a byte changed — is
+// read or computed here without a panic, and the page ends on a run it
+// can draw.
+func TestDPSGDCorruptRunsDoNotPanic(t *testing.T) {
+	fakeClock(t)
+	const state = "scene=dp-sgd&n=20&m=3&steps=60"
+	worker := open(t, state)
+	worker.Settle()
+	worker.Outcome()
+	run := worker.Scene().(*Scene).remote.sent
+	// The first bytes one by one, then ever sparser: further on are more
+	// users and steps, read by the same code.
+	grow := 1.0
+	if testing.Short() {
+		grow = 2
+	}
+	for at := 1; at+4 <= len(run); at += 1 + int(grow*float64(at)) {
+		for _, patch := range [][]byte{{0xfe, 0xff, 0xff, 0xff}, {0x07, 0, 0, 0}} {
+			bad := append([]byte(nil), run...)
+			copy(bad[at:], patch)
+			page := open(t, state)
+			key := page.RemoteKey()
+			page.Hold(key)
+			if err := page.Adopt(key, whole(bad), true); err != nil {
+				t.Fatalf("byte %d: %v", at, err)
+			}
+			page.Settle()
+			scenetest.Seen(page)
+		}
+	}
+	// A run that parses but holds a point of one coordinate, where the
+	// figure reads two, is computed here.
+	for _, cut := range []func(st *optim.SGDStep){
+		func(st *optim.SGDStep) { st.Next = st.Next[:1] },
+		func(st *optim.SGDStep) { st.Theta = st.Theta[:1] },
+		func(st *optim.SGDStep) { st.ORME.Mean = st.ORME.Mean[:1] },
+		func(st *optim.SGDStep) { st.ORME.Output = st.ORME.Output[:1] },
+		func(st *optim.SGDStep) { st.ORME.AllMean = st.ORME.AllMean[:1] },
+	} {
+		w := open(t, state)
+		w.Settle()
+		s := w.Scene().(*Scene)
+		cut(&s.res.Steps[3])
+		var e encoder
+		e.byte(outRun)
+		s.encodeRun(&e)
+		page := open(t, state)
+		key := page.RemoteKey()
+		page.Hold(key)
+		if err := page.Adopt(key, whole(e.b), true); err != nil {
+			t.Fatal(err)
+		}
+		page.Settle()
+		if !reflect.DeepEqual(page.Scene().(*Scene).res, worker.Scene().(*Scene).res) {
+			t.Error("a run with a point of one coordinate was adopted")
+		}
 	}
 }

@@ -420,6 +420,7 @@ func (s *Scene) copy() *Scene {
 // run) then cost one slice, not one each.
 func (s *Scene) start(next *Scene, newUsers bool) error {
 	budget := computeSlice
+	key, parts := s.RemoteKey(), s.remote
 	if s.job != nil {
 		s.job.Stop()
 		newUsers = newUsers || s.newUsers // next's users may not be surveyed yet
@@ -429,6 +430,11 @@ func (s *Scene) start(next *Scene, newUsers bool) error {
 	s.job = viz.StartJob(func(ctx cancel.Context, progress func(done, total int64)) {
 		next.recompute(ctx, progress, newUsers)
 	})
+	if key != "" && s.RemoteKey() == key {
+		// The same run again (a slider moved off and back, say): the
+		// copy computing it goes on sending its parts.
+		s.remote.got, s.remote.lost, s.remote.away = parts.got, parts.lost, parts.away
+	}
 	return s.advance(budget)
 }
 
