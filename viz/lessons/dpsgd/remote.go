@@ -156,7 +156,7 @@ func (s *Scene) Adopt(key string, data []byte, done bool) error {
 		} else {
 			r.got = append(r.got, d.b...)
 			r.away.frac = float64(len(r.got)) / float64(total)
-			r.away.stage = "the run's steps, received"
+			r.away.stage = "the run on another core"
 		}
 	default:
 		return errors.New("dp-sgd: an outcome that does not decode")
@@ -204,7 +204,7 @@ func (s *Scene) Adopt(key string, data []byte, done bool) error {
 func (s *Scene) progress() (float64, string) {
 	switch {
 	case s.remote.decoding:
-		return s.job.Fraction(), "the run's steps, for the figure"
+		return s.job.Fraction(), "the figure of the run"
 	case s.remote.away.stage != "":
 		return s.remote.away.frac, s.remote.away.stage
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/uldplab/uldp/core/optim"
@@ -79,10 +80,10 @@ func TestDPSGDRunComputedElsewhere(t *testing.T) {
 		if err := page.Adopt(key, data, false); err != nil {
 			t.Fatal(err)
 		}
-		pr, _ := page.Scene().(*Scene).progress()
-		wr, _ := worker.Scene().(*Scene).progress()
-		if pr != wr || !(pr > 0 && pr < 1) {
-			t.Errorf("%s: the page shows %.2f done, the worker has done %.2f", state, pr, wr)
+		pr, ps := page.Scene().(*Scene).progress()
+		wr, ws := worker.Scene().(*Scene).progress()
+		if pr != wr || ps != ws || !(pr > 0 && pr < 1) {
+			t.Errorf("%s: the page shows %.2f of %q done, the worker has done %.2f of %q", state, pr, ps, wr, ws)
 		}
 		for worker.Scene().(*Scene).Busy() {
 			worker.Tick(0)
@@ -97,12 +98,20 @@ func TestDPSGDRunComputedElsewhere(t *testing.T) {
 			if !done && page.RemoteKey() != key {
 				t.Fatalf("%s: after part %d the page names %q", state, parts+1, page.RemoteKey())
 			}
+			if f, stage := page.Scene().(*Scene).progress(); !done && (stage != "the run on another core" || !(f > 0 && f < 1)) {
+				t.Errorf("%s: after part %d the page shows %.2f of %q", state, parts+1, f, stage)
+			}
 		}
 		if want := (len(worker.Scene().(*Scene).remote.sent) + outcomePart - 1) / outcomePart; parts != want {
 			t.Errorf("%s: the run came in %d parts, want %d", state, parts, want)
 		}
 		if page.RemoteKey() != "" {
 			t.Errorf("%s: reading the adopted run, the page names %q for another copy", state, page.RemoteKey())
+		}
+		// The panel and the bar say what the page does meanwhile.
+		if r, ok := scenetest.Readout(page, "computing"); !ok || !strings.HasPrefix(r.Text, "the figure of the run, 0%") ||
+			!scenetest.HasText(scenetest.Frame(page), "computing the figure of the run…") {
+			t.Errorf("%s: reading the adopted run, the panel says %q", state, r.Text)
 		}
 		slices := 0
 		for ; page.Scene().(*Scene).Busy(); slices++ {
