@@ -177,7 +177,7 @@ func (s *Scene) Adopt(key string, data []byte, done bool) error {
 		if all.err != nil || all.rest() != 0 {
 			return errors.New("dp-sgd: a refusal that does not decode")
 		}
-		s.dropJob()
+		s.Stop()
 		s.refused = errors.New(msg)
 		return nil
 	case outRun:
@@ -304,9 +304,7 @@ func (s *Scene) decodeRun(ctx cancel.Context, d *decoder, progress func(done, to
 	}
 	res.ORME, res.Guarantee = cal, p.Guarantee(cal)
 	if s.baseline != noBaseline {
-		q := p
-		q.Record, q.KeepValues = false, false
-		if base.ORME.Sigma, base.Guarantee, err = optim.BaselineGuarantee(s.baseline, 1, q, s.n, s.m); err != nil {
+		if base.ORME.Sigma, base.Guarantee, err = optim.BaselineGuarantee(s.baseline, 1, p, s.n, s.m); err != nil {
 			return err
 		}
 	} else if base.Theta != nil {
@@ -370,8 +368,6 @@ func decodeResult(ctx cancel.Context, d *decoder, r *optim.DPSGDResult, story bo
 		o.I, o.Score, o.Threshold, o.PPass, o.Passed = d.int(), d.float(), d.float(), d.float(), d.bool()
 		o.Counts, o.Kept = d.counts(), d.kept(n)
 		o.Mean, o.AllMean, o.Output, st.Next = d.floats(), d.floats(), d.floats(), d.floats()
-		// The figure reads every point's two coordinates.
-		pair := func(v []float64, orNil bool) bool { return len(v) == 2 || orNil && v == nil }
 		if d.err != nil || st.Values.Dim != 2 || len(st.Values.Flat) != 2*n || o.Counts != nil && len(o.Counts) != n ||
 			!pair(st.Theta, false) || !pair(o.AllMean, false) || !pair(o.Mean, true) || !pair(o.Output, true) || !pair(st.Next, true) {
 			return errors.New("dp-sgd: a step that does not decode")
@@ -386,6 +382,10 @@ func decodeResult(ctx cancel.Context, d *decoder, r *optim.DPSGDResult, story bo
 	}
 	return nil
 }
+
+// pair reports a point of the plane, or with orNil none: the figure reads
+// every point's two coordinates.
+func pair(v []float64, orNil bool) bool { return len(v) == 2 || orNil && v == nil }
 
 // story rebuilds the stepper's trace from the steps and their texts: one
 // stepper step per SGD step that passed the gate, then the answer.

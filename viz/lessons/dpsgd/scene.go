@@ -445,7 +445,7 @@ func (s *Scene) advance(budget float64) error {
 		return nil
 	}
 	next := s.next
-	s.dropJob()
+	s.Stop()
 	if next.err != nil {
 		s.refused = next.err
 		return next.err
@@ -468,13 +468,9 @@ func (s *Scene) advance(budget float64) error {
 // Busy reports whether a run is being computed.
 func (s *Scene) Busy() bool { return s.job != nil }
 
-// Stop ends a run being computed; the lesson stays at the last one.
+// Stop ends a run being computed, and forgets it; the lesson stays at the
+// last one.
 func (s *Scene) Stop() {
-	s.dropJob()
-}
-
-// dropJob ends the computation under way, if any, and forgets it.
-func (s *Scene) dropJob() {
 	if s.job != nil {
 		s.job.Stop()
 	}
@@ -560,7 +556,7 @@ func (s *Scene) LoadDataset(d *dataset.Dataset) error {
 	if err := viz.Fits(d, s.n, s.m); err != nil {
 		return err
 	}
-	s.dropJob()
+	s.Stop()
 	s.data = d.Clone()
 	// The export module rebuilds a run here once, for a download: it may
 	// take as long as it needs.
