@@ -3,6 +3,8 @@ package viz
 import (
 	"errors"
 	"iter"
+	"math"
+	"sync/atomic"
 
 	"github.com/uldplab/uldp/core/cancel"
 )
@@ -15,11 +17,13 @@ import (
 // about 75 KB to a lesson's WebAssembly module.
 var Clock func() float64
 
-// The call into Go under way, if any (BeginCall): when it began.
-var (
-	inCall    bool
-	callStart float64
-)
+// The call into Go under way, if any (BeginCall): when it began, as the
+// complement of its Clock time's bits (0, a NaN's complement, outside a
+// call). Atomic because the desktop computes with a copy of the app on a
+// goroutine of its own: that copy's slices are timed from the window's
+// call while one is under way (shorter slices, never longer), and from
+// their own start otherwise.
+var callStart atomic.Uint64
 
 // BeginCall marks the start of a call from the page into Go and returns
 // the function that marks its end. Within a call, slices are timed from
@@ -28,11 +32,10 @@ var (
 // page no longer than a call that makes one, a slice and a unit per
 // change. Outside a call, or without a Clock, nothing changes.
 func BeginCall() (end func()) {
-	if Clock == nil || inCall {
+	if Clock == nil || !callStart.CompareAndSwap(0, ^math.Float64bits(Clock())) {
 		return func() {}
 	}
-	inCall, callStart = true, Clock()
-	return func() { inCall = false }
+	return func() { callStart.Store(0) }
 }
 
 // Deadline returns a test that turns true ms milliseconds from now (from
@@ -42,8 +45,8 @@ func Deadline(ms float64) func() bool {
 		return func() bool { return false }
 	}
 	start := Clock()
-	if inCall {
-		start = callStart
+	if c := callStart.Load(); c != 0 {
+		start = math.Float64frombits(^c)
 	}
 	end := start + ms
 	return func() bool { return Clock() >= end }

@@ -48,8 +48,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "desktop: -shots %q is not a directory\n", *shots)
 		os.Exit(2)
 	}
-	app := viz.NewApp(lessons.All()...)
-	app.AddParts(lessons.Parts()...)
+	app := newApp()
 	if *state != "" {
 		if err := app.Restore(*state); err != nil {
 			// Like a bad link in the browser: report, keep the good settings.
@@ -59,6 +58,7 @@ func main() {
 	game := ebitenview.New(app)
 	game.ShotDir = *shots
 	game.Text = lessons.Text
+	game.Copy = newApp
 	if *logInput {
 		game.Log = os.Stdout
 	}
@@ -84,4 +84,11 @@ func main() {
 		fmt.Fprintf(os.Stderr, "desktop: %v\n", err)
 		os.Exit(1)
 	}
+}
+
+// newApp returns every lesson, at its defaults, and the lessons' parts.
+func newApp() *viz.App {
+	app := viz.NewApp(lessons.All()...)
+	app.AddParts(lessons.Parts()...)
+	return app
 }

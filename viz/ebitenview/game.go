@@ -36,6 +36,14 @@ type Game struct {
 	// Text returns the prose of the lesson called name, for H (the lesson
 	// list's lessons.Text); without it H says there is none.
 	Text func(name string) (string, error)
+	// Copy, when set, makes a fresh copy of the app, every lesson at its
+	// defaults. The runs a lesson can have computed elsewhere (viz.Remote:
+	// DP-SGD's, the rates explorer's sweep) are then computed by such a
+	// copy on a goroutine of its own, as the browser's compute worker
+	// does, and the window's ticks stay short. Without it, they are
+	// computed in the window, a slice per tick. Set it before the first
+	// Update.
+	Copy func() *viz.App
 
 	w, h      int
 	figure    *ebiten.Image
@@ -61,6 +69,7 @@ type Game struct {
 	shots    int
 	shoot    bool
 	ex       *exerciseView // exercise mode, when on
+	comp     *computer     // computes with Copy, once there is one
 }
 
 // New returns a game showing app. It keeps the screen between frames
@@ -130,6 +139,12 @@ func (g *Game) Update() error {
 		words = g.app.Describe()
 	}
 	g.widgets, g.content = layout(g.app, fig.Max.X, g.w-fig.Max.X, g.scroll, g.msg, words, g.read.shown(), g.paint.width, g.ex)
+	if g.comp == nil && g.Copy != nil {
+		g.comp = newComputer(g.Copy)
+	}
+	if g.comp != nil {
+		g.comp.step(g.app)
+	}
 	g.app.Tick(1 / float64(ebiten.TPS()))
 	g.keys()
 	g.mouse(fig)
