@@ -1,10 +1,10 @@
 package viz
 
 import (
-	"encoding/binary"
 	"math"
 
 	"github.com/uldplab/uldp/core/privacy"
+	"github.com/uldplab/uldp/viz/internal/wire"
 )
 
 // PanelVersion is the layout version of EncodeControls, EncodeReadouts,
@@ -24,17 +24,17 @@ const PanelVersion = 2
 // value; f64 min, max, step; u8 flags (1 log, 2 disabled); str unit;
 // u32 choices and each str; str help, key, group.
 func EncodeControls(cs []Control, buf []byte) []byte {
-	w := wire(buf[:0])
-	w.u32(PanelVersion)
-	w.u32(uint32(len(cs)))
+	w := wire.Writer{B: buf[:0]}
+	w.Int(PanelVersion)
+	w.Int(len(cs))
 	for _, c := range cs {
-		w.str(c.Name)
-		w.str(c.Label)
-		w.str(string(c.Kind))
-		w.str(c.Value)
-		w.f64(c.Min)
-		w.f64(c.Max)
-		w.f64(c.Step)
+		w.String(c.Name)
+		w.String(c.Label)
+		w.String(string(c.Kind))
+		w.String(c.Value)
+		w.Float(c.Min)
+		w.Float(c.Max)
+		w.Float(c.Step)
 		var flags uint8
 		if c.Log {
 			flags |= 1
@@ -42,34 +42,34 @@ func EncodeControls(cs []Control, buf []byte) []byte {
 		if c.Disabled {
 			flags |= 2
 		}
-		w.u8(flags)
-		w.str(c.Unit)
-		w.u32(uint32(len(c.Choices)))
+		w.Byte(flags)
+		w.String(c.Unit)
+		w.Int(len(c.Choices))
 		for _, ch := range c.Choices {
-			w.str(ch)
+			w.String(ch)
 		}
-		w.str(c.Help)
-		w.str(c.Key)
-		w.str(c.Group)
+		w.String(c.Help)
+		w.String(c.Key)
+		w.String(c.Group)
 	}
-	return w
+	return w.B
 }
 
 // EncodeReadouts: u32 count, then per readout: str name, label; f64 value;
 // str text, formula; u8 warn.
 func EncodeReadouts(rs []Readout, buf []byte) []byte {
-	w := wire(buf[:0])
-	w.u32(PanelVersion)
-	w.u32(uint32(len(rs)))
+	w := wire.Writer{B: buf[:0]}
+	w.Int(PanelVersion)
+	w.Int(len(rs))
 	for _, r := range rs {
-		w.str(r.Name)
-		w.str(r.Label)
-		w.f64(r.Value)
-		w.str(r.Text)
-		w.str(r.Formula)
-		w.bool(r.Warn)
+		w.String(r.Name)
+		w.String(r.Label)
+		w.Float(r.Value)
+		w.String(r.Text)
+		w.String(r.Formula)
+		w.Bool(r.Warn)
 	}
-	return w
+	return w.B
 }
 
 // EncodeGuarantee: u8 private (0: no guarantee, eps and delta follow as
@@ -77,56 +77,40 @@ func EncodeReadouts(rs []Readout, buf []byte) []byte {
 // per precondition: str what; f64 have; str op; f64 need; u8 met; then
 // str level, whose change the claim covers ("at user level", …).
 func EncodeGuarantee(g privacy.Guarantee, buf []byte) []byte {
-	w := wire(buf[:0])
-	w.u32(PanelVersion)
+	w := wire.Writer{B: buf[:0]}
+	w.Int(PanelVersion)
 	private := g.Mode != privacy.NonPrivate && !math.IsInf(g.Eps, 1)
-	w.bool(private)
+	w.Bool(private)
 	if private {
-		w.f64(g.Eps)
-		w.f64(g.Delta)
+		w.Float(g.Eps)
+		w.Float(g.Delta)
 	} else {
-		w.f64(math.NaN())
-		w.f64(math.NaN())
+		w.Float(math.NaN())
+		w.Float(math.NaN())
 	}
-	w.str(g.Mode.String())
-	w.bool(g.Certified())
-	w.str(g.Note)
-	w.u32(uint32(len(g.Preconditions)))
+	w.String(g.Mode.String())
+	w.Bool(g.Certified())
+	w.String(g.Note)
+	w.Int(len(g.Preconditions))
 	for _, p := range g.Preconditions {
-		w.str(p.What)
-		w.f64(p.Have)
-		w.str(string(p.Op))
-		w.f64(p.Need)
-		w.bool(p.Met)
+		w.String(p.What)
+		w.Float(p.Have)
+		w.String(string(p.Op))
+		w.Float(p.Need)
+		w.Bool(p.Met)
 	}
-	w.str(g.Level())
-	return w
+	w.String(g.Level())
+	return w.B
 }
 
 // EncodePalette: u32 count, then r, g, b bytes per colour, in Colour order.
 func EncodePalette(buf []byte) []byte {
-	w := wire(buf[:0])
-	w.u32(PanelVersion)
-	w.u32(uint32(numColours))
+	w := wire.Writer{B: buf[:0]}
+	w.Int(PanelVersion)
+	w.Int(int(numColours))
 	for c := range Colour(numColours) {
 		r, g, b, _ := c.RGBA()
-		w = append(w, r, g, b)
+		w.B = append(w.B, r, g, b)
 	}
-	return w
-}
-
-// wire appends typed fields to a buffer.
-type wire []byte
-
-func (w *wire) u32(v uint32)  { *w = binary.LittleEndian.AppendUint32(*w, v) }
-func (w *wire) f64(v float64) { *w = binary.LittleEndian.AppendUint64(*w, math.Float64bits(v)) }
-func (w *wire) u8(v uint8)    { *w = append(*w, v) }
-func (w *wire) str(s string)  { w.u32(uint32(len(s))); *w = append(*w, s...) }
-
-func (w *wire) bool(v bool) {
-	if v {
-		w.u8(1)
-	} else {
-		w.u8(0)
-	}
+	return w.B
 }

@@ -3,11 +3,9 @@ package dpsgd
 import (
 	"encoding/binary"
 	"errors"
-	"math"
 	"math/bits"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/uldplab/uldp/core/cancel"
 	"github.com/uldplab/uldp/core/dataset"
@@ -16,6 +14,7 @@ import (
 	"github.com/uldplab/uldp/core/robust"
 	"github.com/uldplab/uldp/core/trace"
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/internal/wire"
 )
 
 // A run at the sliders' maxima takes seconds in a browser. The page hands
@@ -33,35 +32,19 @@ var _ viz.Remote = (*Scene)(nil)
 // stays within 16.7 ms).
 const decodeSlice = 6.0
 
-// maxOutcome bounds a whole run's bytes (9 MB at the sliders' maxima), so
-// that a corrupt total is refused before it is allocated.
-const maxOutcome = 64 << 20
-
 // outcomePart is the most bytes of the run one outcome carries; a
 // variable so that tests can send a small run in several parts.
-var outcomePart = 1 << 20
+var outcomePart = wire.DefaultPart
 
 // remote is the state of a computation another copy does for this one:
-// on the computing copy, the encoded run and how much of it was sent; on
-// the page's, the computing copy's progress, the parts gathered, and
-// whether the job reads them.
+// on the computing copy, the run being sent; on the page's, what the
+// computing copy said and sent, and whether the job reads the run.
 type remote struct {
-	sent []byte
-	at   int
-	away remoteProgress
-	got  []byte
-	// lost: a part went missing (the run was restarted while its parts
-	// came in), so the page computes the run itself once they end.
-	lost     bool
+	send     wire.Sender
+	got      wire.Gatherer
 	decoding bool
 	// fellBack: the run read does not decode, and the job computes it.
 	fellBack bool
-}
-
-// remoteProgress is what another copy last said of the run it computes.
-type remoteProgress struct {
-	frac  float64
-	stage string
 }
 
 // RemoteKey names the convex run under way by everything it depends on.
@@ -84,97 +67,51 @@ func (s *Scene) RemoteKey() string {
 	return b.String()
 }
 
-// Outcome kinds: progress while computing; a part of the finished
-// outcome, which is the run, or why the settings were refused.
+// A finished run's first byte: the run, or why the settings were refused.
 const (
-	outProgress byte = iota
-	outPart
-	outRun
+	outRun byte = iota
 	outRefused
 )
 
 // Outcome is the run's progress while it computes; once done, the next
 // part of the whole run (or of why it was refused), done with the last.
 func (s *Scene) Outcome() (data []byte, done bool) {
-	var e encoder
 	if s.job != nil {
-		e.byte(outProgress)
-		e.float(s.job.Fraction())
-		e.string(s.next.stage)
-		return e.b, false
+		return wire.Progress(s.job.Fraction(), s.next.stage), false
 	}
-	r := &s.remote
-	if r.sent == nil {
-		var all encoder
+	s.remote.send.Part = outcomePart
+	return s.remote.send.Next(func(w *wire.Writer) {
 		if s.refused != nil {
-			all.byte(outRefused)
-			all.string(s.refused.Error())
-		} else {
-			all.byte(outRun)
-			s.encodeRun(&all)
+			w.Byte(outRefused)
+			w.String(s.refused.Error())
+			return
 		}
-		r.sent, r.at = all.b, 0
-	}
-	part := r.sent[r.at:min(len(r.sent), r.at+outcomePart)]
-	e.byte(outPart)
-	e.int(r.at)
-	e.int(len(r.sent))
-	e.b = append(e.b, part...)
-	r.at += len(part)
-	return e.b, r.at == len(r.sent)
+		w.Byte(outRun)
+		s.encodeRun(w)
+	})
 }
 
 // Adopt shows another copy's progress on the run under way, or gathers
 // the parts of the run it finished; with the last, the run (read a slice
-// per frame, Tick) or the refusal takes the place of computing it.
+// per frame, Tick) or the refusal takes the place of computing it. A part
+// missing (the run restarted while its parts came in) leaves the page's
+// own job to compute it once the hold ends.
 func (s *Scene) Adopt(key string, data []byte, done bool) error {
 	if k := s.RemoteKey(); key != k {
 		return errors.New("dp-sgd: an outcome for another run")
 	}
-	d := decoder{b: data}
-	r := &s.remote
-	switch d.byte() {
-	case outProgress:
-		frac, stage := d.float(), d.string()
-		if done || d.err != nil || !(frac >= 0 && frac <= 1) || d.rest() != 0 {
-			return errors.New("dp-sgd: a progress report that does not decode")
-		}
-		r.away = remoteProgress{frac, stage}
-		return nil
-	case outPart:
-		at, total := d.int(), d.int()
-		if d.err != nil || total > maxOutcome || total < at+d.rest() || done != (at+d.rest() == total) {
-			return errors.New("dp-sgd: a part of a run that does not decode")
-		}
-		if at == 0 {
-			// Room for the whole: appending by doubling would copy
-			// megabytes within one call.
-			r.got, r.lost = make([]byte, 0, total), false
-		}
-		if r.lost || at != len(r.got) {
-			r.got, r.lost = nil, true
-		} else {
-			r.got = append(r.got, d.b...)
-			r.away.frac = float64(len(r.got)) / float64(total)
-			r.away.stage = "the run on another core"
-		}
-	default:
-		return errors.New("dp-sgd: an outcome that does not decode")
+	run, err := s.remote.got.Take(data, done)
+	if err != nil {
+		return errors.New("dp-sgd: " + err.Error())
 	}
-	if !done {
+	if run == nil {
 		return nil
 	}
-	if r.lost {
-		// The hold ends with this part: the page's own job computes.
-		r.got, r.lost, r.away = nil, false, remoteProgress{}
-		return nil
-	}
-	all := decoder{b: r.got}
-	r.got = nil
-	switch all.byte() {
+	all := wire.Reader{B: run}
+	switch all.Byte() {
 	case outRefused:
-		msg := all.string()
-		if all.err != nil || all.rest() != 0 {
+		msg := all.String()
+		if all.Err != nil || all.Rest() != 0 {
 			return errors.New("dp-sgd: a refusal that does not decode")
 		}
 		s.Stop()
@@ -205,8 +142,8 @@ func (s *Scene) progress() (float64, string) {
 	switch {
 	case s.remote.decoding:
 		return s.job.Fraction(), "the figure of the run"
-	case s.remote.away.stage != "":
-		return s.remote.away.frac, s.remote.away.stage
+	case s.remote.got.Stage != "":
+		return s.remote.got.Frac, s.remote.got.Stage
 	}
 	return s.job.Fraction(), s.next.stage
 }
@@ -214,80 +151,80 @@ func (s *Scene) progress() (float64, string) {
 // encodeRun writes the shown run: the users, θ*, the landscape, DP-SGD's
 // steps with their texts, and the baseline's path. What follows from the
 // settings alone (ORME's calibration, the guarantees) the reader derives.
-func (s *Scene) encodeRun(e *encoder) {
-	e.int(s.n)
-	e.int(s.m)
+func (s *Scene) encodeRun(e *wire.Writer) {
+	e.Int(s.n)
+	e.Int(s.m)
 	for _, u := range s.data.Users {
-		e.floats(u.Points)
+		e.Floats(u.Points)
 	}
-	e.floats(s.best)
-	e.floats(s.heat)
-	e.float(s.excess[0])
-	e.float(s.excess[1])
+	e.Floats(s.best)
+	e.Floats(s.heat)
+	e.Float(s.excess[0])
+	e.Float(s.excess[1])
 	encodeResult(e, &s.res, s.n, true)
 	encodeResult(e, &s.base, s.n, false)
 	steps := s.player.Stepper().Trace().Steps
-	e.int(len(steps))
+	e.Int(len(steps))
 	for _, st := range steps {
-		e.string(st.Text)
+		e.String(st.Text)
 	}
 }
 
 // encodeResult writes a DP-SGD run on n users: its answer, iterates and
 // halting step, and with story, each step's whole record.
-func encodeResult(e *encoder, r *optim.DPSGDResult, n int, story bool) {
-	e.floats(r.Theta)
-	e.int(len(r.Iterates))
+func encodeResult(e *wire.Writer, r *optim.DPSGDResult, n int, story bool) {
+	e.Floats(r.Theta)
+	e.Int(len(r.Iterates))
 	for _, it := range r.Iterates {
-		e.floats(it)
+		e.Floats(it)
 	}
-	e.int(r.Halted)
+	e.Int(r.Halted)
 	if !story {
 		return
 	}
-	e.int(len(r.Steps))
+	e.Int(len(r.Steps))
 	for i := range r.Steps {
 		st := &r.Steps[i]
-		e.int(st.T)
-		e.floats(st.Theta)
-		e.int(st.Values.Dim)
-		e.floats(st.Values.Flat)
+		e.Int(st.T)
+		e.Floats(st.Theta)
+		e.Int(st.Values.Dim)
+		e.Floats(st.Values.Flat)
 		o := &st.ORME
-		e.int(o.I)
-		e.float(o.Score)
-		e.float(o.Threshold)
-		e.float(o.PPass)
-		e.bool(o.Passed)
-		e.counts(o.Counts)
-		e.kept(o.Kept, n)
-		e.floats(o.Mean)
-		e.floats(o.AllMean)
-		e.floats(o.Output)
-		e.floats(st.Next)
+		e.Int(o.I)
+		e.Float(o.Score)
+		e.Float(o.Threshold)
+		e.Float(o.PPass)
+		e.Bool(o.Passed)
+		counts(e, o.Counts)
+		kept(e, o.Kept, n)
+		e.Floats(o.Mean)
+		e.Floats(o.AllMean)
+		e.Floats(o.Output)
+		e.Floats(st.Next)
 	}
 }
 
 // decodeRun reads a run encodeRun wrote for s's settings into s, as
 // recompute would have computed it, reporting progress step by step.
-func (s *Scene) decodeRun(ctx cancel.Context, d *decoder, progress func(done, total int64)) error {
+func (s *Scene) decodeRun(ctx cancel.Context, d *wire.Reader, progress func(done, total int64)) error {
 	p, err := s.runParams()
 	if err != nil {
 		return err
 	}
-	if d.int() != s.n || d.int() != s.m || d.err != nil {
+	if d.Int() != s.n || d.Int() != s.m || d.Err != nil {
 		return errors.New("dp-sgd: a run for other users")
 	}
 	data := &dataset.Dataset{Dim: 2, Users: make([]dataset.User, s.n)}
 	for i := range data.Users {
-		pts := d.floats()
+		pts := d.Floats()
 		if len(pts) != 2*s.m {
 			return errors.New("dp-sgd: a user of other items")
 		}
 		data.Users[i] = dataset.User{ID: strconv.Itoa(i + 1), Points: pts}
 	}
-	best, heat := d.floats(), d.floats()
-	excess := [2]float64{d.float(), d.float()}
-	if d.err != nil || len(best) != 2 || len(heat) != heatCells*heatCells {
+	best, heat := d.Floats(), d.Floats()
+	excess := [2]float64{d.Float(), d.Float()}
+	if d.Err != nil || len(best) != 2 || len(heat) != heatCells*heatCells {
 		return errors.New("dp-sgd: a landscape that does not decode")
 	}
 	var res, base optim.DPSGDResult
@@ -314,7 +251,7 @@ func (s *Scene) decodeRun(ctx cancel.Context, d *decoder, progress func(done, to
 	if err != nil {
 		return err
 	}
-	if d.rest() != 0 {
+	if d.Rest() != 0 {
 		return errors.New("dp-sgd: a run with more than its steps")
 	}
 	st, err := trace.NewStepper(cancel.Never, func(cancel.Context, *dataset.Dataset, *rng.Streams) (*trace.Trace, error) { return tr, nil }, data, rng.New(s.seed))
@@ -329,26 +266,26 @@ func (s *Scene) decodeRun(ctx cancel.Context, d *decoder, progress func(done, to
 // decodeResult reads a run encodeResult wrote for n users and up to steps
 // steps; it stops when ctx says the job was replaced, as Job.Stop waits
 // for it.
-func decodeResult(ctx cancel.Context, d *decoder, r *optim.DPSGDResult, story bool, n, steps int, progress func(done, total int64)) error {
-	r.Theta = d.floats()
-	its := d.int()
-	if d.err != nil || its > steps || r.Theta != nil && len(r.Theta) != 2 {
+func decodeResult(ctx cancel.Context, d *wire.Reader, r *optim.DPSGDResult, story bool, n, steps int, progress func(done, total int64)) error {
+	r.Theta = d.Floats()
+	its := d.Int()
+	if d.Err != nil || its > steps || r.Theta != nil && len(r.Theta) != 2 {
 		return errors.New("dp-sgd: a path that does not decode")
 	}
 	if its > 0 {
 		r.Iterates = make([][]float64, its)
 	}
 	for i := range r.Iterates {
-		if r.Iterates[i] = d.floats(); len(r.Iterates[i]) != 2 {
+		if r.Iterates[i] = d.Floats(); len(r.Iterates[i]) != 2 {
 			return errors.New("dp-sgd: an iterate that does not decode")
 		}
 	}
-	r.Halted = d.int()
+	r.Halted = d.Int()
 	if !story {
-		return d.err
+		return d.Err
 	}
-	k := d.int()
-	if d.err != nil || k > steps {
+	k := d.Int()
+	if d.Err != nil || k > steps {
 		return errors.New("dp-sgd: steps that do not decode")
 	}
 	if k > 0 {
@@ -362,13 +299,13 @@ func decodeResult(ctx cancel.Context, d *decoder, r *optim.DPSGDResult, story bo
 			}
 		}
 		st := &r.Steps[i]
-		st.T, st.Theta = d.int(), d.floats()
-		st.Values = optim.Vectors{Dim: d.int(), Flat: d.floats()}
+		st.T, st.Theta = d.Int(), d.Floats()
+		st.Values = optim.Vectors{Dim: d.Int(), Flat: d.Floats()}
 		o := &st.ORME
-		o.I, o.Score, o.Threshold, o.PPass, o.Passed = d.int(), d.float(), d.float(), d.float(), d.bool()
-		o.Counts, o.Kept = d.counts(), d.kept(n)
-		o.Mean, o.AllMean, o.Output, st.Next = d.floats(), d.floats(), d.floats(), d.floats()
-		if d.err != nil || st.Values.Dim != 2 || len(st.Values.Flat) != 2*n || o.Counts != nil && len(o.Counts) != n ||
+		o.I, o.Score, o.Threshold, o.PPass, o.Passed = d.Int(), d.Float(), d.Float(), d.Float(), d.Bool()
+		o.Counts, o.Kept = readCounts(d), readKept(d, n)
+		o.Mean, o.AllMean, o.Output, st.Next = d.Floats(), d.Floats(), d.Floats(), d.Floats()
+		if d.Err != nil || st.Values.Dim != 2 || len(st.Values.Flat) != 2*n || o.Counts != nil && len(o.Counts) != n ||
 			!pair(st.Theta, false) || !pair(o.AllMean, false) || !pair(o.Mean, true) || !pair(o.Output, true) || !pair(st.Next, true) {
 			return errors.New("dp-sgd: a step that does not decode")
 		}
@@ -389,165 +326,44 @@ func pair(v []float64, orNil bool) bool { return len(v) == 2 || orNil && v == ni
 
 // story rebuilds the stepper's trace from the steps and their texts: one
 // stepper step per SGD step that passed the gate, then the answer.
-func (s *Scene) story(d *decoder, res *optim.DPSGDResult) (*trace.Trace, error) {
-	k := d.int()
+func (s *Scene) story(d *wire.Reader, res *optim.DPSGDResult) (*trace.Trace, error) {
+	k := d.Int()
 	passed := len(res.Steps)
 	if res.Halted > 0 {
 		passed--
 	}
-	if d.err != nil || k != passed+1 || passed < 0 {
+	if d.Err != nil || k != passed+1 || passed < 0 {
 		return nil, errors.New("dp-sgd: a story that does not decode")
 	}
 	tr := &trace.Trace{Schema: trace.Schema, Mechanism: "dp-sgd", Seed: s.seed, Steps: make([]trace.Step, k)}
 	for i := range tr.Steps {
-		tr.Steps[i] = trace.Step{Kind: optim.KindSGDStep, Text: d.string()}
+		tr.Steps[i] = trace.Step{Kind: optim.KindSGDStep, Text: d.String()}
 		if i < passed {
 			tr.Steps[i].Data = res.Steps[i]
 		}
 	}
 	tr.Steps[passed].Kind, tr.Steps[passed].Data = optim.KindSGDDone, res.Theta
-	return tr, d.err
-}
-
-// encoder writes an outcome: little-endian numbers, lengths before slices
-// (all ones for nil, which the trace's JSON tells from empty).
-type encoder struct{ b []byte }
-
-const nilLen = math.MaxUint32
-
-func (e *encoder) byte(v byte) { e.b = append(e.b, v) }
-func (e *encoder) bool(v bool) {
-	if v {
-		e.byte(1)
-	} else {
-		e.byte(0)
-	}
-}
-func (e *encoder) int(v int)       { e.b = binary.LittleEndian.AppendUint32(e.b, uint32(v)) }
-func (e *encoder) float(v float64) { e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(v)) }
-func (e *encoder) length(n int, isNil bool) {
-	if isNil {
-		n = nilLen
-	}
-	e.int(n)
-}
-func (e *encoder) floats(v []float64) {
-	e.length(len(v), v == nil)
-	for _, x := range v {
-		e.float(x)
-	}
+	return tr, d.Err
 }
 
 // counts writes ORME's neighbour counts, each at most n, in two bytes.
-func (e *encoder) counts(v []int) {
-	e.length(len(v), v == nil)
+func counts(w *wire.Writer, v []int) {
+	w.Length(len(v), v == nil)
 	for _, x := range v {
-		e.b = binary.LittleEndian.AppendUint16(e.b, uint16(x))
+		w.B = binary.LittleEndian.AppendUint16(w.B, uint16(x))
 	}
 }
 
 // The counts' two bytes hold any n the lesson takes.
 const _ uint16 = maxUsers
 
-// kept writes the users ORME kept (ascending, none: nil) as n bits.
-func (e *encoder) kept(v []int, n int) {
-	set := make([]byte, (n+7)/8)
-	for _, j := range v {
-		set[j/8] |= 1 << (j % 8)
-	}
-	e.b = append(e.b, set...)
-}
-
-func (e *encoder) string(v string) {
-	e.int(len(v))
-	e.b = append(e.b, v...)
-}
-
-// decoder reads what encoder wrote; the first short or malformed read
-// sets err, and every read after it gives zeros.
-type decoder struct {
-	b   []byte
-	err error
-}
-
-var errShort = errors.New("dp-sgd: an outcome cut short")
-
-func (d *decoder) take(n int) []byte {
-	if d.err != nil || n < 0 || n > len(d.b) {
-		d.err = errShort
-		return nil
-	}
-	out := d.b[:n]
-	d.b = d.b[n:]
-	return out
-}
-
-func (d *decoder) rest() int { return len(d.b) }
-
-func (d *decoder) byte() byte {
-	if b := d.take(1); b != nil {
-		return b[0]
-	}
-	return 0
-}
-
-func (d *decoder) bool() bool {
-	switch d.byte() {
-	case 0:
-		return false
-	case 1:
-		return true
-	}
-	d.err = errShort
-	return false
-}
-
-func (d *decoder) int() int {
-	if b := d.take(4); b != nil {
-		return int(binary.LittleEndian.Uint32(b))
-	}
-	return 0
-}
-
-func (d *decoder) float() float64 {
-	if b := d.take(8); b != nil {
-		return math.Float64frombits(binary.LittleEndian.Uint64(b))
-	}
-	return 0
-}
-
-// length reads a slice's length, -1 for nil; one longer than the bytes
-// left (each element takes size of them) is refused before allocating.
-func (d *decoder) length(size int) int {
-	n := d.int()
-	if d.err != nil || n == nilLen {
-		return -1
-	}
-	if n > len(d.b)/size {
-		d.err = errShort
-		return -1
-	}
-	return n
-}
-
-func (d *decoder) floats() []float64 {
-	n := d.length(8)
+// readCounts reads what counts wrote.
+func readCounts(r *wire.Reader) []int {
+	n := r.Length(2)
 	if n < 0 {
 		return nil
 	}
-	out := make([]float64, n)
-	for i := range out {
-		out[i] = d.float()
-	}
-	return out
-}
-
-func (d *decoder) counts() []int {
-	n := d.length(2)
-	if n < 0 {
-		return nil
-	}
-	b := d.take(2 * n)
+	b := r.Take(2 * n)
 	if b == nil {
 		return nil
 	}
@@ -558,25 +374,26 @@ func (d *decoder) counts() []int {
 	return out
 }
 
-// kept reads n bits of kept users into their ascending indices, nil for
-// none.
-func (d *decoder) kept(n int) []int {
+// kept writes the users ORME kept (ascending, none: nil) as n bits.
+func kept(w *wire.Writer, v []int, n int) {
+	set := make([]byte, (n+7)/8)
+	for _, j := range v {
+		set[j/8] |= 1 << (j % 8)
+	}
+	w.B = append(w.B, set...)
+}
+
+// readKept reads n bits of kept users into their ascending indices, nil
+// for none.
+func readKept(r *wire.Reader, n int) []int {
 	var out []int
-	for j, b := range d.take((n + 7) / 8) {
+	for j, b := range r.Take((n + 7) / 8) {
 		for ; b != 0; b &= b - 1 {
 			out = append(out, 8*j+bits.TrailingZeros8(b))
 		}
 	}
 	if len(out) > 0 && out[len(out)-1] >= n {
-		d.err = errShort
+		r.Err = wire.ErrShort
 	}
 	return out
-}
-
-func (d *decoder) string() string {
-	b := d.take(d.int())
-	if d.err == nil && !utf8.Valid(b) {
-		d.err = errors.New("dp-sgd: a text that is not UTF-8")
-	}
-	return string(b)
 }

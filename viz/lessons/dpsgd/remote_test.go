@@ -10,6 +10,7 @@ import (
 	"github.com/uldplab/uldp/core/optim"
 	"github.com/uldplab/uldp/viz"
 	"github.com/uldplab/uldp/viz/internal/scenetest"
+	"github.com/uldplab/uldp/viz/internal/wire"
 )
 
 // excessBits compares the excess risks by their bits: without a baseline
@@ -102,7 +103,7 @@ func TestDPSGDRunComputedElsewhere(t *testing.T) {
 				t.Errorf("%s: after part %d the page shows %.2f of %q", state, parts+1, f, stage)
 			}
 		}
-		if want := (len(worker.Scene().(*Scene).remote.sent) + outcomePart - 1) / outcomePart; parts != want {
+		if want := (len(encoded(worker)) + outcomePart - 1) / outcomePart; parts != want {
 			t.Errorf("%s: the run came in %d parts, want %d", state, parts, want)
 		}
 		if page.RemoteKey() != "" {
@@ -169,13 +170,18 @@ func TestDPSGDDraggedRunComputesHere(t *testing.T) {
 	}
 }
 
-// whole wraps an outcome as one part, as the last.
-func whole(outcome []byte) []byte {
-	var e encoder
-	e.byte(outPart)
-	e.int(0)
-	e.int(len(outcome))
-	return append(e.b, outcome...)
+// whole wraps a finished run's bytes as one part, the last.
+func whole(run []byte) []byte {
+	var s wire.Sender
+	data, _ := s.Next(func(w *wire.Writer) { w.B = append(w.B, run...) })
+	return data
+}
+
+// encoded is the run a's lesson shows, as a copy computing it sends it.
+func encoded(a *viz.App) []byte {
+	w := wire.Writer{B: []byte{outRun}}
+	a.Scene().(*Scene).encodeRun(&w)
+	return w.B
 }
 
 // An outcome for another run, of the wrong kind or out of place is
@@ -188,6 +194,11 @@ func TestDPSGDRunElsewhereRefused(t *testing.T) {
 	key := page.RemoteKey()
 	page.Hold(key)
 	progress, _ := worker.Outcome()
+	// A part's header: its kind, the bytes before it, the run's total.
+	huge := whole([]byte{outRun})
+	copy(huge[5:9], []byte{255, 255, 255, 255})
+	late := whole([]byte{outRun})
+	late[1], late[5] = 1, 2 // the second byte of two
 	for _, c := range []struct {
 		what string
 		key  string
@@ -199,7 +210,7 @@ func TestDPSGDRunElsewhereRefused(t *testing.T) {
 		{"a progress report cut short", key, progress[:5], false},
 		{"a last part said to be under way", key, whole([]byte{outRun}), false},
 		{"a part said to be the last", key, whole([]byte{outRun})[:7], true},
-		{"a run of 4 GB", key, append([]byte{outPart, 0, 0, 0, 0, 255, 255, 255, 255}, outRun), false},
+		{"a run of 4 GB", key, huge, false},
 	} {
 		if page.Adopt(c.key, c.data, c.done) == nil {
 			t.Errorf("%s was adopted", c.what)
@@ -207,7 +218,7 @@ func TestDPSGDRunElsewhereRefused(t *testing.T) {
 	}
 	// A part not from the start (parts of a run restarted meanwhile): the
 	// page computes the run itself once the parts end, and the same run.
-	if err := page.Adopt(key, append([]byte{outPart, 1, 0, 0, 0, 2, 0, 0, 0}, outRun), true); err != nil {
+	if err := page.Adopt(key, late, true); err != nil {
 		t.Errorf("a part out of place: %v", err)
 	}
 	if s := page.Scene().(*Scene); !s.Busy() || page.RemoteKey() != key {
@@ -226,8 +237,7 @@ func TestDPSGDRunElsewhereRefused(t *testing.T) {
 	page.Hold(key)
 
 	worker.Settle()
-	worker.Outcome()
-	run := worker.Scene().(*Scene).remote.sent
+	run := encoded(worker)
 	// Cut short: decoded partway, then computed here, the same run.
 	if err := page.Adopt(key, whole(run[:len(run)/2]), true); err != nil {
 		t.Fatal(err)
@@ -239,15 +249,15 @@ func TestDPSGDRunElsewhereRefused(t *testing.T) {
 
 	// A refusal: the change's own error, shown as one computed here is,
 	// the run shown before kept.
-	var e encoder
-	e.byte(outRefused)
-	e.string("the worker refused this")
+	var e wire.Writer
+	e.Byte(outRefused)
+	e.String("the worker refused this")
 	if err := page.Restore(state + "&seed=9"); err != nil {
 		t.Fatal(err)
 	}
 	key = page.RemoteKey()
 	page.Hold(key)
-	if err := page.Adopt(key, whole(e.b), true); err != nil {
+	if err := page.Adopt(key, whole(e.B), true); err != nil {
 		t.Fatal(err)
 	}
 	s := page.Scene().(*Scene)
@@ -305,11 +315,10 @@ func TestDPSGDReadingStopsWhenReplaced(t *testing.T) {
 	fakeClock(t)
 	worker := open(t, remoteStates[0])
 	worker.Settle()
-	worker.Outcome()
 	page := open(t, remoteStates[0])
 	next := page.Scene().(*Scene).next
 	reports := 0
-	err := next.decodeRun(stopped{}, &decoder{b: worker.Scene().(*Scene).remote.sent[1:]}, func(int64, int64) { reports++ })
+	err := next.decodeRun(stopped{}, &wire.Reader{B: encoded(worker)[1:]}, func(int64, int64) { reports++ })
 	if err != viz.ErrStopped || reports != 1 {
 		t.Errorf("a replaced reading: %v after %d reports of progress", err, reports)
 	}
@@ -323,8 +332,7 @@ func TestDPSGDCorruptRunsDoNotPanic(t *testing.T) {
 	const state = "scene=dp-sgd&n=20&m=3&steps=60"
 	worker := open(t, state)
 	worker.Settle()
-	worker.Outcome()
-	run := worker.Scene().(*Scene).remote.sent
+	run := encoded(worker)
 	// The first bytes one by one, then ever sparser: further on are more
 	// users and steps, read by the same code.
 	grow := 1.0
@@ -356,15 +364,11 @@ func TestDPSGDCorruptRunsDoNotPanic(t *testing.T) {
 	} {
 		w := open(t, state)
 		w.Settle()
-		s := w.Scene().(*Scene)
-		cut(&s.res.Steps[3])
-		var e encoder
-		e.byte(outRun)
-		s.encodeRun(&e)
+		cut(&w.Scene().(*Scene).res.Steps[3])
 		page := open(t, state)
 		key := page.RemoteKey()
 		page.Hold(key)
-		if err := page.Adopt(key, whole(e.b), true); err != nil {
+		if err := page.Adopt(key, whole(encoded(w)), true); err != nil {
 			t.Fatal(err)
 		}
 		page.Settle()

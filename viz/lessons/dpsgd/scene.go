@@ -433,7 +433,7 @@ func (s *Scene) start(next *Scene, newUsers bool) error {
 	if key != "" && s.RemoteKey() == key {
 		// The same run again (a slider moved off and back, say): the
 		// copy computing it goes on sending its parts.
-		s.remote.got, s.remote.lost, s.remote.away = parts.got, parts.lost, parts.away
+		s.remote.got = parts.got
 	}
 	return s.advance(budget)
 }
