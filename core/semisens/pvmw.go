@@ -247,16 +247,22 @@ func NewPVMW(data *Dataset, p Params, nz Noise, rec *trace.Recorder) (*PVMW, err
 	if err := p.Validate(data.N()); err != nil {
 		return nil, err
 	}
-	cal, _ := Calibrate(p.Rho, p.LMax, data.N(), p.Zeta, p.calibration())
+	m := &PVMW{p: p, cal: p.calibrate(data.N()), data: data, b: Uniform(data.N(), data.K), noise: nz, rec: rec}
+	m.open(1)
+	return m, nil
+}
+
+// calibrate is PVMW's calibration of p on n examples, as it runs (its
+// mutant included); p is valid for n.
+func (p Params) calibrate(n int) Calibration {
+	cal, _ := Calibrate(p.Rho, p.LMax, n, p.Zeta, p.calibration())
 	switch p.Mutant {
 	case GaussianTenth:
 		cal.SG /= 10
 	case TightChargedPaper:
-		cal.SG = cal.Sigma / float64(data.N())
+		cal.SG = cal.Sigma / float64(n)
 	}
-	m := &PVMW{p: p, cal: cal, data: data, b: Uniform(data.N(), data.K), noise: nz, rec: rec}
-	m.open(1)
-	return m, nil
+	return cal
 }
 
 // open starts AboveThreshold instance l with fresh threshold noise.

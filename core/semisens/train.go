@@ -217,9 +217,8 @@ func Train(ctx cancel.Context, data *Dataset, p TrainParams, streams *rng.Stream
 		}
 	}
 	mus := p.mus()
-	res := TrainResult{Calibration: m.Calibration(), Guarantee: p.PVMW.Guarantee(), Psi: []float64{Potential(m.Beliefs(), truth)}}
-	baseRho := p.PVMW.Rho / float64(len(mus))
-	res.GaussianStd = 2 / float64(data.N()) / math.Sqrt(2*baseRho/float64(p.Steps))
+	res := TrainResult{Psi: []float64{Potential(m.Beliefs(), truth)}}
+	p.Accounts(&res, data.N())
 	dim := Logistic{}.Dim(pub)
 	// The randomised values of the RR baseline, drawn once for all problems.
 	rrSrc := streams.Get("rr")
@@ -331,8 +330,21 @@ func Train(ctx cancel.Context, data *Dataset, p TrainParams, streams *rng.Stream
 		}
 	}
 	res.Updates, res.Failed = m.Updates(), m.Failed()
-	res.Ledger = ledger(m.Calibration(), m.Updates())
+	p.Accounts(&res, data.N())
 	return res, rec.Trace(), nil
+}
+
+// Accounts sets what a run of p on n examples reports beside its numbers,
+// from p, n and the updates the run made (res.Updates): PVMW's
+// calibration, the guarantee, the Gaussian baseline's noise and the
+// ledger. Train reports them so; a copy of a lesson shown a run computed
+// elsewhere derives them so, rather than be sent them.
+func (p TrainParams) Accounts(res *TrainResult, n int) {
+	res.Calibration = p.PVMW.calibrate(n)
+	res.Guarantee = p.PVMW.Guarantee()
+	baseRho := p.PVMW.Rho / float64(len(p.mus()))
+	res.GaussianStd = 2 / float64(n) / math.Sqrt(2*baseRho/float64(p.Steps))
+	res.Ledger = ledger(res.Calibration, res.Updates)
 }
 
 // ledger lists the spends of the instances used: each update's instance

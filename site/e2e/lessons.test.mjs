@@ -1039,7 +1039,7 @@ test("Rates explorer: the sweep computes in a worker and shows what the page wou
   await broken.page.close();
 });
 
-test("Semi-sensitive features: the run computes between frames, steps to the end, the second panel switches views, a clicked cell makes a neighbour kept in the link", async () => {
+test("Semi-sensitive features: the run computes in a worker, steps to the end, the second panel switches views, a clicked cell makes a neighbour kept in the link", async () => {
   const started = Date.now();
   const { page, errors } = await open("#scene=semi-sensitive");
   await resetCalls(page);
@@ -1047,6 +1047,14 @@ test("Semi-sensitive features: the run computes between frames, steps to the end
   const run = await calls(page, false);
   console.log(`# semi-sensitive's run: ${JSON.stringify(run)}, ${Date.now() - started} ms from opening to done`);
   assert.ok(run.max_go_call_ms < 100, `a call into Go (${run.max_go_call}) took ${run.max_go_call_ms} ms during the run`);
+  const handed = await page.evaluate(() => ({ offloads: uldpOffloads, adopted: uldpAdopted }));
+  assert.ok(handed.offloads >= 1 && handed.adopted >= 1, `the run handed to the worker and adopted: ${JSON.stringify(handed)}`);
+  // It reads as the same run computed on the page without workers.
+  const here = await open("#scene=semi-sensitive", noWorkers);
+  await idle(here.page);
+  assert.equal(await here.page.textContent("#readouts"), await page.textContent("#readouts"), "the run computed on the page reads differently");
+  assert.deepEqual(here.errors, []);
+  await here.page.close();
   assert.match(await readout(page, "answered"), /^all 100/);
   assert.match(await readout(page, "eps-prime"), /^0\.079/);
   assert.match(await page.textContent("#guarantee"), /\(ε = 4, δ = 0\.000001\)-DP for the sensitive feature \(semi-sensitive\) — certified/);

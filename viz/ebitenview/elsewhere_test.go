@@ -40,6 +40,7 @@ func TestComputedElsewhereAsInTheWindow(t *testing.T) {
 	for _, state := range []string{
 		"scene=dp-sgd&steps=200&eps=4",
 		"scene=rates",
+		"scene=semi-sensitive&n=2000",
 	} {
 		t.Run(state, func(t *testing.T) {
 			c := newComputer(lessonApp)

@@ -38,11 +38,11 @@ type Game struct {
 	Text func(name string) (string, error)
 	// Copy, when set, makes a fresh copy of the app, every lesson at its
 	// defaults. The runs a lesson can have computed elsewhere (viz.Remote:
-	// DP-SGD's, the rates explorer's sweep) are then computed by such a
-	// copy on a goroutine of its own, as the browser's compute worker
-	// does, and the window's ticks stay short. Without it, they are
-	// computed in the window, a slice per tick. Set it before the first
-	// Update.
+	// DP-SGD's, the rates explorer's sweep, PVMW's training) are then
+	// computed by such a copy on a goroutine of its own, as the browser's
+	// compute worker does, and the window's ticks stay short. Without it,
+	// they are computed in the window, a slice per tick. Set it before the
+	// first Update.
 	Copy func() *viz.App
 
 	w, h      int

@@ -15,6 +15,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -219,12 +220,25 @@ type Sender struct {
 	at    int
 }
 
-// Next returns the run's next part, and whether it is the last. The first
-// call after Reset encodes the run with encode.
-func (s *Sender) Next(encode func(w *Writer)) (data []byte, done bool) {
+// A finished computation's first byte: a run, or why its settings were
+// refused.
+const (
+	finishedRun byte = iota
+	finishedRefused
+)
+
+// Next returns the next part of the finished computation, and whether it
+// is the last. The first call after Reset encodes it: why the settings
+// were refused, if refused is not nil, or else the run, with encode.
+func (s *Sender) Next(refused error, encode func(w *Writer)) (data []byte, done bool) {
 	if s.whole == nil {
-		var w Writer
-		encode(&w)
+		w := Writer{B: []byte{finishedRun}}
+		if refused != nil {
+			w.B[0] = finishedRefused
+			w.String(refused.Error())
+		} else {
+			encode(&w)
+		}
 		s.whole, s.at = w.B, 0
 	}
 	size := s.Part
@@ -259,23 +273,24 @@ type Gatherer struct {
 }
 
 // Take reads one outcome, done when the other copy said it was its last.
-// With the last part it returns the whole run, or nil when a part went
-// missing (the run restarted while its parts came in: the caller computes
-// it itself). An outcome that does not decode is an error.
-func (g *Gatherer) Take(data []byte, done bool) (whole []byte, err error) {
+// With the last part it returns a reader of the run, or why the other copy
+// refused the settings; neither when a part went missing (the run
+// restarted while its parts came in: the caller computes it itself). An
+// outcome that does not decode is an error.
+func (g *Gatherer) Take(data []byte, done bool) (run *Reader, refused, err error) {
 	r := Reader{B: data}
 	switch r.Byte() {
 	case kindProgress:
 		frac, stage := r.Float(), r.String()
 		if done || r.Err != nil || !(frac >= 0 && frac <= 1) || r.Rest() != 0 {
-			return nil, errors.New("a progress report that does not decode")
+			return nil, nil, errors.New("a progress report that does not decode")
 		}
 		g.Frac, g.Stage = frac, stage
-		return nil, nil
+		return nil, nil, nil
 	case kindPart:
 		at, total := r.Int(), r.Int()
 		if r.Err != nil || total > MaxWhole || total < at+r.Rest() || done != (at+r.Rest() == total) {
-			return nil, errors.New("a part of a run that does not decode")
+			return nil, nil, errors.New("a part of a run that does not decode")
 		}
 		if at == 0 {
 			// Room for the whole: appending by doubling would copy
@@ -289,18 +304,55 @@ func (g *Gatherer) Take(data []byte, done bool) (whole []byte, err error) {
 			g.Frac, g.Stage = float64(len(g.got))/float64(total), Receiving
 		}
 	default:
-		return nil, errors.New("an outcome that does not decode")
+		return nil, nil, errors.New("an outcome that does not decode")
 	}
 	if !done {
-		return nil, nil
+		return nil, nil, nil
 	}
-	whole = g.got
-	if g.lost {
-		whole = nil
-	}
+	whole, lost := g.got, g.lost
 	*g = Gatherer{}
-	return whole, nil
+	if lost {
+		return nil, nil, nil
+	}
+	all := &Reader{B: whole}
+	switch all.Byte() {
+	case finishedRun:
+		return all, nil, nil
+	case finishedRefused:
+		msg := all.String()
+		if all.Err != nil || all.Rest() != 0 {
+			return nil, nil, errors.New("a refusal that does not decode")
+		}
+		return nil, errors.New(msg), nil
+	}
+	return nil, nil, errors.New("a run that does not decode")
 }
 
 // Reset forgets what was gathered and reported.
 func (g *Gatherer) Reset() { *g = Gatherer{} }
+
+// Handoff is a lesson's side of a computation another copy may do: on the
+// copy computing it, the run being sent; on the copy shown, what the
+// other said and sent, and whether the lesson's job reads the run
+// (Decoding) or, the run not decoding, computes it (FellBack). Neither of
+// those two is handed out again.
+type Handoff struct {
+	Send     Sender
+	Got      Gatherer
+	Decoding bool
+	FellBack bool
+}
+
+// Key names a computation: the lesson's name and every number and word it
+// depends on, numbers exactly (so that a copy restored from a link with
+// rounded settings names another).
+func Key(name string, numbers []float64, words ...string) string {
+	b := []byte(name)
+	for _, v := range numbers {
+		b = strconv.AppendFloat(append(b, ' '), v, 'g', -1, 64)
+	}
+	for _, w := range words {
+		b = append(append(b, ' '), w...)
+	}
+	return string(b)
+}

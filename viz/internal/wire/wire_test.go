@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"reflect"
 	"testing"
@@ -80,28 +81,29 @@ func TestSentInParts(t *testing.T) {
 	for _, size := range []int{1, 7, 999, 1000, 0} {
 		s := Sender{Part: size}
 		var g Gatherer
-		if got, err := g.Take(Progress(0.25, "steps"), false); got != nil || err != nil || g.Frac != 0.25 || g.Stage != "steps" {
+		if got, _, err := g.Take(Progress(0.25, "steps"), false); got != nil || err != nil || g.Frac != 0.25 || g.Stage != "steps" {
 			t.Fatalf("a progress report: %v; %v of %q", err, g.Frac, g.Stage)
 		}
-		var whole []byte
+		var whole *Reader
 		parts := 0
 		for done := false; !done; parts++ {
 			var data []byte
-			data, done = s.Next(func(w *Writer) { w.B = append(w.B, run...) })
-			got, err := g.Take(data, done)
-			if err != nil {
-				t.Fatalf("parts of %d: part %d: %v", size, parts+1, err)
+			data, done = s.Next(nil, func(w *Writer) { w.B = append(w.B, run...) })
+			got, refused, err := g.Take(data, done)
+			if err != nil || refused != nil {
+				t.Fatalf("parts of %d: part %d: %v, refused %v", size, parts+1, err, refused)
 			}
 			if done {
 				whole = got
 			} else if got != nil || g.Stage != Receiving || !(g.Frac > 0 && g.Frac < 1) {
-				t.Fatalf("parts of %d: after part %d, %d bytes and %v of %q", size, parts+1, len(got), g.Frac, g.Stage)
+				t.Fatalf("parts of %d: after part %d, a run and %v of %q", size, parts+1, g.Frac, g.Stage)
 			}
 		}
-		if !bytes.Equal(whole, run) {
-			t.Errorf("parts of %d: gathered %d bytes that differ from the run's %d", size, len(whole), len(run))
+		if whole == nil || !bytes.Equal(whole.B, run) {
+			t.Errorf("parts of %d: gathered bytes that differ from the run's %d", size, len(run))
 		}
-		if want := (len(run) + max(size, 1) - 1) / max(size, 1); size > 0 && parts != want {
+		// The run and the byte saying it is one.
+		if want := (len(run) + 1 + max(size, 1) - 1) / max(size, 1); size > 0 && parts != want {
 			t.Errorf("parts of %d: %d parts, want %d", size, parts, want)
 		}
 		if g.Stage != "" || g.Frac != 0 {
@@ -115,11 +117,16 @@ func TestSentInParts(t *testing.T) {
 func TestGathererRefuses(t *testing.T) {
 	one := func() []byte {
 		var s Sender
-		data, _ := s.Next(func(w *Writer) { w.Byte(1) })
+		data, _ := s.Next(nil, func(w *Writer) {})
 		return data
 	}
 	huge := one()
 	copy(huge[5:9], []byte{0xff, 0xff, 0xff, 0xff})
+	badKind := one()
+	badKind[9] = 7
+	var rs Sender
+	refusal, _ := rs.Next(errors.New("no"), nil)
+	refusal[10] = 9 // the message's length: beyond its bytes
 	for _, c := range []struct {
 		what string
 		data []byte
@@ -134,34 +141,42 @@ func TestGathererRefuses(t *testing.T) {
 		{"a run of 4 GB", huge, false},
 		{"an outcome of no known kind", []byte{9}, false},
 		{"nothing", nil, false},
+		{"a finished computation of no known kind", badKind, true},
+		{"a refusal longer than its bytes", refusal, true},
 	} {
 		var g Gatherer
-		if _, err := g.Take(c.data, c.done); err == nil {
+		if _, _, err := g.Take(c.data, c.done); err == nil {
 			t.Errorf("%s was taken", c.what)
 		}
 	}
 	s := Sender{Part: 2}
 	var g Gatherer
-	first, _ := s.Next(func(w *Writer) { w.B = append(w.B, 1, 2, 3, 4, 5, 6) })
-	second, _ := s.Next(nil)
-	third, done := s.Next(nil)
+	first, _ := s.Next(nil, func(w *Writer) { w.B = append(w.B, 2, 3, 4, 5, 6) })
+	second, _ := s.Next(nil, nil)
+	third, done := s.Next(nil, nil)
 	if !done {
 		t.Fatal("six bytes in parts of 2 took more than three parts")
 	}
-	if got, err := g.Take(first, false); got != nil || err != nil {
+	if got, _, err := g.Take(first, false); got != nil || err != nil {
 		t.Fatalf("the first part: %v", err)
 	}
-	if got, err := g.Take(third, false); err == nil || got != nil {
+	if got, _, err := g.Take(third, false); err == nil || got != nil {
 		t.Fatal("the last part said to be under way was taken")
 	}
-	if got, err := g.Take(third, true); got != nil || err != nil {
-		t.Errorf("a run with its second part missing gathered %v (%v)", got, err)
+	if got, refused, err := g.Take(third, true); got != nil || refused != nil || err != nil {
+		t.Errorf("a run with its second part missing gathered %v (refused %v, %v)", got, refused, err)
 	}
-	if got, err := g.Take(second, false); got != nil || err != nil || g.Stage != "" {
+	if got, _, err := g.Take(second, false); got != nil || err != nil || g.Stage != "" {
 		t.Errorf("a part after a lost run: %v, stage %q", err, g.Stage)
 	}
 	s.Reset()
-	if data, done := s.Next(func(w *Writer) { w.Byte(5) }); !done || data[len(data)-1] != 5 {
+	if data, done := s.Next(nil, func(w *Writer) { w.Byte(5) }); !done || data[len(data)-1] != 5 {
 		t.Error("after Reset, the sender sent the old run")
+	}
+	// A refusal arrives as the error it was.
+	rs.Reset()
+	data, _ := rs.Next(errors.New("ε must be positive"), nil)
+	if run, refused, err := g.Take(data, true); run != nil || err != nil || refused == nil || refused.Error() != "ε must be positive" {
+		t.Errorf("a refusal gathered as %v, %v, %v", run, refused, err)
 	}
 }

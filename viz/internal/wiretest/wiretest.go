@@ -1,7 +1,8 @@
 // Package wiretest is the reference decoder of viz's panel buffers
 // (EncodeControls, EncodeReadouts, EncodeGuarantee, EncodePalette), for
 // tests: the page's JS decoder (site/static/app.js, class Wire) reads the
-// same fields in the same order.
+// same fields in the same order. It also makes the finished runs that the
+// tests of viz.Remote lessons hand to a copy, whole or spoilt.
 package wiretest
 
 import (
@@ -11,6 +12,7 @@ import (
 
 	"github.com/uldplab/uldp/core/privacy"
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/internal/wire"
 )
 
 // reader reads one buffer, failing t on a short or long one.
@@ -109,4 +111,25 @@ func Palette(t testing.TB, b []byte) [][3]uint8 {
 	}
 	r.done()
 	return out
+}
+
+// Finished is a finished computation's bytes as a wire.Sender sends them
+// before it cuts them into parts: why the settings were refused, if
+// refused is not nil, or else the run encode writes.
+func Finished(refused error, encode func(w *wire.Writer)) []byte {
+	s := wire.Sender{Part: wire.MaxWhole}
+	data, _ := s.Next(refused, encode)
+	r := wire.Reader{B: data}
+	r.Byte() // the part's header: its kind, its place, the total
+	r.Int()
+	r.Int()
+	return r.B
+}
+
+// Last wraps a finished computation's bytes (Finished's, or bytes made to
+// look like them) as one outcome, the last.
+func Last(finished []byte) []byte {
+	var s wire.Sender
+	data, _ := s.Next(nil, func(w *wire.Writer) { w.B = append(w.B[:0], finished...) })
+	return data
 }

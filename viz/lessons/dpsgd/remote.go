@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math/bits"
 	"strconv"
-	"strings"
 
 	"github.com/uldplab/uldp/core/cancel"
 	"github.com/uldplab/uldp/core/dataset"
@@ -36,17 +35,6 @@ const decodeSlice = 6.0
 // variable so that tests can send a small run in several parts.
 var outcomePart = wire.DefaultPart
 
-// remote is the state of a computation another copy does for this one:
-// on the computing copy, the run being sent; on the page's, what the
-// computing copy said and sent, and whether the job reads the run.
-type remote struct {
-	send     wire.Sender
-	got      wire.Gatherer
-	decoding bool
-	// fellBack: the run read does not decode, and the job computes it.
-	fellBack bool
-}
-
 // RemoteKey names the convex run under way by everything it depends on.
 // The localisation's phases compute here (tens of milliseconds), and so
 // does a run whose users were dragged: a link does not carry the handles,
@@ -54,24 +42,12 @@ type remote struct {
 // it out would only hold the page's own work through the drag.
 func (s *Scene) RemoteKey() string {
 	n := s.next
-	if s.job == nil || s.remote.decoding || s.remote.fellBack || n.algo != algoConvex || n.crowd != startCrowd || n.outliers != startOutliers {
+	if s.job == nil || s.remote.Decoding || s.remote.FellBack || n.algo != algoConvex || n.crowd != startCrowd || n.outliers != startOutliers {
 		return ""
 	}
-	var b strings.Builder
-	b.WriteString("dp-sgd")
-	for _, v := range []float64{float64(n.n), float64(n.m), n.share, n.params.Eps, n.params.Delta, float64(n.params.Steps),
-		n.etaX, n.tauX, float64(n.seed)} {
-		b.WriteString(" " + strconv.FormatFloat(v, 'g', -1, 64))
-	}
-	b.WriteString(" " + strconv.FormatBool(n.smooth) + " " + n.baseline + " " + strconv.Itoa(int(n.params.Mode)))
-	return b.String()
+	return wire.Key("dp-sgd", []float64{float64(n.n), float64(n.m), n.share, n.params.Eps, n.params.Delta, float64(n.params.Steps),
+		n.etaX, n.tauX, float64(n.seed)}, strconv.FormatBool(n.smooth), n.baseline, strconv.Itoa(int(n.params.Mode)))
 }
-
-// A finished run's first byte: the run, or why the settings were refused.
-const (
-	outRun byte = iota
-	outRefused
-)
 
 // Outcome is the run's progress while it computes; once done, the next
 // part of the whole run (or of why it was refused), done with the last.
@@ -79,16 +55,8 @@ func (s *Scene) Outcome() (data []byte, done bool) {
 	if s.job != nil {
 		return wire.Progress(s.job.Fraction(), s.next.stage), false
 	}
-	s.remote.send.Part = outcomePart
-	return s.remote.send.Next(func(w *wire.Writer) {
-		if s.refused != nil {
-			w.Byte(outRefused)
-			w.String(s.refused.Error())
-			return
-		}
-		w.Byte(outRun)
-		s.encodeRun(w)
-	})
+	s.remote.Send.Part = outcomePart
+	return s.remote.Send.Next(s.refused, s.encodeRun)
 }
 
 // Adopt shows another copy's progress on the run under way, or gathers
@@ -100,50 +68,41 @@ func (s *Scene) Adopt(key string, data []byte, done bool) error {
 	if k := s.RemoteKey(); key != k {
 		return errors.New("dp-sgd: an outcome for another run")
 	}
-	run, err := s.remote.got.Take(data, done)
-	if err != nil {
+	run, refused, err := s.remote.Got.Take(data, done)
+	switch {
+	case err != nil:
 		return errors.New("dp-sgd: " + err.Error())
-	}
-	if run == nil {
-		return nil
-	}
-	all := wire.Reader{B: run}
-	switch all.Byte() {
-	case outRefused:
-		msg := all.String()
-		if all.Err != nil || all.Rest() != 0 {
-			return errors.New("dp-sgd: a refusal that does not decode")
-		}
+	case refused != nil:
 		s.Stop()
-		s.refused = errors.New(msg)
+		s.refused = refused
 		return nil
-	case outRun:
-		s.job.Stop()
-		next, newUsers := s.next, s.newUsers
-		s.remote = remote{decoding: true}
-		s.job = viz.StartJob(func(ctx cancel.Context, progress func(done, total int64)) {
-			err := next.decodeRun(ctx, &all, progress)
-			if err == nil || ctx.Err() != nil {
-				return // read, or replaced by a newer change
-			}
-			// Not what this copy would have computed: compute it here,
-			// in computing slices, and not hand it out again.
-			s.remote.decoding, s.remote.fellBack = false, true
-			next.recompute(ctx, progress, newUsers)
-		})
+	case run == nil:
 		return nil
 	}
-	return errors.New("dp-sgd: a run that does not decode")
+	s.job.Stop()
+	next, newUsers := s.next, s.newUsers
+	s.remote = wire.Handoff{Decoding: true}
+	s.job = viz.StartJob(func(ctx cancel.Context, progress func(done, total int64)) {
+		err := next.decodeRun(ctx, run, progress)
+		if err == nil || ctx.Err() != nil {
+			return // read, or replaced by a newer change
+		}
+		// Not what this copy would have computed: compute it here,
+		// in computing slices, and not hand it out again.
+		s.remote.Decoding, s.remote.FellBack = false, true
+		next.recompute(ctx, progress, newUsers)
+	})
+	return nil
 }
 
 // progress is the fraction of the change's work done and what it is
 // doing, for the bar and the readout.
 func (s *Scene) progress() (float64, string) {
 	switch {
-	case s.remote.decoding:
+	case s.remote.Decoding:
 		return s.job.Fraction(), "the figure of the run"
-	case s.remote.got.Stage != "":
-		return s.remote.got.Frac, s.remote.got.Stage
+	case s.remote.Got.Stage != "":
+		return s.remote.Got.Frac, s.remote.Got.Stage
 	}
 	return s.job.Fraction(), s.next.stage
 }

@@ -2,6 +2,7 @@ package dpsgd
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"reflect"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/uldplab/uldp/viz"
 	"github.com/uldplab/uldp/viz/internal/scenetest"
 	"github.com/uldplab/uldp/viz/internal/wire"
+	"github.com/uldplab/uldp/viz/internal/wiretest"
 )
 
 // excessBits compares the excess risks by their bits: without a baseline
@@ -27,15 +29,6 @@ var remoteStates = []string{
 	"scene=dp-sgd&n=200&steps=60&baseline=item-level&smoothing=false",
 	"scene=dp-sgd&n=200&steps=60&baseline=none&tau=0.01",
 	"scene=dp-sgd&n=120&m=3&steps=60&mode=non-private",
-}
-
-// fakeClock makes every reading of the clock a millisecond later, so that
-// slices end after as many readings whatever the machine's speed.
-func fakeClock(t *testing.T) {
-	old := viz.Clock
-	t.Cleanup(func() { viz.Clock = old })
-	var now float64
-	viz.Clock = func() float64 { now++; return now }
 }
 
 // open restores state in a fresh copy of the lesson, busy computing it.
@@ -56,7 +49,7 @@ func open(t *testing.T, state string) *viz.App {
 // guarantee — having computed none of it, and reads the run a slice at a
 // time; its progress meanwhile is the other copy's.
 func TestDPSGDRunComputedElsewhere(t *testing.T) {
-	fakeClock(t)
+	scenetest.FakeClock(t)
 	defer func(n int) { outcomePart = n }(outcomePart)
 	outcomePart = 64 << 10
 	for _, state := range remoteStates {
@@ -148,7 +141,7 @@ func TestDPSGDRunComputedElsewhere(t *testing.T) {
 // A run whose users were dragged, or the localisation's, computes here:
 // a link does not carry the handles, and the phases are short.
 func TestDPSGDDraggedRunComputesHere(t *testing.T) {
-	fakeClock(t)
+	scenetest.FakeClock(t)
 	a := open(t, remoteStates[0])
 	if a.RemoteKey() == "" {
 		t.Fatal("the linked run is not handed out")
@@ -170,34 +163,25 @@ func TestDPSGDDraggedRunComputesHere(t *testing.T) {
 	}
 }
 
-// whole wraps a finished run's bytes as one part, the last.
-func whole(run []byte) []byte {
-	var s wire.Sender
-	data, _ := s.Next(func(w *wire.Writer) { w.B = append(w.B, run...) })
-	return data
-}
-
 // encoded is the run a's lesson shows, as a copy computing it sends it.
 func encoded(a *viz.App) []byte {
-	w := wire.Writer{B: []byte{outRun}}
-	a.Scene().(*Scene).encodeRun(&w)
-	return w.B
+	return wiretest.Finished(nil, a.Scene().(*Scene).encodeRun)
 }
 
 // An outcome for another run, of the wrong kind or out of place is
 // refused; a run that does not decode is computed here instead; a refusal
 // computed elsewhere is shown as if computed here.
 func TestDPSGDRunElsewhereRefused(t *testing.T) {
-	fakeClock(t)
+	scenetest.FakeClock(t)
 	state := remoteStates[0]
 	page, worker := open(t, state), open(t, state)
 	key := page.RemoteKey()
 	page.Hold(key)
 	progress, _ := worker.Outcome()
 	// A part's header: its kind, the bytes before it, the run's total.
-	huge := whole([]byte{outRun})
+	huge := wiretest.Last([]byte{0})
 	copy(huge[5:9], []byte{255, 255, 255, 255})
-	late := whole([]byte{outRun})
+	late := wiretest.Last([]byte{0})
 	late[1], late[5] = 1, 2 // the second byte of two
 	for _, c := range []struct {
 		what string
@@ -208,8 +192,8 @@ func TestDPSGDRunElsewhereRefused(t *testing.T) {
 		{"an outcome for another run", key + " ", progress, false},
 		{"a progress report said to be done", key, progress, true},
 		{"a progress report cut short", key, progress[:5], false},
-		{"a last part said to be under way", key, whole([]byte{outRun}), false},
-		{"a part said to be the last", key, whole([]byte{outRun})[:7], true},
+		{"a last part said to be under way", key, wiretest.Last([]byte{0}), false},
+		{"a part said to be the last", key, wiretest.Last([]byte{0})[:7], true},
 		{"a run of 4 GB", key, huge, false},
 	} {
 		if page.Adopt(c.key, c.data, c.done) == nil {
@@ -239,7 +223,7 @@ func TestDPSGDRunElsewhereRefused(t *testing.T) {
 	worker.Settle()
 	run := encoded(worker)
 	// Cut short: decoded partway, then computed here, the same run.
-	if err := page.Adopt(key, whole(run[:len(run)/2]), true); err != nil {
+	if err := page.Adopt(key, wiretest.Last(run[:len(run)/2]), true); err != nil {
 		t.Fatal(err)
 	}
 	page.Settle()
@@ -249,15 +233,12 @@ func TestDPSGDRunElsewhereRefused(t *testing.T) {
 
 	// A refusal: the change's own error, shown as one computed here is,
 	// the run shown before kept.
-	var e wire.Writer
-	e.Byte(outRefused)
-	e.String("the worker refused this")
 	if err := page.Restore(state + "&seed=9"); err != nil {
 		t.Fatal(err)
 	}
 	key = page.RemoteKey()
 	page.Hold(key)
-	if err := page.Adopt(key, whole(e.B), true); err != nil {
+	if err := page.Adopt(key, wiretest.Last(wiretest.Finished(errors.New("the worker refused this"), nil)), true); err != nil {
 		t.Fatal(err)
 	}
 	s := page.Scene().(*Scene)
@@ -272,7 +253,7 @@ func TestDPSGDRunElsewhereRefused(t *testing.T) {
 // One copy computing two runs in a row sends the second, not the first
 // again: what it sent is forgotten when a new computation starts.
 func TestDPSGDWorkerSendsEachRun(t *testing.T) {
-	fakeClock(t)
+	scenetest.FakeClock(t)
 	worker := open(t, remoteStates[0])
 	worker.Settle()
 	for _, done := false, false; !done; {
@@ -312,7 +293,7 @@ func (stopped) Err() error { return viz.ErrStopped }
 // A replaced job's reading ends at its next report of progress: Job.Stop
 // waits for it, inside the call that made the newer change.
 func TestDPSGDReadingStopsWhenReplaced(t *testing.T) {
-	fakeClock(t)
+	scenetest.FakeClock(t)
 	worker := open(t, remoteStates[0])
 	worker.Settle()
 	page := open(t, remoteStates[0])
@@ -328,7 +309,7 @@ func TestDPSGDReadingStopsWhenReplaced(t *testing.T) {
 // read or computed here without a panic, and the page ends on a run it
 // can draw.
 func TestDPSGDCorruptRunsDoNotPanic(t *testing.T) {
-	fakeClock(t)
+	scenetest.FakeClock(t)
 	const state = "scene=dp-sgd&n=20&m=3&steps=60"
 	worker := open(t, state)
 	worker.Settle()
@@ -346,7 +327,7 @@ func TestDPSGDCorruptRunsDoNotPanic(t *testing.T) {
 			page := open(t, state)
 			key := page.RemoteKey()
 			page.Hold(key)
-			if err := page.Adopt(key, whole(bad), true); err != nil {
+			if err := page.Adopt(key, wiretest.Last(bad), true); err != nil {
 				t.Fatalf("byte %d: %v", at, err)
 			}
 			page.Settle()
@@ -368,7 +349,7 @@ func TestDPSGDCorruptRunsDoNotPanic(t *testing.T) {
 		page := open(t, state)
 		key := page.RemoteKey()
 		page.Hold(key)
-		if err := page.Adopt(key, whole(encoded(w)), true); err != nil {
+		if err := page.Adopt(key, wiretest.Last(encoded(w)), true); err != nil {
 			t.Fatal(err)
 		}
 		page.Settle()

@@ -19,6 +19,7 @@ import (
 	"github.com/uldplab/uldp/core/rng"
 	"github.com/uldplab/uldp/core/trace"
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/internal/wire"
 )
 
 // Scene is lesson 6: Paper B's user-level DP-SGD (Alg. 3) finding the
@@ -66,7 +67,7 @@ type Scene struct {
 	stage    string // what the work on this state is doing, for the progress
 	refused  error  // why the last change was refused after its first slice
 	// What a computation another copy does for this one involves (Remote).
-	remote remote
+	remote wire.Handoff
 
 	cam  viz.Camera
 	list viz.List
@@ -408,7 +409,7 @@ func (s *Scene) latest() *Scene {
 // copy is s without its job, to be changed and computed.
 func (s *Scene) copy() *Scene {
 	c := *s
-	c.job, c.next, c.refused, c.remote = nil, nil, nil, remote{}
+	c.job, c.next, c.refused, c.remote = nil, nil, nil, wire.Handoff{}
 	return &c
 }
 
@@ -426,14 +427,14 @@ func (s *Scene) start(next *Scene, newUsers bool) error {
 		newUsers = newUsers || s.newUsers // next's users may not be surveyed yet
 		budget = 0
 	}
-	s.next, s.newUsers, s.remote = next, newUsers, remote{}
+	s.next, s.newUsers, s.remote = next, newUsers, wire.Handoff{}
 	s.job = viz.StartJob(func(ctx cancel.Context, progress func(done, total int64)) {
 		next.recompute(ctx, progress, newUsers)
 	})
 	if key != "" && s.RemoteKey() == key {
 		// The same run again (a slider moved off and back, say): the
 		// copy computing it goes on sending its parts.
-		s.remote.got = parts.got
+		s.remote.Got = parts.Got
 	}
 	return s.advance(budget)
 }
@@ -474,7 +475,7 @@ func (s *Scene) Stop() {
 	if s.job != nil {
 		s.job.Stop()
 	}
-	s.job, s.next, s.remote = nil, nil, remote{}
+	s.job, s.next, s.remote = nil, nil, wire.Handoff{}
 }
 
 // Tick continues the computation under way, a slice per frame, or reads
@@ -484,7 +485,7 @@ func (s *Scene) Tick(float64) bool {
 		return false
 	}
 	slice := computeSlice
-	if s.remote.decoding {
+	if s.remote.Decoding {
 		slice = decodeSlice
 	}
 	_ = s.advance(slice) // a refusal shows as a readout

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"math"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/uldplab/uldp/core/rates"
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/internal/wire"
 )
 
 var _ viz.Remote = (*Scene)(nil)
@@ -21,14 +21,8 @@ func (r *Scene) RemoteKey() string {
 	if !r.Busy() {
 		return ""
 	}
-	var b strings.Builder
-	b.WriteString("rates sweep " + string(r.axis))
 	p := r.point()
-	for _, v := range append([]float64{p.N, p.M, p.D, p.Eps, p.Delta, p.K}, r.sweep...) {
-		b.WriteString(" " + strconv.FormatFloat(v, 'g', -1, 64))
-	}
-	b.WriteString(" seeds " + strconv.Itoa(r.seeds))
-	return b.String()
+	return wire.Key("rates sweep "+string(r.axis), append([]float64{p.N, p.M, p.D, p.Eps, p.Delta, p.K}, r.sweep...), "seeds", strconv.Itoa(r.seeds))
 }
 
 // An outcome is little-endian float64s: the share of the steps done, the

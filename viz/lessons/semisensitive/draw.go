@@ -27,8 +27,8 @@ func (s *Scene) Draw(w, h float64) *viz.List {
 		return l
 	case v.st == nil:
 		msg := "training through PVMW…"
-		if s.bg.Busy() && !s.pending {
-			msg = format.Sprintf("%s… %.0f%%", s.bg.Next().stage, 100*s.bg.Fraction())
+		if f, stage := s.progress(); s.Busy() && stage != "starting" {
+			msg = format.Sprintf("%s… %.0f%%", stage, 100*f)
 		}
 		l.Text(viz.Point{X: w / 2, Y: h / 2}, msg, 14, viz.Muted, viz.Centre)
 		return l
@@ -678,7 +678,7 @@ func (s *Scene) drawNoise(l *viz.List, b figure.Box, q *semiQuery) {
 	}
 	c := seen.cond
 	e, along, across := c.Error, c.NoiseAlong, c.NoiseAcross()
-	d := semisens.Logistic{}.Dim(&s.view.data.Public)
+	d := s.view.dim
 	y := write(l, b, b.Y, format.Sprintf("update %d (query %d): v = f(D) + z in the plane of the error and the noise (instructor)", u, at), 12, viz.Ink)
 	foot := format.Sprintf("‖z‖ = %.3g in d = %d: across the error %.3g, along it only %.3g. An update's progress depends on the part along (Condition 14's (ii)); more features lengthen z across, not along",
 		c.Noise, d, across, math.Abs(along))

@@ -20,6 +20,7 @@ import (
 	"github.com/uldplab/uldp/core/semisens"
 	"github.com/uldplab/uldp/core/trace"
 	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/internal/wire"
 )
 
 // Scene is the lesson on semi-sensitive features (Ghazi et al. 2024):
@@ -36,6 +37,7 @@ type Scene struct {
 	bg      viz.Background[semiView]
 	pending bool // a run of cfg to start at the next tick
 	refused error
+	remote  wire.Handoff // a run another copy computes
 
 	player viz.Player
 	list   viz.List
@@ -64,9 +66,12 @@ type semiConfig struct {
 
 // semiView is a computed run.
 type semiView struct {
-	cfg     semiConfig
+	cfg semiConfig
+	// data are the examples, nil in a view computed elsewhere: the figure
+	// reads only their true values, and the model's dimension.
 	data    *semisens.Dataset
 	truth   []int
+	dim     int
 	params  semisens.TrainParams
 	res     semisens.TrainResult
 	st      *trace.Stepper
@@ -310,9 +315,15 @@ func (s *Scene) Set(name, value string) error {
 // made on the thread that resumes it (the desktop's ticks run on the
 // window's locked thread, which a lesson opened by a link precedes).
 func (s *Scene) start(c semiConfig) error {
+	key, got := s.RemoteKey(), s.remote.Got
 	s.cfg, s.refused = c, nil
 	s.bg.Stop()
-	s.pending = true
+	s.pending, s.remote = true, wire.Handoff{}
+	if key != "" && s.RemoteKey() == key {
+		// The same run again (a slider moved off and back, say): the
+		// copy computing it goes on sending its parts.
+		s.remote.Got = got
+	}
 	return nil
 }
 
@@ -341,7 +352,7 @@ func (s *Scene) Busy() bool { return s.pending || s.bg.Busy() }
 
 // Stop ends a run being computed.
 func (s *Scene) Stop() {
-	s.pending = false
+	s.pending, s.remote = false, wire.Handoff{}
 	s.bg.Stop()
 }
 
@@ -355,7 +366,11 @@ func (s *Scene) Tick(float64) bool {
 	if !s.bg.Busy() {
 		return false
 	}
-	_ = s.advance(viz.FrameSlice) // a refusal shows as a readout
+	slice := viz.FrameSlice
+	if s.remote.Decoding {
+		slice = decodeSlice
+	}
+	_ = s.advance(slice) // a refusal shows as a readout
 	return true
 }
 
@@ -376,6 +391,7 @@ func (v *semiView) compute(ctx cancel.Context, progress func(done, total int64))
 		}
 	}
 	v.truth = v.data.Reveal()
+	v.dim = semisens.Logistic{}.Dim(&v.data.Public)
 	v.rows = make([]int, min(semiRows, c.n))
 	for i := range v.rows {
 		v.rows[i] = i
@@ -392,14 +408,21 @@ func (v *semiView) compute(ctx cancel.Context, progress func(done, total int64))
 	if v.res, tr, v.err = semisens.Train(ctx, v.data, v.params, rng.New(c.seed), progress); v.err != nil {
 		return
 	}
+	v.params.Inspect = nil // done: a view computed elsewhere has none
 	v.run = tr
 	v.story(tr)
+	v.err = v.stepper(ctx, tr)
+}
+
+// stepper makes the stepper's trace: one step per query of the run tr.
+func (v *semiView) stepper(ctx cancel.Context, tr *trace.Trace) (err error) {
 	steps := make([]trace.Step, len(v.queries))
 	for i, q := range v.queries {
 		steps[i] = trace.Step{Kind: kindSemiQuery, Text: q.text(i + 1), Data: i}
 	}
 	full := &trace.Trace{Schema: tr.Schema, Mechanism: tr.Mechanism, Seed: tr.Seed, Steps: steps}
-	v.st, v.err = trace.NewStepperShared(ctx, func(cancel.Context, *dataset.Dataset, *rng.Streams) (*trace.Trace, error) { return full, nil }, nil, rng.New(c.seed))
+	v.st, err = trace.NewStepperShared(ctx, func(cancel.Context, *dataset.Dataset, *rng.Streams) (*trace.Trace, error) { return full, nil }, nil, rng.New(v.cfg.seed))
+	return err
 }
 
 // snapshot copies the shown examples' beliefs.
@@ -505,12 +528,12 @@ func (s *Scene) Readouts() []viz.Readout {
 	v := &s.view
 	var r []viz.Readout
 	switch {
-	case s.pending:
+	case s.pending && s.remote.Got.Stage == "":
 		r = append(r, viz.Readout{Name: "computing", Label: "computing", Warn: true, Text: "starting — the figure shows the previous run until it is done"})
-	case s.bg.Busy():
-		f := s.bg.Fraction()
+	case s.Busy():
+		f, stage := s.progress()
 		r = append(r, viz.Readout{Name: "computing", Label: "computing", Value: f, Warn: true,
-			Text: format.Sprintf("%s, %.0f%% — the figure shows the previous run until it is done", s.bg.Next().stage, 100*f)})
+			Text: format.Sprintf("%s, %.0f%% — the figure shows the previous run until it is done", stage, 100*f)})
 	case s.refused != nil:
 		r = append(r, viz.Readout{Name: "refused", Label: "last change refused", Text: s.refused.Error(), Warn: true})
 	}
@@ -571,7 +594,7 @@ func (s *Scene) Readouts() []viz.Readout {
 			Formula: "(1/n) Σᵢ −ln pᵢ(true value): falls as the beliefs learn"})
 		if u, _ := s.shownUpdate(q); u > 0 && len(q.updates) > 0 && u <= len(v.seen) {
 			c := v.seen[u-1].cond
-			d := semisens.Logistic{}.Dim(&v.data.Public)
+			d := v.dim
 			r = append(r, viz.Readout{Name: "noise-along", Label: "the update's noise (instructor)", Value: math.Abs(c.NoiseAlong),
 				Text:    format.Sprintf("‖z‖ = %.3g in d = %d, but along the error only |⟨z, u⟩| = %.3g", c.Noise, d, math.Abs(c.NoiseAlong)),
 				Formula: "z = v − f(D); u = (f(D) − f(p))/E: the update moves by ⟨φ, ·⟩, so only z's part along the error matters, and it does not grow with d"})

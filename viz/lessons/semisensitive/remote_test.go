@@ -1,0 +1,248 @@
+package semisensitive
+
+import (
+	"bytes"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/uldplab/uldp/core/semisens"
+	"github.com/uldplab/uldp/viz"
+	"github.com/uldplab/uldp/viz/internal/scenetest"
+	"github.com/uldplab/uldp/viz/internal/wiretest"
+)
+
+// remoteStates are runs of every shape: the default's, one that fails
+// (FAIL: every update spent), one with a changed value, a strongly convex
+// one, a non-private one.
+var remoteStates = []string{
+	"scene=semi-sensitive&n=500&steps=20",
+	"scene=semi-sensitive&n=500&steps=30&lmax=2&tau=0.005",
+	"scene=semi-sensitive&n=600&k=5&steps=20&moved=3=2",
+	"scene=semi-sensitive&n=500&steps=20&mu=0.2&dpub=7",
+	"scene=semi-sensitive&n=500&steps=20&mode=non-private",
+}
+
+// open restores state in a fresh copy of the lesson, its run asked for.
+func open(t *testing.T, state string) *viz.App {
+	t.Helper()
+	a := viz.NewApp(New())
+	if err := a.Restore(state); err != nil {
+		t.Fatal(err)
+	}
+	if a.RemoteKey() == "" {
+		t.Fatalf("%s: no run to hand out", state)
+	}
+	return a
+}
+
+// local is state's run computed here.
+func local(t *testing.T, state string) *viz.App {
+	t.Helper()
+	a := open(t, state)
+	a.Settle()
+	return a
+}
+
+// sendAll gives page every outcome of worker's finished run.
+func sendAll(t *testing.T, page, worker *viz.App, key string) {
+	t.Helper()
+	for done := false; !done; {
+		var data []byte
+		data, done = worker.Outcome()
+		if err := page.Adopt(key, data, done); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// sameView compares what the page's copy shows with the run computed
+// here, field by field: all but the examples, which a run adopted leaves
+// with the worker, and the stage, which names the work while it is done.
+func sameView(t *testing.T, state string, page, here *viz.App) {
+	t.Helper()
+	p, l := page.Scene().(*Scene).view, here.Scene().(*Scene).view
+	for _, c := range []struct {
+		what      string
+		got, want any
+	}{{"the settings", p.cfg, l.cfg}, {"the parameters", p.params, l.params}, {"the true values", p.truth, l.truth},
+		{"the dimension", p.dim, l.dim}, {"the rows", p.rows, l.rows}, {"the beliefs", p.snaps, l.snaps},
+		{"the updates seen", p.seen, l.seen}, {"the game", p.game, l.game}, {"the result", p.res, l.res},
+		{"the trace", p.run, l.run}, {"the queries", p.queries, l.queries}, {"the error", p.err, l.err},
+		{"the stepper's trace", p.st.Trace(), l.st.Trace()}} {
+		if !reflect.DeepEqual(c.got, c.want) {
+			t.Errorf("%s: %s adopted differ from %s computed here", state, c.what, c.what)
+		}
+	}
+	if !bytes.Equal(scenetest.Seen(page), scenetest.Seen(here)) {
+		t.Errorf("%s: the adopted run looks different from the one computed here", state)
+	}
+}
+
+// A copy of the lesson that adopts another copy's run shows what it would
+// have computed itself, having computed none of it, and reads the run a
+// slice at a time; its progress meanwhile is the other copy's.
+func TestSemiSensRunComputedElsewhere(t *testing.T) {
+	scenetest.FakeClock(t)
+	for _, state := range remoteStates {
+		page, worker := open(t, state), open(t, state)
+		key := page.RemoteKey()
+		if key != worker.RemoteKey() {
+			t.Fatalf("%s: keys %q and %q: a copy restored to the page's state must name the same run", state, key, worker.RemoteKey())
+		}
+		page.Hold(key)
+		for range 20 {
+			page.Tick(1.0 / 60)
+		}
+		if s := page.Scene().(*Scene); s.bg.Busy() || !s.pending {
+			t.Fatalf("%s: the page started a run held elsewhere", state)
+		}
+		for range 3 {
+			worker.Tick(0)
+		}
+		data, done := worker.Outcome()
+		if done {
+			t.Fatalf("%s: the outcome of a run under way says it is done", state)
+		}
+		if err := page.Adopt(key, data, false); err != nil {
+			t.Fatal(err)
+		}
+		wf, ws := worker.Scene().(*Scene).progress()
+		if r, ok := scenetest.Readout(page, "computing"); !ok || !strings.HasPrefix(r.Text, ws+", ") || r.Value != wf || !(wf > 0) {
+			t.Errorf("%s: the page says %q (%v), the worker has done %.2f of %q", state, r.Text, r.Value, wf, ws)
+		}
+		worker.Settle()
+		sendAll(t, page, worker, key)
+		s := page.Scene().(*Scene)
+		if page.RemoteKey() != "" || !s.remote.Decoding {
+			t.Fatalf("%s: after the last part the page names %q, reading %v", state, page.RemoteKey(), s.remote.Decoding)
+		}
+		if r, _ := scenetest.Readout(page, "computing"); !strings.HasPrefix(r.Text, "the figure of the run, ") {
+			t.Errorf("%s: reading the adopted run, the panel says %q", state, r.Text)
+		}
+		slices := 0
+		for ; s.Busy(); slices++ {
+			page.Tick(1.0 / 60)
+		}
+		if s.remote.FellBack || slices == 0 || s.view.data != nil {
+			t.Fatalf("%s: the adopted run was computed here (fell back %v, examples %v) or not read a slice at a time (%d slices)",
+				state, s.remote.FellBack, s.view.data != nil, slices)
+		}
+		sameView(t, state, page, local(t, state))
+	}
+}
+
+// encoded is the run a's lesson shows, as a copy computing it sends it.
+func encoded(a *viz.App) []byte {
+	return wiretest.Finished(nil, a.Scene().(*Scene).view.encode)
+}
+
+// An outcome for another run is refused; a run cut short, or corrupt
+// anywhere, is computed here instead without a panic, and the page ends
+// on the run computed here; a refusal computed elsewhere is shown as if
+// computed here.
+func TestSemiSensRunElsewhereRefused(t *testing.T) {
+	scenetest.FakeClock(t)
+	state := remoteStates[1]
+	worker := local(t, state)
+	page := open(t, state)
+	key := page.RemoteKey()
+	if page.Adopt(key+" ", wiretest.Last([]byte{0}), true) == nil {
+		t.Error("an outcome for another run was adopted")
+	}
+	here := local(t, state)
+	run := encoded(worker)
+	grow := 1.0
+	if testing.Short() {
+		grow = 3
+	}
+	for at := 1; at+4 <= len(run); at += 1 + int(grow*float64(at)) {
+		for _, bad := range [][]byte{
+			append(append([]byte(nil), run[:at]...), run[at+4:]...),
+			append(append(append([]byte(nil), run[:at]...), 0xfe, 0xff, 0xff, 0xff), run[at+4:]...),
+			append(append(append([]byte(nil), run[:at]...), 0x07, 0, 0, 0), run[at+4:]...),
+		} {
+			page := open(t, state)
+			page.Hold(key)
+			if err := page.Adopt(key, wiretest.Last(bad), true); err != nil {
+				t.Fatalf("byte %d: %v", at, err)
+			}
+			page.Settle()
+			scenetest.Seen(page)
+		}
+	}
+	page = open(t, state)
+	page.Hold(key)
+	if err := page.Adopt(key, wiretest.Last(run[:len(run)/2]), true); err != nil {
+		t.Fatal(err)
+	}
+	page.Settle()
+	if !page.Scene().(*Scene).remote.FellBack {
+		t.Error("a run cut short was not computed here")
+	}
+	sameView(t, state+" (cut short)", page, here)
+
+	page = local(t, remoteStates[0])
+	if err := page.Restore(state); err != nil {
+		t.Fatal(err)
+	}
+	page.Hold(key)
+	if err := page.Adopt(key, wiretest.Last(wiretest.Finished(errors.New("the worker refused this"), nil)), true); err != nil {
+		t.Fatal(err)
+	}
+	s := page.Scene().(*Scene)
+	if s.Busy() || s.cfg.steps != 20 {
+		t.Errorf("after a refusal adopted: busy %v, the settings of %d queries shown", s.Busy(), s.cfg.steps)
+	}
+	if r, ok := scenetest.Readout(page, "refused"); !ok || r.Text != "the worker refused this" {
+		t.Errorf("the refusal reads %+v", r)
+	}
+}
+
+// A run changed so that it parses but the figure cannot read it (a vector
+// of another dimension, a beliefs' snapshot missing) is computed here.
+func TestSemiSensUnsoundRunComputedHere(t *testing.T) {
+	scenetest.FakeClock(t)
+	state := remoteStates[0]
+	here := local(t, state)
+	for what, cut := range map[string]func(v *semiView){
+		"an update's direction":   cutUpdate,
+		"a snapshot of beliefs":   func(v *semiView) { v.snaps = v.snaps[:len(v.snaps)-1] },
+		"an update seen":          func(v *semiView) { v.seen = v.seen[:len(v.seen)-1] },
+		"the model":               func(v *semiView) { v.res.Problems[0].Private.W = v.res.Problems[0].Private.W[1:] },
+		"a point of a curve":      func(v *semiView) { v.res.Problems[0].Curves.RR.Excess = v.res.Problems[0].Curves.RR.Excess[1:] },
+		"a true value beyond k":   func(v *semiView) { v.truth[3] = v.cfg.k },
+		"a histogram of one bin":  func(v *semiView) { v.seen[0].hist = v.seen[0].hist[:1] },
+		"updates beyond the paid": func(v *semiView) { v.res.Updates = v.cfg.lmax + 1 },
+	} {
+		w := local(t, state)
+		v := &w.Scene().(*Scene).view
+		if v.res.Updates == 0 {
+			t.Fatal("the run made no update: the test needs one")
+		}
+		cut(v)
+		page := open(t, state)
+		key := page.RemoteKey()
+		page.Hold(key)
+		if err := page.Adopt(key, wiretest.Last(encoded(w)), true); err != nil {
+			t.Fatal(err)
+		}
+		page.Settle()
+		if !page.Scene().(*Scene).remote.FellBack {
+			t.Errorf("a run with %s changed was adopted", what)
+		}
+		sameView(t, state+" ("+what+")", page, here)
+	}
+}
+
+// cutUpdate shortens the first update's direction in the trace.
+func cutUpdate(v *semiView) {
+	for i, st := range v.run.Steps {
+		if u, ok := st.Data.(semisens.UpdateStep); ok {
+			u.Phi = u.Phi[1:]
+			v.run.Steps[i].Data = u
+			return
+		}
+	}
+}
