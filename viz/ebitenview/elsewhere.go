@@ -21,9 +21,11 @@ import (
 //
 // A change of settings names a new computation, which replaces the one
 // under way. Should the copy fail (an error, a panic) or fall silent for
-// watchdog, the window computes for itself from then on; a computation the
-// copy cannot restore (settings more precise than a link carries) is
-// computed in the window, and the next one handed out again.
+// watchdog, the window computes that lesson's runs itself from then on,
+// and a fresh copy takes the other lessons' (as the browser gives up the
+// worker of the module that failed); a computation the copy cannot restore
+// (settings more precise than a link carries) is computed in the window,
+// and the next one handed out again.
 type computer struct {
 	fresh func() *viz.App // makes the copy, on the copy's goroutine
 	warn  io.Writer       // why the window computes a run itself
@@ -34,14 +36,16 @@ type computer struct {
 	latest  atomic.Int64  // the request the copy should be working on
 	sent    int64         // requests made
 
-	key    string    // handed out, awaiting answers
-	local  string    // computed in the window: the copy could not restore it
-	heard  time.Time // the last answer, or the request
-	failed bool      // the copy failed: the window computes everything
+	key    string          // handed out, awaiting answers
+	lesson string          // the lesson whose computation key names
+	local  string          // computed in the window: the copy could not restore it
+	heard  time.Time       // the last answer, or the request
+	gaveUp map[string]bool // lessons whose copy failed: the window computes their runs
 
 	// offloads and adopted count the computations handed out and the
-	// outcomes adopted, for the tests.
-	offloads, adopted int
+	// outcomes adopted, finished those that ended a computation, for the
+	// tests.
+	offloads, adopted, finished int
 }
 
 // watchdog is how long the window waits for the copy's next answer before
@@ -52,13 +56,13 @@ const watchdog = 15 * time.Second
 const answerEvery = 100 * time.Millisecond
 
 type request struct {
-	id         int64
-	state, key string
+	id                 int64
+	state, key, lesson string
 }
 
 type answer struct {
 	id           int64
-	key          string
+	key, lesson  string
 	data         []byte
 	done         bool
 	err          error
@@ -66,16 +70,13 @@ type answer struct {
 }
 
 func newComputer(fresh func() *viz.App) *computer {
-	return &computer{fresh: fresh, warn: os.Stderr}
+	return &computer{fresh: fresh, warn: os.Stderr, gaveUp: map[string]bool{}}
 }
 
 // step is the computer's part of a window's tick, before the app's own:
 // it adopts what the copy has sent and hands out a new computation.
 func (c *computer) step(app *viz.App) {
-	if c.failed {
-		return
-	}
-	for c.reqs != nil {
+	for c.answers != nil {
 		select {
 		case a := <-c.answers:
 			c.adopt(app, a)
@@ -84,20 +85,16 @@ func (c *computer) step(app *viz.App) {
 		}
 		break
 	}
-	if c.failed {
-		return
-	}
 	if c.key != "" && time.Since(c.heard) > watchdog {
-		c.fail(app, fmt.Errorf("no answer for %v", watchdog))
-		return
+		c.fail(app, c.lesson, fmt.Errorf("no answer for %v", watchdog))
 	}
-	key := app.RemoteKey()
+	key, lesson := app.RemoteKey(), app.Scene().Info().Name
 	if c.key != "" && key != c.key {
 		// The settings moved on: the copy leaves that run at its next slice.
 		c.latest.Add(1)
 		c.key = ""
 	}
-	if key == "" || key == c.key || key == c.local {
+	if key == "" || key == c.key || key == c.local || c.gaveUp[lesson] {
 		return
 	}
 	if c.reqs == nil {
@@ -110,48 +107,55 @@ func (c *computer) step(app *viz.App) {
 	case <-c.reqs:
 	default:
 	}
-	c.reqs <- request{id: c.sent, state: app.State(), key: key}
-	c.key, c.heard = key, time.Now()
+	c.reqs <- request{id: c.sent, state: app.State(), key: key, lesson: lesson}
+	c.key, c.lesson, c.heard = key, lesson, time.Now()
 	app.Hold(key)
 	c.offloads++
 }
 
 // adopt shows an answer of the copy, if it is for the computation still
 // under way. An answer that ends the copy's work on its key (done, or
-// failed) ends the hand-out too, even when the settings have moved on
-// meanwhile: should they come back to it, step hands it out again.
+// failed) ends the hand-out too: should the settings come back to that
+// key, step hands it out again. A copy that failed has ended, whatever
+// computation it failed on: the window gives it up.
 func (c *computer) adopt(app *viz.App, a answer) {
+	if a.err != nil && !a.unrestorable {
+		c.fail(app, a.lesson, a.err)
+		return
+	}
 	if a.id != c.sent || a.key != c.key {
 		return // a computation since replaced
 	}
 	c.heard = time.Now()
-	if a.done || a.err != nil {
+	if a.done || a.unrestorable {
 		c.key = ""
 	}
 	if a.key != app.RemoteKey() {
 		return
 	}
-	switch {
-	case a.unrestorable:
+	if a.unrestorable {
 		fmt.Fprintf(c.warn, "desktop: computing elsewhere: %v; computing this one in the window\n", a.err)
 		c.local = a.key
 		app.Hold("")
-	case a.err != nil:
-		c.fail(app, a.err)
-	default:
-		if err := app.Adopt(a.key, a.data, a.done); err != nil {
-			c.fail(app, err)
-			return
-		}
-		c.adopted++
+		return
+	}
+	if err := app.Adopt(a.key, a.data, a.done); err != nil {
+		c.fail(app, a.lesson, err)
+		return
+	}
+	c.adopted++
+	if a.done {
+		c.finished++
 	}
 }
 
-// fail gives up the copy: the window computes for itself from now on. The
-// copy's goroutine, if it still runs, ends at its next slice.
-func (c *computer) fail(app *viz.App, err error) {
-	fmt.Fprintf(c.warn, "desktop: computing elsewhere: %v; computing in the window instead\n", err)
-	c.failed, c.key = true, ""
+// fail gives up the copy, which failed on a run of lesson: the window
+// computes that lesson's runs itself from now on, and a fresh copy takes
+// the other lessons'. The copy's goroutine, if it still runs, ends at its
+// next slice.
+func (c *computer) fail(app *viz.App, lesson string, err error) {
+	fmt.Fprintf(c.warn, "desktop: computing elsewhere: %v; computing %s's runs in the window instead\n", err, lesson)
+	c.gaveUp[lesson], c.key = true, ""
 	c.stop()
 	app.Hold("")
 }
@@ -161,12 +165,12 @@ func (c *computer) stop() {
 	c.latest.Store(-1)
 	if c.quit != nil {
 		close(c.quit)
-		c.quit, c.reqs = nil, nil
+		c.quit, c.reqs, c.answers = nil, nil, nil
 	}
 }
 
-// run is the copy's goroutine: it makes the copy, then serves requests
-// until the window gives it up.
+// run is the copy's goroutine: it serves requests until the window gives
+// it up, or the copy fails. It makes the copy at the first.
 func (c *computer) run(reqs <-chan request, answers chan<- answer, quit <-chan struct{}) {
 	var app *viz.App
 	for {
@@ -179,22 +183,19 @@ func (c *computer) run(reqs <-chan request, answers chan<- answer, quit <-chan s
 		if c.latest.Load() != r.id {
 			continue
 		}
-		if app == nil {
-			app = c.fresh()
-		}
-		if !c.serve(app, r, answers, quit) {
+		if !c.serve(&app, r, answers, quit) {
 			return
 		}
 	}
 }
 
-// serve computes one request, answering every answerEvery until done, or
-// until a newer request replaces it; false after a failure, which ends
-// the copy.
-func (c *computer) serve(app *viz.App, r request, answers chan<- answer, quit <-chan struct{}) (ok bool) {
+// serve computes one request with the copy *app (made first if nil),
+// answering every answerEvery until done, or until a newer request
+// replaces it; false after a failure, which ends the copy.
+func (c *computer) serve(copy **viz.App, r request, answers chan<- answer, quit <-chan struct{}) (ok bool) {
 	live := func() bool { return c.latest.Load() == r.id }
 	send := func(a answer) {
-		a.id, a.key = r.id, r.key
+		a.id, a.key, a.lesson = r.id, r.key, r.lesson
 		select {
 		case answers <- a:
 		case <-quit:
@@ -206,6 +207,10 @@ func (c *computer) serve(app *viz.App, r request, answers chan<- answer, quit <-
 			ok = false
 		}
 	}()
+	if *copy == nil {
+		*copy = c.fresh()
+	}
+	app := *copy
 	if err := app.Restore(r.state); err != nil {
 		send(answer{err: err})
 		return false

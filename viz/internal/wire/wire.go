@@ -7,8 +7,9 @@
 //
 // The bytes are little-endian numbers, lengths before slices (all ones for
 // nil, which a trace's JSON tells from empty). A Reader refuses, rather
-// than allocates, a length longer than the bytes left, so a corrupt
-// buffer costs no more memory than its own size.
+// than allocates, a length longer than the bytes left (each element
+// taking at least the bytes its reader says), and a Gatherer a run over
+// MaxWhole, so a corrupt buffer cannot make a copy allocate without bound.
 package wire
 
 import (
@@ -315,7 +316,11 @@ func (g *Gatherer) Take(data []byte, done bool) (run *Reader, refused, err error
 		return nil, nil, nil
 	}
 	all := &Reader{B: whole}
-	switch all.Byte() {
+	kind := all.Byte()
+	if all.Err != nil {
+		return nil, nil, errors.New("a run of no bytes")
+	}
+	switch kind {
 	case finishedRun:
 		return all, nil, nil
 	case finishedRefused:

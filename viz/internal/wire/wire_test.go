@@ -127,6 +127,8 @@ func TestGathererRefuses(t *testing.T) {
 	var rs Sender
 	refusal, _ := rs.Next(errors.New("no"), nil)
 	refusal[10] = 9 // the message's length: beyond its bytes
+	var es Sender
+	empty, _ := es.Next(nil, func(w *Writer) { w.B = w.B[:0] })
 	for _, c := range []struct {
 		what string
 		data []byte
@@ -143,6 +145,7 @@ func TestGathererRefuses(t *testing.T) {
 		{"nothing", nil, false},
 		{"a finished computation of no known kind", badKind, true},
 		{"a refusal longer than its bytes", refusal, true},
+		{"a finished computation of no bytes", empty, true},
 	} {
 		var g Gatherer
 		if _, _, err := g.Take(c.data, c.done); err == nil {

@@ -62,8 +62,9 @@ func (s *Scene) Outcome() (data []byte, done bool) {
 // Adopt shows another copy's progress on the run under way, or gathers
 // the parts of the run it finished; with the last, the run (read a slice
 // per frame, Tick) or the refusal takes the place of computing it. A part
-// missing (the run restarted while its parts came in) leaves the page's
-// own job to compute it once the hold ends.
+// missing (the run restarted while its parts came in) ends the hold with
+// nothing read: the front end hands the run out again, or the page's own
+// job computes it.
 func (s *Scene) Adopt(key string, data []byte, done bool) error {
 	if k := s.RemoteKey(); key != k {
 		return errors.New("dp-sgd: an outcome for another run")

@@ -432,7 +432,7 @@ func (s *Scene) start(next *Scene, newUsers bool) error {
 		next.recompute(ctx, progress, newUsers)
 	})
 	if key != "" && s.RemoteKey() == key {
-		// The same run again (a slider moved off and back, say): the
+		// The same run again (a setting set to the value it has): the
 		// copy computing it goes on sending its parts.
 		s.remote.Got = parts.Got
 	}

@@ -50,7 +50,8 @@ func (s *Scene) Outcome() (data []byte, done bool) {
 // Adopt shows another copy's progress on the run under way, or gathers
 // the parts of the run it finished; with the last, reading the run (a
 // slice per frame, Tick) or the refusal takes the place of computing it.
-// A part missing leaves the run to compute here once the hold ends.
+// A part missing ends the hold with nothing read: the front end hands the
+// run out again, or this copy computes it.
 func (s *Scene) Adopt(key string, data []byte, done bool) error {
 	if k := s.RemoteKey(); key != k {
 		return errors.New("semi-sensitive: an outcome for another run")
@@ -274,7 +275,7 @@ func (v *semiView) decode(ctx cancel.Context, r *wire.Reader, progress func(done
 	for i := range v.rows {
 		v.rows[i] = i
 	}
-	steps := r.Length(2)
+	steps := r.Length(5) // a step's kind and its text's length, at least
 	if steps < 0 {
 		return errors.New("semi-sensitive: a trace that does not decode")
 	}
@@ -301,7 +302,7 @@ func (v *semiView) decode(ctx cancel.Context, r *wire.Reader, progress func(done
 			return errors.New("semi-sensitive: beliefs of other rows")
 		}
 	}
-	if seen := r.Length(1); seen >= 0 {
+	if seen := r.Length(73); seen >= 0 { // an update's histogram, bound and Condition 14, at least
 		v.seen = make([]semiSeen, seen)
 	}
 	for i := range v.seen {
@@ -311,7 +312,7 @@ func (v *semiView) decode(ctx cancel.Context, r *wire.Reader, progress func(done
 			return errors.New("semi-sensitive: a histogram of other bins")
 		}
 		cd := &sn.cond
-		if parts := r.Length(1); parts >= 0 {
+		if parts := r.Length(29); parts >= 0 { // a part's texts, numbers and flag, at least
 			cd.Parts = make([]semisens.ConditionPart, parts)
 		}
 		for j := range cd.Parts {
@@ -322,7 +323,7 @@ func (v *semiView) decode(ctx cancel.Context, r *wire.Reader, progress func(done
 	}
 	res := &v.res
 	res.Queries, res.Updates, res.Failed, res.Psi, res.MaxError = r.Int(), r.Int(), r.Bool(), r.Floats(), r.Float()
-	if problems := r.Length(1); problems >= 0 {
+	if problems := r.Length(74); problems >= 0 { // a problem's numbers, lengths and flags, at least
 		res.Problems = make([]semisens.Problem, problems)
 	}
 	for i := range res.Problems {

@@ -138,10 +138,12 @@ func encoded(a *viz.App) []byte {
 	return wiretest.Finished(nil, a.Scene().(*Scene).view.encode)
 }
 
-// An outcome for another run is refused; a run cut short, or corrupt
-// anywhere, is computed here instead without a panic, and the page ends
-// on the run computed here; a refusal computed elsewhere is shown as if
-// computed here.
+// An outcome for another run is refused; a run corrupt anywhere (a length
+// made huge or small, four bytes left out) is read or computed here
+// without a panic, and the page ends on a run it can draw (a changed
+// number reads as another run: nothing tells it from one); a run cut
+// short is computed here, the run computed here; a refusal computed
+// elsewhere is shown as if computed here.
 func TestSemiSensRunElsewhereRefused(t *testing.T) {
 	scenetest.FakeClock(t)
 	state := remoteStates[1]
@@ -243,6 +245,35 @@ func cutUpdate(v *semiView) {
 			u.Phi = u.Phi[1:]
 			v.run.Steps[i].Data = u
 			return
+		}
+	}
+}
+
+// The views chosen while a run computes, here or elsewhere, are the ones
+// the run shows once done.
+func TestSemiSensViewsChosenWhileComputing(t *testing.T) {
+	scenetest.FakeClock(t)
+	for _, elsewhere := range []bool{false, true} {
+		page := open(t, remoteStates[0])
+		key := page.RemoteKey()
+		if elsewhere {
+			page.Hold(key)
+			sendAll(t, page, local(t, remoteStates[0]), key)
+		}
+		if !elsewhere {
+			page.Tick(1.0 / 60) // the run computing (one read is under way once adopted)
+		}
+		if s := page.Scene().(*Scene); !s.bg.Busy() || s.remote.Decoding != elsewhere {
+			t.Fatalf("computed elsewhere %v: the run is not under way (reading %v)", elsewhere, s.remote.Decoding)
+		}
+		for _, kv := range [][2]string{{"panel", "scores"}, {"lower", "training"}, {"reveal", "false"}} {
+			if err := page.Set(kv[0], kv[1]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		page.Settle()
+		if c := page.Scene().(*Scene).view.cfg; c.panel != "scores" || c.lower != "training" || c.reveal {
+			t.Errorf("computed elsewhere %v: the run shows panel %q, lower %q, reveal %v", elsewhere, c.panel, c.lower, c.reveal)
 		}
 	}
 }

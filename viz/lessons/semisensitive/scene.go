@@ -320,7 +320,7 @@ func (s *Scene) start(c semiConfig) error {
 	s.bg.Stop()
 	s.pending, s.remote = true, wire.Handoff{}
 	if key != "" && s.RemoteKey() == key {
-		// The same run again (a slider moved off and back, say): the
+		// The same run again (a setting set to the value it has): the
 		// copy computing it goes on sending its parts.
 		s.remote.Got = got
 	}
@@ -338,6 +338,8 @@ func (s *Scene) advance(budget float64) error {
 		s.refused, s.cfg = v.err, s.view.cfg
 		return v.err
 	}
+	// The views chosen while the run computed (they only redraw).
+	v.cfg.reveal, v.cfg.panel, v.cfg.lower = s.cfg.reveal, s.cfg.panel, s.cfg.lower
 	old := s.player.Stepper()
 	s.view = *v
 	if old != nil {
