@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -423,6 +425,17 @@ func TestNumberedIDs(t *testing.T) {
 	if len(NumberedIDs(0)) != 0 {
 		t.Error("ids for no users")
 	}
+	// In blocks, the same ids.
+	var blocks []string
+	for from := 0; from < 1234; from += 100 {
+		blocks = AppendNumberedIDs(blocks, from, min(from+100, 1234))
+	}
+	if !slices.Equal(blocks, ids) {
+		t.Error("ids made in blocks differ from ids made at once")
+	}
+	if got := AppendNumberedIDs([]string{"x"}, 5, 3); !slices.Equal(got, []string{"x"}) {
+		t.Errorf("an empty block appended %v", got)
+	}
 }
 
 // ItemMean weighs every item alike, whatever user holds it.
@@ -433,5 +446,38 @@ func TestItemMean(t *testing.T) {
 	}
 	if got := (&Dataset{Dim: 3}).ItemMean(); got != nil {
 		t.Errorf("no items: %v", got)
+	}
+}
+
+// ItemMeanWith pauses before every block of 8,192 users and sums exactly
+// as the sum over every value in order does; an error from a pause ends
+// it.
+func TestItemMeanWith(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	d := &Dataset{Dim: 3, Users: make([]User, 20000)}
+	naive := make([]float64, 3)
+	items := 0
+	for i := range d.Users {
+		pts := make([]float64, 3*(1+r.IntN(4)))
+		for j := range pts {
+			pts[j] = r.NormFloat64() * 1e3
+			naive[j%3] += pts[j]
+		}
+		items += len(pts) / 3
+		d.Users[i] = User{ID: strconv.Itoa(i), Points: pts}
+	}
+	pauses := 0
+	got, err := d.ItemMeanWith(func() error { pauses++; return nil })
+	if err != nil || pauses != 3 {
+		t.Fatalf("%v after %d pauses, want 3 (20,000 users in blocks of 8,192)", err, pauses)
+	}
+	for k := range naive {
+		if want := naive[k] / float64(items); got[k] != want {
+			t.Errorf("coordinate %d: %v, want %v exactly", k, got[k], want)
+		}
+	}
+	stop := errors.New("stopped")
+	if got, err := d.ItemMeanWith(func() error { pauses++; return stop }); err != stop || got != nil {
+		t.Errorf("a pause's error: %v, %v", got, err)
 	}
 }

@@ -475,3 +475,31 @@ func TestRobustSGDDrawAllocatesBetweenPauses(t *testing.T) {
 		t.Errorf("drawing %d users of %d items allocated %.1f MB between two pauses, over %d MB", c.n, c.m, float64(most)/1e6, limit>>20)
 	}
 }
+
+// Every item's mean, the run's last piece (10⁶ items at the maxima, 8 ms
+// natively), pauses between blocks of 8,192 users, and a run replaced
+// there stops.
+func TestRobustSGDMeanPausesBetweenBlocks(t *testing.T) {
+	c := presetConfig("crowd")
+	c.n, c.m = robustMaxUsers, 2
+	v := &robustView{cfg: c}
+	pauses := 0
+	v.compute(cancel.Never, func(done, total int64) {
+		if done == total-1 && total%1000 == 0 {
+			pauses++
+		}
+	})
+	if want := (robustMaxUsers + 1<<13 - 1) >> 13; v.err != nil || pauses != want || len(v.mean) != 2 {
+		t.Fatalf("%d pauses in the mean, want %d (err %v, mean %v)", pauses, want, v.err, v.mean)
+	}
+	ctx := &stopAfter{}
+	v = &robustView{cfg: c}
+	v.compute(ctx, func(done, total int64) {
+		if done == total-1 && total%1000 == 0 {
+			ctx.stopped = true
+		}
+	})
+	if v.err != viz.ErrStopped || v.mean != nil {
+		t.Errorf("replaced in the mean: %v, mean %v", v.err, v.mean)
+	}
+}
