@@ -82,8 +82,13 @@ func (d *Dataset) ItemMean() []float64 {
 
 // ItemMeanWith is ItemMean calling pause, if not nil, before every block
 // of 8,192 users: work done a slice at a time yields there (10⁶ items take
-// milliseconds). An error from pause ends it with that error.
+// milliseconds). An error from pause ends it with that error. Items are
+// whole Dim-tuples (as Validate requires); a trailing partial one is not
+// an item.
 func (d *Dataset) ItemMeanWith(pause func() error) ([]float64, error) {
+	if d.Dim < 1 {
+		return nil, nil
+	}
 	out := make([]float64, d.Dim)
 	items := 0
 	for i, u := range d.Users {

@@ -447,6 +447,9 @@ func TestItemMean(t *testing.T) {
 	if got := (&Dataset{Dim: 3}).ItemMean(); got != nil {
 		t.Errorf("no items: %v", got)
 	}
+	if got := (&Dataset{Users: []User{{ID: "a", Points: []float64{1}}}}).ItemMean(); got != nil {
+		t.Errorf("no dimension: %v", got)
+	}
 }
 
 // ItemMeanWith pauses before every block of 8,192 users and sums exactly

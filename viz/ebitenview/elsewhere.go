@@ -30,15 +30,16 @@ type computer struct {
 	fresh func() *viz.App // makes the copy, on the copy's goroutine
 	warn  io.Writer       // why the window computes a run itself
 
-	reqs    chan request  // to the copy: the newest computation only
-	answers chan answer   // from the copy
-	quit    chan struct{} // closed when the window gives the copy up
-	latest  atomic.Int64  // the request the copy should be working on
-	sent    int64         // requests made
+	reqs    chan request            // to the copy: the newest computation only
+	answers chan answer             // from the copy
+	quit    chan struct{}           // closed when the window gives the copy up
+	latest  atomic.Int64            // the request the copy should be working on
+	serving atomic.Pointer[request] // the request the copy took last
+	sent    int64                   // requests made
 
 	key    string          // handed out, awaiting answers
 	lesson string          // the lesson whose computation key names
-	local  string          // computed in the window: the copy could not restore it
+	local  [2]string       // the lesson and key computed in the window: the copy could not restore it
 	heard  time.Time       // the last answer, or the request
 	gaveUp map[string]bool // lessons whose copy failed: the window computes their runs
 
@@ -86,15 +87,21 @@ func (c *computer) step(app *viz.App) {
 		break
 	}
 	if c.key != "" && time.Since(c.heard) > watchdog {
-		c.fail(app, c.lesson, fmt.Errorf("no answer for %v", watchdog))
+		// The copy is stuck in the run it took, which may be another
+		// lesson's than the one last handed out.
+		stuck := c.lesson
+		if r := c.serving.Load(); r != nil {
+			stuck = r.lesson
+		}
+		c.fail(app, stuck, fmt.Errorf("no answer for %v", watchdog))
 	}
 	key, lesson := app.RemoteKey(), app.Scene().Info().Name
-	if c.key != "" && key != c.key {
+	if c.key != "" && (key != c.key || lesson != c.lesson) {
 		// The settings moved on: the copy leaves that run at its next slice.
 		c.latest.Add(1)
 		c.key = ""
 	}
-	if key == "" || key == c.key || key == c.local || c.gaveUp[lesson] {
+	if key == "" || key == c.key && lesson == c.lesson || c.local == [2]string{lesson, key} || c.gaveUp[lesson] {
 		return
 	}
 	if c.reqs == nil {
@@ -123,19 +130,19 @@ func (c *computer) adopt(app *viz.App, a answer) {
 		c.fail(app, a.lesson, a.err)
 		return
 	}
-	if a.id != c.sent || a.key != c.key {
+	if a.id != c.sent || a.key != c.key || a.lesson != c.lesson {
 		return // a computation since replaced
 	}
 	c.heard = time.Now()
 	if a.done || a.unrestorable {
 		c.key = ""
 	}
-	if a.key != app.RemoteKey() {
+	if a.key != app.RemoteKey() || a.lesson != app.Scene().Info().Name {
 		return
 	}
 	if a.unrestorable {
 		fmt.Fprintf(c.warn, "desktop: computing elsewhere: %v; computing this one in the window\n", a.err)
-		c.local = a.key
+		c.local = [2]string{a.lesson, a.key}
 		app.Hold("")
 		return
 	}
@@ -157,6 +164,7 @@ func (c *computer) fail(app *viz.App, lesson string, err error) {
 	fmt.Fprintf(c.warn, "desktop: computing elsewhere: %v; computing %s's runs in the window instead\n", err, lesson)
 	c.gaveUp[lesson], c.key = true, ""
 	c.stop()
+	c.serving.Store(nil) // a fresh copy has taken nothing yet
 	app.Hold("")
 }
 
@@ -183,6 +191,7 @@ func (c *computer) run(reqs <-chan request, answers chan<- answer, quit <-chan s
 		if c.latest.Load() != r.id {
 			continue
 		}
+		c.serving.Store(&r)
 		if !c.serve(&app, r, answers, quit) {
 			return
 		}

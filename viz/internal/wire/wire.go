@@ -276,7 +276,8 @@ type Gatherer struct {
 // Take reads one outcome, done when the other copy said it was its last.
 // With the last part it returns a reader of the run, or why the other copy
 // refused the settings; neither when a part went missing (the run
-// restarted while its parts came in: the caller computes it itself). An
+// restarted while its parts came in: the hold ends with nothing read, and
+// the front end hands the run out again or the caller computes it). An
 // outcome that does not decode is an error.
 func (g *Gatherer) Take(data []byte, done bool) (run *Reader, refused, err error) {
 	r := Reader{B: data}

@@ -109,7 +109,6 @@ func (v *semiView) encode(w *wire.Writer) {
 	}
 	w.Int(len(v.run.Steps))
 	for _, st := range v.run.Steps {
-		w.String(st.Text)
 		encodeStep(w, st)
 	}
 	w.Int(len(v.snaps))
@@ -118,22 +117,7 @@ func (v *semiView) encode(w *wire.Writer) {
 	}
 	w.Int(len(v.seen))
 	for _, sn := range v.seen {
-		w.Ints(sn.hist)
-		w.Float(sn.lim)
-		c := &sn.cond
-		w.Length(len(c.Parts), c.Parts == nil)
-		for _, pt := range c.Parts {
-			w.String(pt.Name)
-			w.String(pt.Text)
-			w.Float(pt.Value)
-			w.Float(pt.Bound)
-			w.String(pt.Asks)
-			w.Bool(pt.Holds)
-		}
-		w.Bool(c.Holds)
-		for _, x := range []float64{c.Error, c.Noise, c.NoiseAlong, c.Drop, c.Lemma, c.Exact, c.Clipped} {
-			w.Float(x)
-		}
+		encodeSeen(w, sn)
 	}
 	res := &v.res
 	w.Int(res.Queries)
@@ -143,27 +127,67 @@ func (v *semiView) encode(w *wire.Writer) {
 	w.Float(res.MaxError)
 	w.Int(len(res.Problems))
 	for _, pr := range res.Problems {
-		w.Float(pr.Mu)
-		w.String(pr.Method)
-		w.Floats(pr.Private.W)
-		w.Int(len(pr.Private.Iterates))
-		for _, it := range pr.Private.Iterates {
-			w.Floats(it)
-		}
-		w.Int(pr.Private.Answered)
-		w.Bool(pr.Private.Failed)
-		for _, m := range [][]float64{pr.NonPrivate, pr.Gaussian, pr.RR, pr.Optimum} {
-			w.Floats(m)
-		}
-		for _, x := range []float64{pr.Excess, pr.ExcessNonPrivate, pr.ExcessGaussian, pr.ExcessRR} {
-			w.Float(x)
-		}
-		w.Bool(pr.Curves != nil)
-		if pr.Curves != nil {
-			for _, c := range []*semisens.Curve{&pr.Curves.Private, &pr.Curves.NonPrivate, &pr.Curves.Gaussian, &pr.Curves.RR} {
-				w.Ints(c.Steps)
-				w.Floats(c.Excess)
-			}
+		encodeProblem(w, pr)
+	}
+}
+
+// The fewest bytes encodeStep, encodeSeen, encodePart and encodeProblem
+// write (with no text, no slices and no curves): the reader refuses a
+// count of them longer than the bytes left allow before allocating.
+const (
+	minStepBytes    = 4 + 1 + 4             // text, kind, the smallest data (FAIL's query)
+	minSeenBytes    = 4 + 8 + 4 + 1 + 7*8   // histogram, bound, parts, holds, 7 numbers
+	minPartBytes    = 4 + 4 + 8 + 8 + 4 + 1 // name, text, value, bound, relation, holds
+	minProblemBytes = 8 + 4 + 4 + 4 + 4 + 1 + 4*4 + 4*8 + 1
+)
+
+// encodeSeen writes what the figure keeps of an update.
+func encodeSeen(w *wire.Writer, sn semiSeen) {
+	w.Ints(sn.hist)
+	w.Float(sn.lim)
+	c := &sn.cond
+	w.Length(len(c.Parts), c.Parts == nil)
+	for _, pt := range c.Parts {
+		encodePart(w, pt)
+	}
+	w.Bool(c.Holds)
+	for _, x := range []float64{c.Error, c.Noise, c.NoiseAlong, c.Drop, c.Lemma, c.Exact, c.Clipped} {
+		w.Float(x)
+	}
+}
+
+// encodePart writes a part of Condition 14.
+func encodePart(w *wire.Writer, pt semisens.ConditionPart) {
+	w.String(pt.Name)
+	w.String(pt.Text)
+	w.Float(pt.Value)
+	w.Float(pt.Bound)
+	w.String(pt.Asks)
+	w.Bool(pt.Holds)
+}
+
+// encodeProblem writes a problem's models, their excess risks and curves.
+func encodeProblem(w *wire.Writer, pr semisens.Problem) {
+	w.Float(pr.Mu)
+	w.String(pr.Method)
+	w.Floats(pr.Private.W)
+	w.Int(len(pr.Private.Iterates))
+	for _, it := range pr.Private.Iterates {
+		w.Floats(it)
+	}
+	w.Int(pr.Private.Answered)
+	w.Bool(pr.Private.Failed)
+	for _, m := range [][]float64{pr.NonPrivate, pr.Gaussian, pr.RR, pr.Optimum} {
+		w.Floats(m)
+	}
+	for _, x := range []float64{pr.Excess, pr.ExcessNonPrivate, pr.ExcessGaussian, pr.ExcessRR} {
+		w.Float(x)
+	}
+	w.Bool(pr.Curves != nil)
+	if pr.Curves != nil {
+		for _, c := range []*semisens.Curve{&pr.Curves.Private, &pr.Curves.NonPrivate, &pr.Curves.Gaussian, &pr.Curves.RR} {
+			w.Ints(c.Steps)
+			w.Floats(c.Excess)
 		}
 	}
 }
@@ -172,8 +196,9 @@ func (v *semiView) encode(w *wire.Writer) {
 var stepKinds = []trace.Kind{semisens.KindThreshold, semisens.KindTest, semisens.KindUpdate, semisens.KindAnswer,
 	semisens.KindFail, semisens.KindDescent}
 
-// encodeStep writes a PVMW trace step's kind and data.
+// encodeStep writes a PVMW trace step: its text, kind and data.
 func encodeStep(w *wire.Writer, st trace.Step) {
+	w.String(st.Text)
 	for i, k := range stepKinds {
 		if k == st.Kind {
 			w.Byte(byte(i))
@@ -219,7 +244,8 @@ func encodeStep(w *wire.Writer, st trace.Step) {
 }
 
 // decodeStep reads a step encodeStep wrote.
-func decodeStep(r *wire.Reader, text string) (trace.Step, error) {
+func decodeStep(r *wire.Reader) (trace.Step, error) {
+	text := r.String()
 	b := int(r.Byte())
 	if r.Err != nil || b >= len(stepKinds) {
 		return trace.Step{}, errors.New("semi-sensitive: a step of no known kind")
@@ -275,7 +301,7 @@ func (v *semiView) decode(ctx cancel.Context, r *wire.Reader, progress func(done
 	for i := range v.rows {
 		v.rows[i] = i
 	}
-	steps := r.Length(5) // a step's kind and its text's length, at least
+	steps := r.Length(minStepBytes)
 	if steps < 0 {
 		return errors.New("semi-sensitive: a trace that does not decode")
 	}
@@ -287,7 +313,7 @@ func (v *semiView) decode(ctx cancel.Context, r *wire.Reader, progress func(done
 				return err
 			}
 		}
-		if tr.Steps[i], err = decodeStep(r, r.String()); err != nil {
+		if tr.Steps[i], err = decodeStep(r); err != nil {
 			return err
 		}
 	}
@@ -302,7 +328,7 @@ func (v *semiView) decode(ctx cancel.Context, r *wire.Reader, progress func(done
 			return errors.New("semi-sensitive: beliefs of other rows")
 		}
 	}
-	if seen := r.Length(73); seen >= 0 { // an update's histogram, bound and Condition 14, at least
+	if seen := r.Length(minSeenBytes); seen >= 0 {
 		v.seen = make([]semiSeen, seen)
 	}
 	for i := range v.seen {
@@ -312,7 +338,7 @@ func (v *semiView) decode(ctx cancel.Context, r *wire.Reader, progress func(done
 			return errors.New("semi-sensitive: a histogram of other bins")
 		}
 		cd := &sn.cond
-		if parts := r.Length(29); parts >= 0 { // a part's texts, numbers and flag, at least
+		if parts := r.Length(minPartBytes); parts >= 0 {
 			cd.Parts = make([]semisens.ConditionPart, parts)
 		}
 		for j := range cd.Parts {
@@ -323,7 +349,7 @@ func (v *semiView) decode(ctx cancel.Context, r *wire.Reader, progress func(done
 	}
 	res := &v.res
 	res.Queries, res.Updates, res.Failed, res.Psi, res.MaxError = r.Int(), r.Int(), r.Bool(), r.Floats(), r.Float()
-	if problems := r.Length(74); problems >= 0 { // a problem's numbers, lengths and flags, at least
+	if problems := r.Length(minProblemBytes); problems >= 0 {
 		res.Problems = make([]semisens.Problem, problems)
 	}
 	for i := range res.Problems {

@@ -8,8 +8,10 @@ import (
 	"testing"
 
 	"github.com/uldplab/uldp/core/semisens"
+	"github.com/uldplab/uldp/core/trace"
 	"github.com/uldplab/uldp/viz"
 	"github.com/uldplab/uldp/viz/internal/scenetest"
+	"github.com/uldplab/uldp/viz/internal/wire"
 	"github.com/uldplab/uldp/viz/internal/wiretest"
 )
 
@@ -274,6 +276,35 @@ func TestSemiSensViewsChosenWhileComputing(t *testing.T) {
 		page.Settle()
 		if c := page.Scene().(*Scene).view.cfg; c.panel != "scores" || c.lower != "training" || c.reveal {
 			t.Errorf("computed elsewhere %v: the run shows panel %q, lower %q, reveal %v", elsewhere, c.panel, c.lower, c.reveal)
+		}
+	}
+}
+
+// The fewest bytes the reader counts on per element are what the smallest
+// element takes: larger, and valid runs would be refused.
+func TestSemiSensElementSizes(t *testing.T) {
+	size := func(encode func(w *wire.Writer)) int {
+		var w wire.Writer
+		encode(&w)
+		return len(w.B)
+	}
+	for _, c := range []struct {
+		what      string
+		got, want int
+	}{
+		{"a FAIL step", size(func(w *wire.Writer) { encodeStep(w, trace.Step{Kind: semisens.KindFail, Data: 3}) }), minStepBytes},
+		{"an update seen", size(func(w *wire.Writer) { encodeSeen(w, semiSeen{}) }), minSeenBytes},
+		{"a part", size(func(w *wire.Writer) { encodePart(w, semisens.ConditionPart{}) }), minPartBytes},
+		{"a problem", size(func(w *wire.Writer) { encodeProblem(w, semisens.Problem{}) }), minProblemBytes},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s with nothing in it takes %d bytes; the reader counts on %d", c.what, c.got, c.want)
+		}
+	}
+	// Every other step is at least as long.
+	for _, st := range local(t, remoteStates[1]).Scene().(*Scene).view.run.Steps {
+		if n := size(func(w *wire.Writer) { encodeStep(w, st) }); n < minStepBytes {
+			t.Fatalf("a %s step of %d bytes", st.Kind, n)
 		}
 	}
 }
