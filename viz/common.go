@@ -59,6 +59,18 @@ func ParseNumber(c Control, v string) (float64, error) {
 // FormatNumber writes a control value compactly.
 func FormatNumber(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
 
+// NumberAtMost is the largest number that FormatNumber writes exactly and
+// that is at most x > 0: a setting a lesson derives from another (η = 1/c)
+// takes it, so that a link, which carries FormatNumber's digits, restores
+// the very run the page shows.
+func NumberAtMost(x float64) float64 {
+	y, _ := strconv.ParseFloat(FormatNumber(x), 64)
+	if y > x { // rounded up: one unit of the sixth digit down
+		y, _ = strconv.ParseFloat(FormatNumber(y-math.Pow(10, math.Floor(math.Log10(y))-5)), 64)
+	}
+	return y
+}
+
 // FormatNumbers writes a list control's value (Numbers): the numbers
 // compactly, comma-separated, as a lesson may set it.
 func FormatNumbers(xs []float64) string {

@@ -1,6 +1,7 @@
 package viz
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -100,5 +101,17 @@ func TestNumbersField(t *testing.T) {
 	}
 	if len(xs) != 3 || xs[1] != 4 {
 		t.Errorf("a refused list changed the values: %v", xs)
+	}
+}
+
+// NumberAtMost is at most x, written exactly by FormatNumber, and within
+// the sixth digit of x.
+func TestNumberAtMost(t *testing.T) {
+	for _, x := range []float64{1.0 / 3, 2.0 / 3, 1 / 1.5, 1.0 / 7, 0.1, 1, 123456.7, 1e-7 / 3, 0.999999999, 5e300 / 3} {
+		y := NumberAtMost(x)
+		back, err := strconv.ParseFloat(FormatNumber(y), 64)
+		if !(y <= x) || err != nil || back != y || !(x-y <= 1e-5*x) {
+			t.Errorf("NumberAtMost(%v) = %v, written %q", x, y, FormatNumber(y))
+		}
 	}
 }

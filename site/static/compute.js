@@ -8,9 +8,10 @@
 // The page posts {module, state, key}: the compiled module, the lesson's
 // state, and the key naming the computation (viz.Remote). The worker
 // answers {key, data, done} until done, or {key, error}, with unrestorable
-// set when its copy, restored to the state, names another computation. A
-// newer request replaces the one under way. The worker's copy stays, ready
-// for the next computation, until the page leaves the lesson.
+// set when its copy refuses the state or, restored to it, names another
+// computation. A newer request replaces the one under way. The worker's
+// copy stays, ready for the next computation, until the page leaves the
+// lesson.
 "use strict";
 
 importScripts("lesson-worker.js");
@@ -36,7 +37,14 @@ self.onmessage = async (e) => {
     const u = await lesson;
     if (me !== latest) return;
     const r = u.restore(state);
-    if (r !== "") throw new Error(typeof r === "string" ? r : "the state belongs to another module");
+    if (typeof r !== "string") throw new Error("the state belongs to another module");
+    // A setting the page's state cannot carry exactly (it refuses, or
+    // names another computation): the page computes this one, and the
+    // worker stays for the next.
+    if (r !== "") {
+      self.postMessage({ key, error: `restoring the page's state: ${r}`, unrestorable: true });
+      return;
+    }
     if (u.remoteKey() !== key) {
       self.postMessage({ key, error: "restored to the page's state, the worker's copy computes something else", unrestorable: true });
       return;

@@ -221,8 +221,10 @@ func (c *computer) serve(copy **viz.App, r request, answers chan<- answer, quit 
 	}
 	app := *copy
 	if err := app.Restore(r.state); err != nil {
-		send(answer{err: err})
-		return false
+		// A setting the link cannot carry exactly: the window computes
+		// this run, and the copy stays for the next.
+		send(answer{err: fmt.Errorf("restoring the window's state: %w", err), unrestorable: true})
+		return true
 	}
 	if app.RemoteKey() != r.key {
 		send(answer{err: fmt.Errorf("restored to the window's state, the copy computes something else"), unrestorable: true})

@@ -308,3 +308,23 @@ func TestSemiSensElementSizes(t *testing.T) {
 		}
 	}
 }
+
+// A run whose η the lesson derived (a larger c takes η down to 1/c) is one
+// a copy restored to the page's state computes too: η takes a value the
+// link carries exactly.
+func TestSemiSensDerivedEtaHandedOut(t *testing.T) {
+	for _, c := range []string{"1.5", "3", "2.5"} {
+		page := viz.NewApp(New())
+		page.Settle()
+		if err := page.Set("c", c); err != nil {
+			t.Fatal(err)
+		}
+		worker := viz.NewApp(New())
+		if err := worker.Restore(page.State()); err != nil {
+			t.Fatalf("c = %s: the worker refuses the page's state %q: %v", c, page.State(), err)
+		}
+		if k := page.RemoteKey(); k == "" || worker.RemoteKey() != k {
+			t.Errorf("c = %s: the page names %q, the worker restored to its state %q", c, k, worker.RemoteKey())
+		}
+	}
+}

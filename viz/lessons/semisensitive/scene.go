@@ -301,7 +301,9 @@ func (s *Scene) Set(name, value string) error {
 	case "n", "k", "dpub", "effect":
 		next.moved = nil // other examples: the changed values no longer apply
 	case "c":
-		next.eta = math.Min(next.eta, 1/next.c) // η ≤ 1/c: a larger c takes η down with it
+		// η ≤ 1/c: a larger c takes η down with it, to a value a link
+		// carries (1/3 would come back as 0.333333, another run).
+		next.eta = math.Min(next.eta, viz.NumberAtMost(1/next.c))
 	}
 	if err := next.check(); err != nil {
 		return err

@@ -75,7 +75,7 @@ func TestSemiSensLessons(t *testing.T) {
 		t.Errorf("no effect: Ψ %.4f → %.4f", psi[0], psi[len(psi)-1])
 	}
 	_, s = semiApp(t, [2]string{"c", "3"})
-	if s.cfg.eta != 1.0/3 || !s.view.res.Failed || s.view.res.Updates != 20 || s.view.res.Queries >= 100 {
+	if s.cfg.eta != 0.333333 || !s.view.res.Failed || s.view.res.Updates != 20 || s.view.res.Queries >= 100 {
 		t.Errorf("c = 3: η %v, %d updates, %d queries, failed %v", s.cfg.eta, s.view.res.Updates, s.view.res.Queries, s.view.res.Failed)
 	}
 	_, def := semiApp(t)
