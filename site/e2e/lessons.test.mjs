@@ -1078,10 +1078,13 @@ test("Semi-sensitive features: the run computes in a worker, steps to the end, t
   await idle(page);
   assert.equal((await state(page)).get("moved"), "1=5");
   assert.match(await readout(page, "answered"), /^all 100/);
-  // The paper's truncation takes η down with it, and the run fails.
+  // The paper's truncation takes η down with it, and the run fails; the
+  // η it takes is one the link carries, so the worker computes the run.
+  const adoptedBefore = await page.evaluate(() => uldpAdopted);
   await page.fill("#ctl-c", "3");
   await page.press("#ctl-c", "Enter");
   assert.match(await readout(page, "answered"), /then FAIL/);
+  assert.ok(await page.evaluate((n) => uldpAdopted > n, adoptedBefore), "the run after c = 3 was not computed in the worker");
   assert.equal((await state(page)).get("eta"), String(1 / 3).slice(0, 8));
   await page.screenshot({ path: shots + "semi-sensitive-fail.png" });
   assert.deepEqual(errors, []);
