@@ -67,7 +67,7 @@ type answer struct {
 	data         []byte
 	done         bool
 	err          error
-	unrestorable bool // the copy, restored, names another computation
+	unrestorable bool // the copy refuses the state or, restored, names another computation
 }
 
 func newComputer(fresh func() *viz.App) *computer {
