@@ -5,8 +5,10 @@
 package scenetest
 
 import (
+	"bytes"
 	"maps"
 	"math"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -350,4 +352,36 @@ func Collisions(l *viz.List) [][2]string {
 		}
 	}
 	return out
+}
+
+// Part is one part of a run, as adopted from another copy (Got) and as
+// computed here (Want), named by What ("the trace").
+type Part struct {
+	What      string
+	Got, Want any
+}
+
+// SameRun checks that the run page adopted for state is the run here
+// computed: each part equal (reflect.DeepEqual), and what a reader sees
+// of the two apps byte for byte.
+func SameRun(t *testing.T, state string, page, here *viz.App, parts ...Part) {
+	t.Helper()
+	for _, p := range parts {
+		if !reflect.DeepEqual(p.Got, p.Want) {
+			t.Errorf("%s: %s adopted differ from %s computed here", state, p.What, p.What)
+		}
+	}
+	if !bytes.Equal(Seen(page), Seen(here)) {
+		t.Errorf("%s: the adopted run looks different from the one computed here", state)
+	}
+}
+
+// Restored returns an app of s restored to state (a link's settings).
+func Restored(t *testing.T, s viz.Scene, state string) *viz.App {
+	t.Helper()
+	a := viz.NewApp(s)
+	if err := a.Restore(state); err != nil {
+		t.Fatal(err)
+	}
+	return a
 }

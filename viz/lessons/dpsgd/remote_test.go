@@ -34,10 +34,7 @@ var remoteStates = []string{
 // open restores state in a fresh copy of the lesson, busy computing it.
 func open(t *testing.T, state string) *viz.App {
 	t.Helper()
-	a := viz.NewApp(New())
-	if err := a.Restore(state); err != nil {
-		t.Fatal(err)
-	}
+	a := scenetest.Restored(t, New(), state)
 	if !a.Scene().(*Scene).Busy() {
 		t.Fatalf("%s: computed in the first slice; the test needs a longer run", state)
 	}
@@ -122,19 +119,11 @@ func TestDPSGDRunComputedElsewhere(t *testing.T) {
 		}
 		local.Settle()
 		p, l := page.Scene().(*Scene), local.Scene().(*Scene)
-		for _, c := range []struct {
-			what      string
-			got, want any
-		}{{"the users", p.data, l.data}, {"θ*", p.best, l.best}, {"the landscape", p.heat, l.heat},
-			{"the excess risks", excessBits(p.excess), excessBits(l.excess)}, {"the run", p.res, l.res}, {"the baseline", p.base, l.base},
-			{"the settings", p.settings, l.settings}, {"the trace", p.Trace(), l.Trace()}} {
-			if !reflect.DeepEqual(c.got, c.want) {
-				t.Errorf("%s: %s adopted differ from %s computed here", state, c.what, c.what)
-			}
-		}
-		if !bytes.Equal(scenetest.Seen(page), scenetest.Seen(local)) {
-			t.Errorf("%s: the adopted run looks different from the one computed here", state)
-		}
+		scenetest.SameRun(t, state, page, local, scenetest.Part{What: "the users", Got: p.data, Want: l.data},
+			scenetest.Part{What: "θ*", Got: p.best, Want: l.best}, scenetest.Part{What: "the landscape", Got: p.heat, Want: l.heat},
+			scenetest.Part{What: "the excess risks", Got: excessBits(p.excess), Want: excessBits(l.excess)},
+			scenetest.Part{What: "the run", Got: p.res, Want: l.res}, scenetest.Part{What: "the baseline", Got: p.base, Want: l.base},
+			scenetest.Part{What: "the settings", Got: p.settings, Want: l.settings}, scenetest.Part{What: "the trace", Got: p.Trace(), Want: l.Trace()})
 	}
 }
 

@@ -1,9 +1,7 @@
 package semisensitive
 
 import (
-	"bytes"
 	"errors"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -29,10 +27,7 @@ var remoteStates = []string{
 // open restores state in a fresh copy of the lesson, its run asked for.
 func open(t *testing.T, state string) *viz.App {
 	t.Helper()
-	a := viz.NewApp(New())
-	if err := a.Restore(state); err != nil {
-		t.Fatal(err)
-	}
+	a := scenetest.Restored(t, New(), state)
 	if a.RemoteKey() == "" {
 		t.Fatalf("%s: no run to hand out", state)
 	}
@@ -65,21 +60,14 @@ func sendAll(t *testing.T, page, worker *viz.App, key string) {
 func sameView(t *testing.T, state string, page, here *viz.App) {
 	t.Helper()
 	p, l := page.Scene().(*Scene).view, here.Scene().(*Scene).view
-	for _, c := range []struct {
-		what      string
-		got, want any
-	}{{"the settings", p.cfg, l.cfg}, {"the parameters", p.params, l.params}, {"the true values", p.truth, l.truth},
-		{"the dimension", p.dim, l.dim}, {"the rows", p.rows, l.rows}, {"the beliefs", p.snaps, l.snaps},
-		{"the updates seen", p.seen, l.seen}, {"the game", p.game, l.game}, {"the result", p.res, l.res},
-		{"the trace", p.run, l.run}, {"the queries", p.queries, l.queries}, {"the error", p.err, l.err},
-		{"the stepper's trace", p.st.Trace(), l.st.Trace()}} {
-		if !reflect.DeepEqual(c.got, c.want) {
-			t.Errorf("%s: %s adopted differ from %s computed here", state, c.what, c.what)
-		}
-	}
-	if !bytes.Equal(scenetest.Seen(page), scenetest.Seen(here)) {
-		t.Errorf("%s: the adopted run looks different from the one computed here", state)
-	}
+	type part = scenetest.Part
+	scenetest.SameRun(t, state, page, here, part{What: "the settings", Got: p.cfg, Want: l.cfg},
+		part{What: "the parameters", Got: p.params, Want: l.params}, part{What: "the true values", Got: p.truth, Want: l.truth},
+		part{What: "the dimension", Got: p.dim, Want: l.dim}, part{What: "the rows", Got: p.rows, Want: l.rows},
+		part{What: "the beliefs", Got: p.snaps, Want: l.snaps}, part{What: "the updates seen", Got: p.seen, Want: l.seen},
+		part{What: "the game", Got: p.game, Want: l.game}, part{What: "the result", Got: p.res, Want: l.res},
+		part{What: "the trace", Got: p.run, Want: l.run}, part{What: "the queries", Got: p.queries, Want: l.queries},
+		part{What: "the error", Got: p.err, Want: l.err}, part{What: "the stepper's trace", Got: p.st.Trace(), Want: l.st.Trace()})
 }
 
 // A copy of the lesson that adopts another copy's run shows what it would
