@@ -64,3 +64,18 @@ func (b *Background[V]) Stop() {
 // NoProgress is a progress report that goes nowhere, for computations run
 // to the end at once.
 func NoProgress(done, total int64) {}
+
+// Stage is the progress report of one stage of a computation whose bar
+// runs once from 0 to 1 across several: the stage's own done of total
+// moves the bar from from to to, so that the bar does not start over with
+// each stage (a reader would take the second stage for a restart).
+func Stage(progress func(done, total int64), from, to float64) func(done, total int64) {
+	const whole = 1 << 20
+	return func(done, total int64) {
+		f := from
+		if total > 0 {
+			f += (to - from) * min(1, float64(done)/float64(total))
+		}
+		progress(int64(f*whole), whole)
+	}
+}

@@ -49,6 +49,21 @@ func (p *Player) Load(st *trace.Stepper) {
 	}
 }
 
+// Replace shows st, a new run of the story shown (its settings changed),
+// at the step the shown run was at: a run shown to its end stays at its
+// end, however many steps the new one takes, as a student who pressed End
+// and then changed a setting asks for the new outcome, not a step partway.
+func (p *Player) Replace(st *trace.Stepper) {
+	if old := p.st; old != nil {
+		pos := old.Pos()
+		if old.Len() > 0 && pos >= old.Len() {
+			pos = st.Len()
+		}
+		_ = st.Seek(min(pos, st.Len()))
+	}
+	p.Load(st)
+}
+
 // Stepper returns the run being shown (nil before Load).
 func (p *Player) Stepper() *trace.Stepper { return p.st }
 

@@ -107,10 +107,7 @@ func (s *Scene) rerun() error {
 	if err != nil {
 		return err
 	}
-	if old := s.player.Stepper(); old != nil {
-		_ = st.Seek(min(old.Pos(), st.Len()))
-	}
-	s.player.Load(st)
+	s.player.Replace(st)
 	// The noisy threshold, one step per query answered and the halt: where
 	// the run halts is the lesson's question, so its length stays unsaid.
 	s.player.Bound = len(s.queries) + 2

@@ -93,7 +93,7 @@ func (s *Scene) runLocal(ctx cancel.Context, progress func(done, total int64)) {
 	}
 	s.res, s.base = optim.DPSGDResult{}, optim.DPSGDResult{}
 	s.excess = [2]float64{s.risk(s.sc.Theta) - s.risk(s.best), math.NaN()}
-	s.show(st)
+	s.player.Replace(st)
 }
 
 // localAt is where the stepper stands in the localisation.

@@ -269,10 +269,7 @@ func (s *Scene) rerun() error {
 	s.opt = s.minimiser()
 	s.accel = optim.AccelParams{Eps: c.eps, Delta: c.delta, Loss: p.Loss, Lipschitz: oirL, Radius: oirRadius,
 		PExp: optim.TheoremPExp(c.qExp, c.n, c.m), QExp: c.qExp, Phases: len(res.Phases), Mode: privacy.Paper}.Schedule(c.n, c.m, 2)
-	if old := s.player.Stepper(); old != nil {
-		_ = st.Seek(min(old.Pos(), st.Len()))
-	}
-	s.player.Load(st)
+	s.player.Replace(st)
 	return nil
 }
 

@@ -174,10 +174,7 @@ func (s *Scene) rerun() {
 	if err != nil {
 		return
 	}
-	if old := s.player.Stepper(); old != nil {
-		_ = st.Seek(min(old.Pos(), st.Len()))
-	}
-	s.player.Load(st)
+	s.player.Replace(st)
 	s.nbStep = mech.ORMEStep{}
 	if s.nb {
 		// Same seed: the gate's noise and every user's coin are shared.

@@ -138,10 +138,7 @@ func (s *Scene) rerun() {
 	if err != nil {
 		return
 	}
-	if old := s.player.Stepper(); old != nil {
-		_ = st.Seek(min(old.Pos(), st.Len()))
-	}
-	s.player.Load(st)
+	s.player.Replace(st)
 }
 
 // form binds the scene's inputs.

@@ -417,7 +417,7 @@ func (v *robustView) compute(ctx cancel.Context, progress func(done, total int64
 		parts++
 	}
 	part := func(k int64) func(done, total int64) {
-		return func(done, total int64) { progress(k*total+done, parts*total) }
+		return viz.Stage(progress, float64(k)/float64(parts), float64(k+1)/float64(parts))
 	}
 	if c.data == nil {
 		v.stage = "drawing the users"
@@ -454,15 +454,10 @@ func (v *robustView) compute(ctx cancel.Context, progress func(done, total int64
 
 // show makes v the run on screen, keeping the stepper's position.
 func (s *Scene) show(v robustView) {
-	old := s.player.Stepper()
 	s.view = v
-	if v.err != nil {
-		return
+	if v.err == nil {
+		s.player.Replace(v.st)
 	}
-	if old != nil {
-		_ = v.st.Seek(min(old.Pos(), v.st.Len()))
-	}
-	s.player.Load(v.st)
 }
 
 // Info names the scene.
@@ -642,7 +637,7 @@ func (s *Scene) Readouts() []viz.Readout {
 	case s.bg.Busy():
 		f := s.bg.Fraction()
 		r = append(r, viz.Readout{Name: "computing", Label: "computing", Value: f, Warn: true,
-			Text: format.Sprintf("%s, %.0f%% — the figure shows the previous settings until it is done", s.bg.Next().stage, 100*f)})
+			Text: format.Sprintf("%s, %.0f%% — until it is done, the figure shows the last run computed", s.bg.Next().stage, 100*f)})
 	case s.refused != nil:
 		r = append(r, viz.Readout{Name: "refused", Label: "last change refused", Text: s.refused.Error(), Warn: true})
 	}

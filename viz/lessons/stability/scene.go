@@ -84,10 +84,7 @@ func (s *Scene) rerun() {
 	st, err := trace.NewStepper(ctx, run, dataset.Values(s.values), s.streams)
 	s.err = err
 	if err == nil {
-		if old := s.player.Stepper(); old != nil {
-			_ = st.Seek(min(old.Pos(), st.Len()))
-		}
-		s.player.Load(st)
+		s.player.Replace(st)
 	}
 	s.lensErr = nil
 	if s.lens {
