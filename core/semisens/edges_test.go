@@ -181,7 +181,7 @@ func TestCalibrationStepsShowTheirNumbers(t *testing.T) {
 // Training's bookkeeping on two problems of 8 steps: each problem's
 // method and step (1/(2λ) = 2/3 at μ = ½, λ = ¾; R/√q = 2/√8 at μ = 0),
 // the Gaussian baseline's σ = (2/n)/√(2(ρ/2)/q) = 0.04 at n = 200, ρ = ½,
-// and progress counting up to 2·(4q + the optimum's steps).
+// and progress counting up to 2·8q, to its end.
 func TestTrainBookkeeping(t *testing.T) {
 	p := TrainParams{PVMW: Params{Rho: 0.5, Delta: 1e-6, LMax: DemoLMax, Eta: DemoEta, C: DemoC, Tau: DemoTau}, Steps: 8, Radius: 2, Mus: []float64{0, 0.5}}
 	if got := p.descent(0.5); got.Step != 2.0/3 || !got.Last {
@@ -225,8 +225,7 @@ func TestTrainBookkeeping(t *testing.T) {
 	if !(math.Abs(res.GaussianStd-0.04) <= 1e-15) {
 		t.Errorf("the Gaussian baseline's σ %v, want 0.04", res.GaussianStd)
 	}
-	// The second problem reports its private calls, the first's all done.
-	if want := int64(2 * (4*8 + optimumSteps)); total != want || last < want/2+8 {
+	if want := int64(2 * 8 * 8); total != want || last != want {
 		t.Errorf("progress ends at %d of %d, want a total of %d", last, total, want)
 	}
 }

@@ -226,9 +226,14 @@ func Train(ctx cancel.Context, data *Dataset, p TrainParams, streams *rng.Stream
 	for i, y := range truth {
 		randomised[i] = RR(rrSrc, y, data.K, res.Guarantee.Eps)
 	}
-	// Progress counts oracle calls: per problem, q private ones, q for each
-	// of the three baselines, and the optimum's (at most optimumSteps).
-	per := int64(4*p.Steps + optimumSteps)
+	// Progress is in units of about one exact gradient's time, so that a
+	// bar moves at an even pace: per problem, privateCost for each of the
+	// q private calls (PVMW's tests and updates), one for each call of
+	// the three baselines, and q for the optimum, which reports how near
+	// it has come (it stops as soon as it is there: its bound on steps
+	// would leave most of the bar for a jump at the end).
+	q := int64(p.Steps)
+	per := (privateCost + 3 + 1) * q
 	total := int64(len(mus)) * per
 	report := func(j int, done int64) {
 		if progress != nil {
@@ -238,7 +243,7 @@ func Train(ctx cancel.Context, data *Dataset, p TrainParams, streams *rng.Stream
 	for j, mu := range mus {
 		d := p.descent(mu)
 		done := int64(0) // the private calls answered so far
-		m.tick = func() { report(j, done) }
+		m.tick = func() { report(j, privateCost*done) }
 		pr := Problem{Mu: mu, Method: "projected gradient descent, averaged"}
 		if mu > 0 {
 			pr.Method = "inexact-oracle gradient method, last iterate"
@@ -270,7 +275,7 @@ func Train(ctx cancel.Context, data *Dataset, p TrainParams, streams *rng.Stream
 				"problem %d, step %d: PVMW's gradient is off by ‖g̃ − ∇𝓛‖ = %.4g", j+1, s, dist(g, tr))
 			trackPrivate(s, w)
 			done = int64(s)
-			report(j, done)
+			report(j, privateCost*done)
 		}
 		if pr.Private, err = d.Run(ctx, dim, private, after); err != nil {
 			return res, nil, err
@@ -280,7 +285,7 @@ func Train(ctx cancel.Context, data *Dataset, p TrainParams, streams *rng.Stream
 			c.Steps, c.Excess = append(c.Steps, pr.Private.Answered), append(c.Excess, risk(pr.Private.W))
 		}
 		trackNP := track(&cv.NonPrivate)
-		np, err := d.Run(ctx, dim, exact(mu), func(s int, w, _ []float64) { trackNP(s, w); report(j, int64(p.Steps+s)) })
+		np, err := d.Run(ctx, dim, exact(mu), func(s int, w, _ []float64) { trackNP(s, w); report(j, privateCost*q+int64(s)) })
 		if err != nil {
 			return res, nil, err
 		}
@@ -295,7 +300,7 @@ func Train(ctx cancel.Context, data *Dataset, p TrainParams, streams *rng.Stream
 			return g, true, nil
 		}
 		trackG := track(&cv.Gaussian)
-		gs, err := d.Run(ctx, dim, noisy, func(s int, w, _ []float64) { trackG(s, w); report(j, int64(2*p.Steps+s)) })
+		gs, err := d.Run(ctx, dim, noisy, func(s int, w, _ []float64) { trackG(s, w); report(j, (privateCost+1)*q+int64(s)) })
 		if err != nil {
 			return res, nil, err
 		}
@@ -305,15 +310,16 @@ func Train(ctx cancel.Context, data *Dataset, p TrainParams, streams *rng.Stream
 			g := answerAt(pub, randomised, Logistic{}.Gradient(w), nil)
 			addScaled(g, mu, w)
 			return g, true, nil
-		}, func(s int, w, _ []float64) { trackRR(s, w); report(j, int64(3*p.Steps+s)) })
+		}, func(s int, w, _ []float64) { trackRR(s, w); report(j, (privateCost+2)*q+int64(s)) })
 		if err != nil {
 			return res, nil, err
 		}
 		pr.RR = rr.W
-		pr.Optimum = optimum(ctx, model, dim, p.Radius, exact(mu), func(k int) { report(j, int64(4*p.Steps+k)) })
+		pr.Optimum = optimum(ctx, model, dim, p.Radius, exact(mu), func(f float64) { report(j, (privateCost+3)*q+int64(f*float64(q))) })
 		if err := ctx.Err(); err != nil {
 			return res, nil, err
 		}
+		report(j, per)
 		best := risk(pr.Optimum)
 		pr.Excess, pr.ExcessNonPrivate, pr.ExcessGaussian, pr.ExcessRR = risk(pr.Private.W)-best, risk(pr.NonPrivate)-best, risk(pr.Gaussian)-best, risk(pr.RR)-best
 		if p.CurveEvery > 0 {
@@ -368,28 +374,45 @@ func ledger(c Calibration, updates int) []privacy.Spend {
 // optimumSteps bounds the optimum's accelerated gradient steps.
 const optimumSteps = 5000
 
+// privateCost is a private call's time in exact gradients' (a PVMW test
+// over every example's k values, now and then an update): about 4 at the
+// lesson's 5,000 examples, k = 8.
+const privateCost = 4
+
+// optimumTol is the gradient-mapping norm at which the optimum stops.
+const optimumTol = 1e-7
+
 // optimum minimises a smooth loss over B(0, R) by accelerated projected
-// gradient descent (step 1/λ), to a gradient-mapping norm of 10⁻⁷ or
-// optimumSteps steps, telling step about each.
-func optimum(ctx cancel.Context, m Logistic, dim int, r float64, grad Oracle, step func(k int)) []float64 {
+// gradient descent (step 1/λ), to a gradient-mapping norm of optimumTol or
+// optimumSteps steps, telling step before each how far it has come, in
+// [0, 1]: the larger of the share of the steps taken and of the way, on a
+// log scale, from the first step's norm to optimumTol.
+func optimum(ctx cancel.Context, m Logistic, dim int, r float64, grad Oracle, step func(done float64)) []float64 {
 	eta := 1 / m.Smoothness()
 	x := make([]float64, dim)
 	y := make([]float64, dim)
 	prev := make([]float64, dim)
 	t := 1.0
+	first, done := 0.0, 0.0
 	for k := range optimumSteps {
 		if ctx.Err() != nil {
 			break
 		}
-		step(k)
+		step(max(done, float64(k)/optimumSteps))
 		g, _, _ := grad(y)
 		copy(prev, x)
 		for j := range x {
 			x[j] = y[j] - eta*g[j]
 		}
 		project(x, r)
-		if dist(x, y)/eta < 1e-7 {
+		norm := dist(x, y) / eta
+		if norm < optimumTol {
 			break
+		}
+		if k == 0 {
+			first = norm
+		} else if first > optimumTol {
+			done = max(done, min(1, math.Log(first/norm)/math.Log(first/optimumTol)))
 		}
 		tn := (1 + math.Sqrt(1+4*t*t)) / 2
 		for j := range y {
