@@ -504,6 +504,7 @@ func (a *App) Frame(w, h float64) (*List, bool) {
 	a.w, a.h, a.dirty = w, h, false
 	a.list = a.Scene().Draw(w, h)
 	a.markSelection(a.list)
+	a.drawComputing(a.list)
 	return a.list, true
 }
 

@@ -260,7 +260,7 @@ func (s *Sender) Next(refused error, encode func(w *Writer)) (data []byte, done 
 func (s *Sender) Reset() { s.whole, s.at = nil, 0 }
 
 // Receiving is the stage a Gatherer reports while parts arrive.
-const Receiving = "the run on another core"
+const Receiving = "receiving the run from another core"
 
 // Gatherer takes another copy's outcomes: it keeps the last progress
 // report and gathers the parts of the finished run.

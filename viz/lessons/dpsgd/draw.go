@@ -89,19 +89,7 @@ func (s *Scene) Draw(w, h float64) *viz.List {
 	s.drawHandles(l)
 	s.drawInset(l, inset, res, k, beside)
 	s.cam.DrawScaleBar(l)
-	if s.job != nil {
-		s.drawProgress(l, top+4, math.Min(split, w))
-	}
 	return l
-}
-
-// drawProgress is a bar at y over the figure while a change is computed.
-func (s *Scene) drawProgress(l *viz.List, y0, w float64) {
-	x0, bw := 14.0, math.Min(260, w-120)
-	f, stage := s.progress()
-	l.Rect(viz.Point{X: x0, Y: y0}, viz.Point{X: x0 + bw, Y: y0 + 6}, viz.Style{Fill: viz.Paper, Stroke: viz.Muted, Width: 1}, 0)
-	l.Rect(viz.Point{X: x0, Y: y0}, viz.Point{X: x0 + f*bw, Y: y0 + 6}, viz.Style{Fill: viz.Blue}, 0)
-	l.Text(viz.Point{X: x0 + bw + 8, Y: y0 + 3}, format.Sprintf("computing %s…", stage), 11, viz.Muted, viz.Left)
 }
 
 // drawLandscape shades the loss on a grid over Θ.

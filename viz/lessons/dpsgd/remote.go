@@ -101,7 +101,7 @@ func (s *Scene) Adopt(key string, data []byte, done bool) error {
 func (s *Scene) progress() (float64, string) {
 	switch {
 	case s.remote.Decoding:
-		return s.job.Fraction(), "the figure of the run"
+		return s.job.Fraction(), "taking the run in"
 	case s.remote.Got.Stage != "":
 		return s.remote.Got.Frac, s.remote.Got.Stage
 	}
@@ -219,7 +219,7 @@ func (s *Scene) decodeRun(ctx cancel.Context, d *wire.Reader, progress func(done
 		return err
 	}
 	s.data, s.best, s.heat, s.excess, s.res, s.base, s.err = data, best, heat, excess, res, base, nil
-	s.show(st)
+	s.player.Replace(st)
 	return nil
 }
 

@@ -122,6 +122,10 @@ func (s *Scene) recompute(ctx cancel.Context, progress func(done, total int64), 
 	if p, s.err = s.runParams(); s.err != nil {
 		return
 	}
+	// The bar's shares, as the stages took at the sliders' maxima: the
+	// users' median and the landscape a tenth and a twentieth, DP-SGD's
+	// steps and the baseline's the rest, about 3 : 2.
+	ran := 0.0
 	if newUsers {
 		if s.data == nil {
 			// A change that replaced another computes up to here only (the
@@ -138,19 +142,20 @@ func (s *Scene) recompute(ctx cancel.Context, progress func(done, total int64), 
 		if s.algo == algoLocal {
 			s.stage = "the items' mean"
 			s.best = itemMean(s.data, s.params.Radius)
-		} else if s.best, s.err = geometricMedian(ctx, s.data, s.params.Radius, progress); s.err != nil {
+		} else if s.best, s.err = geometricMedian(ctx, s.data, s.params.Radius, viz.Stage(progress, 0, 0.1)); s.err != nil {
 			return
 		}
 		s.stage = "the loss landscape"
-		if s.heat, s.err = s.landscape(ctx, progress); s.err != nil {
+		if s.heat, s.err = s.landscape(ctx, viz.Stage(progress, 0.1, 0.15)); s.err != nil {
 			return
 		}
+		ran = 0.15
 	}
 	if s.algo == algoLocal {
-		s.runLocal(ctx, progress)
+		s.runLocal(ctx, viz.Stage(progress, ran, 1))
 		return
 	}
-	s.rerun(ctx, p, progress)
+	s.rerun(ctx, p, progress, ran)
 }
 
 // generate draws the users around the two centres from a fixed stream (the
@@ -203,11 +208,16 @@ func (s *Scene) landscape(ctx cancel.Context, progress func(done, total int64)) 
 	return heat, nil
 }
 
-// rerun runs DP-SGD with p (the stepper walks its steps) and the baseline.
-func (s *Scene) rerun(ctx cancel.Context, p optim.DPSGDParams, progress func(done, total int64)) {
+// rerun runs DP-SGD with p (the stepper walks its steps) and the
+// baseline, the bar moving from ran to 1.
+func (s *Scene) rerun(ctx cancel.Context, p optim.DPSGDParams, progress func(done, total int64), ran float64) {
 	s.stage = "DP-SGD's steps"
+	mid := 1.0
+	if s.baseline != noBaseline {
+		mid = ran + 0.6*(1-ran)
+	}
 	run := func(ctx cancel.Context, d *dataset.Dataset, st *rng.Streams) (*trace.Trace, error) {
-		res, tr, err := optim.DPSGD(ctx, p, d, st, progress)
+		res, tr, err := optim.DPSGD(ctx, p, d, st, viz.Stage(progress, ran, mid))
 		if err != nil {
 			return nil, err
 		}
@@ -224,7 +234,7 @@ func (s *Scene) rerun(ctx cancel.Context, p optim.DPSGDParams, progress func(don
 		s.stage = "the baseline's steps"
 		q := p
 		q.Record, q.KeepValues = false, false
-		if s.base, _, err = optim.BaselineDPSGD(ctx, s.baseline, 1, q, s.data, rng.New(s.seed), progress); err != nil {
+		if s.base, _, err = optim.BaselineDPSGD(ctx, s.baseline, 1, q, s.data, rng.New(s.seed), viz.Stage(progress, mid, 1)); err != nil {
 			s.err = err
 			return
 		}
@@ -234,15 +244,7 @@ func (s *Scene) rerun(ctx cancel.Context, p optim.DPSGDParams, progress func(don
 	if s.base.Theta != nil {
 		s.excess[1] = s.risk(s.base.Theta) - best
 	}
-	s.show(st)
-}
-
-// show loads a new run into the stepper at the position the last one was.
-func (s *Scene) show(st *trace.Stepper) {
-	if old := s.player.Stepper(); old != nil {
-		_ = st.Seek(min(old.Pos(), st.Len()))
-	}
-	s.player.Load(st)
+	s.player.Replace(st)
 }
 
 // only keeps tr's steps of the given kinds: one stepper step per SGD step
@@ -460,9 +462,8 @@ func (s *Scene) advance(budget float64) error {
 	if grab.ID != 0 {
 		s.crowd, s.outliers = crowd, outliers
 	}
-	_ = st.Seek(min(player.Stepper().Pos(), st.Len()))
 	s.player = player
-	s.player.Load(st)
+	s.player.Replace(st)
 	return nil
 }
 
@@ -503,7 +504,7 @@ func (s *Scene) Readouts() []viz.Readout {
 	case s.job != nil:
 		f, stage := s.progress()
 		r = append(r, viz.Readout{Name: "computing", Label: "computing", Value: f, Warn: true,
-			Text: format.Sprintf("%s, %.0f%% — the figure shows the previous settings until it is done", stage, 100*f)})
+			Text: format.Sprintf("%s, %.0f%% — until it is done, the figure shows the last run computed", stage, 100*f)})
 	case s.refused != nil:
 		r = append(r, viz.Readout{Name: "refused", Label: "last change refused", Text: s.refused.Error(), Warn: true})
 	}

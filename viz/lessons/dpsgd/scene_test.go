@@ -203,7 +203,7 @@ func BenchmarkDPSGDFrame(b *testing.B) {
 
 // A change computes between frames: with no time per slice, each call does
 // one step of work. Until the run is done the figure shows the previous
-// one with a progress bar, the controls show the new setting, and a newer
+// one with a banner over it, the controls show the new setting, and a newer
 // change replaces the computation under way; the run it ends with is the
 // one computing it at once would give.
 func TestDPSGDComputesBetweenFrames(t *testing.T) {
@@ -220,7 +220,7 @@ func TestDPSGDComputesBetweenFrames(t *testing.T) {
 	if c := scenetest.Control(a, "eps"); c.Value != "4" {
 		t.Errorf("the ε control shows %q while ε = 4 is computed", c.Value)
 	}
-	if r, ok := scenetest.Readout(a, "computing"); !ok || !strings.Contains(r.Text, "DP-SGD's steps") || !scenetest.HasText(scenetest.Frame(a), "computing DP-SGD's steps") {
+	if r, ok := scenetest.Readout(a, "computing"); !ok || !strings.Contains(r.Text, "DP-SGD's steps") || !scenetest.HasText(scenetest.Frame(a), "computing: DP-SGD's steps, 0%") {
 		t.Errorf("no progress shown: %+v", r)
 	}
 	// A refused value neither replaces nor cancels the change under way.

@@ -26,11 +26,9 @@ func (s *Scene) Draw(w, h float64) *viz.List {
 		figure.DrawFailure(l, w, 40, "cannot run: "+v.err.Error())
 		return l
 	case v.st == nil:
-		msg := "training through PVMW…"
-		if f, stage := s.progress(); s.Busy() && stage != "starting" {
-			msg = format.Sprintf("%s… %.0f%%", stage, 100*f)
-		}
-		l.Text(viz.Point{X: w / 2, Y: h / 2}, msg, 14, viz.Muted, viz.Centre)
+		// Nothing to show yet: the banner over the figure says what is
+		// being computed (viz.App), and here, what will appear.
+		l.Text(viz.Point{X: w / 2, Y: h / 2}, "PVMW's run appears here when it is done", 14, viz.Muted, viz.Centre)
 		return l
 	}
 	var beliefs, tests, psi, ledger figure.Box
@@ -80,12 +78,15 @@ func write(l *viz.List, b figure.Box, y float64, text string, size float64, c vi
 func (s *Scene) drawBeliefs(l *viz.List, b figure.Box, q *semiQuery) {
 	v := &s.view
 	k := v.cfg.k
+	// Every update paid for, as the ledger counts them: the failed query's
+	// too, though no answer comes from them.
 	u := q.spent()
-	if q != nil && q.failed {
-		u = q.before // the failed query's updates were never answered from
-	}
 	snap := v.snaps[min(u, len(v.snaps)-1)]
-	y := write(l, b, b.Y, format.Sprintf("beliefs pᵢ(y) after %s (uniform: light; 4/k and more: full)", trace.Count(u, "update")), 12, viz.Ink)
+	head := format.Sprintf("beliefs pᵢ(y) after %s (uniform: light; 4/k and more: full)", trace.Count(u, "update"))
+	if q != nil && q.failed {
+		head = format.Sprintf("beliefs pᵢ(y) after all %s paid for; FAIL: no query is answered from them (uniform: light; 4/k and more: full)", trace.Count(u, "update"))
+	}
+	y := write(l, b, b.Y, head, 12, viz.Ink)
 	foot := "built from public data and released values only"
 	if v.cfg.reveal {
 		foot = "outlined: the true value (instructor's view); click a cell to give that example that value"

@@ -69,7 +69,7 @@ func (s *Scene) Adopt(key string, data []byte, done bool) error {
 		return nil
 	}
 	s.Stop()
-	v := &semiView{cfg: s.cfg, stage: "the figure of the run"}
+	v := &semiView{cfg: s.cfg, stage: "taking the run in"}
 	s.remote.Decoding = true
 	s.bg.Start(v, func(ctx cancel.Context, progress func(done, total int64)) {
 		err := v.decode(ctx, run, progress)

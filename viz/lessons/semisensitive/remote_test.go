@@ -108,7 +108,7 @@ func TestSemiSensRunComputedElsewhere(t *testing.T) {
 		if page.RemoteKey() != "" || !s.remote.Decoding {
 			t.Fatalf("%s: after the last part the page names %q, reading %v", state, page.RemoteKey(), s.remote.Decoding)
 		}
-		if r, _ := scenetest.Readout(page, "computing"); !strings.HasPrefix(r.Text, "the figure of the run, ") {
+		if r, _ := scenetest.Readout(page, "computing"); !strings.HasPrefix(r.Text, "taking the run in, ") {
 			t.Errorf("%s: reading the adopted run, the panel says %q", state, r.Text)
 		}
 		slices := 0

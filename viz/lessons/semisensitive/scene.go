@@ -342,12 +342,8 @@ func (s *Scene) advance(budget float64) error {
 	}
 	// The views chosen while the run computed (they only redraw).
 	v.cfg.reveal, v.cfg.panel, v.cfg.lower = s.cfg.reveal, s.cfg.panel, s.cfg.lower
-	old := s.player.Stepper()
 	s.view = *v
-	if old != nil {
-		_ = v.st.Seek(min(old.Pos(), v.st.Len()))
-	}
-	s.player.Load(v.st)
+	s.player.Replace(v.st)
 	return nil
 }
 
@@ -407,7 +403,7 @@ func (v *semiView) compute(ctx cancel.Context, progress func(done, total int64))
 		v.seen = append(v.seen, v.see(in))
 	}
 	v.game = playGame(v.truth, c.k, v.params.PVMW.Guarantee().Eps, rng.New(c.seed).Get("lower-bound"))
-	v.stage = "training through PVMW"
+	v.stage = "PVMW's training"
 	var tr *trace.Trace
 	if v.res, tr, v.err = semisens.Train(ctx, v.data, v.params, rng.New(c.seed), progress); v.err != nil {
 		return
@@ -531,13 +527,17 @@ func (s *Scene) at() (*semiQuery, int) {
 func (s *Scene) Readouts() []viz.Readout {
 	v := &s.view
 	var r []viz.Readout
+	meanwhile := "until it is done, the figure shows the last run computed"
+	if v.st == nil {
+		meanwhile = "the figure appears when it is done"
+	}
 	switch {
 	case s.pending && s.remote.Got.Stage == "":
-		r = append(r, viz.Readout{Name: "computing", Label: "computing", Warn: true, Text: "starting — the figure shows the previous run until it is done"})
+		r = append(r, viz.Readout{Name: "computing", Label: "computing", Warn: true, Text: "starting — " + meanwhile})
 	case s.Busy():
 		f, stage := s.progress()
 		r = append(r, viz.Readout{Name: "computing", Label: "computing", Value: f, Warn: true,
-			Text: format.Sprintf("%s, %.0f%% — the figure shows the previous run until it is done", stage, 100*f)})
+			Text: format.Sprintf("%s, %.0f%% — %s", stage, 100*f, meanwhile)})
 	case s.refused != nil:
 		r = append(r, viz.Readout{Name: "refused", Label: "last change refused", Text: s.refused.Error(), Warn: true})
 	}

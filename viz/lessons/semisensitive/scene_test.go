@@ -74,9 +74,17 @@ func TestSemiSensLessons(t *testing.T) {
 	if psi := s.view.res.Psi; !(math.Abs(psi[len(psi)-1]-psi[0]) <= 0.02) {
 		t.Errorf("no effect: Ψ %.4f → %.4f", psi[0], psi[len(psi)-1])
 	}
-	_, s = semiApp(t, [2]string{"c", "3"})
+	a, s := semiApp(t, [2]string{"c", "3"})
 	if s.cfg.eta != 0.333333 || !s.view.res.Failed || s.view.res.Updates != 20 || s.view.res.Queries >= 100 {
 		t.Errorf("c = 3: η %v, %d updates, %d queries, failed %v", s.cfg.eta, s.view.res.Updates, s.view.res.Queries, s.view.res.Failed)
+	}
+	// At the FAIL, the beliefs shown are after the updates the ledger counts.
+	if !a.Key("End") {
+		t.Fatal("c = 3: End did not step")
+	}
+	if r, _ := scenetest.Readout(a, "updates"); !strings.HasPrefix(r.Text, "20 of 20 paid for") ||
+		!scenetest.HasText(scenetest.Frame(a), "beliefs pᵢ(y) after all 20 updates paid for; FAIL") {
+		t.Errorf("c = 3 at the FAIL: the ledger says %q; the beliefs' heading does not say all 20 updates", r.Text)
 	}
 	_, def := semiApp(t)
 	_, s = semiApp(t, [2]string{"tau", "0.01"})

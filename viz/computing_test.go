@@ -1,0 +1,62 @@
+package viz
+
+import (
+	"strings"
+	"testing"
+)
+
+// busyScene computes for a few ticks, saying so in its "computing" readout
+// (or, quiet, saying nothing).
+type busyScene struct {
+	*workScene
+	quiet bool
+}
+
+func (b *busyScene) Readouts() []Readout {
+	if b.quiet || !b.Busy() {
+		return nil
+	}
+	return []Readout{{Name: "computing", Label: "computing", Value: 0.5, Text: "the run, 50% — until it is done, the figure shows the last run computed"}}
+}
+
+// banner returns the text and the bar's filled width of the computing
+// banner in l (0 and "" when there is none).
+func banner(l *List) (text string, filled float64) {
+	for _, it := range l.Items {
+		switch {
+		case it.Kind == Text && strings.HasPrefix(it.Text, "computing: "):
+			text = it.Text
+		case it.Kind == Rect && it.Style.Fill == Blue:
+			filled = it.P[1].X - it.P[0].X
+		}
+	}
+	return text, filled
+}
+
+// While a scene computes, the figure carries its "computing" readout and a
+// bar as far as its Value, whatever the scene draws; not once it is done,
+// nor for a scene that does not say it computes.
+func TestFigureSaysWhatIsComputed(t *testing.T) {
+	b := &busyScene{workScene: &workScene{stepScene: newStepScene(t, 5), left: 2, run: &Player{}}}
+	a := NewApp(b)
+	l, _ := a.Frame(400, 300)
+	text, filled := banner(l)
+	if !strings.HasPrefix(text, "computing: the run, 50% —") || !(filled > 150 && filled < 250) {
+		t.Errorf("computing: the figure says %q, its bar filled %.0f px of about 384", text, filled)
+	}
+	narrow, _ := a.Frame(200, 300)
+	for _, it := range narrow.Items {
+		if it.Kind == Text && it.Size*TextWidth(it.Text, 1) > 200 {
+			t.Errorf("200 px wide: the line %q runs out of the figure", it.Text)
+		}
+	}
+	a.Tick(0)
+	a.Tick(0)
+	if l, _ := a.Frame(400, 300); b.Busy() || len(l.Items) != 2 {
+		t.Errorf("done: busy %v, the figure holds %d items, the scene's 2", b.Busy(), len(l.Items))
+	}
+	q := &busyScene{workScene: &workScene{stepScene: newStepScene(t, 5), left: 2, run: &Player{}}, quiet: true}
+	if l, _ := NewApp(q).Frame(400, 300); len(l.Items) != 2 {
+		t.Errorf("a scene computing without a readout: %d items, the scene's 2", len(l.Items))
+	}
+}
