@@ -7,7 +7,7 @@ package viz
 // below the figure; without the banner a reader takes the figure for the
 // run just asked for, and a lesson could forget to say it is busy.
 func (a *App) drawComputing(l *List) {
-	if !a.computing() || l == nil || l.Width <= 0 {
+	if _, live := a.Scene().(Live); live || !a.computing() || l == nil || l.Width <= 0 {
 		return
 	}
 	var r Readout
@@ -20,8 +20,10 @@ func (a *App) drawComputing(l *List) {
 	if r.Name == "" {
 		return
 	}
+	// Flush with the top: a title there peeking out above would read as
+	// struck through.
 	const margin, pad, bar, size = 8.0, 8.0, 5.0, 12.0
-	x0, y0 := margin, margin
+	x0, y0 := margin, 0.5
 	w := min(l.Width-2*margin, 520)
 	text := r.Label + ": " + r.Text
 	at := Point{X: x0 + pad, Y: y0 + pad + bar + 6 + 0.625*size}

