@@ -24,7 +24,9 @@ func (a *App) drawComputing(l *List) {
 	// struck through.
 	const margin, pad, bar, size = 8.0, 8.0, 5.0, 12.0
 	x0, y0 := margin, 0.5
-	w := min(l.Width-2*margin, 520)
+	// The figure's whole width: a panel's heading half covered would read
+	// as torn.
+	w := l.Width - 2*margin
 	text := r.Label + ": " + r.Text
 	at := Point{X: x0 + pad, Y: y0 + pad + bar + 6 + 0.625*size}
 	th := l.TextHeight(at, w-2*pad, text, size, Left)

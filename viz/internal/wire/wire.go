@@ -259,14 +259,31 @@ func (s *Sender) Next(refused error, encode func(w *Writer)) (data []byte, done 
 // Reset forgets the run sent, for the next.
 func (s *Sender) Reset() { s.whole, s.at = nil, 0 }
 
-// Receiving is the stage a Gatherer reports while parts arrive.
-const Receiving = "receiving the run from another core"
+// A run computed elsewhere fills one bar: the other copy's progress the
+// first computedShare of it, the parts' arrival on to receivedShare, and
+// the reading of the run here (Reading) the rest, so that the bar never
+// goes back as the work changes hands.
+const (
+	computedShare = 0.9
+	receivedShare = 0.95
+)
+
+// Preparing is the stage while the run computed elsewhere arrives and is
+// read: a student needs no word of cores.
+const Preparing = "preparing the figure"
+
+// Computed is the bar's share when the other copy reports frac done.
+func Computed(frac float64) float64 { return computedShare * frac }
+
+// Reading is the bar's share when frac of the gathered run has been read.
+func Reading(frac float64) float64 { return receivedShare + (1-receivedShare)*frac }
 
 // Gatherer takes another copy's outcomes: it keeps the last progress
 // report and gathers the parts of the finished run.
 type Gatherer struct {
-	// Frac and Stage are the last progress report ("" before any): while
-	// parts arrive, the share gathered and Receiving.
+	// Frac and Stage are the bar's share (Computed) and the stage of the
+	// last progress report ("" before any); while parts arrive, a share
+	// between it and Reading(0), and Preparing.
 	Frac  float64
 	Stage string
 	got   []byte
@@ -287,7 +304,7 @@ func (g *Gatherer) Take(data []byte, done bool) (run *Reader, refused, err error
 		if done || r.Err != nil || !(frac >= 0 && frac <= 1) || r.Rest() != 0 {
 			return nil, nil, errors.New("a progress report that does not decode")
 		}
-		g.Frac, g.Stage = frac, stage
+		g.Frac, g.Stage = Computed(frac), stage
 		return nil, nil, nil
 	case kindPart:
 		at, total := r.Int(), r.Int()
@@ -303,7 +320,7 @@ func (g *Gatherer) Take(data []byte, done bool) (run *Reader, refused, err error
 			g.got, g.lost = nil, true
 		} else {
 			g.got = append(g.got, r.B...)
-			g.Frac, g.Stage = float64(len(g.got))/float64(total), Receiving
+			g.Frac, g.Stage = computedShare+(receivedShare-computedShare)*float64(len(g.got))/float64(total), Preparing
 		}
 	default:
 		return nil, nil, errors.New("an outcome that does not decode")

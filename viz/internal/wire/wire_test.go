@@ -81,7 +81,7 @@ func TestSentInParts(t *testing.T) {
 	for _, size := range []int{1, 7, 999, 1000, 0} {
 		s := Sender{Part: size}
 		var g Gatherer
-		if got, _, err := g.Take(Progress(0.25, "steps"), false); got != nil || err != nil || g.Frac != 0.25 || g.Stage != "steps" {
+		if got, _, err := g.Take(Progress(0.25, "steps"), false); got != nil || err != nil || g.Frac != Computed(0.25) || g.Stage != "steps" {
 			t.Fatalf("a progress report: %v; %v of %q", err, g.Frac, g.Stage)
 		}
 		var whole *Reader
@@ -95,7 +95,7 @@ func TestSentInParts(t *testing.T) {
 			}
 			if done {
 				whole = got
-			} else if got != nil || g.Stage != Receiving || !(g.Frac > 0 && g.Frac < 1) {
+			} else if got != nil || g.Stage != Preparing || !(g.Frac > Computed(1) && g.Frac < Reading(0)) {
 				t.Fatalf("parts of %d: after part %d, a run and %v of %q", size, parts+1, g.Frac, g.Stage)
 			}
 		}

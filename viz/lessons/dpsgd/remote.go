@@ -101,7 +101,7 @@ func (s *Scene) Adopt(key string, data []byte, done bool) error {
 func (s *Scene) progress() (float64, string) {
 	switch {
 	case s.remote.Decoding:
-		return s.job.Fraction(), "taking the run in"
+		return wire.Reading(s.job.Fraction()), wire.Preparing
 	case s.remote.Got.Stage != "":
 		return s.remote.Got.Frac, s.remote.Got.Stage
 	}

@@ -73,7 +73,7 @@ func TestDPSGDRunComputedElsewhere(t *testing.T) {
 		}
 		pr, ps := page.Scene().(*Scene).progress()
 		wr, ws := worker.Scene().(*Scene).progress()
-		if pr != wr || ps != ws || !(pr > 0 && pr < 1) {
+		if pr != wire.Computed(wr) || ps != ws || !(pr > 0 && pr < 1) {
 			t.Errorf("%s: the page shows %.2f of %q done, the worker has done %.2f of %q", state, pr, ps, wr, ws)
 		}
 		for worker.Scene().(*Scene).Busy() {
@@ -89,7 +89,7 @@ func TestDPSGDRunComputedElsewhere(t *testing.T) {
 			if !done && page.RemoteKey() != key {
 				t.Fatalf("%s: after part %d the page names %q", state, parts+1, page.RemoteKey())
 			}
-			if f, stage := page.Scene().(*Scene).progress(); !done && (stage != wire.Receiving || !(f > 0 && f < 1)) {
+			if f, stage := page.Scene().(*Scene).progress(); !done && (stage != wire.Preparing || !(f > wire.Computed(1) && f < wire.Reading(0))) {
 				t.Errorf("%s: after part %d the page shows %.2f of %q", state, parts+1, f, stage)
 			}
 		}
@@ -100,8 +100,8 @@ func TestDPSGDRunComputedElsewhere(t *testing.T) {
 			t.Errorf("%s: reading the adopted run, the page names %q for another copy", state, page.RemoteKey())
 		}
 		// The panel and the bar say what the page does meanwhile.
-		if r, ok := scenetest.Readout(page, "computing"); !ok || !strings.HasPrefix(r.Text, "taking the run in, 0%") ||
-			!scenetest.HasText(scenetest.Frame(page), "computing: taking the run in, 0%") {
+		if r, ok := scenetest.Readout(page, "computing"); !ok || !strings.HasPrefix(r.Text, "preparing the figure, 95%") ||
+			!scenetest.HasText(scenetest.Frame(page), "computing: preparing the figure, 95%") {
 			t.Errorf("%s: reading the adopted run, the panel says %q", state, r.Text)
 		}
 		slices := 0

@@ -55,10 +55,13 @@ type Scene struct {
 	heat     []float64 // the loss on the grid, per dataset
 	excess   [2]float64
 	err      error
+	// opening: the run shown is the one the lesson opened on, which a
+	// student who followed a link never asked for.
+	opening bool
 
 	// After a change, job computes next a slice at a time (a run at the
 	// sliders' maxima takes seconds in a browser); until it finishes the
-	// figure shows this run with a progress bar, and the controls show
+	// figure shows this run under a banner, and the controls show
 	// next's settings. newUsers: next's users changed (n, m, share or a
 	// drag), so their median and landscape are computed too.
 	job      *viz.Job
@@ -98,7 +101,7 @@ var startCrowd, startOutliers = [2]float64{0.35, -0.25}, [2]float64{-0.6, 0.6}
 func New() *Scene {
 	s := &Scene{n: 300, m: 5, crowd: startCrowd, outliers: startOutliers, share: 0.1,
 		params: optim.DPSGDParams{Eps: 8, Delta: 1e-5, Loss: loss.Distance{}, Radius: 1, Steps: 100, Record: true, KeepValues: true},
-		tauX:   1, etaX: 1, smooth: true, baseline: optim.BaselineUser, algo: algoConvex, seed: 1}
+		tauX:   1, etaX: 1, smooth: true, baseline: optim.BaselineUser, algo: algoConvex, seed: 1, opening: true}
 	s.recompute(cancel.Never, viz.NoProgress, true)
 	return s
 }
@@ -117,6 +120,7 @@ func (s *Scene) Player() *viz.Player { return &s.player }
 // median and the loss landscape), then the run. Errors are left in s.err;
 // a stopped job leaves ErrStopped there.
 func (s *Scene) recompute(ctx cancel.Context, progress func(done, total int64), newUsers bool) {
+	s.stage = "starting" // not the last run's last stage
 	// Whatever the settings refuse is found before the long stages.
 	var p optim.DPSGDParams
 	if p, s.err = s.runParams(); s.err != nil {
@@ -458,7 +462,7 @@ func (s *Scene) advance(budget float64) error {
 	player, grab, cam, crowd, outliers := s.player, s.grab, s.cam, s.crowd, s.outliers
 	st := next.player.Stepper()
 	*s = *next
-	s.grab, s.cam = grab, cam
+	s.grab, s.cam, s.opening = grab, cam, false
 	if grab.ID != 0 {
 		s.crowd, s.outliers = crowd, outliers
 	}
@@ -503,8 +507,12 @@ func (s *Scene) Readouts() []viz.Readout {
 	switch {
 	case s.job != nil:
 		f, stage := s.progress()
+		shown := "the last run computed"
+		if s.opening {
+			shown = "the run the lesson opens on, at its own settings"
+		}
 		r = append(r, viz.Readout{Name: "computing", Label: "computing", Value: f, Warn: true,
-			Text: format.Sprintf("%s, %.0f%% — until it is done, the figure shows the last run computed", stage, 100*f)})
+			Text: format.Sprintf("%s, %.0f%% — until it is done, the figure and the guarantee show %s", stage, 100*f, shown)})
 	case s.refused != nil:
 		r = append(r, viz.Readout{Name: "refused", Label: "last change refused", Text: s.refused.Error(), Warn: true})
 	}

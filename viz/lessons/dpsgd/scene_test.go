@@ -220,8 +220,9 @@ func TestDPSGDComputesBetweenFrames(t *testing.T) {
 	if c := scenetest.Control(a, "eps"); c.Value != "4" {
 		t.Errorf("the ε control shows %q while ε = 4 is computed", c.Value)
 	}
-	if r, ok := scenetest.Readout(a, "computing"); !ok || !strings.Contains(r.Text, "DP-SGD's steps") || !scenetest.HasText(scenetest.Frame(a), "computing: DP-SGD's steps, 0%") {
-		t.Errorf("no progress shown: %+v", r)
+	if r, ok := scenetest.Readout(a, "computing"); !ok || !strings.Contains(r.Text, "DP-SGD's steps") || !scenetest.HasText(scenetest.Frame(a), "computing: DP-SGD's steps, 0%") ||
+		!strings.HasSuffix(r.Text, "show the run the lesson opens on, at its own settings") {
+		t.Errorf("no progress shown, or not what the figure shows meanwhile: %+v", r)
 	}
 	// A refused value neither replaces nor cancels the change under way.
 	if err := a.Set("steps", "0"); err == nil || !s.Busy() || scenetest.Control(a, "eps").Value != "4" {
@@ -237,6 +238,7 @@ func TestDPSGDComputesBetweenFrames(t *testing.T) {
 	if before.Value <= 0 || before.Value >= 1 {
 		t.Errorf("progress %v after three slices", before.Value)
 	}
+
 	computeSlice = math.Inf(1)
 	_, fresh := scenetest.Open(t, New())
 	for _, c := range [][2]string{{"eps", "4"}, {"n", "100"}} {
@@ -247,6 +249,17 @@ func TestDPSGDComputesBetweenFrames(t *testing.T) {
 	if !slices.Equal(s.res.Theta, fresh.res.Theta) || !slices.Equal(s.best, fresh.best) || !slices.Equal(s.heat, fresh.heat) {
 		t.Errorf("computed in slices θ̂ = %v, at once %v", s.res.Theta, fresh.res.Theta)
 	}
+	// The next change's figure meanwhile is a run asked for; new users'
+	// first unit is the checks, before any stage (not the last run's).
+	computeSlice = 0
+	if err := a.Set("m", "9"); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := scenetest.Readout(a, "computing"); !s.Busy() || !strings.HasSuffix(r.Text, "show the last run computed") || !strings.HasPrefix(r.Text, "starting, 0%") {
+		t.Errorf("a change after a change: busy %v, %q", s.Busy(), r.Text)
+	}
+	a.Settle()
+	computeSlice = math.Inf(1)
 	// An export restores a link and must wait for its run.
 	want, err := viz.NewApp(New()).ExportTraceOf("scene=dp-sgd&eps=4&n=100", nil)
 	if err != nil {

@@ -84,12 +84,21 @@ func (r *Scene) Draw(w, h float64) *viz.List {
 	if r.family == rates.SemiSensitive {
 		title = "excess empirical risk against " + axisSymbol(r.axis) + " (log–log; constants set to 1)"
 	}
-	if r.Busy() {
-		// The figure is live (Live): the title says how far it has come.
-		title += format.Sprintf(" — simulating: %d of %d runs, points appear as they are done", r.simDone, len(r.sweep)*r.seeds)
+	// The figure is live (Live): while it simulates, the title says how far
+	// it has come. The plot starts below the title, which a phone wraps
+	// onto two lines, and below the longer one whenever runs are
+	// simulated, so that it does not move when a sweep ends.
+	head := viz.Point{X: 62, Y: 14}
+	room := l.TextHeight(head, w-72, title, 12, viz.Left)
+	if r.family == rates.UserLevel && r.simulate {
+		busy := title + format.Sprintf(" — simulating: %d of %d runs, points appear as they are done", r.simDone, len(r.sweep)*r.seeds)
+		room = l.TextHeight(head, w-72, busy, 12, viz.Left)
+		if r.Busy() {
+			title = busy
+		}
 	}
-	// The plot starts below the title, which a phone wraps onto two lines.
-	top := math.Max(34, 14+l.TextIn(viz.Point{X: 62, Y: 14}, w-72, title, 12, viz.Ink, viz.Left)+4)
+	l.TextIn(head, w-72, title, 12, viz.Ink, viz.Left)
+	top := math.Max(34, 14+room+4)
 	pl := logPlot{x0: 62, y0: top, w: w - 84, h: math.Max(h-legendH-62-top, 120), lx: math.Log10(lo), hx: math.Log10(hi), ly: ly, hy: hy}
 	// Decade grid and labels.
 	for k := math.Ceil(pl.lx); k <= pl.hx; k++ {

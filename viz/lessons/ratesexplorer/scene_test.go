@@ -36,12 +36,15 @@ func TestRatesSimulatesBetweenFrames(t *testing.T) {
 		t.Errorf("progress %+v", r)
 	}
 	// The figure says it too, in its title: it is Live, no banner over it.
-	if l, _ := app.Frame(900, 600); !scenetest.HasText(l, "simulating: ") || scenetest.HasText(l, "computing: ") {
+	// 600 px wide, the title takes two lines while it simulates.
+	l, _ := app.Frame(600, 600)
+	if !scenetest.HasText(l, "simulating: ") || scenetest.HasText(l, "computing: ") {
 		t.Error("the figure does not say, in its title alone, that it is simulating")
 	}
+	busyAxis := axisAt(l)
 	app.Settle()
-	if l, _ := app.Frame(900, 600); scenetest.HasText(l, "simulating: ") {
-		t.Error("done, the figure still says it is simulating")
+	if l, _ := app.Frame(600, 600); scenetest.HasText(l, "simulating: ") || axisAt(l) != busyAxis {
+		t.Errorf("done, the figure still says it is simulating, or its plot moved: top line at %v, %v while simulating", axisAt(l), busyAxis)
 	}
 	r := app.Scene().(*Scene)
 	if len(r.points) != len(sweeps["n"]) {
@@ -58,7 +61,7 @@ func TestRatesSimulatesBetweenFrames(t *testing.T) {
 		t.Errorf("statistical constant %v at d = %d; the text says about 3 at d = 16", r.stat, r.d)
 	}
 	// The figure holds the points and their bars.
-	l, _ := app.Frame(900, 600)
+	l, _ = app.Frame(900, 600)
 	for i := range r.points {
 		if _, ok := l.Locate(i + 1); !ok {
 			t.Errorf("point %d is not drawn", i+1)
@@ -272,4 +275,16 @@ func TestRatesTitleClearsThePlot(t *testing.T) {
 			t.Errorf("%v wide: the title ends at %.1f, the plot starts at %.1f", w, titleEnd, plotTop)
 		}
 	}
+}
+
+// axisAt is the height of the plot's top decade label (the highest of
+// the labels right-aligned to its y axis): where the plot starts.
+func axisAt(l *viz.List) float64 {
+	top := math.Inf(1)
+	for _, it := range l.Items {
+		if it.Kind == viz.Text && it.Align == viz.Right {
+			top = math.Min(top, it.P[0].Y)
+		}
+	}
+	return top
 }

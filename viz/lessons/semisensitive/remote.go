@@ -69,7 +69,7 @@ func (s *Scene) Adopt(key string, data []byte, done bool) error {
 		return nil
 	}
 	s.Stop()
-	v := &semiView{cfg: s.cfg, stage: "taking the run in"}
+	v := &semiView{cfg: s.cfg, stage: wire.Preparing}
 	s.remote.Decoding = true
 	s.bg.Start(v, func(ctx cancel.Context, progress func(done, total int64)) {
 		err := v.decode(ctx, run, progress)
@@ -91,6 +91,8 @@ func (s *Scene) progress() (float64, string) {
 	switch {
 	case s.remote.Got.Stage != "":
 		return s.remote.Got.Frac, s.remote.Got.Stage
+	case s.bg.Busy() && s.remote.Decoding:
+		return wire.Reading(s.bg.Fraction()), wire.Preparing
 	case s.bg.Busy():
 		return s.bg.Fraction(), s.bg.Next().stage
 	}

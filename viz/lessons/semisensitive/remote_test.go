@@ -99,7 +99,7 @@ func TestSemiSensRunComputedElsewhere(t *testing.T) {
 			t.Fatal(err)
 		}
 		wf, ws := worker.Scene().(*Scene).progress()
-		if r, ok := scenetest.Readout(page, "computing"); !ok || !strings.HasPrefix(r.Text, ws+", ") || r.Value != wf || !(wf > 0) {
+		if r, ok := scenetest.Readout(page, "computing"); !ok || !strings.HasPrefix(r.Text, ws+", ") || r.Value != wire.Computed(wf) || !(wf > 0) {
 			t.Errorf("%s: the page says %q (%v), the worker has done %.2f of %q", state, r.Text, r.Value, wf, ws)
 		}
 		worker.Settle()
@@ -108,7 +108,7 @@ func TestSemiSensRunComputedElsewhere(t *testing.T) {
 		if page.RemoteKey() != "" || !s.remote.Decoding {
 			t.Fatalf("%s: after the last part the page names %q, reading %v", state, page.RemoteKey(), s.remote.Decoding)
 		}
-		if r, _ := scenetest.Readout(page, "computing"); !strings.HasPrefix(r.Text, "taking the run in, ") {
+		if r, _ := scenetest.Readout(page, "computing"); !strings.HasPrefix(r.Text, "preparing the figure, 95%") {
 			t.Errorf("%s: reading the adopted run, the panel says %q", state, r.Text)
 		}
 		slices := 0

@@ -527,7 +527,7 @@ func (s *Scene) at() (*semiQuery, int) {
 func (s *Scene) Readouts() []viz.Readout {
 	v := &s.view
 	var r []viz.Readout
-	meanwhile := "until it is done, the figure shows the last run computed"
+	meanwhile := "until it is done, the figure and the guarantee show the last run computed"
 	if v.st == nil {
 		meanwhile = "the figure appears when it is done"
 	}
