@@ -338,8 +338,11 @@ func (s *Scene) Pointer(ev viz.Event) bool {
 		if s.grab.ID == 0 {
 			return false
 		}
+		// To the thousandth (well under a pixel): a link carries it in
+		// a few digits, exactly.
 		at := s.grab.At(ev)
-		at = [2]float64{figure.Clamp(at[0], -2, 2), figure.Clamp(at[1], -2, 2)}
+		at = [2]float64{math.Round(figure.Clamp(at[0], -handleReach, handleReach)*1000) / 1000,
+			math.Round(figure.Clamp(at[1], -handleReach, handleReach)*1000) / 1000}
 		// The handle follows the pointer at once; the users and the run
 		// around it follow when computed.
 		next := s.latest().copy()

@@ -35,18 +35,21 @@ const decodeSlice = 6.0
 // variable so that tests can send a small run in several parts.
 var outcomePart = wire.DefaultPart
 
-// RemoteKey names the convex run under way by everything it depends on.
-// The localisation's phases compute here (tens of milliseconds), and so
-// does a run whose users were dragged: a link does not carry the handles,
-// so a copy restored to the page's state could not compute it, and handing
-// it out would only hold the page's own work through the drag.
+// RemoteKey names the convex run under way by everything it depends on,
+// the handles too (the link carries them). The localisation's phases
+// compute here (tens of milliseconds), and so do the runs of a drag under
+// way: each move replaces the last, and the page's own slices keep a small
+// run following the pointer, where a hand-out would hold it until another
+// copy answered; the run the drag ends on, if still under way, is handed
+// out at the release.
 func (s *Scene) RemoteKey() string {
 	n := s.next
-	if s.job == nil || s.remote.Decoding || s.remote.FellBack || n.algo != algoConvex || n.crowd != startCrowd || n.outliers != startOutliers {
+	if s.job == nil || s.remote.Decoding || s.remote.FellBack || n.algo != algoConvex || s.grab.ID != 0 {
 		return ""
 	}
 	return wire.Key("dp-sgd", []float64{float64(n.n), float64(n.m), n.share, n.params.Eps, n.params.Delta, float64(n.params.Steps),
-		n.etaX, n.tauX, float64(n.seed)}, strconv.FormatBool(n.smooth), n.baseline, strconv.Itoa(int(n.params.Mode)))
+		n.etaX, n.tauX, float64(n.seed), n.crowd[0], n.crowd[1], n.outliers[0], n.outliers[1]},
+		strconv.FormatBool(n.smooth), n.baseline, strconv.Itoa(int(n.params.Mode)))
 }
 
 // Outcome is the run's progress while it computes; once done, the next

@@ -127,9 +127,11 @@ func TestDPSGDRunComputedElsewhere(t *testing.T) {
 	}
 }
 
-// A run whose users were dragged, or the localisation's, computes here:
-// a link does not carry the handles, and the phases are short.
-func TestDPSGDDraggedRunComputesHere(t *testing.T) {
+// The runs of a drag under way, and the localisation's, compute here: each
+// move replaces the last, and the phases are short. Let go, the dragged
+// run is handed out, and a copy restored to the page's link, which carries
+// the handles to the thousandth, names and computes the very same run.
+func TestDPSGDDraggedRunHandedOutOnRelease(t *testing.T) {
 	scenetest.FakeClock(t)
 	a := open(t, remoteStates[0])
 	if a.RemoteKey() == "" {
@@ -139,16 +141,65 @@ func TestDPSGDDraggedRunComputesHere(t *testing.T) {
 	scenetest.Frame(a)
 	at := s.cam.ToScreen(s.crowd[0], s.crowd[1])
 	a.Event(viz.Event{Kind: viz.PointerDown, X: at.X, Y: at.Y})
-	a.Event(viz.Event{Kind: viz.PointerMove, X: at.X + 30, Y: at.Y})
+	a.Event(viz.Event{Kind: viz.PointerMove, X: at.X + 31, Y: at.Y + 7})
 	if !s.Busy() || s.next.crowd == startCrowd {
 		t.Fatalf("the drag started no run: busy %v, crowd %v", s.Busy(), s.next.crowd)
 	}
 	if k := a.RemoteKey(); k != "" {
-		t.Errorf("a dragged run is handed out as %q", k)
+		t.Errorf("a run of a drag under way is handed out as %q", k)
+	}
+	a.Event(viz.Event{Kind: viz.PointerUp, X: at.X + 31, Y: at.Y + 7})
+	key := a.RemoteKey()
+	if !s.Busy() || key == "" {
+		t.Fatalf("let go: busy %v, key %q: the dragged run is not handed out", s.Busy(), key)
+	}
+	link := a.State()
+	if c := scenetest.Control(a, "crowd").Value; !strings.Contains(link, "crowd="+strings.ReplaceAll(c, ",", "%2C")) || len(c) > len("-0.123,-0.123") {
+		t.Errorf("the link %q does not carry the crowd's handle %q to the thousandth", link, c)
+	}
+	worker := open(t, link)
+	if k := worker.RemoteKey(); k != key {
+		t.Fatalf("a copy restored to %q names %q, the page %q", link, k, key)
+	}
+	a.Settle()
+	worker.Settle()
+	w := worker.Scene().(*Scene)
+	if !reflect.DeepEqual(s.data, w.data) || !reflect.DeepEqual(s.res.Theta, w.res.Theta) {
+		t.Errorf("restored from %q, another copy computes other users or another run", link)
 	}
 	local := open(t, "scene=dp-sgd&algo=localised&n=1000&m=50")
 	if k := local.RemoteKey(); k != "" {
 		t.Errorf("the localisation is handed out as %q", k)
+	}
+}
+
+// A handle typed in draws its users as a drag there would; what is not
+// x,y within reach is refused, and the lesson stays as it was.
+func TestDPSGDHandlesTyped(t *testing.T) {
+	a, s := scenetest.Open(t, New())
+	for _, bad := range []string{"", "0.5", "a,b", "0.1,0.2,0.3", "2.5,0", "0,-3", "NaN,0", "Inf,0"} {
+		if err := a.Set("outliers", bad); err == nil || !strings.Contains(err.Error(), "x,y") {
+			t.Errorf("outliers = %q: %v", bad, err)
+		}
+	}
+	if s.Busy() || s.outliers != startOutliers {
+		t.Fatalf("refused values changed the lesson: busy %v, outliers %v", s.Busy(), s.outliers)
+	}
+	scenetest.MustSet(t, a, "outliers", " 0.5 , -0.125 ")
+	if s.outliers != [2]float64{0.5, -0.125} || scenetest.Control(a, "outliers").Value != "0.5,-0.125" {
+		t.Fatalf("outliers typed as 0.5, -0.125: %v, shown %q", s.outliers, scenetest.Control(a, "outliers").Value)
+	}
+	// The outlying users (the file's last tenth) now sit around it.
+	var mean [2]float64
+	out := s.data.Users[len(s.data.Users)-len(s.data.Users)/10:]
+	for _, u := range out {
+		for j := 0; j < len(u.Points); j += 2 {
+			mean[0], mean[1] = mean[0]+u.Points[j], mean[1]+u.Points[j+1]
+		}
+	}
+	items := float64(len(out) * s.m)
+	if d := math.Hypot(mean[0]/items-0.5, mean[1]/items+0.125); d > 0.1 {
+		t.Errorf("the outlying users' items' mean is %.3f from the handle typed", d)
 	}
 }
 

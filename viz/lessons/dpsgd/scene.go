@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/uldplab/uldp/core/cancel"
 	"github.com/uldplab/uldp/core/dataset"
@@ -349,6 +350,8 @@ func (s *Scene) form() viz.Form {
 		viz.Int(&s.n, viz.Control{Name: "n", Label: "users n", Kind: viz.Slider, Min: minUsers, Max: maxUsers, Step: usersStep, Log: true}),
 		viz.Int(&s.m, viz.Control{Name: "m", Label: "items per user m", Kind: viz.Slider, Min: 1, Max: 50}),
 		viz.Float(&s.share, viz.Control{Name: "share", Label: "outlying users' share", Kind: viz.Slider, Min: 0, Max: 0.5, Step: 0.01}),
+		handle(&s.crowd, "crowd", "the crowd's handle", "where most users' items sit: drag it in the figure, or type x,y"),
+		handle(&s.outliers, "outliers", "the outliers' handle", "where the outlying users' items sit"),
 		viz.Float(&s.params.Eps, viz.Control{Name: "eps", Label: "ε", Kind: viz.Slider, Min: 0.5, Max: 20, Log: true}),
 		viz.Int(&s.params.Steps, viz.Control{Name: "steps", Label: "steps T", Kind: viz.Slider, Min: 10, Max: 500, Step: 10,
 			Help: stepsHelp}),
@@ -376,6 +379,31 @@ func (s *Scene) form() viz.Form {
 	}
 }
 
+// handleReach bounds a handle's coordinates, as a drag does.
+const handleReach = 2
+
+// handle binds a handle's position as "x,y", every digit kept, so that a
+// link restores the very users shown (a copy restored to the page's
+// state computes its run: Remote).
+func handle(at *[2]float64, name, label, help string) viz.Field {
+	text := func() string {
+		return strconv.FormatFloat(at[0], 'g', -1, 64) + "," + strconv.FormatFloat(at[1], 'g', -1, 64)
+	}
+	set := func(v string) error {
+		x, y, _ := strings.Cut(v, ",")
+		var p [2]float64
+		var errX, errY error
+		p[0], errX = strconv.ParseFloat(strings.TrimSpace(x), 64)
+		p[1], errY = strconv.ParseFloat(strings.TrimSpace(y), 64)
+		if errX != nil || errY != nil || !(math.Abs(p[0]) <= handleReach && math.Abs(p[1]) <= handleReach) {
+			return format.Errorf("%s %q: write x,y, each between −%d and %d (the disk Θ is the unit one), e.g. 0.35,-0.25", label, v, handleReach, handleReach)
+		}
+		*at = p
+		return nil
+	}
+	return viz.Custom(viz.Control{Name: name, Label: label + " (x, y)", Kind: viz.TextField, Help: help}, text, set)
+}
+
 // Controls declares the scene's inputs: those of the run being computed,
 // if there is one, so a slider stays where it was put.
 func (s *Scene) Controls() []viz.Control { return s.latest().form().Controls() }
@@ -397,7 +425,7 @@ func (s *Scene) Set(name, value string) error {
 		// nothing to compute.
 		return s.latest().form().Set(name, value)
 	}
-	newUsers := name == "n" || name == "m" || name == "share" || name == "algo"
+	newUsers := name == "n" || name == "m" || name == "share" || name == "algo" || name == "crowd" || name == "outliers"
 	if newUsers {
 		next.data = nil // drawn by the computation
 	}
