@@ -44,11 +44,24 @@ func TestFigureSaysWhatIsComputed(t *testing.T) {
 	if !strings.HasPrefix(text, "computing: the run, 50% —") || !(filled > 150 && filled < 250) {
 		t.Errorf("computing: the figure says %q, its bar filled %.0f px of about 384", text, filled)
 	}
+	// 200 px wide, the text wraps onto lines the banner's box holds.
 	narrow, _ := a.Frame(200, 300)
-	for _, it := range narrow.Items {
-		if it.Kind == Text && it.Size*TextWidth(it.Text, 1) > 200 {
-			t.Errorf("200 px wide: the line %q runs out of the figure", it.Text)
+	var box *Item
+	lines := 0
+	for i := range narrow.Items {
+		it := &narrow.Items[i]
+		switch {
+		case it.Kind == Rect && it.Style.Fill == Paper && box == nil:
+			box = it
+		case it.Kind == Text && box != nil:
+			lines++
+			if y := it.P[0].Y + it.Size/2; y > box.P[1].Y || it.Size < 12 {
+				t.Errorf("200 px wide: the line %q (size %.1f) reaches %.0f, below the banner's box at %.0f, or was shrunk", it.Text, it.Size, y, box.P[1].Y)
+			}
 		}
+	}
+	if box == nil || lines < 4 {
+		t.Errorf("200 px wide: the banner's text on %d lines, want it wrapped onto 4 or more", lines)
 	}
 	a.Tick(0)
 	a.Tick(0)

@@ -411,8 +411,8 @@ func optimum(ctx cancel.Context, m Logistic, dim int, r float64, grad Oracle, st
 		}
 		if k == 0 {
 			first = norm
-		} else if first > optimumTol {
-			done = max(done, min(1, math.Log(first/norm)/math.Log(first/optimumTol)))
+		} else if r := math.Log(first/norm) / math.Log(first/optimumTol); r > done {
+			done = min(1, r) // never NaN: a non-finite norm fails r > done
 		}
 		tn := (1 + math.Sqrt(1+4*t*t)) / 2
 		for j := range y {

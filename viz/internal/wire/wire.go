@@ -261,8 +261,9 @@ func (s *Sender) Reset() { s.whole, s.at = nil, 0 }
 
 // A run computed elsewhere fills one bar: the other copy's progress the
 // first computedShare of it, the parts' arrival on to receivedShare, and
-// the reading of the run here (Reading) the rest, so that the bar never
-// goes back as the work changes hands.
+// the reading of the run here (Reading) the rest, so that the bar does not
+// go back as the run's parts arrive and are read. (It does when a run the
+// page had begun is handed out: the other copy starts it over.)
 const (
 	computedShare = 0.9
 	receivedShare = 0.95

@@ -333,6 +333,7 @@ func (s *Scene) Pointer(ev viz.Event) bool {
 			at = s.outliers
 		}
 		s.grab.Start(id, s.cam, ev, at)
+		s.dragged = false
 		return true
 	case viz.PointerMove:
 		if s.grab.ID == 0 {
@@ -345,6 +346,7 @@ func (s *Scene) Pointer(ev viz.Event) bool {
 			math.Round(figure.Clamp(at[1], -handleReach, handleReach)*1000) / 1000}
 		// The handle follows the pointer at once; the users and the run
 		// around it follow when computed.
+		s.dragged = true
 		next := s.latest().copy()
 		if s.grab.ID == dpsgdCrowd {
 			s.crowd, next.crowd = at, at
@@ -355,6 +357,7 @@ func (s *Scene) Pointer(ev viz.Event) bool {
 		_ = s.start(next, true) // dragging cannot make a run invalid
 		return true
 	case viz.PointerUp:
+		s.dragged = false
 		return s.grab.End()
 	}
 	return false

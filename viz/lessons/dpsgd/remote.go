@@ -38,13 +38,14 @@ var outcomePart = wire.DefaultPart
 // RemoteKey names the convex run under way by everything it depends on,
 // the handles too (the link carries them). The localisation's phases
 // compute here (tens of milliseconds), and so do the runs of a drag under
-// way: each move replaces the last, and the page's own slices keep a small
+// way, once a handle held has moved (a press alone leaves a run handed
+// out where it is): each move replaces the last, and the page's own slices keep a small
 // run following the pointer, where a hand-out would hold it until another
 // copy answered; the run the drag ends on, if still under way, is handed
 // out at the release.
 func (s *Scene) RemoteKey() string {
 	n := s.next
-	if s.job == nil || s.remote.Decoding || s.remote.FellBack || n.algo != algoConvex || s.grab.ID != 0 {
+	if s.job == nil || s.remote.Decoding || s.remote.FellBack || n.algo != algoConvex || s.dragged {
 		return ""
 	}
 	return wire.Key("dp-sgd", []float64{float64(n.n), float64(n.m), n.share, n.params.Eps, n.params.Delta, float64(n.params.Steps),

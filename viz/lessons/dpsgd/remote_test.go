@@ -141,6 +141,9 @@ func TestDPSGDDraggedRunHandedOutOnRelease(t *testing.T) {
 	scenetest.Frame(a)
 	at := s.cam.ToScreen(s.crowd[0], s.crowd[1])
 	a.Event(viz.Event{Kind: viz.PointerDown, X: at.X, Y: at.Y})
+	if s.grab.ID != dpsgdCrowd || a.RemoteKey() == "" {
+		t.Fatalf("pressed on the crowd's handle (held %d): a press alone took the run back from elsewhere", s.grab.ID)
+	}
 	a.Event(viz.Event{Kind: viz.PointerMove, X: at.X + 31, Y: at.Y + 7})
 	if !s.Busy() || s.next.crowd == startCrowd {
 		t.Fatalf("the drag started no run: busy %v, crowd %v", s.Busy(), s.next.crowd)
@@ -170,6 +173,30 @@ func TestDPSGDDraggedRunHandedOutOnRelease(t *testing.T) {
 	local := open(t, "scene=dp-sgd&algo=localised&n=1000&m=50")
 	if k := local.RemoteKey(); k != "" {
 		t.Errorf("the localisation is handed out as %q", k)
+	}
+}
+
+// A handle typed while a run computes is the run's: dragging the other
+// one then, until the run is done, leaves it where it was typed.
+func TestDPSGDTypedHandleSurvivesADrag(t *testing.T) {
+	defer func(d float64) { computeSlice = d }(computeSlice)
+	a, s := scenetest.Open(t, New())
+	computeSlice = 0
+	if err := a.Set("crowd", "0.5,0.5"); err != nil || !s.Busy() {
+		t.Fatalf("crowd = 0.5,0.5: %v, busy %v", err, s.Busy())
+	}
+	scenetest.Frame(a)
+	at := s.cam.ToScreen(s.outliers[0], s.outliers[1])
+	a.Event(viz.Event{Kind: viz.PointerDown, X: at.X, Y: at.Y})
+	a.Event(viz.Event{Kind: viz.PointerMove, X: at.X + 20, Y: at.Y})
+	for s.Busy() {
+		a.Tick(0)
+	}
+	if s.crowd != [2]float64{0.5, 0.5} || !strings.Contains(a.State(), "crowd=0.5%2C0.5") {
+		t.Errorf("the crowd's handle typed at 0.5,0.5 is at %v after a drag of the other, the link %q", s.crowd, a.State())
+	}
+	if s.outliers == startOutliers || s.grab.ID != dpsgdOutliers {
+		t.Errorf("the outliers' handle held at %v (held %d)", s.outliers, s.grab.ID)
 	}
 }
 

@@ -59,12 +59,16 @@ type Scene struct {
 	// opening: the run shown is the one the lesson opened on, which a
 	// student who followed a link never asked for.
 	opening bool
+	// dragged: a handle held has moved (a run of the drag is under way,
+	// which RemoteKey keeps here).
+	dragged bool
 
 	// After a change, job computes next a slice at a time (a run at the
 	// sliders' maxima takes seconds in a browser); until it finishes the
 	// figure shows this run under a banner, and the controls show
-	// next's settings. newUsers: next's users changed (n, m, share or a
-	// drag), so their median and landscape are computed too.
+	// next's settings. newUsers: next's users changed (n, m, share, the
+	// algorithm or a handle, dragged or typed), so their median and
+	// landscape are computed too.
 	job      *viz.Job
 	next     *Scene
 	newUsers bool
@@ -487,12 +491,18 @@ func (s *Scene) advance(budget float64) error {
 	}
 	// The figure's state stays: the stepper's position and speed, a drag
 	// under way, the camera.
-	player, grab, cam, crowd, outliers := s.player, s.grab, s.cam, s.crowd, s.outliers
+	player, grab, dragged, cam, crowd, outliers := s.player, s.grab, s.dragged, s.cam, s.crowd, s.outliers
 	st := next.player.Stepper()
 	*s = *next
-	s.grab, s.cam, s.opening = grab, cam, false
-	if grab.ID != 0 {
-		s.crowd, s.outliers = crowd, outliers
+	s.grab, s.dragged, s.cam, s.opening = grab, dragged, cam, false
+	// The handle held stays under the pointer; the other is the run's (a
+	// position typed while the run computed is the run's, not the one
+	// shown before it).
+	switch grab.ID {
+	case dpsgdCrowd:
+		s.crowd = crowd
+	case dpsgdOutliers:
+		s.outliers = outliers
 	}
 	s.player = player
 	s.player.Replace(st)
@@ -595,7 +605,7 @@ func (s *Scene) LoadDataset(d *dataset.Dataset) error {
 		return err
 	}
 	s.Stop()
-	s.data = d.Clone()
+	s.data, s.opening = d.Clone(), false
 	// The export module rebuilds a run here once, for a download: it may
 	// take as long as it needs.
 	s.recompute(cancel.Never, viz.NoProgress, true)

@@ -452,7 +452,8 @@ func (v *robustView) compute(ctx cancel.Context, progress func(done, total int64
 	})
 }
 
-// show makes v the run on screen, keeping the stepper's position.
+// show makes v the run on screen, keeping the stepper's position (its end,
+// if it was there: viz.Player.Replace).
 func (s *Scene) show(v robustView) {
 	s.view = v
 	if v.err == nil {

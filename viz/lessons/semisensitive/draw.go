@@ -80,8 +80,8 @@ func (s *Scene) drawBeliefs(l *viz.List, b figure.Box, q *semiQuery) {
 	k := v.cfg.k
 	// Every update paid for, as the ledger counts them: the failed query's
 	// too, though no answer comes from them.
-	u := q.spent()
-	snap := v.snaps[min(u, len(v.snaps)-1)]
+	u := min(q.spent(), len(v.snaps)-1)
+	snap := v.snaps[u]
 	head := format.Sprintf("beliefs pᵢ(y) after %s (uniform: light; 4/k and more: full)", trace.Count(u, "update"))
 	if q != nil && q.failed {
 		head = format.Sprintf("beliefs pᵢ(y) after all %s paid for; FAIL: no query is answered from them (uniform: light; 4/k and more: full)", trace.Count(u, "update"))
