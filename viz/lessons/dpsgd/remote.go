@@ -38,11 +38,11 @@ var outcomePart = wire.DefaultPart
 // RemoteKey names the convex run under way by everything it depends on,
 // the handles too (the link carries them). The localisation's phases
 // compute here (tens of milliseconds), and so do the runs of a drag under
-// way, once a handle held has moved (a press alone leaves a run handed
-// out where it is): each move replaces the last, and the page's own slices keep a small
-// run following the pointer, where a hand-out would hold it until another
-// copy answered; the run the drag ends on, if still under way, is handed
-// out at the release.
+// way once a handle held has moved (a press alone leaves a run handed out
+// where it is): each move replaces the last, and the page's own slices
+// keep a small run following the pointer, where a hand-out would hold it
+// until another copy answered. The run the drag ends on, if still under
+// way, is handed out at the release.
 func (s *Scene) RemoteKey() string {
 	n := s.next
 	if s.job == nil || s.remote.Decoding || s.remote.FellBack || n.algo != algoConvex || s.dragged {
