@@ -1,5 +1,22 @@
 package viz
 
+import "github.com/uldplab/uldp/core/format"
+
+// computingName names the readout of a change under way.
+const computingName = "computing"
+
+// LastRunShown says what a figure shows while a change computes, for a
+// ComputingReadout.
+const LastRunShown = "until it is done, the figure and the guarantee show the last run computed"
+
+// ComputingReadout is a lesson's readout of a change under way, which the
+// banner over its figure shows too: the stage, the share of the work done,
+// and what the figure shows meanwhile.
+func ComputingReadout(stage string, frac float64, meanwhile string) Readout {
+	return Readout{Name: computingName, Label: "computing", Value: frac, Warn: true,
+		Text: format.Sprintf("%s, %.0f%% — %s", stage, 100*frac, meanwhile)}
+}
+
 // drawComputing lays a banner over the top of the figure while the scene
 // computes a change between frames: a bar and the scene's "computing"
 // readout (what is being computed, how far it has come, and what the
@@ -12,7 +29,7 @@ func (a *App) drawComputing(l *List) {
 	}
 	var r Readout
 	for _, x := range a.Scene().Readouts() {
-		if x.Name == "computing" {
+		if x.Name == computingName {
 			r = x
 			break
 		}

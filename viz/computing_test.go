@@ -16,7 +16,7 @@ func (b *busyScene) Readouts() []Readout {
 	if b.quiet || !b.Busy() {
 		return nil
 	}
-	return []Readout{{Name: "computing", Label: "computing", Value: 0.5, Text: "the run, 50% — until it is done, the figure shows the last run computed"}}
+	return []Readout{ComputingReadout("the run", 0.5, LastRunShown)}
 }
 
 // banner returns the text and the bar's filled width of the computing

@@ -367,6 +367,20 @@ type Handoff struct {
 	FellBack bool
 }
 
+// Progress is the bar's share and the stage of the run under way, given
+// the lesson's own job's: the other copy's report while it computes, the
+// reading's place on the one bar while the job reads its run, else the
+// job's own.
+func (h *Handoff) Progress(frac float64, stage string) (float64, string) {
+	switch {
+	case h.Decoding:
+		return Reading(frac), Preparing
+	case h.Got.Stage != "":
+		return h.Got.Frac, h.Got.Stage
+	}
+	return frac, stage
+}
+
 // Key names a computation: the lesson's name and every number and word it
 // depends on, numbers exactly (so that a copy restored from a link with
 // rounded settings names another).

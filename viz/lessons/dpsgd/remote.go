@@ -103,13 +103,7 @@ func (s *Scene) Adopt(key string, data []byte, done bool) error {
 // progress is the fraction of the change's work done and what it is
 // doing, for the bar and the readout.
 func (s *Scene) progress() (float64, string) {
-	switch {
-	case s.remote.Decoding:
-		return wire.Reading(s.job.Fraction()), wire.Preparing
-	case s.remote.Got.Stage != "":
-		return s.remote.Got.Frac, s.remote.Got.Stage
-	}
-	return s.job.Fraction(), s.next.stage
+	return s.remote.Progress(s.job.Fraction(), s.next.stage)
 }
 
 // encodeRun writes the shown run: the users, θ*, the landscape, DP-SGD's

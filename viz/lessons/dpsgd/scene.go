@@ -545,12 +545,11 @@ func (s *Scene) Readouts() []viz.Readout {
 	switch {
 	case s.job != nil:
 		f, stage := s.progress()
-		shown := "the last run computed"
+		shown := viz.LastRunShown
 		if s.opening {
-			shown = "the run the lesson opens on, at its own settings"
+			shown = "until it is done, the figure and the guarantee show the run the lesson opens on, at its own settings"
 		}
-		r = append(r, viz.Readout{Name: "computing", Label: "computing", Value: f, Warn: true,
-			Text: format.Sprintf("%s, %.0f%% — until it is done, the figure and the guarantee show %s", stage, 100*f, shown)})
+		r = append(r, viz.ComputingReadout(stage, f, shown))
 	case s.refused != nil:
 		r = append(r, viz.Readout{Name: "refused", Label: "last change refused", Text: s.refused.Error(), Warn: true})
 	}

@@ -637,8 +637,7 @@ func (s *Scene) Readouts() []viz.Readout {
 	switch {
 	case s.bg.Busy():
 		f := s.bg.Fraction()
-		r = append(r, viz.Readout{Name: "computing", Label: "computing", Value: f, Warn: true,
-			Text: format.Sprintf("%s, %.0f%% — until it is done, the figure and the guarantee show the last run computed", s.bg.Next().stage, 100*f)})
+		r = append(r, viz.ComputingReadout(s.bg.Next().stage, f, viz.LastRunShown))
 	case s.refused != nil:
 		r = append(r, viz.Readout{Name: "refused", Label: "last change refused", Text: s.refused.Error(), Warn: true})
 	}

@@ -69,7 +69,7 @@ func (s *Scene) Adopt(key string, data []byte, done bool) error {
 		return nil
 	}
 	s.Stop()
-	v := &semiView{cfg: s.cfg, stage: wire.Preparing}
+	v := &semiView{cfg: s.cfg}
 	s.remote.Decoding = true
 	s.bg.Start(v, func(ctx cancel.Context, progress func(done, total int64)) {
 		err := v.decode(ctx, run, progress)
@@ -88,15 +88,10 @@ func (s *Scene) Adopt(key string, data []byte, done bool) error {
 // progress is the share of the run under way done and what is being done,
 // for the bar and the readout.
 func (s *Scene) progress() (float64, string) {
-	switch {
-	case s.remote.Got.Stage != "":
-		return s.remote.Got.Frac, s.remote.Got.Stage
-	case s.bg.Busy() && s.remote.Decoding:
-		return wire.Reading(s.bg.Fraction()), wire.Preparing
-	case s.bg.Busy():
-		return s.bg.Fraction(), s.bg.Next().stage
+	if !s.bg.Busy() {
+		return s.remote.Progress(0, "starting")
 	}
-	return 0, "starting"
+	return s.remote.Progress(s.bg.Fraction(), s.bg.Next().stage)
 }
 
 // encode writes what the figure shows of the run: the true values and the

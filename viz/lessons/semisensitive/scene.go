@@ -527,7 +527,7 @@ func (s *Scene) at() (*semiQuery, int) {
 func (s *Scene) Readouts() []viz.Readout {
 	v := &s.view
 	var r []viz.Readout
-	meanwhile := "until it is done, the figure and the guarantee show the last run computed"
+	meanwhile := viz.LastRunShown
 	if v.st == nil {
 		meanwhile = "the figure appears when it is done"
 	}
@@ -536,8 +536,7 @@ func (s *Scene) Readouts() []viz.Readout {
 		r = append(r, viz.Readout{Name: "computing", Label: "computing", Warn: true, Text: "starting — " + meanwhile})
 	case s.Busy():
 		f, stage := s.progress()
-		r = append(r, viz.Readout{Name: "computing", Label: "computing", Value: f, Warn: true,
-			Text: format.Sprintf("%s, %.0f%% — %s", stage, 100*f, meanwhile)})
+		r = append(r, viz.ComputingReadout(stage, f, meanwhile))
 	case s.refused != nil:
 		r = append(r, viz.Readout{Name: "refused", Label: "last change refused", Text: s.refused.Error(), Warn: true})
 	}
