@@ -43,11 +43,16 @@ type App struct {
 	certifyFor []string
 	certifyCtl *Control
 	// away is the Remote computation another copy is doing (Hold): the
-	// scene's ticks wait while it is the one under way. holding is set by
-	// Hold, so that a module whose bridge never holds (wasm.Run, not
-	// RunRemote) links none of this.
-	away    string
-	holding func() bool
+	// scene's ticks wait while it is the one under way. here is set by
+	// Hold and HandOut, so that a module whose bridge hands nothing out
+	// (wasm.Run, not RunRemote) links none of this: it ticks the scene
+	// unless away is under way, and times the slices the computation
+	// under way (young) has taken on this copy (spent, in ms).
+	away  string
+	here  func(tk Ticker, dt float64) bool
+	young string
+	spent float64
+	long  bool // young has long to go: HandOut offers it
 }
 
 // AddParts gives the app the further scenes of its lessons — a lesson the
@@ -389,8 +394,12 @@ func (a *App) Tick(dt float64) bool {
 		}
 		changed = st.Player().Tick(play)
 	}
-	if tk, ok := a.Scene().(Ticker); ok && (a.holding == nil || !a.holding()) && tk.Tick(dt) {
-		changed = true
+	if tk, ok := a.Scene().(Ticker); ok {
+		if a.here != nil {
+			changed = a.here(tk, dt) || changed
+		} else if tk.Tick(dt) {
+			changed = true
+		}
 	}
 	if w, ok := a.Scene().(Worker); a.queued != "" && (!ok || !w.Busy()) {
 		k := a.queued
@@ -435,11 +444,66 @@ func (a *App) RemoteKey() string {
 // computation the hold lapses, and it applies again should they come back
 // to key: a front end that holds must see each hold through to a finished
 // outcome or to Hold("").
-func (a *App) Hold(key string) { a.away, a.holding = key, a.elsewhere }
+func (a *App) Hold(key string) { a.away, a.here = key, a.tickHere }
 
-// elsewhere reports whether the computation under way is held (Hold).
-func (a *App) elsewhere() bool {
-	return a.away != "" && a.away == a.RemoteKey()
+// HandOutAfter is how long, in ms of a copy's own slices between frames, a
+// computation must have still to go for HandOut to offer it to another
+// copy: one nearer its end is done here sooner than another copy restores
+// the lesson, computes the run and sends it (DP-SGD at its defaults: a
+// change answered in a median 215 ms where handing out every run that
+// outlasted its first slice took 271 ms, a moved handle 168 against 226 ms,
+// the first change 248 against 713 ms, when the worker starts). Zero or
+// less offers every computation at once (tests of the hand-out).
+var HandOutAfter = 100.0
+
+// handOutLook is how long, in ms of its slices, a computation computes
+// here before HandOut judges from its progress how long it has to go.
+const handOutLook = 16.0
+
+// HandOut is RemoteKey once the computation under way has computed here
+// for handOutLook ms of its slices between frames (Tick) and, judged by
+// its progress (the "computing" readout), has more than HandOutAfter ms
+// still to go, or shows no progress, or has taken HandOutAfter here
+// already (progress that misjudges it, as a sweep whose later points cost
+// more, costs at most that); "" before and otherwise. It is what a front
+// end hands to another copy, and when. Without a Clock it is RemoteKey.
+func (a *App) HandOut() string {
+	if a.here == nil {
+		a.here = a.tickHere
+	}
+	key := a.RemoteKey()
+	if Clock == nil || HandOutAfter <= 0 || key == a.young && a.long {
+		return key
+	}
+	return ""
+}
+
+// tickHere ticks tk unless the computation under way is held (Hold), and
+// times the slices it takes here, to judge it long (HandOut).
+func (a *App) tickHere(tk Ticker, dt float64) bool {
+	key := a.RemoteKey()
+	if a.away != "" && a.away == key {
+		return false
+	}
+	if key != a.young {
+		a.young, a.spent, a.long = key, 0, false
+	}
+	if key == "" || Clock == nil {
+		return tk.Tick(dt)
+	}
+	t0 := Clock()
+	changed := tk.Tick(dt)
+	a.spent += Clock() - t0
+	if !a.long && a.spent >= handOutLook {
+		f := -1.0
+		for _, r := range a.Scene().Readouts() {
+			if r.Name == computingName {
+				f = r.Value
+			}
+		}
+		a.long = f <= 0 || a.spent >= HandOutAfter || a.spent*(1-f)/f > HandOutAfter
+	}
+	return changed
 }
 
 // Outcome is the scene's computation so far, encoded, for the copy whose

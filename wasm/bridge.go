@@ -300,11 +300,13 @@ func ServeText(global string, fns map[string]Text) {
 }
 
 // exportRemote adds what a lesson whose computation another copy can do
-// (viz.Remote) needs: the page asks remoteKey after each change, holds the
+// (viz.Remote) needs: the page asks handOut every frame, holds the
 // computation it hands to its compute worker, and adopts the outcomes the
-// worker's copy answers with outcome. Only RunRemote's modules link it.
+// worker's copy answers with outcome; the worker's copy names its own
+// with remoteKey. Only RunRemote's modules link it.
 func (b *bridge) exportRemote() {
 	b.fn("remoteKey", "", func([]js.Value) any { return b.app.RemoteKey() })
+	b.fn("handOut", "", func([]js.Value) any { return b.app.HandOut() })
 	b.fn("hold", js.Undefined(), func(args []js.Value) any { b.app.Hold(str(args, 0)); return js.Undefined() })
 	b.fn("outcome", js.Null(), func([]js.Value) any {
 		data, done := b.app.Outcome()

@@ -328,7 +328,8 @@ function rehearse(mod) {
 // ---------------------------------------------------------------- computing elsewhere
 
 // offload hands the lesson's computation under way, when it is one another
-// copy of the lesson can do (uldp.remoteKey names it), to the compute
+// copy of the lesson can do and a small one has had its frames to finish
+// here (uldp.handOut names it then), to the compute
 // worker (compute.js): the worker's copy, restored to the page's state,
 // computes on another core, and the page's copy holds its own work and
 // adopts what the worker sends, a tenth of a second at a time. A change
@@ -344,8 +345,8 @@ const computesHere = new Set(); // modules whose worker failed
 window.uldpOffloads = 0;
 window.uldpAdopted = 0;
 function offload() {
-  if (!uldp.remoteKey) return; // a module whose lesson computes nothing elsewhere
-  const key = uldp.remoteKey();
+  if (!uldp.handOut) return; // a module whose lesson computes nothing elsewhere
+  const key = uldp.handOut();
   if (!key || computer?.key === key || computer?.local === key || !window.Worker || computesHere.has(currentModule.module)) return;
   if (!computer) {
     let worker;

@@ -75,7 +75,8 @@ func newComputer(fresh func() *viz.App) *computer {
 }
 
 // step is the computer's part of a window's tick, before the app's own:
-// it adopts what the copy has sent and hands out a new computation.
+// it adopts what the copy has sent and hands out a new computation once
+// the app offers it (viz.App.HandOut: a small one is done in the window).
 func (c *computer) step(app *viz.App) {
 	for c.answers != nil {
 		select {
@@ -101,7 +102,7 @@ func (c *computer) step(app *viz.App) {
 		c.latest.Add(1)
 		c.key = ""
 	}
-	if key == "" || key == c.key && lesson == c.lesson || c.local == [2]string{lesson, key} || c.gaveUp[lesson] {
+	if key == "" || key == c.key && lesson == c.lesson || c.local == [2]string{lesson, key} || c.gaveUp[lesson] || app.HandOut() != key {
 		return
 	}
 	if c.reqs == nil {

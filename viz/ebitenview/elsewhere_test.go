@@ -3,6 +3,7 @@ package ebitenview
 import (
 	"bytes"
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -27,6 +28,50 @@ func window(t *testing.T, c *computer, app *viz.App) {
 	}
 }
 
+// atOnce has every computation handed out as soon as it is under way: the
+// tests of the hand-out itself. When it happens is
+// TestComputedElsewhereAfterItsTicks's.
+func atOnce(t *testing.T) {
+	defer func(ms float64) { t.Cleanup(func() { viz.HandOutAfter = ms }) }(viz.HandOutAfter)
+	viz.HandOutAfter = 0
+}
+
+// A computation is handed out once it has computed in the window for a
+// few ticks, if its progress then foresees more than viz.HandOutAfter ms
+// of them to go or it shows none, and at the latest once it has taken
+// that long: a small one is done in the window, sooner than a copy would
+// restore the lesson and answer.
+func TestComputedElsewhereAfterItsTicks(t *testing.T) {
+	defer func(clock func() float64) { viz.Clock = clock }(viz.Clock)
+	var now float64
+	viz.Clock = func() float64 { return now }
+	const tickMs = 4.0                        // the window judges a run after 4 ticks (16 ms)
+	short := int(viz.HandOutAfter/tickMs) - 1 // done within HandOutAfter
+	latest := int(math.Ceil(viz.HandOutAfter / tickMs))
+	for _, tc := range []struct {
+		n        int
+		progress progress
+		handed   int
+		ticked   int
+	}{
+		{short, even, 0, short},
+		{short + 16, even, 1, 4}, // 16 ms done, 144 to go
+		{200, even, 1, 4},
+		{short, none, 1, 4},
+		{200, early, 1, latest}, // its progress says under 100 ms to go until its 100 ms are spent
+	} {
+		c, _ := counter("", nil)
+		s, app := counting(t, tc.n)
+		s.now, s.tickMs, s.progress = &now, tickMs, tc.progress
+		window(t, c, app)
+		c.stop()
+		if c.offloads != tc.handed || s.ticked != tc.ticked || c.finished != tc.handed {
+			t.Errorf("a run of %d ticks of %g ms, progress shown as %d: %d handed out (%d finished), %d ticked in the window; want %d (%d), %d",
+				tc.n, tickMs, tc.progress, c.offloads, c.finished, s.ticked, tc.handed, tc.handed, tc.ticked)
+		}
+	}
+}
+
 func lessonApp() *viz.App {
 	app := viz.NewApp(lessons.All()...)
 	app.AddParts(lessons.Parts()...)
@@ -37,6 +82,7 @@ func lessonApp() *viz.App {
 // by the copy, and what the window then shows is what it shows when it
 // computes them itself.
 func TestComputedElsewhereAsInTheWindow(t *testing.T) {
+	atOnce(t)
 	for _, state := range []string{
 		"scene=dp-sgd&steps=200&eps=4",
 		"scene=rates",
@@ -75,6 +121,7 @@ func TestComputedElsewhereAsInTheWindow(t *testing.T) {
 // of the old one after the change (the app refuses an outcome for another
 // key, which would give the copy up).
 func TestComputedElsewhereReplaced(t *testing.T) {
+	atOnce(t)
 	c := newComputer(lessonApp)
 	defer c.stop()
 	app := lessonApp()
@@ -118,12 +165,35 @@ func TestComputedElsewhereReplaced(t *testing.T) {
 // tests' own Remote, which can be made to fail.
 type countScene struct {
 	scenetest.Blank
-	n, left int
-	ticked  int    // ticks that computed
-	fail    string // in the copy: "panic" in its ticks, "other" key
-	copy    bool
-	hang    chan struct{} // in the copy: a tick waits for it to close
-	hung    chan struct{} // told when a tick waits
+	n, left  int
+	ticked   int    // ticks that computed
+	fail     string // in the copy: "panic" in its ticks, "other" key
+	copy     bool
+	hang     chan struct{} // in the copy: a tick waits for it to close
+	hung     chan struct{} // told when a tick waits
+	now      *float64      // in the window: a tick moves this clock on
+	tickMs   float64       // by so much
+	progress progress      // what the computing readout shows
+}
+
+// progress is how a countScene shows how far it has come.
+type progress int
+
+const (
+	none  progress = iota // no computing readout
+	even                  // the share of its ticks done
+	early                 // its 8th root: a sweep whose later points cost more
+)
+
+func (s *countScene) Readouts() []viz.Readout {
+	if s.progress == none || s.left == 0 {
+		return nil
+	}
+	f := float64(s.n-s.left) / float64(s.n)
+	if s.progress == early {
+		f = math.Pow(f, 1.0/8)
+	}
+	return []viz.Readout{viz.ComputingReadout("counting", f, viz.LastRunShown)}
 }
 
 func (s *countScene) Controls() []viz.Control {
@@ -156,6 +226,9 @@ func (s *countScene) Tick(float64) bool {
 		if s.fail == "panic" {
 			panic("planted")
 		}
+	}
+	if s.now != nil {
+		*s.now += s.tickMs
 	}
 	s.left--
 	s.ticked++
@@ -216,6 +289,7 @@ func counting(t *testing.T, n int) (*countScene, *viz.App) {
 // The window's own copy computes nothing of a run handed out: it shows
 // the outcomes, and the last ends the run.
 func TestComputedElsewhereHeld(t *testing.T) {
+	atOnce(t)
 	c, warn := counter("", nil)
 	defer c.stop()
 	s, app := counting(t, 200)
@@ -230,6 +304,7 @@ func TestComputedElsewhereHeld(t *testing.T) {
 // copy cannot restore (it refuses the state, or names another run)
 // leaves the next one to be handed out again.
 func TestComputedElsewhereFails(t *testing.T) {
+	atOnce(t)
 	for _, fail := range []string{"panic", "other", "restore"} {
 		t.Run(fail, func(t *testing.T) {
 			c, warn := counter(fail, nil)
@@ -262,6 +337,7 @@ func TestComputedElsewhereFails(t *testing.T) {
 
 // A copy that falls silent is given up after the watchdog.
 func TestComputedElsewhereSilent(t *testing.T) {
+	atOnce(t)
 	hang := make(chan struct{})
 	defer close(hang)
 	c, warn := counter("", hang)
@@ -288,6 +364,7 @@ func TestComputedElsewhereSilent(t *testing.T) {
 // watchdog); the window computes that lesson's runs itself, and a fresh
 // copy takes another lesson's.
 func TestComputedElsewhereFailsForOneLesson(t *testing.T) {
+	atOnce(t)
 	hang, hung := make(chan struct{}), make(chan struct{}, 1)
 	c, warn := counterHung("panic", hang, hung)
 	defer c.stop()
@@ -343,6 +420,7 @@ func TestComputedElsewhereFailsForOneLesson(t *testing.T) {
 
 // A copy that panics as it is made is given up, and the app goes on.
 func TestComputedElsewhereCopyPanics(t *testing.T) {
+	atOnce(t)
 	c := newComputer(func() *viz.App { panic("no copy") })
 	var warn bytes.Buffer
 	c.warn = &warn
@@ -357,6 +435,7 @@ func TestComputedElsewhereCopyPanics(t *testing.T) {
 // A copy stuck in one lesson's run while another lesson's waits is given
 // up for the lesson it is stuck in.
 func TestComputedElsewhereWatchdogBlamesTheStuckLesson(t *testing.T) {
+	atOnce(t)
 	hang, hung := make(chan struct{}), make(chan struct{}, 1)
 	defer close(hang)
 	c, warn := counterHung("", hang, hung)

@@ -345,18 +345,29 @@ func (s *Scene) Pointer(ev viz.Event) bool {
 		at = [2]float64{math.Round(figure.Clamp(at[0], -handleReach, handleReach)*1000) / 1000,
 			math.Round(figure.Clamp(at[1], -handleReach, handleReach)*1000) / 1000}
 		// The handle follows the pointer at once; the users and the run
-		// around it follow when computed.
+		// around it follow when computed. The drag's first move replaces
+		// whatever computes; later moves wait for the drag's run under
+		// way, which, done, starts the next where the pointer is then
+		// (advance): a run longer than a slice is seen to its end, and
+		// the figure follows the pointer a run at a time, where replacing
+		// it at each move would show nothing until the pointer rested.
+		first := !s.dragged
 		s.dragged = true
-		next := s.latest().copy()
 		if s.grab.ID == dpsgdCrowd {
-			s.crowd, next.crowd = at, at
+			s.crowd = at
 		} else {
-			s.outliers, next.outliers = at, at
+			s.outliers = at
 		}
-		next.data = nil         // drawn by the computation
-		_ = s.start(next, true) // dragging cannot make a run invalid
+		if first || s.job == nil {
+			s.runAt(s.grab.ID, at, true)
+		}
 		return true
 	case viz.PointerUp:
+		// The run of where the drag ends, if not the one under way,
+		// replaces it; no longer a drag's, it may be handed out.
+		if at := s.handle(s.grab.ID); s.dragged && s.job != nil && at != s.next.handle(s.grab.ID) {
+			s.runAt(s.grab.ID, at, true)
+		}
 		s.dragged = false
 		return s.grab.End()
 	}

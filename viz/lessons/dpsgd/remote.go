@@ -39,9 +39,10 @@ var outcomePart = wire.DefaultPart
 // the handles too (the link carries them). The localisation's phases
 // compute here (tens of milliseconds), and so do the runs of a drag under
 // way once a handle held has moved (a press alone leaves a run handed out
-// where it is): each move replaces the last, and the page's own slices
-// keep a small run following the pointer, where a hand-out would hold it
-// until another copy answered. The run the drag ends on, if still under
+// where it is): each of them starts as the last is done (moves wait for
+// the run under way), where a hand-out would add another copy's restore
+// and the run's transfer to each, and the page's own slices keep a small
+// run following the pointer. The run the drag ends on, if still under
 // way, is handed out at the release.
 func (s *Scene) RemoteKey() string {
 	n := s.next

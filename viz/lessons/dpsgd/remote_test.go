@@ -176,6 +176,65 @@ func TestDPSGDDraggedRunHandedOutOnRelease(t *testing.T) {
 	}
 }
 
+// A drag's moves wait for the drag's run under way rather than replace it:
+// the run is seen to its end (replaced at each move, a run longer than a
+// slice showed nothing until the pointer rested), the next starts where
+// the pointer is then, and the held handle stays under the pointer
+// throughout. Let go mid-run, the run where the drag ended replaces it and
+// is handed out.
+func TestDPSGDDragFollowsARunAtATime(t *testing.T) {
+	scenetest.FakeClock(t) // a slice is 8 progress reports: a run takes many
+	a, s := scenetest.Open(t, New())
+	scenetest.Frame(a)
+	at := s.cam.ToScreen(s.crowd[0], s.crowd[1])
+	move := func(kind viz.EventKind, dx float64) [2]float64 {
+		a.Event(viz.Event{Kind: kind, X: at.X + dx, Y: at.Y})
+		return s.crowd
+	}
+	move(viz.PointerDown, 0)
+	first := move(viz.PointerMove, 20)
+	if !s.Busy() || s.next.crowd != first {
+		t.Fatalf("the drag's first move: busy %v, the run's crowd %v, the handle %v", s.Busy(), s.latest().crowd, first)
+	}
+	move(viz.PointerMove, 40)
+	last := move(viz.PointerMove, 60)
+	if s.next.crowd != first || last == first {
+		t.Fatalf("later moves replaced the run under way (its crowd %v, moved from %v to %v)", s.next.crowd, first, last)
+	}
+	for s.Busy() && s.next.crowd == first {
+		a.Tick(0)
+	}
+	if !s.Busy() || s.next.crowd != last || s.crowd != last {
+		t.Fatalf("the first run done: busy %v, the next run's crowd %v, the handle %v; want both at %v", s.Busy(), s.latest().crowd, s.crowd, last)
+	}
+	if d := crowdMean(s); math.Hypot(d[0]-first[0], d[1]-first[1]) > 0.1 {
+		t.Errorf("the run shown has its crowd around %v, not around %v where it was computed", d, first)
+	}
+	end := move(viz.PointerMove, 80)
+	a.Event(viz.Event{Kind: viz.PointerUp, X: at.X + 80, Y: at.Y})
+	if !s.Busy() || s.next.crowd != end || a.RemoteKey() == "" {
+		t.Fatalf("let go at %v: busy %v, the run's crowd %v, key %q: the run where the drag ended is not the one under way, handed out", end, s.Busy(), s.latest().crowd, a.RemoteKey())
+	}
+	a.Settle()
+	if d := crowdMean(s); s.crowd != end || math.Hypot(d[0]-end[0], d[1]-end[1]) > 0.1 {
+		t.Errorf("settled: the handle at %v, the crowd around %v; want both at %v", s.crowd, d, end)
+	}
+}
+
+// crowdMean is the mean of the crowd's items (the users before the
+// file's last tenth, the outlying ones).
+func crowdMean(s *Scene) [2]float64 {
+	var mean [2]float64
+	crowd := s.data.Users[:len(s.data.Users)-len(s.data.Users)/10]
+	for _, u := range crowd {
+		for j := 0; j < len(u.Points); j += 2 {
+			mean[0], mean[1] = mean[0]+u.Points[j], mean[1]+u.Points[j+1]
+		}
+	}
+	items := float64(len(crowd) * s.m)
+	return [2]float64{mean[0] / items, mean[1] / items}
+}
+
 // A handle typed while a run computes is the run's: dragging the other
 // one then, until the run is done, leaves it where it was typed.
 func TestDPSGDTypedHandleSurvivesADrag(t *testing.T) {

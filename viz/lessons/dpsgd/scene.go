@@ -94,8 +94,12 @@ const heatCells = 28
 // computeSlice is how long a change, a drag or a frame computes at once: a
 // small run finishes within the first slice, as if there were no job, and
 // a large one leaves the page answering at about 25 frames a second (the
-// slice and a frame's drawing). In milliseconds; a variable so that tests
-// can compute a step at a time.
+// slice and a frame's drawing) until it is handed out (viz.App.HandOut).
+// In milliseconds; a variable so that tests can compute a step at a time.
+// Slices of 8 ms were tried (2026-12-07): a drag at the defaults showed 8–9
+// runs in 2 s instead of 14–16, and its last run settled 200–260 ms after
+// the release instead of 5–24 ms, while the longest call stayed 20–31 ms
+// (a step's unit and the collector overrun a slice).
 var computeSlice = 30.0
 
 // Where the handles start: the crowd's items and the outlying users'.
@@ -459,11 +463,20 @@ func (s *Scene) copy() *Scene {
 // run) then cost one slice, not one each.
 func (s *Scene) start(next *Scene, newUsers bool) error {
 	budget := computeSlice
+	if s.job != nil {
+		budget = 0
+	}
+	s.begin(next, newUsers)
+	return s.advance(budget)
+}
+
+// begin replaces any computation under way by one of next, computing
+// nothing yet.
+func (s *Scene) begin(next *Scene, newUsers bool) {
 	key, parts := s.RemoteKey(), s.remote
 	if s.job != nil {
 		s.job.Stop()
 		newUsers = newUsers || s.newUsers // next's users may not be surveyed yet
-		budget = 0
 	}
 	s.next, s.newUsers, s.remote = next, newUsers, wire.Handoff{}
 	s.job = viz.StartJob(func(ctx cancel.Context, progress func(done, total int64)) {
@@ -474,7 +487,31 @@ func (s *Scene) start(next *Scene, newUsers bool) error {
 		// copy computing it goes on sending its parts.
 		s.remote.Got = parts.Got
 	}
-	return s.advance(budget)
+}
+
+// runAt starts a run with the handle id at at; now computes its first
+// slice too.
+func (s *Scene) runAt(id int, at [2]float64, now bool) {
+	next := s.latest().copy()
+	if id == dpsgdCrowd {
+		next.crowd = at
+	} else {
+		next.outliers = at
+	}
+	next.data = nil // drawn by the computation
+	if now {
+		_ = s.start(next, true) // moving a handle cannot make a run invalid
+		return
+	}
+	s.begin(next, true)
+}
+
+// handle is where the handle id is.
+func (s *Scene) handle(id int) [2]float64 {
+	if id == dpsgdOutliers {
+		return s.outliers
+	}
+	return s.crowd
 }
 
 // advance computes for about budget milliseconds; when the run is done it is shown, and
@@ -506,6 +543,11 @@ func (s *Scene) advance(budget float64) error {
 	}
 	s.player = player
 	s.player.Replace(st)
+	if at := s.handle(grab.ID); dragged && grab.ID != 0 && at != next.handle(grab.ID) {
+		// The pointer moved on while the run computed: the next run is
+		// where it is now, from the next slice on.
+		s.runAt(grab.ID, at, false)
+	}
 	return nil
 }
 
