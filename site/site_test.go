@@ -143,7 +143,7 @@ func TestScriptsAndStylesMinify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// app.js, exercises.js, practice.js, rehearse.js, compute.js, class.js,
+	// app.js, exercises.js, textengine.js, rehearse.js, compute.js, class.js,
 	// style.css at least.
 	if checked < 7 {
 		t.Errorf("%d scripts and style sheets checked", checked)

@@ -1420,8 +1420,14 @@ function wireExports() {
 // exportTrace writes the run as JSON. The lesson engines carry no JSON
 // encoder; the lesson's export engine, the same lesson with JSON, rebuilds
 // the run from the lesson's state and dataset (runs are deterministic) and
-// writes it.
-const exporters = new Map(); // module → Promise of its export engine
+// writes it, in a Web Worker (textengine.js): at the sliders' maxima the
+// rebuild computes as long as the run, seconds the page would freeze for.
+// Without workers the page runs the engine itself. uldpExportsElsewhere
+// counts the exports a worker made, for the tests.
+let exportWorker = null, exportCalls = 0;
+const exportWaiting = new Map(); // call id → {resolve, reject}
+const exporters = new Map(); // module → Promise of its export engine, on the page (no workers)
+window.uldpExportsElsewhere = 0;
 async function exportTrace() {
   const button = $("export-trace");
   exporting = true;
@@ -1431,19 +1437,69 @@ async function exportTrace() {
   const label = button.textContent;
   button.textContent = "preparing the trace…";
   try {
-    if (!exporters.has(mod.name)) exporters.set(mod.name, startExporter(mod.export));
-    const ex = await exporters.get(mod.name);
-    const r = ex.trace(state, csv);
-    if (!r || r.error) { report(r ? r.error : ex.lastError); return; }
-    download(`uldp-${name}.json`, r.data, "application/json");
+    const data = window.Worker ? await exportElsewhere(mod.export, state, csv) : await exportHere(mod, state, csv);
+    download(`uldp-${name}.json`, data, "application/json");
   } catch (err) {
-    exporters.delete(mod.name);
-    report("The trace could not be exported: " + err.message);
+    report(err.engine ? "The trace could not be exported: " + err.message : err.message);
   } finally {
     exporting = false;
     button.textContent = label;
     syncExports();
   }
+}
+
+// exportElsewhere asks the export worker (started on first use) for the
+// trace; an error of the engine itself (it could not load, or stopped)
+// ends the worker, and the next export starts a fresh one.
+function exportElsewhere(entry, state, csv) {
+  if (!exportWorker) {
+    exportWorker = new Worker("textengine.js");
+    exportWorker.onmessage = (e) => {
+      const w = exportWaiting.get(e.data.id);
+      exportWaiting.delete(e.data.id);
+      if (e.data.error === undefined) { window.uldpExportsElsewhere++; w.resolve(e.data.data); return; }
+      const err = new Error(e.data.error);
+      err.engine = !!e.data.down;
+      if (err.engine) stopExports(err);
+      w.reject(err);
+    };
+    exportWorker.onerror = (e) => {
+      e.preventDefault();
+      const err = new Error(e.message || "the export worker stopped");
+      err.engine = true;
+      stopExports(err);
+    };
+  }
+  const id = ++exportCalls;
+  return new Promise((resolve, reject) => {
+    exportWaiting.set(id, { resolve, reject });
+    exportWorker.postMessage({ id, entry, global: "uldpExport", what: "the trace export", fn: "trace", args: [state, csv] });
+  });
+}
+
+// stopExports ends the export worker and fails what it was asked.
+function stopExports(err) {
+  for (const w of exportWaiting.values()) w.reject(err);
+  exportWaiting.clear();
+  exportWorker?.terminate();
+  exportWorker = null;
+}
+
+// exportHere runs the export engine on the page (a browser without
+// workers).
+async function exportHere(mod, state, csv) {
+  let ex;
+  try {
+    if (!exporters.has(mod.name)) exporters.set(mod.name, startExporter(mod.export));
+    ex = await exporters.get(mod.name);
+  } catch (err) {
+    exporters.delete(mod.name);
+    err.engine = true;
+    throw err;
+  }
+  const r = ex.trace(state, csv);
+  if (!r || r.error) throw new Error(r ? r.error : ex.lastError);
+  return r.data;
 }
 
 async function startExporter(entry) {

@@ -9,7 +9,7 @@
 //
 // With no server to ask (the site served as plain files), the page offers
 // practice: the practice grader, the server's grading code with every
-// lesson, runs in a Web Worker (practice.js) and answers the same JSON.
+// lesson, runs in a Web Worker (textengine.js) and answers the same JSON.
 // Its keys are in the student's browser, so its gradings say "practice".
 //
 // In a class (the student joined with the teacher's code), the class
@@ -91,7 +91,7 @@ async function practised(fn, ...args) {
   await menuLoaded; // which names the grader's module
   if (!practiceEngine) throw unreachable("this copy of ULDP Lab has no practice grader");
   if (!practiceWorker) {
-    practiceWorker = new Worker("practice.js");
+    practiceWorker = new Worker("textengine.js");
     practiceWorker.onmessage = (e) => {
       const w = practiceWaiting.get(e.data.id);
       practiceWaiting.delete(e.data.id);
@@ -111,7 +111,7 @@ async function practised(fn, ...args) {
     const timer = fn === "grade" && setTimeout(() => stopPractice(`grading took longer than ${PRACTICE_LIMIT / 60000} minutes in this browser: the answer's state asks the lesson for too much work; try smaller settings`, false), PRACTICE_LIMIT);
     const done = (f) => (v) => { clearTimeout(timer); f(v); };
     practiceWaiting.set(id, { resolve: done(resolve), reject: done(reject) });
-    practiceWorker.postMessage({ id, entry: practiceEngine, fn, args });
+    practiceWorker.postMessage({ id, entry: practiceEngine, global: "uldpPractice", what: "the practice grader", fn, args });
   });
 }
 

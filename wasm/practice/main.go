@@ -2,7 +2,7 @@
 
 // Command practice is the page's grader when no server answers (a copy of
 // the site served as plain files): every lesson with the classroom's
-// grader, run in a Web Worker (site/static/practice.js) so grading never
+// grader, run in a Web Worker (site/static/textengine.js) so grading never
 // stalls the page. It answers as the server's API does, from the same
 // code, as the global object `uldpPractice`:
 //
