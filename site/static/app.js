@@ -1473,7 +1473,7 @@ function exportElsewhere(entry, state, csv) {
   const id = ++exportCalls;
   return new Promise((resolve, reject) => {
     exportWaiting.set(id, { resolve, reject });
-    exportWorker.postMessage({ id, entry, global: "uldpExport", what: "the trace export", fn: "trace", args: [state, csv] });
+    exportWorker.postMessage({ id, entry, global: "uldpExport", what: "the trace export", fn: "trace", args: [state, csv], blob: "application/json" });
   });
 }
 

@@ -4,14 +4,17 @@
 // settings, at the sliders' maxima as long as the run), so here, never on
 // the page's thread.
 //
-// The page posts {id, entry, global, what, fn, args}: entry is the
+// The page posts {id, entry, global, what, fn, args, blob}: entry is the
 // engine's menu entry (lessons.json's "practice", or a lesson's "export"),
 // global the object its program serves (uldpPractice, uldpExport), what
 // the engine in words for a message, fn one of its functions, args their
-// strings. The worker answers {id, data} or
-// {id, error}; down marks an error of the engine itself (it could not
-// load, or stopped), not of what it was asked. An engine stays loaded for
-// the next call; one that stopped is started afresh by the next.
+// strings, and blob, if given, the type of a Blob to answer data in (a
+// trace runs to tens of megabytes: made into a file here, it is handed to
+// the page by reference, where a string would be copied and encoded on the
+// page's thread). The worker answers {id, data} or {id, error}; down marks
+// an error of the engine itself (it could not load, or stopped), not of
+// what it was asked. An engine stays loaded for the next call; one that
+// stopped is started afresh by the next.
 "use strict";
 
 importScripts("wasm_exec.js");
@@ -38,7 +41,7 @@ async function boot(entry, global, what) {
 }
 
 self.onmessage = async (e) => {
-  const { id, entry, global, what, fn, args } = e.data;
+  const { id, entry, global, what, fn, args, blob } = e.data;
   let g;
   try {
     if (!engines.has(entry.module)) {
@@ -54,7 +57,7 @@ self.onmessage = async (e) => {
   try {
     const r = g[fn](...args);
     if (!r) throw new Error(g.lastError || `${what} failed`); // a panic, recovered
-    self.postMessage(r.error ? { id, error: r.error } : { id, data: r.data });
+    self.postMessage(r.error ? { id, error: r.error } : { id, data: blob ? new Blob([r.data], { type: blob }) : r.data });
   } catch (err) {
     self.postMessage({ id, error: err.message, down: !engines.has(entry.module) });
   }
