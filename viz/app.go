@@ -449,11 +449,10 @@ func (a *App) Hold(key string) { a.away, a.here = key, a.tickHere }
 // HandOutAfter is how long, in ms of a copy's own slices between frames, a
 // computation must have still to go for HandOut to offer it to another
 // copy: one nearer its end is done here sooner than another copy restores
-// the lesson, computes the run and sends it (DP-SGD at its defaults: a
-// change answered in a median 215 ms where handing out every run that
-// outlasted its first slice took 271 ms, a moved handle 168 against 226 ms,
-// the first change 248 against 713 ms, when the worker starts). Zero or
-// less offers every computation at once (tests of the hand-out).
+// the lesson, computes the run and sends it (BENCHMARKS.md: at DP-SGD's
+// defaults a τ change was answered in a median 182 ms, against 291 ms when
+// every run that outlasted its first slice was handed out). Zero or less
+// offers every computation at once (tests of the hand-out).
 var HandOutAfter = 100.0
 
 // handOutLook is how long, in ms of its slices, a computation computes
@@ -465,14 +464,16 @@ const handOutLook = 16.0
 // its progress (the "computing" readout), has more than HandOutAfter ms
 // still to go, or shows no progress, or has taken HandOutAfter here
 // already (progress that misjudges it, as a sweep whose later points cost
-// more, costs at most that); "" before and otherwise. It is what a front
-// end hands to another copy, and when. Without a Clock it is RemoteKey.
+// more, costs at most that); "" before and otherwise. A computation held
+// (Hold) is offered at once: the settings came back to it, and this copy
+// will not compute it. It is what a front end hands to another copy, and
+// when. Without a Clock it is RemoteKey.
 func (a *App) HandOut() string {
 	if a.here == nil {
 		a.here = a.tickHere
 	}
 	key := a.RemoteKey()
-	if Clock == nil || HandOutAfter <= 0 || key == a.young && a.long {
+	if Clock == nil || HandOutAfter <= 0 || key == a.young && a.long || key != "" && key == a.away {
 		return key
 	}
 	return ""

@@ -463,6 +463,19 @@ test("User-level DP-SGD at the sliders' maxima computes in a worker, between fra
   for (const s of [load, change]) assert.ok(s.max_go_call_ms < 100, `a call into Go (${s.max_go_call}) took ${s.max_go_call_ms} ms`);
   warmUp(change.warm_up_ms);
   assert.match((await state(page)).toString(), /tau=5/);
+  // A change while the worker computes a large run: the worker is told to
+  // leave it at once rather than compute it for nothing, before the new
+  // run (ten steps) has computed here long enough to be judged (it may be
+  // handed out then, or finished here).
+  await page.fill(`#controls input[aria-label="τ ÷ the theorem's value"]`, "4");
+  await page.keyboard.press("Enter");
+  await page.waitForFunction(() => uldpOffloads >= 3, null, { timeout: 20000 });
+  await page.fill(`#controls input[aria-label="steps T value"]`, "10");
+  await page.keyboard.press("Enter");
+  await idle(page);
+  const told = await page.evaluate(() => [uldpOffloads, uldpCancels]);
+  assert.ok([3, 4].includes(told[0]) && told[1] === 1, `handed out and told to leave: ${told}`);
+  assert.match((await state(page)).toString(), /steps=10/);
   assert.deepEqual(errors, []);
   await page.close();
 

@@ -339,13 +339,22 @@ function rehearse(mod) {
 // out again; a computation the worker's copy cannot restore (the settings
 // are more precise than the link that carries them) is computed here, and
 // the next one handed out again. uldpOffloads counts the computations
-// handed out and uldpAdopted the outcomes adopted, for the tests.
+// handed out, uldpAdopted the outcomes adopted and uldpCancels the
+// computations the worker was told to leave, for the tests.
 let computer = null; // {worker, module, key: the one handed out, local: one computed here, timer}
 const computesHere = new Set(); // modules whose worker failed
 window.uldpOffloads = 0;
 window.uldpAdopted = 0;
+window.uldpCancels = 0;
 function offload() {
   if (!uldp.handOut) return; // a module whose lesson computes nothing elsewhere
+  if (computer?.key && computer.key !== uldp.remoteKey()) {
+    // The settings moved on to a computation not (yet) handed out: the
+    // worker leaves the one it computes at its next pause.
+    computer.worker.postMessage({ cancel: true });
+    computer.key = "";
+    window.uldpCancels++;
+  }
   const key = uldp.handOut();
   if (!key || computer?.key === key || computer?.local === key || !window.Worker || computesHere.has(currentModule.module)) return;
   if (!computer) {
@@ -1463,19 +1472,27 @@ function exportElsewhere(entry, state, csv) {
       if (err.engine) stopExports(err);
       w.reject(err);
     };
-    exportWorker.onerror = (e) => {
-      e.preventDefault();
-      const err = new Error(e.message || "the export worker stopped");
+    const down = (why) => {
+      const err = new Error(why);
       err.engine = true;
       stopExports(err);
     };
+    exportWorker.onerror = (e) => { e.preventDefault(); down(e.message || "the export worker stopped"); };
+    exportWorker.onmessageerror = () => down("the export worker's answer could not be read");
   }
   const id = ++exportCalls;
   return new Promise((resolve, reject) => {
-    exportWaiting.set(id, { resolve, reject });
+    // A worker the browser ends (for memory, say) may say nothing at all.
+    const timer = setTimeout(() => {
+      const err = new Error(`the trace took longer than ${EXPORT_LIMIT / 60000} minutes in this browser; try smaller settings, or run the lesson's settings with the uldp command`);
+      stopExports(err);
+    }, EXPORT_LIMIT);
+    const done = (f) => (v) => { clearTimeout(timer); f(v); };
+    exportWaiting.set(id, { resolve: done(resolve), reject: done(reject) });
     exportWorker.postMessage({ id, entry, global: "uldpExport", what: "the trace export", fn: "trace", args: [state, csv], blob: "application/json" });
   });
 }
+const EXPORT_LIMIT = 600000; // ms: a trace at DP-SGD's maxima takes about a minute on a two-core machine
 
 // stopExports ends the export worker and fails what it was asked.
 function stopExports(err) {
@@ -1497,8 +1514,15 @@ async function exportHere(mod, state, csv) {
     err.engine = true;
     throw err;
   }
-  const r = ex.trace(state, csv);
-  if (!r || r.error) throw new Error(r ? r.error : ex.lastError);
+  let r;
+  try {
+    r = ex.trace(state, csv);
+  } catch (err) { // the engine's program has stopped: the next export starts it afresh
+    exporters.delete(mod.name);
+    err.engine = true;
+    throw err;
+  }
+  if (!r || r.error) throw new Error(r ? r.error : ex.lastError || "the trace export failed");
   return r.data;
 }
 

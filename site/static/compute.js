@@ -9,7 +9,8 @@
 // state, and the key naming the computation (viz.Remote). The worker
 // answers {key, data, done} until done, or {key, error}, with unrestorable
 // set when its copy refuses the state or, restored to it, names another
-// computation. A newer request replaces the one under way. The worker's
+// computation. A newer request replaces the one under way, and {cancel}
+// ends it with nothing sent. The worker's
 // copy stays, ready for the next computation, until the page leaves the
 // lesson.
 "use strict";
@@ -30,8 +31,9 @@ const pause = (() => {
 })();
 
 self.onmessage = async (e) => {
-  const { module, state, key } = e.data;
   const me = ++latest;
+  if (e.data.cancel) return; // the computation under way is left at its next pause
+  const { module, state, key } = e.data;
   try {
     lesson ??= openLesson(module);
     const u = await lesson;

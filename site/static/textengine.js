@@ -19,7 +19,7 @@
 
 importScripts("wasm_exec.js");
 
-const engines = new Map(); // entry.module → Promise of the engine's global object
+const engines = new Map(); // entry.module → Promise of {g: the engine's global object, go: its program}
 
 async function boot(entry, global, what) {
   const res = await fetch(entry.module);
@@ -37,19 +37,19 @@ async function boot(entry, global, what) {
   }
   const ran = go.run(instance).then(() => { engines.delete(entry.module); });
   await Promise.race([ready, ran.then(() => { throw new Error(`${what} stopped as it started`); })]);
-  return self[global]; // kept: another engine's program may take the name next
+  return { g: self[global], go }; // kept: another engine's program may take the name next
 }
 
 self.onmessage = async (e) => {
   const { id, entry, global, what, fn, args, blob } = e.data;
-  let g;
+  let g, go;
   try {
     if (!engines.has(entry.module)) {
       const started = boot(entry, global, what);
       started.catch(() => { engines.delete(entry.module); }); // a failed load may be retried
       engines.set(entry.module, started);
     }
-    g = await engines.get(entry.module);
+    ({ g, go } = await engines.get(entry.module));
   } catch (err) {
     self.postMessage({ id, error: err.message, down: true });
     return;
@@ -59,6 +59,6 @@ self.onmessage = async (e) => {
     if (!r) throw new Error(g.lastError || `${what} failed`); // a panic, recovered
     self.postMessage(r.error ? { id, error: r.error } : { id, data: blob ? new Blob([r.data], { type: blob }) : r.data });
   } catch (err) {
-    self.postMessage({ id, error: err.message, down: !engines.has(entry.module) });
+    self.postMessage({ id, error: err.message, down: go.exited });
   }
 };

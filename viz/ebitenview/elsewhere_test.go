@@ -72,6 +72,38 @@ func TestComputedElsewhereAfterItsTicks(t *testing.T) {
 	}
 }
 
+// Settings that come back to a computation handed out, after the copy was
+// told to leave it, hand it out again at once: the window holds it and
+// will not compute it, however young it is.
+func TestComputedElsewhereBackToAHeldRun(t *testing.T) {
+	defer func(clock func() float64) { viz.Clock = clock }(viz.Clock)
+	var now float64
+	viz.Clock = func() float64 { return now }
+	c, _ := counter("", nil)
+	defer c.stop()
+	s, app := counting(t, 200)
+	s.now, s.tickMs, s.progress = &now, 4, even
+	for i := 0; c.offloads == 0; i++ {
+		if i == 10 {
+			t.Fatal("the run of 200 ticks was not handed out within 10 ticks")
+		}
+		c.step(app)
+		app.Tick(1.0 / 60)
+	}
+	if err := app.Set("n", "150"); err != nil {
+		t.Fatal(err)
+	}
+	c.step(app) // the copy leaves n = 200; n = 150 is young
+	app.Tick(1.0 / 60)
+	if err := app.Set("n", "200"); err != nil {
+		t.Fatal(err)
+	}
+	window(t, c, app)
+	if c.offloads != 2 || c.finished != 1 || s.ticked != 5 {
+		t.Errorf("%d handed out (%d finished), %d ticked in the window; want 2 (1), 5", c.offloads, c.finished, s.ticked)
+	}
+}
+
 func lessonApp() *viz.App {
 	app := viz.NewApp(lessons.All()...)
 	app.AddParts(lessons.Parts()...)

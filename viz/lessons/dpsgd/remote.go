@@ -43,7 +43,8 @@ var outcomePart = wire.DefaultPart
 // the run under way), where a hand-out would add another copy's restore
 // and the run's transfer to each, and the page's own slices keep a small
 // run following the pointer. The run the drag ends on, if still under
-// way, is handed out at the release.
+// way at the release, may then be handed out (viz.App.HandOut: if it has
+// long to go).
 func (s *Scene) RemoteKey() string {
 	n := s.next
 	if s.job == nil || s.remote.Decoding || s.remote.FellBack || n.algo != algoConvex || s.dragged {

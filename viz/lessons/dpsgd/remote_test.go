@@ -127,10 +127,11 @@ func TestDPSGDRunComputedElsewhere(t *testing.T) {
 	}
 }
 
-// The runs of a drag under way, and the localisation's, compute here: each
-// move replaces the last, and the phases are short. Let go, the dragged
-// run is handed out, and a copy restored to the page's link, which carries
-// the handles to the thousandth, names and computes the very same run.
+// The runs of a drag under way, and the localisation's, compute here: they
+// follow each other as the pointer moves, and the phases are short. Let
+// go, the dragged run is named for another copy, and a copy restored to
+// the page's link, which carries the handles to the thousandth, names and
+// computes the very same run.
 func TestDPSGDDraggedRunHandedOutOnRelease(t *testing.T) {
 	scenetest.FakeClock(t)
 	a := open(t, remoteStates[0])
@@ -181,7 +182,7 @@ func TestDPSGDDraggedRunHandedOutOnRelease(t *testing.T) {
 // slice showed nothing until the pointer rested), the next starts where
 // the pointer is then, and the held handle stays under the pointer
 // throughout. Let go mid-run, the run where the drag ended replaces it and
-// is handed out.
+// is named for another copy (handed out if it has long to go).
 func TestDPSGDDragFollowsARunAtATime(t *testing.T) {
 	scenetest.FakeClock(t) // a slice is 8 progress reports: a run takes many
 	a, s := scenetest.Open(t, New())
