@@ -328,11 +328,7 @@ func (s *Scene) Pointer(ev viz.Event) bool {
 		if id != dpsgdCrowd && id != dpsgdOutliers {
 			return false
 		}
-		at := s.crowd
-		if id == dpsgdOutliers {
-			at = s.outliers
-		}
-		s.grab.Start(id, s.cam, ev, at)
+		s.grab.Start(id, s.cam, ev, s.handle(id))
 		s.dragged = false
 		return true
 	case viz.PointerMove:
@@ -353,11 +349,7 @@ func (s *Scene) Pointer(ev viz.Event) bool {
 		// it at each move would show nothing until the pointer rested.
 		first := !s.dragged
 		s.dragged = true
-		if s.grab.ID == dpsgdCrowd {
-			s.crowd = at
-		} else {
-			s.outliers = at
-		}
+		s.place(s.grab.ID, at)
 		if first || s.job == nil {
 			s.runAt(s.grab.ID, at, true)
 		}

@@ -493,11 +493,7 @@ func (s *Scene) begin(next *Scene, newUsers bool) {
 // slice too.
 func (s *Scene) runAt(id int, at [2]float64, now bool) {
 	next := s.latest().copy()
-	if id == dpsgdCrowd {
-		next.crowd = at
-	} else {
-		next.outliers = at
-	}
+	next.place(id, at)
 	next.data = nil // drawn by the computation
 	if now {
 		_ = s.start(next, true) // moving a handle cannot make a run invalid
@@ -514,6 +510,15 @@ func (s *Scene) handle(id int) [2]float64 {
 	return s.crowd
 }
 
+// place puts the handle id at at.
+func (s *Scene) place(id int, at [2]float64) {
+	if id == dpsgdOutliers {
+		s.outliers = at
+	} else {
+		s.crowd = at
+	}
+}
+
 // advance computes for about budget milliseconds; when the run is done it is shown, and
 // if it failed the lesson stays as it was and the error is returned.
 func (s *Scene) advance(budget float64) error {
@@ -528,25 +533,23 @@ func (s *Scene) advance(budget float64) error {
 	}
 	// The figure's state stays: the stepper's position and speed, a drag
 	// under way, the camera.
-	player, grab, dragged, cam, crowd, outliers := s.player, s.grab, s.dragged, s.cam, s.crowd, s.outliers
+	player, grab, dragged, cam, held := s.player, s.grab, s.dragged, s.cam, s.handle(s.grab.ID)
 	st := next.player.Stepper()
 	*s = *next
 	s.grab, s.dragged, s.cam, s.opening = grab, dragged, cam, false
+	s.player = player
+	s.player.Replace(st)
+	if grab.ID == 0 {
+		return nil
+	}
 	// The handle held stays under the pointer; the other is the run's (a
 	// position typed while the run computed is the run's, not the one
 	// shown before it).
-	switch grab.ID {
-	case dpsgdCrowd:
-		s.crowd = crowd
-	case dpsgdOutliers:
-		s.outliers = outliers
-	}
-	s.player = player
-	s.player.Replace(st)
-	if at := s.handle(grab.ID); dragged && grab.ID != 0 && at != next.handle(grab.ID) {
+	s.place(grab.ID, held)
+	if dragged && held != next.handle(grab.ID) {
 		// The pointer moved on while the run computed: the next run is
 		// where it is now, from the next slice on.
-		s.runAt(grab.ID, at, false)
+		s.runAt(grab.ID, held, false)
 	}
 	return nil
 }
