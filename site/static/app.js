@@ -1426,15 +1426,63 @@ function wireExports() {
   $("export-trace").addEventListener("click", exportTrace);
 }
 
+// textWorker is the page's side of a Web Worker of the engines that answer
+// text (textengine.js: the practice grader, the trace exports), started
+// on its first call. call asks the engine entry's function fn of args and
+// returns a Promise of its data (a Blob of type blob, if given), rejected
+// with an Error whose down says that the engine itself failed (it could
+// not load, or stopped); a call longer than limit.ms fails with
+// limit.message and ends the worker, as a worker the browser ends or whose
+// answer cannot be read fails every call waiting. The next call then
+// starts a fresh one.
+function textWorker(global, what) {
+  let worker = null, calls = 0;
+  const waiting = new Map(); // call id → {resolve, reject}
+  const stop = (err) => {
+    for (const w of waiting.values()) w.reject(err);
+    waiting.clear();
+    worker?.terminate();
+    worker = null;
+  };
+  const down = (why) => { const err = new Error(why); err.down = true; stop(err); };
+  return function call(entry, fn, args, { blob, limit } = {}) {
+    if (!worker) {
+      worker = new Worker("textengine.js");
+      worker.onmessage = (e) => {
+        const w = waiting.get(e.data.id);
+        waiting.delete(e.data.id);
+        if (e.data.error === undefined) { w.resolve(e.data.data); return; }
+        const err = new Error(e.data.error);
+        err.down = !!e.data.down;
+        w.reject(err);
+      };
+      worker.onerror = (e) => { e.preventDefault(); down(`${what} stopped (${e.message || "no reason given"})`); };
+      worker.onmessageerror = () => down(`${what}'s answer could not be read`);
+    }
+    const id = ++calls;
+    return new Promise((resolve, reject) => {
+      // A worker the browser ends (for memory, say) may say nothing at all.
+      const timer = limit && setTimeout(() => stop(new Error(limit.message)), limit.ms);
+      const done = (f) => (v) => { clearTimeout(timer); f(v); };
+      waiting.set(id, { resolve: done(resolve), reject: done(reject) });
+      worker.postMessage({ id, entry, global, what, fn, args, blob });
+    });
+  };
+}
+
 // exportTrace writes the run as JSON. The lesson engines carry no JSON
 // encoder; the lesson's export engine, the same lesson with JSON, rebuilds
 // the run from the lesson's state and dataset (runs are deterministic) and
-// writes it, in a Web Worker (textengine.js): at the sliders' maxima the
-// rebuild computes as long as the run, seconds the page would freeze for.
-// Without workers the page runs the engine itself. uldpExportsElsewhere
-// counts the exports a worker made, for the tests.
-let exportWorker = null, exportCalls = 0;
-const exportWaiting = new Map(); // call id → {resolve, reject}
+// writes it, in a Web Worker: at the sliders' maxima the rebuild computes
+// as long as the run, seconds the page would freeze for. Without workers
+// the page runs the engine itself. uldpExportsElsewhere counts the
+// exports a worker made, for the tests.
+const exportElsewhere = textWorker("uldpExport", "the trace export");
+const EXPORT_LIMIT = 600000; // ms: a trace at DP-SGD's maxima takes about a minute on a two-core machine
+const exportLimit = {
+  ms: EXPORT_LIMIT,
+  message: `the trace took longer than ${EXPORT_LIMIT / 60000} minutes in this browser; try smaller settings, or run the lesson's settings with the uldp command`,
+};
 const exporters = new Map(); // module → Promise of its export engine, on the page (no workers)
 window.uldpExportsElsewhere = 0;
 async function exportTrace() {
@@ -1446,60 +1494,21 @@ async function exportTrace() {
   const label = button.textContent;
   button.textContent = "preparing the trace…";
   try {
-    const data = window.Worker ? await exportElsewhere(mod.export, state, csv) : await exportHere(mod, state, csv);
+    let data;
+    if (window.Worker) {
+      data = await exportElsewhere(mod.export, "trace", [state, csv], { blob: "application/json", limit: exportLimit });
+      window.uldpExportsElsewhere++;
+    } else {
+      data = await exportHere(mod, state, csv);
+    }
     download(`uldp-${name}.json`, data, "application/json");
   } catch (err) {
-    report(err.engine ? "The trace could not be exported: " + err.message : err.message);
+    report(err.down ? "The trace could not be exported: " + err.message : err.message);
   } finally {
     exporting = false;
     button.textContent = label;
     syncExports();
   }
-}
-
-// exportElsewhere asks the export worker (started on first use) for the
-// trace; an error of the engine itself (it could not load, or stopped)
-// ends the worker, and the next export starts a fresh one.
-function exportElsewhere(entry, state, csv) {
-  if (!exportWorker) {
-    exportWorker = new Worker("textengine.js");
-    exportWorker.onmessage = (e) => {
-      const w = exportWaiting.get(e.data.id);
-      exportWaiting.delete(e.data.id);
-      if (e.data.error === undefined) { window.uldpExportsElsewhere++; w.resolve(e.data.data); return; }
-      const err = new Error(e.data.error);
-      err.engine = !!e.data.down;
-      if (err.engine) stopExports(err);
-      w.reject(err);
-    };
-    const down = (why) => {
-      const err = new Error(why);
-      err.engine = true;
-      stopExports(err);
-    };
-    exportWorker.onerror = (e) => { e.preventDefault(); down(e.message || "the export worker stopped"); };
-    exportWorker.onmessageerror = () => down("the export worker's answer could not be read");
-  }
-  const id = ++exportCalls;
-  return new Promise((resolve, reject) => {
-    // A worker the browser ends (for memory, say) may say nothing at all.
-    const timer = setTimeout(() => {
-      const err = new Error(`the trace took longer than ${EXPORT_LIMIT / 60000} minutes in this browser; try smaller settings, or run the lesson's settings with the uldp command`);
-      stopExports(err);
-    }, EXPORT_LIMIT);
-    const done = (f) => (v) => { clearTimeout(timer); f(v); };
-    exportWaiting.set(id, { resolve: done(resolve), reject: done(reject) });
-    exportWorker.postMessage({ id, entry, global: "uldpExport", what: "the trace export", fn: "trace", args: [state, csv], blob: "application/json" });
-  });
-}
-const EXPORT_LIMIT = 600000; // ms: a trace at DP-SGD's maxima takes about a minute on a two-core machine
-
-// stopExports ends the export worker and fails what it was asked.
-function stopExports(err) {
-  for (const w of exportWaiting.values()) w.reject(err);
-  exportWaiting.clear();
-  exportWorker?.terminate();
-  exportWorker = null;
 }
 
 // exportHere runs the export engine on the page (a browser without
@@ -1511,7 +1520,7 @@ async function exportHere(mod, state, csv) {
     ex = await exporters.get(mod.name);
   } catch (err) {
     exporters.delete(mod.name);
-    err.engine = true;
+    err.down = true;
     throw err;
   }
   let r;
@@ -1519,7 +1528,7 @@ async function exportHere(mod, state, csv) {
     r = ex.trace(state, csv);
   } catch (err) { // the engine's program has stopped: the next export starts it afresh
     exporters.delete(mod.name);
-    err.engine = true;
+    err.down = true;
     throw err;
   }
   if (!r || r.error) throw new Error(r ? r.error : ex.lastError || "the trace export failed");

@@ -79,8 +79,7 @@ async function api(path, body) {
 // ---------------------------------------------------------------- practice
 
 let practice = false; // this page grades in the browser: no server answered, and the student chose to practise
-let practiceWorker = null, practiceCalls = 0;
-const practiceWaiting = new Map(); // call id → {resolve, reject}
+const practiceWorker = textWorker("uldpPractice", "the practice grader");
 
 // practised asks the practice grader (starting its worker on first use)
 // what the server's API would answer. A grader that cannot load or has
@@ -90,41 +89,14 @@ const PRACTICE_LIMIT = 120000; // ms a grading may take: the server allows 30 s 
 async function practised(fn, ...args) {
   await menuLoaded; // which names the grader's module
   if (!practiceEngine) throw unreachable("this copy of ULDP Lab has no practice grader");
-  if (!practiceWorker) {
-    practiceWorker = new Worker("textengine.js");
-    practiceWorker.onmessage = (e) => {
-      const w = practiceWaiting.get(e.data.id);
-      practiceWaiting.delete(e.data.id);
-      if (e.data.error === undefined) { w.resolve(JSON.parse(e.data.data)); return; }
-      const err = new Error(e.data.error);
-      err.unreachable = !!e.data.down;
-      w.reject(err);
-    };
-    practiceWorker.onerror = (e) => {
-      e.preventDefault();
-      stopPractice("the practice grader stopped (" + (e.message || "no reason given") + ")", true);
-    };
+  // Only a grading is timed: the first call also downloads the grader.
+  const limit = fn === "grade" ? { ms: PRACTICE_LIMIT, message: `grading took longer than ${PRACTICE_LIMIT / 60000} minutes in this browser: the answer's state asks the lesson for too much work; try smaller settings` } : undefined;
+  try {
+    return JSON.parse(await practiceWorker(practiceEngine, fn, args, { limit }));
+  } catch (err) {
+    err.unreachable = !!err.down;
+    throw err;
   }
-  const id = ++practiceCalls;
-  return new Promise((resolve, reject) => {
-    // Only a grading is timed: the first call also downloads the grader.
-    const timer = fn === "grade" && setTimeout(() => stopPractice(`grading took longer than ${PRACTICE_LIMIT / 60000} minutes in this browser: the answer's state asks the lesson for too much work; try smaller settings`, false), PRACTICE_LIMIT);
-    const done = (f) => (v) => { clearTimeout(timer); f(v); };
-    practiceWaiting.set(id, { resolve: done(resolve), reject: done(reject) });
-    practiceWorker.postMessage({ id, entry: practiceEngine, global: "uldpPractice", what: "the practice grader", fn, args });
-  });
-}
-
-// stopPractice ends the practice grader's worker (the next call starts a
-// fresh one) and fails what it was asked; down when the grader itself
-// failed.
-function stopPractice(why, down) {
-  const err = new Error(why);
-  err.unreachable = down;
-  for (const w of practiceWaiting.values()) w.reject(err);
-  practiceWaiting.clear();
-  practiceWorker?.terminate();
-  practiceWorker = null;
 }
 
 // sheetFrom asks the server, or the practice grader, for who's sheet.
